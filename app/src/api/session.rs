@@ -1,0 +1,39 @@
+use crate::error::AppError;
+use cassis_core::account::Role;
+use leptos::prelude::*;
+use serde::{Deserialize, Serialize};
+
+/// Who is signed in, as the layout shows it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CurrentUser {
+    pub email: String,
+    pub role: Role,
+}
+
+#[server]
+pub async fn login(email: String, password: String) -> Result<(), AppError> {
+    let ctx = crate::ssr::context()?;
+    let signed_in = cassis_core::auth::sign_in(&ctx.store, &email, &password, crate::ssr::now()).await?;
+    tracing::info!(user = %signed_in.user.id, "signed in");
+    crate::ssr::set_session_cookie(&signed_in, ctx.secure_cookies());
+    leptos_axum::redirect("/");
+    Ok(())
+}
+
+#[server]
+pub async fn logout() -> Result<(), AppError> {
+    let ctx = crate::ssr::context()?;
+    let token = use_context::<http::request::Parts>().and_then(|parts| crate::ssr::session_token(&parts.headers));
+    if let Some(token) = token {
+        cassis_core::auth::sign_out(&ctx.store, &token).await?;
+    }
+    crate::ssr::clear_session_cookie(ctx.secure_cookies());
+    leptos_axum::redirect("/login");
+    Ok(())
+}
+
+#[server]
+pub async fn current_user() -> Result<Option<CurrentUser>, AppError> {
+    let user = crate::ssr::current_user().await?;
+    Ok(user.map(|user| CurrentUser { email: user.email.to_string(), role: user.role }))
+}

@@ -1,0 +1,48 @@
+//! Errors that server functions return to the browser.
+
+use leptos::server_fn::codec::JsonEncoding;
+use leptos::server_fn::error::{FromServerFnError, ServerFnErrorErr};
+use serde::{Deserialize, Serialize};
+
+/// What the browser learns when a server function fails. Internal failures
+/// are logged on the server and shown only as [`AppError::Internal`], so no
+/// database detail or credential reaches a page.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, thiserror::Error)]
+pub enum AppError {
+    #[error("Incorrect email or password.")]
+    InvalidCredentials,
+    #[error("Your session has ended. Please sign in again.")]
+    Unauthenticated,
+    #[error("Only an admin can see this.")]
+    Forbidden,
+    #[error("Something went wrong on the server. The details are in its log.")]
+    Internal,
+    #[error("The request did not reach the server function: {0}")]
+    Transport(String),
+}
+
+impl FromServerFnError for AppError {
+    type Encoder = JsonEncoding;
+
+    fn from_server_fn_error(value: ServerFnErrorErr) -> Self {
+        AppError::Transport(value.to_string())
+    }
+}
+
+#[cfg(feature = "ssr")]
+impl From<cassis_core::store::StoreError> for AppError {
+    fn from(error: cassis_core::store::StoreError) -> Self {
+        tracing::error!(%error, "metadata store failed");
+        AppError::Internal
+    }
+}
+
+#[cfg(feature = "ssr")]
+impl From<cassis_core::auth::SignInError> for AppError {
+    fn from(error: cassis_core::auth::SignInError) -> Self {
+        match error {
+            cassis_core::auth::SignInError::InvalidCredentials => AppError::InvalidCredentials,
+            cassis_core::auth::SignInError::Store(error) => error.into(),
+        }
+    }
+}

@@ -1,0 +1,46 @@
+use crate::api::session::Login;
+use crate::components::page::ErrorNotice;
+use leptos::prelude::*;
+use leptos_meta::Title;
+
+const INPUT: &str = "mt-1 block w-full rounded-md border border-slate-300 px-3 py-2 text-sm shadow-sm \
+                     focus:border-purple-600 focus:outline-none focus:ring-1 focus:ring-purple-600";
+
+#[component]
+pub fn LoginPage() -> impl IntoView {
+    let login = ServerAction::<Login>::new();
+    let error = move || login.value().get().and_then(Result::err);
+
+    view! {
+        <Title text="Sign in" />
+        <div class="flex min-h-full items-center justify-center px-4 py-12">
+            <div class="w-full max-w-sm">
+                <div class="mb-8 text-center">
+                    <span class="inline-block h-10 w-10 rounded-full bg-gradient-to-br from-fuchsia-500 to-purple-800"></span>
+                    <h1 class="mt-4 text-2xl font-semibold tracking-tight">"Sign in to Cassis"</h1>
+                    <p class="mt-1 text-sm text-slate-600">"Curate your ontology; let agents ask."</p>
+                </div>
+                <div class="rounded-lg border border-slate-200 bg-white p-6 shadow-sm">
+                    <ActionForm action=login attr:class="space-y-4">
+                        <div>
+                            <label for="email" class="block text-sm font-medium text-slate-700">"Email"</label>
+                            <input id="email" name="email" type="email" required autocomplete="username" class=INPUT />
+                        </div>
+                        <div>
+                            <label for="password" class="block text-sm font-medium text-slate-700">"Password"</label>
+                            <input id="password" name="password" type="password" required autocomplete="current-password" class=INPUT />
+                        </div>
+                        {move || error().map(|error| view! { <ErrorNotice error /> })}
+                        <button
+                            type="submit"
+                            class="w-full rounded-md bg-purple-700 px-3 py-2 text-sm font-semibold text-white shadow-sm hover:bg-purple-800 disabled:opacity-60"
+                            disabled=move || login.pending().get()
+                        >
+                            {move || if login.pending().get() { "Signing in…" } else { "Sign in" }}
+                        </button>
+                    </ActionForm>
+                </div>
+            </div>
+        </div>
+    }
+}

@@ -1,0 +1,6 @@
+pub mod api_keys;
+pub mod login;
+pub mod not_found;
+pub mod projects;
+pub mod settings;
+pub mod users;

@@ -1,0 +1,125 @@
+//! Server-side plumbing for server functions: the services they call, the
+//! clock, and the session cookie.
+
+use crate::error::AppError;
+use cassis_core::account::User;
+use cassis_core::auth::{self, SESSION_LIFETIME, SignedIn};
+use cassis_core::store::Store;
+use cassis_core::time::Timestamp;
+use http::header::{COOKIE, SET_COOKIE};
+use http::{HeaderMap, HeaderValue};
+use leptos::prelude::*;
+use std::time::SystemTime;
+
+/// The name of the cookie that carries the browser's session token.
+pub const SESSION_COOKIE: &str = "cassis_session";
+
+/// What server functions need from the running server; provided as context
+/// by the router for every page render and server function call.
+#[derive(Clone, Debug)]
+pub struct AppContext {
+    pub store: Store,
+    /// The public base URL, without a trailing slash.
+    pub public_url: String,
+}
+
+impl AppContext {
+    /// Cookies are `Secure` whenever the public URL is https.
+    pub fn secure_cookies(&self) -> bool {
+        self.public_url.starts_with("https://")
+    }
+}
+
+pub fn context() -> Result<AppContext, AppError> {
+    use_context::<AppContext>().ok_or_else(|| {
+        tracing::error!("AppContext was not provided to the server function");
+        AppError::Internal
+    })
+}
+
+/// The only place the admin app reads the clock.
+pub fn now() -> Timestamp {
+    Timestamp::from_system_time(SystemTime::now())
+}
+
+/// The session token in a request's `Cookie` headers, if any.
+pub fn session_token(headers: &HeaderMap) -> Option<String> {
+    headers
+        .get_all(COOKIE)
+        .iter()
+        .filter_map(|value| value.to_str().ok())
+        .flat_map(|value| value.split(';'))
+        .filter_map(|pair| pair.trim().split_once('='))
+        .find(|(name, _)| *name == SESSION_COOKIE)
+        .map(|(_, token)| token.to_owned())
+        .filter(|token| !token.is_empty())
+}
+
+/// The signed-in user of the current request, if the session is valid.
+pub async fn current_user() -> Result<Option<User>, AppError> {
+    let ctx = context()?;
+    let Some(token) = use_context::<http::request::Parts>().and_then(|parts| session_token(&parts.headers)) else {
+        return Ok(None);
+    };
+    Ok(auth::session_user(&ctx.store, &token, now()).await?)
+}
+
+pub async fn require_user() -> Result<User, AppError> {
+    current_user().await?.ok_or(AppError::Unauthenticated)
+}
+
+pub async fn require_admin() -> Result<User, AppError> {
+    let user = require_user().await?;
+    if user.is_admin() { Ok(user) } else { Err(AppError::Forbidden) }
+}
+
+/// `HttpOnly` keeps scripts away from the token; `SameSite=Lax` keeps other
+/// sites from posting forms with it.
+pub fn session_cookie(token: &str, max_age_secs: u64, secure: bool) -> String {
+    let secure = if secure { "; Secure" } else { "" };
+    format!("{SESSION_COOKIE}={token}; Path=/; HttpOnly; SameSite=Lax; Max-Age={max_age_secs}{secure}")
+}
+
+pub fn set_session_cookie(signed_in: &SignedIn, secure: bool) {
+    set_cookie(&session_cookie(signed_in.token.expose(), SESSION_LIFETIME.as_secs(), secure));
+}
+
+pub fn clear_session_cookie(secure: bool) {
+    set_cookie(&session_cookie("", 0, secure));
+}
+
+fn set_cookie(cookie: &str) {
+    let response = expect_context::<leptos_axum::ResponseOptions>();
+    match HeaderValue::from_str(cookie) {
+        Ok(value) => response.append_header(SET_COOKIE, value),
+        Err(error) => tracing::error!(%error, "session cookie is not a valid header value"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_session_token_is_found_among_other_cookies() {
+        let mut headers = HeaderMap::new();
+        headers.append(COOKIE, HeaderValue::from_static("theme=dark; cassis_session=abc-_123"));
+        headers.append(COOKIE, HeaderValue::from_static("other=1"));
+        assert_eq!(session_token(&headers).as_deref(), Some("abc-_123"));
+    }
+
+    #[test]
+    fn a_missing_or_empty_session_cookie_is_no_session() {
+        let mut headers = HeaderMap::new();
+        assert_eq!(session_token(&headers), None);
+        headers.insert(COOKIE, HeaderValue::from_static("cassis_session=; x_cassis_session=abc"));
+        assert_eq!(session_token(&headers), None);
+    }
+
+    #[test]
+    fn the_cookie_is_http_only_lax_and_secure_over_https() {
+        let cookie = session_cookie("tok", 60, true);
+        assert_eq!(cookie, "cassis_session=tok; Path=/; HttpOnly; SameSite=Lax; Max-Age=60; Secure");
+        assert!(!session_cookie("tok", 60, false).contains("Secure"));
+    }
+}

@@ -1,0 +1,59 @@
+//! Credentials: password hashing, browser sessions, signing in and out.
+
+mod password;
+mod session;
+
+pub use password::{Password, PasswordError, PasswordHash};
+pub use session::{SESSION_LIFETIME, SessionToken, SessionTokenHash};
+
+use crate::account::{Email, User};
+use crate::store::{Store, StoreError};
+use crate::time::Timestamp;
+
+#[derive(Debug, thiserror::Error)]
+pub enum SignInError {
+    /// Deliberately one variant for an unknown email, a wrong password and a
+    /// disabled account, so that sign-in does not reveal which accounts exist.
+    #[error("incorrect email or password")]
+    InvalidCredentials,
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+/// A session started by a successful sign-in. The token goes to the browser
+/// once; only its hash is stored.
+#[derive(Debug)]
+pub struct SignedIn {
+    pub user: User,
+    pub token: SessionToken,
+    pub expires_at: Timestamp,
+}
+
+/// Checks an email and password and opens a session.
+pub async fn sign_in(store: &Store, email: &str, password: &str, now: Timestamp) -> Result<SignedIn, SignInError> {
+    let Ok(email) = Email::parse(email) else {
+        PasswordHash::spend_verification_time(password);
+        return Err(SignInError::InvalidCredentials);
+    };
+    let Some((user, hash)) = store.user_credentials(&email).await? else {
+        PasswordHash::spend_verification_time(password);
+        return Err(SignInError::InvalidCredentials);
+    };
+    if !hash.verify(password) || user.disabled_at.is_some() {
+        return Err(SignInError::InvalidCredentials);
+    }
+    let token = SessionToken::generate();
+    let expires_at = now.saturating_add(SESSION_LIFETIME);
+    store.create_session(user.id, &token.hash(), now, expires_at).await?;
+    Ok(SignedIn { user, token, expires_at })
+}
+
+/// The user a browser session belongs to, if the session is valid now.
+pub async fn session_user(store: &Store, token: &str, now: Timestamp) -> Result<Option<User>, StoreError> {
+    store.session_user(&SessionToken::hash_of(token), now).await
+}
+
+/// Ends a browser session. Ending an unknown or already ended session is not an error.
+pub async fn sign_out(store: &Store, token: &str) -> Result<(), StoreError> {
+    store.delete_session(&SessionToken::hash_of(token)).await
+}

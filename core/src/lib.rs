@@ -1,0 +1,16 @@
+//! The Cassis domain, free of HTTP.
+//!
+//! Without the `ssr` feature this crate is plain types that the hydrated
+//! browser app shares with the server. With `ssr` it adds the metadata store,
+//! credential handling and the demo warehouse generator.
+
+pub mod account;
+pub mod project;
+pub mod time;
+
+#[cfg(feature = "ssr")]
+pub mod auth;
+#[cfg(feature = "ssr")]
+pub mod demo;
+#[cfg(feature = "ssr")]
+pub mod store;

@@ -1,0 +1,181 @@
+//! Projects and the data sources they answer questions about.
+
+use crate::time::Timestamp;
+use serde::{Deserialize, Serialize};
+use std::fmt;
+use std::str::FromStr;
+use uuid::Uuid;
+
+/// The SQL dialect of a data source: what Cassis writes SQL in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Dialect {
+    Sqlite,
+    Postgres,
+    Snowflake,
+    BigQuery,
+    Databricks,
+    Redshift,
+    MySql,
+    DuckDb,
+}
+
+impl Dialect {
+    pub const ALL: [Dialect; 8] = [
+        Dialect::Sqlite,
+        Dialect::Postgres,
+        Dialect::Snowflake,
+        Dialect::BigQuery,
+        Dialect::Databricks,
+        Dialect::Redshift,
+        Dialect::MySql,
+        Dialect::DuckDb,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Dialect::Sqlite => "sqlite",
+            Dialect::Postgres => "postgres",
+            Dialect::Snowflake => "snowflake",
+            Dialect::BigQuery => "bigquery",
+            Dialect::Databricks => "databricks",
+            Dialect::Redshift => "redshift",
+            Dialect::MySql => "mysql",
+            Dialect::DuckDb => "duckdb",
+        }
+    }
+}
+
+impl fmt::Display for Dialect {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("unknown SQL dialect `{0}`: expected one of sqlite, postgres, snowflake, bigquery, databricks, redshift, mysql, duckdb")]
+pub struct UnknownDialect(pub String);
+
+impl FromStr for Dialect {
+    type Err = UnknownDialect;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let wanted = s.trim();
+        let alias = match wanted.to_ascii_lowercase().as_str() {
+            "postgresql" => Some(Dialect::Postgres),
+            _ => None,
+        };
+        alias
+            .or_else(|| Dialect::ALL.into_iter().find(|d| d.as_str().eq_ignore_ascii_case(wanted)))
+            .ok_or_else(|| UnknownDialect(s.to_owned()))
+    }
+}
+
+/// Where a project's data lives.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DataSource {
+    pub dialect: Dialect,
+    /// The connection Cassis runs SQL on; `None` for a schema-only source,
+    /// for which Cassis writes SQL but never executes it.
+    pub connection_url: Option<String>,
+}
+
+impl DataSource {
+    pub fn is_executable(&self) -> bool {
+        self.connection_url.is_some()
+    }
+
+    /// The connection URL with any password replaced, fit to show or log.
+    pub fn redacted_url(&self) -> Option<String> {
+        self.connection_url.as_deref().map(redact_url_password)
+    }
+}
+
+/// Replaces the password in `scheme://user:password@host/...` with `***`.
+pub fn redact_url_password(url: &str) -> String {
+    let Some((scheme, rest)) = url.split_once("://") else {
+        return url.to_owned();
+    };
+    let authority_end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+    let (authority, tail) = rest.split_at(authority_end);
+    match authority.rsplit_once('@') {
+        Some((userinfo, host)) => match userinfo.split_once(':') {
+            Some((user, _password)) => format!("{scheme}://{user}:***@{host}{tail}"),
+            None => url.to_owned(),
+        },
+        None => url.to_owned(),
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Project {
+    pub id: Uuid,
+    pub organization_id: Uuid,
+    pub name: String,
+    pub description: String,
+    pub created_at: Timestamp,
+    pub data_source: Option<DataSource>,
+}
+
+/// A project's name: what people and agents see in `list_projects`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ProjectName(String);
+
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum InvalidProjectName {
+    #[error("a project needs a name")]
+    Empty,
+    #[error("a project name has at most 100 characters")]
+    TooLong,
+}
+
+impl ProjectName {
+    pub fn parse(input: &str) -> Result<Self, InvalidProjectName> {
+        let name = input.trim();
+        if name.is_empty() {
+            return Err(InvalidProjectName::Empty);
+        }
+        if name.chars().count() > 100 {
+            return Err(InvalidProjectName::TooLong);
+        }
+        Ok(Self(name.to_owned()))
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn passwords_never_leave_in_a_redacted_url() {
+        assert_eq!(
+            redact_url_password("postgres://ana:s3cr3t@db.internal:5432/sales?sslmode=require"),
+            "postgres://ana:***@db.internal:5432/sales?sslmode=require"
+        );
+        assert_eq!(redact_url_password("postgres://ana@db/sales"), "postgres://ana@db/sales");
+        assert_eq!(redact_url_password("sqlite:///data/w.sqlite?mode=ro"), "sqlite:///data/w.sqlite?mode=ro");
+        // An @ in the path is not userinfo.
+        assert_eq!(redact_url_password("sqlite:///a/b@c.sqlite"), "sqlite:///a/b@c.sqlite");
+    }
+
+    #[test]
+    fn dialects_parse_by_name_and_common_alias() {
+        assert_eq!("PostgreSQL".parse::<Dialect>(), Ok(Dialect::Postgres));
+        assert_eq!("bigquery".parse::<Dialect>(), Ok(Dialect::BigQuery));
+        assert!("oracle".parse::<Dialect>().is_err());
+        for dialect in Dialect::ALL {
+            assert_eq!(dialect.as_str().parse::<Dialect>(), Ok(dialect));
+        }
+    }
+
+    #[test]
+    fn project_names_are_trimmed_and_bounded() {
+        assert_eq!(ProjectName::parse("  Sales ").unwrap().as_str(), "Sales");
+        assert_eq!(ProjectName::parse("   "), Err(InvalidProjectName::Empty));
+        assert_eq!(ProjectName::parse(&"x".repeat(101)), Err(InvalidProjectName::TooLong));
+    }
+}

@@ -1,0 +1,98 @@
+use super::{Store, StoreError, parsed_column, uuid_column};
+use crate::project::{DataSource, Dialect, Project, ProjectName};
+use crate::time::Timestamp;
+use sqlx::Row;
+use sqlx::any::AnyRow;
+use uuid::Uuid;
+
+/// A project joined with its data source, as [`project_from_row`] reads it.
+macro_rules! select_projects {
+    () => {
+        "SELECT p.id, p.organization_id, p.name, p.description, p.created_at, d.dialect, d.connection_url \
+         FROM projects p LEFT JOIN data_sources d ON d.project_id = p.id "
+    };
+}
+
+impl Store {
+    /// Creates a project and its data source together, or neither.
+    pub async fn create_project(
+        &self,
+        organization_id: Uuid,
+        name: &ProjectName,
+        description: &str,
+        data_source: Option<DataSource>,
+        now: Timestamp,
+    ) -> Result<Project, StoreError> {
+        let project = Project {
+            id: Uuid::new_v4(),
+            organization_id,
+            name: name.as_str().to_owned(),
+            description: description.trim().to_owned(),
+            created_at: now,
+            data_source,
+        };
+        let mut tx = self.pool.begin().await?;
+        sqlx::query(
+            "INSERT INTO projects (id, organization_id, name, description, created_at) VALUES ($1, $2, $3, $4, $5)",
+        )
+        .bind(project.id.to_string())
+        .bind(organization_id.to_string())
+        .bind(&project.name)
+        .bind(&project.description)
+        .bind(now.as_millis())
+        .execute(&mut *tx)
+        .await
+        .map_err(|e| StoreError::conflict_or(e, "a project with this name"))?;
+        if let Some(source) = &project.data_source {
+            sqlx::query("INSERT INTO data_sources (project_id, dialect, connection_url, created_at) VALUES ($1, $2, $3, $4)")
+                .bind(project.id.to_string())
+                .bind(source.dialect.as_str())
+                .bind(source.connection_url.as_deref())
+                .bind(now.as_millis())
+                .execute(&mut *tx)
+                .await?;
+        }
+        tx.commit().await?;
+        Ok(project)
+    }
+
+    pub async fn list_projects(&self, organization_id: Uuid) -> Result<Vec<Project>, StoreError> {
+        sqlx::query(concat!(select_projects!(), "WHERE p.organization_id = $1 ORDER BY p.name, p.id"))
+        .bind(organization_id.to_string())
+        .fetch_all(&self.pool)
+        .await?
+        .iter()
+        .map(project_from_row)
+        .collect()
+    }
+
+    /// A project, looked up within one organization only.
+    pub async fn project(&self, organization_id: Uuid, id: Uuid) -> Result<Option<Project>, StoreError> {
+        sqlx::query(concat!(select_projects!(), "WHERE p.organization_id = $1 AND p.id = $2"))
+        .bind(organization_id.to_string())
+        .bind(id.to_string())
+        .fetch_optional(&self.pool)
+        .await?
+        .map(|row| project_from_row(&row))
+        .transpose()
+    }
+}
+
+fn project_from_row(row: &AnyRow) -> Result<Project, StoreError> {
+    let dialect: Option<String> = row.try_get("dialect")?;
+    let data_source = match dialect {
+        Some(_) => Some(DataSource {
+            dialect: parsed_column::<Dialect>(row, "dialect")?,
+            connection_url: row.try_get("connection_url")?,
+        }),
+        None => None,
+    };
+    Ok(Project {
+        id: uuid_column(row, "id")?,
+        organization_id: uuid_column(row, "organization_id")?,
+        name: row.try_get("name")?,
+        description: row.try_get("description")?,
+        created_at: Timestamp::from_millis(row.try_get("created_at")?),
+        data_source,
+    })
+}

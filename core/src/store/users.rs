@@ -1,0 +1,97 @@
+use super::{Store, StoreError, parsed_column, uuid_column};
+use crate::account::{Email, Role, User};
+use crate::auth::PasswordHash;
+use crate::time::Timestamp;
+use sqlx::Row;
+use sqlx::any::AnyRow;
+use uuid::Uuid;
+
+pub struct NewUser {
+    pub organization_id: Uuid,
+    pub email: Email,
+    pub password_hash: PasswordHash,
+    pub role: Role,
+}
+
+/// The columns [`user_from_row`] reads; a macro so queries stay `&'static str`.
+macro_rules! user_columns {
+    () => {
+        "id, organization_id, email, role, created_at, disabled_at"
+    };
+}
+
+impl Store {
+    pub async fn create_user(&self, new: NewUser, now: Timestamp) -> Result<User, StoreError> {
+        let user = User {
+            id: Uuid::new_v4(),
+            organization_id: new.organization_id,
+            email: new.email,
+            role: new.role,
+            created_at: now,
+            disabled_at: None,
+        };
+        sqlx::query(
+            "INSERT INTO users (id, organization_id, email, password_hash, role, created_at) \
+             VALUES ($1, $2, $3, $4, $5, $6)",
+        )
+        .bind(user.id.to_string())
+        .bind(user.organization_id.to_string())
+        .bind(user.email.as_str())
+        .bind(new.password_hash.as_phc())
+        .bind(user.role.as_str())
+        .bind(now.as_millis())
+        .execute(&self.pool)
+        .await
+        .map_err(|e| StoreError::conflict_or(e, "a user with this email"))?;
+        Ok(user)
+    }
+
+    pub async fn count_users(&self) -> Result<i64, StoreError> {
+        Ok(sqlx::query("SELECT COUNT(*) AS n FROM users").fetch_one(&self.pool).await?.try_get("n")?)
+    }
+
+    pub async fn user(&self, id: Uuid) -> Result<Option<User>, StoreError> {
+        sqlx::query(concat!("SELECT ", user_columns!(), " FROM users WHERE id = $1"))
+            .bind(id.to_string())
+            .fetch_optional(&self.pool)
+            .await?
+            .map(|row| user_from_row(&row))
+            .transpose()
+    }
+
+    /// The user with this email and their password hash, for signing in.
+    pub async fn user_credentials(&self, email: &Email) -> Result<Option<(User, PasswordHash)>, StoreError> {
+        let Some(row) = sqlx::query(concat!("SELECT ", user_columns!(), ", password_hash FROM users WHERE email = $1"))
+            .bind(email.as_str())
+            .fetch_optional(&self.pool)
+            .await?
+        else {
+            return Ok(None);
+        };
+        let hash = PasswordHash::from_phc(row.try_get("password_hash")?)
+            .map_err(|e| StoreError::Corrupt { column: "users.password_hash", detail: e.to_string() })?;
+        Ok(Some((user_from_row(&row)?, hash)))
+    }
+
+    pub async fn list_users(&self, organization_id: Uuid) -> Result<Vec<User>, StoreError> {
+        sqlx::query(concat!("SELECT ", user_columns!(), " FROM users WHERE organization_id = $1 ORDER BY email"))
+            .bind(organization_id.to_string())
+            .fetch_all(&self.pool)
+            .await?
+            .iter()
+            .map(user_from_row)
+            .collect()
+    }
+}
+
+pub(super) fn user_from_row(row: &AnyRow) -> Result<User, StoreError> {
+    let email: String = row.try_get("email")?;
+    Ok(User {
+        id: uuid_column(row, "id")?,
+        organization_id: uuid_column(row, "organization_id")?,
+        email: Email::parse(&email).map_err(|e| StoreError::Corrupt { column: "users.email", detail: e.to_string() })?,
+        role: parsed_column::<Role>(row, "role")?,
+        created_at: Timestamp::from_millis(row.try_get("created_at")?),
+        disabled_at: row.try_get::<Option<i64>, _>("disabled_at")?.map(Timestamp::from_millis),
+    })
+}

@@ -1,0 +1,198 @@
+//! The store's behaviour, run against every backend: SQLite always, and
+//! PostgreSQL when `CASSIS_TEST_PG_URL` names a server whose user may create
+//! databases (`scripts/test` starts one). Each test gets a fresh database.
+
+use cassis_core::account::{Email, Role};
+use cassis_core::auth::{self, Password, SignInError};
+use cassis_core::project::{DataSource, Dialect, ProjectName};
+use cassis_core::store::{Backend, InstanceFlag, NewUser, Store, StoreError};
+use cassis_core::time::Timestamp;
+use sqlx::{AssertSqlSafe, Connection, PgConnection};
+use std::time::Duration;
+use uuid::Uuid;
+
+const NOW: Timestamp = Timestamp::from_millis(1_790_000_000_000);
+
+/// A fresh, migrated store on one backend; dropped databases are left to the
+/// throwaway server.
+struct TestStore {
+    store: Store,
+    _dir: Option<tempfile::TempDir>,
+}
+
+async fn sqlite() -> TestStore {
+    let dir = tempfile::tempdir().unwrap();
+    let url = format!("sqlite://{}", dir.path().join("meta.sqlite").display());
+    let store = Store::connect(&url).await.unwrap();
+    store.migrate().await.unwrap();
+    TestStore { store, _dir: Some(dir) }
+}
+
+async fn postgres() -> Option<TestStore> {
+    let Ok(admin_url) = std::env::var("CASSIS_TEST_PG_URL") else {
+        assert!(
+            std::env::var_os("CASSIS_TEST_PG_REQUIRED").is_none(),
+            "CASSIS_TEST_PG_REQUIRED is set but CASSIS_TEST_PG_URL is not"
+        );
+        eprintln!("CASSIS_TEST_PG_URL is not set: skipping the PostgreSQL backend");
+        return None;
+    };
+    let mut admin = PgConnection::connect(&admin_url).await.expect("CASSIS_TEST_PG_URL is reachable");
+    let name = format!("cassis_test_{}", Uuid::new_v4().simple());
+    // The name is ours (a UUID), not input: safe to splice.
+    sqlx::raw_sql(AssertSqlSafe(format!("CREATE DATABASE {name}"))).execute(&mut admin).await.unwrap();
+    admin.close().await.unwrap();
+    let (base, _) = admin_url.rsplit_once('/').expect("CASSIS_TEST_PG_URL ends in /DATABASE");
+    let store = Store::connect(&format!("{base}/{name}")).await.unwrap();
+    store.migrate().await.unwrap();
+    Some(TestStore { store, _dir: None })
+}
+
+/// Runs one async test body against each backend.
+macro_rules! on_every_backend {
+    ($(async fn $name:ident($store:ident: &Store) $body:block)*) => {$(
+        #[tokio::test]
+        async fn $name() {
+            async fn body($store: &Store) $body
+            let sqlite = sqlite().await;
+            assert_eq!(sqlite.store.backend(), Backend::Sqlite);
+            body(&sqlite.store).await;
+            if let Some(pg) = postgres().await {
+                assert_eq!(pg.store.backend(), Backend::Postgres);
+                body(&pg.store).await;
+            }
+        }
+    )*};
+}
+
+async fn user(store: &Store, email: &str, password: &str, role: Role) -> cassis_core::account::User {
+    let org = match store.first_organization().await.unwrap() {
+        Some(org) => org,
+        None => store.create_organization("Acme", NOW).await.unwrap(),
+    };
+    let new = NewUser {
+        organization_id: org.id,
+        email: Email::parse(email).unwrap(),
+        password_hash: Password::new(password).unwrap().hash().unwrap(),
+        role,
+    };
+    store.create_user(new, NOW).await.unwrap()
+}
+
+on_every_backend! {
+    async fn migrating_twice_is_a_no_op(store: &Store) {
+        store.migrate().await.unwrap();
+        store.ping().await.unwrap();
+        assert_eq!(store.count_users().await.unwrap(), 0);
+    }
+
+    async fn the_first_organization_is_the_oldest(store: &Store) {
+        assert!(store.first_organization().await.unwrap().is_none());
+        let first = store.create_organization("First", NOW).await.unwrap();
+        store.create_organization("Second", Timestamp::from_millis(NOW.as_millis() + 1)).await.unwrap();
+        assert_eq!(store.first_organization().await.unwrap(), Some(first));
+    }
+
+    async fn users_round_trip_and_emails_are_unique_whatever_the_case(store: &Store) {
+        let ada = user(store, "ada@example.com", "analytical engine", Role::Admin).await;
+        assert_eq!(store.user(ada.id).await.unwrap(), Some(ada.clone()));
+        assert_eq!(store.count_users().await.unwrap(), 1);
+
+        let again = NewUser {
+            organization_id: ada.organization_id,
+            email: Email::parse("ADA@example.com").unwrap(),
+            password_hash: Password::new("another one").unwrap().hash().unwrap(),
+            role: Role::Viewer,
+        };
+        let err = store.create_user(again, NOW).await.unwrap_err();
+        assert!(matches!(err, StoreError::Conflict(_)), "{err}");
+        assert_eq!(err.to_string(), "a user with this email already exists");
+
+        let (found, hash) = store.user_credentials(&Email::parse("Ada@Example.com").unwrap()).await.unwrap().unwrap();
+        assert_eq!(found.id, ada.id);
+        assert!(hash.verify("analytical engine"));
+        assert_eq!(store.list_users(ada.organization_id).await.unwrap(), vec![ada]);
+    }
+
+    async fn signing_in_opens_a_session_that_expires_and_can_be_ended(store: &Store) {
+        let grace = user(store, "grace@example.com", "compilers rock", Role::Editor).await;
+
+        let wrong = auth::sign_in(store, "grace@example.com", "compilers suck", NOW).await.unwrap_err();
+        assert!(matches!(wrong, SignInError::InvalidCredentials));
+        let unknown = auth::sign_in(store, "nobody@example.com", "compilers rock", NOW).await.unwrap_err();
+        assert!(matches!(unknown, SignInError::InvalidCredentials));
+
+        let signed_in = auth::sign_in(store, " GRACE@example.com", "compilers rock", NOW).await.unwrap();
+        assert_eq!(signed_in.user.id, grace.id);
+        let token = signed_in.token.expose().to_owned();
+
+        let seen = auth::session_user(store, &token, NOW).await.unwrap();
+        assert_eq!(seen.map(|u| u.id), Some(grace.id));
+        assert_eq!(auth::session_user(store, "forged-token", NOW).await.unwrap(), None);
+
+        let just_before_expiry = Timestamp::from_millis(signed_in.expires_at.as_millis() - 1);
+        assert!(auth::session_user(store, &token, just_before_expiry).await.unwrap().is_some());
+        assert!(auth::session_user(store, &token, signed_in.expires_at).await.unwrap().is_none());
+        assert_eq!(store.delete_expired_sessions(signed_in.expires_at).await.unwrap(), 1);
+
+        let second = auth::sign_in(store, "grace@example.com", "compilers rock", NOW).await.unwrap();
+        auth::sign_out(store, second.token.expose()).await.unwrap();
+        assert!(auth::session_user(store, second.token.expose(), NOW).await.unwrap().is_none());
+        // Ending a session twice is harmless.
+        auth::sign_out(store, second.token.expose()).await.unwrap();
+    }
+
+    async fn projects_keep_their_data_source_and_names_are_unique_per_organization(store: &Store) {
+        let org = store.create_organization("Acme", NOW).await.unwrap();
+        let other = store.create_organization("Other", NOW).await.unwrap();
+        let source = DataSource { dialect: Dialect::Sqlite, connection_url: Some("sqlite:///tmp/w.sqlite?mode=ro".into()) };
+        let name = ProjectName::parse("Wholesale").unwrap();
+        let wholesale = store.create_project(org.id, &name, " TPC-H ", Some(source.clone()), NOW).await.unwrap();
+        assert_eq!(wholesale.description, "TPC-H");
+        let schema_only = store
+            .create_project(org.id, &ProjectName::parse("Analytics").unwrap(), "", Some(DataSource { dialect: Dialect::Snowflake, connection_url: None }), NOW)
+            .await
+            .unwrap();
+        let bare = store.create_project(org.id, &ProjectName::parse("Bare").unwrap(), "", None, NOW).await.unwrap();
+
+        let err = store.create_project(org.id, &name, "", None, NOW).await.unwrap_err();
+        assert!(matches!(err, StoreError::Conflict(_)), "{err}");
+        // The failed insert left nothing behind, and another organization may reuse the name.
+        assert_eq!(store.list_projects(org.id).await.unwrap(), vec![schema_only.clone(), bare, wholesale.clone()]);
+        store.create_project(other.id, &name, "", None, NOW).await.unwrap();
+
+        assert_eq!(store.project(org.id, wholesale.id).await.unwrap(), Some(wholesale.clone()));
+        assert_eq!(store.project(other.id, wholesale.id).await.unwrap(), None, "projects never leak across organizations");
+        assert!(!schema_only.data_source.unwrap().is_executable());
+    }
+
+    async fn instance_flags_start_unset_and_stay_set(store: &Store) {
+        assert!(!store.flag_is_set(InstanceFlag::DemoProjectCreated).await.unwrap());
+        store.set_flag(InstanceFlag::DemoProjectCreated).await.unwrap();
+        store.set_flag(InstanceFlag::DemoProjectCreated).await.unwrap();
+        assert!(store.flag_is_set(InstanceFlag::DemoProjectCreated).await.unwrap());
+    }
+
+    async fn concurrent_sign_ins_each_get_their_own_session(store: &Store) {
+        user(store, "linus@example.com", "many eyes make", Role::Viewer).await;
+        let tasks: Vec<_> = (0..8)
+            .map(|i| {
+                let store = store.clone();
+                tokio::spawn(async move {
+                    let now = NOW.saturating_add(Duration::from_millis(i));
+                    auth::sign_in(&store, "linus@example.com", "many eyes make", now).await.unwrap().token.expose().to_owned()
+                })
+            })
+            .collect();
+        let mut tokens = Vec::new();
+        for task in tasks {
+            tokens.push(task.await.unwrap());
+        }
+        tokens.sort();
+        tokens.dedup();
+        assert_eq!(tokens.len(), 8);
+        for token in &tokens {
+            assert!(auth::session_user(store, token, NOW).await.unwrap().is_some());
+        }
+    }
+}
