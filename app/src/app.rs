@@ -1,7 +1,7 @@
 use crate::components::layout::AdminLayout;
 use crate::pages::{
-    api_keys::ApiKeysPage, login::LoginPage, not_found::NotFound, projects::ProjectsPage, settings::SettingsPage,
-    users::UsersPage,
+    api_keys::ApiKeysPage, login::LoginPage, not_found::NotFound, projects::ProjectsPage,
+    settings::SettingsPage, users::UsersPage,
 };
 use leptos::prelude::*;
 use leptos_meta::{MetaTags, Stylesheet, Title, provide_meta_context};
@@ -18,6 +18,7 @@ pub fn shell(options: LeptosOptions) -> impl IntoView {
                 <meta name="viewport" content="width=device-width, initial-scale=1" />
                 <AutoReload options=options.clone() />
                 <HydrationScripts options />
+                <link rel="icon" type="image/svg+xml" href="/favicon.svg" />
                 <MetaTags />
             </head>
             <body class="h-full text-slate-900 antialiased">

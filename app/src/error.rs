@@ -21,6 +21,18 @@ pub enum AppError {
     Transport(String),
 }
 
+impl AppError {
+    /// The HTTP status a server function answers with when it fails this way.
+    pub fn status_code(&self) -> u16 {
+        match self {
+            AppError::InvalidCredentials | AppError::Unauthenticated => 401,
+            AppError::Forbidden => 403,
+            AppError::Transport(_) => 400,
+            AppError::Internal => 500,
+        }
+    }
+}
+
 impl FromServerFnError for AppError {
     type Encoder = JsonEncoding;
 

@@ -58,30 +58,55 @@ pub fn session_token(headers: &HeaderMap) -> Option<String> {
 /// The signed-in user of the current request, if the session is valid.
 pub async fn current_user() -> Result<Option<User>, AppError> {
     let ctx = context()?;
-    let Some(token) = use_context::<http::request::Parts>().and_then(|parts| session_token(&parts.headers)) else {
+    let Some(token) =
+        use_context::<http::request::Parts>().and_then(|parts| session_token(&parts.headers))
+    else {
         return Ok(None);
     };
     Ok(auth::session_user(&ctx.store, &token, now()).await?)
 }
 
 pub async fn require_user() -> Result<User, AppError> {
-    current_user().await?.ok_or(AppError::Unauthenticated)
+    current_user()
+        .await?
+        .ok_or_else(|| respond_with(AppError::Unauthenticated))
 }
 
 pub async fn require_admin() -> Result<User, AppError> {
     let user = require_user().await?;
-    if user.is_admin() { Ok(user) } else { Err(AppError::Forbidden) }
+    if user.is_admin() {
+        Ok(user)
+    } else {
+        Err(respond_with(AppError::Forbidden))
+    }
+}
+
+/// Sets the response status for a failing server function, so a refused
+/// sign-in is a 401 in the logs rather than a server error.
+pub fn respond_with(error: AppError) -> AppError {
+    if let Some(response) = use_context::<leptos_axum::ResponseOptions>()
+        && let Ok(status) = http::StatusCode::from_u16(error.status_code())
+    {
+        response.set_status(status);
+    }
+    error
 }
 
 /// `HttpOnly` keeps scripts away from the token; `SameSite=Lax` keeps other
 /// sites from posting forms with it.
 pub fn session_cookie(token: &str, max_age_secs: u64, secure: bool) -> String {
     let secure = if secure { "; Secure" } else { "" };
-    format!("{SESSION_COOKIE}={token}; Path=/; HttpOnly; SameSite=Lax; Max-Age={max_age_secs}{secure}")
+    format!(
+        "{SESSION_COOKIE}={token}; Path=/; HttpOnly; SameSite=Lax; Max-Age={max_age_secs}{secure}"
+    )
 }
 
 pub fn set_session_cookie(signed_in: &SignedIn, secure: bool) {
-    set_cookie(&session_cookie(signed_in.token.expose(), SESSION_LIFETIME.as_secs(), secure));
+    set_cookie(&session_cookie(
+        signed_in.token.expose(),
+        SESSION_LIFETIME.as_secs(),
+        secure,
+    ));
 }
 
 pub fn clear_session_cookie(secure: bool) {
@@ -103,7 +128,10 @@ mod tests {
     #[test]
     fn the_session_token_is_found_among_other_cookies() {
         let mut headers = HeaderMap::new();
-        headers.append(COOKIE, HeaderValue::from_static("theme=dark; cassis_session=abc-_123"));
+        headers.append(
+            COOKIE,
+            HeaderValue::from_static("theme=dark; cassis_session=abc-_123"),
+        );
         headers.append(COOKIE, HeaderValue::from_static("other=1"));
         assert_eq!(session_token(&headers).as_deref(), Some("abc-_123"));
     }
@@ -112,14 +140,20 @@ mod tests {
     fn a_missing_or_empty_session_cookie_is_no_session() {
         let mut headers = HeaderMap::new();
         assert_eq!(session_token(&headers), None);
-        headers.insert(COOKIE, HeaderValue::from_static("cassis_session=; x_cassis_session=abc"));
+        headers.insert(
+            COOKIE,
+            HeaderValue::from_static("cassis_session=; x_cassis_session=abc"),
+        );
         assert_eq!(session_token(&headers), None);
     }
 
     #[test]
     fn the_cookie_is_http_only_lax_and_secure_over_https() {
         let cookie = session_cookie("tok", 60, true);
-        assert_eq!(cookie, "cassis_session=tok; Path=/; HttpOnly; SameSite=Lax; Max-Age=60; Secure");
+        assert_eq!(
+            cookie,
+            "cassis_session=tok; Path=/; HttpOnly; SameSite=Lax; Max-Age=60; Secure"
+        );
         assert!(!session_cookie("tok", 60, false).contains("Secure"));
     }
 }

@@ -146,14 +146,20 @@ mod tests {
 
     #[test]
     fn emails_are_compared_without_case_or_padding() {
-        assert_eq!(Email::parse("  Ada@Example.COM ").unwrap().as_str(), "ada@example.com");
+        assert_eq!(
+            Email::parse("  Ada@Example.COM ").unwrap().as_str(),
+            "ada@example.com"
+        );
     }
 
     #[test]
     fn malformed_emails_say_what_is_wrong() {
         assert_eq!(Email::parse(" "), Err(InvalidEmail::Empty));
         for bad in ["ada", "@example.com", "ada@", "a b@example.com", "a@b@c"] {
-            assert!(matches!(Email::parse(bad), Err(InvalidEmail::Malformed(_))), "{bad}");
+            assert!(
+                matches!(Email::parse(bad), Err(InvalidEmail::Malformed(_))),
+                "{bad}"
+            );
         }
         let long = format!("{}@example.com", "a".repeat(250));
         assert_eq!(Email::parse(&long), Err(InvalidEmail::TooLong));

@@ -6,19 +6,26 @@ use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqliteSynchronous};
 use sqlx::{Connection, SqliteConnection};
 use std::path::{Path, PathBuf};
 use tpchgen::generators::{
-    CustomerGenerator, LineItemGenerator, NationGenerator, OrderGenerator, PartGenerator, PartSuppGenerator,
-    RegionGenerator, SupplierGenerator,
+    CustomerGenerator, LineItemGenerator, NationGenerator, OrderGenerator, PartGenerator,
+    PartSuppGenerator, RegionGenerator, SupplierGenerator,
 };
 
 /// TPC-H scale factor 0.01: about 87,000 rows, a few megabytes, a second or two.
 pub const DEFAULT_SCALE_FACTOR: f64 = 0.01;
+/// Below this TPC-H's part-supplier keys collide: the generator assumes at
+/// least 100 suppliers.
+pub const MIN_SCALE_FACTOR: f64 = 0.01;
+pub const MAX_SCALE_FACTOR: f64 = 10.0;
 
 #[derive(Debug, thiserror::Error)]
 pub enum DemoError {
-    #[error("the scale factor must be between 0.001 and 10, not {0}")]
+    #[error("the scale factor must be between {MIN_SCALE_FACTOR} and {MAX_SCALE_FACTOR}, not {0}")]
     ScaleFactor(f64),
     #[error("cannot write the demo warehouse at {path}: {source}")]
-    Io { path: PathBuf, source: std::io::Error },
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
     #[error("writing the demo warehouse failed: {0}")]
     Database(#[from] sqlx::Error),
 }
@@ -139,11 +146,18 @@ macro_rules! insert_rows {
 /// Generates the warehouse into `path`, replacing nothing: it writes a
 /// temporary file next to it and renames it into place only when complete, so
 /// an interrupted run never leaves a half-written warehouse behind.
-pub async fn generate_warehouse(path: &Path, scale_factor: f64, progress: &mut dyn Progress) -> Result<(), DemoError> {
-    if !(0.001..=10.0).contains(&scale_factor) {
+pub async fn generate_warehouse(
+    path: &Path,
+    scale_factor: f64,
+    progress: &mut dyn Progress,
+) -> Result<(), DemoError> {
+    if !(MIN_SCALE_FACTOR..=MAX_SCALE_FACTOR).contains(&scale_factor) {
         return Err(DemoError::ScaleFactor(scale_factor));
     }
-    let io_error = |source| DemoError::Io { path: path.to_owned(), source };
+    let io_error = |source| DemoError::Io {
+        path: path.to_owned(),
+        source,
+    };
     if let Some(parent) = path.parent() {
         std::fs::create_dir_all(parent).map_err(io_error)?;
     }
@@ -160,18 +174,19 @@ pub async fn generate_warehouse(path: &Path, scale_factor: f64, progress: &mut d
     sqlx::raw_sql(SCHEMA).execute(&mut *tx).await?;
 
     let (sf, part, parts) = (scale_factor, 1, 1);
-    let n = insert_rows!(tx, "INSERT INTO region VALUES ($1, $2, $3)", RegionGenerator::new(sf, part, parts).iter(), |r| [
-        r.r_regionkey,
-        r.r_name,
-        r.r_comment
-    ]);
+    let n = insert_rows!(
+        tx,
+        "INSERT INTO region VALUES ($1, $2, $3)",
+        RegionGenerator::new(sf, part, parts).iter(),
+        |r| [r.r_regionkey, r.r_name, r.r_comment]
+    );
     progress.table_done("region", n);
-    let n = insert_rows!(tx, "INSERT INTO nation VALUES ($1, $2, $3, $4)", NationGenerator::new(sf, part, parts).iter(), |r| [
-        r.n_nationkey,
-        r.n_name,
-        r.n_regionkey,
-        r.n_comment
-    ]);
+    let n = insert_rows!(
+        tx,
+        "INSERT INTO nation VALUES ($1, $2, $3, $4)",
+        NationGenerator::new(sf, part, parts).iter(),
+        |r| [r.n_nationkey, r.n_name, r.n_regionkey, r.n_comment]
+    );
     progress.table_done("nation", n);
     let n = insert_rows!(
         tx,
@@ -209,7 +224,13 @@ pub async fn generate_warehouse(path: &Path, scale_factor: f64, progress: &mut d
         tx,
         "INSERT INTO partsupp VALUES ($1, $2, $3, $4, $5)",
         PartSuppGenerator::new(sf, part, parts).iter(),
-        |r| [r.ps_partkey, r.ps_suppkey, r.ps_availqty, money(r.ps_supplycost), r.ps_comment]
+        |r| [
+            r.ps_partkey,
+            r.ps_suppkey,
+            r.ps_availqty,
+            money(r.ps_supplycost),
+            r.ps_comment
+        ]
     );
     progress.table_done("partsupp", n);
     let n = insert_rows!(

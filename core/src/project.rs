@@ -53,7 +53,9 @@ impl fmt::Display for Dialect {
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("unknown SQL dialect `{0}`: expected one of sqlite, postgres, snowflake, bigquery, databricks, redshift, mysql, duckdb")]
+#[error(
+    "unknown SQL dialect `{0}`: expected one of sqlite, postgres, snowflake, bigquery, databricks, redshift, mysql, duckdb"
+)]
 pub struct UnknownDialect(pub String);
 
 impl FromStr for Dialect {
@@ -66,7 +68,11 @@ impl FromStr for Dialect {
             _ => None,
         };
         alias
-            .or_else(|| Dialect::ALL.into_iter().find(|d| d.as_str().eq_ignore_ascii_case(wanted)))
+            .or_else(|| {
+                Dialect::ALL
+                    .into_iter()
+                    .find(|d| d.as_str().eq_ignore_ascii_case(wanted))
+            })
             .ok_or_else(|| UnknownDialect(s.to_owned()))
     }
 }
@@ -156,10 +162,19 @@ mod tests {
             redact_url_password("postgres://ana:s3cr3t@db.internal:5432/sales?sslmode=require"),
             "postgres://ana:***@db.internal:5432/sales?sslmode=require"
         );
-        assert_eq!(redact_url_password("postgres://ana@db/sales"), "postgres://ana@db/sales");
-        assert_eq!(redact_url_password("sqlite:///data/w.sqlite?mode=ro"), "sqlite:///data/w.sqlite?mode=ro");
+        assert_eq!(
+            redact_url_password("postgres://ana@db/sales"),
+            "postgres://ana@db/sales"
+        );
+        assert_eq!(
+            redact_url_password("sqlite:///data/w.sqlite?mode=ro"),
+            "sqlite:///data/w.sqlite?mode=ro"
+        );
         // An @ in the path is not userinfo.
-        assert_eq!(redact_url_password("sqlite:///a/b@c.sqlite"), "sqlite:///a/b@c.sqlite");
+        assert_eq!(
+            redact_url_password("sqlite:///a/b@c.sqlite"),
+            "sqlite:///a/b@c.sqlite"
+        );
     }
 
     #[test]
@@ -176,6 +191,9 @@ mod tests {
     fn project_names_are_trimmed_and_bounded() {
         assert_eq!(ProjectName::parse("  Sales ").unwrap().as_str(), "Sales");
         assert_eq!(ProjectName::parse("   "), Err(InvalidProjectName::Empty));
-        assert_eq!(ProjectName::parse(&"x".repeat(101)), Err(InvalidProjectName::TooLong));
+        assert_eq!(
+            ProjectName::parse(&"x".repeat(101)),
+            Err(InvalidProjectName::TooLong)
+        );
     }
 }

@@ -43,7 +43,10 @@ mod tests {
     fn adding_a_duration_moves_forward_in_millis() {
         let t = Timestamp::from_millis(1_000);
         assert_eq!(t.saturating_add(Duration::from_secs(2)).as_millis(), 3_000);
-        assert!(Timestamp::from_millis(i64::MAX).saturating_add(Duration::from_secs(1)) == Timestamp::from_millis(i64::MAX));
+        assert!(
+            Timestamp::from_millis(i64::MAX).saturating_add(Duration::from_secs(1))
+                == Timestamp::from_millis(i64::MAX)
+        );
     }
 
     #[test]

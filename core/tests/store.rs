@@ -25,7 +25,10 @@ async fn sqlite() -> TestStore {
     let url = format!("sqlite://{}", dir.path().join("meta.sqlite").display());
     let store = Store::connect(&url).await.unwrap();
     store.migrate().await.unwrap();
-    TestStore { store, _dir: Some(dir) }
+    TestStore {
+        store,
+        _dir: Some(dir),
+    }
 }
 
 async fn postgres() -> Option<TestStore> {
@@ -37,12 +40,19 @@ async fn postgres() -> Option<TestStore> {
         eprintln!("CASSIS_TEST_PG_URL is not set: skipping the PostgreSQL backend");
         return None;
     };
-    let mut admin = PgConnection::connect(&admin_url).await.expect("CASSIS_TEST_PG_URL is reachable");
+    let mut admin = PgConnection::connect(&admin_url)
+        .await
+        .expect("CASSIS_TEST_PG_URL is reachable");
     let name = format!("cassis_test_{}", Uuid::new_v4().simple());
     // The name is ours (a UUID), not input: safe to splice.
-    sqlx::raw_sql(AssertSqlSafe(format!("CREATE DATABASE {name}"))).execute(&mut admin).await.unwrap();
+    sqlx::raw_sql(AssertSqlSafe(format!("CREATE DATABASE {name}")))
+        .execute(&mut admin)
+        .await
+        .unwrap();
     admin.close().await.unwrap();
-    let (base, _) = admin_url.rsplit_once('/').expect("CASSIS_TEST_PG_URL ends in /DATABASE");
+    let (base, _) = admin_url
+        .rsplit_once('/')
+        .expect("CASSIS_TEST_PG_URL ends in /DATABASE");
     let store = Store::connect(&format!("{base}/{name}")).await.unwrap();
     store.migrate().await.unwrap();
     Some(TestStore { store, _dir: None })
@@ -65,7 +75,12 @@ macro_rules! on_every_backend {
     )*};
 }
 
-async fn user(store: &Store, email: &str, password: &str, role: Role) -> cassis_core::account::User {
+async fn user(
+    store: &Store,
+    email: &str,
+    password: &str,
+    role: Role,
+) -> cassis_core::account::User {
     let org = match store.first_organization().await.unwrap() {
         Some(org) => org,
         None => store.create_organization("Acme", NOW).await.unwrap(),

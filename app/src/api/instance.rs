@@ -4,22 +4,22 @@ use serde::{Deserialize, Serialize};
 
 /// Facts about this installation that the Settings page shows.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct InstanceInfo {
+pub struct InstanceSummary {
     pub version: String,
     pub public_url: String,
     pub mcp_url: String,
     pub metadata_backend: String,
 }
 
-#[server]
-pub async fn instance_info() -> Result<InstanceInfo, AppError> {
+#[server(endpoint = "instance_info")]
+pub async fn instance_info() -> Result<InstanceSummary, AppError> {
     crate::ssr::require_user().await?;
     let ctx = crate::ssr::context()?;
     let backend = match ctx.store.backend() {
         cassis_core::store::Backend::Sqlite => "SQLite",
         cassis_core::store::Backend::Postgres => "PostgreSQL",
     };
-    Ok(InstanceInfo {
+    Ok(InstanceSummary {
         version: env!("CARGO_PKG_VERSION").to_owned(),
         mcp_url: format!("{}/mcp/", ctx.public_url),
         public_url: ctx.public_url,

@@ -16,10 +16,13 @@ pub struct ProjectSummary {
     pub connection: Option<String>,
 }
 
-#[server]
+#[server(endpoint = "list_projects")]
 pub async fn list_projects() -> Result<Vec<ProjectSummary>, AppError> {
     let user = crate::ssr::require_user().await?;
-    let projects = crate::ssr::context()?.store.list_projects(user.organization_id).await?;
+    let projects = crate::ssr::context()?
+        .store
+        .list_projects(user.organization_id)
+        .await?;
     Ok(projects
         .into_iter()
         .map(|p| ProjectSummary {

@@ -5,25 +5,28 @@ use serde::{Deserialize, Serialize};
 
 /// Who is signed in, as the layout shows it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct CurrentUser {
+pub struct SessionUser {
     pub email: String,
     pub role: Role,
 }
 
-#[server]
+#[server(endpoint = "login")]
 pub async fn login(email: String, password: String) -> Result<(), AppError> {
     let ctx = crate::ssr::context()?;
-    let signed_in = cassis_core::auth::sign_in(&ctx.store, &email, &password, crate::ssr::now()).await?;
+    let signed_in = cassis_core::auth::sign_in(&ctx.store, &email, &password, crate::ssr::now())
+        .await
+        .map_err(|e| crate::ssr::respond_with(e.into()))?;
     tracing::info!(user = %signed_in.user.id, "signed in");
     crate::ssr::set_session_cookie(&signed_in, ctx.secure_cookies());
     leptos_axum::redirect("/");
     Ok(())
 }
 
-#[server]
+#[server(endpoint = "logout")]
 pub async fn logout() -> Result<(), AppError> {
     let ctx = crate::ssr::context()?;
-    let token = use_context::<http::request::Parts>().and_then(|parts| crate::ssr::session_token(&parts.headers));
+    let token = use_context::<http::request::Parts>()
+        .and_then(|parts| crate::ssr::session_token(&parts.headers));
     if let Some(token) = token {
         cassis_core::auth::sign_out(&ctx.store, &token).await?;
     }
@@ -32,8 +35,11 @@ pub async fn logout() -> Result<(), AppError> {
     Ok(())
 }
 
-#[server]
-pub async fn current_user() -> Result<Option<CurrentUser>, AppError> {
+#[server(endpoint = "current_user")]
+pub async fn current_user() -> Result<Option<SessionUser>, AppError> {
     let user = crate::ssr::current_user().await?;
-    Ok(user.map(|user| CurrentUser { email: user.email.to_string(), role: user.role }))
+    Ok(user.map(|user| SessionUser {
+        email: user.email.to_string(),
+        role: user.role,
+    }))
 }

@@ -11,12 +11,19 @@ pub struct UserRow {
 }
 
 /// Every user of the caller's organization; admins only.
-#[server]
+#[server(endpoint = "list_users")]
 pub async fn list_users() -> Result<Vec<UserRow>, AppError> {
     let admin = crate::ssr::require_admin().await?;
-    let users = crate::ssr::context()?.store.list_users(admin.organization_id).await?;
+    let users = crate::ssr::context()?
+        .store
+        .list_users(admin.organization_id)
+        .await?;
     Ok(users
         .into_iter()
-        .map(|u| UserRow { email: u.email.to_string(), role: u.role, disabled: u.disabled_at.is_some() })
+        .map(|u| UserRow {
+            email: u.email.to_string(),
+            role: u.role,
+            disabled: u.disabled_at.is_some(),
+        })
         .collect())
 }

@@ -4,7 +4,11 @@ use leptos_meta::Title;
 
 /// A page's title bar and body.
 #[component]
-pub fn Page(title: &'static str, #[prop(optional)] subtitle: &'static str, children: Children) -> impl IntoView {
+pub fn Page(
+    title: &'static str,
+    #[prop(optional)] subtitle: &'static str,
+    children: Children,
+) -> impl IntoView {
     view! {
         <Title text=title />
         <div class="mx-auto max-w-5xl">

@@ -30,7 +30,12 @@ pub struct SignedIn {
 }
 
 /// Checks an email and password and opens a session.
-pub async fn sign_in(store: &Store, email: &str, password: &str, now: Timestamp) -> Result<SignedIn, SignInError> {
+pub async fn sign_in(
+    store: &Store,
+    email: &str,
+    password: &str,
+    now: Timestamp,
+) -> Result<SignedIn, SignInError> {
     let Ok(email) = Email::parse(email) else {
         PasswordHash::spend_verification_time(password);
         return Err(SignInError::InvalidCredentials);
@@ -44,12 +49,22 @@ pub async fn sign_in(store: &Store, email: &str, password: &str, now: Timestamp)
     }
     let token = SessionToken::generate();
     let expires_at = now.saturating_add(SESSION_LIFETIME);
-    store.create_session(user.id, &token.hash(), now, expires_at).await?;
-    Ok(SignedIn { user, token, expires_at })
+    store
+        .create_session(user.id, &token.hash(), now, expires_at)
+        .await?;
+    Ok(SignedIn {
+        user,
+        token,
+        expires_at,
+    })
 }
 
 /// The user a browser session belongs to, if the session is valid now.
-pub async fn session_user(store: &Store, token: &str, now: Timestamp) -> Result<Option<User>, StoreError> {
+pub async fn session_user(
+    store: &Store,
+    token: &str,
+    now: Timestamp,
+) -> Result<Option<User>, StoreError> {
     store.session_user(&SessionToken::hash_of(token), now).await
 }
 

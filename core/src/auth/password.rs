@@ -26,10 +26,14 @@ impl Password {
     pub fn new(password: &str) -> Result<Self, PasswordError> {
         let chars = password.chars().count();
         if chars < Self::MIN_CHARS {
-            return Err(PasswordError::TooShort { min: Self::MIN_CHARS });
+            return Err(PasswordError::TooShort {
+                min: Self::MIN_CHARS,
+            });
         }
         if chars > Self::MAX_CHARS {
-            return Err(PasswordError::TooLong { max: Self::MAX_CHARS });
+            return Err(PasswordError::TooLong {
+                max: Self::MAX_CHARS,
+            });
         }
         Ok(Self(password.to_owned()))
     }
@@ -66,7 +70,9 @@ impl PasswordHash {
     /// Argon2 compares in constant time; a hash that fails to parse never matches.
     pub fn verify(&self, password: &str) -> bool {
         match argon2::PasswordHash::new(&self.0) {
-            Ok(hash) => Argon2::default().verify_password(password.as_bytes(), &hash).is_ok(),
+            Ok(hash) => Argon2::default()
+                .verify_password(password.as_bytes(), &hash)
+                .is_ok(),
             Err(_) => false,
         }
     }
@@ -94,7 +100,10 @@ mod tests {
 
     #[test]
     fn a_hash_verifies_its_password_and_nothing_else() {
-        let hash = Password::new("correct horse battery").unwrap().hash().unwrap();
+        let hash = Password::new("correct horse battery")
+            .unwrap()
+            .hash()
+            .unwrap();
         assert!(hash.as_phc().starts_with("$argon2id$"));
         assert!(hash.verify("correct horse battery"));
         assert!(!hash.verify("correct horse battery "));
@@ -110,14 +119,20 @@ mod tests {
 
     #[test]
     fn the_policy_bounds_length() {
-        assert_eq!(Password::new("short").err(), Some(PasswordError::TooShort { min: 8 }));
+        assert_eq!(
+            Password::new("short").err(),
+            Some(PasswordError::TooShort { min: 8 })
+        );
         assert!(Password::new(&"x".repeat(1025)).is_err());
         assert!(Password::new("eight ch").is_ok());
     }
 
     #[test]
     fn corrupt_hashes_are_rejected_when_read() {
-        assert_eq!(PasswordHash::from_phc("plaintext".into()).err(), Some(PasswordError::CorruptHash));
+        assert_eq!(
+            PasswordHash::from_phc("plaintext".into()).err(),
+            Some(PasswordError::CorruptHash)
+        );
         assert!(!PasswordHash("plaintext".into()).verify("plaintext"));
     }
 
@@ -125,6 +140,9 @@ mod tests {
     fn debug_output_hides_secrets() {
         let password = Password::new("hunter2hunter2").unwrap();
         let hash = password.hash().unwrap();
-        assert_eq!(format!("{password:?} {hash:?}"), "Password(***) PasswordHash(***)");
+        assert_eq!(
+            format!("{password:?} {hash:?}"),
+            "Password(***) PasswordHash(***)"
+        );
     }
 }

@@ -54,7 +54,11 @@ mod tests {
         let b = SessionToken::generate();
         assert_ne!(a.expose(), b.expose());
         assert_eq!(a.expose().len(), 43);
-        assert!(a.expose().chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_'));
+        assert!(
+            a.expose()
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+        );
     }
 
     #[test]

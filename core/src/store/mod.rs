@@ -34,7 +34,10 @@ pub enum StoreError {
     #[error("unsupported metadata database URL `{0}`: use sqlite://PATH or postgres://...")]
     UnsupportedUrl(String),
     #[error("cannot create the directory for the SQLite database at {path}: {source}")]
-    CreateDir { path: String, source: std::io::Error },
+    CreateDir {
+        path: String,
+        source: std::io::Error,
+    },
     #[error("cannot connect to the metadata database: {0}")]
     Connect(#[source] sqlx::Error),
     #[error("migrating the metadata database failed: {0}")]
@@ -44,7 +47,10 @@ pub enum StoreError {
     #[error("{0} does not exist")]
     NotFound(&'static str),
     #[error("the metadata database holds an invalid {column}: {detail}")]
-    Corrupt { column: &'static str, detail: String },
+    Corrupt {
+        column: &'static str,
+        detail: String,
+    },
     #[error("metadata database error: {0}")]
     Database(#[from] sqlx::Error),
 }
@@ -79,7 +85,9 @@ impl Store {
         } else if url.starts_with("postgres://") || url.starts_with("postgresql://") {
             Backend::Postgres
         } else {
-            return Err(StoreError::UnsupportedUrl(crate::project::redact_url_password(url)));
+            return Err(StoreError::UnsupportedUrl(
+                crate::project::redact_url_password(url),
+            ));
         };
         let url = match backend {
             Backend::Sqlite => prepare_sqlite_url(url)?,
@@ -97,7 +105,9 @@ impl Store {
             .map_err(StoreError::Connect)?;
         if backend == Backend::Sqlite {
             // Readers no longer block the writer. The setting lives in the file.
-            sqlx::query("PRAGMA journal_mode = WAL").execute(&pool).await?;
+            sqlx::query("PRAGMA journal_mode = WAL")
+                .execute(&pool)
+                .await?;
         }
         Ok(Self { pool, backend })
     }
@@ -145,18 +155,29 @@ fn prepare_sqlite_url(url: &str) -> Result<String, StoreError> {
             source,
         })?;
     }
-    let query = if query.contains("mode=") { query.to_owned() } else { join_query(query, "mode=rwc") };
+    let query = if query.contains("mode=") {
+        query.to_owned()
+    } else {
+        join_query(query, "mode=rwc")
+    };
     Ok(format!("sqlite://{path}?{query}"))
 }
 
 fn join_query(query: &str, param: &str) -> String {
-    if query.is_empty() { param.to_owned() } else { format!("{query}&{param}") }
+    if query.is_empty() {
+        param.to_owned()
+    } else {
+        format!("{query}&{param}")
+    }
 }
 
 /// Reads a UUID stored as text.
 fn uuid_column(row: &AnyRow, column: &'static str) -> Result<Uuid, StoreError> {
     let text: String = row.try_get(column)?;
-    Uuid::parse_str(&text).map_err(|e| StoreError::Corrupt { column, detail: e.to_string() })
+    Uuid::parse_str(&text).map_err(|e| StoreError::Corrupt {
+        column,
+        detail: e.to_string(),
+    })
 }
 
 /// Reads a text column holding one of an enum's names.
@@ -166,7 +187,10 @@ where
     T::Err: std::fmt::Display,
 {
     let text: String = row.try_get(column)?;
-    text.parse().map_err(|e: T::Err| StoreError::Corrupt { column, detail: e.to_string() })
+    text.parse().map_err(|e: T::Err| StoreError::Corrupt {
+        column,
+        detail: e.to_string(),
+    })
 }
 
 #[cfg(test)]
@@ -180,13 +204,21 @@ mod tests {
         let url = prepare_sqlite_url(&format!("sqlite://{}", path.display())).unwrap();
         assert_eq!(url, format!("sqlite://{}?mode=rwc", path.display()));
         assert!(path.parent().unwrap().is_dir());
-        assert_eq!(prepare_sqlite_url("sqlite:x.db?mode=ro").unwrap(), "sqlite://x.db?mode=ro");
-        assert!(matches!(prepare_sqlite_url("sqlite://"), Err(StoreError::UnsupportedUrl(_))));
+        assert_eq!(
+            prepare_sqlite_url("sqlite:x.db?mode=ro").unwrap(),
+            "sqlite://x.db?mode=ro"
+        );
+        assert!(matches!(
+            prepare_sqlite_url("sqlite://"),
+            Err(StoreError::UnsupportedUrl(_))
+        ));
     }
 
     #[tokio::test]
     async fn unknown_schemes_are_refused_without_leaking_passwords() {
-        let err = Store::connect("mysql://root:hunter2@db/x").await.unwrap_err();
+        let err = Store::connect("mysql://root:hunter2@db/x")
+            .await
+            .unwrap_err();
         assert!(matches!(err, StoreError::UnsupportedUrl(_)));
         assert!(!err.to_string().contains("hunter2"), "{err}");
     }

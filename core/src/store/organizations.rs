@@ -6,8 +6,16 @@ use sqlx::any::AnyRow;
 use uuid::Uuid;
 
 impl Store {
-    pub async fn create_organization(&self, name: &str, now: Timestamp) -> Result<Organization, StoreError> {
-        let organization = Organization { id: Uuid::new_v4(), name: name.to_owned(), created_at: now };
+    pub async fn create_organization(
+        &self,
+        name: &str,
+        now: Timestamp,
+    ) -> Result<Organization, StoreError> {
+        let organization = Organization {
+            id: Uuid::new_v4(),
+            name: name.to_owned(),
+            created_at: now,
+        };
         sqlx::query("INSERT INTO organizations (id, name, created_at) VALUES ($1, $2, $3)")
             .bind(organization.id.to_string())
             .bind(&organization.name)
@@ -19,11 +27,13 @@ impl Store {
 
     /// The oldest organization: the one a single-tenant installation uses.
     pub async fn first_organization(&self) -> Result<Option<Organization>, StoreError> {
-        sqlx::query("SELECT id, name, created_at FROM organizations ORDER BY created_at, id LIMIT 1")
-            .fetch_optional(&self.pool)
-            .await?
-            .map(|row| organization_from_row(&row))
-            .transpose()
+        sqlx::query(
+            "SELECT id, name, created_at FROM organizations ORDER BY created_at, id LIMIT 1",
+        )
+        .fetch_optional(&self.pool)
+        .await?
+        .map(|row| organization_from_row(&row))
+        .transpose()
     }
 }
 

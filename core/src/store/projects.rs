@@ -57,7 +57,10 @@ impl Store {
     }
 
     pub async fn list_projects(&self, organization_id: Uuid) -> Result<Vec<Project>, StoreError> {
-        sqlx::query(concat!(select_projects!(), "WHERE p.organization_id = $1 ORDER BY p.name, p.id"))
+        sqlx::query(concat!(
+            select_projects!(),
+            "WHERE p.organization_id = $1 ORDER BY p.name, p.id"
+        ))
         .bind(organization_id.to_string())
         .fetch_all(&self.pool)
         .await?
@@ -67,8 +70,15 @@ impl Store {
     }
 
     /// A project, looked up within one organization only.
-    pub async fn project(&self, organization_id: Uuid, id: Uuid) -> Result<Option<Project>, StoreError> {
-        sqlx::query(concat!(select_projects!(), "WHERE p.organization_id = $1 AND p.id = $2"))
+    pub async fn project(
+        &self,
+        organization_id: Uuid,
+        id: Uuid,
+    ) -> Result<Option<Project>, StoreError> {
+        sqlx::query(concat!(
+            select_projects!(),
+            "WHERE p.organization_id = $1 AND p.id = $2"
+        ))
         .bind(organization_id.to_string())
         .bind(id.to_string())
         .fetch_optional(&self.pool)

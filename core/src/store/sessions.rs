@@ -24,7 +24,11 @@ impl Store {
     }
 
     /// The enabled user behind an unexpired session.
-    pub async fn session_user(&self, token_hash: &SessionTokenHash, now: Timestamp) -> Result<Option<User>, StoreError> {
+    pub async fn session_user(
+        &self,
+        token_hash: &SessionTokenHash,
+        now: Timestamp,
+    ) -> Result<Option<User>, StoreError> {
         sqlx::query(
             "SELECT u.id, u.organization_id, u.email, u.role, u.created_at, u.disabled_at \
              FROM sessions s JOIN users u ON u.id = s.user_id \
@@ -39,13 +43,19 @@ impl Store {
     }
 
     pub async fn delete_session(&self, token_hash: &SessionTokenHash) -> Result<(), StoreError> {
-        sqlx::query("DELETE FROM sessions WHERE token_hash = $1").bind(&token_hash.0).execute(&self.pool).await?;
+        sqlx::query("DELETE FROM sessions WHERE token_hash = $1")
+            .bind(&token_hash.0)
+            .execute(&self.pool)
+            .await?;
         Ok(())
     }
 
     /// Removes sessions that ended before `now`; returns how many.
     pub async fn delete_expired_sessions(&self, now: Timestamp) -> Result<u64, StoreError> {
-        let done = sqlx::query("DELETE FROM sessions WHERE expires_at <= $1").bind(now.as_millis()).execute(&self.pool).await?;
+        let done = sqlx::query("DELETE FROM sessions WHERE expires_at <= $1")
+            .bind(now.as_millis())
+            .execute(&self.pool)
+            .await?;
         Ok(done.rows_affected())
     }
 }

@@ -47,40 +47,62 @@ impl Store {
     }
 
     pub async fn count_users(&self) -> Result<i64, StoreError> {
-        Ok(sqlx::query("SELECT COUNT(*) AS n FROM users").fetch_one(&self.pool).await?.try_get("n")?)
+        Ok(sqlx::query("SELECT COUNT(*) AS n FROM users")
+            .fetch_one(&self.pool)
+            .await?
+            .try_get("n")?)
     }
 
     pub async fn user(&self, id: Uuid) -> Result<Option<User>, StoreError> {
-        sqlx::query(concat!("SELECT ", user_columns!(), " FROM users WHERE id = $1"))
-            .bind(id.to_string())
-            .fetch_optional(&self.pool)
-            .await?
-            .map(|row| user_from_row(&row))
-            .transpose()
+        sqlx::query(concat!(
+            "SELECT ",
+            user_columns!(),
+            " FROM users WHERE id = $1"
+        ))
+        .bind(id.to_string())
+        .fetch_optional(&self.pool)
+        .await?
+        .map(|row| user_from_row(&row))
+        .transpose()
     }
 
     /// The user with this email and their password hash, for signing in.
-    pub async fn user_credentials(&self, email: &Email) -> Result<Option<(User, PasswordHash)>, StoreError> {
-        let Some(row) = sqlx::query(concat!("SELECT ", user_columns!(), ", password_hash FROM users WHERE email = $1"))
-            .bind(email.as_str())
-            .fetch_optional(&self.pool)
-            .await?
+    pub async fn user_credentials(
+        &self,
+        email: &Email,
+    ) -> Result<Option<(User, PasswordHash)>, StoreError> {
+        let Some(row) = sqlx::query(concat!(
+            "SELECT ",
+            user_columns!(),
+            ", password_hash FROM users WHERE email = $1"
+        ))
+        .bind(email.as_str())
+        .fetch_optional(&self.pool)
+        .await?
         else {
             return Ok(None);
         };
-        let hash = PasswordHash::from_phc(row.try_get("password_hash")?)
-            .map_err(|e| StoreError::Corrupt { column: "users.password_hash", detail: e.to_string() })?;
+        let hash = PasswordHash::from_phc(row.try_get("password_hash")?).map_err(|e| {
+            StoreError::Corrupt {
+                column: "users.password_hash",
+                detail: e.to_string(),
+            }
+        })?;
         Ok(Some((user_from_row(&row)?, hash)))
     }
 
     pub async fn list_users(&self, organization_id: Uuid) -> Result<Vec<User>, StoreError> {
-        sqlx::query(concat!("SELECT ", user_columns!(), " FROM users WHERE organization_id = $1 ORDER BY email"))
-            .bind(organization_id.to_string())
-            .fetch_all(&self.pool)
-            .await?
-            .iter()
-            .map(user_from_row)
-            .collect()
+        sqlx::query(concat!(
+            "SELECT ",
+            user_columns!(),
+            " FROM users WHERE organization_id = $1 ORDER BY email"
+        ))
+        .bind(organization_id.to_string())
+        .fetch_all(&self.pool)
+        .await?
+        .iter()
+        .map(user_from_row)
+        .collect()
     }
 }
 
@@ -89,9 +111,14 @@ pub(super) fn user_from_row(row: &AnyRow) -> Result<User, StoreError> {
     Ok(User {
         id: uuid_column(row, "id")?,
         organization_id: uuid_column(row, "organization_id")?,
-        email: Email::parse(&email).map_err(|e| StoreError::Corrupt { column: "users.email", detail: e.to_string() })?,
+        email: Email::parse(&email).map_err(|e| StoreError::Corrupt {
+            column: "users.email",
+            detail: e.to_string(),
+        })?,
         role: parsed_column::<Role>(row, "role")?,
         created_at: Timestamp::from_millis(row.try_get("created_at")?),
-        disabled_at: row.try_get::<Option<i64>, _>("disabled_at")?.map(Timestamp::from_millis),
+        disabled_at: row
+            .try_get::<Option<i64>, _>("disabled_at")?
+            .map(Timestamp::from_millis),
     })
 }

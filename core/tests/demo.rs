@@ -1,0 +1,84 @@
+//! The demo warehouse is real TPC-H data, written atomically.
+
+use cassis_core::demo::{self, DemoError};
+use sqlx::{Connection, Row, SqliteConnection};
+
+#[tokio::test]
+async fn the_warehouse_holds_every_tpch_table_at_the_requested_scale() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("w/wholesale.sqlite");
+    let mut progress = Vec::new();
+    let mut record = |table: &str, rows: u64| progress.push((table.to_owned(), rows));
+    demo::generate_warehouse(&path, 0.01, &mut record)
+        .await
+        .unwrap();
+
+    let tables: Vec<&str> = progress.iter().map(|(t, _)| t.as_str()).collect();
+    assert_eq!(
+        tables,
+        [
+            "region", "nation", "part", "supplier", "partsupp", "customer", "orders", "lineitem"
+        ]
+    );
+    assert!(!path.with_extension("partial").exists());
+
+    let mut conn = SqliteConnection::connect(&demo::warehouse_url(&path))
+        .await
+        .unwrap();
+    for (table, expected) in [
+        ("region", 5),
+        ("nation", 25),
+        ("supplier", 100),
+        ("customer", 1_500),
+        ("orders", 15_000),
+    ] {
+        let sql = match table {
+            "region" => "SELECT COUNT(*) AS n FROM region",
+            "nation" => "SELECT COUNT(*) AS n FROM nation",
+            "supplier" => "SELECT COUNT(*) AS n FROM supplier",
+            "customer" => "SELECT COUNT(*) AS n FROM customer",
+            _ => "SELECT COUNT(*) AS n FROM orders",
+        };
+        let n: i64 = sqlx::query(sql)
+            .fetch_one(&mut conn)
+            .await
+            .unwrap()
+            .get("n");
+        assert_eq!(n, expected, "{table}");
+        assert!(progress.contains(&(table.to_owned(), expected as u64)));
+    }
+    // Line items join to orders and carry money and dates a business user expects.
+    let row = sqlx::query(
+        "SELECT COUNT(*) AS n, MIN(l_shipdate) AS first, SUM(l_extendedprice * (1 - l_discount)) AS revenue \
+         FROM lineitem JOIN orders ON o_orderkey = l_orderkey",
+    )
+    .fetch_one(&mut conn)
+    .await
+    .unwrap();
+    assert!(row.get::<i64, _>("n") > 55_000);
+    assert!(row.get::<String, _>("first").starts_with("1992-"));
+    assert!(row.get::<f64, _>("revenue") > 1.0e8);
+    let nation: String = sqlx::query("SELECT n_name FROM nation WHERE n_nationkey = 7")
+        .fetch_one(&mut conn)
+        .await
+        .unwrap()
+        .get(0);
+    assert_eq!(nation, "GERMANY");
+
+    // The URL Cassis uses is read-only.
+    let write = sqlx::query("DELETE FROM region").execute(&mut conn).await;
+    assert!(write.is_err(), "the demo warehouse URL must be read-only");
+}
+
+#[tokio::test]
+async fn scale_factors_outside_the_supported_range_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut ignore = |_: &str, _: u64| {};
+    for sf in [0.001, 11.0] {
+        let err = demo::generate_warehouse(&dir.path().join("w.sqlite"), sf, &mut ignore)
+            .await
+            .unwrap_err();
+        assert!(matches!(err, DemoError::ScaleFactor(_)), "{err}");
+    }
+    assert!(!dir.path().join("w.sqlite").exists());
+}

@@ -1,0 +1,76 @@
+import { test, expect, type Page } from '@playwright/test';
+import * as path from 'node:path';
+
+const email = process.env.CASSIS_E2E_EMAIL ?? 'admin@example.com';
+const password = process.env.CASSIS_E2E_PASSWORD ?? '';
+const screenshots = path.join(__dirname, '..', 'screenshots');
+
+async function openLoginPage(page: Page) {
+  await page.goto('/login');
+  // Set by the app once WebAssembly has hydrated the page.
+  await expect(page.locator('body')).toHaveAttribute('data-hydrated', 'true');
+}
+
+test('a visitor without a session is sent to the login page', async ({ page }) => {
+  await page.goto('/projects');
+  await expect(page).toHaveURL(/\/login$/);
+  await expect(page.getByRole('heading', { name: 'Sign in to Cassis' })).toBeVisible();
+});
+
+test('a wrong password is refused in place, keeping the email typed', async ({ page }) => {
+  await openLoginPage(page);
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Password').fill('not-the-password');
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await expect(page.getByRole('alert')).toHaveText('Incorrect email or password.');
+  await expect(page).toHaveURL(/\/login$/);
+  await expect(page.getByLabel('Email')).toHaveValue(email);
+});
+
+test('an admin signs in, finds the demo project, moves around and signs out', async ({ page, context }) => {
+  await openLoginPage(page);
+  // Tailwind's stylesheet is served and applied.
+  const buttonColor = await page
+    .getByRole('button', { name: 'Sign in' })
+    .evaluate((button) => getComputedStyle(button).backgroundColor);
+  expect(buttonColor).not.toBe('rgba(0, 0, 0, 0)');
+
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Password').fill(password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+
+  await expect(page).toHaveURL(/\/$/);
+  await expect(page.getByRole('heading', { name: 'Projects' })).toBeVisible();
+  await expect(page.getByTestId('projects')).toContainText('Wholesale');
+  await expect(page.getByTestId('projects')).toContainText('sqlite · connected');
+  await expect(page.getByTestId('signed-in-as')).toContainText(email);
+
+  const cookie = (await context.cookies()).find((c) => c.name === 'cassis_session');
+  expect(cookie?.httpOnly).toBe(true);
+  expect(cookie?.sameSite).toBe('Lax');
+
+  await page.screenshot({ path: path.join(screenshots, 'projects.png'), fullPage: true });
+
+  // Navigation happens in the hydrated app, without reloading the page.
+  await page.evaluate(() => ((window as unknown as { stillHere: boolean }).stillHere = true));
+  for (const [link, heading] of [
+    ['API keys', 'API keys'],
+    ['Users', 'Users'],
+    ['Settings', 'Settings'],
+    ['Projects', 'Projects'],
+  ]) {
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: link }).click();
+    await expect(page.getByRole('heading', { name: heading, level: 1 })).toBeVisible();
+  }
+  await page.getByRole('link', { name: 'Users' }).click();
+  await expect(page.getByTestId('users')).toContainText(email);
+  await page.getByRole('link', { name: 'Settings' }).click();
+  await expect(page.getByText(/\/mcp\/$/)).toBeVisible();
+  expect(await page.evaluate(() => (window as unknown as { stillHere?: boolean }).stillHere)).toBe(true);
+
+  await page.getByRole('button', { name: 'Sign out' }).click();
+  await expect(page).toHaveURL(/\/login$/);
+  await page.goto('/projects');
+  await expect(page).toHaveURL(/\/login$/);
+  await page.screenshot({ path: path.join(screenshots, 'login.png'), fullPage: true });
+});

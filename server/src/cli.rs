@@ -1,0 +1,174 @@
+//! The command line: global settings and the subcommands.
+
+use crate::config::LogFormat;
+use clap::builder::BoolishValueParser;
+use clap::{Args, Parser, Subcommand};
+use std::net::SocketAddr;
+use std::path::PathBuf;
+
+const AFTER_HELP: &str = "\
+Every setting is read from, in order of precedence: its flag, its CASSIS_*
+environment variable, the TOML file given by --config (keys are the flag
+names with underscores, e.g. public_url = \"https://cassis.example.com\"),
+then its default.
+
+Set only through the environment:
+  CASSIS_ADMIN_EMAIL     email of the first admin, created on first start
+                         [default: admin@cassis.local]
+  CASSIS_ADMIN_PASSWORD  password of the first admin; when unset, one is
+                         generated and printed once on first start
+  RUST_LOG               log filter, e.g. info or cassis=debug [default: info]";
+
+/// Cassis: ask business questions about your data, grounded in an ontology
+/// your data team curates. Serves the admin app and the MCP endpoint.
+#[derive(Debug, Parser)]
+#[command(name = "cassis", version, after_help = AFTER_HELP)]
+pub struct Cli {
+    #[command(flatten)]
+    pub settings: SettingsArgs,
+
+    /// What to do; `serve` when omitted.
+    #[command(subcommand)]
+    pub command: Option<Command>,
+}
+
+/// Settings shared by every subcommand.
+#[derive(Debug, Default, Args)]
+pub struct SettingsArgs {
+    /// TOML file to read settings from
+    #[arg(long, env = "CASSIS_CONFIG", global = true, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+
+    /// Directory for the SQLite metadata database and the demo warehouse [default: ./cassis-data]
+    #[arg(long, env = "CASSIS_DATA_DIR", global = true, value_name = "DIR")]
+    pub data_dir: Option<PathBuf>,
+
+    /// Metadata database: sqlite://PATH or postgres://USER:PASSWORD@HOST/DB; overrides the SQLite file in the data directory
+    #[arg(
+        long,
+        env = "CASSIS_DATABASE_URL",
+        global = true,
+        value_name = "URL",
+        hide_env_values = true
+    )]
+    pub database_url: Option<String>,
+
+    /// Address to listen on [default: 127.0.0.1:3000]
+    #[arg(long, env = "CASSIS_ADDR", global = true, value_name = "HOST:PORT")]
+    pub addr: Option<SocketAddr>,
+
+    /// Base URL users and MCP clients reach this server at; the MCP resource and OAuth metadata are built from it [default: http://ADDR]
+    #[arg(long, env = "CASSIS_PUBLIC_URL", global = true, value_name = "URL")]
+    pub public_url: Option<String>,
+
+    /// Directory of the built web assets (CSS, JS, WebAssembly) [default: $LEPTOS_SITE_ROOT, else target/site]
+    #[arg(long, env = "CASSIS_SITE_ROOT", global = true, value_name = "DIR")]
+    pub site_root: Option<PathBuf>,
+
+    /// Do not create the demo project on first start
+    #[arg(long, env = "CASSIS_NO_DEMO", global = true, num_args = 0..=1, default_missing_value = "true", value_parser = BoolishValueParser::new())]
+    pub no_demo: Option<bool>,
+
+    /// TPC-H scale factor of the demo warehouse, 0.01 to 10 [default: 0.01]
+    #[arg(
+        long,
+        env = "CASSIS_DEMO_SCALE_FACTOR",
+        global = true,
+        value_name = "SF"
+    )]
+    pub demo_scale_factor: Option<f64>,
+
+    /// Log line format [default: text]
+    #[arg(long, env = "CASSIS_LOG_FORMAT", global = true, value_enum)]
+    pub log_format: Option<LogFormat>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Run the server: admin app, MCP endpoint, health checks
+    Serve,
+    /// Apply pending metadata database migrations and exit
+    Migrate,
+    /// Print the effective settings after flags, environment and file, then exit
+    CheckConfig,
+    /// Manage users
+    #[command(subcommand)]
+    User(UserCommand),
+    /// Manage projects
+    #[command(subcommand)]
+    Project(ProjectCommand),
+}
+
+#[derive(Debug, Subcommand)]
+pub enum UserCommand {
+    /// Create a user in the organization; reads the password from standard input
+    Create {
+        /// The user's email, which they sign in with
+        #[arg(long)]
+        email: String,
+        /// admin, editor or viewer
+        #[arg(long, default_value = "viewer")]
+        role: cassis_core::account::Role,
+    },
+    /// List the organization's users
+    List,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ProjectCommand {
+    /// List the organization's projects
+    List {
+        /// Print JSON instead of a table
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn the_command_line_is_well_formed() {
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn settings_may_follow_the_subcommand() {
+        let cli = Cli::try_parse_from([
+            "cassis",
+            "project",
+            "list",
+            "--data-dir",
+            "/tmp/x",
+            "--no-demo",
+        ])
+        .unwrap();
+        assert_eq!(cli.settings.data_dir, Some(PathBuf::from("/tmp/x")));
+        assert_eq!(cli.settings.no_demo, Some(true));
+        assert!(matches!(
+            cli.command,
+            Some(Command::Project(ProjectCommand::List { json: false }))
+        ));
+    }
+
+    #[test]
+    fn no_subcommand_means_serve() {
+        let cli = Cli::try_parse_from(["cassis", "--addr", "127.0.0.1:4000"]).unwrap();
+        assert!(cli.command.is_none());
+        assert_eq!(cli.settings.addr, Some("127.0.0.1:4000".parse().unwrap()));
+    }
+
+    #[test]
+    fn bad_roles_are_refused_by_the_parser() {
+        let err = Cli::try_parse_from([
+            "cassis", "user", "create", "--email", "a@b.c", "--role", "owner",
+        ])
+        .unwrap_err();
+        assert!(
+            err.to_string().contains("expected admin, editor or viewer"),
+            "{err}"
+        );
+    }
+}

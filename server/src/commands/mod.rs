@@ -1,0 +1,23 @@
+//! One module per subcommand group; each opens the store it needs.
+
+pub mod project;
+pub mod serve;
+pub mod user;
+
+use crate::config::Settings;
+use anyhow::Context;
+use cassis_core::store::Store;
+
+/// Connects to the metadata database and brings its schema up to date.
+pub async fn open_store(settings: &Settings) -> anyhow::Result<Store> {
+    let store = Store::connect(&settings.database_url)
+        .await
+        .with_context(|| {
+            format!(
+                "opening {}",
+                cassis_core::project::redact_url_password(&settings.database_url)
+            )
+        })?;
+    store.migrate().await?;
+    Ok(store)
+}

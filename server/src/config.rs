@@ -1,0 +1,269 @@
+//! Effective settings: flags over `CASSIS_*` environment variables (both
+//! handled by clap) over the TOML file over defaults.
+
+use crate::cli::SettingsArgs;
+use cassis_core::demo;
+use serde::{Deserialize, Serialize};
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+
+pub const DEFAULT_ADDR: &str = "127.0.0.1:3000";
+pub const DEFAULT_DATA_DIR: &str = "cassis-data";
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum LogFormat {
+    /// Human-readable lines
+    #[default]
+    Text,
+    /// One JSON object per line, for log collectors
+    Json,
+}
+
+/// The settings file: every key optional, unknown keys refused so a typo
+/// cannot silently fall back to a default.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FileSettings {
+    data_dir: Option<PathBuf>,
+    database_url: Option<String>,
+    addr: Option<SocketAddr>,
+    public_url: Option<String>,
+    site_root: Option<PathBuf>,
+    no_demo: Option<bool>,
+    demo_scale_factor: Option<f64>,
+    log_format: Option<LogFormat>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Settings {
+    pub data_dir: PathBuf,
+    pub database_url: String,
+    pub addr: SocketAddr,
+    /// Without a trailing slash, so paths can be appended.
+    pub public_url: String,
+    pub site_root: PathBuf,
+    /// `None` when the demo project is disabled.
+    pub demo_scale_factor: Option<f64>,
+    pub log_format: LogFormat,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    #[error("cannot read the settings file {path}: {source}")]
+    ReadFile {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("the settings file {path} is invalid: {message}")]
+    ParseFile { path: PathBuf, message: String },
+    #[error("the public URL `{0}` is not an absolute http:// or https:// URL")]
+    PublicUrl(String),
+    #[error("the public URL `{0}` must not carry a query or fragment")]
+    PublicUrlExtras(String),
+    #[error("the demo scale factor must be between {min} and {max}, not {value}", min = demo::MIN_SCALE_FACTOR, max = demo::MAX_SCALE_FACTOR)]
+    DemoScaleFactor { value: f64 },
+}
+
+impl Settings {
+    pub fn resolve(args: &SettingsArgs) -> Result<Self, ConfigError> {
+        let file = match &args.config {
+            Some(path) => read_file(path)?,
+            None => FileSettings::default(),
+        };
+        let data_dir = args
+            .data_dir
+            .clone()
+            .or(file.data_dir)
+            .unwrap_or_else(|| PathBuf::from(DEFAULT_DATA_DIR));
+        let database_url = args
+            .database_url
+            .clone()
+            .or(file.database_url)
+            .unwrap_or_else(|| format!("sqlite://{}", data_dir.join("cassis.sqlite").display()));
+        let addr = args
+            .addr
+            .or(file.addr)
+            .unwrap_or_else(|| DEFAULT_ADDR.parse().expect("valid default address"));
+        let public_url = match args.public_url.clone().or(file.public_url) {
+            Some(url) => normalize_public_url(&url)?,
+            None => format!("http://{addr}"),
+        };
+        let site_root = args
+            .site_root
+            .clone()
+            .or(file.site_root)
+            .or_else(|| std::env::var_os("LEPTOS_SITE_ROOT").map(PathBuf::from))
+            .unwrap_or_else(|| PathBuf::from("target/site"));
+        let no_demo = args.no_demo.or(file.no_demo).unwrap_or(false);
+        let scale_factor = args
+            .demo_scale_factor
+            .or(file.demo_scale_factor)
+            .unwrap_or(demo::DEFAULT_SCALE_FACTOR);
+        if !(demo::MIN_SCALE_FACTOR..=demo::MAX_SCALE_FACTOR).contains(&scale_factor) {
+            return Err(ConfigError::DemoScaleFactor {
+                value: scale_factor,
+            });
+        }
+        Ok(Settings {
+            data_dir,
+            database_url,
+            addr,
+            public_url,
+            site_root,
+            demo_scale_factor: (!no_demo).then_some(scale_factor),
+            log_format: args.log_format.or(file.log_format).unwrap_or_default(),
+        })
+    }
+
+    /// The settings as TOML, with any database password masked.
+    pub fn to_redacted_toml(&self) -> String {
+        let mut shown = self.clone();
+        shown.database_url = cassis_core::project::redact_url_password(&self.database_url);
+        toml::to_string(&shown).expect("settings serialize to TOML")
+    }
+}
+
+fn read_file(path: &Path) -> Result<FileSettings, ConfigError> {
+    let text = std::fs::read_to_string(path).map_err(|source| ConfigError::ReadFile {
+        path: path.to_owned(),
+        source,
+    })?;
+    toml::from_str(&text).map_err(|e| ConfigError::ParseFile {
+        path: path.to_owned(),
+        message: e.to_string(),
+    })
+}
+
+fn normalize_public_url(input: &str) -> Result<String, ConfigError> {
+    let url =
+        url::Url::parse(input.trim()).map_err(|_| ConfigError::PublicUrl(input.to_owned()))?;
+    if !matches!(url.scheme(), "http" | "https") || url.host_str().is_none() {
+        return Err(ConfigError::PublicUrl(input.to_owned()));
+    }
+    if url.query().is_some() || url.fragment().is_some() {
+        return Err(ConfigError::PublicUrlExtras(input.to_owned()));
+    }
+    Ok(url.as_str().trim_end_matches('/').to_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args_with_file(contents: &str) -> (SettingsArgs, tempfile::TempDir) {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("cassis.toml");
+        std::fs::write(&path, contents).unwrap();
+        (
+            SettingsArgs {
+                config: Some(path),
+                ..SettingsArgs::default()
+            },
+            dir,
+        )
+    }
+
+    #[test]
+    fn defaults_put_everything_in_the_data_directory() {
+        let settings = Settings::resolve(&SettingsArgs {
+            site_root: Some("site".into()),
+            ..Default::default()
+        })
+        .unwrap();
+        assert_eq!(settings.addr, DEFAULT_ADDR.parse().unwrap());
+        assert_eq!(settings.database_url, "sqlite://cassis-data/cassis.sqlite");
+        assert_eq!(settings.public_url, "http://127.0.0.1:3000");
+        assert_eq!(settings.demo_scale_factor, Some(0.01));
+    }
+
+    #[test]
+    fn the_file_fills_what_flags_leave_open() {
+        let (mut args, _dir) = args_with_file(
+            "addr = \"0.0.0.0:8080\"\ndata_dir = \"/srv/cassis\"\npublic_url = \"https://cassis.example.com/\"\nno_demo = true\n",
+        );
+        args.addr = Some("127.0.0.1:9000".parse().unwrap());
+        let settings = Settings::resolve(&args).unwrap();
+        assert_eq!(
+            settings.addr,
+            "127.0.0.1:9000".parse().unwrap(),
+            "a flag beats the file"
+        );
+        assert_eq!(settings.database_url, "sqlite:///srv/cassis/cassis.sqlite");
+        assert_eq!(
+            settings.public_url, "https://cassis.example.com",
+            "trailing slash removed"
+        );
+        assert_eq!(settings.demo_scale_factor, None);
+    }
+
+    #[test]
+    fn a_database_url_overrides_the_data_directory_file() {
+        let args = SettingsArgs {
+            database_url: Some("postgres://u:p@db/cassis".into()),
+            ..Default::default()
+        };
+        let settings = Settings::resolve(&args).unwrap();
+        assert_eq!(settings.database_url, "postgres://u:p@db/cassis");
+        assert!(
+            settings
+                .to_redacted_toml()
+                .contains("postgres://u:***@db/cassis")
+        );
+        assert!(!settings.to_redacted_toml().contains(":p@"));
+    }
+
+    #[test]
+    fn file_errors_name_the_file_and_the_line() {
+        let (args, _dir) = args_with_file("addr = \"0.0.0.0:8080\"\npublic_ulr = \"https://x\"\n");
+        let err = Settings::resolve(&args).unwrap_err().to_string();
+        assert!(err.contains("cassis.toml"), "{err}");
+        assert!(err.contains("line 2"), "{err}");
+        assert!(err.contains("public_ulr"), "{err}");
+
+        let missing = SettingsArgs {
+            config: Some("/nonexistent/cassis.toml".into()),
+            ..Default::default()
+        };
+        assert!(matches!(
+            Settings::resolve(&missing),
+            Err(ConfigError::ReadFile { .. })
+        ));
+    }
+
+    #[test]
+    fn public_urls_must_be_absolute_http() {
+        for bad in [
+            "cassis.example.com",
+            "ftp://x",
+            "https://x/?a=1",
+            "/relative",
+        ] {
+            let args = SettingsArgs {
+                public_url: Some(bad.into()),
+                ..Default::default()
+            };
+            assert!(Settings::resolve(&args).is_err(), "{bad}");
+        }
+        let args = SettingsArgs {
+            public_url: Some("https://example.com/cassis/".into()),
+            ..Default::default()
+        };
+        assert_eq!(
+            Settings::resolve(&args).unwrap().public_url,
+            "https://example.com/cassis"
+        );
+    }
+
+    #[test]
+    fn scale_factors_are_bounded() {
+        let args = SettingsArgs {
+            demo_scale_factor: Some(100.0),
+            ..Default::default()
+        };
+        assert!(matches!(
+            Settings::resolve(&args),
+            Err(ConfigError::DemoScaleFactor { .. })
+        ));
+    }
+}

@@ -1,0 +1,128 @@
+//! Pages of the admin app need a signed-in user; the login page and the
+//! assets it needs do not. Server functions check the session themselves,
+//! and only same-origin browsers may call them.
+
+use crate::clock;
+use crate::router::AppState;
+use axum::extract::{Request, State};
+use axum::http::Method;
+use axum::http::StatusCode;
+use axum::http::header::{HOST, ORIGIN};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Redirect, Response};
+use cassis_app::ssr::session_token;
+use cassis_core::auth;
+
+pub const LOGIN_PATH: &str = "/login";
+
+fn is_public(path: &str) -> bool {
+    path == LOGIN_PATH
+        || path.starts_with("/api/")
+        || path.starts_with("/pkg/")
+        // Static files from the assets directory, such as /favicon.ico.
+        || path.rsplit('/').next().is_some_and(|last| last.contains('.'))
+}
+
+pub async fn require_session(
+    State(state): State<AppState>,
+    request: Request,
+    next: Next,
+) -> Response {
+    let path = request.uri().path().to_owned();
+    if request.method() != Method::GET || (is_public(&path) && path != LOGIN_PATH) {
+        return next.run(request).await;
+    }
+    let user = match session_token(request.headers()) {
+        Some(token) => match auth::session_user(state.store(), &token, clock::now()).await {
+            Ok(user) => user,
+            Err(error) => {
+                tracing::error!(%error, "checking the session failed");
+                return axum::http::StatusCode::SERVICE_UNAVAILABLE.into_response();
+            }
+        },
+        None => None,
+    };
+    match (user, path == LOGIN_PATH) {
+        // Signed in already: the login page has nothing to offer.
+        (Some(_), true) => Redirect::to("/").into_response(),
+        (Some(_), false) | (None, true) => next.run(request).await,
+        (None, false) => Redirect::to(LOGIN_PATH).into_response(),
+    }
+}
+
+/// Refuses state-changing requests that a browser sent from another site.
+/// Together with the `SameSite=Lax` session cookie this makes every form and
+/// server function CSRF-safe without tokens in the markup.
+pub async fn same_origin_writes(
+    State(state): State<AppState>,
+    request: Request,
+    next: Next,
+) -> Response {
+    let safe = matches!(
+        *request.method(),
+        Method::GET | Method::HEAD | Method::OPTIONS
+    );
+    let origin = request.headers().get(ORIGIN).and_then(|v| v.to_str().ok());
+    let host = request.headers().get(HOST).and_then(|v| v.to_str().ok());
+    match origin {
+        Some(origin) if !safe && !origin_allowed(origin, host, &state.app.public_url) => {
+            tracing::warn!(origin, "refused a cross-site request");
+            (StatusCode::FORBIDDEN, "cross-site requests are not allowed").into_response()
+        }
+        _ => next.run(request).await,
+    }
+}
+
+/// An origin is ours when it is the public URL's, or when it names the host
+/// the request was sent to (the same server reached by another name, such as
+/// localhost for 127.0.0.1).
+fn origin_allowed(origin: &str, host: Option<&str>, public_url: &str) -> bool {
+    let public_origin = match url::Url::parse(public_url) {
+        Ok(url) => url.origin().ascii_serialization(),
+        Err(_) => return false,
+    };
+    if origin == public_origin {
+        return true;
+    }
+    let origin_host = origin.split_once("://").map(|(_, host)| host);
+    matches!((origin_host, host), (Some(a), Some(b)) if a.eq_ignore_ascii_case(b))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{is_public, origin_allowed};
+
+    #[test]
+    fn only_our_own_origins_may_write() {
+        let public = "https://cassis.example.com/base";
+        assert!(origin_allowed("https://cassis.example.com", None, public));
+        assert!(origin_allowed(
+            "http://localhost:3000",
+            Some("localhost:3000"),
+            public
+        ));
+        assert!(!origin_allowed(
+            "https://evil.example",
+            Some("cassis.example.com"),
+            public
+        ));
+        assert!(!origin_allowed("null", Some("cassis.example.com"), public));
+    }
+
+    #[test]
+    fn assets_and_server_functions_are_public_pages_are_not() {
+        for public in ["/login", "/api/login123", "/pkg/cassis.js", "/favicon.ico"] {
+            assert!(is_public(public), "{public}");
+        }
+        for private in [
+            "/",
+            "/projects",
+            "/keys",
+            "/users",
+            "/settings",
+            "/projects/abc",
+        ] {
+            assert!(!is_public(private), "{private}");
+        }
+    }
+}

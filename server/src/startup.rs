@@ -1,0 +1,131 @@
+//! What the server makes sure of before it listens: the organization, the
+//! first admin, and the demo project.
+
+use crate::clock;
+use anyhow::Context;
+use cassis_core::account::{Email, Organization, Role};
+use cassis_core::auth::Password;
+use cassis_core::demo;
+use cassis_core::project::{DataSource, Dialect, ProjectName};
+use cassis_core::store::{InstanceFlag, NewUser, Store};
+use std::path::Path;
+use std::time::Instant;
+
+pub const DEFAULT_ADMIN_EMAIL: &str = "admin@cassis.local";
+pub const DEMO_PROJECT_NAME: &str = "Wholesale";
+
+/// The organization of this installation, created on first use.
+pub async fn organization(store: &Store) -> anyhow::Result<Organization> {
+    if let Some(org) = store.first_organization().await? {
+        return Ok(org);
+    }
+    Ok(store.create_organization("Default", clock::now()).await?)
+}
+
+/// Who the first admin is and how their password is chosen.
+pub struct FirstAdmin {
+    pub email: Option<String>,
+    pub password: Option<String>,
+}
+
+impl FirstAdmin {
+    pub fn from_env() -> Self {
+        Self {
+            email: std::env::var("CASSIS_ADMIN_EMAIL")
+                .ok()
+                .filter(|s| !s.trim().is_empty()),
+            password: std::env::var("CASSIS_ADMIN_PASSWORD")
+                .ok()
+                .filter(|s| !s.is_empty()),
+        }
+    }
+}
+
+/// Creates the first admin when there are no users yet. A generated password
+/// is printed once to standard output, never to the log.
+pub async fn first_admin(
+    store: &Store,
+    org: &Organization,
+    admin: FirstAdmin,
+) -> anyhow::Result<()> {
+    if store.count_users().await? > 0 {
+        return Ok(());
+    }
+    let email = Email::parse(admin.email.as_deref().unwrap_or(DEFAULT_ADMIN_EMAIL))
+        .context("CASSIS_ADMIN_EMAIL")?;
+    let (password, generated) = match admin.password {
+        Some(password) => (password, false),
+        None => (generate_password(), true),
+    };
+    let password_hash = Password::new(&password)
+        .context("CASSIS_ADMIN_PASSWORD")?
+        .hash()?;
+    let new = NewUser {
+        organization_id: org.id,
+        email: email.clone(),
+        password_hash,
+        role: Role::Admin,
+    };
+    store.create_user(new, clock::now()).await?;
+    tracing::info!(%email, "created the first admin");
+    if generated {
+        println!(
+            "\n  First admin created. Sign in with:\n    email:    {email}\n    password: {password}\n  \
+             This password is shown only once.\n"
+        );
+    }
+    Ok(())
+}
+
+fn generate_password() -> String {
+    // 18 random bytes in base64url: 24 characters, 144 bits.
+    cassis_core::auth::SessionToken::generate().expose()[..24].to_owned()
+}
+
+/// Creates the demo project with its generated warehouse, once per
+/// installation: deleting it later does not bring it back.
+pub async fn demo_project(
+    store: &Store,
+    org: &Organization,
+    data_dir: &Path,
+    scale_factor: f64,
+) -> anyhow::Result<()> {
+    if store.flag_is_set(InstanceFlag::DemoProjectCreated).await? {
+        return Ok(());
+    }
+    let data_dir = std::path::absolute(data_dir).context("resolving the data directory")?;
+    let path = data_dir.join("wholesale.sqlite");
+    if !path.exists() {
+        tracing::info!(scale_factor, path = %path.display(), "generating the demo TPC-H warehouse");
+        let started = Instant::now();
+        let mut progress =
+            |table: &str, rows: u64| tracing::info!(table, rows, "demo warehouse: table written");
+        demo::generate_warehouse(&path, scale_factor, &mut progress).await?;
+        tracing::info!(
+            elapsed_ms = started.elapsed().as_millis() as u64,
+            "demo warehouse ready"
+        );
+    }
+    let source = DataSource {
+        dialect: Dialect::Sqlite,
+        connection_url: Some(demo::warehouse_url(&path)),
+    };
+    let name = ProjectName::parse(DEMO_PROJECT_NAME)?;
+    let description =
+        "Demo: a wholesale supplier's customers, orders, line items, parts and suppliers (TPC-H).";
+    match store
+        .create_project(org.id, &name, description, Some(source), clock::now())
+        .await
+    {
+        Ok(project) => tracing::info!(project = %project.id, "created the demo project"),
+        // A project of that name already exists: keep it rather than fail start-up.
+        Err(cassis_core::store::StoreError::Conflict(_)) => {
+            tracing::warn!(
+                "a project named {DEMO_PROJECT_NAME} already exists; not creating the demo project"
+            )
+        }
+        Err(e) => return Err(e.into()),
+    }
+    store.set_flag(InstanceFlag::DemoProjectCreated).await?;
+    Ok(())
+}

@@ -1,0 +1,146 @@
+//! Runs the real `cassis` binary, as users and scripts do.
+
+#![allow(dead_code)]
+
+use std::io::Write;
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+pub const ADMIN_EMAIL: &str = "admin@example.com";
+pub const ADMIN_PASSWORD: &str = "integration-password";
+
+/// A `cassis` command with no CASSIS_* settings inherited from the caller.
+pub fn cassis(data_dir: &Path) -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_cassis"));
+    for (key, _) in std::env::vars() {
+        if key.starts_with("CASSIS_") || key.starts_with("LEPTOS_") {
+            command.env_remove(key);
+        }
+    }
+    command
+        .arg("--data-dir")
+        .arg(data_dir)
+        .env("RUST_LOG", "info");
+    command
+}
+
+pub fn run_with_stdin(mut command: Command, stdin: &str) -> Output {
+    let mut child = command
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("cassis starts");
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(stdin.as_bytes())
+        .unwrap();
+    child.wait_with_output().unwrap()
+}
+
+pub fn stdout(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+pub fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+/// A running `cassis serve`, stopped with SIGTERM when dropped.
+pub struct Server {
+    pub child: Child,
+    pub url: String,
+    pub log: PathBuf,
+}
+
+impl Server {
+    /// Starts the server on a free port with the demo project at the
+    /// smallest scale, and waits until it is ready.
+    pub fn start(data_dir: &Path, configure: impl FnOnce(&mut Command)) -> Server {
+        let port = TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let log = data_dir.with_extension("log");
+        let mut command = cassis(data_dir);
+        command
+            .args([
+                "serve",
+                "--addr",
+                &format!("127.0.0.1:{port}"),
+                "--demo-scale-factor",
+                "0.01",
+            ])
+            .env("CASSIS_ADMIN_EMAIL", ADMIN_EMAIL)
+            .env("CASSIS_ADMIN_PASSWORD", ADMIN_PASSWORD)
+            .stdout(std::fs::File::create(data_dir.with_extension("stdout")).unwrap())
+            .stderr(std::fs::File::create(&log).unwrap());
+        configure(&mut command);
+        let child = command.spawn().expect("cassis serve starts");
+        let mut server = Server {
+            child,
+            url: format!("http://127.0.0.1:{port}"),
+            log,
+        };
+        server.wait_ready();
+        server
+    }
+
+    fn wait_ready(&mut self) {
+        let deadline = Instant::now() + Duration::from_secs(120);
+        while Instant::now() < deadline {
+            if let Ok(Some(status)) = self.child.try_wait() {
+                panic!(
+                    "the server exited with {status} before it was ready; its log:\n{}",
+                    self.log_text()
+                );
+            }
+            if let Ok(mut stream) =
+                std::net::TcpStream::connect(self.url.trim_start_matches("http://"))
+            {
+                let request =
+                    "GET /readyz HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n";
+                if stream.write_all(request.as_bytes()).is_ok() {
+                    let mut response = String::new();
+                    let _ = std::io::Read::read_to_string(&mut stream, &mut response);
+                    if response.starts_with("HTTP/1.1 200") {
+                        return;
+                    }
+                }
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        panic!(
+            "the server did not become ready; its log:\n{}",
+            self.log_text()
+        );
+    }
+
+    pub fn log_text(&self) -> String {
+        std::fs::read_to_string(&self.log).unwrap_or_default()
+    }
+
+    /// Sends SIGTERM and waits for the process to exit.
+    pub fn terminate(&mut self) -> std::process::ExitStatus {
+        let status = Command::new("kill")
+            .args(["-TERM", &self.child.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(status.success());
+        self.child.wait().unwrap()
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        if let Ok(None) = self.child.try_wait() {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+    }
+}

@@ -1,0 +1,224 @@
+//! The running server over real HTTP: health, first start, sign-in, CSRF,
+//! graceful shutdown.
+
+mod common;
+
+use common::{ADMIN_EMAIL, ADMIN_PASSWORD, Server, cassis, stdout};
+use reqwest::StatusCode;
+use reqwest::header::{COOKIE, LOCATION, ORIGIN, SET_COOKIE};
+
+fn client() -> reqwest::Client {
+    reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .unwrap()
+}
+
+/// Signs in through the login server function and returns the session cookie.
+async fn sign_in(server: &Server, password: &str) -> (StatusCode, Option<String>) {
+    let response = client()
+        .post(format!("{}/api/login", server.url))
+        .header(ORIGIN, &server.url)
+        .form(&[("email", ADMIN_EMAIL), ("password", password)])
+        .send()
+        .await
+        .unwrap();
+    let cookie = response
+        .headers()
+        .get_all(SET_COOKIE)
+        .iter()
+        .map(|v| v.to_str().unwrap().to_owned())
+        .find(|c| c.starts_with("cassis_session=") && !c.starts_with("cassis_session=;"));
+    (response.status(), cookie)
+}
+
+fn cookie_pair(set_cookie: &str) -> &str {
+    set_cookie.split(';').next().unwrap()
+}
+
+#[tokio::test]
+async fn first_start_serves_health_login_and_the_demo_project() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let mut server = Server::start(&data, |_| {});
+    let http = client();
+
+    let live = http
+        .get(format!("{}/healthz", server.url))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(live.status(), StatusCode::OK);
+    let ready = http
+        .get(format!("{}/readyz", server.url))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(ready.text().await.unwrap(), r#"{"status":"ready"}"#);
+
+    // Pages need a session; the login page does not.
+    let home = http
+        .get(format!("{}/projects", server.url))
+        .send()
+        .await
+        .unwrap();
+    assert!(home.status().is_redirection());
+    assert_eq!(home.headers()[LOCATION], "/login");
+    let login = http
+        .get(format!("{}/login", server.url))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(login.status(), StatusCode::OK);
+    let html = login.text().await.unwrap();
+    assert!(html.contains("Sign in to Cassis"));
+    assert!(html.contains("/pkg/cassis.css"), "the stylesheet is linked");
+
+    let (_, rejected) = sign_in(&server, "wrong password").await;
+    assert!(rejected.is_none(), "a wrong password gets no session");
+
+    let (status, cookie) = sign_in(&server, ADMIN_PASSWORD).await;
+    assert!(status.is_success() || status.is_redirection(), "{status}");
+    let cookie = cookie.expect("a session cookie");
+    assert!(
+        cookie.contains("HttpOnly") && cookie.contains("SameSite=Lax"),
+        "{cookie}"
+    );
+
+    let projects = http
+        .get(format!("{}/projects", server.url))
+        .header(COOKIE, cookie_pair(&cookie))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(projects.status(), StatusCode::OK);
+    let html = projects.text().await.unwrap();
+    assert!(html.contains("Wholesale"), "the demo project is listed");
+    assert!(html.contains(ADMIN_EMAIL));
+
+    let listed = http
+        .post(format!("{}/api/list_projects", server.url))
+        .header(COOKIE, cookie_pair(&cookie))
+        .header(ORIGIN, &server.url)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(listed.status(), StatusCode::OK);
+    let listed: serde_json::Value = serde_json::from_str(&listed.text().await.unwrap()).unwrap();
+    assert_eq!(listed[0]["name"], "Wholesale");
+    assert_eq!(listed[0]["executable"], true);
+
+    // Signing out ends the session on the server, not just in the browser.
+    let logout = http
+        .post(format!("{}/api/logout", server.url))
+        .header(COOKIE, cookie_pair(&cookie))
+        .header(ORIGIN, &server.url)
+        .send()
+        .await
+        .unwrap();
+    assert!(logout.status().is_success() || logout.status().is_redirection());
+    let after = http
+        .get(format!("{}/projects", server.url))
+        .header(COOKIE, cookie_pair(&cookie))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(after.headers()[LOCATION], "/login");
+
+    assert!(
+        server.terminate().success(),
+        "SIGTERM stops the server cleanly"
+    );
+    let log = server.log_text();
+    assert!(
+        log.contains("shutdown requested") && log.contains("stopped"),
+        "{log}"
+    );
+    assert!(
+        log.contains("method=GET") && log.contains("path=/readyz") && log.contains("status=200"),
+        "{log}"
+    );
+    assert!(
+        log.contains("demo warehouse: table written") && log.contains("table=\"lineitem\""),
+        "{log}"
+    );
+    assert!(
+        !log.contains(ADMIN_PASSWORD),
+        "the password is never logged"
+    );
+
+    // The demo data is real and queryable, and the CLI sees the project.
+    let warehouse = data.join("wholesale.sqlite");
+    assert!(warehouse.metadata().unwrap().len() > 100_000);
+    let output = cassis(&data)
+        .args(["project", "list", "--json"])
+        .output()
+        .unwrap();
+    let projects: serde_json::Value = serde_json::from_str(&stdout(&output)).unwrap();
+    assert_eq!(projects[0]["name"], "Wholesale");
+    assert_eq!(projects[0]["connected"], true);
+}
+
+#[tokio::test]
+async fn cross_site_writes_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::start(&dir.path().join("data"), |c| {
+        c.arg("--no-demo");
+    });
+    let response = client()
+        .post(format!("{}/api/login", server.url))
+        .header(ORIGIN, "https://evil.example")
+        .form(&[("email", ADMIN_EMAIL), ("password", ADMIN_PASSWORD)])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), StatusCode::FORBIDDEN);
+    assert!(response.headers().get(SET_COOKIE).is_none());
+}
+
+#[tokio::test]
+async fn a_generated_admin_password_is_printed_once_and_works() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let mut server = Server::start(&data, |c| {
+        c.env_remove("CASSIS_ADMIN_PASSWORD").arg("--no-demo");
+    });
+    server.terminate();
+    let printed = std::fs::read_to_string(data.with_extension("stdout")).unwrap();
+    let password = printed
+        .lines()
+        .find_map(|line| line.trim().strip_prefix("password: "))
+        .expect("the generated password is printed")
+        .to_owned();
+    assert!(password.len() >= 20);
+    assert!(
+        !server.log_text().contains(&password),
+        "the password is not in the log"
+    );
+
+    // A second start neither prints nor changes it.
+    let server = Server::start(&data, |c| {
+        c.env_remove("CASSIS_ADMIN_PASSWORD").arg("--no-demo");
+    });
+    let (_, cookie) = sign_in(&server, &password).await;
+    assert!(cookie.is_some(), "the printed password signs in");
+    drop(server);
+    let printed_again = std::fs::read_to_string(data.with_extension("stdout")).unwrap();
+    assert!(!printed_again.contains("password:"), "{printed_again}");
+}
+
+#[tokio::test]
+async fn oversized_bodies_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::start(&dir.path().join("data"), |c| {
+        c.arg("--no-demo");
+    });
+    let response = client()
+        .post(format!("{}/api/login", server.url))
+        .header(ORIGIN, &server.url)
+        .body(vec![b'a'; 3 * 1024 * 1024])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), StatusCode::PAYLOAD_TOO_LARGE);
+}
