@@ -24,3 +24,59 @@ pub async fn ready(State(state): State<AppState>) -> (StatusCode, Json<Value>) {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::router::{AppState, app};
+    use axum::body::Body;
+    use axum::http::{Request, StatusCode};
+    use cassis_app::ssr::AppContext;
+    use cassis_core::store::Store;
+    use leptos::config::LeptosOptions;
+    use tower::ServiceExt;
+
+    async fn get(router: axum::Router, path: &str) -> (StatusCode, String) {
+        let response = router
+            .oneshot(Request::get(path).body(Body::empty()).unwrap())
+            .await
+            .unwrap();
+        let status = response.status();
+        let body = axum::body::to_bytes(response.into_body(), 1 << 20)
+            .await
+            .unwrap();
+        (status, String::from_utf8_lossy(&body).into_owned())
+    }
+
+    #[tokio::test]
+    async fn readiness_follows_the_database_while_liveness_does_not() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::connect(&format!(
+            "sqlite://{}",
+            dir.path().join("m.sqlite").display()
+        ))
+        .await
+        .unwrap();
+        store.migrate().await.unwrap();
+        let state = AppState {
+            leptos_options: LeptosOptions::builder().output_name("cassis").build(),
+            app: AppContext {
+                store: store.clone(),
+                public_url: "http://127.0.0.1:3000".into(),
+            },
+        };
+        let router = app(state);
+        assert_eq!(get(router.clone(), "/readyz").await.0, StatusCode::OK);
+
+        store.close().await;
+        let (status, body) = get(router.clone(), "/readyz").await;
+        assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE);
+        assert!(
+            body.contains("the metadata database is unreachable"),
+            "{body}"
+        );
+        assert_eq!(
+            get(router, "/healthz").await,
+            (StatusCode::OK, r#"{"status":"ok"}"#.to_owned())
+        );
+    }
+}

@@ -222,3 +222,64 @@ async fn oversized_bodies_are_refused() {
         .unwrap();
     assert_eq!(response.status(), StatusCode::PAYLOAD_TOO_LARGE);
 }
+
+#[tokio::test]
+async fn the_same_server_runs_on_postgresql() {
+    let Ok(admin_url) = std::env::var("CASSIS_TEST_PG_URL") else {
+        assert!(
+            std::env::var_os("CASSIS_TEST_PG_REQUIRED").is_none(),
+            "PostgreSQL is required"
+        );
+        return;
+    };
+    use sqlx::Connection;
+    let name = format!("cassis_http_{}", std::process::id());
+    let mut admin = sqlx::PgConnection::connect(&admin_url).await.unwrap();
+    // Our own name, not input: safe to splice.
+    sqlx::raw_sql(sqlx::AssertSqlSafe(format!(
+        "DROP DATABASE IF EXISTS {name}"
+    )))
+    .execute(&mut admin)
+    .await
+    .unwrap();
+    sqlx::raw_sql(sqlx::AssertSqlSafe(format!("CREATE DATABASE {name}")))
+        .execute(&mut admin)
+        .await
+        .unwrap();
+    let url = format!("{}/{name}", admin_url.rsplit_once('/').unwrap().0);
+
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let mut server = Server::start(&data, |c| {
+        c.args(["--database-url", &url]);
+    });
+    let (_, cookie) = sign_in(&server, ADMIN_PASSWORD).await;
+    let cookie = cookie.expect("signed in against PostgreSQL");
+    let settings = client()
+        .post(format!("{}/api/instance_info", server.url))
+        .header(COOKIE, cookie_pair(&cookie))
+        .header(ORIGIN, &server.url)
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(settings.contains("PostgreSQL"), "{settings}");
+    let projects = client()
+        .post(format!("{}/api/list_projects", server.url))
+        .header(COOKIE, cookie_pair(&cookie))
+        .header(ORIGIN, &server.url)
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(projects.contains("Wholesale"), "{projects}");
+    assert!(server.terminate().success());
+    assert!(
+        !data.join("cassis.sqlite").exists(),
+        "no SQLite metadata when PostgreSQL is configured"
+    );
+}
