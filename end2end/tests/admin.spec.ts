@@ -39,8 +39,10 @@ test('an admin signs in, finds the demo project, moves around and signs out', as
   await page.getByLabel('Password').fill(password);
   await page.getByRole('button', { name: 'Sign in' }).click();
 
-  await expect(page).toHaveURL(/\/$/);
+  await expect(page).toHaveURL(/\/projects$/);
   await expect(page.getByRole('heading', { name: 'Projects' })).toBeVisible();
+  const nav = page.getByRole('navigation', { name: 'Main' });
+  await expect(nav.getByRole('link', { name: 'Projects' })).toHaveAttribute('aria-current', 'page');
   await expect(page.getByTestId('projects')).toContainText('Wholesale');
   await expect(page.getByTestId('projects')).toContainText('sqlite · connected');
   await expect(page.getByTestId('signed-in-as')).toContainText(email);
@@ -59,7 +61,7 @@ test('an admin signs in, finds the demo project, moves around and signs out', as
     ['Settings', 'Settings'],
     ['Projects', 'Projects'],
   ]) {
-    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: link }).click();
+    await nav.getByRole('link', { name: link }).click();
     await expect(page.getByRole('heading', { name: heading, level: 1 })).toBeVisible();
   }
   await page.getByRole('link', { name: 'Users' }).click();

@@ -44,7 +44,7 @@ pub async fn require_session(
     };
     match (user, path == LOGIN_PATH) {
         // Signed in already: the login page has nothing to offer.
-        (Some(_), true) => Redirect::to("/").into_response(),
+        (Some(_), true) => Redirect::to("/projects").into_response(),
         (Some(_), false) | (None, true) => next.run(request).await,
         (None, false) => Redirect::to(LOGIN_PATH).into_response(),
     }

@@ -18,7 +18,7 @@ pub async fn login(email: String, password: String) -> Result<(), AppError> {
         .map_err(|e| crate::ssr::respond_with(e.into()))?;
     tracing::info!(user = %signed_in.user.id, "signed in");
     crate::ssr::set_session_cookie(&signed_in, ctx.secure_cookies());
-    leptos_axum::redirect("/");
+    leptos_axum::redirect("/projects");
     Ok(())
 }
 
