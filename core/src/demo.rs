@@ -10,6 +10,9 @@ use tpchgen::generators::{
     PartSuppGenerator, RegionGenerator, SupplierGenerator,
 };
 
+/// The demo project's ontology, published as its first version.
+pub const WHOLESALE_ONTOLOGY: &str = include_str!("../../examples/wholesale/ontology.yaml");
+
 /// TPC-H scale factor 0.01: about 87,000 rows, a few megabytes, a second or two.
 pub const DEFAULT_SCALE_FACTOR: f64 = 0.01;
 /// Below this TPC-H's part-supplier keys collide: the generator assumes at

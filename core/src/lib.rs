@@ -5,7 +5,9 @@
 //! credential handling and the demo warehouse generator.
 
 pub mod account;
+pub mod ontology;
 pub mod project;
+pub mod sql;
 pub mod time;
 
 #[cfg(feature = "ssr")]

@@ -1,7 +1,9 @@
 //! The demo warehouse is real TPC-H data, written atomically.
 
 use cassis_core::demo::{self, DemoError};
-use sqlx::{Connection, Row, SqliteConnection};
+use cassis_core::ontology;
+use cassis_core::project::Dialect;
+use sqlx::{AssertSqlSafe, Connection, Row, SqliteConnection};
 
 #[tokio::test]
 async fn the_warehouse_holds_every_tpch_table_at_the_requested_scale() {
@@ -64,6 +66,18 @@ async fn the_warehouse_holds_every_tpch_table_at_the_requested_scale() {
         .unwrap()
         .get(0);
     assert_eq!(nation, "GERMANY");
+
+    // Every verified question of the demo ontology runs and finds rows.
+    let ontology = ontology::from_yaml(demo::WHOLESALE_ONTOLOGY).unwrap();
+    assert_eq!(ontology::validate(&ontology, Dialect::Sqlite), vec![]);
+    assert!(ontology.verified_questions.len() >= 4);
+    for verified in &ontology.verified_questions {
+        let rows = sqlx::query(AssertSqlSafe(verified.sql.clone()))
+            .fetch_all(&mut conn)
+            .await
+            .unwrap();
+        assert!(!rows.is_empty(), "{} returned no rows", verified.question);
+    }
 
     // The URL Cassis uses is read-only.
     let write = sqlx::query("DELETE FROM region").execute(&mut conn).await;

@@ -4,10 +4,12 @@
 
 use cassis_core::account::{Email, Role};
 use cassis_core::auth::{self, Password, SignInError};
+use cassis_core::ontology::publishing::{self, PublishError};
+use cassis_core::ontology::{Object, Ontology};
 use cassis_core::project::{DataSource, Dialect, ProjectName};
 use cassis_core::store::{Backend, InstanceFlag, NewUser, Store, StoreError};
 use cassis_core::time::Timestamp;
-use sqlx::{AssertSqlSafe, Connection, PgConnection};
+use sqlx::{AnyConnection, AssertSqlSafe, Connection, PgConnection};
 use std::time::Duration;
 use uuid::Uuid;
 
@@ -17,6 +19,7 @@ const NOW: Timestamp = Timestamp::from_millis(1_790_000_000_000);
 /// throwaway server.
 struct TestStore {
     store: Store,
+    url: String,
     _dir: Option<tempfile::TempDir>,
 }
 
@@ -27,6 +30,7 @@ async fn sqlite() -> TestStore {
     store.migrate().await.unwrap();
     TestStore {
         store,
+        url,
         _dir: Some(dir),
     }
 }
@@ -53,9 +57,14 @@ async fn postgres() -> Option<TestStore> {
     let (base, _) = admin_url
         .rsplit_once('/')
         .expect("CASSIS_TEST_PG_URL ends in /DATABASE");
-    let store = Store::connect(&format!("{base}/{name}")).await.unwrap();
+    let url = format!("{base}/{name}");
+    let store = Store::connect(&url).await.unwrap();
     store.migrate().await.unwrap();
-    Some(TestStore { store, _dir: None })
+    Some(TestStore {
+        store,
+        url,
+        _dir: None,
+    })
 }
 
 /// Runs one async test body against each backend.
@@ -209,5 +218,189 @@ on_every_backend! {
         for token in &tokens {
             assert!(auth::session_user(store, token, NOW).await.unwrap().is_some());
         }
+    }
+}
+
+/// Every backend this run can reach.
+async fn backends() -> Vec<TestStore> {
+    let mut all = vec![sqlite().await];
+    all.extend(postgres().await);
+    all
+}
+
+fn ontology_with(objects: &[&str]) -> Ontology {
+    Ontology {
+        objects: objects
+            .iter()
+            .map(|name| Object {
+                name: (*name).into(),
+                table: format!("public.{name}s"),
+                ..Default::default()
+            })
+            .collect(),
+        ..Default::default()
+    }
+}
+
+async fn project_and_editor(
+    store: &Store,
+) -> (cassis_core::project::Project, cassis_core::account::User) {
+    let editor = user(store, "editor@example.com", "ontologies!", Role::Editor).await;
+    let source = DataSource {
+        dialect: Dialect::Postgres,
+        connection_url: None,
+    };
+    let project = store
+        .create_project(
+            editor.organization_id,
+            &ProjectName::parse("F1").unwrap(),
+            "",
+            Some(source),
+            NOW,
+        )
+        .await
+        .unwrap();
+    (project, editor)
+}
+
+on_every_backend! {
+    async fn drafts_are_edited_freely_and_versions_count_up(store: &Store) {
+        let (project, editor) = project_and_editor(store).await;
+        assert!(store.draft(project.id).await.unwrap().is_none());
+        assert_eq!(
+            publishing::publish_draft(store, &project, editor.id, "", NOW).await.unwrap_err().to_string(),
+            "the project has no draft to publish"
+        );
+
+        store.save_draft(project.id, &ontology_with(&["driver"]), editor.id, NOW).await.unwrap();
+        store.save_draft(project.id, &ontology_with(&["driver", "race"]), editor.id, NOW).await.unwrap();
+        let draft = store.draft(project.id).await.unwrap().unwrap();
+        assert_eq!(draft.ontology, ontology_with(&["driver", "race"]));
+        assert_eq!(draft.updated_by, Some(editor.id));
+
+        assert_eq!(publishing::publish_draft(store, &project, editor.id, " first ", NOW).await.unwrap(), 1);
+        store.save_draft(project.id, &ontology_with(&["driver", "race", "circuit"]), editor.id, NOW).await.unwrap();
+        assert_eq!(publishing::publish_draft(store, &project, editor.id, "second", NOW).await.unwrap(), 2);
+
+        let versions = store.list_versions(project.id).await.unwrap();
+        assert_eq!(versions.iter().map(|v| v.number).collect::<Vec<_>>(), [2, 1]);
+        assert_eq!(versions[1].note, "first");
+        assert_eq!(versions[1].published_by_email, "editor@example.com");
+        assert_eq!(store.version(project.id, 1).await.unwrap().unwrap().ontology, ontology_with(&["driver", "race"]));
+        assert_eq!(store.latest_version_number(project.id).await.unwrap(), Some(2));
+        assert!(store.version(project.id, 3).await.unwrap().is_none());
+    }
+
+    async fn an_invalid_draft_is_never_published(store: &Store) {
+        let (project, editor) = project_and_editor(store).await;
+        store.save_draft(project.id, &ontology_with(&["Bad Name"]), editor.id, NOW).await.unwrap();
+        match publishing::publish_draft(store, &project, editor.id, "", NOW).await {
+            Err(PublishError::Invalid(problems)) => assert_eq!(problems[0].path, "objects.Bad Name.name"),
+            other => panic!("expected problems, got {other:?}"),
+        }
+        assert_eq!(store.latest_version_number(project.id).await.unwrap(), None);
+    }
+
+    async fn rolling_back_publishes_old_content_anew(store: &Store) {
+        let (project, editor) = project_and_editor(store).await;
+        let first = ontology_with(&["driver"]);
+        publishing::publish(store, &project, &first, editor.id, "", NOW).await.unwrap();
+        publishing::publish(store, &project, &ontology_with(&["race"]), editor.id, "", NOW).await.unwrap();
+        assert_eq!(publishing::roll_back(store, &project, 1, editor.id, "", NOW).await.unwrap(), 3);
+        let third = store.version(project.id, 3).await.unwrap().unwrap();
+        assert_eq!(third.ontology, first);
+        assert_eq!(third.info.note, "Roll back to version 1");
+        assert_eq!(store.draft(project.id).await.unwrap().unwrap().ontology, first);
+        assert!(matches!(
+            publishing::roll_back(store, &project, 9, editor.id, "", NOW).await,
+            Err(PublishError::NoSuchVersion(9))
+        ));
+    }
+}
+
+#[tokio::test]
+async fn concurrent_publishers_get_distinct_consecutive_versions() {
+    for backend in backends().await {
+        let store = &backend.store;
+        let (project, editor) = project_and_editor(store).await;
+        let tasks: Vec<_> = (0..10)
+            .map(|i| {
+                let (store, project) = (store.clone(), project.clone());
+                tokio::spawn(async move {
+                    let ontology = ontology_with(&[&format!("object_{i}")]);
+                    publishing::publish(
+                        &store,
+                        &project,
+                        &ontology,
+                        editor.id,
+                        &format!("task {i}"),
+                        NOW,
+                    )
+                    .await
+                    .unwrap()
+                })
+            })
+            .collect();
+        let mut numbers = Vec::new();
+        for task in tasks {
+            numbers.push(task.await.unwrap());
+        }
+        numbers.sort();
+        assert_eq!(
+            numbers,
+            (1..=10).collect::<Vec<u32>>(),
+            "{:?}",
+            store.backend()
+        );
+        // Every publish kept its own content: nothing was lost or overwritten.
+        let mut notes: Vec<String> = store
+            .list_versions(project.id)
+            .await
+            .unwrap()
+            .into_iter()
+            .map(|v| v.note)
+            .collect();
+        notes.sort();
+        notes.dedup();
+        assert_eq!(notes.len(), 10);
+    }
+}
+
+#[tokio::test]
+async fn published_versions_cannot_be_changed_by_any_write() {
+    for backend in backends().await {
+        let store = &backend.store;
+        let (project, editor) = project_and_editor(store).await;
+        publishing::publish(
+            store,
+            &project,
+            &ontology_with(&["driver"]),
+            editor.id,
+            "v1",
+            NOW,
+        )
+        .await
+        .unwrap();
+
+        sqlx::any::install_default_drivers();
+        let mut raw = AnyConnection::connect(&backend.url).await.unwrap();
+        for sql in [
+            "UPDATE ontology_versions SET body = '{}'",
+            "UPDATE ontology_versions SET note = 'rewritten'",
+            "DELETE FROM ontology_versions",
+        ] {
+            let refused = sqlx::query(sql).execute(&mut raw).await.unwrap_err();
+            assert!(
+                refused
+                    .to_string()
+                    .contains("published ontology versions are immutable"),
+                "{sql}: {refused}"
+            );
+        }
+        let v1 = store.version(project.id, 1).await.unwrap().unwrap();
+        assert_eq!(
+            (v1.ontology, v1.info.note.as_str()),
+            (ontology_with(&["driver"]), "v1")
+        );
     }
 }

@@ -97,6 +97,9 @@ pub enum Command {
     /// Manage projects
     #[command(subcommand)]
     Project(ProjectCommand),
+    /// Import, export, publish and compare ontologies
+    #[command(subcommand)]
+    Ontology(OntologyCommand),
 }
 
 #[derive(Debug, Subcommand)]
@@ -116,11 +119,93 @@ pub enum UserCommand {
 
 #[derive(Debug, Subcommand)]
 pub enum ProjectCommand {
+    /// Create a project and print its id
+    Create {
+        /// The project's name, unique in the organization
+        #[arg(long)]
+        name: String,
+        /// Connection URL of the data source Cassis runs SQL on: sqlite://PATH or postgres://...
+        #[arg(long, value_name = "URL", required_unless_present = "schema_only")]
+        warehouse: Option<String>,
+        /// Cassis writes SQL for this source but never runs it
+        #[arg(long, requires = "dialect", conflicts_with = "warehouse")]
+        schema_only: bool,
+        /// SQL dialect [default: from the warehouse URL]
+        #[arg(long)]
+        dialect: Option<cassis_core::project::Dialect>,
+        #[arg(long, default_value = "")]
+        description: String,
+    },
     /// List the organization's projects
     List {
         /// Print JSON instead of a table
         #[arg(long)]
         json: bool,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum OntologyCommand {
+    /// Validate a YAML file and make it the project's draft; every problem is reported with its line
+    Import {
+        /// Project id or name
+        #[arg(long)]
+        project: String,
+        /// The ontology as YAML
+        file: PathBuf,
+        /// Also publish it as the next version
+        #[arg(long)]
+        publish: bool,
+        /// Why this version exists, shown in the version history
+        #[arg(long, default_value = "")]
+        note: String,
+        /// Act as this user [default: the first admin]
+        #[arg(long = "as", value_name = "EMAIL")]
+        as_user: Option<String>,
+    },
+    /// Print a published version (the latest by default) or the draft as YAML
+    Export {
+        #[arg(long)]
+        project: String,
+        #[arg(long, conflicts_with = "draft")]
+        version: Option<u32>,
+        /// Export the draft instead of a published version
+        #[arg(long)]
+        draft: bool,
+    },
+    /// Publish the project's draft as the next immutable version
+    Publish {
+        #[arg(long)]
+        project: String,
+        #[arg(long, default_value = "")]
+        note: String,
+        #[arg(long = "as", value_name = "EMAIL")]
+        as_user: Option<String>,
+    },
+    /// List the project's published versions, newest first
+    Versions {
+        #[arg(long)]
+        project: String,
+    },
+    /// Show what changed between two versions [default: the latest version and the draft]
+    Diff {
+        #[arg(long)]
+        project: String,
+        #[arg(long)]
+        from: Option<u32>,
+        #[arg(long)]
+        to: Option<u32>,
+    },
+    /// Publish an old version's content as the next version
+    Rollback {
+        #[arg(long)]
+        project: String,
+        #[arg(long)]
+        to: u32,
+        #[arg(long, default_value = "")]
+        note: String,
+        #[arg(long = "as", value_name = "EMAIL")]
+        as_user: Option<String>,
     },
 }
 

@@ -12,7 +12,7 @@ mod startup;
 mod telemetry;
 
 use clap::Parser;
-use cli::{Cli, Command, ProjectCommand, UserCommand};
+use cli::{Cli, Command, OntologyCommand, ProjectCommand, UserCommand};
 use config::Settings;
 use std::process::ExitCode;
 
@@ -49,5 +49,63 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Project(ProjectCommand::List { json }) => {
             commands::project::list(&settings, json).await
         }
+        Command::Project(ProjectCommand::Create {
+            name,
+            warehouse,
+            dialect,
+            description,
+            ..
+        }) => {
+            commands::project::create(
+                &settings,
+                &name,
+                warehouse.as_deref(),
+                dialect,
+                &description,
+            )
+            .await
+        }
+        Command::Ontology(command) => ontology(&settings, command).await,
+    }
+}
+
+async fn ontology(settings: &Settings, command: OntologyCommand) -> anyhow::Result<()> {
+    use commands::ontology as o;
+    match command {
+        OntologyCommand::Import {
+            project,
+            file,
+            publish,
+            note,
+            as_user,
+        } => {
+            o::import(
+                settings,
+                &project,
+                &file,
+                publish,
+                &note,
+                as_user.as_deref(),
+            )
+            .await
+        }
+        OntologyCommand::Export {
+            project,
+            version,
+            draft,
+        } => o::export(settings, &project, version, draft).await,
+        OntologyCommand::Publish {
+            project,
+            note,
+            as_user,
+        } => o::publish(settings, &project, &note, as_user.as_deref()).await,
+        OntologyCommand::Versions { project } => o::versions(settings, &project).await,
+        OntologyCommand::Diff { project, from, to } => o::diff(settings, &project, from, to).await,
+        OntologyCommand::Rollback {
+            project,
+            to,
+            note,
+            as_user,
+        } => o::roll_back(settings, &project, to, &note, as_user.as_deref()).await,
     }
 }

@@ -6,7 +6,8 @@ use anyhow::Context;
 use cassis_core::account::{Email, Organization, Role};
 use cassis_core::auth::Password;
 use cassis_core::demo;
-use cassis_core::project::{DataSource, Dialect, ProjectName};
+use cassis_core::ontology::{self, publishing};
+use cassis_core::project::{DataSource, Dialect, Project, ProjectName};
 use cassis_core::store::{InstanceFlag, NewUser, Store};
 use std::path::Path;
 use std::time::Instant;
@@ -77,6 +78,34 @@ pub async fn first_admin(
     Ok(())
 }
 
+/// Makes the embedded Wholesale ontology the demo project's draft and version 1.
+async fn publish_demo_ontology(
+    store: &Store,
+    org: &Organization,
+    project: &Project,
+) -> anyhow::Result<()> {
+    let ontology =
+        ontology::from_yaml(demo::WHOLESALE_ONTOLOGY).context("the embedded demo ontology")?;
+    let admin = store
+        .first_admin(org.id)
+        .await?
+        .context("no admin to publish the demo ontology")?;
+    store
+        .save_draft(project.id, &ontology, admin.id, clock::now())
+        .await?;
+    let version = publishing::publish(
+        store,
+        project,
+        &ontology,
+        admin.id,
+        "Demo ontology",
+        clock::now(),
+    )
+    .await?;
+    tracing::info!(version, "published the demo ontology");
+    Ok(())
+}
+
 fn generate_password() -> String {
     // 18 random bytes in base64url: 24 characters, 144 bits.
     cassis_core::auth::SessionToken::generate().expose()[..24].to_owned()
@@ -117,7 +146,10 @@ pub async fn demo_project(
         .create_project(org.id, &name, description, Some(source), clock::now())
         .await
     {
-        Ok(project) => tracing::info!(project = %project.id, "created the demo project"),
+        Ok(project) => {
+            tracing::info!(project = %project.id, "created the demo project");
+            publish_demo_ontology(store, org, &project).await?;
+        }
         // A project of that name already exists: keep it rather than fail start-up.
         Err(cassis_core::store::StoreError::Conflict(_)) => {
             tracing::warn!(

@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{ADMIN_EMAIL, ADMIN_PASSWORD, Server, cassis, stdout};
+use common::{ADMIN_EMAIL, ADMIN_PASSWORD, Server, cassis, run_with_stdin, stdout};
 use reqwest::StatusCode;
 use reqwest::header::{COOKIE, LOCATION, ORIGIN, SET_COOKIE};
 
@@ -16,10 +16,14 @@ fn client() -> reqwest::Client {
 
 /// Signs in through the login server function and returns the session cookie.
 async fn sign_in(server: &Server, password: &str) -> (StatusCode, Option<String>) {
+    sign_in_as(server, ADMIN_EMAIL, password).await
+}
+
+async fn sign_in_as(server: &Server, email: &str, password: &str) -> (StatusCode, Option<String>) {
     let response = client()
         .post(format!("{}/api/login", server.url))
         .header(ORIGIN, &server.url)
-        .form(&[("email", ADMIN_EMAIL), ("password", password)])
+        .form(&[("email", email), ("password", password)])
         .send()
         .await
         .unwrap();
@@ -34,6 +38,18 @@ async fn sign_in(server: &Server, password: &str) -> (StatusCode, Option<String>
 
 fn cookie_pair(set_cookie: &str) -> &str {
     set_cookie.split(';').next().unwrap()
+}
+
+/// Calls a server function as the signed-in browser would, returning the status and body.
+async fn call(server: &Server, set_cookie: &str, function: &str) -> (StatusCode, String) {
+    let response = client()
+        .post(format!("{}/api/{function}", server.url))
+        .header(COOKIE, cookie_pair(set_cookie))
+        .header(ORIGIN, &server.url)
+        .send()
+        .await
+        .unwrap();
+    (response.status(), response.text().await.unwrap())
 }
 
 #[tokio::test]
@@ -96,27 +112,15 @@ async fn first_start_serves_health_login_and_the_demo_project() {
     assert!(html.contains("Wholesale"), "the demo project is listed");
     assert!(html.contains(ADMIN_EMAIL));
 
-    let listed = http
-        .post(format!("{}/api/list_projects", server.url))
-        .header(COOKIE, cookie_pair(&cookie))
-        .header(ORIGIN, &server.url)
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(listed.status(), StatusCode::OK);
-    let listed: serde_json::Value = serde_json::from_str(&listed.text().await.unwrap()).unwrap();
+    let (status, listed) = call(&server, &cookie, "list_projects").await;
+    assert_eq!(status, StatusCode::OK);
+    let listed: serde_json::Value = serde_json::from_str(&listed).unwrap();
     assert_eq!(listed[0]["name"], "Wholesale");
     assert_eq!(listed[0]["executable"], true);
 
     // Signing out ends the session on the server, not just in the browser.
-    let logout = http
-        .post(format!("{}/api/logout", server.url))
-        .header(COOKIE, cookie_pair(&cookie))
-        .header(ORIGIN, &server.url)
-        .send()
-        .await
-        .unwrap();
-    assert!(logout.status().is_success() || logout.status().is_redirection());
+    let (status, _) = call(&server, &cookie, "logout").await;
+    assert!(status.is_success() || status.is_redirection(), "{status}");
     let after = http
         .get(format!("{}/projects", server.url))
         .header(COOKIE, cookie_pair(&cookie))
@@ -255,31 +259,51 @@ async fn the_same_server_runs_on_postgresql() {
     });
     let (_, cookie) = sign_in(&server, ADMIN_PASSWORD).await;
     let cookie = cookie.expect("signed in against PostgreSQL");
-    let settings = client()
-        .post(format!("{}/api/instance_info", server.url))
-        .header(COOKIE, cookie_pair(&cookie))
-        .header(ORIGIN, &server.url)
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let (_, settings) = call(&server, &cookie, "instance_info").await;
     assert!(settings.contains("PostgreSQL"), "{settings}");
-    let projects = client()
-        .post(format!("{}/api/list_projects", server.url))
-        .header(COOKIE, cookie_pair(&cookie))
-        .header(ORIGIN, &server.url)
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let (_, projects) = call(&server, &cookie, "list_projects").await;
     assert!(projects.contains("Wholesale"), "{projects}");
     assert!(server.terminate().success());
     assert!(
         !data.join("cassis.sqlite").exists(),
         "no SQLite metadata when PostgreSQL is configured"
+    );
+}
+
+#[tokio::test]
+async fn roles_and_sessions_are_enforced_by_the_server_not_the_page() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let server = Server::start(&data, |c| {
+        c.arg("--no-demo");
+    });
+    let mut create = cassis(&data);
+    create.args([
+        "user",
+        "create",
+        "--email",
+        "viewer@example.com",
+        "--role",
+        "viewer",
+    ]);
+    assert!(run_with_stdin(create, "viewer password\n").status.success());
+
+    let (status, body) = call(&server, "cassis_session=forged", "list_projects").await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED, "{body}");
+    assert!(body.contains("Unauthenticated"), "{body}");
+
+    let (_, viewer) = sign_in_as(&server, "viewer@example.com", "viewer password").await;
+    let viewer = viewer.expect("the viewer signs in");
+    let (status, body) = call(&server, &viewer, "list_users").await;
+    assert_eq!(status, StatusCode::FORBIDDEN, "{body}");
+    let (status, _) = call(&server, &viewer, "list_projects").await;
+    assert_eq!(status, StatusCode::OK, "viewers may see projects");
+
+    let (_, admin) = sign_in(&server, ADMIN_PASSWORD).await;
+    let (status, body) = call(&server, &admin.unwrap(), "list_users").await;
+    assert_eq!(status, StatusCode::OK);
+    assert!(
+        body.contains("viewer@example.com") && body.contains(ADMIN_EMAIL),
+        "{body}"
     );
 }

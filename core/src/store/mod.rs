@@ -6,12 +6,14 @@
 //! only in their migrations (`migrations/{sqlite,postgres}`), so a query can
 //! never drift between them.
 
+mod ontologies;
 mod organizations;
 mod projects;
 mod sessions;
 mod settings;
 mod users;
 
+pub use ontologies::{Draft, PublishedVersion, VersionInfo};
 pub use settings::InstanceFlag;
 pub use users::NewUser;
 

@@ -88,6 +88,26 @@ impl Store {
     }
 }
 
+impl Store {
+    /// A project by its exact name within one organization.
+    pub async fn project_by_name(
+        &self,
+        organization_id: Uuid,
+        name: &str,
+    ) -> Result<Option<Project>, StoreError> {
+        sqlx::query(concat!(
+            select_projects!(),
+            "WHERE p.organization_id = $1 AND p.name = $2"
+        ))
+        .bind(organization_id.to_string())
+        .bind(name.trim())
+        .fetch_optional(&self.pool)
+        .await?
+        .map(|row| project_from_row(&row))
+        .transpose()
+    }
+}
+
 fn project_from_row(row: &AnyRow) -> Result<Project, StoreError> {
     let dialect: Option<String> = row.try_get("dialect")?;
     let data_source = match dialect {

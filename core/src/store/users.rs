@@ -91,6 +91,22 @@ impl Store {
         Ok(Some((user_from_row(&row)?, hash)))
     }
 
+    /// The organization's longest-standing enabled admin: who the command
+    /// line acts as when no user is named.
+    pub async fn first_admin(&self, organization_id: Uuid) -> Result<Option<User>, StoreError> {
+        sqlx::query(concat!(
+            "SELECT ",
+            user_columns!(),
+            " FROM users WHERE organization_id = $1 AND role = 'admin' AND disabled_at IS NULL \
+             ORDER BY created_at, id LIMIT 1"
+        ))
+        .bind(organization_id.to_string())
+        .fetch_optional(&self.pool)
+        .await?
+        .map(|row| user_from_row(&row))
+        .transpose()
+    }
+
     pub async fn list_users(&self, organization_id: Uuid) -> Result<Vec<User>, StoreError> {
         sqlx::query(concat!(
             "SELECT ",

@@ -1,0 +1,17 @@
+//! The ontology: objects, attributes, relationships, metrics, business rules
+//! and verified questions, with validation. YAML import and export come with
+//! the `ssr` feature.
+
+mod diff;
+mod model;
+#[cfg(feature = "ssr")]
+pub mod publishing;
+mod validate;
+#[cfg(feature = "ssr")]
+mod yaml;
+
+pub use diff::{Change, ChangeKind, Concept, diff};
+pub use model::*;
+pub use validate::{Problem, validate};
+#[cfg(feature = "ssr")]
+pub use yaml::{YamlError, from_yaml, locate, to_yaml};

@@ -1,0 +1,250 @@
+//! The ontology's concepts, exactly as they are stored, published and written
+//! as YAML. Optional parts are omitted when empty so exported files stay short.
+
+use serde::{Deserialize, Serialize};
+
+fn is_false(value: &bool) -> bool {
+    !value
+}
+
+/// What a project's data means to the business: the only ground the question
+/// engine answers from.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Ontology {
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub description: String,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub objects: Vec<Object>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub relationships: Vec<Relationship>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub metrics: Vec<Metric>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub rules: Vec<BusinessRule>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub verified_questions: Vec<VerifiedQuestion>,
+}
+
+/// A business entity backed by a table or view.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Object {
+    /// How the rest of the ontology refers to it: `race_result`.
+    pub name: String,
+    /// The table or view, qualified as the source needs it: `public.results`.
+    pub table: String,
+    /// What people call it: `Race Result`. Defaults to the name.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub label: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub description: String,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub synonyms: Vec<String>,
+    /// Columns that identify one row.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub primary_key: Vec<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub attributes: Vec<Attribute>,
+}
+
+/// A column of an object, or a SQL expression over its columns.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Attribute {
+    pub name: String,
+    /// The column it reads; the attribute's name when neither this nor `expr` is given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub column: Option<String>,
+    /// A SQL expression over the object's columns: `forename || ' ' || surname`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expr: Option<String>,
+    #[serde(rename = "type")]
+    pub data_type: DataType,
+    #[serde(default, skip_serializing_if = "AttributeRole::is_default")]
+    pub role: AttributeRole,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub label: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub description: String,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub synonyms: Vec<String>,
+    /// Values questions may mention by name: drivers, countries, segments.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub known_values: Vec<String>,
+}
+
+impl Attribute {
+    /// The column this attribute reads when it is not an expression.
+    pub fn column_name(&self) -> Option<&str> {
+        match (&self.column, &self.expr) {
+            (Some(column), _) => Some(column),
+            (None, None) => Some(&self.name),
+            (None, Some(_)) => None,
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DataType {
+    Integer,
+    Decimal,
+    #[default]
+    Text,
+    Boolean,
+    Date,
+    Timestamp,
+}
+
+/// How questions use an attribute.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AttributeRole {
+    /// Identifies a row; rarely grouped by.
+    Identifier,
+    /// Something to group or filter by: a name, a country, a status.
+    #[default]
+    Dimension,
+    /// A date or time that "in 2023" and "since March" filter on.
+    Time,
+    /// A number that metrics aggregate.
+    Measure,
+}
+
+impl AttributeRole {
+    fn is_default(&self) -> bool {
+        *self == AttributeRole::default()
+    }
+}
+
+/// A join between two objects, so the compiler never guesses one.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Relationship {
+    pub name: String,
+    /// The object on the many side of a many-to-one.
+    pub from: String,
+    pub to: String,
+    /// Column pairs joined by equality: `from` column = `to` column.
+    pub keys: Vec<KeyPair>,
+    #[serde(default, skip_serializing_if = "Cardinality::is_default")]
+    pub cardinality: Cardinality,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub description: String,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub synonyms: Vec<String>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct KeyPair {
+    pub from: String,
+    pub to: String,
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Cardinality {
+    #[default]
+    ManyToOne,
+    OneToOne,
+}
+
+impl Cardinality {
+    fn is_default(&self) -> bool {
+        *self == Cardinality::default()
+    }
+}
+
+/// A named aggregate the business counts on: revenue, wins, points.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Metric {
+    pub name: String,
+    /// The object whose rows it aggregates.
+    pub object: String,
+    pub aggregate: Aggregate,
+    /// What it aggregates, over the object's columns; omitted for a row count.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expr: Option<String>,
+    /// Conditions every counted row meets: `position = 1`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub filters: Vec<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub format: Option<MetricFormat>,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub label: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub description: String,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub synonyms: Vec<String>,
+    /// Readings the business genuinely disagrees on; a question that does not
+    /// say which is a fork the user confirms.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub variants: Vec<MetricVariant>,
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Aggregate {
+    #[default]
+    Count,
+    CountDistinct,
+    Sum,
+    Avg,
+    Min,
+    Max,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MetricFormat {
+    Integer,
+    Decimal,
+    Currency,
+    Percent,
+}
+
+/// One reading of a metric; it changes what it names and keeps the rest.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MetricVariant {
+    pub name: String,
+    /// The reading used when a question does not say.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub default: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expr: Option<String>,
+    /// Replace the metric's filters when given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub filters: Option<Vec<String>>,
+    /// Other metrics added to this one: race points plus `sprint_points`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub plus: Vec<String>,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub description: String,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub synonyms: Vec<String>,
+}
+
+/// Plain-language context the engine and the LLM read.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BusinessRule {
+    pub name: String,
+    pub text: String,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub synonyms: Vec<String>,
+}
+
+/// A question with SQL the data team approved: a worked example for the
+/// planner and a regression test before publishing.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct VerifiedQuestion {
+    pub question: String,
+    pub sql: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub description: String,
+}

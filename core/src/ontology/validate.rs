@@ -1,0 +1,356 @@
+//! Validation collects every problem at once, each with the path of the
+//! element at fault, so an analyst fixes a file in one pass.
+
+use super::model::{Aggregate, Attribute, Metric, Object, Ontology};
+use crate::project::Dialect;
+use crate::sql;
+use serde::{Deserialize, Serialize};
+use std::collections::{HashMap, HashSet};
+use std::fmt;
+
+/// One thing wrong with an ontology.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Problem {
+    /// Where, by names where there are names: `objects.driver.attributes.full_name.expr`.
+    pub path: String,
+    pub message: String,
+}
+
+impl fmt::Display for Problem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.path, self.message)
+    }
+}
+
+/// Every problem in `ontology`, read in `dialect`; empty when it is valid.
+pub fn validate(ontology: &Ontology, dialect: Dialect) -> Vec<Problem> {
+    let mut check = Checker {
+        dialect,
+        problems: Vec::new(),
+    };
+    check.objects(ontology);
+    let objects: HashMap<&str, &Object> = ontology
+        .objects
+        .iter()
+        .map(|o| (o.name.as_str(), o))
+        .collect();
+    check.relationships(ontology, &objects);
+    check.metrics(ontology, &objects);
+    check.rules(ontology);
+    check.verified_questions(ontology);
+    check.problems
+}
+
+struct Checker {
+    dialect: Dialect,
+    problems: Vec<Problem>,
+}
+
+/// `section.name`, or `section[index]` for an element without a name yet.
+fn element(section: &str, index: usize, name: &str) -> String {
+    if name.trim().is_empty() {
+        format!("{section}[{index}]")
+    } else {
+        format!("{section}.{name}")
+    }
+}
+
+impl Checker {
+    fn problem(&mut self, path: impl Into<String>, message: impl Into<String>) {
+        self.problems.push(Problem {
+            path: path.into(),
+            message: message.into(),
+        });
+    }
+
+    fn name(&mut self, path: &str, name: &str) {
+        let valid = name.len() <= 64
+            && name.starts_with(|c: char| c.is_ascii_lowercase())
+            && name
+                .chars()
+                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_');
+        if name.trim().is_empty() {
+            self.problem(path, "needs a name");
+        } else if !valid {
+            self.problem(
+                format!("{path}.name"),
+                format!(
+                    "`{name}` is not a valid name: use up to 64 lowercase letters, digits and underscores, \
+                     starting with a letter (put the human name in `label`)"
+                ),
+            );
+        }
+    }
+
+    /// Reports each name used more than once within one list.
+    fn unique<'a>(&mut self, section: &str, kind: &str, names: impl IntoIterator<Item = &'a str>) {
+        let mut seen = HashSet::new();
+        let mut reported = HashSet::new();
+        for name in names {
+            if !name.is_empty() && !seen.insert(name) && reported.insert(name) {
+                self.problem(
+                    format!("{section}.{name}"),
+                    format!("two {kind} are named `{name}`; names must be unique"),
+                );
+            }
+        }
+    }
+
+    fn synonyms(&mut self, path: &str, synonyms: &[String]) {
+        let mut seen = HashSet::new();
+        for synonym in synonyms {
+            let key = synonym.trim().to_lowercase();
+            if key.is_empty() {
+                self.problem(format!("{path}.synonyms"), "a synonym is empty");
+            } else if !seen.insert(key) {
+                self.problem(
+                    format!("{path}.synonyms"),
+                    format!("the synonym `{synonym}` is listed twice"),
+                );
+            }
+        }
+    }
+
+    fn expression(&mut self, path: String, text: &str) {
+        if let Err(error) = sql::parse_expression(self.dialect, text) {
+            self.problem(path, format!("the SQL expression `{text}` {error}"));
+        }
+    }
+
+    fn objects(&mut self, ontology: &Ontology) {
+        self.unique(
+            "objects",
+            "objects",
+            ontology.objects.iter().map(|o| o.name.as_str()),
+        );
+        for (i, object) in ontology.objects.iter().enumerate() {
+            let path = element("objects", i, &object.name);
+            self.name(&path, &object.name);
+            self.synonyms(&path, &object.synonyms);
+            if let Err(error) = sql::parse_table_name(self.dialect, &object.table) {
+                self.problem(
+                    format!("{path}.table"),
+                    format!("the table `{}` {error}", object.table),
+                );
+            }
+            self.unique(
+                &format!("{path}.attributes"),
+                "attributes",
+                object.attributes.iter().map(|a| a.name.as_str()),
+            );
+            for (j, attribute) in object.attributes.iter().enumerate() {
+                self.attribute(
+                    &element(&format!("{path}.attributes"), j, &attribute.name),
+                    attribute,
+                );
+            }
+            for column in &object.primary_key {
+                if !has_column(object, column) {
+                    self.problem(
+                        format!("{path}.primary_key"),
+                        format!(
+                            "`{column}` is not a column of any attribute of `{}`",
+                            object.name
+                        ),
+                    );
+                }
+            }
+        }
+    }
+
+    fn attribute(&mut self, path: &str, attribute: &Attribute) {
+        self.name(path, &attribute.name);
+        self.synonyms(path, &attribute.synonyms);
+        match (&attribute.column, &attribute.expr) {
+            (Some(_), Some(_)) => self.problem(path, "has both `column` and `expr`; keep one"),
+            (Some(column), None) if column.trim().is_empty() => {
+                self.problem(format!("{path}.column"), "is empty")
+            }
+            (None, Some(expr)) => self.expression(format!("{path}.expr"), expr),
+            _ => {}
+        }
+        let mut seen = HashSet::new();
+        for value in &attribute.known_values {
+            if !seen.insert(value.as_str()) {
+                self.problem(
+                    format!("{path}.known_values"),
+                    format!("`{value}` is listed twice"),
+                );
+            }
+        }
+    }
+
+    fn relationships(&mut self, ontology: &Ontology, objects: &HashMap<&str, &Object>) {
+        self.unique(
+            "relationships",
+            "relationships",
+            ontology.relationships.iter().map(|r| r.name.as_str()),
+        );
+        for (i, relationship) in ontology.relationships.iter().enumerate() {
+            let path = element("relationships", i, &relationship.name);
+            self.name(&path, &relationship.name);
+            self.synonyms(&path, &relationship.synonyms);
+            let from = self.object_ref(&format!("{path}.from"), &relationship.from, objects);
+            let to = self.object_ref(&format!("{path}.to"), &relationship.to, objects);
+            if relationship.keys.is_empty() {
+                self.problem(
+                    format!("{path}.keys"),
+                    "needs at least one pair of columns to join on",
+                );
+            }
+            for (j, key) in relationship.keys.iter().enumerate() {
+                for (side, object, column) in [("from", from, &key.from), ("to", to, &key.to)] {
+                    if let Some(object) = object
+                        && !has_column(object, column)
+                    {
+                        self.problem(
+                            format!("{path}.keys[{j}].{side}"),
+                            format!(
+                                "`{column}` is not a column of any attribute of `{}`",
+                                object.name
+                            ),
+                        );
+                    }
+                }
+            }
+        }
+    }
+
+    fn object_ref<'a>(
+        &mut self,
+        path: &str,
+        name: &str,
+        objects: &HashMap<&str, &'a Object>,
+    ) -> Option<&'a Object> {
+        let found = objects.get(name).copied();
+        if found.is_none() {
+            self.problem(path, format!("there is no object named `{name}`"));
+        }
+        found
+    }
+
+    fn metrics(&mut self, ontology: &Ontology, objects: &HashMap<&str, &Object>) {
+        self.unique(
+            "metrics",
+            "metrics",
+            ontology.metrics.iter().map(|m| m.name.as_str()),
+        );
+        let metric_names: HashSet<&str> =
+            ontology.metrics.iter().map(|m| m.name.as_str()).collect();
+        for (i, metric) in ontology.metrics.iter().enumerate() {
+            let path = element("metrics", i, &metric.name);
+            self.metric(&path, metric, objects, &metric_names);
+        }
+    }
+
+    fn metric(
+        &mut self,
+        path: &str,
+        metric: &Metric,
+        objects: &HashMap<&str, &Object>,
+        metrics: &HashSet<&str>,
+    ) {
+        self.name(path, &metric.name);
+        self.synonyms(path, &metric.synonyms);
+        self.object_ref(&format!("{path}.object"), &metric.object, objects);
+        match (&metric.expr, metric.aggregate) {
+            (Some(expr), _) => self.expression(format!("{path}.expr"), expr),
+            (None, Aggregate::Count) => {}
+            (None, aggregate) => self.problem(
+                format!("{path}.expr"),
+                format!(
+                    "a {} metric needs `expr`: what it aggregates",
+                    aggregate_name(aggregate)
+                ),
+            ),
+        }
+        for (j, filter) in metric.filters.iter().enumerate() {
+            self.expression(format!("{path}.filters[{j}]"), filter);
+        }
+        self.unique(
+            &format!("{path}.variants"),
+            "variants",
+            metric.variants.iter().map(|v| v.name.as_str()),
+        );
+        if metric.variants.iter().filter(|v| v.default).count() > 1 {
+            self.problem(
+                format!("{path}.variants"),
+                "more than one variant is marked `default`",
+            );
+        }
+        for (j, variant) in metric.variants.iter().enumerate() {
+            let vpath = element(&format!("{path}.variants"), j, &variant.name);
+            self.name(&vpath, &variant.name);
+            self.synonyms(&vpath, &variant.synonyms);
+            if let Some(expr) = &variant.expr {
+                self.expression(format!("{vpath}.expr"), expr);
+            }
+            for (k, filter) in variant.filters.iter().flatten().enumerate() {
+                self.expression(format!("{vpath}.filters[{k}]"), filter);
+            }
+            for other in &variant.plus {
+                if other == &metric.name {
+                    self.problem(format!("{vpath}.plus"), "a metric cannot add itself");
+                } else if !metrics.contains(other.as_str()) {
+                    self.problem(
+                        format!("{vpath}.plus"),
+                        format!("there is no metric named `{other}`"),
+                    );
+                }
+            }
+        }
+    }
+
+    fn rules(&mut self, ontology: &Ontology) {
+        self.unique(
+            "rules",
+            "rules",
+            ontology.rules.iter().map(|r| r.name.as_str()),
+        );
+        for (i, rule) in ontology.rules.iter().enumerate() {
+            let path = element("rules", i, &rule.name);
+            self.name(&path, &rule.name);
+            self.synonyms(&path, &rule.synonyms);
+            if rule.text.trim().is_empty() {
+                self.problem(format!("{path}.text"), "is empty: say what the rule is");
+            }
+        }
+    }
+
+    fn verified_questions(&mut self, ontology: &Ontology) {
+        let mut seen = HashSet::new();
+        for (i, verified) in ontology.verified_questions.iter().enumerate() {
+            let path = format!("verified_questions[{i}]");
+            if verified.question.trim().is_empty() {
+                self.problem(format!("{path}.question"), "is empty");
+            } else if !seen.insert(verified.question.trim().to_lowercase()) {
+                self.problem(
+                    format!("{path}.question"),
+                    format!("`{}` is verified twice", verified.question),
+                );
+            }
+            if let Err(error) = sql::parse_select(self.dialect, &verified.sql) {
+                self.problem(format!("{path}.sql"), format!("the approved SQL {error}"));
+            }
+        }
+    }
+}
+
+/// Whether some attribute of `object` reads `column`, or is named so.
+fn has_column(object: &Object, column: &str) -> bool {
+    object
+        .attributes
+        .iter()
+        .any(|a| a.column_name() == Some(column) || a.name == column)
+}
+
+fn aggregate_name(aggregate: Aggregate) -> &'static str {
+    match aggregate {
+        Aggregate::Count => "count",
+        Aggregate::CountDistinct => "count_distinct",
+        Aggregate::Sum => "sum",
+        Aggregate::Avg => "avg",
+        Aggregate::Min => "min",
+        Aggregate::Max => "max",
+    }
+}

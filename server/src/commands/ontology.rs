@@ -1,0 +1,237 @@
+//! `cassis ontology`: the ontology as code.
+
+use super::open_store;
+use crate::config::Settings;
+use crate::{clock, startup};
+use anyhow::{Context, bail};
+use cassis_core::account::{Email, User};
+use cassis_core::ontology::{self, Ontology, Problem, publishing};
+use cassis_core::project::Project;
+use cassis_core::store::Store;
+use std::path::Path;
+use uuid::Uuid;
+
+/// Finds a project of the organization by id or exact name.
+pub async fn find_project(
+    store: &Store,
+    organization_id: Uuid,
+    reference: &str,
+) -> anyhow::Result<Project> {
+    let found = match Uuid::parse_str(reference.trim()) {
+        Ok(id) => store.project(organization_id, id).await?,
+        Err(_) => store.project_by_name(organization_id, reference).await?,
+    };
+    found.with_context(|| format!("no project `{reference}`: `cassis project list` shows them"))
+}
+
+/// The user a command acts as: the one named, or the first admin.
+async fn acting_user(
+    store: &Store,
+    organization_id: Uuid,
+    email: Option<&str>,
+) -> anyhow::Result<User> {
+    match email {
+        Some(email) => {
+            let email = Email::parse(email)?;
+            let (user, _) = store
+                .user_credentials(&email)
+                .await?
+                .with_context(|| format!("no user {email}"))?;
+            Ok(user)
+        }
+        None => store
+            .first_admin(organization_id)
+            .await?
+            .context("no admin exists: create one with `cassis user create`"),
+    }
+}
+
+fn report(problems: &[Problem], text: &str, file: &Path) -> String {
+    let lines: Vec<String> = problems
+        .iter()
+        .map(|p| match ontology::locate(text, &p.path) {
+            Some(line) => format!("  {}:{line}: {p}", file.display()),
+            None => format!("  {}: {p}", file.display()),
+        })
+        .collect();
+    format!(
+        "{} has {} problem(s):\n{}",
+        file.display(),
+        problems.len(),
+        lines.join("\n")
+    )
+}
+
+pub async fn import(
+    settings: &Settings,
+    project: &str,
+    file: &Path,
+    publish: bool,
+    note: &str,
+    as_user: Option<&str>,
+) -> anyhow::Result<()> {
+    let text =
+        std::fs::read_to_string(file).with_context(|| format!("reading {}", file.display()))?;
+    let parsed: Ontology =
+        ontology::from_yaml(&text).map_err(|e| anyhow::anyhow!("{}: {e}", file.display()))?;
+    let store = open_store(settings).await?;
+    let org = startup::organization(&store).await?;
+    let project = find_project(&store, org.id, project).await?;
+    let user = acting_user(&store, org.id, as_user).await?;
+    let problems = ontology::validate(&parsed, publishing::dialect_of(&project));
+    if !problems.is_empty() {
+        bail!("{}\nnothing was imported", report(&problems, &text, file));
+    }
+    store
+        .save_draft(project.id, &parsed, user.id, clock::now())
+        .await?;
+    println!(
+        "imported {} into the draft of {}",
+        file.display(),
+        project.name
+    );
+    if publish {
+        let number =
+            publishing::publish(&store, &project, &parsed, user.id, note, clock::now()).await?;
+        println!("published version {number}");
+    }
+    Ok(())
+}
+
+pub async fn export(
+    settings: &Settings,
+    project: &str,
+    version: Option<u32>,
+    draft: bool,
+) -> anyhow::Result<()> {
+    let store = open_store(settings).await?;
+    let org = startup::organization(&store).await?;
+    let project = find_project(&store, org.id, project).await?;
+    let ontology = if draft {
+        store
+            .draft(project.id)
+            .await?
+            .context("the project has no draft")?
+            .ontology
+    } else {
+        let number = match version {
+            Some(n) => n,
+            None => store.latest_version_number(project.id).await?.context(
+                "the project has no published version yet: export the draft with --draft",
+            )?,
+        };
+        store
+            .version(project.id, number)
+            .await?
+            .with_context(|| format!("version {number} does not exist"))?
+            .ontology
+    };
+    print!("{}", ontology::to_yaml(&ontology));
+    Ok(())
+}
+
+pub async fn publish(
+    settings: &Settings,
+    project: &str,
+    note: &str,
+    as_user: Option<&str>,
+) -> anyhow::Result<()> {
+    let store = open_store(settings).await?;
+    let org = startup::organization(&store).await?;
+    let project = find_project(&store, org.id, project).await?;
+    let user = acting_user(&store, org.id, as_user).await?;
+    match publishing::publish_draft(&store, &project, user.id, note, clock::now()).await {
+        Ok(number) => {
+            println!("published version {number}");
+            Ok(())
+        }
+        Err(publishing::PublishError::Invalid(problems)) => {
+            let lines: Vec<String> = problems.iter().map(|p| format!("  {p}")).collect();
+            bail!(
+                "the draft has {} problem(s); nothing was published:\n{}",
+                problems.len(),
+                lines.join("\n")
+            )
+        }
+        Err(e) => Err(e.into()),
+    }
+}
+
+pub async fn versions(settings: &Settings, project: &str) -> anyhow::Result<()> {
+    let store = open_store(settings).await?;
+    let org = startup::organization(&store).await?;
+    let project = find_project(&store, org.id, project).await?;
+    let versions = store.list_versions(project.id).await?;
+    if versions.is_empty() {
+        println!("no published versions");
+    }
+    for v in versions {
+        println!(
+            "{}\t{}\t{}\t{}",
+            v.number,
+            v.published_at.as_millis(),
+            v.published_by_email,
+            v.note
+        );
+    }
+    Ok(())
+}
+
+/// Prints what changed from `from` (default: latest version) to `to`
+/// (default: the draft).
+pub async fn diff(
+    settings: &Settings,
+    project: &str,
+    from: Option<u32>,
+    to: Option<u32>,
+) -> anyhow::Result<()> {
+    let store = open_store(settings).await?;
+    let org = startup::organization(&store).await?;
+    let project = find_project(&store, org.id, project).await?;
+    let load = |number: u32| {
+        let store = store.clone();
+        async move {
+            store
+                .version(project.id, number)
+                .await?
+                .map(|v| v.ontology)
+                .with_context(|| format!("version {number} does not exist"))
+        }
+    };
+    let old = match from.or(store.latest_version_number(project.id).await?) {
+        Some(n) => load(n).await?,
+        None => Ontology::default(),
+    };
+    let new = match to {
+        Some(n) => load(n).await?,
+        None => store
+            .draft(project.id)
+            .await?
+            .map(|d| d.ontology)
+            .unwrap_or_default(),
+    };
+    let changes = ontology::diff(&old, &new);
+    if changes.is_empty() {
+        println!("no changes");
+    }
+    for change in changes {
+        println!("{change}");
+    }
+    Ok(())
+}
+
+pub async fn roll_back(
+    settings: &Settings,
+    project: &str,
+    to: u32,
+    note: &str,
+    as_user: Option<&str>,
+) -> anyhow::Result<()> {
+    let store = open_store(settings).await?;
+    let org = startup::organization(&store).await?;
+    let project = find_project(&store, org.id, project).await?;
+    let user = acting_user(&store, org.id, as_user).await?;
+    let number = publishing::roll_back(&store, &project, to, user.id, note, clock::now()).await?;
+    println!("published version {number} with the content of version {to}");
+    Ok(())
+}

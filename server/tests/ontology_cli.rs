@@ -1,0 +1,240 @@
+//! Ontology as code through the command line, on both metadata backends.
+
+mod common;
+
+use common::{cassis, run_with_stdin, stderr, stdout};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../core/tests/fixtures")
+        .join(name)
+}
+
+/// Runs `cassis` against one metadata database.
+struct Cli {
+    data: PathBuf,
+    database_url: Option<String>,
+}
+
+impl Cli {
+    fn command(&self, args: &[&str]) -> Command {
+        let mut command = cassis(&self.data);
+        if let Some(url) = &self.database_url {
+            command.args(["--database-url", url]);
+        }
+        command.args(args);
+        command
+    }
+
+    fn run(&self, args: &[&str]) -> Output {
+        self.command(args).output().unwrap()
+    }
+
+    fn ok(&self, args: &[&str]) -> String {
+        let output = self.run(args);
+        assert!(
+            output.status.success(),
+            "cassis {args:?} failed:\n{}",
+            stderr(&output)
+        );
+        stdout(&output)
+    }
+}
+
+fn story(cli: &Cli) {
+    let mut admin = cli.command(&[
+        "user",
+        "create",
+        "--email",
+        "admin@example.com",
+        "--role",
+        "admin",
+    ]);
+    admin.stdin(std::process::Stdio::piped());
+    assert!(run_with_stdin(admin, "admin password\n").status.success());
+    let id = cli.ok(&[
+        "project",
+        "create",
+        "--name",
+        "F1",
+        "--schema-only",
+        "--dialect",
+        "postgres",
+    ]);
+    assert_eq!(id.trim().len(), 36, "a UUID: {id}");
+
+    let small = fixture("small.yaml");
+    let small = small.to_str().unwrap();
+    let out = cli.ok(&[
+        "ontology",
+        "import",
+        "--project",
+        "F1",
+        small,
+        "--publish",
+        "--note",
+        "first",
+    ]);
+    assert!(out.contains("published version 1"), "{out}");
+
+    // Export, re-import and publish: nothing changes.
+    let exported = cli.ok(&["ontology", "export", "--project", id.trim()]);
+    let dir = tempfile::tempdir().unwrap();
+    let copy = dir.path().join("f1.yaml");
+    std::fs::write(&copy, &exported).unwrap();
+    let out = cli.ok(&[
+        "ontology",
+        "import",
+        "--project",
+        "F1",
+        copy.to_str().unwrap(),
+        "--publish",
+    ]);
+    assert!(out.contains("published version 2"), "{out}");
+    assert_eq!(
+        cli.ok(&[
+            "ontology",
+            "diff",
+            "--project",
+            "F1",
+            "--from",
+            "1",
+            "--to",
+            "2"
+        ]),
+        "no changes\n"
+    );
+    assert_eq!(
+        cli.ok(&["ontology", "export", "--project", "F1", "--version", "2"]),
+        exported
+    );
+
+    // An edited draft shows up in the diff against the latest version.
+    let edited = exported.replace("- name: sprint_points\n", "- name: sprint_score\n");
+    assert_ne!(edited, exported);
+    std::fs::write(&copy, &edited).unwrap();
+    let failed = cli.run(&[
+        "ontology",
+        "import",
+        "--project",
+        "F1",
+        copy.to_str().unwrap(),
+    ]);
+    assert_eq!(
+        failed.status.code(),
+        Some(2),
+        "the variant still adds sprint_points"
+    );
+    assert!(
+        stderr(&failed).contains("there is no metric named `sprint_points`"),
+        "{}",
+        stderr(&failed)
+    );
+    let edited = edited.replace("plus:\n    - sprint_points", "plus:\n    - sprint_score");
+    std::fs::write(&copy, &edited).unwrap();
+    cli.ok(&[
+        "ontology",
+        "import",
+        "--project",
+        "F1",
+        copy.to_str().unwrap(),
+    ]);
+    let diff = cli.ok(&["ontology", "diff", "--project", "F1"]);
+    assert_eq!(
+        diff, "~ metric points\n- metric sprint_points\n+ metric sprint_score\n",
+        "{diff}"
+    );
+
+    // A broken file changes nothing and names every problem with its line.
+    let broken = fixture("broken.yaml");
+    let failed = cli.run(&[
+        "ontology",
+        "import",
+        "--project",
+        "F1",
+        broken.to_str().unwrap(),
+    ]);
+    assert_eq!(failed.status.code(), Some(2));
+    let err = stderr(&failed);
+    assert!(err.contains("broken.yaml has 16 problem(s)"), "{err}");
+    assert!(err.contains("broken.yaml:15: objects.race.table"), "{err}");
+    assert!(
+        err.contains("broken.yaml:46: verified_questions[0].sql"),
+        "{err}"
+    );
+    assert!(
+        err.contains("broken.yaml:27: metrics.points.expr: a sum metric needs"),
+        "{err}"
+    );
+    assert!(err.contains("nothing was imported"), "{err}");
+    assert_eq!(
+        cli.ok(&["ontology", "diff", "--project", "F1"]),
+        diff,
+        "the draft is untouched"
+    );
+
+    let versions = cli.ok(&["ontology", "versions", "--project", "F1"]);
+    assert_eq!(versions.lines().count(), 2, "{versions}");
+    assert!(versions.starts_with("2\t"), "newest first: {versions}");
+    assert!(versions.contains("admin@example.com\tfirst"), "{versions}");
+
+    let out = cli.ok(&["ontology", "rollback", "--project", "F1", "--to", "1"]);
+    assert!(out.contains("published version 3"), "{out}");
+    assert_eq!(
+        cli.ok(&[
+            "ontology",
+            "diff",
+            "--project",
+            "F1",
+            "--from",
+            "1",
+            "--to",
+            "3"
+        ]),
+        "no changes\n"
+    );
+    let missing = cli.run(&["ontology", "export", "--project", "Nope"]);
+    assert!(
+        stderr(&missing).contains("no project `Nope`"),
+        "{}",
+        stderr(&missing)
+    );
+}
+
+#[test]
+fn ontology_as_code_on_sqlite() {
+    let dir = tempfile::tempdir().unwrap();
+    story(&Cli {
+        data: dir.path().join("data"),
+        database_url: None,
+    });
+}
+
+#[test]
+fn ontology_as_code_on_postgresql() {
+    let Ok(admin_url) = std::env::var("CASSIS_TEST_PG_URL") else {
+        assert!(
+            std::env::var_os("CASSIS_TEST_PG_REQUIRED").is_none(),
+            "PostgreSQL is required"
+        );
+        return;
+    };
+    let name = format!("cassis_cli_{}", std::process::id());
+    let psql = |sql: &str| {
+        let status = Command::new("psql")
+            .args([admin_url.as_str(), "-qc", sql])
+            .status()
+            .unwrap();
+        assert!(status.success(), "{sql}");
+    };
+    psql(&format!("DROP DATABASE IF EXISTS {name}"));
+    psql(&format!("CREATE DATABASE {name}"));
+    let url = format!("{}/{name}", admin_url.rsplit_once('/').unwrap().0);
+    let dir = tempfile::tempdir().unwrap();
+    story(&Cli {
+        data: dir.path().join("data"),
+        database_url: Some(url),
+    });
+}
