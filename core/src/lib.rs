@@ -16,3 +16,5 @@ pub mod auth;
 pub mod demo;
 #[cfg(feature = "ssr")]
 pub mod store;
+#[cfg(feature = "ssr")]
+pub mod warehouse;

@@ -96,3 +96,61 @@ async fn scale_factors_outside_the_supported_range_are_refused() {
     }
     assert!(!dir.path().join("w.sqlite").exists());
 }
+
+#[tokio::test]
+async fn introspecting_the_warehouse_bootstraps_a_valid_draft() {
+    use cassis_core::ontology::bootstrap::draft_from_catalog;
+    use cassis_core::warehouse::Warehouse;
+
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("wholesale.sqlite");
+    demo::generate_warehouse(&path, 0.01, &mut |_: &str, _: u64| {})
+        .await
+        .unwrap();
+    let warehouse = Warehouse::connect(&demo::warehouse_url(&path))
+        .await
+        .unwrap();
+    let catalog = warehouse.catalog(None).await.unwrap();
+    let draft = draft_from_catalog(&catalog, warehouse.dialect());
+    assert_eq!(ontology::validate(&draft, Dialect::Sqlite), vec![]);
+
+    let names: Vec<&str> = draft.objects.iter().map(|o| o.name.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "customer", "lineitem", "nation", "orders", "part", "partsupp", "region", "supplier"
+        ]
+    );
+    let lineitem = &draft.objects[1];
+    assert_eq!(lineitem.primary_key, ["l_orderkey", "l_linenumber"]);
+    let joins: Vec<(&str, &str)> = draft
+        .relationships
+        .iter()
+        .map(|r| (r.from.as_str(), r.to.as_str()))
+        .collect();
+    for join in [
+        ("lineitem", "orders"),
+        ("orders", "customer"),
+        ("nation", "region"),
+        ("partsupp", "part"),
+    ] {
+        assert!(joins.contains(&join), "{join:?} missing from {joins:?}");
+    }
+    let nation_name = draft.objects[2]
+        .attributes
+        .iter()
+        .find(|a| a.name == "n_name")
+        .unwrap();
+    assert_eq!(nation_name.known_values.len(), 25);
+    assert!(nation_name.known_values.contains(&"GERMANY".to_owned()));
+    let comment = lineitem
+        .attributes
+        .iter()
+        .find(|a| a.name == "l_comment")
+        .unwrap();
+    assert!(
+        comment.known_values.is_empty(),
+        "high-cardinality text is not sampled"
+    );
+    warehouse.close().await;
+}

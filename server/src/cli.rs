@@ -100,6 +100,31 @@ pub enum Command {
     /// Import, export, publish and compare ontologies
     #[command(subcommand)]
     Ontology(OntologyCommand),
+    /// Work on data sources directly
+    #[command(subcommand)]
+    Warehouse(WarehouseCommand),
+}
+
+#[derive(Debug, Subcommand)]
+pub enum WarehouseCommand {
+    /// Create one table per CSV file of a folder, with inferred column types and id primary keys
+    LoadCsv {
+        /// Database to load into: sqlite://PATH or postgres://...
+        #[arg(long, value_name = "URL")]
+        warehouse: String,
+        /// Folder of .csv files, each with a header row; `\N` and empty fields are NULL
+        #[arg(long, value_name = "DIR")]
+        dir: PathBuf,
+        /// PostgreSQL schema for the tables, created when missing
+        #[arg(long)]
+        schema: Option<String>,
+        /// Name tables and columns in snake_case (raceId becomes race_id)
+        #[arg(long)]
+        snake_case: bool,
+        /// Drop existing tables of the same names first
+        #[arg(long)]
+        replace: bool,
+    },
 }
 
 #[derive(Debug, Subcommand)]
@@ -135,6 +160,15 @@ pub enum ProjectCommand {
         dialect: Option<cassis_core::project::Dialect>,
         #[arg(long, default_value = "")]
         description: String,
+        /// Bootstrap the draft ontology from the warehouse's tables, columns and foreign keys
+        #[arg(long, requires = "warehouse")]
+        introspect: bool,
+        /// Only this schema when introspecting PostgreSQL
+        #[arg(long, requires = "introspect")]
+        schema: Option<String>,
+        /// Bootstrap the draft ontology from a file of CREATE TABLE statements in the dialect
+        #[arg(long, value_name = "FILE", conflicts_with = "introspect")]
+        ddl: Option<PathBuf>,
     },
     /// List the organization's projects
     List {

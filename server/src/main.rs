@@ -12,7 +12,7 @@ mod startup;
 mod telemetry;
 
 use clap::Parser;
-use cli::{Cli, Command, OntologyCommand, ProjectCommand, UserCommand};
+use cli::{Cli, Command, OntologyCommand, ProjectCommand, UserCommand, WarehouseCommand};
 use config::Settings;
 use std::process::ExitCode;
 
@@ -54,16 +54,32 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
             warehouse,
             dialect,
             description,
+            introspect,
+            schema,
+            ddl,
             ..
         }) => {
-            commands::project::create(
-                &settings,
-                &name,
-                warehouse.as_deref(),
-                dialect,
-                &description,
-            )
-            .await
+            let bootstrap = match (introspect, ddl) {
+                (true, _) => commands::project::Bootstrap::Introspect { schema },
+                (false, Some(file)) => commands::project::Bootstrap::Ddl(file),
+                (false, None) => commands::project::Bootstrap::None,
+            };
+            let source = commands::project::NewSource { warehouse, dialect };
+            commands::project::create(&settings, &name, source, &description, bootstrap).await
+        }
+        Command::Warehouse(WarehouseCommand::LoadCsv {
+            warehouse,
+            dir,
+            schema,
+            snake_case,
+            replace,
+        }) => {
+            let options = cassis_core::warehouse::csv_load::LoadOptions {
+                schema,
+                snake_case,
+                replace,
+            };
+            commands::warehouse::load_csv(&warehouse, &dir, &options).await
         }
         Command::Ontology(command) => ontology(&settings, command).await,
     }

@@ -2,6 +2,7 @@
 //! and verified questions, with validation. YAML import and export come with
 //! the `ssr` feature.
 
+pub mod bootstrap;
 mod diff;
 mod model;
 #[cfg(feature = "ssr")]

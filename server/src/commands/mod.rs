@@ -4,6 +4,7 @@ pub mod ontology;
 pub mod project;
 pub mod serve;
 pub mod user;
+pub mod warehouse;
 
 use crate::config::Settings;
 use anyhow::Context;

@@ -3,46 +3,104 @@ use crate::clock;
 use crate::config::Settings;
 use crate::startup;
 use anyhow::{Context, bail};
-use cassis_core::project::{DataSource, Dialect, ProjectName};
+use cassis_core::ontology::bootstrap;
+use cassis_core::project::{DataSource, Dialect, ProjectName, redact_url_password};
 use cassis_core::store::StoreError;
+use cassis_core::warehouse::Warehouse;
 use serde_json::json;
+use std::path::PathBuf;
 
-/// Creates a project; `warehouse` is `None` for a schema-only source.
+/// Where a new project's data lives.
+pub struct NewSource {
+    /// `None` for a schema-only source.
+    pub warehouse: Option<String>,
+    pub dialect: Option<Dialect>,
+}
+
+/// How a new project's first draft is made.
+pub enum Bootstrap {
+    None,
+    Introspect { schema: Option<String> },
+    Ddl(PathBuf),
+}
+
+/// Creates a project, bootstraps its draft if asked, and prints its id.
 pub async fn create(
     settings: &Settings,
     name: &str,
-    warehouse: Option<&str>,
-    dialect: Option<Dialect>,
+    source: NewSource,
     description: &str,
+    bootstrap: Bootstrap,
 ) -> anyhow::Result<()> {
     let name = ProjectName::parse(name)?;
-    let dialect = match (dialect, warehouse) {
+    let dialect = match (source.dialect, source.warehouse.as_deref()) {
         (Some(dialect), _) => dialect,
         (None, Some(url)) => dialect_of_url(url).with_context(|| {
             format!(
                 "cannot tell the dialect of `{}`: pass --dialect",
-                cassis_core::project::redact_url_password(url)
+                redact_url_password(url)
             )
         })?,
         (None, None) => bail!("a schema-only project needs --dialect"),
     };
-    let source = DataSource {
+    // Read the schema before creating anything, so a bad URL or file leaves no project behind.
+    let draft = match &bootstrap {
+        Bootstrap::None => None,
+        Bootstrap::Introspect { schema } => {
+            let url = source
+                .warehouse
+                .as_deref()
+                .context("--introspect needs --warehouse")?;
+            tracing::info!(warehouse = %redact_url_password(url), "introspecting the data source");
+            let warehouse = Warehouse::connect(url).await?;
+            let catalog = warehouse.catalog(schema.as_deref()).await?;
+            warehouse.close().await;
+            Some(bootstrap::draft_from_catalog(&catalog, dialect))
+        }
+        Bootstrap::Ddl(file) => {
+            let ddl = std::fs::read_to_string(file)
+                .with_context(|| format!("reading {}", file.display()))?;
+            let catalog = bootstrap::catalog_from_ddl(dialect, &ddl)
+                .map_err(|e| anyhow::anyhow!("{}: the DDL {e}", file.display()))?;
+            Some(bootstrap::draft_from_catalog(&catalog, dialect))
+        }
+    };
+    let data_source = DataSource {
         dialect,
-        connection_url: warehouse.map(str::to_owned),
+        connection_url: source.warehouse,
     };
     let store = open_store(settings).await?;
     let org = startup::organization(&store).await?;
-    match store
-        .create_project(org.id, &name, description, Some(source), clock::now())
+    let project = match store
+        .create_project(org.id, &name, description, Some(data_source), clock::now())
         .await
     {
-        Ok(project) => {
-            println!("{}", project.id);
-            Ok(())
-        }
+        Ok(project) => project,
         Err(StoreError::Conflict(what)) => bail!("{what} already exists"),
-        Err(e) => Err(e.into()),
+        Err(e) => return Err(e.into()),
+    };
+    if let Some(draft) = draft {
+        let admin = store
+            .first_admin(org.id)
+            .await?
+            .context("no admin exists: create one with `cassis user create`")?;
+        store
+            .save_draft(project.id, &draft, admin.id, clock::now())
+            .await?;
+        let problems = cassis_core::ontology::validate(&draft, dialect);
+        eprintln!(
+            "bootstrapped the draft: {} objects, {} relationships{}",
+            draft.objects.len(),
+            draft.relationships.len(),
+            if problems.is_empty() {
+                String::new()
+            } else {
+                format!(", {} problem(s) to fix before publishing", problems.len())
+            }
+        );
     }
+    println!("{}", project.id);
+    Ok(())
 }
 
 fn dialect_of_url(url: &str) -> Option<Dialect> {

@@ -1,0 +1,425 @@
+//! Loads a folder of CSV exports into a SQLite or PostgreSQL database, one
+//! table per file, because data teams try tools on CSV exports first.
+//!
+//! Each file is read twice, streaming: once to infer column types and find a
+//! primary key, once to insert. A file's table is written in one transaction,
+//! so a failure leaves no half-loaded table behind.
+
+use crate::ontology::bootstrap::snake_case;
+use sqlparser::ast::Ident;
+use sqlx::any::AnyPoolOptions;
+use sqlx::{AnyPool, AssertSqlSafe};
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+#[derive(Debug, thiserror::Error)]
+pub enum CsvLoadError {
+    #[error(
+        "Cassis can load CSV files only into sqlite://PATH or postgres://... databases, not `{0}`"
+    )]
+    UnsupportedUrl(String),
+    #[error("cannot read {path}: {source}")]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{path} has no CSV files")]
+    NoFiles { path: PathBuf },
+    #[error("{path}, line {line}: {message}")]
+    Csv {
+        path: PathBuf,
+        line: u64,
+        message: String,
+    },
+    #[error("{path} has no header row")]
+    NoHeader { path: PathBuf },
+    #[error("the table {table} already exists: pass --replace to load over it")]
+    TableExists { table: String },
+    #[error("cannot connect to the database: {0}")]
+    Connect(#[source] sqlx::Error),
+    #[error("writing {table} failed: {source}")]
+    Write { table: String, source: sqlx::Error },
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct LoadOptions {
+    /// PostgreSQL schema to create the tables in (created when missing).
+    pub schema: Option<String>,
+    /// `raceId` becomes `race_id`, `Race Results.csv` becomes `race_results`.
+    pub snake_case: bool,
+    /// Drop a table of the same name first.
+    pub replace: bool,
+}
+
+/// What one file became.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LoadedTable {
+    pub file: PathBuf,
+    pub table: String,
+    pub rows: u64,
+    pub columns: Vec<(String, ColumnType)>,
+    pub primary_key: Option<String>,
+    pub elapsed: Duration,
+}
+
+/// The type inferred for a column from every value in it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ColumnType {
+    Integer,
+    Real,
+    Date,
+    Text,
+}
+
+/// `\N` (the MySQL and Ergast convention) and empty fields are NULL.
+fn is_null(value: &str) -> bool {
+    value.is_empty() || value == "\\N"
+}
+
+fn is_date(value: &str) -> bool {
+    let b = value.as_bytes();
+    b.len() == 10
+        && b[4] == b'-'
+        && b[7] == b'-'
+        && b.iter()
+            .enumerate()
+            .all(|(i, c)| i == 4 || i == 7 || c.is_ascii_digit())
+}
+
+fn type_of(value: &str) -> ColumnType {
+    if value.parse::<i64>().is_ok() {
+        ColumnType::Integer
+    } else if value.parse::<f64>().is_ok_and(f64::is_finite)
+        && !value.chars().any(char::is_alphabetic)
+    {
+        ColumnType::Real
+    } else if is_date(value) {
+        ColumnType::Date
+    } else {
+        ColumnType::Text
+    }
+}
+
+fn merge(seen: Option<ColumnType>, value: ColumnType) -> ColumnType {
+    match (seen, value) {
+        (None, t) => t,
+        (Some(a), b) if a == b => a,
+        (Some(ColumnType::Integer), ColumnType::Real)
+        | (Some(ColumnType::Real), ColumnType::Integer) => ColumnType::Real,
+        _ => ColumnType::Text,
+    }
+}
+
+fn quoted(identifier: &str) -> String {
+    Ident::with_quote('"', identifier).to_string()
+}
+
+/// Loads every `*.csv` file in `dir`, in name order, calling `progress` after each.
+pub async fn load_csv_dir(
+    url: &str,
+    dir: &Path,
+    options: &LoadOptions,
+    progress: &mut dyn FnMut(&LoadedTable),
+) -> Result<Vec<LoadedTable>, CsvLoadError> {
+    let postgres = url.starts_with("postgres://") || url.starts_with("postgresql://");
+    if !postgres && !url.starts_with("sqlite:") {
+        return Err(CsvLoadError::UnsupportedUrl(
+            crate::project::redact_url_password(url),
+        ));
+    }
+    let io = |source| CsvLoadError::Io {
+        path: dir.to_owned(),
+        source,
+    };
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map_err(io)?
+        .filter_map(|entry| entry.ok().map(|e| e.path()))
+        .filter(|path| {
+            path.extension()
+                .is_some_and(|ext| ext.eq_ignore_ascii_case("csv"))
+        })
+        .collect();
+    files.sort();
+    if files.is_empty() {
+        return Err(CsvLoadError::NoFiles {
+            path: dir.to_owned(),
+        });
+    }
+
+    sqlx::any::install_default_drivers();
+    let url = if postgres || url.contains("mode=") {
+        url.to_owned()
+    } else {
+        format!("{url}?mode=rwc")
+    };
+    let pool = AnyPoolOptions::new()
+        .max_connections(1)
+        .connect(&url)
+        .await
+        .map_err(CsvLoadError::Connect)?;
+    if let (true, Some(schema)) = (postgres, &options.schema) {
+        let sql = format!("CREATE SCHEMA IF NOT EXISTS {}", quoted(schema));
+        sqlx::query(AssertSqlSafe(sql))
+            .execute(&pool)
+            .await
+            .map_err(|source| CsvLoadError::Write {
+                table: schema.clone(),
+                source,
+            })?;
+    }
+    let mut loaded = Vec::new();
+    for file in files {
+        let table = load_file(&pool, postgres, &file, options).await?;
+        progress(&table);
+        loaded.push(table);
+    }
+    pool.close().await;
+    Ok(loaded)
+}
+
+struct Shape {
+    columns: Vec<String>,
+    types: Vec<ColumnType>,
+    primary_key: Option<usize>,
+}
+
+fn reader(path: &Path) -> Result<csv::Reader<std::fs::File>, CsvLoadError> {
+    let file = std::fs::File::open(path).map_err(|source| CsvLoadError::Io {
+        path: path.to_owned(),
+        source,
+    })?;
+    // Exports often end short rows early; missing trailing fields are NULL.
+    Ok(csv::ReaderBuilder::new()
+        .has_headers(true)
+        .flexible(true)
+        .from_reader(file))
+}
+
+fn csv_error(path: &Path, error: csv::Error) -> CsvLoadError {
+    let line = error.position().map_or(0, |p| p.line());
+    CsvLoadError::Csv {
+        path: path.to_owned(),
+        line,
+        message: error.to_string(),
+    }
+}
+
+/// The first pass: column names and types, and the primary key: the first
+/// column named like an id whose values are all present and distinct.
+fn infer_shape(path: &Path, options: &LoadOptions) -> Result<Shape, CsvLoadError> {
+    let mut reader = reader(path)?;
+    let headers = reader.headers().map_err(|e| csv_error(path, e))?.clone();
+    if headers.is_empty() {
+        return Err(CsvLoadError::NoHeader {
+            path: path.to_owned(),
+        });
+    }
+    let columns: Vec<String> = headers
+        .iter()
+        .map(|h| {
+            if options.snake_case {
+                snake_case(h)
+            } else {
+                h.trim().to_owned()
+            }
+        })
+        .collect();
+    // `id`, `race_id` or `raceId`; not `grid`.
+    let id_like: Vec<bool> = columns
+        .iter()
+        .map(|c| c.eq_ignore_ascii_case("id") || c.ends_with("_id") || c.ends_with("Id"))
+        .collect();
+    let mut seen: Vec<Option<ColumnType>> = vec![None; columns.len()];
+    let mut distinct: Vec<Option<HashSet<String>>> =
+        id_like.iter().map(|&id| id.then(HashSet::new)).collect();
+    for record in reader.records() {
+        let record = record.map_err(|e| csv_error(path, e))?;
+        for (i, value) in record.iter().enumerate().take(columns.len()) {
+            if is_null(value) {
+                distinct[i] = None; // a key is never NULL
+                continue;
+            }
+            seen[i] = Some(merge(seen[i], type_of(value)));
+            if let Some(values) = distinct[i].as_mut()
+                && !values.insert(value.to_owned())
+            {
+                distinct[i] = None;
+            }
+        }
+    }
+    let types = seen
+        .into_iter()
+        .map(|t| t.unwrap_or(ColumnType::Text))
+        .collect();
+    let primary_key = distinct
+        .iter()
+        .position(|d| d.as_ref().is_some_and(|v| !v.is_empty()));
+    Ok(Shape {
+        columns,
+        types,
+        primary_key,
+    })
+}
+
+async fn load_file(
+    pool: &AnyPool,
+    postgres: bool,
+    path: &Path,
+    options: &LoadOptions,
+) -> Result<LoadedTable, CsvLoadError> {
+    let started = Instant::now();
+    let shape = infer_shape(path, options)?;
+    let stem = path
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let table_name = if options.snake_case {
+        snake_case(&stem)
+    } else {
+        stem
+    };
+    let table = match (&options.schema, postgres) {
+        (Some(schema), true) => format!("{}.{}", quoted(schema), quoted(&table_name)),
+        _ => quoted(&table_name),
+    };
+    let shown = table.replace('"', "");
+    let write = |source| CsvLoadError::Write {
+        table: shown.clone(),
+        source,
+    };
+
+    let mut tx = pool.begin().await.map_err(write)?;
+    if options.replace {
+        sqlx::query(AssertSqlSafe(format!("DROP TABLE IF EXISTS {table}")))
+            .execute(&mut *tx)
+            .await
+            .map_err(write)?;
+    }
+    let definitions: Vec<String> = shape
+        .columns
+        .iter()
+        .zip(&shape.types)
+        .map(|(name, t)| {
+            let sql_type = match (t, postgres) {
+                (ColumnType::Integer, _) => "BIGINT",
+                (ColumnType::Real, true) => "DOUBLE PRECISION",
+                (ColumnType::Real, false) => "REAL",
+                (ColumnType::Date, _) => "DATE",
+                (ColumnType::Text, _) => "TEXT",
+            };
+            format!("{} {sql_type}", quoted(name))
+        })
+        .chain(
+            shape
+                .primary_key
+                .map(|i| format!("PRIMARY KEY ({})", quoted(&shape.columns[i]))),
+        )
+        .collect();
+    let create = format!("CREATE TABLE {table} ({})", definitions.join(", "));
+    if let Err(source) = sqlx::query(AssertSqlSafe(create)).execute(&mut *tx).await {
+        let exists = source
+            .as_database_error()
+            .is_some_and(|e| e.message().contains("already exists"));
+        return Err(if exists {
+            CsvLoadError::TableExists { table: shown }
+        } else {
+            write(source)
+        });
+    }
+
+    // Multi-row inserts, kept under both databases' limits on bound parameters.
+    let per_row = shape.columns.len();
+    let batch_rows = (30_000 / per_row).max(1);
+    let column_list = shape
+        .columns
+        .iter()
+        .map(|c| quoted(c))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let mut reader = reader(path)?;
+    let mut batch: Vec<csv::StringRecord> = Vec::with_capacity(batch_rows);
+    let mut rows = 0u64;
+    let mut records = reader.records();
+    loop {
+        let next = records.next().transpose().map_err(|e| csv_error(path, e))?;
+        let done = next.is_none();
+        batch.extend(next);
+        if batch.len() == batch_rows || (done && !batch.is_empty()) {
+            let placeholders: Vec<String> = (0..batch.len())
+                .map(|r| {
+                    let cells: Vec<String> = (0..per_row)
+                        .map(|c| {
+                            let n = r * per_row + c + 1;
+                            match shape.types[c] {
+                                ColumnType::Date if postgres => format!("CAST(${n} AS DATE)"),
+                                _ => format!("${n}"),
+                            }
+                        })
+                        .collect();
+                    format!("({})", cells.join(", "))
+                })
+                .collect();
+            let sql = format!(
+                "INSERT INTO {table} ({column_list}) VALUES {}",
+                placeholders.join(", ")
+            );
+            // Not cached: a cached statement keeps the parameter types of the
+            // first batch, where a column of NULLs says nothing about its type.
+            let mut query = sqlx::query(AssertSqlSafe(sql)).persistent(false);
+            for record in &batch {
+                for (c, column_type) in shape.types.iter().enumerate() {
+                    let value = record.get(c).filter(|v| !is_null(v));
+                    query = match column_type {
+                        ColumnType::Integer => {
+                            query.bind(value.and_then(|v| v.parse::<i64>().ok()))
+                        }
+                        ColumnType::Real => query.bind(value.and_then(|v| v.parse::<f64>().ok())),
+                        ColumnType::Date | ColumnType::Text => query.bind(value.map(str::to_owned)),
+                    };
+                }
+            }
+            query.execute(&mut *tx).await.map_err(write)?;
+            rows += batch.len() as u64;
+            batch.clear();
+        }
+        if done {
+            break;
+        }
+    }
+    tx.commit().await.map_err(write)?;
+    Ok(LoadedTable {
+        file: path.to_owned(),
+        table: shown,
+        rows,
+        primary_key: shape.primary_key.map(|i| shape.columns[i].clone()),
+        columns: shape.columns.into_iter().zip(shape.types).collect(),
+        elapsed: started.elapsed(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn types_widen_as_values_demand() {
+        assert_eq!(merge(None, type_of("12")), ColumnType::Integer);
+        assert_eq!(
+            merge(Some(ColumnType::Integer), type_of("1.5")),
+            ColumnType::Real
+        );
+        assert_eq!(
+            merge(Some(ColumnType::Date), type_of("2023-03-05")),
+            ColumnType::Date
+        );
+        assert_eq!(
+            merge(Some(ColumnType::Date), type_of("12")),
+            ColumnType::Text
+        );
+        assert_eq!(type_of("1:34:50.616"), ColumnType::Text);
+        assert_eq!(type_of("+5.478"), ColumnType::Real);
+        assert_eq!(type_of("NaN"), ColumnType::Text);
+        assert!(is_null("\\N") && is_null(""));
+    }
+}

@@ -1,0 +1,88 @@
+//! Connections to the data sources Cassis answers from. Every connection is
+//! read-only: SQLite files are opened read-only, PostgreSQL sessions start with
+//! read-only transactions.
+
+pub mod csv_load;
+mod introspect;
+
+use crate::ontology::bootstrap::Catalog;
+use crate::project::{Dialect, redact_url_password};
+use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
+use sqlx::sqlite::{SqliteConnectOptions, SqlitePoolOptions};
+use sqlx::{PgPool, SqlitePool};
+use std::str::FromStr;
+use std::time::Duration;
+
+#[derive(Debug, thiserror::Error)]
+pub enum WarehouseError {
+    #[error("Cassis cannot connect to `{0}`: use sqlite://PATH or postgres://...")]
+    UnsupportedUrl(String),
+    #[error("cannot connect to the data source: {0}")]
+    Connect(#[source] sqlx::Error),
+    #[error("reading the data source failed: {0}")]
+    Query(#[from] sqlx::Error),
+}
+
+/// An open, read-only connection pool to a data source.
+#[derive(Clone, Debug)]
+pub enum Warehouse {
+    Sqlite(SqlitePool),
+    Postgres(PgPool),
+}
+
+impl Warehouse {
+    pub async fn connect(url: &str) -> Result<Self, WarehouseError> {
+        let unsupported = || WarehouseError::UnsupportedUrl(redact_url_password(url));
+        if url.starts_with("sqlite:") {
+            let options = SqliteConnectOptions::from_str(url)
+                .map_err(|_| unsupported())?
+                .read_only(true);
+            let pool = SqlitePoolOptions::new()
+                .max_connections(4)
+                .acquire_timeout(Duration::from_secs(10))
+                .connect_with(options)
+                .await
+                .map_err(WarehouseError::Connect)?;
+            Ok(Warehouse::Sqlite(pool))
+        } else if url.starts_with("postgres://") || url.starts_with("postgresql://") {
+            let options = PgConnectOptions::from_str(url)
+                .map_err(|_| unsupported())?
+                .options([("default_transaction_read_only", "on")]);
+            let pool = PgPoolOptions::new()
+                .max_connections(4)
+                .acquire_timeout(Duration::from_secs(10))
+                .connect_with(options)
+                .await
+                .map_err(WarehouseError::Connect)?;
+            Ok(Warehouse::Postgres(pool))
+        } else {
+            Err(unsupported())
+        }
+    }
+
+    pub fn dialect(&self) -> Dialect {
+        match self {
+            Warehouse::Sqlite(_) => Dialect::Sqlite,
+            Warehouse::Postgres(_) => Dialect::Postgres,
+        }
+    }
+
+    /// The tables and views, their columns and keys, and a sample of the
+    /// values of low-cardinality text columns. `schema` limits PostgreSQL to
+    /// one schema; SQLite has one.
+    pub async fn catalog(&self, schema: Option<&str>) -> Result<Catalog, WarehouseError> {
+        let mut catalog = match self {
+            Warehouse::Sqlite(pool) => introspect::sqlite_catalog(pool).await?,
+            Warehouse::Postgres(pool) => introspect::postgres_catalog(pool, schema).await?,
+        };
+        introspect::sample_known_values(self, &mut catalog).await?;
+        Ok(catalog)
+    }
+
+    pub async fn close(&self) {
+        match self {
+            Warehouse::Sqlite(pool) => pool.close().await,
+            Warehouse::Postgres(pool) => pool.close().await,
+        }
+    }
+}

@@ -1,0 +1,217 @@
+//! The Formula 1 setup a data team follows: load the CSV exports into
+//! PostgreSQL, create a project from it, import the F1 ontology. Runs on both
+//! metadata backends and checks the ontology's verified questions against the
+//! facts the data is known to hold.
+
+mod common;
+
+use common::{cassis, run_with_stdin, stderr, stdout};
+use sqlx::{AssertSqlSafe, Connection, PgConnection, Row};
+use std::path::{Path, PathBuf};
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+async fn fresh_database(admin_url: &str, name: &str) -> String {
+    let mut admin = PgConnection::connect(admin_url).await.unwrap();
+    // Our own names, not input: safe to splice.
+    for sql in [
+        format!("DROP DATABASE IF EXISTS {name}"),
+        format!("CREATE DATABASE {name}"),
+    ] {
+        sqlx::raw_sql(AssertSqlSafe(sql))
+            .execute(&mut admin)
+            .await
+            .unwrap();
+    }
+    format!("{}/{name}", admin_url.rsplit_once('/').unwrap().0)
+}
+
+fn ok(output: std::process::Output) -> (String, String) {
+    assert!(output.status.success(), "{}", stderr(&output));
+    (stdout(&output), stderr(&output))
+}
+
+#[tokio::test]
+async fn formula_one_from_csv_to_a_published_ontology() {
+    let Ok(admin_url) = std::env::var("CASSIS_TEST_PG_URL") else {
+        assert!(
+            std::env::var_os("CASSIS_TEST_PG_REQUIRED").is_none(),
+            "PostgreSQL is required"
+        );
+        return;
+    };
+    let data = repo().join("../shared/data/f1");
+    assert!(
+        data.join("results.csv").exists(),
+        "the F1 data is expected in {}",
+        data.display()
+    );
+    let pid = std::process::id();
+    let warehouse = fresh_database(&admin_url, &format!("cassis_f1_{pid}")).await;
+    let dir = tempfile::tempdir().unwrap();
+
+    let (out, progress) = ok(cassis(&dir.path().join("unused"))
+        .args([
+            "warehouse",
+            "load-csv",
+            "--warehouse",
+            &warehouse,
+            "--schema",
+            "public",
+            "--snake-case",
+            "--dir",
+        ])
+        .arg(&data)
+        .output()
+        .unwrap());
+    assert_eq!(out, "loaded 13 tables, 114903 rows\n", "{progress}");
+    assert!(
+        progress.contains(
+            "loaded results.csv into public.results: 27178 rows, 18 columns, primary key result_id"
+        ),
+        "{progress}"
+    );
+    // Loading again without --replace refuses rather than duplicating rows.
+    let again = cassis(&dir.path().join("unused"))
+        .args([
+            "warehouse",
+            "load-csv",
+            "--warehouse",
+            &warehouse,
+            "--schema",
+            "public",
+            "--snake-case",
+            "--dir",
+        ])
+        .arg(&data)
+        .output()
+        .unwrap();
+    assert_eq!(again.status.code(), Some(2));
+    assert!(
+        stderr(&again).contains("already exists: pass --replace"),
+        "{}",
+        stderr(&again)
+    );
+
+    // The verified questions hold the facts the data is known for.
+    let f1 = cassis_core::ontology::from_yaml(
+        &std::fs::read_to_string(repo().join("examples/f1/ontology.yaml")).unwrap(),
+    )
+    .unwrap();
+    let mut conn = PgConnection::connect(&warehouse).await.unwrap();
+    let answer = |i: usize| AssertSqlSafe(f1.verified_questions[i].sql.clone());
+    let wins = sqlx::query(answer(0)).fetch_all(&mut conn).await.unwrap();
+    assert_eq!(
+        (wins[0].get::<String, _>(0), wins[0].get::<i64, _>(1)),
+        ("Max Verstappen".to_owned(), 19)
+    );
+    assert_eq!(
+        (wins[1].get::<String, _>(0), wins[1].get::<i64, _>(1)),
+        ("Sergio Pérez".to_owned(), 2)
+    );
+    let points = sqlx::query(answer(1)).fetch_all(&mut conn).await.unwrap();
+    let totals: Vec<(i64, f64)> = points.iter().map(|r| (r.get(0), r.get(1))).collect();
+    assert_eq!(totals, [(2022, 2350.0), (2023, 2458.0)]);
+    let races: i64 = sqlx::query(answer(2))
+        .fetch_one(&mut conn)
+        .await
+        .unwrap()
+        .get(0);
+    assert_eq!(races, 22);
+    let teams = sqlx::query(answer(3)).fetch_all(&mut conn).await.unwrap();
+    assert_eq!(
+        (teams[0].get::<String, _>(0), teams[0].get::<f64, _>(1)),
+        ("Red Bull".to_owned(), 860.0)
+    );
+
+    let metadata_backends = [
+        None,
+        Some(fresh_database(&admin_url, &format!("cassis_f1_meta_{pid}")).await),
+    ];
+    for (i, database_url) in metadata_backends.iter().enumerate() {
+        let data_dir = dir.path().join(format!("data{i}"));
+        let cli = |args: &[&str]| {
+            let mut command = cassis(&data_dir);
+            if let Some(url) = database_url {
+                command.args(["--database-url", url]);
+            }
+            command.args(args);
+            command
+        };
+        assert!(
+            run_with_stdin(
+                cli(&[
+                    "user",
+                    "create",
+                    "--email",
+                    "ana@example.com",
+                    "--role",
+                    "admin"
+                ]),
+                "ana's password\n"
+            )
+            .status
+            .success()
+        );
+
+        let (id, bootstrapped) = ok(cli(&[
+            "project",
+            "create",
+            "--name",
+            "Formula 1",
+            "--warehouse",
+            &warehouse,
+            "--introspect",
+            "--schema",
+            "public",
+        ])
+        .output()
+        .unwrap());
+        assert_eq!(id.trim().len(), 36);
+        assert!(
+            bootstrapped.contains("bootstrapped the draft: 13 objects"),
+            "{bootstrapped}"
+        );
+        let (diff, _) = ok(cli(&["ontology", "diff", "--project", "Formula 1"])
+            .output()
+            .unwrap());
+        assert!(
+            diff.contains("+ object results\n") && diff.contains("+ object drivers\n"),
+            "{diff}"
+        );
+        let (draft, _) = ok(
+            cli(&["ontology", "export", "--project", "Formula 1", "--draft"])
+                .output()
+                .unwrap(),
+        );
+        assert!(
+            draft.contains("known_values"),
+            "low-cardinality text columns are sampled: {draft}"
+        );
+
+        let f1_yaml = repo().join("examples/f1/ontology.yaml");
+        let (out, _) = ok(cli(&[
+            "ontology",
+            "import",
+            "--project",
+            "Formula 1",
+            "--publish",
+            "--note",
+            "F1 v1",
+        ])
+        .arg(&f1_yaml)
+        .output()
+        .unwrap());
+        assert!(out.contains("published version 1"), "{out}");
+        let (exported, _) = ok(cli(&["ontology", "export", "--project", id.trim()])
+            .output()
+            .unwrap());
+        let round_trip = cassis_core::ontology::from_yaml(&exported).unwrap();
+        assert_eq!(
+            round_trip, f1,
+            "export gives back exactly what was imported"
+        );
+    }
+}
