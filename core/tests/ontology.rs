@@ -97,3 +97,145 @@ fn yaml_errors_point_at_the_line() {
     assert_eq!(error.line, Some(4));
     assert!(error.message.contains("median"), "{error}");
 }
+
+mod round_trip {
+    //! Export then import gives back the same ontology, whatever text the
+    //! data team typed: YAML-significant characters, words YAML would read as
+    //! booleans or numbers, line breaks, unicode.
+
+    use cassis_core::ontology::*;
+    use proptest::prelude::*;
+
+    fn text() -> impl Strategy<Value = String> {
+        prop_oneof![
+            "[a-z_]{1,12}",
+            "[ -~]{0,24}",
+            "\\PC{0,16}",
+            Just("yes".to_owned()),
+            Just("null".to_owned()),
+            Just("1.50".to_owned()),
+            Just("- dash: colon # hash".to_owned()),
+            Just("two\nlines\n".to_owned()),
+            Just("  padded ".to_owned()),
+        ]
+    }
+
+    fn texts() -> impl Strategy<Value = Vec<String>> {
+        prop::collection::vec(text(), 0..3)
+    }
+
+    fn data_type() -> impl Strategy<Value = DataType> {
+        prop_oneof![
+            Just(DataType::Integer),
+            Just(DataType::Decimal),
+            Just(DataType::Text),
+            Just(DataType::Boolean),
+            Just(DataType::Date),
+            Just(DataType::Timestamp)
+        ]
+    }
+
+    fn role() -> impl Strategy<Value = AttributeRole> {
+        prop_oneof![
+            Just(AttributeRole::Identifier),
+            Just(AttributeRole::Dimension),
+            Just(AttributeRole::Time),
+            Just(AttributeRole::Measure)
+        ]
+    }
+
+    fn attribute() -> impl Strategy<Value = Attribute> {
+        (text(), prop::option::of(text()), prop::option::of(text()), data_type(), role(), text(), texts(), texts())
+            .prop_map(|(name, column, expr, data_type, role, description, synonyms, known_values)| Attribute {
+                name,
+                column,
+                expr,
+                data_type,
+                role,
+                label: String::new(),
+                description,
+                synonyms,
+                known_values,
+            })
+    }
+
+    fn object() -> impl Strategy<Value = Object> {
+        (text(), text(), text(), texts(), texts(), prop::collection::vec(attribute(), 0..3)).prop_map(
+            |(name, table, label, synonyms, primary_key, attributes)| Object {
+                name,
+                table,
+                label,
+                description: String::new(),
+                synonyms,
+                primary_key,
+                attributes,
+            },
+        )
+    }
+
+    fn metric() -> impl Strategy<Value = Metric> {
+        let aggregate = prop_oneof![
+            Just(Aggregate::Count),
+            Just(Aggregate::CountDistinct),
+            Just(Aggregate::Sum),
+            Just(Aggregate::Avg),
+            Just(Aggregate::Min),
+            Just(Aggregate::Max)
+        ];
+        let variant = (text(), any::<bool>(), prop::option::of(text()), prop::option::of(texts()), texts()).prop_map(
+            |(name, default, expr, filters, plus)| MetricVariant { name, default, expr, filters, plus, ..Default::default() },
+        );
+        (text(), text(), aggregate, prop::option::of(text()), texts(), prop::collection::vec(variant, 0..2)).prop_map(
+            |(name, object, aggregate, expr, filters, variants)| Metric {
+                name,
+                object,
+                aggregate,
+                expr,
+                filters,
+                format: Some(MetricFormat::Currency),
+                variants,
+                ..Default::default()
+            },
+        )
+    }
+
+    fn ontology() -> impl Strategy<Value = Ontology> {
+        let relationship = (text(), text(), text(), text(), text()).prop_map(|(name, from, to, a, b)| Relationship {
+            name,
+            from,
+            to,
+            keys: vec![KeyPair { from: a, to: b }],
+            cardinality: Cardinality::OneToOne,
+            ..Default::default()
+        });
+        let rule = (text(), text(), texts()).prop_map(|(name, text, synonyms)| BusinessRule { name, text, synonyms });
+        let verified = (text(), text()).prop_map(|(question, sql)| VerifiedQuestion { question, sql, description: String::new() });
+        (
+            text(),
+            prop::collection::vec(object(), 0..3),
+            prop::collection::vec(relationship, 0..2),
+            prop::collection::vec(metric(), 0..2),
+            prop::collection::vec(rule, 0..2),
+            prop::collection::vec(verified, 0..2),
+        )
+            .prop_map(|(description, objects, relationships, metrics, rules, verified_questions)| Ontology {
+                description,
+                objects,
+                relationships,
+                metrics,
+                rules,
+                verified_questions,
+            })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(256))]
+
+        #[test]
+        fn export_then_import_is_the_identity(ontology in ontology()) {
+            let exported = to_yaml(&ontology);
+            let imported = from_yaml(&exported).map_err(|e| TestCaseError::fail(format!("{e}\n{exported}")))?;
+            prop_assert_eq!(imported, ontology);
+        }
+    }
+}
