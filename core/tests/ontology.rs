@@ -145,32 +145,53 @@ mod round_trip {
     }
 
     fn attribute() -> impl Strategy<Value = Attribute> {
-        (text(), prop::option::of(text()), prop::option::of(text()), data_type(), role(), text(), texts(), texts())
-            .prop_map(|(name, column, expr, data_type, role, description, synonyms, known_values)| Attribute {
-                name,
-                column,
-                expr,
-                data_type,
-                role,
-                label: String::new(),
-                description,
-                synonyms,
-                known_values,
-            })
+        (
+            text(),
+            prop::option::of(text()),
+            prop::option::of(text()),
+            data_type(),
+            role(),
+            text(),
+            texts(),
+            texts(),
+        )
+            .prop_map(
+                |(name, column, expr, data_type, role, description, synonyms, known_values)| {
+                    Attribute {
+                        name,
+                        column,
+                        expr,
+                        data_type,
+                        role,
+                        label: String::new(),
+                        description,
+                        synonyms,
+                        known_values,
+                    }
+                },
+            )
     }
 
     fn object() -> impl Strategy<Value = Object> {
-        (text(), text(), text(), texts(), texts(), prop::collection::vec(attribute(), 0..3)).prop_map(
-            |(name, table, label, synonyms, primary_key, attributes)| Object {
-                name,
-                table,
-                label,
-                description: String::new(),
-                synonyms,
-                primary_key,
-                attributes,
-            },
+        (
+            text(),
+            text(),
+            text(),
+            texts(),
+            texts(),
+            prop::collection::vec(attribute(), 0..3),
         )
+            .prop_map(
+                |(name, table, label, synonyms, primary_key, attributes)| Object {
+                    name,
+                    table,
+                    label,
+                    description: String::new(),
+                    synonyms,
+                    primary_key,
+                    attributes,
+                },
+            )
     }
 
     fn metric() -> impl Strategy<Value = Metric> {
@@ -182,34 +203,65 @@ mod round_trip {
             Just(Aggregate::Min),
             Just(Aggregate::Max)
         ];
-        let variant = (text(), any::<bool>(), prop::option::of(text()), prop::option::of(texts()), texts()).prop_map(
-            |(name, default, expr, filters, plus)| MetricVariant { name, default, expr, filters, plus, ..Default::default() },
-        );
-        (text(), text(), aggregate, prop::option::of(text()), texts(), prop::collection::vec(variant, 0..2)).prop_map(
-            |(name, object, aggregate, expr, filters, variants)| Metric {
+        let variant = (
+            text(),
+            any::<bool>(),
+            prop::option::of(text()),
+            prop::option::of(texts()),
+            texts(),
+        )
+            .prop_map(|(name, default, expr, filters, plus)| MetricVariant {
                 name,
-                object,
-                aggregate,
+                default,
                 expr,
                 filters,
-                format: Some(MetricFormat::Currency),
-                variants,
+                plus,
                 ..Default::default()
-            },
+            });
+        (
+            text(),
+            text(),
+            aggregate,
+            prop::option::of(text()),
+            texts(),
+            prop::collection::vec(variant, 0..2),
         )
+            .prop_map(
+                |(name, object, aggregate, expr, filters, variants)| Metric {
+                    name,
+                    object,
+                    aggregate,
+                    expr,
+                    filters,
+                    format: Some(MetricFormat::Currency),
+                    variants,
+                    ..Default::default()
+                },
+            )
     }
 
     fn ontology() -> impl Strategy<Value = Ontology> {
-        let relationship = (text(), text(), text(), text(), text()).prop_map(|(name, from, to, a, b)| Relationship {
+        let relationship =
+            (text(), text(), text(), text(), text()).prop_map(|(name, from, to, a, b)| {
+                Relationship {
+                    name,
+                    from,
+                    to,
+                    keys: vec![KeyPair { from: a, to: b }],
+                    cardinality: Cardinality::OneToOne,
+                    ..Default::default()
+                }
+            });
+        let rule = (text(), text(), texts()).prop_map(|(name, text, synonyms)| BusinessRule {
             name,
-            from,
-            to,
-            keys: vec![KeyPair { from: a, to: b }],
-            cardinality: Cardinality::OneToOne,
-            ..Default::default()
+            text,
+            synonyms,
         });
-        let rule = (text(), text(), texts()).prop_map(|(name, text, synonyms)| BusinessRule { name, text, synonyms });
-        let verified = (text(), text()).prop_map(|(question, sql)| VerifiedQuestion { question, sql, description: String::new() });
+        let verified = (text(), text()).prop_map(|(question, sql)| VerifiedQuestion {
+            question,
+            sql,
+            description: String::new(),
+        });
         (
             text(),
             prop::collection::vec(object(), 0..3),
@@ -218,14 +270,18 @@ mod round_trip {
             prop::collection::vec(rule, 0..2),
             prop::collection::vec(verified, 0..2),
         )
-            .prop_map(|(description, objects, relationships, metrics, rules, verified_questions)| Ontology {
-                description,
-                objects,
-                relationships,
-                metrics,
-                rules,
-                verified_questions,
-            })
+            .prop_map(
+                |(description, objects, relationships, metrics, rules, verified_questions)| {
+                    Ontology {
+                        description,
+                        objects,
+                        relationships,
+                        metrics,
+                        rules,
+                        verified_questions,
+                    }
+                },
+            )
     }
 
     proptest! {
