@@ -404,3 +404,35 @@ async fn published_versions_cannot_be_changed_by_any_write() {
         );
     }
 }
+
+on_every_backend! {
+    async fn api_keys_act_for_their_creator_until_revoked_or_expired(store: &Store) {
+        use cassis_core::auth::{ApiKeyRejected, ApiKeySecret};
+        use cassis_core::store::NewApiKey;
+
+        let ada = user(store, "ada@example.com", "analytical engine", Role::Admin).await;
+        let secret = ApiKeySecret::generate();
+        let expires = NOW.saturating_add(Duration::from_secs(3600));
+        let new = NewApiKey { organization_id: ada.organization_id, user_id: ada.id, name: " ci ", expires_at: Some(expires) };
+        let id = store.create_api_key(new, &secret, NOW).await.unwrap();
+
+        let (key, acting) = auth::authenticate_api_key(store, secret.expose(), NOW).await.unwrap();
+        assert_eq!((key.id, acting.id, key.name.as_str()), (id, ada.id, "ci"));
+        let listed = store.list_api_keys(ada.organization_id).await.unwrap();
+        assert_eq!(listed[0].last_used_at, Some(NOW), "the use is recorded");
+        assert_eq!(listed[0].display_prefix, secret.expose()[..10]);
+        assert_eq!(listed[0].user_email, "ada@example.com");
+
+        let unknown = auth::authenticate_api_key(store, ApiKeySecret::generate().expose(), NOW).await;
+        assert!(matches!(unknown, Err(ApiKeyRejected::Unknown)), "{unknown:?}");
+        let malformed = auth::authenticate_api_key(store, "sk-k6-nope", NOW).await;
+        assert!(matches!(malformed, Err(ApiKeyRejected::Malformed)), "{malformed:?}");
+        let expired = auth::authenticate_api_key(store, secret.expose(), expires).await;
+        assert!(matches!(expired, Err(ApiKeyRejected::Expired)), "{expired:?}");
+
+        assert!(store.revoke_api_key(ada.organization_id, id, NOW).await.unwrap());
+        assert!(!store.revoke_api_key(ada.organization_id, id, NOW).await.unwrap(), "revoking twice changes nothing");
+        let revoked = auth::authenticate_api_key(store, secret.expose(), NOW).await;
+        assert!(matches!(revoked, Err(ApiKeyRejected::Revoked)), "{revoked:?}");
+    }
+}

@@ -103,6 +103,32 @@ pub enum Command {
     /// Work on data sources directly
     #[command(subcommand)]
     Warehouse(WarehouseCommand),
+    /// Manage API keys for agents and scripts
+    #[command(subcommand)]
+    Apikey(ApiKeyCommand),
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ApiKeyCommand {
+    /// Create a key that acts for a user and print it; it is shown only once
+    Create {
+        /// The user the key acts for
+        #[arg(long, value_name = "EMAIL")]
+        user: String,
+        /// What the key is for, such as "nightly report"
+        #[arg(long)]
+        name: String,
+        /// Lifetime such as 90d, 12h or 30m [default: no expiry]
+        #[arg(long, value_name = "LIFETIME")]
+        expires: Option<String>,
+    },
+    /// List the organization's keys (never the keys themselves)
+    List,
+    /// Revoke a key by its id
+    Revoke {
+        /// The key's id, from `cassis apikey list`
+        id: String,
+    },
 }
 
 #[derive(Debug, Subcommand)]

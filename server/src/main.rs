@@ -12,7 +12,9 @@ mod startup;
 mod telemetry;
 
 use clap::Parser;
-use cli::{Cli, Command, OntologyCommand, ProjectCommand, UserCommand, WarehouseCommand};
+use cli::{
+    ApiKeyCommand, Cli, Command, OntologyCommand, ProjectCommand, UserCommand, WarehouseCommand,
+};
 use config::Settings;
 use std::process::ExitCode;
 
@@ -82,6 +84,15 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
             commands::warehouse::load_csv(&warehouse, &dir, &options).await
         }
         Command::Ontology(command) => ontology(&settings, command).await,
+        Command::Apikey(ApiKeyCommand::Create {
+            user,
+            name,
+            expires,
+        }) => commands::apikey::create(&settings, &user, &name, expires.as_deref()).await,
+        Command::Apikey(ApiKeyCommand::List) => commands::apikey::list(&settings).await,
+        Command::Apikey(ApiKeyCommand::Revoke { id }) => {
+            commands::apikey::revoke(&settings, &id).await
+        }
     }
 }
 

@@ -205,3 +205,114 @@ fn an_unreachable_database_is_a_clear_error() {
     );
     assert!(!err.contains("secret"), "the password leaked: {err}");
 }
+
+#[test]
+fn api_keys_are_shown_once_stored_hashed_listed_and_revoked() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut ada = cassis(dir.path());
+    ada.args([
+        "user",
+        "create",
+        "--email",
+        "ada@example.com",
+        "--role",
+        "admin",
+    ]);
+    assert!(run_with_stdin(ada, "analytical engine\n").status.success());
+
+    let output = cassis(dir.path())
+        .args([
+            "apikey",
+            "create",
+            "--user",
+            "ada@example.com",
+            "--name",
+            "nightly report",
+            "--expires",
+            "90d",
+        ])
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", stderr(&output));
+    let key = stdout(&output).trim().to_owned();
+    assert!(key.starts_with("sk-k6-") && key.len() == 49, "{key}");
+    assert!(stderr(&output).contains("shown only once"));
+
+    // At rest there is only a hash: the key appears in no database file.
+    for entry in std::fs::read_dir(dir.path()).unwrap() {
+        let bytes = std::fs::read(entry.unwrap().path()).unwrap();
+        assert!(
+            !bytes.windows(key.len()).any(|w| w == key.as_bytes()),
+            "the key is stored in clear"
+        );
+    }
+
+    let listed = stdout(
+        &cassis(dir.path())
+            .args(["apikey", "list"])
+            .output()
+            .unwrap(),
+    );
+    assert!(
+        listed.contains(&key[..10]) && !listed.contains(&key),
+        "{listed}"
+    );
+    assert!(
+        listed.contains("nightly report\tada@example.com\tactive\tnever used"),
+        "{listed}"
+    );
+    let id = listed.split('\t').next().unwrap().to_owned();
+
+    let output = cassis(dir.path())
+        .args(["apikey", "revoke", &id])
+        .output()
+        .unwrap();
+    assert_eq!(stdout(&output), format!("revoked {id}\n"));
+    let listed = stdout(
+        &cassis(dir.path())
+            .args(["apikey", "list"])
+            .output()
+            .unwrap(),
+    );
+    assert!(listed.contains("\trevoked\t"), "{listed}");
+    let again = cassis(dir.path())
+        .args(["apikey", "revoke", &id])
+        .output()
+        .unwrap();
+    assert_eq!(again.status.code(), Some(2));
+    assert!(
+        stderr(&again).contains("no active API key"),
+        "{}",
+        stderr(&again)
+    );
+
+    for (args, message) in [
+        (
+            vec![
+                "--user",
+                "ada@example.com",
+                "--name",
+                "x",
+                "--expires",
+                "1y",
+            ],
+            "is not a lifetime",
+        ),
+        (
+            vec!["--user", "nobody@example.com", "--name", "x"],
+            "no user nobody@example.com",
+        ),
+        (
+            vec!["--user", "ada@example.com", "--name", " "],
+            "needs a --name",
+        ),
+    ] {
+        let output = cassis(dir.path())
+            .args(["apikey", "create"])
+            .args(&args)
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(2), "{args:?}");
+        assert!(stderr(&output).contains(message), "{}", stderr(&output));
+    }
+}

@@ -1,8 +1,10 @@
 //! Credentials: password hashing, browser sessions, signing in and out.
 
+mod api_key;
 mod password;
 mod session;
 
+pub use api_key::{API_KEY_PREFIX, ApiKey, ApiKeySecret, InvalidLifetime, parse_lifetime};
 pub use password::{Password, PasswordError, PasswordHash};
 pub use session::{SESSION_LIFETIME, SessionToken, SessionTokenHash};
 
@@ -71,4 +73,53 @@ pub async fn session_user(
 /// Ends a browser session. Ending an unknown or already ended session is not an error.
 pub async fn sign_out(store: &Store, token: &str) -> Result<(), StoreError> {
     store.delete_session(&SessionToken::hash_of(token)).await
+}
+
+/// Why a presented API key was refused. The variants are for logs; callers
+/// answer all of them with the same 401.
+#[derive(Debug, thiserror::Error)]
+pub enum ApiKeyRejected {
+    #[error("the credential is not an API key")]
+    Malformed,
+    #[error("no such API key")]
+    Unknown,
+    #[error("the API key expired")]
+    Expired,
+    #[error("the API key was revoked")]
+    Revoked,
+    #[error("the API key's user is disabled")]
+    UserDisabled,
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+/// The key and the user it acts for, if `presented` is a valid key now.
+/// Records the use.
+pub async fn authenticate_api_key(
+    store: &Store,
+    presented: &str,
+    now: Timestamp,
+) -> Result<(ApiKey, User), ApiKeyRejected> {
+    if !api_key::is_well_formed(presented) {
+        return Err(ApiKeyRejected::Malformed);
+    }
+    let key = store
+        .api_key_by_hash(&api_key::hash_key(presented))
+        .await?
+        .ok_or(ApiKeyRejected::Unknown)?;
+    if key.revoked_at.is_some() {
+        return Err(ApiKeyRejected::Revoked);
+    }
+    if key.expires_at.is_some_and(|end| end <= now) {
+        return Err(ApiKeyRejected::Expired);
+    }
+    let user = store
+        .user(key.user_id)
+        .await?
+        .ok_or(ApiKeyRejected::Unknown)?;
+    if user.disabled_at.is_some() {
+        return Err(ApiKeyRejected::UserDisabled);
+    }
+    store.touch_api_key(key.id, now).await?;
+    Ok((key, user))
 }

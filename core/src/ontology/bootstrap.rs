@@ -8,7 +8,9 @@ use super::model::{
 use crate::project::Dialect;
 use crate::sql::SqlError;
 use serde::{Deserialize, Serialize};
-use sqlparser::ast::{ColumnOption, Ident, ObjectName, Statement, TableConstraint};
+use sqlparser::ast::{
+    ColumnOption, ForeignKeyConstraint, Ident, ObjectName, Statement, TableConstraint,
+};
 use sqlparser::parser::Parser;
 use std::collections::{HashMap, HashSet};
 
@@ -346,17 +348,9 @@ pub fn catalog_from_ddl(dialect: Dialect, ddl: &str) -> Result<Catalog, SqlError
                         table.primary_key = vec![column.name.value.clone()]
                     }
                     ColumnOption::ForeignKey(fk) => {
-                        let (referenced_schema, referenced_table) = split_name(&fk.foreign_table);
-                        table.foreign_keys.push(ForeignKey {
-                            columns: vec![column.name.value.clone()],
-                            referenced_schema,
-                            referenced_table,
-                            referenced_columns: fk
-                                .referred_columns
-                                .iter()
-                                .map(|c| c.value.clone())
-                                .collect(),
-                        });
+                        table
+                            .foreign_keys
+                            .push(foreign_key(vec![column.name.value.clone()], fk));
                     }
                     _ => {}
                 }
@@ -378,17 +372,8 @@ pub fn catalog_from_ddl(dialect: Dialect, ddl: &str) -> Result<Catalog, SqlError
                         .collect();
                 }
                 TableConstraint::ForeignKey(fk) => {
-                    let (referenced_schema, referenced_table) = split_name(&fk.foreign_table);
-                    table.foreign_keys.push(ForeignKey {
-                        columns: fk.columns.iter().map(|c| c.value.clone()).collect(),
-                        referenced_schema,
-                        referenced_table,
-                        referenced_columns: fk
-                            .referred_columns
-                            .iter()
-                            .map(|c| c.value.clone())
-                            .collect(),
-                    });
+                    let columns = fk.columns.iter().map(|c| c.value.clone()).collect();
+                    table.foreign_keys.push(foreign_key(columns, fk));
                 }
                 _ => {}
             }
@@ -396,6 +381,20 @@ pub fn catalog_from_ddl(dialect: Dialect, ddl: &str) -> Result<Catalog, SqlError
         catalog.tables.push(table);
     }
     Ok(catalog)
+}
+
+fn foreign_key(columns: Vec<String>, constraint: &ForeignKeyConstraint) -> ForeignKey {
+    let (referenced_schema, referenced_table) = split_name(&constraint.foreign_table);
+    ForeignKey {
+        columns,
+        referenced_schema,
+        referenced_table,
+        referenced_columns: constraint
+            .referred_columns
+            .iter()
+            .map(|c| c.value.clone())
+            .collect(),
+    }
 }
 
 /// `schema.table` into its parts; a database prefix (`db.schema.table`) is kept with the schema.

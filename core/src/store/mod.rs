@@ -6,6 +6,7 @@
 //! only in their migrations (`migrations/{sqlite,postgres}`), so a query can
 //! never drift between them.
 
+mod api_keys;
 mod ontologies;
 mod organizations;
 mod projects;
@@ -13,6 +14,7 @@ mod sessions;
 mod settings;
 mod users;
 
+pub use api_keys::NewApiKey;
 pub use ontologies::{Draft, PublishedVersion, VersionInfo};
 pub use settings::InstanceFlag;
 pub use users::NewUser;

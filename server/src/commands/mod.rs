@@ -1,5 +1,6 @@
 //! One module per subcommand group; each opens the store it needs.
 
+pub mod apikey;
 pub mod ontology;
 pub mod project;
 pub mod serve;

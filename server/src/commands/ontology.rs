@@ -24,6 +24,14 @@ pub async fn find_project(
     found.with_context(|| format!("no project `{reference}`: `cassis project list` shows them"))
 }
 
+/// The store and the project a command works on.
+async fn open_project(settings: &Settings, reference: &str) -> anyhow::Result<(Store, Project)> {
+    let store = open_store(settings).await?;
+    let org = startup::organization(&store).await?;
+    let project = find_project(&store, org.id, reference).await?;
+    Ok((store, project))
+}
+
 /// The user a command acts as: the one named, or the first admin.
 async fn acting_user(
     store: &Store,
@@ -74,10 +82,8 @@ pub async fn import(
         std::fs::read_to_string(file).with_context(|| format!("reading {}", file.display()))?;
     let parsed: Ontology =
         ontology::from_yaml(&text).map_err(|e| anyhow::anyhow!("{}: {e}", file.display()))?;
-    let store = open_store(settings).await?;
-    let org = startup::organization(&store).await?;
-    let project = find_project(&store, org.id, project).await?;
-    let user = acting_user(&store, org.id, as_user).await?;
+    let (store, project) = open_project(settings, project).await?;
+    let user = acting_user(&store, project.organization_id, as_user).await?;
     let problems = ontology::validate(&parsed, publishing::dialect_of(&project));
     if !problems.is_empty() {
         bail!("{}\nnothing was imported", report(&problems, &text, file));
@@ -104,9 +110,7 @@ pub async fn export(
     version: Option<u32>,
     draft: bool,
 ) -> anyhow::Result<()> {
-    let store = open_store(settings).await?;
-    let org = startup::organization(&store).await?;
-    let project = find_project(&store, org.id, project).await?;
+    let (store, project) = open_project(settings, project).await?;
     let ontology = if draft {
         store
             .draft(project.id)
@@ -136,10 +140,8 @@ pub async fn publish(
     note: &str,
     as_user: Option<&str>,
 ) -> anyhow::Result<()> {
-    let store = open_store(settings).await?;
-    let org = startup::organization(&store).await?;
-    let project = find_project(&store, org.id, project).await?;
-    let user = acting_user(&store, org.id, as_user).await?;
+    let (store, project) = open_project(settings, project).await?;
+    let user = acting_user(&store, project.organization_id, as_user).await?;
     match publishing::publish_draft(&store, &project, user.id, note, clock::now()).await {
         Ok(number) => {
             println!("published version {number}");
@@ -158,9 +160,7 @@ pub async fn publish(
 }
 
 pub async fn versions(settings: &Settings, project: &str) -> anyhow::Result<()> {
-    let store = open_store(settings).await?;
-    let org = startup::organization(&store).await?;
-    let project = find_project(&store, org.id, project).await?;
+    let (store, project) = open_project(settings, project).await?;
     let versions = store.list_versions(project.id).await?;
     if versions.is_empty() {
         println!("no published versions");
@@ -185,9 +185,7 @@ pub async fn diff(
     from: Option<u32>,
     to: Option<u32>,
 ) -> anyhow::Result<()> {
-    let store = open_store(settings).await?;
-    let org = startup::organization(&store).await?;
-    let project = find_project(&store, org.id, project).await?;
+    let (store, project) = open_project(settings, project).await?;
     let load = |number: u32| {
         let store = store.clone();
         async move {
@@ -227,10 +225,8 @@ pub async fn roll_back(
     note: &str,
     as_user: Option<&str>,
 ) -> anyhow::Result<()> {
-    let store = open_store(settings).await?;
-    let org = startup::organization(&store).await?;
-    let project = find_project(&store, org.id, project).await?;
-    let user = acting_user(&store, org.id, as_user).await?;
+    let (store, project) = open_project(settings, project).await?;
+    let user = acting_user(&store, project.organization_id, as_user).await?;
     let number = publishing::roll_back(&store, &project, to, user.id, note, clock::now()).await?;
     println!("published version {number} with the content of version {to}");
     Ok(())
