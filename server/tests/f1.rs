@@ -52,20 +52,15 @@ async fn formula_one_from_csv_to_a_published_ontology() {
     let warehouse = fresh_database(&admin_url, &format!("cassis_f1_{pid}")).await;
     let dir = tempfile::tempdir().unwrap();
 
-    let (out, progress) = ok(cassis(&dir.path().join("unused"))
-        .args([
-            "warehouse",
-            "load-csv",
-            "--warehouse",
-            &warehouse,
-            "--schema",
-            "public",
-            "--snake-case",
-            "--dir",
-        ])
-        .arg(&data)
-        .output()
-        .unwrap());
+    let load_csv = || {
+        cassis(&dir.path().join("unused"))
+            .args(["warehouse", "load-csv", "--warehouse", &warehouse])
+            .args(["--schema", "public", "--snake-case", "--dir"])
+            .arg(&data)
+            .output()
+            .unwrap()
+    };
+    let (out, progress) = ok(load_csv());
     assert_eq!(out, "loaded 13 tables, 114903 rows\n", "{progress}");
     assert!(
         progress.contains(
@@ -74,20 +69,7 @@ async fn formula_one_from_csv_to_a_published_ontology() {
         "{progress}"
     );
     // Loading again without --replace refuses rather than duplicating rows.
-    let again = cassis(&dir.path().join("unused"))
-        .args([
-            "warehouse",
-            "load-csv",
-            "--warehouse",
-            &warehouse,
-            "--schema",
-            "public",
-            "--snake-case",
-            "--dir",
-        ])
-        .arg(&data)
-        .output()
-        .unwrap();
+    let again = load_csv();
     assert_eq!(again.status.code(), Some(2));
     assert!(
         stderr(&again).contains("already exists: pass --replace"),
