@@ -5,6 +5,7 @@ mod clock;
 mod commands;
 mod config;
 mod health;
+mod mcp;
 mod page_guard;
 mod request_log;
 mod router;

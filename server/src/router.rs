@@ -1,7 +1,7 @@
 //! The one axum router: health checks, the admin app and its server
 //! functions, wrapped in request logging and a body size cap.
 
-use crate::{health, page_guard, request_log};
+use crate::{health, mcp, page_guard, request_log};
 use axum::Router;
 use axum::extract::FromRef;
 use axum::middleware;
@@ -52,6 +52,7 @@ pub fn app(state: AppState) -> Router {
     Router::new()
         .route("/healthz", get(health::live))
         .route("/readyz", get(health::ready))
+        .merge(mcp::router(&state))
         .merge(pages)
         .layer(RequestBodyLimitLayer::new(MAX_REQUEST_BODY_BYTES))
         .layer(middleware::from_fn_with_state(

@@ -7,7 +7,14 @@ use tracing_subscriber::EnvFilter;
 /// Installs the global subscriber once; later calls are ignored. Logs go to
 /// standard error so command output on standard output stays machine-readable.
 pub fn init(format: LogFormat) {
-    let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"));
+    let mut filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"));
+    // rmcp logs every stateless request's set-up and tear-down at info; the
+    // request log already has one line per request. RUST_LOG=rmcp=... wins.
+    if !std::env::var("RUST_LOG").is_ok_and(|value| value.contains("rmcp"))
+        && let Ok(quiet) = "rmcp=warn".parse()
+    {
+        filter = filter.add_directive(quiet);
+    }
     let builder = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr)

@@ -12,11 +12,13 @@ mod organizations;
 mod projects;
 mod sessions;
 mod settings;
+mod tool_calls;
 mod users;
 
 pub use api_keys::NewApiKey;
 pub use ontologies::{Draft, PublishedVersion, VersionInfo};
 pub use settings::InstanceFlag;
+pub use tool_calls::ToolCall;
 pub use users::NewUser;
 
 use sqlx::any::{AnyPoolOptions, AnyRow};

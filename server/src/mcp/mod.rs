@@ -1,0 +1,91 @@
+//! The MCP endpoint at `/mcp/`: Streamable HTTP without sessions, so any
+//! instance can serve any request, behind a bearer-credential check that runs
+//! before any MCP processing.
+
+mod credential;
+mod tools;
+
+pub use credential::Caller;
+
+use crate::router::AppState;
+use axum::Router;
+use axum::middleware;
+use rmcp::transport::streamable_http_server::session::never::NeverSessionManager;
+use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
+use std::sync::Arc;
+
+/// Tool calls carry a question and a few ids; anything near this is abuse.
+const MAX_MCP_BODY_BYTES: usize = 1024 * 1024;
+
+pub const MCP_PATH: &str = "/mcp/";
+
+pub fn router(state: &AppState) -> Router<AppState> {
+    let config = StreamableHttpServerConfig::default()
+        .with_legacy_session_mode(false)
+        .with_json_response(true)
+        .with_allowed_hosts(allowed_hosts(&state.app.public_url))
+        .with_allowed_origins([public_origin(&state.app.public_url)])
+        .with_max_request_body_bytes(MAX_MCP_BODY_BYTES);
+    let app = state.app.clone();
+    let service = StreamableHttpService::new(
+        move || Ok(tools::CassisTools::new(app.clone())),
+        Arc::new(NeverSessionManager::default()),
+        config,
+    );
+    Router::new()
+        .route_service("/mcp", service.clone())
+        .route_service(MCP_PATH, service)
+        .route_layer(middleware::from_fn_with_state(
+            state.clone(),
+            credential::require_credential,
+        ))
+}
+
+/// The public URL's host, with and without its port, and the loopback names,
+/// so a local client reaches a server whose public URL names another host.
+/// Every other `Host` is refused, which defeats DNS rebinding.
+fn allowed_hosts(public_url: &str) -> Vec<String> {
+    let mut hosts: Vec<String> = ["localhost", "127.0.0.1", "::1"].map(String::from).into();
+    if let Ok(url) = url::Url::parse(public_url)
+        && let Some(host) = url.host_str()
+    {
+        hosts.push(host.to_owned());
+        if let Some(port) = url.port() {
+            hosts.push(format!("{host}:{port}"));
+        }
+    }
+    hosts
+}
+
+/// Browsers may call the endpoint only from the admin app's own origin.
+fn public_origin(public_url: &str) -> String {
+    url::Url::parse(public_url)
+        .map(|url| url.origin().ascii_serialization())
+        .unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{allowed_hosts, public_origin};
+
+    #[test]
+    fn the_public_host_and_loopback_are_allowed() {
+        let hosts = allowed_hosts("https://cassis.example.com:8443/base");
+        assert!(hosts.contains(&"cassis.example.com".to_owned()));
+        assert!(hosts.contains(&"cassis.example.com:8443".to_owned()));
+        assert!(hosts.contains(&"127.0.0.1".to_owned()));
+        assert!(!hosts.iter().any(|h| h.contains("evil")));
+    }
+
+    #[test]
+    fn the_origin_drops_the_path() {
+        assert_eq!(
+            public_origin("https://cassis.example.com/base"),
+            "https://cassis.example.com"
+        );
+        assert_eq!(
+            public_origin("http://127.0.0.1:3000"),
+            "http://127.0.0.1:3000"
+        );
+    }
+}

@@ -1,0 +1,160 @@
+//! The tools agents call. Descriptions are written for the model that picks
+//! a tool; every result is structured content with a JSON copy as text.
+
+use super::Caller;
+use crate::clock;
+use cassis_app::ssr::AppContext;
+use cassis_core::store::ToolCall;
+use http::request::Parts;
+use rmcp::handler::server::tool::{Extension, ToolRouter};
+use rmcp::handler::server::wrapper::Json;
+use rmcp::model::{Implementation, ServerCapabilities, ServerConfig};
+use rmcp::{ErrorData, ServerHandler, schemars, tool, tool_handler, tool_router};
+use serde::Serialize;
+use std::time::Instant;
+
+const INSTRUCTIONS: &str = "Cassis answers business questions about a company's data, \
+grounded in an ontology its data team curates. Call list_projects to find the project, \
+then ask_question with the user's question in their own words. When ask_question returns \
+status needs_execution, show the plan and its assumptions to the user and call again with \
+execute_pending_plan=true only after they approve. Keep chat_id for follow-ups.";
+
+#[derive(Clone)]
+pub struct CassisTools {
+    app: AppContext,
+    tool_router: ToolRouter<Self>,
+}
+
+#[derive(Debug, Serialize, schemars::JsonSchema)]
+pub struct Pong {
+    /// Always `ok`: the server is reachable and the credential is valid.
+    pub status: &'static str,
+    /// Always `cassis`.
+    pub server: &'static str,
+}
+
+#[derive(Debug, Serialize, schemars::JsonSchema)]
+pub struct ProjectList {
+    pub projects: Vec<ProjectSummary>,
+}
+
+#[derive(Debug, Serialize, schemars::JsonSchema)]
+pub struct ProjectSummary {
+    /// Pass this as `project_id` to ask_question.
+    pub id: String,
+    pub name: String,
+    pub description: String,
+    /// True when Cassis can run SQL on the project's data and return results;
+    /// false when it only writes SQL (schema-only) or has no data source.
+    pub data_source_connected: bool,
+    /// The SQL dialect of the data source, if there is one.
+    pub dialect: Option<String>,
+}
+
+fn caller(parts: &Parts) -> Result<&Caller, ErrorData> {
+    // The credential layer runs before every MCP request, so a missing caller
+    // means the router was assembled wrongly.
+    parts.extensions.get::<Caller>().ok_or_else(|| {
+        tracing::error!("an MCP request reached a tool without an authenticated caller");
+        ErrorData::internal_error("the request was not authenticated", None)
+    })
+}
+
+#[tool_router]
+impl CassisTools {
+    pub fn new(app: AppContext) -> Self {
+        Self {
+            app,
+            tool_router: Self::tool_router(),
+        }
+    }
+
+    #[tool(
+        description = "Checks that the Cassis server is reachable and that the credential is valid. Takes no input and returns {status: \"ok\", server: \"cassis\"}.",
+        annotations(read_only_hint = true, open_world_hint = false)
+    )]
+    async fn ping(&self, Extension(parts): Extension<Parts>) -> Result<Json<Pong>, ErrorData> {
+        let started = Instant::now();
+        let caller = caller(&parts)?;
+        self.record(caller, "ping", None, "ok", started).await;
+        Ok(Json(Pong {
+            status: "ok",
+            server: "cassis",
+        }))
+    }
+
+    #[tool(
+        description = "Lists the Cassis projects the user can query, each with its id (pass it to ask_question as project_id), name, description and whether a data source is connected (connected projects return results; others return SQL only). Takes no input.",
+        annotations(read_only_hint = true, open_world_hint = false)
+    )]
+    async fn list_projects(
+        &self,
+        Extension(parts): Extension<Parts>,
+    ) -> Result<Json<ProjectList>, ErrorData> {
+        let started = Instant::now();
+        let caller = caller(&parts)?;
+        let projects = self
+            .app
+            .store
+            .list_projects(caller.user.organization_id)
+            .await
+            .map_err(|error| {
+                tracing::error!(%error, "listing projects for MCP failed");
+                ErrorData::internal_error("the project list is unavailable right now", None)
+            })?;
+        self.record(caller, "list_projects", None, "ok", started)
+            .await;
+        Ok(Json(ProjectList {
+            projects: projects
+                .into_iter()
+                .map(|project| ProjectSummary {
+                    id: project.id.to_string(),
+                    name: project.name,
+                    description: project.description,
+                    data_source_connected: project
+                        .data_source
+                        .as_ref()
+                        .is_some_and(|source| source.is_executable()),
+                    dialect: project
+                        .data_source
+                        .map(|source| source.dialect.as_str().to_owned()),
+                })
+                .collect(),
+        }))
+    }
+}
+
+impl CassisTools {
+    /// Writes the audit record; a failure is logged, never shown to the agent.
+    async fn record(
+        &self,
+        caller: &Caller,
+        tool: &str,
+        project_id: Option<String>,
+        status: &str,
+        started: Instant,
+    ) {
+        let call = ToolCall {
+            organization_id: caller.user.organization_id,
+            user_id: caller.user.id,
+            api_key_id: caller.api_key_id,
+            tool: tool.to_owned(),
+            project_id,
+            status: status.to_owned(),
+            duration_ms: i64::try_from(started.elapsed().as_millis()).unwrap_or(i64::MAX),
+            created_at: clock::now(),
+        };
+        if let Err(error) = self.app.store.record_tool_call(&call).await {
+            tracing::error!(%error, tool, "recording an MCP tool call failed");
+        }
+    }
+}
+
+#[tool_handler(router = self.tool_router)]
+impl ServerHandler for CassisTools {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+            .with_server_info(Implementation::new("cassis", env!("CARGO_PKG_VERSION")))
+            .with_instructions(INSTRUCTIONS)
+    }
+}

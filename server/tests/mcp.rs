@@ -1,0 +1,247 @@
+//! The MCP endpoint against real clients over real HTTP: raw requests for the
+//! credential checks, the official Python SDK in both protocol eras for the
+//! tools.
+
+mod common;
+
+use common::{ADMIN_EMAIL, Server, cassis, stderr, stdout};
+use reqwest::StatusCode;
+use reqwest::header::{AUTHORIZATION, HOST, ORIGIN, WWW_AUTHENTICATE};
+use serde_json::{Value, json};
+use std::path::Path;
+use std::process::Command;
+
+const TOOLS_LIST: &str = r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#;
+
+fn create_key(data_dir: &Path, name: &str, extra: &[&str]) -> String {
+    let output = cassis(data_dir)
+        .args(["apikey", "create", "--user", ADMIN_EMAIL, "--name", name])
+        .args(extra)
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", stderr(&output));
+    stdout(&output).trim().to_owned()
+}
+
+async fn post(server: &Server, path: &str, headers: &[(&str, &str)]) -> reqwest::Response {
+    let mut request = reqwest::Client::new()
+        .post(format!("{}{path}", server.url))
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2025-11-25")
+        .body(TOOLS_LIST);
+    for (name, value) in headers {
+        request = request.header(*name, *value);
+    }
+    request.send().await.unwrap()
+}
+
+/// The Python interpreter with the `mcp` SDK, from `scripts/setup --test`.
+/// Without one the SDK test is skipped, unless the run requires it.
+fn python() -> Option<String> {
+    match std::env::var("CASSIS_TEST_PYTHON") {
+        Ok(python) if !python.is_empty() => Some(python),
+        _ if std::env::var("CASSIS_TEST_MCP_REQUIRED").is_ok() => {
+            panic!("CASSIS_TEST_MCP_REQUIRED is set but CASSIS_TEST_PYTHON is not")
+        }
+        _ => {
+            eprintln!("skipped: set CASSIS_TEST_PYTHON to a Python with the `mcp` SDK");
+            None
+        }
+    }
+}
+
+fn run_sdk(python: &str, server: &Server, key: &str, mode: &str, script: Value) -> Value {
+    let client = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/mcp_clients/sdk_client.py"
+    );
+    let output = Command::new(python)
+        .args([
+            client,
+            &format!("{}/mcp/", server.url),
+            key,
+            mode,
+            &script.to_string(),
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "the SDK client failed:\n{}\nserver log:\n{}",
+        stderr(&output),
+        server.log_text()
+    );
+    serde_json::from_str(&stdout(&output)).expect("the client prints JSON")
+}
+
+#[tokio::test]
+async fn credentials_are_checked_before_any_mcp_processing() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let server = Server::start(&data, |_| {});
+    let key = create_key(&data, "matrix", &[]);
+    let expired = create_key(&data, "short", &["--expires", "1m"]);
+    let revoked = create_key(&data, "revoked", &[]);
+
+    // Expire the short key without waiting a minute: move its end into the past.
+    let db = format!("sqlite://{}", data.join("cassis.sqlite").display());
+    let pool = sqlx::SqlitePool::connect(&db).await.unwrap();
+    sqlx::query("UPDATE api_keys SET expires_at = 1 WHERE name = 'short'")
+        .execute(&pool)
+        .await
+        .unwrap();
+    pool.close().await;
+    let list = stdout(&cassis(&data).args(["apikey", "list"]).output().unwrap());
+    let revoked_id = list
+        .lines()
+        .find(|line| line.split('\t').nth(2) == Some("revoked"))
+        .and_then(|line| line.split_whitespace().next())
+        .expect("the list shows the key's id first")
+        .to_owned();
+    let output = cassis(&data)
+        .args(["apikey", "revoke", &revoked_id])
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", stderr(&output));
+
+    let metadata = format!(
+        "Bearer resource_metadata=\"{}/.well-known/oauth-protected-resource/mcp/\"",
+        server.url
+    );
+    let bearer = |k: &str| format!("Bearer {k}");
+    let unknown = format!("sk-k6-{}", "A".repeat(43));
+    let cases: Vec<(&str, Vec<(&str, String)>)> = vec![
+        ("no header", vec![]),
+        (
+            "wrong scheme",
+            vec![("authorization", format!("Basic {key}"))],
+        ),
+        (
+            "malformed key",
+            vec![("authorization", bearer("sk-k6-short"))],
+        ),
+        ("unknown key", vec![("authorization", bearer(&unknown))]),
+        ("expired key", vec![("authorization", bearer(&expired))]),
+        ("revoked key", vec![("authorization", bearer(&revoked))]),
+    ];
+    for path in ["/mcp/", "/mcp"] {
+        for (case, headers) in &cases {
+            let headers: Vec<(&str, &str)> =
+                headers.iter().map(|(n, v)| (*n, v.as_str())).collect();
+            let response = post(&server, path, &headers).await;
+            assert_eq!(
+                response.status(),
+                StatusCode::UNAUTHORIZED,
+                "{case} on {path}"
+            );
+            assert_eq!(
+                response.headers()[WWW_AUTHENTICATE].to_str().unwrap(),
+                metadata,
+                "{case}"
+            );
+            let body = response.text().await.unwrap();
+            assert!(
+                !body.contains("jsonrpc"),
+                "{case}: no MCP answer leaks: {body}"
+            );
+        }
+        let response = post(&server, path, &[(AUTHORIZATION.as_str(), &bearer(&key))]).await;
+        assert_eq!(response.status(), StatusCode::OK, "a valid key on {path}");
+        let body: Value = serde_json::from_str(&response.text().await.unwrap()).unwrap();
+        let names: Vec<&str> = body["result"]["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|tool| tool["name"].as_str().unwrap())
+            .collect();
+        assert!(
+            names.contains(&"ping") && names.contains(&"list_projects"),
+            "{body}"
+        );
+    }
+
+    let foreign_origin = post(
+        &server,
+        "/mcp/",
+        &[
+            (AUTHORIZATION.as_str(), &bearer(&key)),
+            (ORIGIN.as_str(), "https://evil.example"),
+        ],
+    )
+    .await;
+    assert_eq!(foreign_origin.status(), StatusCode::FORBIDDEN);
+    let foreign_host = post(
+        &server,
+        "/mcp/",
+        &[
+            (AUTHORIZATION.as_str(), &bearer(&key)),
+            (HOST.as_str(), "rebound.example"),
+        ],
+    )
+    .await;
+    assert_eq!(foreign_host.status(), StatusCode::FORBIDDEN);
+
+    let log = server.log_text();
+    for secret in [&key, &expired, &revoked] {
+        assert!(!log.contains(secret.as_str()), "a key appeared in the log");
+    }
+}
+
+#[tokio::test]
+async fn the_python_sdk_calls_the_tools_in_both_protocol_eras() {
+    let Some(python) = python() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let server = Server::start(&data, |_| {});
+    let key = create_key(&data, "sdk", &[]);
+
+    for (mode, version) in [("legacy", "2025-11-25"), ("auto", "2026-07-28")] {
+        let report = run_sdk(
+            &python,
+            &server,
+            &key,
+            mode,
+            json!([{"tool": "ping"}, {"tool": "list_projects"}]),
+        );
+        assert_eq!(report["protocol_version"], version, "{report}");
+        assert_eq!(report["server"], "cassis");
+        for tool in ["ping", "list_projects"] {
+            assert_eq!(report["tools"][tool]["has_output_schema"], true, "{tool}");
+            assert_eq!(
+                report["tools"][tool]["input_properties"],
+                json!([]),
+                "{tool}"
+            );
+        }
+        let ping = &report["calls"][0];
+        assert_eq!(
+            ping["structured"],
+            json!({"status": "ok", "server": "cassis"})
+        );
+        assert_eq!(ping["text_matches_structured"], true);
+        let projects = report["calls"][1]["structured"]["projects"]
+            .as_array()
+            .unwrap();
+        assert_eq!(projects.len(), 1, "{report}");
+        assert_eq!(projects[0]["name"], "Wholesale");
+        assert_eq!(projects[0]["data_source_connected"], true);
+        assert_eq!(projects[0]["dialect"], "sqlite");
+        assert!(uuid::Uuid::parse_str(projects[0]["id"].as_str().unwrap()).is_ok());
+    }
+
+    // Every call is in the audit trail, with the key that made it.
+    let db = format!("sqlite://{}", data.join("cassis.sqlite").display());
+    let pool = sqlx::SqlitePool::connect(&db).await.unwrap();
+    let rows: Vec<(String, String, Option<String>)> =
+        sqlx::query_as("SELECT tool, status, api_key_id FROM tool_calls ORDER BY created_at")
+            .fetch_all(&pool)
+            .await
+            .unwrap();
+    assert_eq!(rows.len(), 4, "{rows:?}");
+    assert!(
+        rows.iter()
+            .all(|(_, status, key)| status == "ok" && key.is_some())
+    );
+    assert_eq!(rows.iter().filter(|(tool, ..)| tool == "ping").count(), 2);
+}
