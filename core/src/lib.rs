@@ -5,6 +5,7 @@
 //! credential handling and the demo warehouse generator.
 
 pub mod account;
+pub mod engine;
 pub mod ontology;
 pub mod project;
 pub mod sql;

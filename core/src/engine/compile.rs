@@ -1,0 +1,1230 @@
+//! The deterministic compiler: a semantic plan becomes one SELECT in the
+//! source's dialect. Every part is an `sqlparser` AST node (identifiers quoted
+//! where needed, values as escaped literals); text from the ontology is parsed
+//! as SQL expressions, never pasted.
+//!
+//! Aggregation never double-counts: joins follow declared relationships, and
+//! when a dimension or filter sits on the many side of the measured object the
+//! rows are first reduced to one per measured row (by its primary key).
+
+use crate::engine::graph::{self, JoinTree, Unreachable};
+use crate::engine::plan::{AttributeRef, Condition, Filter, Literal, Measure, Order, SemanticPlan};
+use crate::ontology::{Aggregate, AttributeRole, DataType, Object, Ontology};
+use crate::project::Dialect;
+use crate::sql::{self, SqlError};
+use sqlparser::ast::{
+    BinaryOperator, Distinct, Expr, GroupByExpr, Ident, InTarget, Join, JoinConstraint,
+    JoinOperator, LimitClause, ObjectName, OrderBy, OrderByExpr, OrderByKind, OrderByOptions,
+    OrderBySort, Query, Select, SelectItem, SetExpr, SetOperator, SetQuantifier, TableAlias,
+    TableFactor, TableWithJoins, Value, visit_expressions_mut,
+};
+use std::collections::BTreeMap;
+use std::ops::ControlFlow;
+
+/// A plan's SQL and what the response reports about it.
+#[derive(Clone, Debug)]
+pub struct CompiledQuery {
+    pub query: Query,
+    pub sql: String,
+    /// Output column names, in order.
+    pub columns: Vec<String>,
+    /// Qualified names of the tables read, the measured object's first.
+    pub objects: Vec<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum CompileError {
+    #[error("the plan has nothing to compute or show")]
+    EmptyPlan,
+    #[error("the ontology has no metric `{0}`")]
+    UnknownMetric(String),
+    #[error("the metric `{metric}` has no variant `{variant}`")]
+    UnknownVariant { metric: String, variant: String },
+    #[error("the ontology has no object `{0}`")]
+    UnknownObject(String),
+    #[error("the object `{object}` has no attribute `{attribute}`")]
+    UnknownAttribute { object: String, attribute: String },
+    #[error(transparent)]
+    Unreachable(#[from] Unreachable),
+    #[error(
+        "{first} and {second} are measured on different objects; ask for one of them at a time"
+    )]
+    MixedBases { first: String, second: String },
+    #[error(
+        "counting {object} per {other} would need {object}'s primary key, which the ontology does not declare"
+    )]
+    NoPrimaryKey { object: String, other: String },
+    #[error(
+        "the variant `{variant}` of `{metric}` adds metrics, which only works for sums and counts on the same dimensions"
+    )]
+    UnsupportedCombination { metric: String, variant: String },
+    #[error("the SQL `{text}` of {what} {error}")]
+    Expression {
+        what: String,
+        text: String,
+        error: SqlError,
+    },
+}
+
+/// Compiles `plan` over `ontology` to one SELECT in `dialect`.
+pub fn compile(
+    ontology: &Ontology,
+    plan: &SemanticPlan,
+    dialect: Dialect,
+) -> Result<CompiledQuery, CompileError> {
+    let compiler = Compiler { ontology, dialect };
+    let (query, columns, objects) = if plan.measures.is_empty() {
+        compiler.lookup(plan)?
+    } else {
+        compiler.aggregate(plan)?
+    };
+    let objects = objects
+        .into_iter()
+        .map(|name| compiler.object(&name).map(|o| o.table.clone()))
+        .collect::<Result<Vec<_>, _>>()?;
+    let mut tables: Vec<String> = Vec::new();
+    for table in objects {
+        if !tables.contains(&table) {
+            tables.push(table);
+        }
+    }
+    Ok(CompiledQuery {
+        sql: query.to_string(),
+        query,
+        columns,
+        objects: tables,
+    })
+}
+
+/// A measure resolved against the ontology.
+struct Resolved {
+    /// The output column.
+    name: String,
+    base: String,
+    aggregate: Aggregate,
+    /// What is aggregated, over the base's columns; `None` counts rows.
+    input: Option<String>,
+    filters: Vec<String>,
+    /// Metrics added to this one (a variant's `plus`).
+    plus: Vec<Resolved>,
+    variant: Option<String>,
+}
+
+struct Compiler<'a> {
+    ontology: &'a Ontology,
+    dialect: Dialect,
+}
+
+/// Table aliases: the initials of each object's name (`race_result` is `rr`).
+struct Aliases(BTreeMap<String, Ident>);
+
+impl Aliases {
+    fn for_objects<'o>(objects: impl Iterator<Item = &'o str>) -> Self {
+        let mut aliases = BTreeMap::new();
+        let mut taken: Vec<String> = Vec::new();
+        for object in objects {
+            if aliases.contains_key(object) {
+                continue;
+            }
+            let initials: String = object
+                .split('_')
+                .filter_map(|part| part.chars().next())
+                .filter(char::is_ascii_alphabetic)
+                .collect::<String>()
+                .to_ascii_lowercase();
+            let stem = if initials.is_empty() {
+                "t".to_owned()
+            } else {
+                initials
+            };
+            let mut alias = stem.clone();
+            let mut n = 2;
+            while taken.contains(&alias) || is_reserved(&alias) {
+                alias = format!("{stem}{n}");
+                n += 1;
+            }
+            taken.push(alias.clone());
+            aliases.insert(object.to_owned(), Ident::new(alias));
+        }
+        Aliases(aliases)
+    }
+
+    fn of(&self, object: &str) -> &Ident {
+        &self.0[object]
+    }
+}
+
+impl<'a> Compiler<'a> {
+    fn object(&self, name: &str) -> Result<&'a Object, CompileError> {
+        self.ontology
+            .objects
+            .iter()
+            .find(|o| o.name == name)
+            .ok_or_else(|| CompileError::UnknownObject(name.to_owned()))
+    }
+
+    fn ident(&self, name: &str) -> Ident {
+        quoted_ident(self.dialect, name)
+    }
+
+    /// An expression over one object's columns, qualified with its alias.
+    fn expression(&self, what: &str, text: &str, alias: &Ident) -> Result<Expr, CompileError> {
+        let mut expr = sql::parse_expression(self.dialect, text).map_err(|error| {
+            CompileError::Expression {
+                what: what.to_owned(),
+                text: text.to_owned(),
+                error,
+            }
+        })?;
+        qualify(&mut expr, alias);
+        Ok(expr)
+    }
+
+    fn attribute(&self, reference: &AttributeRef, aliases: &Aliases) -> Result<Expr, CompileError> {
+        let object = self.object(&reference.object)?;
+        let attribute = object
+            .attributes
+            .iter()
+            .find(|a| a.name == reference.attribute)
+            .ok_or_else(|| CompileError::UnknownAttribute {
+                object: reference.object.clone(),
+                attribute: reference.attribute.clone(),
+            })?;
+        let alias = aliases.of(&object.name);
+        match (attribute.column_name(), &attribute.expr) {
+            (Some(column), _) => Ok(Expr::CompoundIdentifier(vec![
+                alias.clone(),
+                self.ident(column),
+            ])),
+            (None, Some(expr)) => {
+                self.expression(&format!("{}.{}", object.name, attribute.name), expr, alias)
+            }
+            (None, None) => unreachable!("an attribute without a column reads its own name"),
+        }
+    }
+
+    fn attribute_type(&self, reference: &AttributeRef) -> Option<DataType> {
+        self.object(&reference.object)
+            .ok()?
+            .attributes
+            .iter()
+            .find(|a| a.name == reference.attribute)
+            .map(|a| a.data_type)
+    }
+
+    fn resolve(&self, measure: &Measure) -> Result<Resolved, CompileError> {
+        match measure {
+            Measure::CountOf { object } => {
+                self.object(object)?;
+                Ok(Resolved {
+                    name: format!("{object}_count"),
+                    base: object.clone(),
+                    aggregate: Aggregate::Count,
+                    input: None,
+                    filters: Vec::new(),
+                    plus: Vec::new(),
+                    variant: None,
+                })
+            }
+            Measure::Metric { metric, variant } => {
+                self.resolve_metric(metric, variant.as_deref(), 0)
+            }
+        }
+    }
+
+    fn resolve_metric(
+        &self,
+        name: &str,
+        variant: Option<&str>,
+        depth: usize,
+    ) -> Result<Resolved, CompileError> {
+        let metric = self
+            .ontology
+            .metrics
+            .iter()
+            .find(|m| m.name == name)
+            .ok_or_else(|| CompileError::UnknownMetric(name.to_owned()))?;
+        let chosen = match variant {
+            Some(v) => Some(
+                metric
+                    .variants
+                    .iter()
+                    .find(|x| x.name == v)
+                    .ok_or_else(|| CompileError::UnknownVariant {
+                        metric: name.to_owned(),
+                        variant: v.to_owned(),
+                    })?,
+            ),
+            None => metric.variants.iter().find(|v| v.default),
+        };
+        let mut resolved = Resolved {
+            name: metric.name.clone(),
+            base: metric.object.clone(),
+            aggregate: metric.aggregate,
+            input: chosen
+                .and_then(|v| v.expr.clone())
+                .or_else(|| metric.expr.clone()),
+            filters: chosen
+                .and_then(|v| v.filters.clone())
+                .unwrap_or_else(|| metric.filters.clone()),
+            plus: Vec::new(),
+            variant: chosen.map(|v| v.name.clone()),
+        };
+        // Validation refuses cycles; the depth guard keeps a broken draft from recursing.
+        if let Some(chosen) = chosen
+            && depth < 4
+        {
+            for other in &chosen.plus {
+                resolved
+                    .plus
+                    .push(self.resolve_metric(other, None, depth + 1)?);
+            }
+        }
+        Ok(resolved)
+    }
+
+    fn filter(&self, filter: &Filter, aliases: &Aliases) -> Result<Expr, CompileError> {
+        let column = self.attribute(&filter.attribute, aliases)?;
+        let is_date = matches!(
+            self.attribute_type(&filter.attribute),
+            Some(DataType::Date | DataType::Timestamp)
+        );
+        if is_date {
+            return Ok(year_filter_on_date(column, &filter.condition));
+        }
+        Ok(comparison(column, &filter.condition))
+    }
+
+    fn where_clause(
+        &self,
+        filters: &[Filter],
+        extra: Vec<Expr>,
+        aliases: &Aliases,
+    ) -> Result<Option<Expr>, CompileError> {
+        let mut conditions = filters
+            .iter()
+            .map(|f| self.filter(f, aliases))
+            .collect::<Result<Vec<_>, _>>()?;
+        conditions.extend(extra);
+        Ok(conditions.into_iter().reduce(and))
+    }
+
+    fn joined_tables(
+        &self,
+        tree: &JoinTree,
+        aliases: &Aliases,
+    ) -> Result<TableWithJoins, CompileError> {
+        let base = self.object(&tree.base)?;
+        let mut joins = Vec::new();
+        for step in &tree.steps {
+            let relationship = &self.ontology.relationships[step.relationship];
+            let to = self.object(&step.to)?;
+            let on = relationship
+                .keys
+                .iter()
+                .map(|key| {
+                    let from_column = Expr::CompoundIdentifier(vec![
+                        aliases.of(&relationship.from).clone(),
+                        self.ident(&key.from),
+                    ]);
+                    let to_column = Expr::CompoundIdentifier(vec![
+                        aliases.of(&relationship.to).clone(),
+                        self.ident(&key.to),
+                    ]);
+                    binary(from_column, BinaryOperator::Eq, to_column)
+                })
+                .reduce(and)
+                .unwrap_or_else(|| Expr::value(Value::Boolean(true)));
+            joins.push(Join {
+                relation: self.table(to, aliases.of(&to.name))?,
+                global: false,
+                join_operator: JoinOperator::Join(JoinConstraint::On(on)),
+            });
+        }
+        Ok(TableWithJoins {
+            relation: self.table(base, aliases.of(&base.name))?,
+            joins,
+        })
+    }
+
+    fn table(&self, object: &Object, alias: &Ident) -> Result<TableFactor, CompileError> {
+        let name = sql::parse_table_name(self.dialect, &object.table).map_err(|error| {
+            CompileError::Expression {
+                what: format!("the table of {}", object.name),
+                text: object.table.clone(),
+                error,
+            }
+        })?;
+        Ok(table_factor(name, alias.clone()))
+    }
+
+    fn lookup(
+        &self,
+        plan: &SemanticPlan,
+    ) -> Result<(Query, Vec<String>, Vec<String>), CompileError> {
+        let base = plan
+            .dimensions
+            .first()
+            .or_else(|| plan.filters.first().map(|f| &f.attribute))
+            .ok_or(CompileError::EmptyPlan)?
+            .object
+            .clone();
+        let needed = needed_objects(plan);
+        let tree = graph::join_tree(self.ontology, &base, &needed)?;
+        let aliases = Aliases::for_objects(tree.objects());
+        let mut dimensions = plan.dimensions.clone();
+        if dimensions.is_empty() {
+            dimensions.push(self.display_attribute(&base)?);
+        }
+        let mut projection = Vec::new();
+        let mut columns = Vec::new();
+        for dimension in &dimensions {
+            let expr = self.attribute(dimension, &aliases)?;
+            projection.push(select_item(expr, &dimension.attribute));
+            columns.push(dimension.attribute.clone());
+        }
+        let mut select = empty_select();
+        select.distinct = Some(Distinct::Distinct);
+        select.projection = projection;
+        select.from = vec![self.joined_tables(&tree, &aliases)?];
+        select.selection = self.where_clause(&plan.filters, Vec::new(), &aliases)?;
+        let order = match plan.order {
+            Some(Order::Dimension { index, descending }) if index < dimensions.len() => {
+                vec![order_by(
+                    Expr::Identifier(self.ident(&columns[index])),
+                    descending,
+                )]
+            }
+            _ => vec![order_by(Expr::Identifier(self.ident(&columns[0])), false)],
+        };
+        let query = finish(select, order, plan.limit);
+        Ok((query, columns, tree.objects().map(str::to_owned).collect()))
+    }
+
+    fn display_attribute(&self, object: &str) -> Result<AttributeRef, CompileError> {
+        let object = self.object(object)?;
+        display_attribute(object)
+            .map(|a| AttributeRef::new(&object.name, a))
+            .ok_or_else(|| CompileError::UnknownAttribute {
+                object: object.name.clone(),
+                attribute: "(a name to show)".to_owned(),
+            })
+    }
+
+    fn aggregate(
+        &self,
+        plan: &SemanticPlan,
+    ) -> Result<(Query, Vec<String>, Vec<String>), CompileError> {
+        let measures = plan
+            .measures
+            .iter()
+            .map(|m| self.resolve(m))
+            .collect::<Result<Vec<_>, _>>()?;
+        if let Some(first) = measures.first()
+            && let Some(other) = measures.iter().find(|m| m.base != first.base)
+        {
+            return Err(CompileError::MixedBases {
+                first: first.name.clone(),
+                second: other.name.clone(),
+            });
+        }
+        if measures.iter().any(|m| !m.plus.is_empty()) {
+            return self.combined(plan, measures);
+        }
+        let base = measures[0].base.clone();
+        let needed = needed_objects(plan);
+        let tree = graph::join_tree(self.ontology, &base, &needed)?;
+        let aliases = Aliases::for_objects(tree.objects());
+        let objects = tree.objects().map(str::to_owned).collect();
+        let query = if tree.fans_out() {
+            self.grain_preserving(plan, &measures, &tree, &aliases)?
+        } else {
+            self.direct(plan, &measures, &tree, &aliases)?
+        };
+        let columns = output_columns(plan, &measures);
+        Ok((query, columns, objects))
+    }
+
+    /// SELECT dims, AGG(...) FROM base JOIN lookups WHERE ... GROUP BY dims.
+    fn direct(
+        &self,
+        plan: &SemanticPlan,
+        measures: &[Resolved],
+        tree: &JoinTree,
+        aliases: &Aliases,
+    ) -> Result<Query, CompileError> {
+        let base_alias = aliases.of(&tree.base);
+        let single = measures.len() == 1;
+        let mut projection = Vec::new();
+        let mut group_by = Vec::new();
+        for dimension in &plan.dimensions {
+            let expr = self.attribute(dimension, aliases)?;
+            group_by.push(expr.clone());
+            projection.push(select_item(expr, &dimension.attribute));
+        }
+        let mut extra_filters = Vec::new();
+        for measure in measures {
+            let input = measure
+                .input
+                .as_deref()
+                .map(|text| self.expression(&measure.name, text, base_alias))
+                .transpose()?;
+            let filters = measure
+                .filters
+                .iter()
+                .map(|text| self.expression(&measure.name, text, base_alias))
+                .collect::<Result<Vec<_>, _>>()?;
+            let condition = filters.into_iter().reduce(and);
+            let aggregate = if single {
+                extra_filters.extend(condition);
+                aggregate_call(measure.aggregate, input)
+            } else {
+                aggregate_call(measure.aggregate, Some(conditional(condition, input)))
+            };
+            projection.push(SelectItem::ExprWithAlias {
+                expr: aggregate,
+                alias: self.ident(&measure.name),
+            });
+        }
+        let mut select = empty_select();
+        select.projection = projection;
+        select.from = vec![self.joined_tables(tree, aliases)?];
+        select.selection = self.where_clause(&plan.filters, extra_filters, aliases)?;
+        select.group_by = GroupByExpr::Expressions(group_by, Vec::new());
+        let order = self.order(plan, measures)?;
+        Ok(finish(select, order, plan.limit))
+    }
+
+    /// When a dimension or filter is on the many side of the measured object,
+    /// first keep one row per measured row and dimension value, then aggregate.
+    fn grain_preserving(
+        &self,
+        plan: &SemanticPlan,
+        measures: &[Resolved],
+        tree: &JoinTree,
+        aliases: &Aliases,
+    ) -> Result<Query, CompileError> {
+        let base = self.object(&tree.base)?;
+        if base.primary_key.is_empty() {
+            let other = tree.steps.iter().find(|s| s.fans_out).map(|s| s.to.clone());
+            return Err(CompileError::NoPrimaryKey {
+                object: base.name.clone(),
+                other: other.unwrap_or_default(),
+            });
+        }
+        let base_alias = aliases.of(&base.name);
+        let mut inner = Vec::new();
+        for (i, key) in base.primary_key.iter().enumerate() {
+            inner.push(SelectItem::ExprWithAlias {
+                expr: Expr::CompoundIdentifier(vec![base_alias.clone(), self.ident(key)]),
+                alias: Ident::new(format!("key_{i}")),
+            });
+        }
+        let grain = Ident::new("per_row");
+        let mut outer = Vec::new();
+        let mut group_by = Vec::new();
+        for dimension in &plan.dimensions {
+            let expr = self.attribute(dimension, aliases)?;
+            let name = self.ident(&dimension.attribute);
+            inner.push(SelectItem::ExprWithAlias {
+                expr,
+                alias: name.clone(),
+            });
+            let column = Expr::CompoundIdentifier(vec![grain.clone(), name.clone()]);
+            group_by.push(column.clone());
+            outer.push(SelectItem::UnnamedExpr(column));
+        }
+        for (i, measure) in measures.iter().enumerate() {
+            let input = measure
+                .input
+                .as_deref()
+                .map(|text| self.expression(&measure.name, text, base_alias))
+                .transpose()?;
+            let condition = measure
+                .filters
+                .iter()
+                .map(|text| self.expression(&measure.name, text, base_alias))
+                .collect::<Result<Vec<_>, _>>()?
+                .into_iter()
+                .reduce(and);
+            let value = Ident::new(format!("value_{i}"));
+            inner.push(SelectItem::ExprWithAlias {
+                expr: conditional(condition, input),
+                alias: value.clone(),
+            });
+            outer.push(SelectItem::ExprWithAlias {
+                expr: aggregate_call(
+                    measure.aggregate,
+                    Some(Expr::CompoundIdentifier(vec![grain.clone(), value])),
+                ),
+                alias: self.ident(&measure.name),
+            });
+        }
+        let mut rows = empty_select();
+        rows.distinct = Some(Distinct::Distinct);
+        rows.projection = inner;
+        rows.from = vec![self.joined_tables(tree, aliases)?];
+        rows.selection = self.where_clause(&plan.filters, Vec::new(), aliases)?;
+        let mut select = empty_select();
+        select.projection = outer;
+        select.from = vec![TableWithJoins {
+            relation: derived(query_of(SetExpr::Select(Box::new(rows))), grain),
+            joins: Vec::new(),
+        }];
+        select.group_by = GroupByExpr::Expressions(group_by, Vec::new());
+        let order = self.order(plan, measures)?;
+        Ok(finish(select, order, plan.limit))
+    }
+
+    /// A metric plus others (race points plus sprint points): one branch per
+    /// metric with the same dimensions, combined with UNION ALL, then summed.
+    fn combined(
+        &self,
+        plan: &SemanticPlan,
+        measures: Vec<Resolved>,
+    ) -> Result<(Query, Vec<String>, Vec<String>), CompileError> {
+        let [measure] =
+            <[Resolved; 1]>::try_from(measures).map_err(|measures| CompileError::MixedBases {
+                first: measures[0].name.clone(),
+                second: measures[1].name.clone(),
+            })?;
+        let unsupported = || CompileError::UnsupportedCombination {
+            metric: measure.name.clone(),
+            variant: measure.variant.clone().unwrap_or_default(),
+        };
+        let branches: Vec<&Resolved> = std::iter::once(&measure)
+            .chain(measure.plus.iter())
+            .collect();
+        let nested = measure.plus.iter().any(|m| !m.plus.is_empty());
+        if nested
+            || branches
+                .iter()
+                .any(|m| !matches!(m.aggregate, Aggregate::Sum | Aggregate::Count))
+        {
+            return Err(unsupported());
+        }
+        let needed = needed_objects(plan);
+        let value = Ident::new("value");
+        let mut objects = Vec::new();
+        let mut selects = Vec::new();
+        for branch in &branches {
+            let tree = graph::join_tree(self.ontology, &branch.base, &needed)?;
+            if tree.fans_out() {
+                return Err(unsupported());
+            }
+            let aliases = Aliases::for_objects(tree.objects());
+            let base_alias = aliases.of(&tree.base);
+            let mut projection = Vec::new();
+            for dimension in &plan.dimensions {
+                let expr = self.attribute(dimension, &aliases)?;
+                projection.push(SelectItem::ExprWithAlias {
+                    expr,
+                    alias: self.ident(&dimension.attribute),
+                });
+            }
+            let input = match (&branch.aggregate, &branch.input) {
+                (Aggregate::Count, _) | (_, None) => Expr::value(number(1)),
+                (_, Some(text)) => self.expression(&branch.name, text, base_alias)?,
+            };
+            projection.push(SelectItem::ExprWithAlias {
+                expr: input,
+                alias: value.clone(),
+            });
+            let metric_filters = branch
+                .filters
+                .iter()
+                .map(|text| self.expression(&branch.name, text, base_alias))
+                .collect::<Result<Vec<_>, _>>()?;
+            let mut select = empty_select();
+            select.projection = projection;
+            select.from = vec![self.joined_tables(&tree, &aliases)?];
+            select.selection = self.where_clause(&plan.filters, metric_filters, &aliases)?;
+            selects.push(SetExpr::Select(Box::new(select)));
+            objects.extend(tree.objects().map(str::to_owned));
+        }
+        let union = selects
+            .into_iter()
+            .reduce(|left, right| SetExpr::SetOperation {
+                op: SetOperator::Union,
+                set_quantifier: SetQuantifier::All,
+                left: Box::new(left),
+                right: Box::new(right),
+            })
+            .expect("a metric is at least one branch");
+        let combined = Ident::new("combined");
+        let mut projection = Vec::new();
+        let mut group_by = Vec::new();
+        for dimension in &plan.dimensions {
+            let column =
+                Expr::CompoundIdentifier(vec![combined.clone(), self.ident(&dimension.attribute)]);
+            group_by.push(column.clone());
+            projection.push(SelectItem::UnnamedExpr(column));
+        }
+        projection.push(SelectItem::ExprWithAlias {
+            expr: aggregate_call(
+                Aggregate::Sum,
+                Some(Expr::CompoundIdentifier(vec![combined.clone(), value])),
+            ),
+            alias: self.ident(&measure.name),
+        });
+        let mut select = empty_select();
+        select.projection = projection;
+        select.from = vec![TableWithJoins {
+            relation: derived(query_of(union), combined),
+            joins: Vec::new(),
+        }];
+        select.group_by = GroupByExpr::Expressions(group_by, Vec::new());
+        let order = self.order(plan, std::slice::from_ref(&measure))?;
+        let columns = output_columns(plan, std::slice::from_ref(&measure));
+        // The measured objects first, then what they join.
+        objects.sort_by_key(|o| !branches.iter().any(|b| &b.base == o));
+        Ok((finish(select, order, plan.limit), columns, objects))
+    }
+
+    fn order(
+        &self,
+        plan: &SemanticPlan,
+        measures: &[Resolved],
+    ) -> Result<Vec<OrderByExpr>, CompileError> {
+        let by_measure = |index: usize, descending| {
+            measures
+                .get(index)
+                .map(|m| order_by(Expr::Identifier(self.ident(&m.name)), descending))
+        };
+        let by_dimension = |index: usize, descending| {
+            plan.dimensions
+                .get(index)
+                .map(|d| order_by(Expr::Identifier(self.ident(&d.attribute)), descending))
+        };
+        let explicit = match plan.order {
+            Some(Order::Measure { index, descending }) => by_measure(index, descending),
+            Some(Order::Dimension { index, descending }) => by_dimension(index, descending),
+            None => None,
+        };
+        if let Some(explicit) = explicit {
+            return Ok(vec![explicit]);
+        }
+        let Some(first) = plan.dimensions.first() else {
+            return Ok(Vec::new());
+        };
+        // Time reads in order; anything else reads best first.
+        let is_time = self
+            .object(&first.object)?
+            .attributes
+            .iter()
+            .any(|a| a.name == first.attribute && a.role == AttributeRole::Time);
+        Ok(if is_time {
+            by_dimension(0, false).into_iter().collect()
+        } else {
+            by_measure(0, true).into_iter().collect()
+        })
+    }
+}
+
+/// The attribute that names an object's rows: the one labelled like the
+/// object, else its first text attribute that is not a key.
+pub fn display_attribute(object: &Object) -> Option<&str> {
+    let label = if object.label.is_empty() {
+        &object.name
+    } else {
+        &object.label
+    };
+    object
+        .attributes
+        .iter()
+        .find(|a| a.label.eq_ignore_ascii_case(label) && a.role != AttributeRole::Identifier)
+        .or_else(|| {
+            object.attributes.iter().find(|a| {
+                a.data_type == DataType::Text
+                    && matches!(a.role, AttributeRole::Dimension)
+                    && (a.name.contains("name") || a.label.to_lowercase().contains("name"))
+            })
+        })
+        .or_else(|| {
+            object
+                .attributes
+                .iter()
+                .find(|a| a.data_type == DataType::Text && a.role == AttributeRole::Dimension)
+        })
+        .or_else(|| {
+            object
+                .attributes
+                .iter()
+                .find(|a| a.role == AttributeRole::Time)
+        })
+        .map(|a| a.name.as_str())
+}
+
+fn needed_objects(plan: &SemanticPlan) -> Vec<&str> {
+    plan.dimensions
+        .iter()
+        .chain(plan.filters.iter().map(|f| &f.attribute))
+        .map(|a| a.object.as_str())
+        .collect()
+}
+
+fn output_columns(plan: &SemanticPlan, measures: &[Resolved]) -> Vec<String> {
+    plan.dimensions
+        .iter()
+        .map(|d| d.attribute.clone())
+        .chain(measures.iter().map(|m| m.name.clone()))
+        .collect()
+}
+
+const RESERVED: &[&str] = &[
+    "all",
+    "analyse",
+    "analyze",
+    "and",
+    "any",
+    "array",
+    "as",
+    "asc",
+    "between",
+    "both",
+    "by",
+    "case",
+    "cast",
+    "check",
+    "collate",
+    "column",
+    "constraint",
+    "create",
+    "cross",
+    "current_date",
+    "current_time",
+    "current_timestamp",
+    "current_user",
+    "default",
+    "desc",
+    "distinct",
+    "do",
+    "else",
+    "end",
+    "except",
+    "false",
+    "fetch",
+    "for",
+    "foreign",
+    "from",
+    "full",
+    "grant",
+    "group",
+    "having",
+    "in",
+    "inner",
+    "intersect",
+    "into",
+    "is",
+    "join",
+    "lateral",
+    "leading",
+    "left",
+    "like",
+    "limit",
+    "natural",
+    "not",
+    "null",
+    "offset",
+    "on",
+    "only",
+    "or",
+    "order",
+    "outer",
+    "primary",
+    "references",
+    "right",
+    "select",
+    "table",
+    "then",
+    "to",
+    "trailing",
+    "true",
+    "union",
+    "unique",
+    "user",
+    "using",
+    "when",
+    "where",
+    "window",
+    "with",
+];
+
+fn is_reserved(name: &str) -> bool {
+    RESERVED.contains(&name.to_ascii_lowercase().as_str())
+}
+
+/// An identifier, quoted only when the dialect needs it to read the name back.
+pub fn quoted_ident(dialect: Dialect, name: &str) -> Ident {
+    let plain = name
+        .chars()
+        .next()
+        .is_some_and(|c| c.is_ascii_lowercase() || c == '_')
+        && name
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_');
+    if plain && !is_reserved(name) {
+        Ident::new(name)
+    } else {
+        let quote = match dialect {
+            Dialect::MySql | Dialect::BigQuery | Dialect::Databricks => '`',
+            _ => '"',
+        };
+        Ident::with_quote(quote, name)
+    }
+}
+
+/// Prefixes every bare column of `expr` with `alias`.
+fn qualify(expr: &mut Expr, alias: &Ident) {
+    let _ = visit_expressions_mut(expr, |e| {
+        if let Expr::Identifier(ident) = e {
+            *e = Expr::CompoundIdentifier(vec![alias.clone(), ident.clone()]);
+        }
+        ControlFlow::<()>::Continue(())
+    });
+}
+
+fn number(n: i64) -> Value {
+    Value::Number(n.to_string(), false)
+}
+
+fn literal(value: &Literal) -> Expr {
+    match value {
+        Literal::Integer(n) => Expr::value(number(*n)),
+        Literal::Text(text) => Expr::value(Value::SingleQuotedString(text.clone())),
+    }
+}
+
+fn binary(left: Expr, op: BinaryOperator, right: Expr) -> Expr {
+    Expr::BinaryOp {
+        left: Box::new(left),
+        op,
+        right: Box::new(right),
+    }
+}
+
+fn and(left: Expr, right: Expr) -> Expr {
+    binary(left, BinaryOperator::And, right)
+}
+
+fn comparison(column: Expr, condition: &Condition) -> Expr {
+    match condition {
+        Condition::OneOf(values) if values.len() == 1 => {
+            binary(column, BinaryOperator::Eq, literal(&values[0]))
+        }
+        Condition::OneOf(values) => Expr::In {
+            expr: Box::new(column),
+            target: InTarget::List(values.iter().map(literal).collect()),
+            negated: false,
+            global: false,
+        },
+        Condition::AtLeast(v) => binary(column, BinaryOperator::GtEq, literal(v)),
+        Condition::AtMost(v) => binary(column, BinaryOperator::LtEq, literal(v)),
+        Condition::Before(v) => binary(column, BinaryOperator::Lt, literal(v)),
+        Condition::After(v) => binary(column, BinaryOperator::Gt, literal(v)),
+        Condition::Between(low, high) => Expr::Between {
+            expr: Box::new(column),
+            negated: false,
+            low: Box::new(literal(low)),
+            high: Box::new(literal(high)),
+        },
+    }
+}
+
+/// Years compared with a date column become ranges of ISO dates, which
+/// SQLite (dates as text) and PostgreSQL (typed dates) both compare correctly.
+fn year_filter_on_date(column: Expr, condition: &Condition) -> Expr {
+    let start = |year: &Literal| match year {
+        Literal::Integer(y) => Literal::Text(format!("{y:04}-01-01")),
+        other => other.clone(),
+    };
+    let next = |year: &Literal| match year {
+        Literal::Integer(y) => Literal::Text(format!("{:04}-01-01", y + 1)),
+        other => other.clone(),
+    };
+    let range = |low: &Literal, high: &Literal| {
+        and(
+            binary(column.clone(), BinaryOperator::GtEq, literal(&start(low))),
+            binary(column.clone(), BinaryOperator::Lt, literal(&next(high))),
+        )
+    };
+    let is_year = |v: &Literal| matches!(v, Literal::Integer(_));
+    match condition {
+        Condition::OneOf(values) if values.iter().all(is_year) => values
+            .iter()
+            .map(|y| Expr::Nested(Box::new(range(y, y))))
+            .reduce(|a, b| binary(a, BinaryOperator::Or, b))
+            .map(|e| Expr::Nested(Box::new(e)))
+            .unwrap_or_else(|| Expr::value(Value::Boolean(false))),
+        Condition::AtLeast(y) if is_year(y) => {
+            binary(column, BinaryOperator::GtEq, literal(&start(y)))
+        }
+        Condition::After(y) if is_year(y) => {
+            binary(column, BinaryOperator::GtEq, literal(&next(y)))
+        }
+        Condition::Before(y) if is_year(y) => {
+            binary(column, BinaryOperator::Lt, literal(&start(y)))
+        }
+        Condition::AtMost(y) if is_year(y) => binary(column, BinaryOperator::Lt, literal(&next(y))),
+        Condition::Between(low, high) if is_year(low) && is_year(high) => range(low, high),
+        other => comparison(column, other),
+    }
+}
+
+/// `CASE WHEN condition THEN input END`, or `input` (1 for a count) alone.
+fn conditional(condition: Option<Expr>, input: Option<Expr>) -> Expr {
+    let value = input.unwrap_or_else(|| Expr::value(number(1)));
+    match condition {
+        None => value,
+        Some(condition) => {
+            let mut case = template_expr("CASE WHEN cassis_condition THEN cassis_value END");
+            substitute(&mut case, "cassis_condition", &condition);
+            substitute(&mut case, "cassis_value", &value);
+            case
+        }
+    }
+}
+
+fn aggregate_call(aggregate: Aggregate, input: Option<Expr>) -> Expr {
+    let (template, needs_input) = match (aggregate, &input) {
+        (Aggregate::Count, None) => ("COUNT(*)", false),
+        (Aggregate::Count, Some(_)) => ("COUNT(cassis_value)", true),
+        (Aggregate::CountDistinct, _) => ("COUNT(DISTINCT cassis_value)", true),
+        (Aggregate::Sum, _) => ("SUM(cassis_value)", true),
+        (Aggregate::Avg, _) => ("AVG(cassis_value)", true),
+        (Aggregate::Min, _) => ("MIN(cassis_value)", true),
+        (Aggregate::Max, _) => ("MAX(cassis_value)", true),
+    };
+    let mut call = template_expr(template);
+    if needs_input {
+        let value = input.unwrap_or_else(|| Expr::value(number(1)));
+        substitute(&mut call, "cassis_value", &value);
+    }
+    call
+}
+
+/// Parses one of this module's own constant templates; they are generic SQL.
+fn template_expr(template: &str) -> Expr {
+    sql::parse_expression(Dialect::Postgres, template).expect("compiler templates parse")
+}
+
+fn substitute(expr: &mut Expr, placeholder: &str, replacement: &Expr) {
+    let _ = visit_expressions_mut(expr, |e| {
+        if matches!(e, Expr::Identifier(ident) if ident.value == placeholder) {
+            *e = replacement.clone();
+        }
+        ControlFlow::<()>::Continue(())
+    });
+}
+
+fn select_item(expr: Expr, name: &str) -> SelectItem {
+    let same_name = match &expr {
+        Expr::CompoundIdentifier(parts) => parts.last().is_some_and(|p| p.value == name),
+        _ => false,
+    };
+    if same_name {
+        SelectItem::UnnamedExpr(expr)
+    } else {
+        SelectItem::ExprWithAlias {
+            expr,
+            alias: Ident::new(name),
+        }
+    }
+}
+
+fn order_by(expr: Expr, descending: bool) -> OrderByExpr {
+    OrderByExpr {
+        expr,
+        options: OrderByOptions {
+            sort: Some(if descending {
+                OrderBySort::Desc
+            } else {
+                OrderBySort::Asc
+            }),
+            nulls_first: None,
+        },
+        with_fill: None,
+    }
+}
+
+/// A SELECT with nothing in it, from a constant template, so new fields of
+/// the AST keep their defaults.
+fn empty_select() -> Select {
+    let query = sql::parse_select(Dialect::Postgres, "SELECT 1 FROM cassis_table")
+        .expect("the compiler's template parses");
+    match *query.body {
+        SetExpr::Select(select) => *select,
+        _ => unreachable!("the template is a plain SELECT"),
+    }
+}
+
+fn query_of(body: SetExpr) -> Query {
+    let mut query = sql::parse_select(Dialect::Postgres, "SELECT 1").expect("template parses");
+    query.body = Box::new(body);
+    query
+}
+
+fn finish(select: Select, order: Vec<OrderByExpr>, limit: Option<u32>) -> Query {
+    let mut query = query_of(SetExpr::Select(Box::new(select)));
+    if !order.is_empty() {
+        query.order_by = Some(OrderBy {
+            kind: OrderByKind::Expressions(order),
+            interpolate: None,
+        });
+    }
+    if let Some(limit) = limit {
+        query.limit_clause = Some(LimitClause::LimitOffset {
+            limit: Some(Expr::value(number(i64::from(limit)))),
+            offset: None,
+            limit_by: Vec::new(),
+        });
+    }
+    query
+}
+
+fn table_factor(name: ObjectName, alias: Ident) -> TableFactor {
+    let template = sql::parse_select(
+        Dialect::Postgres,
+        "SELECT 1 FROM cassis_table AS cassis_alias",
+    )
+    .expect("template parses");
+    let SetExpr::Select(select) = *template.body else {
+        unreachable!()
+    };
+    let mut factor = select.from[0].relation.clone();
+    if let TableFactor::Table {
+        name: table_name,
+        alias: table_alias,
+        ..
+    } = &mut factor
+    {
+        *table_name = name;
+        *table_alias = Some(TableAlias {
+            explicit: false,
+            name: alias,
+            columns: Vec::new(),
+            at: None,
+        });
+    }
+    factor
+}
+
+fn derived(query: Query, alias: Ident) -> TableFactor {
+    TableFactor::Derived {
+        lateral: false,
+        subquery: Box::new(query),
+        alias: Some(TableAlias {
+            explicit: true,
+            name: alias,
+            columns: Vec::new(),
+            at: None,
+        }),
+        sample: None,
+    }
+}
+
+#[cfg(all(test, feature = "ssr"))]
+mod tests {
+    use super::compile;
+    use crate::engine::plan::{
+        AttributeRef, Condition, Filter, Literal, Measure, Order, SemanticPlan,
+    };
+    use crate::project::Dialect;
+
+    fn f1() -> crate::ontology::Ontology {
+        crate::ontology::from_yaml(include_str!("../../../examples/f1/ontology.yaml")).unwrap()
+    }
+
+    fn metric(name: &str, variant: Option<&str>) -> Measure {
+        Measure::Metric {
+            metric: name.into(),
+            variant: variant.map(Into::into),
+        }
+    }
+
+    #[test]
+    fn wins_by_driver_joins_along_relationships() {
+        let plan = SemanticPlan {
+            measures: vec![metric("wins", None)],
+            dimensions: vec![AttributeRef::new("driver", "full_name")],
+            filters: vec![Filter {
+                attribute: AttributeRef::new("race", "year"),
+                condition: Condition::OneOf(vec![Literal::Integer(2023)]),
+            }],
+            order: Some(Order::Measure {
+                index: 0,
+                descending: true,
+            }),
+            ..SemanticPlan::default()
+        };
+        let compiled = compile(&f1(), &plan, Dialect::Postgres).unwrap();
+        assert_eq!(
+            compiled.sql,
+            "SELECT d.forename || ' ' || d.surname AS full_name, COUNT(*) AS wins \
+             FROM public.results rr JOIN public.drivers d ON rr.driver_id = d.driver_id \
+             JOIN public.races r ON rr.race_id = r.race_id \
+             WHERE r.year = 2023 AND rr.position = 1 \
+             GROUP BY d.forename || ' ' || d.surname ORDER BY wins DESC"
+        );
+        assert_eq!(
+            compiled.objects,
+            ["public.results", "public.drivers", "public.races"]
+        );
+        assert_eq!(compiled.columns, ["full_name", "wins"]);
+    }
+
+    #[test]
+    fn points_with_sprints_are_a_union_of_both_results() {
+        let plan = SemanticPlan {
+            measures: vec![metric("points", Some("race_and_sprint"))],
+            dimensions: vec![AttributeRef::new("race", "year")],
+            filters: vec![Filter {
+                attribute: AttributeRef::new("race", "year"),
+                condition: Condition::OneOf(vec![Literal::Integer(2022), Literal::Integer(2023)]),
+            }],
+            ..SemanticPlan::default()
+        };
+        let compiled = compile(&f1(), &plan, Dialect::Sqlite).unwrap();
+        assert!(compiled.sql.contains("UNION ALL"), "{}", compiled.sql);
+        assert_eq!(
+            compiled.objects,
+            ["public.results", "public.sprint_results", "public.races"]
+        );
+    }
+
+    #[test]
+    fn counting_races_per_driver_does_not_double_count() {
+        let plan = SemanticPlan {
+            measures: vec![metric("races", None)],
+            dimensions: vec![AttributeRef::new("driver", "full_name")],
+            ..SemanticPlan::default()
+        };
+        let compiled = compile(&f1(), &plan, Dialect::Postgres).unwrap();
+        assert!(
+            compiled.sql.contains("SELECT DISTINCT r.race_id AS key_0"),
+            "{}",
+            compiled.sql
+        );
+    }
+
+    #[test]
+    fn text_values_are_escaped_literals() {
+        let plan = SemanticPlan {
+            dimensions: vec![AttributeRef::new("driver", "nationality")],
+            filters: vec![Filter {
+                attribute: AttributeRef::new("driver", "full_name"),
+                condition: Condition::OneOf(vec![Literal::Text(
+                    "O'Brien'; DROP TABLE x; --".into(),
+                )]),
+            }],
+            ..SemanticPlan::default()
+        };
+        let compiled = compile(&f1(), &plan, Dialect::Postgres).unwrap();
+        assert!(
+            compiled.sql.contains("'O''Brien''; DROP TABLE x; --'"),
+            "{}",
+            compiled.sql
+        );
+        crate::sql::parse_select(Dialect::Postgres, &compiled.sql).unwrap();
+    }
+}

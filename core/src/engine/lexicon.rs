@@ -1,0 +1,188 @@
+//! Every phrase a question may use for something in one published ontology
+//! version, indexed by its stemmed words. Built once per version and shared.
+
+use crate::engine::text;
+use crate::ontology::{AttributeRole, DataType, Ontology};
+use std::collections::HashMap;
+
+/// Longest phrase looked up, in words.
+pub const MAX_PHRASE_WORDS: usize = 6;
+
+/// What a phrase can mean.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Concept {
+    Object(usize),
+    Attribute {
+        object: usize,
+        attribute: usize,
+    },
+    Metric(usize),
+    Variant {
+        metric: usize,
+        variant: usize,
+    },
+    /// A value of an attribute: "Ferrari" is a constructor's name.
+    Value {
+        object: usize,
+        attribute: usize,
+        value: String,
+    },
+}
+
+/// How a phrase names a concept, strongest first.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Strength {
+    Name,
+    Synonym,
+    Value,
+    /// One word of a longer value: "Verstappen" for "Max Verstappen".
+    ValuePart,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Entry {
+    pub concept: Concept,
+    pub strength: Strength,
+}
+
+#[derive(Debug, Default)]
+pub struct Lexicon {
+    entries: HashMap<String, Vec<Entry>>,
+    /// Single-word keys of six letters or more, for one-typo matches.
+    fuzzy_words: Vec<String>,
+}
+
+/// Values of one attribute, from the ontology's known values or the data.
+pub struct AttributeValues<'a> {
+    pub object: usize,
+    pub attribute: usize,
+    pub values: &'a [String],
+}
+
+impl Lexicon {
+    /// The lexicon of `ontology`, with the values read from the data added to
+    /// the ontology's own known values.
+    pub fn build(ontology: &Ontology, data_values: &[AttributeValues<'_>]) -> Self {
+        let mut lexicon = Lexicon::default();
+        for (o, object) in ontology.objects.iter().enumerate() {
+            let concept = Concept::Object(o);
+            lexicon.add(&object.name, concept.clone(), Strength::Name);
+            lexicon.add(&object.label, concept.clone(), Strength::Name);
+            if let Some(table) = object.table.rsplit('.').next() {
+                lexicon.add(table, concept.clone(), Strength::Synonym);
+            }
+            for synonym in &object.synonyms {
+                lexicon.add(synonym, concept.clone(), Strength::Synonym);
+            }
+            for (a, attribute) in object.attributes.iter().enumerate() {
+                // Keys are plumbing; questions never name them.
+                if attribute.role == AttributeRole::Identifier {
+                    continue;
+                }
+                let concept = Concept::Attribute {
+                    object: o,
+                    attribute: a,
+                };
+                lexicon.add(&attribute.name, concept.clone(), Strength::Name);
+                lexicon.add(&attribute.label, concept.clone(), Strength::Name);
+                for synonym in &attribute.synonyms {
+                    lexicon.add(synonym, concept.clone(), Strength::Synonym);
+                }
+                lexicon.add_values(o, a, &attribute.known_values);
+            }
+        }
+        for (m, metric) in ontology.metrics.iter().enumerate() {
+            lexicon.add(&metric.name, Concept::Metric(m), Strength::Name);
+            lexicon.add(&metric.label, Concept::Metric(m), Strength::Name);
+            for synonym in &metric.synonyms {
+                lexicon.add(synonym, Concept::Metric(m), Strength::Synonym);
+            }
+            for (v, variant) in metric.variants.iter().enumerate() {
+                let concept = Concept::Variant {
+                    metric: m,
+                    variant: v,
+                };
+                for synonym in &variant.synonyms {
+                    lexicon.add(synonym, concept.clone(), Strength::Synonym);
+                }
+            }
+        }
+        for values in data_values {
+            let is_text = ontology
+                .objects
+                .get(values.object)
+                .and_then(|o| o.attributes.get(values.attribute))
+                .is_some_and(|a| a.data_type == DataType::Text);
+            if is_text {
+                lexicon.add_values(values.object, values.attribute, values.values);
+            }
+        }
+        lexicon.fuzzy_words = lexicon
+            .entries
+            .keys()
+            .filter(|k| !k.contains(' ') && k.chars().count() >= 5)
+            .cloned()
+            .collect();
+        lexicon.fuzzy_words.sort();
+        lexicon
+    }
+
+    fn add(&mut self, phrase: &str, concept: Concept, strength: Strength) {
+        let key = text::key(phrase);
+        if key.is_empty() || key.split(' ').count() > MAX_PHRASE_WORDS {
+            return;
+        }
+        let entries = self.entries.entry(key).or_default();
+        match entries.iter_mut().find(|e| e.concept == concept) {
+            Some(existing) => existing.strength = existing.strength.min(strength),
+            None => entries.push(Entry { concept, strength }),
+        }
+    }
+
+    fn add_values(&mut self, object: usize, attribute: usize, values: &[String]) {
+        for value in values {
+            let concept = Concept::Value {
+                object,
+                attribute,
+                value: value.clone(),
+            };
+            self.add(value, concept.clone(), Strength::Value);
+            let words = text::words(value);
+            if words.len() > 1 {
+                // "Hamilton" for "Lewis Hamilton": the last word of a name,
+                // when it is long enough not to be a common word.
+                if let Some(last) = words.last()
+                    && last.plain.len() >= 4
+                    && !last.plain.chars().all(|c| c.is_ascii_digit())
+                {
+                    self.add(&last.plain, concept, Strength::ValuePart);
+                }
+            }
+        }
+    }
+
+    /// Everything the exact phrase `key` can mean.
+    pub fn lookup(&self, key: &str) -> &[Entry] {
+        self.entries.get(key).map(Vec::as_slice).unwrap_or_default()
+    }
+
+    /// A key one edit away from `stem`, for words long enough that a typo is
+    /// more likely than a different word.
+    pub fn fuzzy(&self, stem: &str) -> Option<&str> {
+        if stem.chars().count() < 6 {
+            return None;
+        }
+        self.fuzzy_words
+            .iter()
+            .find(|candidate| strsim::damerau_levenshtein(candidate, stem) == 1)
+            .map(String::as_str)
+    }
+
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+}

@@ -1,0 +1,124 @@
+//! The semantic plan: the one contract between planners and the compiler, and
+//! what a chat keeps so a follow-up can be read against it.
+
+use serde::{Deserialize, Serialize};
+
+/// What to compute, in the ontology's terms; never SQL.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct SemanticPlan {
+    /// Aggregates to compute; empty for a lookup of attribute values.
+    #[serde(default)]
+    pub measures: Vec<Measure>,
+    /// Attributes to group by (with measures) or to show (without).
+    #[serde(default)]
+    pub dimensions: Vec<AttributeRef>,
+    #[serde(default)]
+    pub filters: Vec<Filter>,
+    #[serde(default)]
+    pub order: Option<Order>,
+    #[serde(default)]
+    pub limit: Option<u32>,
+    /// What the planner assumed, stated in the answer; forks carry options.
+    #[serde(default)]
+    pub assumptions: Vec<PlanAssumption>,
+}
+
+/// One aggregate of a plan.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Measure {
+    /// A metric of the ontology, in one of its variants.
+    Metric {
+        metric: String,
+        #[serde(default)]
+        variant: Option<String>,
+    },
+    /// "How many drivers ...": the number of distinct rows of an object.
+    CountOf { object: String },
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct AttributeRef {
+    pub object: String,
+    pub attribute: String,
+}
+
+impl AttributeRef {
+    pub fn new(object: &str, attribute: &str) -> Self {
+        Self {
+            object: object.to_owned(),
+            attribute: attribute.to_owned(),
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Filter {
+    pub attribute: AttributeRef,
+    pub condition: Condition,
+}
+
+/// A comparison of an attribute with literal values, which the compiler
+/// renders as escaped literals.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "op", content = "value", rename_all = "snake_case")]
+pub enum Condition {
+    /// Equal to one of the values.
+    OneOf(Vec<Literal>),
+    AtLeast(Literal),
+    AtMost(Literal),
+    Before(Literal),
+    After(Literal),
+    /// Inclusive at both ends.
+    Between(Literal, Literal),
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum Literal {
+    Integer(i64),
+    Text(String),
+}
+
+impl std::fmt::Display for Literal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Literal::Integer(n) => write!(f, "{n}"),
+            Literal::Text(text) => f.write_str(text),
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "by", rename_all = "snake_case")]
+pub enum Order {
+    /// By the measure at this index.
+    Measure { index: usize, descending: bool },
+    /// By the dimension at this index.
+    Dimension { index: usize, descending: bool },
+}
+
+/// An assumption as the response shows it; a fork lists its options and the
+/// one the plan uses.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct PlanAssumption {
+    pub text: String,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub options: Vec<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub selected: Option<String>,
+}
+
+impl PlanAssumption {
+    pub fn stated(text: impl Into<String>) -> Self {
+        Self {
+            text: text.into(),
+            options: Vec::new(),
+            selected: None,
+        }
+    }
+
+    pub fn is_fork(&self) -> bool {
+        !self.options.is_empty()
+    }
+}

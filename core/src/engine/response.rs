@@ -1,0 +1,73 @@
+//! The response of `ask_question`, exactly as the reference describes it.
+//! Every field is always present (null when it does not apply), so clients
+//! can rely on the shape.
+
+use crate::engine::plan::PlanAssumption;
+use serde::{Deserialize, Serialize};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum AskStatus {
+    /// The SQL ran (or, on a schema-only source, was written) and `answer` states the result.
+    Answered,
+    /// A plan with a genuine fork waits for the user's approval.
+    NeedsExecution,
+    /// The question cannot be answered from this ontology or data; rephrasing is needed.
+    NotAnswerable,
+    /// Bad input, a timeout or a failure; `error` says which.
+    Error,
+}
+
+impl AskStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            AskStatus::Answered => "answered",
+            AskStatus::NeedsExecution => "needs_execution",
+            AskStatus::NotAnswerable => "not_answerable",
+            AskStatus::Error => "error",
+        }
+    }
+}
+
+/// What `ask_question` returns.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct AskResponse {
+    /// Always set; pass it back to continue the chat.
+    pub chat_id: String,
+    pub status: AskStatus,
+    /// The answer in words; on `needs_execution`, the plan's intent.
+    pub answer: String,
+    /// The generated SQL, when answered.
+    pub sql: Option<String>,
+    /// Null when the SQL was not executed; always null on a schema-only source.
+    pub results: Option<ResultSet>,
+    /// Qualified names of the objects (tables) the answer used.
+    pub objects_used: Vec<String>,
+    /// The plan awaiting approval, when `needs_execution`.
+    pub plan: Option<PlanView>,
+    /// The published ontology version this chat is pinned to.
+    pub ontology_version: Option<i64>,
+    /// Why, when `error` or `not_answerable`.
+    pub error: Option<String>,
+}
+
+/// Query results in columns: at most 100 rows inline.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct ResultSet {
+    pub columns: Vec<String>,
+    /// Positional rows; numbers, strings or nulls.
+    pub rows: Vec<Vec<serde_json::Value>>,
+    /// All rows the query matched, including those not returned.
+    pub total_rows: u64,
+    /// True when `total_rows` exceeds the rows returned.
+    pub truncated: bool,
+}
+
+/// A plan as the user sees it before approving it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct PlanView {
+    pub intent: String,
+    pub assumptions: Vec<PlanAssumption>,
+    /// Qualified names of the objects the plan reads.
+    pub objects: Vec<String>,
+}

@@ -1,0 +1,79 @@
+//! How questions and ontology phrases are read: lower case, accents folded,
+//! punctuation split off, each word stemmed (Snowball English). Both sides go
+//! through the same function, so "Pérez" meets "perez" and "victories" meets
+//! "victory".
+
+use rust_stemmers::{Algorithm, Stemmer};
+use std::sync::LazyLock;
+use unicode_normalization::UnicodeNormalization;
+use unicode_normalization::char::is_combining_mark;
+
+static STEMMER: LazyLock<Stemmer> = LazyLock::new(|| Stemmer::create(Algorithm::English));
+
+/// One word of a question: as typed (lower case, accents folded) and stemmed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Word {
+    pub plain: String,
+    pub stem: String,
+}
+
+/// Lower case without accents: "Pérez" becomes "perez".
+pub fn fold(text: &str) -> String {
+    text.nfd()
+        .filter(|c| !is_combining_mark(*c))
+        .flat_map(char::to_lowercase)
+        .collect()
+}
+
+/// The words of `text`; digits stay words of their own ("top 3", "2023").
+pub fn words(text: &str) -> Vec<Word> {
+    fold(text)
+        .split(|c: char| !(c.is_alphanumeric() || c == '\''))
+        .flat_map(|token| token.split('\''))
+        .filter(|token| !token.is_empty())
+        .map(|plain| Word {
+            stem: stem(plain),
+            plain: plain.to_owned(),
+        })
+        .collect()
+}
+
+fn stem(plain: &str) -> String {
+    if plain.chars().all(|c| c.is_ascii_digit()) {
+        plain.to_owned()
+    } else {
+        STEMMER.stem(plain).into_owned()
+    }
+}
+
+/// The lookup key of a phrase: its stems joined by spaces. Names written in
+/// snake_case count as words ("race_result" is "race result").
+pub fn key(phrase: &str) -> String {
+    words(&phrase.replace('_', " "))
+        .into_iter()
+        .map(|w| w.stem)
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{key, words};
+
+    #[test]
+    fn accents_case_and_plurals_meet() {
+        assert_eq!(key("Sergio Pérez"), key("sergio perez"));
+        assert_eq!(key("Victories"), key("victory"));
+        assert_eq!(key("race_result"), key("race results"));
+        assert_eq!(key("drivers'"), key("driver"));
+    }
+
+    #[test]
+    fn numbers_and_punctuation() {
+        let w: Vec<String> = words("Top-3 drivers, in 2023?")
+            .into_iter()
+            .map(|w| w.plain)
+            .collect();
+        assert_eq!(w, ["top", "3", "drivers", "in", "2023"]);
+    }
+}
