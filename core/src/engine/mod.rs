@@ -3,8 +3,10 @@
 //! read-only and say what it found.
 
 pub mod compile;
+pub mod grammar;
 pub mod graph;
 pub mod lexicon;
 pub mod plan;
+pub mod planner;
 pub mod response;
 pub mod text;

@@ -1,0 +1,909 @@
+//! The built-in planner: offline and deterministic. It reads a question as a
+//! sequence of operator words (from the grammar), concepts (from the
+//! lexicon), numbers and years, then assembles the semantic plan those
+//! pieces describe, or says which word the ontology cannot ground.
+
+use crate::engine::compile::display_attribute;
+use crate::engine::grammar::{self, Op};
+use crate::engine::graph;
+use crate::engine::lexicon::{Concept, Entry, Lexicon, MAX_PHRASE_WORDS, Strength};
+use crate::engine::plan::{
+    AttributeRef, Condition, Filter, Literal, Measure, Order, PlanAssumption, SemanticPlan,
+};
+use crate::engine::text::{self, Word};
+use crate::ontology::{AttributeRole, DataType, Ontology};
+
+/// What the planner made of a question.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Planned {
+    Plan(SemanticPlan),
+    /// The question uses something the ontology does not describe.
+    NotAnswerable(String),
+}
+
+/// One recognised piece of a question.
+#[derive(Clone, Debug, PartialEq)]
+enum Piece {
+    Op(Op),
+    Number(i64),
+    Concept { entries: Vec<Entry>, text: String },
+    Unknown(String),
+}
+
+/// Reads `question` against one published version. `previous` is the plan of
+/// the chat's last turn, which a follow-up refines.
+pub fn plan(
+    ontology: &Ontology,
+    lexicon: &Lexicon,
+    question: &str,
+    previous: Option<&SemanticPlan>,
+) -> Planned {
+    let pieces = read(lexicon, question);
+    if let Some(Piece::Unknown(word)) = pieces.iter().find(|p| matches!(p, Piece::Unknown(_))) {
+        return Planned::NotAnswerable(format!(
+            "the ontology has no concept for \"{word}\", so Cassis cannot tell what it refers to"
+        ));
+    }
+    if pieces.contains(&Piece::Op(Op::Negation)) {
+        return Planned::NotAnswerable(
+            "Cassis cannot yet answer questions that exclude something (not, without, except); ask for what to include instead".to_owned(),
+        );
+    }
+    let reading = Reading::of(ontology, &pieces);
+    reading.into_plan(ontology, previous)
+}
+
+fn read(lexicon: &Lexicon, question: &str) -> Vec<Piece> {
+    let words = text::words(question);
+    let plain: Vec<&str> = words.iter().map(|w| w.plain.as_str()).collect();
+    let mut pieces = Vec::new();
+    let mut i = 0;
+    while i < words.len() {
+        if let Ok(n) = words[i].plain.parse::<i64>() {
+            pieces.push(Piece::Number(n));
+            i += 1;
+            continue;
+        }
+        let (concept_len, entries) = longest_concept(lexicon, &words[i..]);
+        let operator = grammar::operator_at(&plain[i..]);
+        match operator {
+            Some((op_len, op)) if op_len >= concept_len => {
+                pieces.push(Piece::Op(op));
+                i += op_len;
+                continue;
+            }
+            _ => {}
+        }
+        if concept_len > 0 {
+            let text = plain[i..i + concept_len].join(" ");
+            pieces.push(Piece::Concept { entries, text });
+            i += concept_len;
+            continue;
+        }
+        let word = &words[i];
+        if grammar::is_stop_word(&word.plain) {
+        } else if let Some(n) = grammar::small_number(&word.plain) {
+            pieces.push(Piece::Number(n));
+        } else if let Some(key) = lexicon.fuzzy(&word.stem) {
+            pieces.push(Piece::Concept {
+                entries: lexicon.lookup(key).to_vec(),
+                text: word.plain.clone(),
+            });
+        } else {
+            pieces.push(Piece::Unknown(word.plain.clone()));
+        }
+        i += 1;
+    }
+    pieces
+}
+
+fn longest_concept(lexicon: &Lexicon, words: &[Word]) -> (usize, Vec<Entry>) {
+    for len in (1..=words.len().min(MAX_PHRASE_WORDS)).rev() {
+        let key = words[..len]
+            .iter()
+            .map(|w| w.stem.as_str())
+            .collect::<Vec<_>>()
+            .join(" ");
+        let entries = lexicon.lookup(&key);
+        if !entries.is_empty() {
+            return (len, entries.to_vec());
+        }
+    }
+    (0, Vec::new())
+}
+
+/// The pieces of one question, sorted into the roles they play.
+#[derive(Debug, Default)]
+struct Reading {
+    /// Metrics named outright, with the variant when the words settle it.
+    metrics: Vec<(usize, Option<usize>)>,
+    /// A count asked of an object ("how many drivers").
+    count_of: Option<usize>,
+    /// Variants named apart from their metric ("including sprints").
+    variants: Vec<(usize, usize)>,
+    groupings: Vec<AttributeRef>,
+    /// Attributes asked about ("nationality of ...", "which team").
+    asked: Vec<AttributeRef>,
+    /// Objects mentioned without another role.
+    mentioned: Vec<usize>,
+    /// Objects mentioned after "all": rolled up, not grouped.
+    rolled_up: Vec<usize>,
+    /// Values, by attribute; several spans may name the same attribute.
+    values: Vec<(AttributeRef, Vec<String>, String)>,
+    years: Vec<(Op, i64)>,
+    comparison: bool,
+    who: bool,
+    when: bool,
+    order: Option<bool>,
+    limit: Option<u32>,
+    average: bool,
+    only: bool,
+}
+
+impl Reading {
+    fn of(ontology: &Ontology, pieces: &[Piece]) -> Self {
+        let mut reading = Reading::default();
+        let mut previous_op: Option<Op> = None;
+        let mut grouping = false;
+        for (index, piece) in pieces.iter().enumerate() {
+            match piece {
+                Piece::Op(op) => {
+                    match op {
+                        Op::Most => reading.order = Some(true),
+                        Op::Least => reading.order = Some(false),
+                        Op::Top => reading.order = reading.order.or(Some(true)),
+                        Op::Who => reading.who = true,
+                        Op::When => reading.when = true,
+                        Op::Versus => reading.comparison = true,
+                        Op::Average => reading.average = true,
+                        Op::Only => reading.only = true,
+                        Op::GroupBy => grouping = true,
+                        _ => {}
+                    }
+                    if *op != Op::All {
+                        previous_op = Some(*op);
+                    }
+                    if *op == Op::All && previous_op != Some(Op::GroupBy) {
+                        previous_op = Some(Op::All);
+                    }
+                    if *op == Op::All {
+                        grouping = false;
+                        previous_op = Some(Op::All);
+                    }
+                }
+                Piece::Number(n) => {
+                    let after_top = matches!(previous_op, Some(Op::Top));
+                    let before_best =
+                        matches!(pieces.get(index + 1), Some(Piece::Op(Op::Most | Op::Least)));
+                    if (after_top || before_best) && (1..=1000).contains(n) {
+                        reading.limit = Some(*n as u32);
+                    } else if (1900..=2100).contains(n) {
+                        let op = match previous_op {
+                            Some(
+                                op @ (Op::Since
+                                | Op::After
+                                | Op::Before
+                                | Op::Until
+                                | Op::Between
+                                | Op::From
+                                | Op::To
+                                | Op::And
+                                | Op::Versus),
+                            ) => op,
+                            _ => Op::Only,
+                        };
+                        reading.years.push((op, *n));
+                    }
+                    previous_op = None;
+                }
+                Piece::Concept { entries, text } => {
+                    reading.place(ontology, entries, text, previous_op, grouping);
+                    grouping = false;
+                    previous_op = None;
+                }
+                Piece::Unknown(_) => {}
+            }
+        }
+        reading
+    }
+
+    fn place(
+        &mut self,
+        ontology: &Ontology,
+        entries: &[Entry],
+        text: &str,
+        previous_op: Option<Op>,
+        grouping: bool,
+    ) {
+        let metric = entries.iter().find_map(|e| match e.concept {
+            Concept::Metric(m) => Some(m),
+            _ => None,
+        });
+        let variant = entries.iter().find_map(|e| match e.concept {
+            Concept::Variant { metric, variant } => Some((metric, variant)),
+            _ => None,
+        });
+        let object = entries.iter().find_map(|e| match e.concept {
+            Concept::Object(o) => Some(o),
+            _ => None,
+        });
+        let attribute = entries.iter().find_map(|e| match e.concept {
+            Concept::Attribute { object, attribute } => Some((object, attribute)),
+            _ => None,
+        });
+        let values: Vec<(usize, usize, String, Strength)> = entries
+            .iter()
+            .filter_map(|e| match &e.concept {
+                Concept::Value {
+                    object,
+                    attribute,
+                    value,
+                } => Some((*object, *attribute, value.clone(), e.strength)),
+                _ => None,
+            })
+            .collect();
+        let attribute_ref = |(o, a): (usize, usize)| {
+            AttributeRef::new(
+                &ontology.objects[o].name,
+                &ontology.objects[o].attributes[a].name,
+            )
+        };
+        let display = |o: usize| {
+            display_attribute(&ontology.objects[o])
+                .map(|a| AttributeRef::new(&ontology.objects[o].name, a))
+        };
+        let entity = attribute
+            .map(attribute_ref)
+            .or_else(|| object.and_then(display));
+
+        if grouping && let Some(entity) = entity {
+            self.groupings.push(entity);
+            return;
+        }
+        if previous_op == Some(Op::All)
+            && let Some(o) = object
+        {
+            self.rolled_up.push(o);
+            return;
+        }
+        if previous_op == Some(Op::Which)
+            && metric.is_none()
+            && let Some(entity) = entity.clone()
+        {
+            self.asked.push(entity);
+            return;
+        }
+        if previous_op == Some(Op::Count)
+            && metric.is_none()
+            && let Some(o) = object
+        {
+            self.count_of = Some(o);
+            return;
+        }
+        if let Some((m, v)) = variant {
+            self.variants.push((m, v));
+            return;
+        }
+        if let Some(m) = metric {
+            // "won the most races": once a metric is named, a word that is
+            // also an object ("races") is the object, not a second metric.
+            let ambiguous = object.is_some() || attribute.is_some();
+            if self.metrics.is_empty() || !ambiguous {
+                if !self.metrics.iter().any(|(x, _)| *x == m) {
+                    self.metrics.push((m, None));
+                }
+                return;
+            }
+        }
+        if !values.is_empty() {
+            // Whole-value matches beat matches of one word of a value.
+            let strongest = values.iter().map(|v| v.3).min().unwrap_or(Strength::Value);
+            let mut chosen: Vec<&(usize, usize, String, Strength)> =
+                values.iter().filter(|v| v.3 == strongest).collect();
+            chosen.sort_by(|a, b| a.2.cmp(&b.2));
+            let (o, a, _, _) = chosen[0];
+            let reference = attribute_ref((*o, *a));
+            let same_attribute: Vec<String> = chosen
+                .iter()
+                .filter(|v| v.0 == *o && v.1 == *a)
+                .map(|v| v.2.clone())
+                .collect();
+            self.values
+                .push((reference, same_attribute, text.to_owned()));
+            return;
+        }
+        // "races" names the object race and its name attribute alike; as a
+        // bare mention it is the object.
+        let names_object = matches!((object, attribute), (Some(o), Some((ao, _))) if o == ao);
+        if let Some(attribute) = attribute.map(attribute_ref)
+            && !names_object
+        {
+            self.asked.push(attribute);
+            return;
+        }
+        if let Some(o) = object {
+            self.mentioned.push(o);
+        }
+    }
+
+    fn into_plan(self, ontology: &Ontology, previous: Option<&SemanticPlan>) -> Planned {
+        let mut assumptions = Vec::new();
+        // Measures.
+        let mut measures: Vec<Measure> = Vec::new();
+        for (m, _) in &self.metrics {
+            let metric = &ontology.metrics[*m];
+            let variant = self
+                .variants
+                .iter()
+                .find(|(vm, _)| vm == m)
+                .map(|(_, v)| metric.variants[*v].name.clone());
+            measures.push(Measure::Metric {
+                metric: metric.name.clone(),
+                variant,
+            });
+        }
+        for (vm, v) in &self.variants {
+            let metric = &ontology.metrics[*vm];
+            if !self.metrics.iter().any(|(m, _)| m == vm) {
+                measures.push(Measure::Metric {
+                    metric: metric.name.clone(),
+                    variant: Some(metric.variants[*v].name.clone()),
+                });
+            }
+        }
+        if measures.is_empty()
+            && let Some(o) = self.count_of
+        {
+            measures.push(Measure::CountOf {
+                object: ontology.objects[o].name.clone(),
+            });
+        }
+        // A question with only a variant or filter words refines the last plan.
+        let follow_up = previous.is_some()
+            && (measures.is_empty()
+                || (self.groupings.is_empty() && !self.who && self.asked.is_empty()));
+        let mut plan = match (follow_up, previous) {
+            (true, Some(previous)) => {
+                let mut plan = previous.clone();
+                plan.assumptions.clear();
+                if !measures.is_empty() {
+                    plan.measures = measures.clone();
+                    plan.order = None;
+                } else if !self.variants.is_empty() {
+                    plan.measures = plan
+                        .measures
+                        .iter()
+                        .map(|m| match m {
+                            Measure::Metric { metric, .. } => {
+                                match self
+                                    .variants
+                                    .iter()
+                                    .find(|(vm, _)| ontology.metrics[*vm].name == *metric)
+                                {
+                                    Some((vm, v)) => Measure::Metric {
+                                        metric: metric.clone(),
+                                        variant: Some(
+                                            ontology.metrics[*vm].variants[*v].name.clone(),
+                                        ),
+                                    },
+                                    None => m.clone(),
+                                }
+                            }
+                            other => other.clone(),
+                        })
+                        .collect();
+                }
+                if !self.groupings.is_empty() {
+                    plan.dimensions.clear();
+                    plan.order = None;
+                }
+                plan
+            }
+            _ => SemanticPlan {
+                measures,
+                ..SemanticPlan::default()
+            },
+        };
+        let base = base_object(ontology, &plan);
+
+        // Dimensions.
+        for grouping in &self.groupings {
+            push_unique(&mut plan.dimensions, grouping.clone());
+        }
+        if self.who {
+            let person = base
+                .as_deref()
+                .and_then(|b| person_attribute(ontology, b, &self.mentioned));
+            match person {
+                Some(attribute) => push_unique(&mut plan.dimensions, attribute),
+                None if plan.dimensions.is_empty() && self.asked.is_empty() => {
+                    return Planned::NotAnswerable(
+                        "the question asks who, but the ontology has no person in reach of what it measures".to_owned(),
+                    );
+                }
+                None => {}
+            }
+        }
+        for asked in &self.asked {
+            push_unique(&mut plan.dimensions, asked.clone());
+        }
+        // "List the circuits in Italy": show the object's names.
+        if plan.measures.is_empty()
+            && plan.dimensions.is_empty()
+            && let Some(o) = self.mentioned.first().or(self.rolled_up.first())
+            && let Some(a) = display_attribute(&ontology.objects[*o])
+        {
+            plan.dimensions
+                .push(AttributeRef::new(&ontology.objects[*o].name, a));
+        }
+
+        // Value filters: a new value of an attribute already filtered replaces it.
+        let mut value_dimensions = Vec::new();
+        for (attribute, values, text) in &self.values {
+            let literals: Vec<Literal> = values.iter().cloned().map(Literal::Text).collect();
+            if values.len() > 1 {
+                assumptions.push(PlanAssumption {
+                    text: format!(
+                        "\"{text}\" matches several values of {}; using {}",
+                        attribute_label(ontology, attribute),
+                        values[0]
+                    ),
+                    options: values.clone(),
+                    selected: Some(values[0].clone()),
+                });
+            }
+            let chosen = vec![literals[0].clone()];
+            match plan.filters.iter_mut().find(|f| f.attribute == *attribute) {
+                Some(existing) if self.comparison || (!self.only && previous.is_none()) => {
+                    if let Condition::OneOf(list) = &mut existing.condition
+                        && !list.contains(&chosen[0])
+                    {
+                        list.push(chosen[0].clone());
+                    }
+                }
+                Some(existing) => existing.condition = Condition::OneOf(chosen),
+                None => plan.filters.push(Filter {
+                    attribute: attribute.clone(),
+                    condition: Condition::OneOf(chosen),
+                }),
+            }
+            value_dimensions.push(attribute.clone());
+        }
+        if self.comparison && !plan.measures.is_empty() {
+            for attribute in value_dimensions {
+                let several = plan.filters.iter().any(|f| {
+                    f.attribute == attribute
+                        && matches!(&f.condition, Condition::OneOf(list) if list.len() > 1)
+                });
+                if several {
+                    push_unique(&mut plan.dimensions, attribute);
+                }
+            }
+        }
+
+        // Years: on the time attribute in reach of what is measured or shown.
+        if !self.years.is_empty() {
+            let anchor = base.clone().or_else(|| {
+                plan.dimensions
+                    .first()
+                    .map(|d| d.object.clone())
+                    .or_else(|| plan.filters.first().map(|f| f.attribute.object.clone()))
+                    .or_else(|| {
+                        self.mentioned
+                            .first()
+                            .map(|o| ontology.objects[*o].name.clone())
+                    })
+            });
+            let Some(time) = anchor.as_deref().and_then(|a| year_attribute(ontology, a)) else {
+                return Planned::NotAnswerable(
+                    "the question names a year, but nothing it asks about has a date or year in the ontology".to_owned(),
+                );
+            };
+            let condition = year_condition(&self.years);
+            let several = matches!(&condition, Condition::OneOf(list) if list.len() > 1);
+            plan.filters.retain(|f| f.attribute != time);
+            plan.dimensions
+                .retain(|d| *d != time || self.groupings.contains(d));
+            plan.filters.push(Filter {
+                attribute: time.clone(),
+                condition,
+            });
+            if several && !plan.measures.is_empty() {
+                push_unique(&mut plan.dimensions, time);
+            }
+        }
+
+        if self.when
+            && plan.dimensions.is_empty()
+            && let Some(time) = base.as_deref().and_then(|b| date_attribute(ontology, b))
+        {
+            plan.dimensions.push(time);
+        }
+
+        // Order and limit.
+        if let Some(descending) = self.order {
+            plan.order = if plan.measures.is_empty() {
+                Some(Order::Dimension {
+                    index: 0,
+                    descending,
+                })
+            } else {
+                Some(Order::Measure {
+                    index: 0,
+                    descending,
+                })
+            };
+        }
+        if let Some(limit) = self.limit {
+            plan.limit = Some(limit);
+        }
+
+        if plan.measures.is_empty() && plan.dimensions.is_empty() {
+            return Planned::NotAnswerable(
+                "Cassis could not find anything to measure or show in this question; name a metric (such as one listed in the ontology) or what to list".to_owned(),
+            );
+        }
+
+        // Assumptions the answer states.
+        for measure in &plan.measures {
+            if let Measure::Metric { metric, variant } = measure
+                && let Some(metric) = ontology.metrics.iter().find(|m| m.name == *metric)
+            {
+                match variant
+                    .as_ref()
+                    .and_then(|v| metric.variants.iter().find(|x| &x.name == v))
+                {
+                    Some(chosen) if !chosen.description.is_empty() => {
+                        assumptions.push(PlanAssumption::stated(format!(
+                            "{}: {}",
+                            label_of(&metric.label, &metric.name),
+                            chosen.description.trim_end_matches('.')
+                        )));
+                    }
+                    Some(_) => {}
+                    None if !metric.variants.is_empty() => {
+                        let default = metric
+                            .variants
+                            .iter()
+                            .find(|v| v.default)
+                            .unwrap_or(&metric.variants[0]);
+                        assumptions.push(PlanAssumption {
+                            text: format!(
+                                "{} can be read in more than one way; using {}",
+                                label_of(&metric.label, &metric.name),
+                                describe_variant(default)
+                            ),
+                            options: metric.variants.iter().map(|v| v.name.clone()).collect(),
+                            selected: Some(default.name.clone()),
+                        });
+                    }
+                    None => {}
+                }
+            }
+        }
+        if let Some(measure) = plan.measures.first() {
+            let label = measure_label(ontology, measure);
+            for o in &self.rolled_up {
+                let object = &ontology.objects[*o];
+                let per = plan
+                    .dimensions
+                    .first()
+                    .map(|d| format!(" per {}", attribute_label(ontology, d).to_lowercase()))
+                    .unwrap_or_default();
+                assumptions.push(PlanAssumption::stated(format!(
+                    "{label} rolled up across all {}{per}",
+                    plural(&label_of(&object.label, &object.name).to_lowercase())
+                )));
+            }
+        }
+        plan.assumptions = assumptions;
+        Planned::Plan(plan)
+    }
+}
+
+fn push_unique(list: &mut Vec<AttributeRef>, item: AttributeRef) {
+    if !list.contains(&item) {
+        list.push(item);
+    }
+}
+
+/// The object a plan's first measure aggregates.
+pub fn base_object(ontology: &Ontology, plan: &SemanticPlan) -> Option<String> {
+    match plan.measures.first()? {
+        Measure::Metric { metric, .. } => ontology
+            .metrics
+            .iter()
+            .find(|m| m.name == *metric)
+            .map(|m| m.object.clone()),
+        Measure::CountOf { object } => Some(object.clone()),
+    }
+}
+
+fn label_of(label: &str, name: &str) -> String {
+    if label.is_empty() {
+        let spaced = name.replace('_', " ");
+        let mut chars = spaced.chars();
+        chars
+            .next()
+            .map(|c| c.to_uppercase().collect::<String>() + chars.as_str())
+            .unwrap_or_default()
+    } else {
+        label.to_owned()
+    }
+}
+
+pub fn measure_label(ontology: &Ontology, measure: &Measure) -> String {
+    match measure {
+        Measure::Metric { metric, .. } => ontology
+            .metrics
+            .iter()
+            .find(|m| m.name == *metric)
+            .map(|m| label_of(&m.label, &m.name))
+            .unwrap_or_else(|| metric.clone()),
+        Measure::CountOf { object } => ontology
+            .objects
+            .iter()
+            .find(|o| o.name == *object)
+            .map(|o| {
+                format!(
+                    "Number of {}",
+                    plural(&label_of(&o.label, &o.name).to_lowercase())
+                )
+            })
+            .unwrap_or_else(|| object.clone()),
+    }
+}
+
+pub fn attribute_label(ontology: &Ontology, reference: &AttributeRef) -> String {
+    ontology
+        .objects
+        .iter()
+        .find(|o| o.name == reference.object)
+        .and_then(|o| o.attributes.iter().find(|a| a.name == reference.attribute))
+        .map(|a| label_of(&a.label, &a.name))
+        .unwrap_or_else(|| reference.attribute.clone())
+}
+
+fn describe_variant(variant: &crate::ontology::MetricVariant) -> String {
+    if variant.description.is_empty() {
+        variant.name.replace('_', " ")
+    } else {
+        let d = variant.description.trim_end_matches('.');
+        let mut chars = d.chars();
+        chars
+            .next()
+            .map(|c| c.to_lowercase().collect::<String>() + chars.as_str())
+            .unwrap_or_default()
+    }
+}
+
+pub fn plural(word: &str) -> String {
+    if word.ends_with('s') {
+        word.to_owned()
+    } else if let Some(stem) = word.strip_suffix('y')
+        && !stem.ends_with(['a', 'e', 'o', 'u'])
+    {
+        format!("{stem}ies")
+    } else {
+        format!("{word}s")
+    }
+}
+
+/// The name of the person "who" asks about: a mentioned object, else one that
+/// reads like a person, joined to the measured object without fanning out.
+fn person_attribute(ontology: &Ontology, base: &str, mentioned: &[usize]) -> Option<AttributeRef> {
+    let reachable = |object: &str| {
+        graph::join_tree(ontology, base, &[object]).is_ok_and(|tree| !tree.fans_out())
+    };
+    let is_person = |o: &crate::ontology::Object| {
+        let words = format!(
+            "{} {} {} {}",
+            o.name,
+            o.label,
+            o.synonyms.join(" "),
+            o.description
+        )
+        .to_lowercase();
+        grammar::PERSON_WORDS.iter().any(|p| {
+            words
+                .split(|c: char| !c.is_alphanumeric())
+                .any(|w| w == *p || w == plural(p))
+        })
+    };
+    let candidates = mentioned
+        .iter()
+        .map(|o| &ontology.objects[*o])
+        .filter(|o| is_person(o) && reachable(&o.name))
+        .chain(
+            ontology
+                .objects
+                .iter()
+                .filter(|o| is_person(o) && reachable(&o.name)),
+        );
+    for object in candidates {
+        if let Some(a) = display_attribute(object) {
+            return Some(AttributeRef::new(&object.name, a));
+        }
+    }
+    None
+}
+
+/// The year to filter on: a year or season attribute of `anchor` or of an
+/// object it looks up, else a date.
+fn year_attribute(ontology: &Ontology, anchor: &str) -> Option<AttributeRef> {
+    let mut candidates: Vec<(usize, u8, AttributeRef)> = Vec::new();
+    for object in &ontology.objects {
+        let Ok(tree) = graph::join_tree(ontology, anchor, &[&object.name]) else {
+            continue;
+        };
+        if tree.fans_out() {
+            continue;
+        }
+        let distance = tree.steps.len();
+        for attribute in &object.attributes {
+            if attribute.role != AttributeRole::Time {
+                continue;
+            }
+            let named_year = format!(
+                "{} {} {}",
+                attribute.name,
+                attribute.label,
+                attribute.synonyms.join(" ")
+            )
+            .to_lowercase();
+            let rank = match attribute.data_type {
+                DataType::Integer
+                    if named_year.contains("year") || named_year.contains("season") =>
+                {
+                    0
+                }
+                DataType::Date | DataType::Timestamp => 1,
+                _ => continue,
+            };
+            candidates.push((
+                distance,
+                rank,
+                AttributeRef::new(&object.name, &attribute.name),
+            ));
+        }
+    }
+    candidates.sort_by_key(|c| (c.1, c.0));
+    candidates.into_iter().next().map(|c| c.2)
+}
+
+/// The date "when" asks for.
+fn date_attribute(ontology: &Ontology, anchor: &str) -> Option<AttributeRef> {
+    let object = ontology.objects.iter().find(|o| o.name == anchor)?;
+    object
+        .attributes
+        .iter()
+        .find(|a| {
+            a.role == AttributeRole::Time
+                && matches!(a.data_type, DataType::Date | DataType::Timestamp)
+        })
+        .map(|a| AttributeRef::new(&object.name, &a.name))
+}
+
+fn year_condition(years: &[(Op, i64)]) -> Condition {
+    let year = |y: i64| Literal::Integer(y);
+    match years {
+        [(Op::Since, y)] | [(Op::From, y)] => Condition::AtLeast(year(*y)),
+        [(Op::After, y)] => Condition::After(year(*y)),
+        [(Op::Before, y)] => Condition::Before(year(*y)),
+        [(Op::Until, y)] | [(Op::To, y)] => Condition::AtMost(year(*y)),
+        [
+            (Op::Between | Op::From | Op::Since, a),
+            (Op::And | Op::To | Op::Until, b),
+        ] => Condition::Between(year(*a.min(b)), year(*a.max(b))),
+        _ => {
+            let mut list: Vec<i64> = years.iter().map(|(_, y)| *y).collect();
+            list.sort();
+            list.dedup();
+            Condition::OneOf(list.into_iter().map(year).collect())
+        }
+    }
+}
+
+#[cfg(all(test, feature = "ssr"))]
+mod tests {
+    use super::{Planned, plan};
+    use crate::engine::compile::compile;
+    use crate::engine::lexicon::{AttributeValues, Lexicon};
+    use crate::engine::plan::SemanticPlan;
+    use crate::project::Dialect;
+
+    fn f1() -> (crate::ontology::Ontology, Lexicon) {
+        let ontology =
+            crate::ontology::from_yaml(include_str!("../../../examples/f1/ontology.yaml")).unwrap();
+        let drivers = [
+            "Max Verstappen",
+            "Jos Verstappen",
+            "Lewis Hamilton",
+            "Sergio Pérez",
+        ]
+        .map(String::from);
+        let teams = ["Ferrari", "Red Bull", "Mercedes"].map(String::from);
+        let driver = ontology
+            .objects
+            .iter()
+            .position(|o| o.name == "driver")
+            .unwrap();
+        let constructor = ontology
+            .objects
+            .iter()
+            .position(|o| o.name == "constructor")
+            .unwrap();
+        let lexicon = Lexicon::build(
+            &ontology,
+            &[
+                AttributeValues {
+                    object: driver,
+                    attribute: 1,
+                    values: &drivers,
+                },
+                AttributeValues {
+                    object: constructor,
+                    attribute: 1,
+                    values: &teams,
+                },
+            ],
+        );
+        (ontology, lexicon)
+    }
+
+    fn sql(question: &str, previous: Option<&SemanticPlan>) -> (String, SemanticPlan) {
+        let (ontology, lexicon) = f1();
+        match plan(&ontology, &lexicon, question, previous) {
+            Planned::Plan(p) => (compile(&ontology, &p, Dialect::Postgres).unwrap().sql, p),
+            Planned::NotAnswerable(reason) => panic!("{question}: {reason}"),
+        }
+    }
+
+    #[test]
+    fn the_seed_questions() {
+        let (q1, _) = sql("Who won the most races in 2023?", None);
+        assert_eq!(
+            q1,
+            "SELECT d.forename || ' ' || d.surname AS full_name, COUNT(*) AS wins \
+             FROM public.results rr JOIN public.drivers d ON rr.driver_id = d.driver_id \
+             JOIN public.races r ON rr.race_id = r.race_id \
+             WHERE r.year = 2023 AND rr.position = 1 \
+             GROUP BY d.forename || ' ' || d.surname ORDER BY wins DESC"
+        );
+        let (q2, p2) = sql(
+            "Compare total points scored by all drivers in 2022 vs 2023, including sprint results.",
+            None,
+        );
+        assert!(
+            q2.contains("UNION ALL") && q2.contains("IN (2022, 2023)"),
+            "{q2}"
+        );
+        let texts: Vec<&str> = p2.assumptions.iter().map(|a| a.text.as_str()).collect();
+        assert!(
+            texts
+                .iter()
+                .any(|t| t.contains("rolled up across all drivers per season")),
+            "{texts:?}"
+        );
+        let (q3, _) = sql("Now break it down by constructor for 2023", Some(&p2));
+        assert!(
+            q3.contains("c.name AS constructor_name") && q3.contains("r.year = 2023"),
+            "{q3}"
+        );
+        assert!(q3.contains("UNION ALL"), "{q3}");
+    }
+
+    #[test]
+    fn unknown_words_are_named() {
+        let (ontology, lexicon) = f1();
+        let Planned::NotAnswerable(reason) = plan(
+            &ontology,
+            &lexicon,
+            "What was the track temperature in 2023?",
+            None,
+        ) else {
+            panic!("temperature is not in the ontology")
+        };
+        assert!(reason.contains("temperature"), "{reason}");
+    }
+}
