@@ -4,6 +4,7 @@
 use crate::error::AppError;
 use cassis_core::account::User;
 use cassis_core::auth::{self, SESSION_LIFETIME, SignedIn};
+use cassis_core::engine::Engine;
 use cassis_core::store::Store;
 use cassis_core::time::Timestamp;
 use http::header::{COOKIE, SET_COOKIE};
@@ -19,6 +20,8 @@ pub const SESSION_COOKIE: &str = "cassis_session";
 #[derive(Clone, Debug)]
 pub struct AppContext {
     pub store: Store,
+    /// The question engine the playground and the MCP tool share.
+    pub engine: Engine,
     /// The public base URL, without a trailing slash.
     pub public_url: String,
 }

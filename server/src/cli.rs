@@ -81,6 +81,15 @@ pub struct SettingsArgs {
     /// Log line format [default: text]
     #[arg(long, env = "CASSIS_LOG_FORMAT", global = true, value_enum)]
     pub log_format: Option<LogFormat>,
+
+    /// Seconds a question may run before it is cancelled and answered with an error [default: 300]
+    #[arg(
+        long,
+        env = "CASSIS_QUESTION_TIMEOUT",
+        global = true,
+        value_name = "SECONDS"
+    )]
+    pub question_timeout: Option<u64>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -106,6 +115,23 @@ pub enum Command {
     /// Manage API keys for agents and scripts
     #[command(subcommand)]
     Apikey(ApiKeyCommand),
+    /// Ask a project a question and print the response as JSON, as the MCP tool returns it
+    Ask {
+        /// The project's name or id
+        #[arg(long)]
+        project: String,
+        /// Continue this chat (follow-ups, approvals)
+        #[arg(long, value_name = "CHAT_ID")]
+        chat: Option<String>,
+        /// Run the plan the chat's last answer left waiting for approval
+        #[arg(long)]
+        execute_pending_plan: bool,
+        /// Ask as this user [default: the first admin]
+        #[arg(long, value_name = "EMAIL")]
+        user: Option<String>,
+        /// The question; read from standard input when omitted
+        question: Option<String>,
+    },
 }
 
 #[derive(Debug, Subcommand)]

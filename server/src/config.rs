@@ -3,6 +3,7 @@
 
 use crate::cli::SettingsArgs;
 use cassis_core::demo;
+use cassis_core::engine::DEFAULT_QUESTION_TIMEOUT;
 use serde::{Deserialize, Serialize};
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
@@ -33,6 +34,7 @@ struct FileSettings {
     no_demo: Option<bool>,
     demo_scale_factor: Option<f64>,
     log_format: Option<LogFormat>,
+    question_timeout: Option<u64>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -46,6 +48,8 @@ pub struct Settings {
     /// `None` when the demo project is disabled.
     pub demo_scale_factor: Option<f64>,
     pub log_format: LogFormat,
+    /// Seconds a question may take before it is cancelled.
+    pub question_timeout: u64,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -61,6 +65,8 @@ pub enum ConfigError {
     PublicUrl(String),
     #[error("the public URL `{0}` must not carry a query or fragment")]
     PublicUrlExtras(String),
+    #[error("the question timeout must be between 1 and 3600 seconds, not {0}")]
+    QuestionTimeout(u64),
     #[error("the demo scale factor must be between {min} and {max}, not {value}", min = demo::MIN_SCALE_FACTOR, max = demo::MAX_SCALE_FACTOR)]
     DemoScaleFactor { value: f64 },
 }
@@ -105,7 +111,15 @@ impl Settings {
                 value: scale_factor,
             });
         }
+        let question_timeout = args
+            .question_timeout
+            .or(file.question_timeout)
+            .unwrap_or(DEFAULT_QUESTION_TIMEOUT.as_secs());
+        if !(1..=3600).contains(&question_timeout) {
+            return Err(ConfigError::QuestionTimeout(question_timeout));
+        }
         Ok(Settings {
+            question_timeout,
             data_dir,
             database_url,
             addr,
@@ -265,5 +279,25 @@ mod tests {
             Settings::resolve(&args),
             Err(ConfigError::DemoScaleFactor { .. })
         ));
+    }
+
+    #[test]
+    fn question_timeouts_are_bounded_and_default_to_five_minutes() {
+        assert_eq!(
+            Settings::resolve(&SettingsArgs::default())
+                .unwrap()
+                .question_timeout,
+            300
+        );
+        for bad in [0, 3601] {
+            let args = SettingsArgs {
+                question_timeout: Some(bad),
+                ..Default::default()
+            };
+            assert!(matches!(
+                Settings::resolve(&args),
+                Err(ConfigError::QuestionTimeout(_))
+            ));
+        }
     }
 }

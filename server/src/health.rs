@@ -60,6 +60,7 @@ mod tests {
         let state = AppState {
             leptos_options: LeptosOptions::builder().output_name("cassis").build(),
             app: AppContext {
+                engine: cassis_core::engine::Engine::new(store.clone(), Default::default()),
                 store: store.clone(),
                 public_url: "http://127.0.0.1:3000".into(),
             },

@@ -94,6 +94,22 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Apikey(ApiKeyCommand::Revoke { id }) => {
             commands::apikey::revoke(&settings, &id).await
         }
+        Command::Ask {
+            project,
+            chat,
+            execute_pending_plan,
+            user,
+            question,
+        } => {
+            let args = commands::ask::AskArgs {
+                project,
+                chat,
+                execute_pending_plan,
+                user,
+                question,
+            };
+            commands::ask::run(&settings, args).await
+        }
     }
 }
 

@@ -1017,18 +1017,12 @@ fn substitute(expr: &mut Expr, placeholder: &str, replacement: &Expr) {
     });
 }
 
+/// Always aliased, so ORDER BY names the output column even when two joined
+/// tables have a column of that name.
 fn select_item(expr: Expr, name: &str) -> SelectItem {
-    let same_name = match &expr {
-        Expr::CompoundIdentifier(parts) => parts.last().is_some_and(|p| p.value == name),
-        _ => false,
-    };
-    if same_name {
-        SelectItem::UnnamedExpr(expr)
-    } else {
-        SelectItem::ExprWithAlias {
-            expr,
-            alias: Ident::new(name),
-        }
+    SelectItem::ExprWithAlias {
+        expr,
+        alias: Ident::new(name),
     }
 }
 

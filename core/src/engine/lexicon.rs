@@ -117,6 +117,17 @@ impl Lexicon {
                 lexicon.add_values(values.object, values.attribute, values.values);
             }
         }
+        // One word of a value ("Point" of "Racing Point") never shadows a
+        // concept of the ontology or an operator word.
+        for (key, entries) in lexicon.entries.iter_mut() {
+            let names_concept = entries.iter().any(|e| e.strength < Strength::Value);
+            let is_grammar = crate::engine::grammar::operator_at(&[key.as_str()]).is_some()
+                || crate::engine::grammar::is_stop_word(key);
+            if names_concept || is_grammar {
+                entries.retain(|e| e.strength != Strength::ValuePart);
+            }
+        }
+        lexicon.entries.retain(|_, entries| !entries.is_empty());
         lexicon.fuzzy_words = lexicon
             .entries
             .keys()
@@ -140,7 +151,8 @@ impl Lexicon {
     }
 
     fn add_values(&mut self, object: usize, attribute: usize, values: &[String]) {
-        for value in values {
+        // Codes of three letters or fewer ("HAD", "VER") collide with words.
+        for value in values.iter().filter(|v| v.trim().chars().count() > 3) {
             let concept = Concept::Value {
                 object,
                 attribute,

@@ -2,6 +2,7 @@
 //! plan it, decide whether to answer or ask, compile one SELECT, execute it
 //! read-only and say what it found.
 
+pub mod answer;
 pub mod compile;
 pub mod grammar;
 pub mod graph;
@@ -10,3 +11,15 @@ pub mod plan;
 pub mod planner;
 pub mod response;
 pub mod text;
+
+#[cfg(feature = "ssr")]
+mod ask;
+#[cfg(feature = "ssr")]
+pub mod execute;
+
+#[cfg(feature = "ssr")]
+pub use ask::{
+    AskRequest, Client, DEFAULT_QUESTION_TIMEOUT, Engine, EngineSettings, MAX_QUESTION_CHARS,
+    new_chat_id,
+};
+pub use response::{AskResponse, AskStatus, PlanView, ResultSet};

@@ -121,7 +121,9 @@ struct Reading {
     count_of: Option<usize>,
     /// Variants named apart from their metric ("including sprints").
     variants: Vec<(usize, usize)>,
-    groupings: Vec<AttributeRef>,
+    /// Each grouping phrase with every attribute it may mean; the one
+    /// nearest to what is measured wins.
+    groupings: Vec<Vec<AttributeRef>>,
     /// Attributes asked about ("nationality of ...", "which team").
     asked: Vec<AttributeRef>,
     /// Objects mentioned without another role.
@@ -256,8 +258,26 @@ impl Reading {
             .map(attribute_ref)
             .or_else(|| object.and_then(display));
 
-        if grouping && let Some(entity) = entity {
-            self.groupings.push(entity);
+        // "top 5 teams by wins": a metric after "by" ranks, it does not group.
+        let ranks = metric.is_some() && object.is_none();
+        if grouping
+            && !ranks
+            && let Some(entity) = entity
+        {
+            let mut candidates: Vec<AttributeRef> = entries
+                .iter()
+                .filter_map(|e| match e.concept {
+                    Concept::Attribute { object, attribute } => {
+                        Some(attribute_ref((object, attribute)))
+                    }
+                    Concept::Object(o) => display(o),
+                    _ => None,
+                })
+                .collect();
+            if !candidates.contains(&entity) {
+                candidates.insert(0, entity);
+            }
+            self.groupings.push(candidates);
             return;
         }
         if previous_op == Some(Op::All)
@@ -288,7 +308,8 @@ impl Reading {
             // "won the most races": once a metric is named, a word that is
             // also an object ("races") is the object, not a second metric.
             let ambiguous = object.is_some() || attribute.is_some();
-            if self.metrics.is_empty() || !ambiguous {
+            let repeated = self.metrics.iter().any(|(x, _)| *x == m);
+            if self.metrics.is_empty() || !ambiguous || repeated {
                 if !self.metrics.iter().any(|(x, _)| *x == m) {
                     self.metrics.push((m, None));
                 }
@@ -405,9 +426,14 @@ impl Reading {
             },
         };
         let base = base_object(ontology, &plan);
+        let groupings: Vec<AttributeRef> = self
+            .groupings
+            .iter()
+            .map(|candidates| nearest(ontology, base.as_deref(), candidates))
+            .collect();
 
         // Dimensions.
-        for grouping in &self.groupings {
+        for grouping in &groupings {
             push_unique(&mut plan.dimensions, grouping.clone());
         }
         if self.who {
@@ -426,6 +452,23 @@ impl Reading {
         }
         for asked in &self.asked {
             push_unique(&mut plan.dimensions, asked.clone());
+        }
+        // "the constructors with the most wins": a ranked measure of another
+        // object groups by that object.
+        if !plan.measures.is_empty()
+            && plan.dimensions.is_empty()
+            && !self.who
+            && (self.order.is_some() || self.limit.is_some())
+            && let Some(base) = base.as_deref()
+            && let Some(o) = self.mentioned.iter().find(|o| {
+                let name = &ontology.objects[**o].name;
+                name != base
+                    && graph::join_tree(ontology, base, &[name]).is_ok_and(|t| !t.fans_out())
+            })
+            && let Some(a) = display_attribute(&ontology.objects[*o])
+        {
+            plan.dimensions
+                .push(AttributeRef::new(&ontology.objects[*o].name, a));
         }
         // "List the circuits in Italy": show the object's names.
         if plan.measures.is_empty()
@@ -503,7 +546,7 @@ impl Reading {
             let several = matches!(&condition, Condition::OneOf(list) if list.len() > 1);
             plan.filters.retain(|f| f.attribute != time);
             plan.dimensions
-                .retain(|d| *d != time || self.groupings.contains(d));
+                .retain(|d| *d != time || groupings.contains(d));
             plan.filters.push(Filter {
                 attribute: time.clone(),
                 condition,
@@ -599,6 +642,24 @@ impl Reading {
         plan.assumptions = assumptions;
         Planned::Plan(plan)
     }
+}
+
+/// The candidate that joins to `base` in the fewest steps without fanning out.
+fn nearest(ontology: &Ontology, base: Option<&str>, candidates: &[AttributeRef]) -> AttributeRef {
+    let cost = |c: &AttributeRef| match base {
+        Some(base) => match graph::join_tree(ontology, base, &[c.object.as_str()]) {
+            Ok(tree) if !tree.fans_out() => tree.steps.len(),
+            Ok(tree) => 100 + tree.steps.len(),
+            Err(_) => 1000,
+        },
+        None => 0,
+    };
+    candidates
+        .iter()
+        .enumerate()
+        .min_by_key(|(i, c)| (cost(c), *i))
+        .map(|(_, c)| c.clone())
+        .expect("a grouping phrase has at least one candidate")
 }
 
 fn push_unique(list: &mut Vec<AttributeRef>, item: AttributeRef) {

@@ -7,6 +7,7 @@
 //! never drift between them.
 
 mod api_keys;
+mod chats;
 mod ontologies;
 mod organizations;
 mod projects;
@@ -16,6 +17,7 @@ mod tool_calls;
 mod users;
 
 pub use api_keys::NewApiKey;
+pub use chats::{Chat, ChatTurn};
 pub use ontologies::{Draft, PublishedVersion, VersionInfo};
 pub use settings::InstanceFlag;
 pub use tool_calls::ToolCall;

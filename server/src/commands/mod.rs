@@ -1,6 +1,7 @@
 //! One module per subcommand group; each opens the store it needs.
 
 pub mod apikey;
+pub mod ask;
 pub mod ontology;
 pub mod project;
 pub mod serve;

@@ -25,7 +25,10 @@ pub async fn find_project(
 }
 
 /// The store and the project a command works on.
-async fn open_project(settings: &Settings, reference: &str) -> anyhow::Result<(Store, Project)> {
+pub async fn open_project(
+    settings: &Settings,
+    reference: &str,
+) -> anyhow::Result<(Store, Project)> {
     let store = open_store(settings).await?;
     let org = startup::organization(&store).await?;
     let project = find_project(&store, org.id, reference).await?;
@@ -33,7 +36,7 @@ async fn open_project(settings: &Settings, reference: &str) -> anyhow::Result<(S
 }
 
 /// The user a command acts as: the one named, or the first admin.
-async fn acting_user(
+pub async fn acting_user(
     store: &Store,
     organization_id: Uuid,
     email: Option<&str>,

@@ -5,6 +5,7 @@ use crate::router::{self, AppState};
 use crate::startup::{self, FirstAdmin};
 use anyhow::Context;
 use cassis_app::ssr::AppContext;
+use cassis_core::engine::{Engine, EngineSettings};
 use cassis_core::store::Store;
 use std::time::Duration;
 use tokio::net::TcpListener;
@@ -35,6 +36,12 @@ pub async fn run(settings: Settings) -> anyhow::Result<()> {
     let state = AppState {
         leptos_options,
         app: AppContext {
+            engine: Engine::new(
+                store.clone(),
+                EngineSettings {
+                    question_timeout: Duration::from_secs(settings.question_timeout),
+                },
+            ),
             store: store.clone(),
             public_url: settings.public_url.clone(),
         },

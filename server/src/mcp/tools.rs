@@ -4,13 +4,14 @@
 use super::Caller;
 use crate::clock;
 use cassis_app::ssr::AppContext;
+use cassis_core::engine::{AskRequest, AskResponse, Client};
 use cassis_core::store::ToolCall;
 use http::request::Parts;
 use rmcp::handler::server::tool::{Extension, ToolRouter};
-use rmcp::handler::server::wrapper::Json;
+use rmcp::handler::server::wrapper::{Json, Parameters};
 use rmcp::model::{Implementation, ServerCapabilities, ServerConfig};
 use rmcp::{ErrorData, ServerHandler, schemars, tool, tool_handler, tool_router};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::time::Instant;
 
 const INSTRUCTIONS: &str = "Cassis answers business questions about a company's data, \
@@ -23,6 +24,22 @@ execute_pending_plan=true only after they approve. Keep chat_id for follow-ups."
 pub struct CassisTools {
     app: AppContext,
     tool_router: ToolRouter<Self>,
+}
+
+/// The arguments of ask_question, exactly as the product pages name them.
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
+pub struct AskQuestionInput {
+    /// The Cassis project to query: an `id` from list_projects (a UUID).
+    pub project_id: String,
+    /// The user's question in natural language. For follow-ups it can refer to earlier turns ("now group by circuit"). Ignored when execute_pending_plan is true.
+    #[serde(default)]
+    pub question: Option<String>,
+    /// The chat_id of an earlier answer, to follow up, refine a plan or execute it. Omit to start a new chat on the latest published ontology version.
+    #[serde(default)]
+    pub chat_id: Option<String>,
+    /// True to execute the plan the previous turn returned with status needs_execution. Requires chat_id and the user's explicit approval.
+    #[serde(default)]
+    pub execute_pending_plan: Option<bool>,
 }
 
 #[derive(Debug, Serialize, schemars::JsonSchema)]
@@ -121,6 +138,40 @@ impl CassisTools {
                 })
                 .collect(),
         }))
+    }
+
+    #[tool(
+        description = "Answers a natural-language question about a Cassis project's data. Cassis grounds the question in the project's curated ontology, plans it, writes one SQL query, runs it read-only on connected projects and returns the answer, the SQL, columnar results (at most 100 rows) and the objects used. Pass the user's question in their own words; for a follow-up (\"and in 2021?\", \"now by team\") pass the chat_id of the previous answer and only the new words. When status is needs_execution, show the plan's intent and assumptions to the user and, only after they approve, call again with the same chat_id and execute_pending_plan=true; to choose a different option, ask a revised question instead. not_answerable means the ontology lacks a concept the question needs: retrying will not help. Each chat stays on the ontology version it started on.",
+        annotations(read_only_hint = true, open_world_hint = false)
+    )]
+    async fn ask_question(
+        &self,
+        Extension(parts): Extension<Parts>,
+        Parameters(input): Parameters<AskQuestionInput>,
+    ) -> Result<Json<AskResponse>, ErrorData> {
+        let started = Instant::now();
+        let caller = caller(&parts)?;
+        let project_id = input.project_id.clone();
+        let request = AskRequest {
+            project_id: input.project_id,
+            question: input.question.unwrap_or_default(),
+            chat_id: input.chat_id,
+            execute_pending_plan: input.execute_pending_plan.unwrap_or(false),
+        };
+        let response = self
+            .app
+            .engine
+            .ask(&caller.user, Client::Mcp, request, clock::now())
+            .await;
+        self.record(
+            caller,
+            "ask_question",
+            Some(project_id),
+            response.status.as_str(),
+            started,
+        )
+        .await;
+        Ok(Json(response))
     }
 }
 

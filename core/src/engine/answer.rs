@@ -1,0 +1,305 @@
+//! The answer in words: the result with its numbers, then the assumptions it
+//! rests on. Numbers are formatted here and only here.
+
+use crate::engine::compile::display_attribute;
+use crate::engine::plan::{Condition, Literal, Order, SemanticPlan};
+use crate::engine::planner::{attribute_label, measure_label, plural};
+use crate::engine::response::ResultSet;
+use crate::ontology::Ontology;
+use serde_json::Value as Json;
+
+/// Rows named in a list before "…".
+const LISTED: usize = 5;
+
+/// 2458 as "2,458", 12.345 as "12.35", text as is.
+pub fn format_value(value: &Json) -> String {
+    match value {
+        Json::Number(n) => match (n.as_i64(), n.as_f64()) {
+            (Some(i), _) => group_thousands(i),
+            (None, Some(x)) => {
+                let rounded = format!("{x:.2}");
+                let (whole, fraction) = rounded.split_once('.').unwrap_or((&rounded, ""));
+                let whole = whole
+                    .parse::<i64>()
+                    .map_or(whole.to_owned(), group_thousands);
+                let fraction = fraction.trim_end_matches('0');
+                if fraction.is_empty() {
+                    whole
+                } else {
+                    format!("{whole}.{fraction}")
+                }
+            }
+            _ => n.to_string(),
+        },
+        Json::String(s) => s.clone(),
+        Json::Null => "none".to_owned(),
+        other => other.to_string(),
+    }
+}
+
+/// A value that names a group (a year, a round, a name): no thousands separator.
+fn format_key(value: &Json) -> String {
+    match value {
+        Json::Number(n) if n.is_i64() => n.to_string(),
+        other => format_value(other),
+    }
+}
+
+fn group_thousands(n: i64) -> String {
+    let digits = n.unsigned_abs().to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    if n < 0 { format!("-{out}") } else { out }
+}
+
+/// "in 2023", "for Ferrari", "since 2015 for British drivers".
+pub fn filter_phrase(ontology: &Ontology, plan: &SemanticPlan) -> String {
+    let mut parts = Vec::new();
+    for filter in &plan.filters {
+        let is_year = |v: &Literal| matches!(v, Literal::Integer(n) if (1900..=2100).contains(n));
+        let list = |values: &[Literal]| {
+            let names: Vec<String> = values.iter().map(ToString::to_string).collect();
+            join_and(&names)
+        };
+        let phrase = match &filter.condition {
+            Condition::OneOf(values) if values.iter().all(is_year) => {
+                format!("in {}", list(values))
+            }
+            Condition::OneOf(values) => {
+                let names_rows = ontology
+                    .objects
+                    .iter()
+                    .find(|o| o.name == filter.attribute.object)
+                    .and_then(display_attribute)
+                    == Some(filter.attribute.attribute.as_str());
+                if names_rows {
+                    format!("for {}", list(values))
+                } else {
+                    format!(
+                        "with {} {}",
+                        attribute_label(ontology, &filter.attribute).to_lowercase(),
+                        list(values)
+                    )
+                }
+            }
+            Condition::AtLeast(v) => format!("since {v}"),
+            Condition::After(v) => format!("after {v}"),
+            Condition::Before(v) => format!("before {v}"),
+            Condition::AtMost(v) if is_year(v) => format!("up to {v}"),
+            Condition::AtMost(v) => {
+                format!(
+                    "with {} at most {v}",
+                    attribute_label(ontology, &filter.attribute).to_lowercase()
+                )
+            }
+            Condition::Between(a, b) => format!("from {a} to {b}"),
+        };
+        parts.push(phrase);
+    }
+    parts.join(" ")
+}
+
+fn join_and(items: &[String]) -> String {
+    match items {
+        [] => String::new(),
+        [one] => one.clone(),
+        [init @ .., last] => format!("{} and {last}", init.join(", ")),
+    }
+}
+
+fn with_space(phrase: &str) -> String {
+    if phrase.is_empty() {
+        String::new()
+    } else {
+        format!(" {phrase}")
+    }
+}
+
+/// The sentence(s) that answer the question from `results`.
+pub fn answer_text(ontology: &Ontology, plan: &SemanticPlan, results: &ResultSet) -> String {
+    let filters = with_space(&filter_phrase(ontology, plan));
+    let rows = &results.rows;
+    let mut text = if rows.is_empty() {
+        format!("Nothing matched{filters}: the query ran and returned no rows.")
+    } else if plan.measures.is_empty() {
+        lookup_text(ontology, plan, results, &filters)
+    } else {
+        measure_text(ontology, plan, results, &filters)
+    };
+    for assumption in &plan.assumptions {
+        text.push(' ');
+        text.push_str(&sentence(&assumption.text));
+    }
+    text
+}
+
+fn sentence(text: &str) -> String {
+    let mut chars = text.chars();
+    let first = chars
+        .next()
+        .map(|c| c.to_uppercase().collect::<String>())
+        .unwrap_or_default();
+    let body = format!("{first}{}", chars.as_str());
+    if body.ends_with('.') {
+        body
+    } else {
+        format!("{body}.")
+    }
+}
+
+fn lookup_text(
+    ontology: &Ontology,
+    plan: &SemanticPlan,
+    results: &ResultSet,
+    filters: &str,
+) -> String {
+    let label = plan
+        .dimensions
+        .first()
+        .map(|d| attribute_label(ontology, d))
+        .unwrap_or_else(|| results.columns.first().cloned().unwrap_or_default());
+    let values: Vec<String> = results
+        .rows
+        .iter()
+        .map(|row| row.iter().map(format_value).collect::<Vec<_>>().join(", "))
+        .collect();
+    if values.len() == 1 {
+        return format!("{label}{filters}: {}.", values[0]);
+    }
+    let shown: Vec<String> = values.iter().take(LISTED * 2).cloned().collect();
+    let more = if results.total_rows as usize > shown.len() {
+        format!(
+            ", … ({} in all)",
+            group_thousands(results.total_rows as i64)
+        )
+    } else {
+        String::new()
+    };
+    format!("{}{filters}: {}{more}.", plural(&label), shown.join("; "))
+}
+
+fn measure_text(
+    ontology: &Ontology,
+    plan: &SemanticPlan,
+    results: &ResultSet,
+    filters: &str,
+) -> String {
+    let label = measure_label(ontology, &plan.measures[0]);
+    let dims = plan.dimensions.len();
+    let rows = &results.rows;
+    let value_of = |row: &Vec<Json>| row.get(dims).map(format_value).unwrap_or_default();
+    let key_of = |row: &Vec<Json>| {
+        row[..dims.min(row.len())]
+            .iter()
+            .map(format_key)
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    if dims == 0 {
+        return format!("{label}{filters}: {}.", value_of(&rows[0]));
+    }
+    let is_comparison = dims == 1
+        && rows.len() == 2
+        && plan.filters.iter().any(|f| {
+            f.attribute == plan.dimensions[0]
+                && matches!(&f.condition, Condition::OneOf(list) if list.len() == 2)
+        });
+    if is_comparison {
+        let (first, second) = (&rows[0], &rows[1]);
+        let a = first.get(1).and_then(Json::as_f64).unwrap_or(0.0);
+        let b = second.get(1).and_then(Json::as_f64).unwrap_or(0.0);
+        let direction = if b > a {
+            "up from"
+        } else if b < a {
+            "down from"
+        } else {
+            "the same as"
+        };
+        return format!(
+            "{label}: {} in {}, {direction} {} in {}.",
+            value_of(second),
+            key_of(second),
+            value_of(first),
+            key_of(first)
+        );
+    }
+    let ranked = matches!(plan.order, Some(Order::Measure { .. }));
+    let descending = !matches!(
+        plan.order,
+        Some(Order::Measure {
+            descending: false,
+            ..
+        })
+    );
+    let dimension_label = plan
+        .dimensions
+        .iter()
+        .map(|d| attribute_label(ontology, d).to_lowercase())
+        .collect::<Vec<_>>()
+        .join(" and ");
+    if ranked && dims == 1 && plan.limit.is_none_or(|l| l > 1) || ranked && plan.limit == Some(1) {
+        let most = if descending { "the most" } else { "the fewest" };
+        let others: Vec<String> = rows
+            .iter()
+            .skip(1)
+            .take(LISTED - 1)
+            .map(|row| format!("{} ({})", key_of(row), value_of(row)))
+            .collect();
+        let ahead = if others.is_empty() {
+            String::new()
+        } else if descending {
+            format!(", ahead of {}", join_and(&others))
+        } else {
+            format!(", then {}", join_and(&others))
+        };
+        let more = if results.total_rows as usize > others.len() + 1 && !others.is_empty() {
+            format!(" ({} in all)", group_thousands(results.total_rows as i64))
+        } else {
+            String::new()
+        };
+        return format!(
+            "{} had {most} {}{filters}: {}{ahead}{more}.",
+            key_of(&rows[0]),
+            label.to_lowercase(),
+            value_of(&rows[0])
+        );
+    }
+    let listed: Vec<String> = rows
+        .iter()
+        .take(LISTED * 2)
+        .map(|row| format!("{} {}", key_of(row), value_of(row)))
+        .collect();
+    let more = if results.total_rows as usize > listed.len() {
+        format!(
+            ", … ({} in all)",
+            group_thousands(results.total_rows as i64)
+        )
+    } else {
+        String::new()
+    };
+    format!(
+        "{label} by {dimension_label}{filters}: {}{more}.",
+        listed.join(", ")
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::format_value;
+    use serde_json::json;
+
+    #[test]
+    fn numbers_read_the_same_everywhere() {
+        assert_eq!(format_value(&json!(2458)), "2,458");
+        assert_eq!(format_value(&json!(-1234567)), "-1,234,567");
+        assert_eq!(format_value(&json!(12.345)), "12.35");
+        assert_eq!(format_value(&json!(860.0)), "860");
+        assert_eq!(format_value(&json!(1234.5)), "1,234.5");
+        assert_eq!(format_value(&json!("Ferrari")), "Ferrari");
+    }
+}

@@ -1,0 +1,730 @@
+//! `ask`: the one entry point the MCP tool, the playground and `cassis ask`
+//! share. Ground, plan, decide, compile, execute, answer, and record the turn.
+
+use crate::account::User;
+use crate::engine::answer::{answer_text, filter_phrase};
+use crate::engine::compile::{self, CompiledQuery};
+use crate::engine::execute::{self, ExecuteError};
+use crate::engine::lexicon::{AttributeValues, Lexicon};
+use crate::engine::plan::{Measure, SemanticPlan};
+use crate::engine::planner::{self, Planned, attribute_label, measure_label};
+use crate::engine::response::{AskResponse, AskStatus, PlanView, ResultSet};
+use crate::ontology::publishing::dialect_of;
+use crate::ontology::{AttributeRole, DataType, Ontology};
+use crate::project::Project;
+use crate::store::{Chat, ChatTurn, Store, StoreError};
+use crate::time::Timestamp;
+use crate::warehouse::Warehouse;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+use uuid::Uuid;
+
+/// Longer questions are refused before any work: no business question needs more.
+pub const MAX_QUESTION_CHARS: usize = 4_000;
+/// Attributes with more distinct values than this are not indexed as known values.
+const MAX_INDEXED_VALUES: usize = 5_000;
+pub const DEFAULT_QUESTION_TIMEOUT: Duration = Duration::from_secs(5 * 60);
+
+/// What a caller asks, as the MCP tool receives it.
+#[derive(Clone, Debug, Default)]
+pub struct AskRequest {
+    /// As sent: checked here, so every client gets the same error.
+    pub project_id: String,
+    pub question: String,
+    pub chat_id: Option<String>,
+    pub execute_pending_plan: bool,
+}
+
+/// Where a question came from, for the activity view.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Client {
+    Mcp,
+    Playground,
+    Cli,
+}
+
+impl Client {
+    fn as_str(self) -> &'static str {
+        match self {
+            Client::Mcp => "mcp",
+            Client::Playground => "playground",
+            Client::Cli => "cli",
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct EngineSettings {
+    pub question_timeout: Duration,
+}
+
+impl Default for EngineSettings {
+    fn default() -> Self {
+        Self {
+            question_timeout: DEFAULT_QUESTION_TIMEOUT,
+        }
+    }
+}
+
+/// A project's published version.
+type VersionKey = (Uuid, u32);
+
+/// A published version ready for questions: its ontology and lexicon.
+struct Grounding {
+    ontology: Ontology,
+    lexicon: Lexicon,
+}
+
+/// The question engine. Cheap to clone; clones share caches of lexicons and
+/// warehouse connections, which only save work: any instance can rebuild them.
+#[derive(Clone)]
+pub struct Engine {
+    store: Store,
+    settings: EngineSettings,
+    groundings: Arc<Mutex<HashMap<VersionKey, Arc<Grounding>>>>,
+    warehouses: Arc<Mutex<HashMap<Uuid, (String, Warehouse)>>>,
+}
+
+impl std::fmt::Debug for Engine {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Engine")
+            .field("settings", &self.settings)
+            .finish()
+    }
+}
+
+/// A response that is not an answer, with the reason in `error`.
+fn refusal(chat_id: &str, status: AskStatus, message: String, version: Option<i64>) -> AskResponse {
+    AskResponse {
+        chat_id: chat_id.to_owned(),
+        status,
+        answer: message.clone(),
+        sql: None,
+        results: None,
+        objects_used: Vec::new(),
+        plan: None,
+        ontology_version: version,
+        error: Some(message),
+    }
+}
+
+/// A fresh chat id: `chat_` and a ULID, so ids sort by creation time.
+pub fn new_chat_id(now: Timestamp) -> String {
+    let mut random = [0u8; 16];
+    getrandom::fill(&mut random).expect("the operating system's random source is available");
+    let ulid = ulid::Ulid::from_parts(now.as_millis() as u64, u128::from_be_bytes(random));
+    format!("chat_{ulid}")
+}
+
+fn is_chat_id(text: &str) -> bool {
+    text.strip_prefix("chat_").is_some_and(|rest| {
+        (1..=64).contains(&rest.len()) && rest.chars().all(|c| c.is_ascii_alphanumeric())
+    })
+}
+
+impl Engine {
+    pub fn new(store: Store, settings: EngineSettings) -> Self {
+        Self {
+            store,
+            settings,
+            groundings: Arc::default(),
+            warehouses: Arc::default(),
+        }
+    }
+
+    /// Answers `request` for `caller`. Every outcome is a response; failures
+    /// of Cassis itself are `error` responses with a plain message, logged.
+    pub async fn ask(
+        &self,
+        caller: &User,
+        client: Client,
+        request: AskRequest,
+        now: Timestamp,
+    ) -> AskResponse {
+        let started = Instant::now();
+        let chat_id = match request.chat_id.as_deref().map(str::trim) {
+            Some(id) if !id.is_empty() => id.to_owned(),
+            _ => new_chat_id(now),
+        };
+        match self
+            .turn(caller, client, &request, &chat_id, now, started)
+            .await
+        {
+            Ok(response) => response,
+            Err(TurnError::Refused(response)) => *response,
+            Err(TurnError::Store(error)) => {
+                tracing::error!(%error, "the question engine could not reach the metadata database");
+                refusal(
+                    &chat_id,
+                    AskStatus::Error,
+                    "Cassis could not reach its database; please try again in a moment.".to_owned(),
+                    None,
+                )
+            }
+        }
+    }
+
+    async fn turn(
+        &self,
+        caller: &User,
+        client: Client,
+        request: &AskRequest,
+        chat_id: &str,
+        now: Timestamp,
+        started: Instant,
+    ) -> Result<AskResponse, TurnError> {
+        let refuse = |message: &str| {
+            TurnError::Refused(Box::new(refusal(
+                chat_id,
+                AskStatus::Error,
+                message.to_owned(),
+                None,
+            )))
+        };
+        let not_available = || {
+            refuse(&format!(
+                "No project with id `{}` is available to you; list_projects shows the ones you can query.",
+                request.project_id.trim()
+            ))
+        };
+        let project_id = Uuid::parse_str(request.project_id.trim()).map_err(|_| {
+            refuse(&format!(
+                "`{}` is not a project id: pass the `id` of a project from list_projects.",
+                request
+                    .project_id
+                    .trim()
+                    .chars()
+                    .take(80)
+                    .collect::<String>()
+            ))
+        })?;
+        let project = self
+            .store
+            .project(caller.organization_id, project_id)
+            .await?
+            .ok_or_else(not_available)?;
+
+        let question = request.question.trim();
+        if !request.execute_pending_plan {
+            if question.is_empty() {
+                return Err(refuse(
+                    "The question is empty: ask something about the project's data.",
+                ));
+            }
+            if question.chars().count() > MAX_QUESTION_CHARS {
+                return Err(refuse(&format!(
+                    "The question is too long ({} characters; at most {MAX_QUESTION_CHARS}). Ask one thing at a time.",
+                    question.chars().count()
+                )));
+            }
+        }
+
+        // The chat: an existing one keeps its pinned version.
+        let existing = match &request.chat_id {
+            Some(id) if !id.trim().is_empty() => {
+                if !is_chat_id(chat_id) {
+                    return Err(refuse(
+                        "`chat_id` must be a chat id returned by an earlier answer, such as chat_01J…",
+                    ));
+                }
+                let chat = self.store.chat(chat_id).await?;
+                match chat {
+                    Some(chat)
+                        if chat.project_id == project.id
+                            && chat.organization_id == caller.organization_id =>
+                    {
+                        Some(chat)
+                    }
+                    _ => {
+                        return Err(refuse(&format!(
+                            "There is no chat `{chat_id}` in this project; omit chat_id to start a new chat."
+                        )));
+                    }
+                }
+            }
+            _ => None,
+        };
+        let version = match &existing {
+            Some(chat) => u32::try_from(chat.ontology_version).unwrap_or(0),
+            None => self.store.latest_version_number(project.id).await?.ok_or_else(|| {
+                refuse(&format!(
+                    "The project {} has no published ontology yet; its data team needs to publish one first.",
+                    project.name
+                ))
+            })?,
+        };
+        let chat = existing.clone().unwrap_or(Chat {
+            id: chat_id.to_owned(),
+            organization_id: caller.organization_id,
+            project_id: project.id,
+            user_id: caller.id,
+            ontology_version: i64::from(version),
+            client: client.as_str().to_owned(),
+            created_at: now,
+        });
+        let turns = match &existing {
+            Some(chat) => self.store.chat_turns(&chat.id).await?,
+            None => Vec::new(),
+        };
+        let pinned = Some(i64::from(version));
+        let grounding = self.grounding(&project, version).await?;
+
+        let (response, plan, approval) = self
+            .respond(
+                &project, &grounding, request, question, &chat, &turns, pinned,
+            )
+            .await;
+        let turn = ChatTurn {
+            turn: turns.last().map_or(1, |t| t.turn + 1),
+            question: if request.execute_pending_plan {
+                "(approved the pending plan)".to_owned()
+            } else {
+                question.to_owned()
+            },
+            status: response.status.as_str().to_owned(),
+            plan: plan.and_then(|p| serde_json::to_string(&p).ok()),
+            approval,
+            response: serde_json::to_string(&response).unwrap_or_default(),
+            duration_ms: i64::try_from(started.elapsed().as_millis()).unwrap_or(i64::MAX),
+            created_at: now,
+        };
+        match self
+            .store
+            .append_chat_turn(&chat, existing.is_none(), &turn)
+            .await
+        {
+            Ok(()) => Ok(response),
+            Err(StoreError::Conflict(_)) => Err(refuse(
+                "Another question in this chat was answered at the same moment; ask again.",
+            )),
+            Err(error) => Err(TurnError::Store(error)),
+        }
+    }
+
+    /// Plans, decides, compiles and executes; returns the response, the plan
+    /// to keep for follow-ups and whether this turn executed an approval.
+    #[allow(clippy::too_many_arguments)]
+    async fn respond(
+        &self,
+        project: &Project,
+        grounding: &Grounding,
+        request: &AskRequest,
+        question: &str,
+        chat: &Chat,
+        turns: &[ChatTurn],
+        pinned: Option<i64>,
+    ) -> (AskResponse, Option<SemanticPlan>, bool) {
+        let ontology = &grounding.ontology;
+        let last_plan = turns
+            .iter()
+            .rev()
+            .find(|t| t.status == "answered" || t.status == "needs_execution")
+            .and_then(|t| t.plan.as_deref())
+            .and_then(|p| serde_json::from_str::<SemanticPlan>(p).ok());
+        let error = |status: AskStatus, message: String| {
+            (refusal(&chat.id, status, message, pinned), None, false)
+        };
+
+        let (plan, approved) = if request.execute_pending_plan {
+            let pending = turns
+                .last()
+                .filter(|t| t.status == "needs_execution")
+                .and_then(|t| t.plan.as_deref())
+                .and_then(|p| serde_json::from_str::<SemanticPlan>(p).ok());
+            match (request.chat_id.is_some(), pending) {
+                (false, _) => {
+                    return error(
+                        AskStatus::Error,
+                        "execute_pending_plan needs the chat_id of the chat whose plan was approved.".to_owned(),
+                    );
+                }
+                (true, None) => {
+                    return error(
+                        AskStatus::Error,
+                        "There is no plan waiting for approval in this chat; ask a question first."
+                            .to_owned(),
+                    );
+                }
+                (true, Some(plan)) => (plan, true),
+            }
+        } else {
+            match planner::plan(ontology, &grounding.lexicon, question, last_plan.as_ref()) {
+                Planned::Plan(plan) => (plan, false),
+                Planned::NotAnswerable(reason) => {
+                    return error(
+                        AskStatus::NotAnswerable,
+                        format!("This project's ontology cannot answer that: {reason}."),
+                    );
+                }
+            }
+        };
+
+        let dialect = dialect_of(project);
+        let compiled = match compile::compile(ontology, &plan, dialect) {
+            Ok(compiled) => compiled,
+            Err(reason) => {
+                return error(
+                    AskStatus::NotAnswerable,
+                    format!("The plan does not fit this ontology version: {reason}."),
+                );
+            }
+        };
+
+        // Decide: a genuine fork, or a plan combining several measured
+        // objects, waits for approval unless this chat already approved it.
+        let combines = combines_objects(ontology, &plan);
+        let forks = plan.assumptions.iter().any(|a| a.is_fork());
+        let chat_approved_combination = turns.iter().any(|t| t.approval)
+            && last_plan
+                .as_ref()
+                .is_some_and(|p| p.measures == plan.measures);
+        if !approved && (forks || (combines && !chat_approved_combination)) {
+            let view = PlanView {
+                intent: intent(ontology, &plan),
+                assumptions: plan.assumptions.clone(),
+                objects: compiled.objects.clone(),
+            };
+            let response = AskResponse {
+                chat_id: chat.id.clone(),
+                status: AskStatus::NeedsExecution,
+                answer: format!(
+                    "{} Approve the plan to run it, or ask again naming a different option.",
+                    view.intent
+                ),
+                sql: None,
+                results: None,
+                objects_used: compiled.objects.clone(),
+                plan: Some(view),
+                ontology_version: pinned,
+                error: None,
+            };
+            return (response, Some(plan), false);
+        }
+
+        let results = match self.run(project, &compiled).await {
+            Ok(results) => results,
+            Err(message) => {
+                return (
+                    refusal(&chat.id, AskStatus::Error, message, pinned),
+                    Some(plan),
+                    approved,
+                );
+            }
+        };
+        let answer = match &results {
+            Some(results) => answer_text(ontology, &plan, results),
+            None => format!(
+                "Here is the SQL for {}; the project's data source is schema-only, so Cassis wrote it without running it.",
+                describe(ontology, &plan)
+            ),
+        };
+        let response = AskResponse {
+            chat_id: chat.id.clone(),
+            status: AskStatus::Answered,
+            answer,
+            sql: Some(compiled.sql.clone()),
+            results,
+            objects_used: compiled.objects.clone(),
+            plan: None,
+            ontology_version: pinned,
+            error: None,
+        };
+        (response, Some(plan), approved)
+    }
+
+    /// Executes on an executable source; `None` on a schema-only one.
+    async fn run(
+        &self,
+        project: &Project,
+        compiled: &CompiledQuery,
+    ) -> Result<Option<ResultSet>, String> {
+        let Some(url) = project
+            .data_source
+            .as_ref()
+            .and_then(|s| s.connection_url.clone())
+        else {
+            return Ok(None);
+        };
+        if !execute::is_read_only(&compiled.query) {
+            return Err("Cassis refused to run a query that could change data.".to_owned());
+        }
+        let warehouse = self.warehouse(project.id, &url).await.map_err(|e| {
+            tracing::warn!(project = %project.id, error = %e, "connecting to a data source failed");
+            format!("Cassis could not connect to the project's data source: {e}")
+        })?;
+        match execute::execute(&warehouse, compiled, self.settings.question_timeout).await {
+            Ok(results) => Ok(Some(results)),
+            Err(ExecuteError::Timeout(limit)) => Err(format!(
+                "The question took longer than the limit of {} and was cancelled; narrow it (a shorter period, fewer groups) and ask again.",
+                humanize(limit)
+            )),
+            Err(error) => {
+                tracing::warn!(project = %project.id, %error, sql = %compiled.sql, "a compiled query failed");
+                Err(format!("The data source could not run the query: {error}"))
+            }
+        }
+    }
+
+    async fn warehouse(
+        &self,
+        project: Uuid,
+        url: &str,
+    ) -> Result<Warehouse, crate::warehouse::WarehouseError> {
+        if let Some((known_url, warehouse)) =
+            self.warehouses.lock().expect("not poisoned").get(&project)
+            && known_url == url
+        {
+            return Ok(warehouse.clone());
+        }
+        let warehouse = Warehouse::connect(url).await?;
+        self.warehouses
+            .lock()
+            .expect("not poisoned")
+            .insert(project, (url.to_owned(), warehouse.clone()));
+        Ok(warehouse)
+    }
+
+    /// The ontology and lexicon of a version, with the values of its text
+    /// attributes read from the data once, so questions can name them.
+    async fn grounding(
+        &self,
+        project: &Project,
+        version: u32,
+    ) -> Result<Arc<Grounding>, TurnError> {
+        let key = (project.id, version);
+        if let Some(found) = self.groundings.lock().expect("not poisoned").get(&key) {
+            return Ok(found.clone());
+        }
+        let published = self
+            .store
+            .version(project.id, version)
+            .await?
+            .ok_or_else(|| TurnError::Store(StoreError::NotFound("the chat's ontology version")))?;
+        let ontology = published.ontology;
+        let values = self.data_values(project, &ontology).await;
+        let borrowed: Vec<AttributeValues<'_>> = values
+            .iter()
+            .map(|(object, attribute, values)| AttributeValues {
+                object: *object,
+                attribute: *attribute,
+                values,
+            })
+            .collect();
+        let lexicon = Lexicon::build(&ontology, &borrowed);
+        drop(borrowed);
+        let grounding = Arc::new(Grounding { ontology, lexicon });
+        self.groundings
+            .lock()
+            .expect("not poisoned")
+            .insert(key, grounding.clone());
+        Ok(grounding)
+    }
+
+    async fn data_values(
+        &self,
+        project: &Project,
+        ontology: &Ontology,
+    ) -> Vec<(usize, usize, Vec<String>)> {
+        let Some(url) = project
+            .data_source
+            .as_ref()
+            .and_then(|s| s.connection_url.clone())
+        else {
+            return Vec::new();
+        };
+        let Ok(warehouse) = self.warehouse(project.id, &url).await else {
+            return Vec::new();
+        };
+        let dialect = dialect_of(project);
+        let mut found = Vec::new();
+        for (o, object) in ontology.objects.iter().enumerate() {
+            for (a, attribute) in object.attributes.iter().enumerate() {
+                if attribute.data_type != DataType::Text
+                    || attribute.role != AttributeRole::Dimension
+                {
+                    continue;
+                }
+                let plan = SemanticPlan {
+                    dimensions: vec![crate::engine::plan::AttributeRef::new(
+                        &object.name,
+                        &attribute.name,
+                    )],
+                    limit: Some(MAX_INDEXED_VALUES as u32 + 1),
+                    ..SemanticPlan::default()
+                };
+                let Ok(compiled) = compile::compile(ontology, &plan, dialect) else {
+                    continue;
+                };
+                match read_strings(&warehouse, &compiled.sql).await {
+                    Ok(values) if values.len() <= MAX_INDEXED_VALUES => found.push((o, a, values)),
+                    Ok(_) => {}
+                    Err(error) => {
+                        tracing::debug!(%error, object = %object.name, attribute = %attribute.name, "reading values failed")
+                    }
+                }
+            }
+        }
+        found
+    }
+}
+
+async fn read_strings(warehouse: &Warehouse, sql: &str) -> Result<Vec<String>, sqlx::Error> {
+    use sqlx::AssertSqlSafe;
+    let sql = sql.to_owned();
+    Ok(match warehouse {
+        Warehouse::Sqlite(pool) => {
+            sqlx::query_scalar::<_, Option<String>>(AssertSqlSafe(sql))
+                .fetch_all(pool)
+                .await?
+        }
+        Warehouse::Postgres(pool) => {
+            sqlx::query_scalar::<_, Option<String>>(AssertSqlSafe(sql))
+                .fetch_all(pool)
+                .await?
+        }
+    }
+    .into_iter()
+    .flatten()
+    .filter(|v| !v.trim().is_empty())
+    .collect())
+}
+
+enum TurnError {
+    Refused(Box<AskResponse>),
+    Store(StoreError),
+}
+
+impl From<StoreError> for TurnError {
+    fn from(error: StoreError) -> Self {
+        TurnError::Store(error)
+    }
+}
+
+/// Whether a measure adds metrics over other objects (a UNION of fact tables).
+fn combines_objects(ontology: &Ontology, plan: &SemanticPlan) -> bool {
+    plan.measures.iter().any(|m| match m {
+        Measure::Metric { metric, variant } => ontology
+            .metrics
+            .iter()
+            .find(|x| x.name == *metric)
+            .and_then(|x| {
+                let chosen = match variant {
+                    Some(v) => x.variants.iter().find(|y| y.name == *v),
+                    None => x.variants.iter().find(|y| y.default),
+                };
+                chosen.map(|c| !c.plus.is_empty())
+            })
+            .unwrap_or(false),
+        Measure::CountOf { .. } => false,
+    })
+}
+
+/// "Wins by driver in 2023": what the plan computes, in words.
+fn describe(ontology: &Ontology, plan: &SemanticPlan) -> String {
+    let what = plan
+        .measures
+        .iter()
+        .map(|m| measure_label(ontology, m))
+        .collect::<Vec<_>>()
+        .join(" and ");
+    let what = if what.is_empty() {
+        plan.dimensions
+            .iter()
+            .map(|d| attribute_label(ontology, d))
+            .collect::<Vec<_>>()
+            .join(", ")
+    } else if plan.dimensions.is_empty() {
+        what
+    } else {
+        format!(
+            "{what} by {}",
+            plan.dimensions
+                .iter()
+                .map(|d| attribute_label(ontology, d).to_lowercase())
+                .collect::<Vec<_>>()
+                .join(" and ")
+        )
+    };
+    let filters = filter_phrase(ontology, plan);
+    if filters.is_empty() {
+        what
+    } else {
+        format!("{what} {filters}")
+    }
+}
+
+/// The plan's intent as the approval prompt shows it.
+fn intent(ontology: &Ontology, plan: &SemanticPlan) -> String {
+    let grouped = if plan.dimensions.is_empty() {
+        String::new()
+    } else {
+        format!(
+            ", grouped by {}",
+            plan.dimensions
+                .iter()
+                .map(|d| attribute_label(ontology, d).to_lowercase())
+                .collect::<Vec<_>>()
+                .join(" and ")
+        )
+    };
+    if combines_objects(ontology, plan) {
+        let measured = measured_tables(ontology, plan);
+        let filters = filter_phrase(ontology, plan);
+        let filters = if filters.is_empty() {
+            String::new()
+        } else {
+            format!(", {filters}")
+        };
+        format!(
+            "UNION query combining {}{grouped}{filters}.",
+            measured.join(" and ")
+        )
+    } else {
+        format!("{}.", describe(ontology, plan))
+    }
+}
+
+/// The tables of the objects a plan's measures aggregate, plus-metrics included.
+fn measured_tables(ontology: &Ontology, plan: &SemanticPlan) -> Vec<String> {
+    let table_of_metric = |name: &str| {
+        let metric = ontology.metrics.iter().find(|m| m.name == name)?;
+        ontology
+            .objects
+            .iter()
+            .find(|o| o.name == metric.object)
+            .map(|o| o.table.clone())
+    };
+    let mut tables = Vec::new();
+    for measure in &plan.measures {
+        let Measure::Metric { metric, variant } = measure else {
+            continue;
+        };
+        let mut names = vec![metric.clone()];
+        if let Some(m) = ontology.metrics.iter().find(|m| m.name == *metric) {
+            let chosen = match variant {
+                Some(v) => m.variants.iter().find(|x| x.name == *v),
+                None => m.variants.iter().find(|x| x.default),
+            };
+            names.extend(chosen.map(|c| c.plus.clone()).unwrap_or_default());
+        }
+        for name in names {
+            if let Some(table) = table_of_metric(&name)
+                && !tables.contains(&table)
+            {
+                tables.push(table);
+            }
+        }
+    }
+    tables
+}
+
+fn humanize(limit: Duration) -> String {
+    let seconds = limit.as_secs();
+    if seconds >= 60 && seconds.is_multiple_of(60) {
+        let minutes = seconds / 60;
+        format!("{minutes} minute{}", if minutes == 1 { "" } else { "s" })
+    } else {
+        format!("{seconds} seconds")
+    }
+}

@@ -1,0 +1,236 @@
+//! Runs a compiled query read-only: at most [`MAX_ROWS`] rows come back, the
+//! total is counted in the same statement, and the question timeout cancels
+//! the statement on PostgreSQL (`statement_timeout`) and abandons it on SQLite.
+
+use crate::engine::compile::CompiledQuery;
+use crate::engine::response::ResultSet;
+use crate::project::Dialect;
+use crate::warehouse::Warehouse;
+use serde_json::Value as Json;
+use sqlparser::ast::{
+    Expr, GroupByExpr, LimitClause, Query, SelectItem, SetExpr, Value, visit_expressions,
+};
+use sqlx::{AssertSqlSafe, Row, TypeInfo, ValueRef};
+use std::ops::ControlFlow;
+use std::time::Duration;
+
+/// Rows returned inline; the rest are counted, not sent.
+pub const MAX_ROWS: usize = 100;
+const TOTAL_COLUMN: &str = "cassis_total_rows";
+
+#[derive(Debug, thiserror::Error)]
+pub enum ExecuteError {
+    #[error("the query took longer than the question timeout of {} seconds", .0.as_secs())]
+    Timeout(Duration),
+    #[error("the data source refused the query: {0}")]
+    Query(#[from] sqlx::Error),
+}
+
+/// The statement that is run: the compiled query with a count of all its rows
+/// and the row cap. Public so tests and the playground can show it.
+pub fn executed_query(compiled: &CompiledQuery) -> Query {
+    let mut query = compiled.query.clone();
+    if let SetExpr::Select(select) = query.body.as_mut() {
+        // COUNT(*) OVER () runs before DISTINCT; grouping by every shown
+        // column means the same and counts what is shown.
+        if select.distinct.take().is_some() {
+            let columns: Vec<Expr> = select
+                .projection
+                .iter()
+                .filter_map(|item| match item {
+                    SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } => {
+                        Some(e.clone())
+                    }
+                    _ => None,
+                })
+                .collect();
+            select.group_by = GroupByExpr::Expressions(columns, Vec::new());
+        }
+        let total = crate::sql::parse_expression(Dialect::Postgres, "COUNT(*) OVER ()")
+            .expect("the window template parses");
+        select.projection.push(SelectItem::ExprWithAlias {
+            expr: total,
+            alias: sqlparser::ast::Ident::new(TOTAL_COLUMN),
+        });
+    }
+    let cap = MAX_ROWS as u64;
+    let existing = match &query.limit_clause {
+        Some(LimitClause::LimitOffset {
+            limit: Some(Expr::Value(v)),
+            ..
+        }) => match &v.value {
+            Value::Number(n, _) => n.parse::<u64>().ok(),
+            _ => None,
+        },
+        _ => None,
+    };
+    if existing.is_none_or(|n| n > cap) {
+        query.limit_clause = Some(LimitClause::LimitOffset {
+            limit: Some(Expr::value(Value::Number(cap.to_string(), false))),
+            offset: None,
+            limit_by: Vec::new(),
+        });
+    }
+    query
+}
+
+/// Whether a query only reads: one SELECT without data-changing parts. The
+/// compiler never writes anything else; this is the last line of defence.
+pub fn is_read_only(query: &Query) -> bool {
+    let mut writes = false;
+    let _ = visit_expressions(query, |expr| {
+        if let Expr::Function(f) = expr {
+            let name = f.name.to_string().to_ascii_lowercase();
+            // Functions that change state or read files on PostgreSQL.
+            writes |= ["nextval", "setval", "pg_read_file", "lo_import", "dblink"]
+                .iter()
+                .any(|w| name.ends_with(w));
+        }
+        ControlFlow::<()>::Continue(())
+    });
+    !writes && query.locks.is_empty()
+}
+
+pub async fn execute(
+    warehouse: &Warehouse,
+    compiled: &CompiledQuery,
+    timeout: Duration,
+) -> Result<ResultSet, ExecuteError> {
+    let sql = executed_query(compiled).to_string();
+    let run = async {
+        match warehouse {
+            Warehouse::Sqlite(pool) => {
+                let rows = sqlx::query(AssertSqlSafe(sql)).fetch_all(pool).await?;
+                Ok::<_, sqlx::Error>(rows.iter().map(sqlite_row).collect::<Vec<_>>())
+            }
+            Warehouse::Postgres(pool) => {
+                let mut tx = pool.begin().await?;
+                sqlx::query("SET TRANSACTION READ ONLY")
+                    .execute(&mut *tx)
+                    .await?;
+                // A number we format ourselves, not input.
+                let limit = format!(
+                    "SET LOCAL statement_timeout = {}",
+                    timeout.as_millis().max(1)
+                );
+                sqlx::query(AssertSqlSafe(limit)).execute(&mut *tx).await?;
+                let rows = sqlx::query(AssertSqlSafe(sql)).fetch_all(&mut *tx).await?;
+                tx.rollback().await?;
+                Ok(rows.iter().map(pg_row).collect())
+            }
+        }
+    };
+    let rows = match tokio::time::timeout(timeout, run).await {
+        Ok(Ok(rows)) => rows,
+        Ok(Err(sqlx::Error::Database(e))) if e.code().as_deref() == Some("57014") => {
+            return Err(ExecuteError::Timeout(timeout));
+        }
+        Ok(Err(e)) => return Err(ExecuteError::Query(e)),
+        Err(_) => return Err(ExecuteError::Timeout(timeout)),
+    };
+    // A limit the question asked for ("top 3") bounds what the query matched.
+    let asked_limit = match &compiled.query.limit_clause {
+        Some(LimitClause::LimitOffset {
+            limit: Some(Expr::Value(v)),
+            ..
+        }) => match &v.value {
+            Value::Number(n, _) => n.parse::<u64>().ok(),
+            _ => None,
+        },
+        _ => None,
+    };
+    let mut total_rows = 0u64;
+    let rows: Vec<Vec<Json>> = rows
+        .into_iter()
+        .map(|mut row| {
+            if let Some(Json::Number(n)) = row.pop() {
+                total_rows = n.as_u64().unwrap_or(0);
+            }
+            row
+        })
+        .collect();
+    if let Some(limit) = asked_limit {
+        total_rows = total_rows.min(limit);
+    }
+    Ok(ResultSet {
+        columns: compiled.columns.clone(),
+        truncated: total_rows > rows.len() as u64,
+        total_rows,
+        rows,
+    })
+}
+
+fn sqlite_row(row: &sqlx::sqlite::SqliteRow) -> Vec<Json> {
+    (0..row.columns().len())
+        .map(|i| {
+            let null = row.try_get_raw(i).map(|v| v.is_null()).unwrap_or(true);
+            if null {
+                Json::Null
+            } else if let Ok(n) = row.try_get::<i64, _>(i) {
+                Json::from(n)
+            } else if let Ok(x) = row.try_get::<f64, _>(i) {
+                number(x)
+            } else if let Ok(s) = row.try_get::<String, _>(i) {
+                Json::from(s)
+            } else {
+                Json::Null
+            }
+        })
+        .collect()
+}
+
+fn pg_row(row: &sqlx::postgres::PgRow) -> Vec<Json> {
+    (0..row.columns().len())
+        .map(|i| {
+            let Ok(raw) = row.try_get_raw(i) else {
+                return Json::Null;
+            };
+            if raw.is_null() {
+                return Json::Null;
+            }
+            let kind = raw.type_info().name().to_owned();
+            let value = match kind.as_str() {
+                "INT8" => row.try_get::<i64, _>(i).map(Json::from).ok(),
+                "INT4" => row.try_get::<i32, _>(i).map(Json::from).ok(),
+                "INT2" => row.try_get::<i16, _>(i).map(Json::from).ok(),
+                "FLOAT8" => row.try_get::<f64, _>(i).map(number).ok(),
+                "FLOAT4" => row.try_get::<f32, _>(i).map(|x| number(f64::from(x))).ok(),
+                "NUMERIC" => row.try_get::<rust_decimal::Decimal, _>(i).ok().map(decimal),
+                "BOOL" => row.try_get::<bool, _>(i).map(Json::from).ok(),
+                "DATE" => row
+                    .try_get::<chrono::NaiveDate, _>(i)
+                    .map(|d| Json::from(d.to_string()))
+                    .ok(),
+                "TIMESTAMP" => row
+                    .try_get::<chrono::NaiveDateTime, _>(i)
+                    .map(|d| Json::from(d.to_string()))
+                    .ok(),
+                "TIMESTAMPTZ" => row
+                    .try_get::<chrono::DateTime<chrono::Utc>, _>(i)
+                    .map(|d| Json::from(d.to_rfc3339()))
+                    .ok(),
+                _ => row.try_get::<String, _>(i).map(Json::from).ok(),
+            };
+            value.unwrap_or(Json::Null)
+        })
+        .collect()
+}
+
+/// Whole numbers as integers, so 860.0 points reads as 860.
+fn number(x: f64) -> Json {
+    if x.fract() == 0.0 && x.abs() < 9.0e15 {
+        Json::from(x as i64)
+    } else {
+        serde_json::Number::from_f64(x).map_or(Json::Null, Json::Number)
+    }
+}
+
+fn decimal(d: rust_decimal::Decimal) -> Json {
+    use rust_decimal::prelude::ToPrimitive;
+    if d.fract().is_zero() {
+        d.to_i64()
+            .map_or_else(|| Json::from(d.to_string()), Json::from)
+    } else {
+        number(d.round_dp(6).to_f64().unwrap_or(f64::NAN))
+    }
+}

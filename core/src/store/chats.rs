@@ -1,0 +1,126 @@
+use super::{Store, StoreError, uuid_column};
+use crate::time::Timestamp;
+use sqlx::Row;
+use uuid::Uuid;
+
+/// A chat's header: whose it is and which ontology version it is pinned to.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Chat {
+    pub id: String,
+    pub organization_id: Uuid,
+    pub project_id: Uuid,
+    pub user_id: Uuid,
+    pub ontology_version: i64,
+    pub client: String,
+    pub created_at: Timestamp,
+}
+
+/// One question and what came of it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ChatTurn {
+    pub turn: i64,
+    pub question: String,
+    pub status: String,
+    /// The semantic plan as JSON.
+    pub plan: Option<String>,
+    /// Whether this turn executed a plan the user approved.
+    pub approval: bool,
+    /// The response as JSON.
+    pub response: String,
+    pub duration_ms: i64,
+    pub created_at: Timestamp,
+}
+
+impl Store {
+    pub async fn chat(&self, id: &str) -> Result<Option<Chat>, StoreError> {
+        let row = sqlx::query(
+            "SELECT id, organization_id, project_id, user_id, ontology_version, client, created_at \
+             FROM chats WHERE id = $1",
+        )
+        .bind(id)
+        .fetch_optional(&self.pool)
+        .await?;
+        row.map(|row| {
+            Ok(Chat {
+                id: row.try_get("id")?,
+                organization_id: uuid_column(&row, "organization_id")?,
+                project_id: uuid_column(&row, "project_id")?,
+                user_id: uuid_column(&row, "user_id")?,
+                ontology_version: row.try_get("ontology_version")?,
+                client: row.try_get("client")?,
+                created_at: Timestamp::from_millis(row.try_get("created_at")?),
+            })
+        })
+        .transpose()
+    }
+
+    pub async fn chat_turns(&self, chat_id: &str) -> Result<Vec<ChatTurn>, StoreError> {
+        sqlx::query(
+            "SELECT turn, question, status, plan, approval, response, duration_ms, created_at \
+             FROM chat_turns WHERE chat_id = $1 ORDER BY turn",
+        )
+        .bind(chat_id)
+        .fetch_all(&self.pool)
+        .await?
+        .iter()
+        .map(|row| {
+            Ok(ChatTurn {
+                turn: row.try_get("turn")?,
+                question: row.try_get("question")?,
+                status: row.try_get("status")?,
+                plan: row.try_get("plan")?,
+                approval: row.try_get::<i64, _>("approval")? != 0,
+                response: row.try_get("response")?,
+                duration_ms: row.try_get("duration_ms")?,
+                created_at: Timestamp::from_millis(row.try_get("created_at")?),
+            })
+        })
+        .collect()
+    }
+
+    /// Appends a turn, creating the chat with it when `chat` is new. Two
+    /// concurrent turns of one chat cannot take the same number: the second
+    /// fails with a conflict.
+    pub async fn append_chat_turn(
+        &self,
+        chat: &Chat,
+        new_chat: bool,
+        turn: &ChatTurn,
+    ) -> Result<(), StoreError> {
+        let mut tx = self.pool.begin().await?;
+        if new_chat {
+            sqlx::query(
+                "INSERT INTO chats (id, organization_id, project_id, user_id, ontology_version, client, created_at) \
+                 VALUES ($1, $2, $3, $4, $5, $6, $7)",
+            )
+            .bind(&chat.id)
+            .bind(chat.organization_id.to_string())
+            .bind(chat.project_id.to_string())
+            .bind(chat.user_id.to_string())
+            .bind(chat.ontology_version)
+            .bind(&chat.client)
+            .bind(chat.created_at.as_millis())
+            .execute(&mut *tx)
+            .await
+            .map_err(|e| StoreError::conflict_or(e, "the chat"))?;
+        }
+        sqlx::query(
+            "INSERT INTO chat_turns (chat_id, turn, question, status, plan, approval, response, duration_ms, created_at) \
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
+        )
+        .bind(&chat.id)
+        .bind(turn.turn)
+        .bind(&turn.question)
+        .bind(&turn.status)
+        .bind(turn.plan.as_deref())
+        .bind(i64::from(turn.approval))
+        .bind(&turn.response)
+        .bind(turn.duration_ms)
+        .bind(turn.created_at.as_millis())
+        .execute(&mut *tx)
+        .await
+        .map_err(|e| StoreError::conflict_or(e, "this turn of the chat"))?;
+        tx.commit().await?;
+        Ok(())
+    }
+}
