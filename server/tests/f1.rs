@@ -195,5 +195,47 @@ async fn formula_one_from_csv_to_a_published_ontology() {
             round_trip, f1,
             "export gives back exactly what was imported"
         );
+
+        // The engine answers on PostgreSQL too, in its dialect and types.
+        let ask = |args: &[&str]| -> serde_json::Value {
+            let (out, _) = ok(cli(&["ask", "--project", "Formula 1"])
+                .args(args)
+                .output()
+                .unwrap());
+            serde_json::from_str(&out).unwrap()
+        };
+        let wins = ask(&["Who won the most races in 2023?"]);
+        assert_eq!(
+            wins["results"]["rows"],
+            serde_json::json!([
+                ["Max Verstappen", 19],
+                ["Sergio Pérez", 2],
+                ["Carlos Sainz", 1]
+            ]),
+            "{wins:#}"
+        );
+        assert_eq!(
+            wins["objects_used"],
+            serde_json::json!(["public.results", "public.drivers", "public.races"])
+        );
+        let plan = ask(&[
+            "Compare total points scored by all drivers in 2022 vs 2023, including sprint results.",
+        ]);
+        let chat = plan["chat_id"].as_str().unwrap().to_owned();
+        let points = ask(&["--chat", &chat, "--execute-pending-plan"]);
+        assert_eq!(
+            points["results"]["rows"],
+            serde_json::json!([[2022, 2350], [2023, 2458]]),
+            "{points:#}"
+        );
+        let average = ask(&["average pit stop time in 2023"]);
+        assert_eq!(average["status"], "answered", "{average:#}");
+        assert!(average["results"]["rows"][0][0].is_f64(), "{average:#}");
+        let born = ask(&["When was Fernando Alonso born?"]);
+        assert_eq!(
+            born["results"]["rows"],
+            serde_json::json!([["1981-07-29"]]),
+            "{born:#}"
+        );
     }
 }

@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{ADMIN_EMAIL, Server, cassis, stderr, stdout};
+use common::{ADMIN_EMAIL, Server, cassis, f1_sqlite_project, stderr, stdout};
 use reqwest::StatusCode;
 use reqwest::header::{AUTHORIZATION, HOST, ORIGIN, WWW_AUTHENTICATE};
 use serde_json::{Value, json};
@@ -244,4 +244,87 @@ async fn the_python_sdk_calls_the_tools_in_both_protocol_eras() {
             .all(|(_, status, key)| status == "ok" && key.is_some())
     );
     assert_eq!(rows.iter().filter(|(tool, ..)| tool == "ping").count(), 2);
+}
+
+#[tokio::test]
+async fn ask_question_answers_the_seed_questions_over_mcp() {
+    let Some(python) = python() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let server = Server::start(&data, |_| {});
+    let project = f1_sqlite_project(dir.path(), &data);
+    let key = create_key(&data, "sdk", &[]);
+
+    for mode in ["legacy", "auto"] {
+        let report = run_sdk(
+            &python,
+            &server,
+            &key,
+            mode,
+            json!([
+                {"tool": "ask_question", "arguments": {
+                    "project_id": project, "question": "Who won the most races in 2023?"}},
+                {"tool": "ask_question", "arguments": {
+                    "project_id": project,
+                    "question": "Compare total points scored by all drivers in 2022 vs 2023, including sprint results."}},
+                {"tool": "ask_question", "arguments": {
+                    "project_id": project, "chat_id": "$chat_id", "execute_pending_plan": true}},
+                {"tool": "ask_question", "arguments": {
+                    "project_id": project, "chat_id": "$chat_id",
+                    "question": "Now break it down by constructor for 2023"}},
+                {"tool": "ask_question", "arguments": {
+                    "project_id": uuid::Uuid::new_v4().to_string(), "question": "How many races?"}},
+            ]),
+        );
+        let ask = &report["tools"]["ask_question"];
+        assert_eq!(ask["has_output_schema"], true);
+        assert_eq!(
+            ask["input_properties"],
+            json!(["chat_id", "execute_pending_plan", "project_id", "question"])
+        );
+        let calls = report["calls"].as_array().unwrap();
+        assert!(
+            calls
+                .iter()
+                .all(|c| c["is_error"] == false && c["text_matches_structured"] == true)
+        );
+
+        let wins = &calls[0]["structured"];
+        assert_eq!(wins["status"], "answered", "{wins:#}");
+        assert_eq!(
+            wins["results"]["rows"],
+            json!([
+                ["Max Verstappen", 19],
+                ["Sergio Pérez", 2],
+                ["Carlos Sainz", 1]
+            ])
+        );
+        assert_eq!(wins["objects_used"], json!(["results", "drivers", "races"]));
+
+        let plan = &calls[1]["structured"];
+        assert_eq!(plan["status"], "needs_execution", "{plan:#}");
+        let executed = &calls[2]["structured"];
+        assert_eq!(executed["status"], "answered", "{executed:#}");
+        assert_eq!(executed["chat_id"], plan["chat_id"]);
+        assert_eq!(
+            executed["results"]["rows"],
+            json!([[2022, 2350], [2023, 2458]])
+        );
+        let by_team = &calls[3]["structured"];
+        assert_eq!(
+            by_team["results"]["rows"][0],
+            json!(["Red Bull", 860]),
+            "{by_team:#}"
+        );
+
+        // Another organization's or a made-up project: an error that reveals nothing.
+        let foreign = &calls[4]["structured"];
+        assert_eq!(foreign["status"], "error");
+        assert!(
+            foreign["error"]
+                .as_str()
+                .unwrap()
+                .contains("is available to you")
+        );
+    }
 }

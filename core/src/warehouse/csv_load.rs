@@ -351,9 +351,12 @@ async fn load_file(
                     let cells: Vec<String> = (0..per_row)
                         .map(|c| {
                             let n = r * per_row + c + 1;
+                            // SQLite looks `$N` up by name, linearly, which makes
+                            // a statement with thousands of them quadratic; `?` is not.
                             match shape.types[c] {
                                 ColumnType::Date if postgres => format!("CAST(${n} AS DATE)"),
-                                _ => format!("${n}"),
+                                _ if postgres => format!("${n}"),
+                                _ => "?".to_owned(),
                             }
                         })
                         .collect();

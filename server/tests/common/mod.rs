@@ -144,3 +144,90 @@ impl Drop for Server {
         }
     }
 }
+
+/// The Formula 1 CSV exports, beside the repository (never copied into it).
+pub fn f1_data() -> PathBuf {
+    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/data/f1");
+    assert!(
+        data.join("results.csv").exists(),
+        "the F1 data is expected in {}",
+        data.display()
+    );
+    data
+}
+
+/// Loads the F1 data into a SQLite warehouse in `dir`, creates the project
+/// "F1" on it in the metadata of `data_dir` (with an admin if there is none)
+/// and publishes the F1 ontology, its tables unqualified as SQLite names them.
+/// Returns the project id.
+pub fn f1_sqlite_project(dir: &Path, data_dir: &Path) -> String {
+    let warehouse = dir.join("f1.sqlite");
+    let url = format!("sqlite://{}", warehouse.display());
+    let ok = |output: Output| {
+        assert!(output.status.success(), "{}", stderr(&output));
+        stdout(&output)
+    };
+    ok(cassis(data_dir)
+        .env("CASSIS_NO_DEMO", "1")
+        .args([
+            "warehouse",
+            "load-csv",
+            "--snake-case",
+            "--warehouse",
+            &url,
+            "--dir",
+        ])
+        .arg(f1_data())
+        .output()
+        .unwrap());
+    let users = ok(cassis(data_dir)
+        .env("CASSIS_NO_DEMO", "1")
+        .args(["user", "list"])
+        .output()
+        .unwrap());
+    if !users.contains(ADMIN_EMAIL) {
+        let mut create = cassis(data_dir);
+        create.env("CASSIS_NO_DEMO", "1").args([
+            "user",
+            "create",
+            "--email",
+            ADMIN_EMAIL,
+            "--role",
+            "admin",
+        ]);
+        ok(run_with_stdin(create, &format!("{ADMIN_PASSWORD}\n")));
+    }
+    let project = ok(cassis(data_dir)
+        .env("CASSIS_NO_DEMO", "1")
+        .args(["project", "create", "--name", "F1", "--warehouse", &url])
+        .output()
+        .unwrap())
+    .trim()
+    .to_owned();
+    let ontology = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/f1/ontology.yaml"),
+    )
+    .unwrap()
+    .replace("table: public.", "table: ");
+    let file = dir.join("f1-sqlite.yaml");
+    std::fs::write(&file, ontology).unwrap();
+    ok(cassis(data_dir)
+        .env("CASSIS_NO_DEMO", "1")
+        .args(["ontology", "import", "--project", "F1", "--publish"])
+        .arg(&file)
+        .output()
+        .unwrap());
+    project
+}
+
+/// `cassis ask` as a script runs it; the response JSON.
+pub fn ask(data_dir: &Path, args: &[&str]) -> serde_json::Value {
+    let output = cassis(data_dir)
+        .env("CASSIS_NO_DEMO", "1")
+        .args(["ask", "--project", "F1"])
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", stderr(&output));
+    serde_json::from_str(&stdout(&output)).expect("cassis ask prints JSON")
+}
