@@ -132,6 +132,23 @@ pub enum Command {
         /// The question; read from standard input when omitted
         question: Option<String>,
     },
+    /// Run a question set (YAML) through the engine and print the accuracy per category
+    Eval {
+        /// The project's name or id
+        #[arg(long)]
+        project: String,
+        /// Ask as this user [default: the first admin]
+        #[arg(long, value_name = "EMAIL")]
+        user: Option<String>,
+        /// Exit with an error when the overall accuracy is below this fraction, such as 0.8
+        #[arg(long, value_name = "FRACTION")]
+        min_accuracy: Option<f64>,
+        /// Print each question that failed and why
+        #[arg(long, short)]
+        verbose: bool,
+        /// The question set
+        file: std::path::PathBuf,
+    },
 }
 
 #[derive(Debug, Subcommand)]

@@ -110,6 +110,22 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
             };
             commands::ask::run(&settings, args).await
         }
+        Command::Eval {
+            project,
+            user,
+            min_accuracy,
+            verbose,
+            file,
+        } => {
+            let args = commands::eval::EvalArgs {
+                project: &project,
+                user: user.as_deref(),
+                file: &file,
+                min_accuracy,
+                verbose,
+            };
+            commands::eval::run(&settings, args).await
+        }
     }
 }
 

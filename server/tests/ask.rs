@@ -259,3 +259,24 @@ fn a_chat_stays_on_its_version_after_a_new_one_is_published() {
     assert_eq!(fresh["ontology_version"], 2);
     assert_eq!(fresh["status"], "not_answerable", "{fresh:#}");
 }
+
+#[test]
+fn the_f1_question_set_scores_as_reported() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    f1_sqlite_project(dir.path(), &data);
+    let questions = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/f1/questions.yaml");
+    let output = cassis(&data)
+        .env("CASSIS_NO_DEMO", "1")
+        .args(["eval", "--project", "F1", "--min-accuracy", "0.9", "--verbose"])
+        .arg(&questions)
+        .output()
+        .unwrap();
+    let table = common::stdout(&output);
+    assert!(output.status.success(), "{table}\n{}", stderr(&output));
+    // Every category is reported, and the seed examples pass exactly.
+    for category in ["seed", "count", "top-n", "follow-up", "fork", "not-answerable", "all"] {
+        assert!(table.contains(category), "{table}");
+    }
+    assert!(table.contains("seed                   2/2"), "{table}");
+}

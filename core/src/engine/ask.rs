@@ -466,6 +466,21 @@ impl Engine {
         }
     }
 
+    /// The project's data source, connected read-only; `None` when schema-only.
+    pub async fn warehouse_of(
+        &self,
+        project: &Project,
+    ) -> Result<Option<Warehouse>, crate::warehouse::WarehouseError> {
+        match project
+            .data_source
+            .as_ref()
+            .and_then(|s| s.connection_url.clone())
+        {
+            Some(url) => self.warehouse(project.id, &url).await.map(Some),
+            None => Ok(None),
+        }
+    }
+
     async fn warehouse(
         &self,
         project: Uuid,
@@ -616,7 +631,7 @@ fn combines_objects(ontology: &Ontology, plan: &SemanticPlan) -> bool {
                 chosen.map(|c| !c.plus.is_empty())
             })
             .unwrap_or(false),
-        Measure::CountOf { .. } => false,
+        Measure::CountOf { .. } | Measure::Aggregate { .. } => false,
     })
 }
 

@@ -229,6 +229,41 @@ impl<'a> Compiler<'a> {
             Measure::Metric { metric, variant } => {
                 self.resolve_metric(metric, variant.as_deref(), 0)
             }
+            Measure::Aggregate {
+                attribute,
+                aggregate,
+            } => {
+                let object = self.object(&attribute.object)?;
+                let found = object
+                    .attributes
+                    .iter()
+                    .find(|a| a.name == attribute.attribute)
+                    .ok_or_else(|| CompileError::UnknownAttribute {
+                        object: attribute.object.clone(),
+                        attribute: attribute.attribute.clone(),
+                    })?;
+                let input = match (found.column_name(), &found.expr) {
+                    (_, Some(expr)) => expr.clone(),
+                    (Some(column), None) => quoted_ident(self.dialect, column).to_string(),
+                    (None, None) => unreachable!("an attribute reads a column or an expression"),
+                };
+                let prefix = match aggregate {
+                    Aggregate::Avg => "average",
+                    Aggregate::Sum => "total",
+                    Aggregate::Min => "lowest",
+                    Aggregate::Max => "highest",
+                    Aggregate::Count | Aggregate::CountDistinct => "number_of",
+                };
+                Ok(Resolved {
+                    name: format!("{prefix}_{}", attribute.attribute),
+                    base: attribute.object.clone(),
+                    aggregate: *aggregate,
+                    input: Some(input),
+                    filters: Vec::new(),
+                    plus: Vec::new(),
+                    variant: None,
+                })
+            }
         }
     }
 
@@ -461,6 +496,22 @@ impl<'a> Compiler<'a> {
             let expr = self.attribute(dimension, aliases)?;
             group_by.push(expr.clone());
             projection.push(select_item(expr, &dimension.attribute));
+        }
+        // Two drivers may share a name: grouping by a name also groups by the
+        // key of what it names, so they stay apart.
+        for dimension in &plan.dimensions {
+            let object = self.object(&dimension.object)?;
+            if display_attribute(object) == Some(dimension.attribute.as_str()) {
+                for key in &object.primary_key {
+                    let column = Expr::CompoundIdentifier(vec![
+                        aliases.of(&object.name).clone(),
+                        self.ident(key),
+                    ]);
+                    if !group_by.contains(&column) {
+                        group_by.push(column);
+                    }
+                }
+            }
         }
         let mut extra_filters = Vec::new();
         for measure in measures {
@@ -1158,7 +1209,7 @@ mod tests {
              FROM public.results rr JOIN public.drivers d ON rr.driver_id = d.driver_id \
              JOIN public.races r ON rr.race_id = r.race_id \
              WHERE r.year = 2023 AND rr.position = 1 \
-             GROUP BY d.forename || ' ' || d.surname ORDER BY wins DESC"
+             GROUP BY d.forename || ' ' || d.surname, d.driver_id ORDER BY wins DESC"
         );
         assert_eq!(
             compiled.objects,

@@ -234,3 +234,26 @@ fn decimal(d: rust_decimal::Decimal) -> Json {
         number(d.round_dp(6).to_f64().unwrap_or(f64::NAN))
     }
 }
+
+/// Every row of a read-only query, decoded as the engine decodes results: how
+/// the evaluation reads gold SQL.
+pub async fn all_rows(warehouse: &Warehouse, sql: &str) -> Result<Vec<Vec<Json>>, sqlx::Error> {
+    let sql = sql.to_owned();
+    Ok(match warehouse {
+        Warehouse::Sqlite(pool) => sqlx::query(AssertSqlSafe(sql))
+            .fetch_all(pool)
+            .await?
+            .iter()
+            .map(sqlite_row)
+            .collect(),
+        Warehouse::Postgres(pool) => {
+            let mut tx = pool.begin().await?;
+            sqlx::query("SET TRANSACTION READ ONLY")
+                .execute(&mut *tx)
+                .await?;
+            let rows = sqlx::query(AssertSqlSafe(sql)).fetch_all(&mut *tx).await?;
+            tx.rollback().await?;
+            rows.iter().map(pg_row).collect()
+        }
+    })
+}

@@ -24,6 +24,7 @@ pub enum Op {
     Who,
     Which,
     When,
+    Where,
     Only,
     Instead,
     Negation,
@@ -113,6 +114,7 @@ const PHRASES: &[(&str, Op)] = &[
     ("show", Op::Which),
     ("name", Op::Which),
     ("when", Op::When),
+    ("where", Op::Where),
     ("only", Op::Only),
     ("just", Op::Only),
     ("instead", Op::Instead),
@@ -221,7 +223,6 @@ const STOP_WORDS: &[&str] = &[
     "were",
     "what's",
     "whats",
-    "where",
     "with",
     "would",
     "you",
@@ -310,6 +311,39 @@ pub fn small_number(plain: &str) -> Option<i64> {
         "twenty",
     ];
     NUMBERS.iter().position(|n| *n == plain).map(|n| n as i64)
+}
+
+/// Shorthand people type, spelled out before matching.
+const ABBREVIATIONS: &[(&str, &str)] = &[
+    ("avg", "average"),
+    ("num", "number"),
+    ("nr", "number"),
+    ("qty", "quantity"),
+    ("pts", "points"),
+    ("yr", "year"),
+    ("yrs", "years"),
+    ("tot", "total"),
+    ("w", "with"),
+];
+
+pub fn expand_abbreviation(plain: &str) -> Option<&'static str> {
+    ABBREVIATIONS
+        .iter()
+        .find(|(short, _)| *short == plain)
+        .map(|(_, long)| *long)
+}
+
+/// An operator word one typo away from `plain` ("nmber", "avrage"), for
+/// words of five letters or more.
+pub fn correct_operator_word(plain: &str) -> Option<&'static str> {
+    if plain.chars().count() < 5 {
+        return None;
+    }
+    PHRASES
+        .iter()
+        .flat_map(|(phrase, _)| phrase.split(' '))
+        .filter(|word| word.len() >= 5)
+        .find(|word| strsim::damerau_levenshtein(word, plain) == 1)
 }
 
 /// Words that make an object a person, whom "who" asks about.

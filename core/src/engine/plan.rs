@@ -35,6 +35,12 @@ pub enum Measure {
     },
     /// "How many drivers ...": the number of distinct rows of an object.
     CountOf { object: String },
+    /// "Average quantity": an aggregate of one numeric attribute, for
+    /// questions no metric names.
+    Aggregate {
+        attribute: AttributeRef,
+        aggregate: crate::ontology::Aggregate,
+    },
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]

@@ -11,7 +11,7 @@ use crate::engine::plan::{
     AttributeRef, Condition, Filter, Literal, Measure, Order, PlanAssumption, SemanticPlan,
 };
 use crate::engine::text::{self, Word};
-use crate::ontology::{AttributeRole, DataType, Ontology};
+use crate::ontology::{Aggregate, AttributeRole, DataType, Ontology};
 
 /// What the planner made of a question.
 #[derive(Clone, Debug, PartialEq)]
@@ -54,7 +54,10 @@ pub fn plan(
 }
 
 fn read(lexicon: &Lexicon, question: &str) -> Vec<Piece> {
-    let words = text::words(question);
+    let words: Vec<Word> = text::words(question)
+        .into_iter()
+        .map(|word| normalise_word(lexicon, word))
+        .collect();
     let plain: Vec<&str> = words.iter().map(|w| w.plain.as_str()).collect();
     let mut pieces = Vec::new();
     let mut i = 0;
@@ -97,6 +100,27 @@ fn read(lexicon: &Lexicon, question: &str) -> Vec<Piece> {
     pieces
 }
 
+/// Expands abbreviations ("avg") and corrects one typo in an operator word
+/// ("nmber"), so both reach the grammar and the lexicon as full words.
+fn normalise_word(lexicon: &Lexicon, word: Word) -> Word {
+    let spelled = grammar::expand_abbreviation(&word.plain)
+        .map(str::to_owned)
+        .or_else(|| {
+            let known = grammar::is_stop_word(&word.plain)
+                || grammar::operator_at(&[word.plain.as_str()]).is_some()
+                || !lexicon.lookup(&word.stem).is_empty()
+                || word.plain.chars().any(|c| c.is_ascii_digit());
+            (!known)
+                .then(|| grammar::correct_operator_word(&word.plain))
+                .flatten()
+                .map(str::to_owned)
+        });
+    match spelled {
+        Some(plain) => text::words(&plain).into_iter().next().unwrap_or(word),
+        None => word,
+    }
+}
+
 fn longest_concept(lexicon: &Lexicon, words: &[Word]) -> (usize, Vec<Entry>) {
     for len in (1..=words.len().min(MAX_PHRASE_WORDS)).rev() {
         let key = words[..len]
@@ -112,11 +136,24 @@ fn longest_concept(lexicon: &Lexicon, words: &[Word]) -> (usize, Vec<Entry>) {
     (0, Vec::new())
 }
 
+/// A span that names values: every attribute it may be a value of, with the
+/// values it matches there.
+#[derive(Debug)]
+struct ValueMention {
+    options: Vec<(AttributeRef, Vec<String>)>,
+    text: String,
+}
+
 /// The pieces of one question, sorted into the roles they play.
 #[derive(Debug, Default)]
 struct Reading {
     /// Metrics named outright, with the variant when the words settle it.
     metrics: Vec<(usize, Option<usize>)>,
+    /// The only metric came from a word that also names an object ("races"
+    /// in "how many races did X win"); a later metric word replaces it.
+    weak_metric: bool,
+    /// "average quantity": an aggregate of a measure attribute.
+    aggregates: Vec<(AttributeRef, Aggregate)>,
     /// A count asked of an object ("how many drivers").
     count_of: Option<usize>,
     /// Variants named apart from their metric ("including sprints").
@@ -130,8 +167,10 @@ struct Reading {
     mentioned: Vec<usize>,
     /// Objects mentioned after "all": rolled up, not grouped.
     rolled_up: Vec<usize>,
-    /// Values, by attribute; several spans may name the same attribute.
-    values: Vec<(AttributeRef, Vec<String>, String)>,
+    /// Values named in the question: for each span, every attribute it may
+    /// be a value of, with the matching values; resolved once the plan's
+    /// objects are known.
+    values: Vec<ValueMention>,
     years: Vec<(Op, i64)>,
     comparison: bool,
     who: bool,
@@ -140,6 +179,8 @@ struct Reading {
     limit: Option<u32>,
     average: bool,
     only: bool,
+    /// "where is X": the location of what X names.
+    place: bool,
 }
 
 impl Reading {
@@ -159,6 +200,7 @@ impl Reading {
                         Op::Versus => reading.comparison = true,
                         Op::Average => reading.average = true,
                         Op::Only => reading.only = true,
+                        Op::Where => reading.place = true,
                         Op::GroupBy => grouping = true,
                         _ => {}
                     }
@@ -201,7 +243,14 @@ impl Reading {
                 Piece::Concept { entries, text } => {
                     reading.place(ontology, entries, text, previous_op, grouping);
                     grouping = false;
-                    previous_op = None;
+                    // "average pit stop duration": the aggregate reaches past
+                    // the object to its attribute.
+                    let only_objects = entries
+                        .iter()
+                        .all(|e| matches!(e.concept, Concept::Object(_)));
+                    if !(only_objects && matches!(previous_op, Some(Op::Average | Op::Sum))) {
+                        previous_op = None;
+                    }
                 }
                 Piece::Unknown(_) => {}
             }
@@ -304,11 +353,35 @@ impl Reading {
             self.variants.push((m, v));
             return;
         }
+        if metric.is_none()
+            && let Some(aggregate) = match previous_op {
+                Some(Op::Average) => Some(Aggregate::Avg),
+                Some(Op::Sum) => Some(Aggregate::Sum),
+                _ => None,
+            }
+            && let Some((o, a)) = attribute
+            && matches!(
+                ontology.objects[o].attributes[a].data_type,
+                DataType::Integer | DataType::Decimal
+            )
+        {
+            self.aggregates.push((attribute_ref((o, a)), aggregate));
+            return;
+        }
         if let Some(m) = metric {
             // "won the most races": once a metric is named, a word that is
             // also an object ("races") is the object, not a second metric.
             let ambiguous = object.is_some() || attribute.is_some();
             let repeated = self.metrics.iter().any(|(x, _)| *x == m);
+            if self.weak_metric && self.metrics.len() == 1 && !repeated {
+                // "how many races did Hamilton win": the later metric is meant.
+                self.metrics[0] = (m, None);
+                self.weak_metric = ambiguous;
+                return;
+            }
+            if self.metrics.is_empty() {
+                self.weak_metric = ambiguous;
+            }
             if self.metrics.is_empty() || !ambiguous || repeated {
                 if !self.metrics.iter().any(|(x, _)| *x == m) {
                     self.metrics.push((m, None));
@@ -319,18 +392,25 @@ impl Reading {
         if !values.is_empty() {
             // Whole-value matches beat matches of one word of a value.
             let strongest = values.iter().map(|v| v.3).min().unwrap_or(Strength::Value);
-            let mut chosen: Vec<&(usize, usize, String, Strength)> =
-                values.iter().filter(|v| v.3 == strongest).collect();
-            chosen.sort_by(|a, b| a.2.cmp(&b.2));
-            let (o, a, _, _) = chosen[0];
-            let reference = attribute_ref((*o, *a));
-            let same_attribute: Vec<String> = chosen
-                .iter()
-                .filter(|v| v.0 == *o && v.1 == *a)
-                .map(|v| v.2.clone())
-                .collect();
-            self.values
-                .push((reference, same_attribute, text.to_owned()));
+            let mut options: Vec<(AttributeRef, Vec<String>)> = Vec::new();
+            for (o, a, value, strength) in &values {
+                if *strength != strongest {
+                    continue;
+                }
+                let reference = attribute_ref((*o, *a));
+                match options.iter_mut().find(|(r, _)| *r == reference) {
+                    Some((_, list)) => list.push(value.clone()),
+                    None => options.push((reference, vec![value.clone()])),
+                }
+            }
+            for (_, list) in &mut options {
+                list.sort();
+                list.dedup();
+            }
+            self.values.push(ValueMention {
+                options,
+                text: text.to_owned(),
+            });
             return;
         }
         // "races" names the object race and its name attribute alike; as a
@@ -369,6 +449,14 @@ impl Reading {
                 measures.push(Measure::Metric {
                     metric: metric.name.clone(),
                     variant: Some(metric.variants[*v].name.clone()),
+                });
+            }
+        }
+        for (attribute, aggregate) in &self.aggregates {
+            if measures.is_empty() {
+                measures.push(Measure::Aggregate {
+                    attribute: attribute.clone(),
+                    aggregate: *aggregate,
                 });
             }
         }
@@ -482,7 +570,39 @@ impl Reading {
 
         // Value filters: a new value of an attribute already filtered replaces it.
         let mut value_dimensions = Vec::new();
-        for (attribute, values, text) in &self.values {
+        let focus: Vec<String> = base
+            .iter()
+            .cloned()
+            .chain(self.count_of.map(|o| ontology.objects[o].name.clone()))
+            .chain(plan.dimensions.iter().map(|d| d.object.clone()))
+            .chain(
+                self.mentioned
+                    .iter()
+                    .map(|o| ontology.objects[*o].name.clone()),
+            )
+            .collect();
+        for ValueMention { options, text } in &self.values {
+            // The value of an object the question is about, else the one
+            // that joins to it most directly.
+            let score = |attribute: &AttributeRef| -> usize {
+                if let Some(i) = focus.iter().position(|f| *f == attribute.object) {
+                    return i;
+                }
+                focus
+                    .first()
+                    .and_then(|f| graph::join_tree(ontology, f, &[attribute.object.as_str()]).ok())
+                    .map_or(1000, |tree| {
+                        100 + tree.steps.len() + if tree.fans_out() { 50 } else { 0 }
+                    })
+            };
+            let Some((attribute, values)) = options
+                .iter()
+                .enumerate()
+                .min_by_key(|(i, (attribute, _))| (score(attribute), *i))
+                .map(|(_, option)| option)
+            else {
+                continue;
+            };
             let literals: Vec<Literal> = values.iter().cloned().map(Literal::Text).collect();
             if values.len() > 1 {
                 assumptions.push(PlanAssumption {
@@ -521,6 +641,30 @@ impl Reading {
                 if several {
                     push_unique(&mut plan.dimensions, attribute);
                 }
+            }
+        }
+
+        // "Where is X": the location of the thing X names.
+        if self.place && plan.measures.is_empty() && plan.dimensions.is_empty() {
+            let located = plan.filters.first().and_then(|f| {
+                let object = ontology
+                    .objects
+                    .iter()
+                    .find(|o| o.name == f.attribute.object)?;
+                object
+                    .attributes
+                    .iter()
+                    .find(|a| {
+                        let words = format!("{} {} {}", a.name, a.label, a.synonyms.join(" "))
+                            .to_lowercase();
+                        ["location", "city", "address", "place"]
+                            .iter()
+                            .any(|w| words.contains(w))
+                    })
+                    .map(|a| AttributeRef::new(&object.name, &a.name))
+            });
+            if let Some(attribute) = located {
+                plan.dimensions.push(attribute);
             }
         }
 
@@ -677,6 +821,7 @@ pub fn base_object(ontology: &Ontology, plan: &SemanticPlan) -> Option<String> {
             .find(|m| m.name == *metric)
             .map(|m| m.object.clone()),
         Measure::CountOf { object } => Some(object.clone()),
+        Measure::Aggregate { attribute, .. } => Some(attribute.object.clone()),
     }
 }
 
@@ -712,6 +857,19 @@ pub fn measure_label(ontology: &Ontology, measure: &Measure) -> String {
                 )
             })
             .unwrap_or_else(|| object.clone()),
+        Measure::Aggregate {
+            attribute,
+            aggregate,
+        } => {
+            let label = attribute_label(ontology, attribute).to_lowercase();
+            match aggregate {
+                Aggregate::Avg => format!("Average {label}"),
+                Aggregate::Sum => format!("Total {label}"),
+                Aggregate::Min => format!("Lowest {label}"),
+                Aggregate::Max => format!("Highest {label}"),
+                Aggregate::Count | Aggregate::CountDistinct => format!("Number of {label}"),
+            }
+        }
     }
 }
 
@@ -929,7 +1087,7 @@ mod tests {
              FROM public.results rr JOIN public.drivers d ON rr.driver_id = d.driver_id \
              JOIN public.races r ON rr.race_id = r.race_id \
              WHERE r.year = 2023 AND rr.position = 1 \
-             GROUP BY d.forename || ' ' || d.surname ORDER BY wins DESC"
+             GROUP BY d.forename || ' ' || d.surname, d.driver_id ORDER BY wins DESC"
         );
         let (q2, p2) = sql(
             "Compare total points scored by all drivers in 2022 vs 2023, including sprint results.",

@@ -1,0 +1,423 @@
+//! Evaluation: a set of questions with gold SQL or an expected status, run
+//! through the engine and scored as BIRD scores execution accuracy: the
+//! engine's rows against the gold query's rows, order only where asked.
+
+use crate::engine::response::{AskResponse, AskStatus};
+use serde::Deserialize;
+use serde_json::Value as Json;
+use std::collections::BTreeMap;
+
+/// A question file: `questions:` then one item per question or chat.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct QuestionSet {
+    pub questions: Vec<EvalItem>,
+}
+
+/// One single-turn question, or a chat of several turns.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EvalItem {
+    /// The shape it tests: count, top-n, grouping, time-range, comparison,
+    /// lookup, follow-up, not-answerable, fork ...
+    pub category: String,
+    #[serde(default)]
+    pub question: Option<String>,
+    #[serde(flatten)]
+    pub expectation: Expectation,
+    /// Turns of a chat, each with its own expectation; the last one scores.
+    #[serde(default)]
+    pub turns: Vec<EvalTurn>,
+}
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EvalTurn {
+    pub question: Option<String>,
+    /// Approve the plan the previous turn left pending.
+    #[serde(default)]
+    pub execute: bool,
+    #[serde(flatten)]
+    pub expectation: Expectation,
+}
+
+#[derive(Clone, Debug, Default, Deserialize)]
+pub struct Expectation {
+    /// Gold SQL whose rows the answer must match.
+    #[serde(default)]
+    pub sql: Option<String>,
+    /// The status expected instead of (or, with `approve`, before) rows.
+    #[serde(default)]
+    pub expect: Option<AskStatus>,
+    /// The question is a fork: expect a plan first, approve it, then compare.
+    #[serde(default)]
+    pub approve: bool,
+    /// Row order matters (the question asks for a ranking).
+    #[serde(default)]
+    pub ordered: bool,
+}
+
+/// How one question went.
+#[derive(Clone, Debug)]
+pub struct Outcome {
+    pub category: String,
+    pub question: String,
+    pub correct: bool,
+    /// What differed, for the report.
+    pub detail: String,
+}
+
+/// Accuracy per category and overall.
+#[derive(Clone, Debug, Default)]
+pub struct Report {
+    pub outcomes: Vec<Outcome>,
+}
+
+impl Report {
+    pub fn by_category(&self) -> BTreeMap<&str, (usize, usize)> {
+        let mut table: BTreeMap<&str, (usize, usize)> = BTreeMap::new();
+        for outcome in &self.outcomes {
+            let entry = table.entry(outcome.category.as_str()).or_default();
+            entry.1 += 1;
+            if outcome.correct {
+                entry.0 += 1;
+            }
+        }
+        table
+    }
+
+    pub fn accuracy(&self) -> f64 {
+        if self.outcomes.is_empty() {
+            return 0.0;
+        }
+        self.outcomes.iter().filter(|o| o.correct).count() as f64 / self.outcomes.len() as f64
+    }
+
+    /// The table people read: one line per category, then the total.
+    pub fn table(&self) -> String {
+        let mut out = format!("{:<16} {:>9} {:>9}\n", "category", "correct", "accuracy");
+        for (category, (correct, total)) in self.by_category() {
+            out.push_str(&format!(
+                "{category:<16} {:>9} {:>8.1}%\n",
+                format!("{correct}/{total}"),
+                100.0 * correct as f64 / total as f64
+            ));
+        }
+        let correct = self.outcomes.iter().filter(|o| o.correct).count();
+        out.push_str(&format!(
+            "{:<16} {:>9} {:>8.1}%\n",
+            "all",
+            format!("{correct}/{}", self.outcomes.len()),
+            100.0 * self.accuracy()
+        ));
+        out
+    }
+}
+
+/// A cell as compared: numbers rounded to 1e-6 so 860 and 860.0 agree.
+fn cell(value: &Json) -> String {
+    match value {
+        Json::Number(n) => {
+            let x = n.as_f64().unwrap_or(f64::NAN);
+            let rounded = (x * 1e6).round() / 1e6;
+            format!("{rounded}")
+        }
+        Json::String(s) => s.clone(),
+        Json::Null => "NULL".to_owned(),
+        other => other.to_string(),
+    }
+}
+
+fn row_cells(row: &[Json]) -> Vec<String> {
+    let mut cells: Vec<String> = row.iter().map(cell).collect();
+    cells.sort();
+    cells
+}
+
+fn numbers(cells: &[String]) -> Vec<String> {
+    cells
+        .iter()
+        .filter(|c| c.parse::<f64>().is_ok())
+        .cloned()
+        .collect()
+}
+
+/// Whether every cell of `gold` is among `got`'s (extra columns such as the
+/// counted measure behind a "who" answer are allowed).
+fn covers(got: &[String], gold: &[String]) -> bool {
+    let mut remaining = got.to_vec();
+    gold.iter()
+        .all(|g| match remaining.iter().position(|x| x == g) {
+            Some(i) => {
+                remaining.swap_remove(i);
+                true
+            }
+            None => false,
+        })
+}
+
+/// Compares the engine's rows with the gold rows, BIRD-style.
+pub fn same_results(
+    got: &[Vec<Json>],
+    got_total: u64,
+    gold: &[Vec<Json>],
+    ordered: bool,
+) -> Result<(), String> {
+    if got_total as usize != gold.len() {
+        return Err(format!("{} rows, expected {}", got_total, gold.len()));
+    }
+    let got: Vec<Vec<String>> = got.iter().map(|r| row_cells(r)).collect();
+    let gold: Vec<Vec<String>> = gold.iter().take(got.len()).map(|r| row_cells(r)).collect();
+    if ordered {
+        // Rows tied on what they are ordered by may come in any order, so
+        // position by position only the numbers must agree; the rows
+        // themselves are then compared as a set.
+        for (i, (g, e)) in got.iter().zip(&gold).enumerate() {
+            if numbers(g) != numbers(e) && !covers(&numbers(g), &numbers(e)) {
+                return Err(format!("row {} is {g:?}, expected {e:?}", i + 1));
+            }
+        }
+    }
+    let mut gold = gold;
+    let mut got = got;
+    if ordered && (got_total as usize) > got.len() {
+        // Cut off at the row cap: rows tied with the last one shown may be
+        // any of the tied rows.
+        if let Some(last) = got.last().map(|row| numbers(row)) {
+            got.retain(|row| numbers(row) != last);
+            gold.retain(|row| numbers(row) != last);
+        }
+    }
+    let mut unmatched: Vec<&Vec<String>> = got.iter().collect();
+    for expected in &gold {
+        match unmatched.iter().position(|g| covers(g, expected)) {
+            Some(i) => {
+                unmatched.swap_remove(i);
+            }
+            None => return Err(format!("no row matches {expected:?}")),
+        }
+    }
+    Ok(())
+}
+
+/// Checks one response against its expectation, given the gold rows.
+pub fn judge(
+    response: &AskResponse,
+    expectation: &Expectation,
+    gold: Option<&[Vec<Json>]>,
+) -> Result<(), String> {
+    if let Some(gold) = gold {
+        if response.status != AskStatus::Answered {
+            return Err(format!(
+                "status {}, expected answered: {}",
+                response.status.as_str(),
+                response.error.as_deref().unwrap_or(&response.answer)
+            ));
+        }
+        let Some(results) = &response.results else {
+            return Err("no results".to_owned());
+        };
+        return same_results(&results.rows, results.total_rows, gold, expectation.ordered);
+    }
+    match expectation.expect {
+        Some(status) if status == response.status => Ok(()),
+        Some(status) => Err(format!(
+            "status {}, expected {}: {}",
+            response.status.as_str(),
+            status.as_str(),
+            response.answer
+        )),
+        None => Ok(()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::same_results;
+    use serde_json::json;
+
+    fn rows(value: serde_json::Value) -> Vec<Vec<serde_json::Value>> {
+        serde_json::from_value(value).unwrap()
+    }
+
+    #[test]
+    fn results_compare_as_bird_does() {
+        let got = rows(json!([["Max Verstappen", 19], ["Sergio Pérez", 2.0]]));
+        assert!(
+            same_results(
+                &got,
+                2,
+                &rows(json!([["Sergio Pérez", 2], ["Max Verstappen", 19]])),
+                false
+            )
+            .is_ok()
+        );
+        assert!(
+            same_results(
+                &got,
+                2,
+                &rows(json!([["Sergio Pérez", 2], ["Max Verstappen", 19]])),
+                true
+            )
+            .is_err()
+        );
+        // Ties may come in either order.
+        let tied = rows(json!([["Carlos Sainz", 1], ["Sergio Pérez", 1]]));
+        assert!(
+            same_results(
+                &tied,
+                2,
+                &rows(json!([["Sergio Pérez", 1], ["Carlos Sainz", 1]])),
+                true
+            )
+            .is_ok()
+        );
+        // Extra columns are fine; a missing or different value is not.
+        assert!(
+            same_results(
+                &got,
+                2,
+                &rows(json!([["Max Verstappen"], ["Sergio Pérez"]])),
+                true
+            )
+            .is_ok()
+        );
+        assert!(
+            same_results(
+                &got,
+                2,
+                &rows(json!([["Max Verstappen", 18], ["Sergio Pérez", 2]])),
+                false
+            )
+            .is_err()
+        );
+        assert!(same_results(&got, 2, &rows(json!([["Max Verstappen", 19]])), false).is_err());
+    }
+}
+
+#[cfg(feature = "ssr")]
+mod run {
+    use super::{EvalItem, EvalTurn, Expectation, Outcome, QuestionSet, Report, judge};
+    use crate::account::User;
+    use crate::engine::response::AskStatus;
+    use crate::engine::{AskRequest, Client, Engine, execute};
+    use crate::project::Project;
+    use crate::time::Timestamp;
+    use crate::warehouse::Warehouse;
+
+    impl QuestionSet {
+        pub fn from_yaml(text: &str) -> Result<Self, String> {
+            serde_yaml_ng::from_str(text).map_err(|e| e.to_string())
+        }
+    }
+
+    /// Runs every item of `set` through `engine` as `user`, comparing with
+    /// gold SQL run on `warehouse`. `progress` sees each outcome as it comes.
+    pub async fn run_eval(
+        engine: &Engine,
+        user: &User,
+        project: &Project,
+        warehouse: &Warehouse,
+        set: &QuestionSet,
+        now: impl Fn() -> Timestamp,
+        progress: &mut dyn FnMut(&Outcome),
+    ) -> Report {
+        let mut report = Report::default();
+        for item in &set.questions {
+            let turns: Vec<EvalTurn> = if item.turns.is_empty() {
+                vec![EvalTurn {
+                    question: item.question.clone(),
+                    execute: false,
+                    expectation: item.expectation.clone(),
+                }]
+            } else {
+                item.turns.clone()
+            };
+            let outcome = run_item(engine, user, project, warehouse, item, &turns, &now).await;
+            progress(&outcome);
+            report.outcomes.push(outcome);
+        }
+        report
+    }
+
+    async fn run_item(
+        engine: &Engine,
+        user: &User,
+        project: &Project,
+        warehouse: &Warehouse,
+        item: &EvalItem,
+        turns: &[EvalTurn],
+        now: &impl Fn() -> Timestamp,
+    ) -> Outcome {
+        let label = turns
+            .iter()
+            .filter_map(|t| t.question.clone())
+            .collect::<Vec<_>>()
+            .join(" → ");
+        let mut chat_id = None;
+        let mut verdict = Ok(());
+        for turn in turns {
+            let ask = |question: Option<String>, execute: bool, chat: Option<String>| AskRequest {
+                project_id: project.id.to_string(),
+                question: question.unwrap_or_default(),
+                chat_id: chat,
+                execute_pending_plan: execute,
+            };
+            let mut response = engine
+                .ask(
+                    user,
+                    Client::Cli,
+                    ask(turn.question.clone(), turn.execute, chat_id.clone()),
+                    now(),
+                )
+                .await;
+            chat_id = Some(response.chat_id.clone());
+            if turn.expectation.approve {
+                if response.status != AskStatus::NeedsExecution {
+                    verdict = Err(format!(
+                        "status {}, expected a plan to approve: {}",
+                        response.status.as_str(),
+                        response.answer
+                    ));
+                    break;
+                }
+                response = engine
+                    .ask(user, Client::Cli, ask(None, true, chat_id.clone()), now())
+                    .await;
+            }
+            verdict = check(warehouse, &response, &turn.expectation).await;
+            if verdict.is_err() {
+                break;
+            }
+        }
+        Outcome {
+            category: item.category.clone(),
+            question: label,
+            correct: verdict.is_ok(),
+            detail: verdict.err().unwrap_or_default(),
+        }
+    }
+
+    async fn check(
+        warehouse: &Warehouse,
+        response: &crate::engine::AskResponse,
+        expectation: &Expectation,
+    ) -> Result<(), String> {
+        let gold = match &expectation.sql {
+            Some(sql) => Some(
+                execute::all_rows(warehouse, sql)
+                    .await
+                    .map_err(|e| format!("the gold SQL failed: {e}"))?,
+            ),
+            None => None,
+        };
+        let result = judge(response, expectation, gold.as_deref());
+        result.map_err(|e| match &response.sql {
+            Some(sql) => format!("{e}\n      sql: {sql}"),
+            None => e,
+        })
+    }
+}
+
+#[cfg(feature = "ssr")]
+pub use run::run_eval;
