@@ -268,15 +268,57 @@ fn the_f1_question_set_scores_as_reported() {
     let questions = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/f1/questions.yaml");
     let output = cassis(&data)
         .env("CASSIS_NO_DEMO", "1")
-        .args(["eval", "--project", "F1", "--min-accuracy", "0.9", "--verbose"])
+        .args([
+            "eval",
+            "--project",
+            "F1",
+            "--min-accuracy",
+            "0.9",
+            "--verbose",
+        ])
         .arg(&questions)
         .output()
         .unwrap();
     let table = common::stdout(&output);
     assert!(output.status.success(), "{table}\n{}", stderr(&output));
     // Every category is reported, and the seed examples pass exactly.
-    for category in ["seed", "count", "top-n", "follow-up", "fork", "not-answerable", "all"] {
+    for category in [
+        "seed",
+        "count",
+        "top-n",
+        "follow-up",
+        "fork",
+        "not-answerable",
+        "all",
+    ] {
         assert!(table.contains(category), "{table}");
     }
     assert!(table.contains("seed                   2/2"), "{table}");
+}
+
+#[test]
+fn the_wholesale_question_set_runs_on_the_demo_project() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    // The first start creates the demo project and publishes its ontology.
+    let mut server = common::Server::start(&data, |_| {});
+    server.terminate();
+    let questions =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/wholesale/questions.yaml");
+    let output = cassis(&data)
+        .env("CASSIS_NO_DEMO", "1")
+        .args([
+            "eval",
+            "--project",
+            "Wholesale",
+            "--min-accuracy",
+            "0.9",
+            "--verbose",
+        ])
+        .arg(&questions)
+        .output()
+        .unwrap();
+    let table = common::stdout(&output);
+    assert!(output.status.success(), "{table}\n{}", stderr(&output));
+    assert!(table.contains("not-answerable         5/5"), "{table}");
 }

@@ -8,7 +8,9 @@
 //! rows are first reduced to one per measured row (by its primary key).
 
 use crate::engine::graph::{self, JoinTree, Unreachable};
-use crate::engine::plan::{AttributeRef, Condition, Filter, Literal, Measure, Order, SemanticPlan};
+use crate::engine::plan::{
+    AttributeRef, Condition, Filter, Literal, Measure, Order, SemanticPlan, TimeBucket,
+};
 use crate::ontology::{Aggregate, AttributeRole, DataType, Object, Ontology};
 use crate::project::Dialect;
 use crate::sql::{self, SqlError};
@@ -191,16 +193,33 @@ impl<'a> Compiler<'a> {
                 attribute: reference.attribute.clone(),
             })?;
         let alias = aliases.of(&object.name);
-        match (attribute.column_name(), &attribute.expr) {
-            (Some(column), _) => Ok(Expr::CompoundIdentifier(vec![
-                alias.clone(),
-                self.ident(column),
-            ])),
+        let expr = match (attribute.column_name(), &attribute.expr) {
+            (Some(column), _) => Expr::CompoundIdentifier(vec![alias.clone(), self.ident(column)]),
             (None, Some(expr)) => {
-                self.expression(&format!("{}.{}", object.name, attribute.name), expr, alias)
+                self.expression(&format!("{}.{}", object.name, attribute.name), expr, alias)?
             }
             (None, None) => unreachable!("an attribute without a column reads its own name"),
-        }
+        };
+        Ok(match reference.bucket {
+            Some(TimeBucket::Year) => self.year_of(expr),
+            None => expr,
+        })
+    }
+
+    /// The year of a date, as an integer, in the dialect's words: SQLite keeps
+    /// dates as ISO text, the others have EXTRACT.
+    fn year_of(&self, date: Expr) -> Expr {
+        let template = match self.dialect {
+            Dialect::Sqlite => "CAST(strftime('%Y', cassis_value) AS INTEGER)",
+            Dialect::BigQuery | Dialect::MySql | Dialect::Databricks => {
+                "EXTRACT(YEAR FROM cassis_value)"
+            }
+            _ => "CAST(EXTRACT(YEAR FROM cassis_value) AS INTEGER)",
+        };
+        let mut expr =
+            sql::parse_expression(self.dialect, template).expect("the year template parses");
+        substitute(&mut expr, "cassis_value", &date);
+        expr
     }
 
     fn attribute_type(&self, reference: &AttributeRef) -> Option<DataType> {
@@ -415,8 +434,8 @@ impl<'a> Compiler<'a> {
         let mut columns = Vec::new();
         for dimension in &dimensions {
             let expr = self.attribute(dimension, &aliases)?;
-            projection.push(select_item(expr, &dimension.attribute));
-            columns.push(dimension.attribute.clone());
+            projection.push(select_item(expr, &dimension.column()));
+            columns.push(dimension.column());
         }
         let mut select = empty_select();
         select.distinct = Some(Distinct::Distinct);
@@ -495,13 +514,15 @@ impl<'a> Compiler<'a> {
         for dimension in &plan.dimensions {
             let expr = self.attribute(dimension, aliases)?;
             group_by.push(expr.clone());
-            projection.push(select_item(expr, &dimension.attribute));
+            projection.push(select_item(expr, &dimension.column()));
         }
         // Two drivers may share a name: grouping by a name also groups by the
         // key of what it names, so they stay apart.
         for dimension in &plan.dimensions {
             let object = self.object(&dimension.object)?;
-            if display_attribute(object) == Some(dimension.attribute.as_str()) {
+            if dimension.bucket.is_none()
+                && display_attribute(object) == Some(dimension.attribute.as_str())
+            {
                 for key in &object.primary_key {
                     let column = Expr::CompoundIdentifier(vec![
                         aliases.of(&object.name).clone(),
@@ -576,7 +597,7 @@ impl<'a> Compiler<'a> {
         let mut group_by = Vec::new();
         for dimension in &plan.dimensions {
             let expr = self.attribute(dimension, aliases)?;
-            let name = self.ident(&dimension.attribute);
+            let name = self.ident(&dimension.column());
             inner.push(SelectItem::ExprWithAlias {
                 expr,
                 alias: name.clone(),
@@ -670,7 +691,7 @@ impl<'a> Compiler<'a> {
                 let expr = self.attribute(dimension, &aliases)?;
                 projection.push(SelectItem::ExprWithAlias {
                     expr,
-                    alias: self.ident(&dimension.attribute),
+                    alias: self.ident(&dimension.column()),
                 });
             }
             let input = match (&branch.aggregate, &branch.input) {
@@ -707,7 +728,7 @@ impl<'a> Compiler<'a> {
         let mut group_by = Vec::new();
         for dimension in &plan.dimensions {
             let column =
-                Expr::CompoundIdentifier(vec![combined.clone(), self.ident(&dimension.attribute)]);
+                Expr::CompoundIdentifier(vec![combined.clone(), self.ident(&dimension.column())]);
             group_by.push(column.clone());
             projection.push(SelectItem::UnnamedExpr(column));
         }
@@ -745,7 +766,7 @@ impl<'a> Compiler<'a> {
         let by_dimension = |index: usize, descending| {
             plan.dimensions
                 .get(index)
-                .map(|d| order_by(Expr::Identifier(self.ident(&d.attribute)), descending))
+                .map(|d| order_by(Expr::Identifier(self.ident(&d.column())), descending))
         };
         let explicit = match plan.order {
             Some(Order::Measure { index, descending }) => by_measure(index, descending),
@@ -817,7 +838,7 @@ fn needed_objects(plan: &SemanticPlan) -> Vec<&str> {
 fn output_columns(plan: &SemanticPlan, measures: &[Resolved]) -> Vec<String> {
     plan.dimensions
         .iter()
-        .map(|d| d.attribute.clone())
+        .map(|d| d.column())
         .chain(measures.iter().map(|m| m.name.clone()))
         .collect()
 }

@@ -25,6 +25,8 @@ pub enum Op {
     Which,
     When,
     Where,
+    /// "year" after a grouping word: group a date by year.
+    Year,
     Only,
     Instead,
     Negation,
@@ -115,6 +117,10 @@ const PHRASES: &[(&str, Op)] = &[
     ("name", Op::Which),
     ("when", Op::When),
     ("where", Op::Where),
+    ("year", Op::Year),
+    ("years", Op::Year),
+    ("yearly", Op::Year),
+    ("annually", Op::Year),
     ("only", Op::Only),
     ("just", Op::Only),
     ("instead", Op::Instead),
@@ -127,6 +133,15 @@ const PHRASES: &[(&str, Op)] = &[
 
 /// Words that carry no meaning for the plan.
 const STOP_WORDS: &[&str] = &[
+    "brought",
+    "bring",
+    "generated",
+    "generate",
+    "spent",
+    "spend",
+    "bought",
+    "buy",
+    "purchased",
     "had",
     "having",
     "host",

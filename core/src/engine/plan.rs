@@ -47,6 +47,16 @@ pub enum Measure {
 pub struct AttributeRef {
     pub object: String,
     pub attribute: String,
+    /// A date read at a coarser grain: "orders by year".
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bucket: Option<TimeBucket>,
+}
+
+/// The grain a date is grouped at.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TimeBucket {
+    Year,
 }
 
 impl AttributeRef {
@@ -54,6 +64,20 @@ impl AttributeRef {
         Self {
             object: object.to_owned(),
             attribute: attribute.to_owned(),
+            bucket: None,
+        }
+    }
+
+    pub fn by_year(mut self) -> Self {
+        self.bucket = Some(TimeBucket::Year);
+        self
+    }
+
+    /// The output column: the attribute's name, with the grain when bucketed.
+    pub fn column(&self) -> String {
+        match self.bucket {
+            Some(TimeBucket::Year) => format!("{}_year", self.attribute),
+            None => self.attribute.clone(),
         }
     }
 }

@@ -152,6 +152,8 @@ struct Reading {
     /// The only metric came from a word that also names an object ("races"
     /// in "how many races did X win"); a later metric word replaces it.
     weak_metric: bool,
+    /// The object the weak metric's word also named.
+    weak_object: Option<usize>,
     /// "average quantity": an aggregate of a measure attribute.
     aggregates: Vec<(AttributeRef, Aggregate)>,
     /// A count asked of an object ("how many drivers").
@@ -181,6 +183,8 @@ struct Reading {
     only: bool,
     /// "where is X": the location of what X names.
     place: bool,
+    /// "by year", "each year", "per year".
+    per_year: bool,
 }
 
 impl Reading {
@@ -201,6 +205,7 @@ impl Reading {
                         Op::Average => reading.average = true,
                         Op::Only => reading.only = true,
                         Op::Where => reading.place = true,
+                        Op::Year if grouping => reading.per_year = true,
                         Op::GroupBy => grouping = true,
                         _ => {}
                     }
@@ -216,7 +221,8 @@ impl Reading {
                     }
                 }
                 Piece::Number(n) => {
-                    let after_top = matches!(previous_op, Some(Op::Top));
+                    // "top 5", "which five customers", "5 best".
+                    let after_top = matches!(previous_op, Some(Op::Top | Op::Which));
                     let before_best =
                         matches!(pieces.get(index + 1), Some(Piece::Op(Op::Most | Op::Least)));
                     if (after_top || before_best) && (1..=1000).contains(n) {
@@ -350,6 +356,13 @@ impl Reading {
             return;
         }
         if let Some((m, v)) = variant {
+            if self.weak_metric && self.metrics.len() == 1 && self.metrics[0].0 != m {
+                // "customers who brought the most net revenue": the metric
+                // the variant names is meant; the customers are the subject.
+                self.metrics.clear();
+                self.weak_metric = false;
+                self.mentioned.extend(self.weak_object.take());
+            }
             self.variants.push((m, v));
             return;
         }
@@ -376,11 +389,14 @@ impl Reading {
             if self.weak_metric && self.metrics.len() == 1 && !repeated {
                 // "how many races did Hamilton win": the later metric is meant.
                 self.metrics[0] = (m, None);
+                self.mentioned.extend(self.weak_object.take());
                 self.weak_metric = ambiguous;
+                self.weak_object = object;
                 return;
             }
             if self.metrics.is_empty() {
                 self.weak_metric = ambiguous;
+                self.weak_object = object;
             }
             if self.metrics.is_empty() || !ambiguous || repeated {
                 if !self.metrics.iter().any(|(x, _)| *x == m) {
@@ -451,6 +467,11 @@ impl Reading {
                     variant: Some(metric.variants[*v].name.clone()),
                 });
             }
+        }
+        if self.weak_metric && !self.aggregates.is_empty() && self.metrics.len() == 1 {
+            // "total account balance of customers": the customers are the
+            // subject, the balance is what is summed.
+            measures.clear();
         }
         for (attribute, aggregate) in &self.aggregates {
             if measures.is_empty() {
@@ -696,8 +717,19 @@ impl Reading {
                 condition,
             });
             if several && !plan.measures.is_empty() {
-                push_unique(&mut plan.dimensions, time);
+                push_unique(&mut plan.dimensions, by_year_if_date(ontology, time));
             }
+        }
+
+        if self.per_year
+            && !plan.measures.is_empty()
+            && let Some(time) = base.as_deref().and_then(|a| year_attribute(ontology, a))
+        {
+            // "orders placed each year": the date is grouped by year, not shown.
+            plan.dimensions.retain(|d| {
+                !(d.object == time.object && d.attribute == time.attribute && d.bucket.is_none())
+            });
+            push_unique(&mut plan.dimensions, by_year_if_date(ontology, time));
         }
 
         if self.when
@@ -970,13 +1002,22 @@ fn year_attribute(ontology: &Ontology, anchor: &str) -> Option<AttributeRef> {
                 attribute.synonyms.join(" ")
             )
             .to_lowercase();
+            // The date the lexicon calls plain "date" is the one the business
+            // dates things by ("orders in 1995" means order date).
+            let plain_date = attribute.name == "date"
+                || attribute.label.eq_ignore_ascii_case("date")
+                || attribute
+                    .synonyms
+                    .iter()
+                    .any(|s| s.eq_ignore_ascii_case("date"));
             let rank = match attribute.data_type {
                 DataType::Integer
                     if named_year.contains("year") || named_year.contains("season") =>
                 {
                     0
                 }
-                DataType::Date | DataType::Timestamp => 1,
+                DataType::Date | DataType::Timestamp if plain_date => 1,
+                DataType::Date | DataType::Timestamp => 2,
                 _ => continue,
             };
             candidates.push((
@@ -988,6 +1029,21 @@ fn year_attribute(ontology: &Ontology, anchor: &str) -> Option<AttributeRef> {
     }
     candidates.sort_by_key(|c| (c.1, c.0));
     candidates.into_iter().next().map(|c| c.2)
+}
+
+/// A date attribute grouped by year; a year attribute as it is.
+fn by_year_if_date(ontology: &Ontology, attribute: AttributeRef) -> AttributeRef {
+    let is_date = ontology
+        .objects
+        .iter()
+        .find(|o| o.name == attribute.object)
+        .and_then(|o| o.attributes.iter().find(|a| a.name == attribute.attribute))
+        .is_some_and(|a| matches!(a.data_type, DataType::Date | DataType::Timestamp));
+    if is_date {
+        attribute.by_year()
+    } else {
+        attribute
+    }
 }
 
 /// The date "when" asks for.
