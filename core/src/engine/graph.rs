@@ -1,8 +1,9 @@
 //! The relationship graph: which objects join, along which declared keys, and
 //! whether a step fans out (one-to-many), which would count rows twice.
 
-use crate::ontology::{Ontology, Relationship};
-use std::collections::{BTreeMap, VecDeque};
+use crate::ontology::{Cardinality, Ontology};
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashMap};
 
 /// One join step from an object already in the query to a new one.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -41,45 +42,108 @@ pub struct Unreachable {
     pub to: String,
 }
 
-/// Shortest paths from `base` to each of `targets`, preferring many-to-one
-/// steps (which never duplicate the base's rows), merged into one tree.
+/// A fan-out step costs more than a lookup step, so a path that keeps the
+/// base's grain wins over an equally short one that does not.
+const LOOKUP_COST: usize = 1;
+const FAN_OUT_COST: usize = 10;
+
+/// The cheapest path from one base object to every object it reaches.
+#[derive(Debug)]
+pub struct Paths<'a> {
+    ontology: &'a Ontology,
+    base: &'a str,
+    /// For each reached object: its cost and the step that reached it.
+    reached: HashMap<&'a str, (usize, Option<(usize, bool)>)>,
+}
+
+impl<'a> Paths<'a> {
+    /// Dijkstra over the relationships, each seen from both ends.
+    pub fn from(ontology: &'a Ontology, base: &'a str) -> Self {
+        let mut adjacent: HashMap<&str, Vec<(usize, &str, bool)>> = HashMap::new();
+        for (index, r) in ontology.relationships.iter().enumerate() {
+            adjacent
+                .entry(r.from.as_str())
+                .or_default()
+                .push((index, r.to.as_str(), false));
+            adjacent.entry(r.to.as_str()).or_default().push((
+                index,
+                r.from.as_str(),
+                r.cardinality == Cardinality::ManyToOne,
+            ));
+        }
+        let mut reached: HashMap<&str, (usize, Option<(usize, bool)>)> = HashMap::new();
+        reached.insert(base, (0, None));
+        let mut queue = BinaryHeap::from([Reverse((0usize, base))]);
+        while let Some(Reverse((cost, object))) = queue.pop() {
+            if reached.get(object).is_some_and(|(known, _)| *known < cost) {
+                continue;
+            }
+            for &(relationship, next, fans_out) in adjacent.get(object).into_iter().flatten() {
+                let step_cost = cost + if fans_out { FAN_OUT_COST } else { LOOKUP_COST };
+                if reached
+                    .get(next)
+                    .is_none_or(|(known, _)| step_cost < *known)
+                {
+                    reached.insert(next, (step_cost, Some((relationship, fans_out))));
+                    queue.push(Reverse((step_cost, next)));
+                }
+            }
+        }
+        Paths {
+            ontology,
+            base,
+            reached,
+        }
+    }
+
+    /// The steps from the base to `target`, in join order.
+    pub fn path(&self, target: &str) -> Result<Vec<Step>, Unreachable> {
+        let unreachable = || Unreachable {
+            from: self.base.to_owned(),
+            to: target.to_owned(),
+        };
+        let mut steps = Vec::new();
+        let mut current = target;
+        while current != self.base {
+            let (_, step) = self.reached.get(current).ok_or_else(unreachable)?;
+            let (relationship, fans_out) = step.ok_or_else(unreachable)?;
+            let r = &self.ontology.relationships[relationship];
+            // The step arrived at `current` from the relationship's other end.
+            let from = if r.from == current { &r.to } else { &r.from };
+            steps.push(Step {
+                relationship,
+                from: from.clone(),
+                to: current.to_owned(),
+                fans_out,
+            });
+            current = from;
+            if steps.len() > self.ontology.relationships.len() {
+                return Err(unreachable());
+            }
+        }
+        steps.reverse();
+        Ok(steps)
+    }
+
+    /// How many steps away `target` is and whether the way fans out.
+    pub fn distance(&self, target: &str) -> Option<(usize, bool)> {
+        let steps = self.path(target).ok()?;
+        Some((steps.len(), steps.iter().any(|s| s.fans_out)))
+    }
+}
+
+/// Cheapest paths from `base` to each of `targets`, merged into one tree.
 pub fn join_tree(
     ontology: &Ontology,
     base: &str,
     targets: &[&str],
 ) -> Result<JoinTree, Unreachable> {
-    // (cost, steps) per object: a fan-out step costs more than a lookup step,
-    // so a path that keeps the grain wins over an equally short one that does not.
-    let mut best: BTreeMap<String, (usize, Vec<Step>)> = BTreeMap::new();
-    best.insert(base.to_owned(), (0, Vec::new()));
-    let mut queue = VecDeque::from([base.to_owned()]);
-    while let Some(object) = queue.pop_front() {
-        let (cost, path) = best[&object].clone();
-        for (index, relationship) in ontology.relationships.iter().enumerate() {
-            for step in steps_from(index, relationship, &object) {
-                let step_cost = cost + if step.fans_out { 10 } else { 1 };
-                let better = best
-                    .get(&step.to)
-                    .is_none_or(|(known, _)| step_cost < *known);
-                if better {
-                    let mut next = path.clone();
-                    let to = step.to.clone();
-                    next.push(step);
-                    best.insert(to.clone(), (step_cost, next));
-                    queue.push_back(to);
-                }
-            }
-        }
-    }
+    let paths = Paths::from(ontology, base);
     let mut steps: Vec<Step> = Vec::new();
     for target in targets {
-        let (_, path) = best.get(*target).ok_or_else(|| Unreachable {
-            from: base.to_owned(),
-            to: (*target).to_owned(),
-        })?;
-        for step in path {
+        for step in paths.path(target)? {
             if !steps.iter().any(|s| s.to == step.to) {
-                steps.push(step.clone());
+                steps.push(step);
             }
         }
     }
@@ -87,25 +151,4 @@ pub fn join_tree(
         base: base.to_owned(),
         steps,
     })
-}
-
-fn steps_from(index: usize, relationship: &Relationship, object: &str) -> Vec<Step> {
-    let mut steps = Vec::new();
-    if relationship.from == object {
-        steps.push(Step {
-            relationship: index,
-            from: object.to_owned(),
-            to: relationship.to.clone(),
-            fans_out: false,
-        });
-    }
-    if relationship.to == object {
-        steps.push(Step {
-            relationship: index,
-            from: object.to_owned(),
-            to: relationship.from.clone(),
-            fans_out: relationship.cardinality == crate::ontology::Cardinality::ManyToOne,
-        });
-    }
-    steps
 }

@@ -943,9 +943,8 @@ pub fn plural(word: &str) -> String {
 /// The name of the person "who" asks about: a mentioned object, else one that
 /// reads like a person, joined to the measured object without fanning out.
 fn person_attribute(ontology: &Ontology, base: &str, mentioned: &[usize]) -> Option<AttributeRef> {
-    let reachable = |object: &str| {
-        graph::join_tree(ontology, base, &[object]).is_ok_and(|tree| !tree.fans_out())
-    };
+    let paths = graph::Paths::from(ontology, base);
+    let reachable = |object: &str| paths.distance(object).is_some_and(|(_, fans)| !fans);
     let is_person = |o: &crate::ontology::Object| {
         let words = format!(
             "{} {} {} {}",
@@ -983,14 +982,16 @@ fn person_attribute(ontology: &Ontology, base: &str, mentioned: &[usize]) -> Opt
 /// object it looks up, else a date.
 fn year_attribute(ontology: &Ontology, anchor: &str) -> Option<AttributeRef> {
     let mut candidates: Vec<(usize, u8, AttributeRef)> = Vec::new();
+    let paths = graph::Paths::from(ontology, anchor);
     for object in &ontology.objects {
-        let Ok(tree) = graph::join_tree(ontology, anchor, &[&object.name]) else {
+        let has_time = object
+            .attributes
+            .iter()
+            .any(|a| a.role == AttributeRole::Time);
+        let Some((distance, false)) = has_time.then(|| paths.distance(&object.name)).flatten()
+        else {
             continue;
         };
-        if tree.fans_out() {
-            continue;
-        }
-        let distance = tree.steps.len();
         for attribute in &object.attributes {
             if attribute.role != AttributeRole::Time {
                 continue;
