@@ -47,13 +47,17 @@ pub struct Unreachable {
 const LOOKUP_COST: usize = 1;
 const FAN_OUT_COST: usize = 10;
 
+/// How an object was reached: the path's cost and the last step taken
+/// (relationship index, whether it fans out); `None` for the base itself.
+type Arrival = (usize, Option<(usize, bool)>);
+
 /// The cheapest path from one base object to every object it reaches.
 #[derive(Debug)]
 pub struct Paths<'a> {
     ontology: &'a Ontology,
     base: &'a str,
     /// For each reached object: its cost and the step that reached it.
-    reached: HashMap<&'a str, (usize, Option<(usize, bool)>)>,
+    reached: HashMap<&'a str, Arrival>,
 }
 
 impl<'a> Paths<'a> {
@@ -71,7 +75,7 @@ impl<'a> Paths<'a> {
                 r.cardinality == Cardinality::ManyToOne,
             ));
         }
-        let mut reached: HashMap<&str, (usize, Option<(usize, bool)>)> = HashMap::new();
+        let mut reached: HashMap<&str, Arrival> = HashMap::new();
         reached.insert(base, (0, None));
         let mut queue = BinaryHeap::from([Reverse((0usize, base))]);
         while let Some(Reverse((cost, object))) = queue.pop() {
