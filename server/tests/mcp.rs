@@ -328,3 +328,89 @@ async fn ask_question_answers_the_seed_questions_over_mcp() {
         );
     }
 }
+
+/// The MCP Inspector CLI from the repository's npm tools (`scripts/setup`).
+fn inspector() -> Option<std::path::PathBuf> {
+    let path =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../node_modules/.bin/mcp-inspector");
+    if path.exists() {
+        return Some(path);
+    }
+    assert!(
+        std::env::var("CASSIS_TEST_MCP_REQUIRED").is_err(),
+        "the MCP Inspector is missing: run scripts/setup"
+    );
+    eprintln!("skipped: the MCP Inspector is not installed (run scripts/setup)");
+    None
+}
+
+#[tokio::test]
+async fn the_inspector_cli_calls_each_tool() {
+    let Some(inspector) = inspector() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let server = Server::start(&data, |_| {});
+    let key = create_key(&data, "inspector", &[]);
+    let call = |args: &[&str]| -> Value {
+        // The Inspector finds its own files relative to the working directory.
+        let output = Command::new(&inspector)
+            .current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/.."))
+            .args([
+                "--cli",
+                &format!("{}/mcp/", server.url),
+                "--transport",
+                "http",
+            ])
+            .args(["--header", &format!("Authorization: Bearer {key}")])
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(
+            output.status.success(),
+            "{}\n{}",
+            stdout(&output),
+            stderr(&output)
+        );
+        serde_json::from_str(&stdout(&output)).expect("the inspector prints JSON")
+    };
+
+    let tools = call(&["--method", "tools/list"]);
+    let mut names: Vec<&str> = tools["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    names.sort();
+    assert_eq!(names, ["ask_question", "list_projects", "ping"]);
+
+    let ping = call(&["--method", "tools/call", "--tool-name", "ping"]);
+    assert_eq!(
+        ping["structuredContent"],
+        json!({"status": "ok", "server": "cassis"})
+    );
+
+    let projects = call(&["--method", "tools/call", "--tool-name", "list_projects"]);
+    let project = projects["structuredContent"]["projects"][0]["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+
+    let answer = call(&[
+        "--method",
+        "tools/call",
+        "--tool-name",
+        "ask_question",
+        "--tool-arg",
+        &format!("project_id={project}"),
+        "--tool-arg",
+        "question=how many customers per market segment",
+    ]);
+    let response = &answer["structuredContent"];
+    assert_eq!(response["status"], "answered", "{answer:#}");
+    assert_eq!(
+        response["results"]["columns"],
+        json!(["market_segment", "customer_count"])
+    );
+    assert_eq!(response["results"]["total_rows"], 5);
+}
