@@ -82,6 +82,10 @@ pub struct SettingsArgs {
     #[arg(long, env = "CASSIS_LOG_FORMAT", global = true, value_enum)]
     pub log_format: Option<LogFormat>,
 
+    /// For protocol conformance suites only: MCP requests need no credential and act as the first admin. Refused unless --addr is a loopback address
+    #[arg(long, global = true, hide_short_help = true)]
+    pub insecure_mcp_without_auth: bool,
+
     /// Seconds a question may run before it is cancelled and answered with an error [default: 300]
     #[arg(
         long,

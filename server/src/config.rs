@@ -50,6 +50,8 @@ pub struct Settings {
     pub log_format: LogFormat,
     /// Seconds a question may take before it is cancelled.
     pub question_timeout: u64,
+    /// MCP without credentials, on loopback only (conformance tests).
+    pub insecure_mcp_without_auth: bool,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -65,6 +67,8 @@ pub enum ConfigError {
     PublicUrl(String),
     #[error("the public URL `{0}` must not carry a query or fragment")]
     PublicUrlExtras(String),
+    #[error("--insecure-mcp-without-auth is only allowed on a loopback address, not {0}")]
+    InsecureOnPublicAddress(SocketAddr),
     #[error("the question timeout must be between 1 and 3600 seconds, not {0}")]
     QuestionTimeout(u64),
     #[error("the demo scale factor must be between {min} and {max}, not {value}", min = demo::MIN_SCALE_FACTOR, max = demo::MAX_SCALE_FACTOR)]
@@ -118,7 +122,11 @@ impl Settings {
         if !(1..=3600).contains(&question_timeout) {
             return Err(ConfigError::QuestionTimeout(question_timeout));
         }
+        if args.insecure_mcp_without_auth && !addr.ip().is_loopback() {
+            return Err(ConfigError::InsecureOnPublicAddress(addr));
+        }
         Ok(Settings {
+            insecure_mcp_without_auth: args.insecure_mcp_without_auth,
             question_timeout,
             data_dir,
             database_url,

@@ -64,6 +64,7 @@ mod tests {
                 store: store.clone(),
                 public_url: "http://127.0.0.1:3000".into(),
             },
+            mcp_without_auth: false,
         };
         let router = app(state);
         assert_eq!(get(router.clone(), "/readyz").await.0, StatusCode::OK);

@@ -21,6 +21,9 @@ const MAX_REQUEST_BODY_BYTES: usize = 2 * 1024 * 1024;
 pub struct AppState {
     pub leptos_options: LeptosOptions,
     pub app: AppContext,
+    /// MCP requests act as the first admin without a credential: only for
+    /// protocol conformance tests, and only on a loopback address.
+    pub mcp_without_auth: bool,
 }
 
 impl AppState {

@@ -33,7 +33,14 @@ pub async fn run(settings: Settings) -> anyhow::Result<()> {
         );
     }
 
+    if settings.insecure_mcp_without_auth {
+        tracing::warn!(
+            "MCP requests need no credential and act as the first admin \
+             (--insecure-mcp-without-auth): for protocol conformance tests only"
+        );
+    }
     let state = AppState {
+        mcp_without_auth: settings.insecure_mcp_without_auth,
         leptos_options,
         app: AppContext {
             engine: Engine::new(
