@@ -17,6 +17,8 @@ async fn main() {
         "/mcp/",
         post(|| async { ([("content-type", "application/json")], PONG) }),
     );
-    let listener = tokio::net::TcpListener::bind(&addr).await.expect("the address is free");
+    let listener = tokio::net::TcpListener::bind(&addr)
+        .await
+        .expect("the address is free");
     axum::serve(listener, app).await.expect("serves");
 }

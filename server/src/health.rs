@@ -65,6 +65,7 @@ mod tests {
                 public_url: "http://127.0.0.1:3000".into(),
             },
             mcp_without_auth: false,
+            key_cache: Default::default(),
         };
         let router = app(state);
         assert_eq!(get(router.clone(), "/readyz").await.0, StatusCode::OK);

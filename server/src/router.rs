@@ -24,6 +24,8 @@ pub struct AppState {
     /// MCP requests act as the first admin without a credential: only for
     /// protocol conformance tests, and only on a loopback address.
     pub mcp_without_auth: bool,
+    /// API keys verified in the last seconds.
+    pub key_cache: crate::mcp::KeyCache,
 }
 
 impl AppState {

@@ -488,3 +488,40 @@ fn mcp_without_auth_is_refused_off_loopback() {
         stderr(&output)
     );
 }
+
+#[tokio::test]
+async fn a_revoked_key_stops_working_within_seconds() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let server = Server::start(&data, |_| {});
+    let key = create_key(&data, "soon revoked", &[]);
+    let bearer = format!("Bearer {key}");
+    let headers = [(AUTHORIZATION.as_str(), bearer.as_str())];
+    // Used once, so the server has it in its cache of verified keys.
+    assert_eq!(
+        post(&server, "/mcp/", &headers).await.status(),
+        StatusCode::OK
+    );
+
+    let list = stdout(&cassis(&data).args(["apikey", "list"]).output().unwrap());
+    let id = list.split_whitespace().next().unwrap().to_owned();
+    let output = cassis(&data)
+        .args(["apikey", "revoke", &id])
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", stderr(&output));
+
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(15);
+    loop {
+        let status = post(&server, "/mcp/", &headers).await.status();
+        if status == StatusCode::UNAUTHORIZED {
+            break;
+        }
+        assert_eq!(status, StatusCode::OK);
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the revoked key still works after 15 seconds"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(250)).await;
+    }
+}

@@ -4,7 +4,9 @@ mod api_key;
 mod password;
 mod session;
 
-pub use api_key::{API_KEY_PREFIX, ApiKey, ApiKeySecret, InvalidLifetime, parse_lifetime};
+pub use api_key::{
+    API_KEY_PREFIX, ApiKey, ApiKeySecret, InvalidLifetime, hash_key, is_well_formed, parse_lifetime,
+};
 pub use password::{Password, PasswordError, PasswordHash};
 pub use session::{SESSION_LIFETIME, SessionToken, SessionTokenHash};
 

@@ -41,6 +41,7 @@ pub async fn run(settings: Settings) -> anyhow::Result<()> {
     }
     let state = AppState {
         mcp_without_auth: settings.insecure_mcp_without_auth,
+        key_cache: Default::default(),
         leptos_options,
         app: AppContext {
             engine: Engine::new(

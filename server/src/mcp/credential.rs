@@ -11,7 +11,55 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use cassis_core::account::User;
 use cassis_core::auth::{self, ApiKeyRejected};
+use cassis_core::time::Timestamp;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 use uuid::Uuid;
+
+/// How long a verified key is trusted without asking the database again:
+/// a revoked key stops working within this time on every instance.
+const KEY_CACHE_TTL: Duration = Duration::from_secs(5);
+/// Past this many cached keys the cache starts over, so a flood of distinct
+/// keys cannot grow memory.
+const KEY_CACHE_CAPACITY: usize = 10_000;
+
+/// Keys verified in the last few seconds, by their SHA-256 hash, so a busy
+/// agent's requests skip the database (and the last-use write) per call.
+#[derive(Clone, Debug, Default)]
+pub struct KeyCache(Arc<Mutex<HashMap<String, CachedKey>>>);
+
+#[derive(Clone, Debug)]
+struct CachedKey {
+    caller: Caller,
+    expires_at: Option<Timestamp>,
+    verified: Instant,
+}
+
+impl KeyCache {
+    fn get(&self, hash: &str, now: Timestamp) -> Option<Caller> {
+        let cache = self.0.lock().expect("not poisoned");
+        let cached = cache.get(hash)?;
+        let fresh = cached.verified.elapsed() < KEY_CACHE_TTL
+            && cached.expires_at.is_none_or(|end| now < end);
+        fresh.then(|| cached.caller.clone())
+    }
+
+    fn put(&self, hash: String, caller: Caller, expires_at: Option<Timestamp>) {
+        let mut cache = self.0.lock().expect("not poisoned");
+        if cache.len() >= KEY_CACHE_CAPACITY {
+            cache.clear();
+        }
+        cache.insert(
+            hash,
+            CachedKey {
+                caller,
+                expires_at,
+                verified: Instant::now(),
+            },
+        );
+    }
+}
 
 /// The authenticated principal of one MCP request, put in the request's
 /// extensions for the tools.
@@ -43,12 +91,22 @@ pub async fn require_credential(
     let Some(token) = bearer_token(request.headers()) else {
         return challenge();
     };
-    match auth::authenticate_api_key(state.store(), token, clock::now()).await {
+    let now = clock::now();
+    let hash = auth::is_well_formed(token).then(|| auth::hash_key(token));
+    if let Some(caller) = hash.as_deref().and_then(|h| state.key_cache.get(h, now)) {
+        request.extensions_mut().insert(caller);
+        return next.run(request).await;
+    }
+    match auth::authenticate_api_key(state.store(), token, now).await {
         Ok((key, user)) => {
-            request.extensions_mut().insert(Caller {
+            let caller = Caller {
                 user,
                 api_key_id: Some(key.id),
-            });
+            };
+            if let Some(hash) = hash {
+                state.key_cache.put(hash, caller.clone(), key.expires_at);
+            }
+            request.extensions_mut().insert(caller);
             next.run(request).await
         }
         Err(ApiKeyRejected::Store(error)) => {

@@ -5,7 +5,7 @@
 mod credential;
 mod tools;
 
-pub use credential::Caller;
+pub use credential::{Caller, KeyCache};
 
 use crate::router::AppState;
 use axum::Router;
