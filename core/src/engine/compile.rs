@@ -57,6 +57,14 @@ pub enum CompileError {
     )]
     NoPrimaryKey { object: String, other: String },
     #[error(
+        "{object} is reached through both {first} and {second}, each with many rows per {object}; ask about one of them at a time"
+    )]
+    FanOutTwice {
+        object: String,
+        first: String,
+        second: String,
+    },
+    #[error(
         "the variant `{variant}` of `{metric}` adds metrics, which only works for sums and counts on the same dimensions"
     )]
     UnsupportedCombination { metric: String, variant: String },
@@ -425,6 +433,7 @@ impl<'a> Compiler<'a> {
             .clone();
         let needed = needed_objects(plan);
         let tree = graph::join_tree(self.ontology, &base, &needed)?;
+        refuse_chasm_trap(&tree)?;
         let aliases = Aliases::for_objects(tree.objects());
         let mut dimensions = plan.dimensions.clone();
         if dimensions.is_empty() {
@@ -490,6 +499,9 @@ impl<'a> Compiler<'a> {
         let tree = graph::join_tree(self.ontology, &base, &needed)?;
         let aliases = Aliases::for_objects(tree.objects());
         let objects = tree.objects().map(str::to_owned).collect();
+        // Two one-to-many branches would pair every row of one with every row
+        // of the other (a chasm trap): slow, and not what anyone asked.
+        refuse_chasm_trap(&tree)?;
         let query = if tree.fans_out() {
             self.grain_preserving(plan, &measures, &tree, &aliases)?
         } else {
@@ -825,6 +837,42 @@ pub fn display_attribute(object: &Object) -> Option<&str> {
                 .find(|a| a.role == AttributeRole::Time)
         })
         .map(|a| a.name.as_str())
+}
+
+/// Two one-to-many steps on different branches of the join tree would pair
+/// every row of one with every row of the other (a chasm trap): slow, and no
+/// reading anyone asked for. One-to-many steps along one path are fine.
+fn refuse_chasm_trap(tree: &JoinTree) -> Result<(), CompileError> {
+    fn parent<'t>(tree: &'t JoinTree, object: &str) -> Option<&'t str> {
+        tree.steps
+            .iter()
+            .find(|s| s.to == object)
+            .map(|s| s.from.as_str())
+    }
+    let descends = |object: &str, ancestor: &str| {
+        let mut current = Some(object);
+        while let Some(here) = current {
+            if here == ancestor {
+                return true;
+            }
+            current = parent(tree, here);
+        }
+        false
+    };
+    let fanning: Vec<&graph::Step> = tree.steps.iter().filter(|s| s.fans_out).collect();
+    for (i, first) in fanning.iter().enumerate() {
+        for second in &fanning[i + 1..] {
+            let nested = descends(&second.from, &first.to) || descends(&first.from, &second.to);
+            if !nested {
+                return Err(CompileError::FanOutTwice {
+                    object: tree.base.clone(),
+                    first: first.to.clone(),
+                    second: second.to.clone(),
+                });
+            }
+        }
+    }
+    Ok(())
 }
 
 fn needed_objects(plan: &SemanticPlan) -> Vec<&str> {
@@ -1271,6 +1319,42 @@ mod tests {
             "{}",
             compiled.sql
         );
+    }
+
+    #[test]
+    fn every_dialect_reads_back_what_it_was_given() {
+        let plan = SemanticPlan {
+            measures: vec![metric("points", Some("race_and_sprint"))],
+            dimensions: vec![
+                AttributeRef::new("constructor", "constructor_name"),
+                AttributeRef::new("race", "race_date").by_year(),
+            ],
+            filters: vec![Filter {
+                attribute: AttributeRef::new("race", "year"),
+                condition: Condition::Between(Literal::Integer(2020), Literal::Integer(2023)),
+            }],
+            order: Some(Order::Measure {
+                index: 0,
+                descending: true,
+            }),
+            limit: Some(10),
+            ..SemanticPlan::default()
+        };
+        for dialect in [
+            Dialect::Sqlite,
+            Dialect::Postgres,
+            Dialect::Snowflake,
+            Dialect::BigQuery,
+            Dialect::MySql,
+            Dialect::DuckDb,
+            Dialect::Redshift,
+            Dialect::Databricks,
+        ] {
+            let compiled = compile(&f1(), &plan, dialect).unwrap();
+            let reparsed = crate::sql::parse_select(dialect, &compiled.sql)
+                .unwrap_or_else(|e| panic!("{dialect:?}: {e}: {}", compiled.sql));
+            assert_eq!(reparsed.to_string(), compiled.sql, "{dialect:?}");
+        }
     }
 
     #[test]

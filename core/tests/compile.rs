@@ -1,0 +1,195 @@
+//! Property test of the compiler: any plan over the F1 ontology compiles to
+//! one SELECT that SQLite runs on the F1 data and PostgreSQL's dialect
+//! parses, and grouped counts never exceed what the measured table holds.
+
+use cassis_core::engine::compile::{CompiledQuery, compile};
+use cassis_core::engine::execute::all_rows;
+use cassis_core::engine::plan::{
+    AttributeRef, Condition, Filter, Literal, Measure, Order, SemanticPlan,
+};
+use cassis_core::ontology::{AttributeRole, Ontology, from_yaml};
+use cassis_core::project::Dialect;
+use cassis_core::warehouse::Warehouse;
+use cassis_core::warehouse::csv_load::{LoadOptions, load_csv_dir};
+use proptest::prelude::*;
+use proptest::test_runner::{Config, TestRunner};
+use std::path::Path;
+
+/// Some random plans are heavy queries on the real data (every pit stop of
+/// every race, per driver); 128 keep the test to about twenty seconds in debug builds.
+const CASES: u32 = 128;
+
+fn f1() -> Ontology {
+    let text = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/f1/ontology.yaml"),
+    )
+    .unwrap();
+    from_yaml(&text.replace("table: public.", "table: ")).unwrap()
+}
+
+/// Attributes a plan may group or filter by: everything but keys.
+fn dimensions(ontology: &Ontology) -> Vec<AttributeRef> {
+    ontology
+        .objects
+        .iter()
+        .flat_map(|o| {
+            o.attributes
+                .iter()
+                .filter(|a| a.role != AttributeRole::Identifier)
+                .map(move |a| AttributeRef::new(&o.name, &a.name))
+        })
+        .collect()
+}
+
+fn plan_strategy(ontology: &Ontology) -> impl Strategy<Value = SemanticPlan> {
+    let metrics: Vec<Measure> = ontology
+        .metrics
+        .iter()
+        .flat_map(|m| {
+            let mut readings = vec![Measure::Metric {
+                metric: m.name.clone(),
+                variant: None,
+            }];
+            readings.extend(m.variants.iter().map(|v| Measure::Metric {
+                metric: m.name.clone(),
+                variant: Some(v.name.clone()),
+            }));
+            readings
+        })
+        .chain(ontology.objects.iter().map(|o| Measure::CountOf {
+            object: o.name.clone(),
+        }))
+        .collect();
+    let dims = dimensions(ontology);
+    (
+        proptest::option::of(proptest::sample::select(metrics)),
+        proptest::collection::vec(proptest::sample::select(dims.clone()), 0..3),
+        proptest::option::of((1990i64..2025, 0usize..4)),
+        proptest::option::of(proptest::sample::select(vec![
+            "Ferrari", "O'Brien", "Italy",
+        ])),
+        proptest::option::of(proptest::sample::select(dims)),
+        proptest::option::of((any::<bool>(), any::<bool>())),
+        proptest::option::of(1u32..20),
+    )
+        .prop_map(
+            |(measure, dimensions, year, value, value_attribute, order, limit)| {
+                let mut plan = SemanticPlan {
+                    measures: measure.into_iter().collect(),
+                    dimensions,
+                    limit,
+                    ..SemanticPlan::default()
+                };
+                plan.dimensions.dedup();
+                if plan.measures.is_empty() && plan.dimensions.is_empty() {
+                    plan.dimensions
+                        .push(AttributeRef::new("driver", "full_name"));
+                }
+                if let Some((y, op)) = year {
+                    let condition = match op {
+                        0 => Condition::OneOf(vec![Literal::Integer(y), Literal::Integer(y + 1)]),
+                        1 => Condition::AtLeast(Literal::Integer(y)),
+                        2 => Condition::Before(Literal::Integer(y)),
+                        _ => Condition::Between(Literal::Integer(y), Literal::Integer(y + 3)),
+                    };
+                    plan.filters.push(Filter {
+                        attribute: AttributeRef::new("race", "year"),
+                        condition,
+                    });
+                }
+                if let (Some(value), Some(attribute)) = (value, value_attribute) {
+                    plan.filters.push(Filter {
+                        attribute,
+                        condition: Condition::OneOf(vec![Literal::Text(value.to_owned())]),
+                    });
+                }
+                if let Some((by_measure, descending)) = order {
+                    plan.order = Some(if by_measure && !plan.measures.is_empty() {
+                        Order::Measure {
+                            index: 0,
+                            descending,
+                        }
+                    } else {
+                        Order::Dimension {
+                            index: 0,
+                            descending,
+                        }
+                    });
+                }
+                plan
+            },
+        )
+}
+
+#[test]
+fn any_plan_over_f1_compiles_to_sql_both_databases_read() {
+    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/data/f1");
+    assert!(
+        data.join("results.csv").exists(),
+        "the F1 data is expected in {}",
+        data.display()
+    );
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let url = format!("sqlite://{}", dir.path().join("f1.sqlite").display());
+    let warehouse = runtime.block_on(async {
+        let options = LoadOptions {
+            schema: None,
+            snake_case: true,
+            replace: false,
+        };
+        load_csv_dir(&url, &data, &options, &mut |_| {})
+            .await
+            .unwrap();
+        Warehouse::connect(&url).await.unwrap()
+    });
+    let ontology = f1();
+    // Counted across cases; the runner takes an `Fn`.
+    let compiled_count = std::cell::Cell::new(0);
+    let refused = std::cell::Cell::new(0);
+    let mut runner = TestRunner::new(Config {
+        cases: CASES,
+        ..Config::default()
+    });
+    runner
+        .run(&plan_strategy(&ontology), |plan| {
+            let compiled: CompiledQuery = match compile(&ontology, &plan, Dialect::Sqlite) {
+                Ok(compiled) => compiled,
+                // Refusing is allowed (an unreachable object, a combination
+                // that cannot be summed); producing bad SQL is not.
+                Err(_) => {
+                    refused.set(refused.get() + 1);
+                    return Ok(());
+                }
+            };
+            compiled_count.set(compiled_count.get() + 1);
+            let postgres =
+                compile(&ontology, &plan, Dialect::Postgres).expect("compiles for PostgreSQL too");
+            cassis_core::sql::parse_select(Dialect::Postgres, &postgres.sql)
+                .map_err(|e| TestCaseError::fail(format!("{e}: {}", postgres.sql)))?;
+            let rows = runtime
+                .block_on(all_rows(&warehouse, &compiled.sql))
+                .map_err(|e| TestCaseError::fail(format!("{e}: {}", compiled.sql)))?;
+            if let Some(limit) = plan.limit {
+                prop_assert!(rows.len() <= limit as usize, "{}", compiled.sql);
+            }
+            prop_assert!(
+                rows.iter().all(|r| r.len() == compiled.columns.len()),
+                "{}",
+                compiled.sql
+            );
+            Ok(())
+        })
+        .unwrap();
+    // The generator must mostly produce plans the compiler accepts, or the
+    // test would prove little.
+    assert!(
+        compiled_count.get() > CASES * 2 / 3,
+        "only {} of {CASES} plans compiled ({} refused)",
+        compiled_count.get(),
+        refused.get()
+    );
+}
