@@ -86,6 +86,15 @@ pub struct SettingsArgs {
     #[arg(long, global = true, hide_short_help = true)]
     pub insecure_mcp_without_auth: bool,
 
+    /// PostgreSQL sources: a query whose EXPLAIN cost is above this waits for the user's approval [default: 10000000]
+    #[arg(
+        long,
+        env = "CASSIS_MAX_QUERY_COST",
+        global = true,
+        value_name = "COST"
+    )]
+    pub max_query_cost: Option<f64>,
+
     /// Seconds a question may run before it is cancelled and answered with an error [default: 300]
     #[arg(
         long,

@@ -3,7 +3,7 @@
 
 use crate::cli::SettingsArgs;
 use cassis_core::demo;
-use cassis_core::engine::DEFAULT_QUESTION_TIMEOUT;
+use cassis_core::engine::{DEFAULT_MAX_QUERY_COST, DEFAULT_QUESTION_TIMEOUT};
 use serde::{Deserialize, Serialize};
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
@@ -35,6 +35,7 @@ struct FileSettings {
     demo_scale_factor: Option<f64>,
     log_format: Option<LogFormat>,
     question_timeout: Option<u64>,
+    max_query_cost: Option<f64>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -50,6 +51,8 @@ pub struct Settings {
     pub log_format: LogFormat,
     /// Seconds a question may take before it is cancelled.
     pub question_timeout: u64,
+    /// EXPLAIN cost above which a query waits for approval.
+    pub max_query_cost: f64,
     /// MCP without credentials, on loopback only (conformance tests).
     pub insecure_mcp_without_auth: bool,
 }
@@ -69,6 +72,8 @@ pub enum ConfigError {
     PublicUrlExtras(String),
     #[error("--insecure-mcp-without-auth is only allowed on a loopback address, not {0}")]
     InsecureOnPublicAddress(SocketAddr),
+    #[error("the maximum query cost must be a positive number, not {0}")]
+    MaxQueryCost(f64),
     #[error("the question timeout must be between 1 and 3600 seconds, not {0}")]
     QuestionTimeout(u64),
     #[error("the demo scale factor must be between {min} and {max}, not {value}", min = demo::MIN_SCALE_FACTOR, max = demo::MAX_SCALE_FACTOR)]
@@ -125,7 +130,15 @@ impl Settings {
         if args.insecure_mcp_without_auth && !addr.ip().is_loopback() {
             return Err(ConfigError::InsecureOnPublicAddress(addr));
         }
+        let max_query_cost = args
+            .max_query_cost
+            .or(file.max_query_cost)
+            .unwrap_or(DEFAULT_MAX_QUERY_COST);
+        if !(max_query_cost.is_finite() && max_query_cost > 0.0) {
+            return Err(ConfigError::MaxQueryCost(max_query_cost));
+        }
         Ok(Settings {
+            max_query_cost,
             insecure_mcp_without_auth: args.insecure_mcp_without_auth,
             question_timeout,
             data_dir,

@@ -231,6 +231,27 @@ async fn formula_one_from_csv_to_a_published_ontology() {
         let average = ask(&["average pit stop time in 2023"]);
         assert_eq!(average["status"], "answered", "{average:#}");
         assert!(average["results"]["rows"][0][0].is_f64(), "{average:#}");
+        // A query PostgreSQL estimates above the limit waits for approval.
+        let (out, _) = ok(
+            cli(&["--max-query-cost", "1", "ask", "--project", "Formula 1"])
+                .arg("how many races in 2023")
+                .output()
+                .unwrap(),
+        );
+        let costly: serde_json::Value = serde_json::from_str(&out).unwrap();
+        assert_eq!(costly["status"], "needs_execution", "{costly:#}");
+        let texts = costly["plan"]["assumptions"].to_string();
+        assert!(texts.contains("estimated to be expensive"), "{texts}");
+        let approved = ask(&[
+            "--chat",
+            costly["chat_id"].as_str().unwrap(),
+            "--execute-pending-plan",
+        ]);
+        assert_eq!(
+            approved["results"]["rows"],
+            serde_json::json!([[22]]),
+            "{approved:#}"
+        );
         let born = ask(&["When was Fernando Alonso born?"]);
         assert_eq!(
             born["results"]["rows"],

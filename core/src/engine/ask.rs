@@ -57,12 +57,18 @@ impl Client {
 #[derive(Clone, Debug)]
 pub struct EngineSettings {
     pub question_timeout: Duration,
+    /// Queries the source estimates above this cost (PostgreSQL's EXPLAIN
+    /// units) wait for approval.
+    pub max_query_cost: f64,
 }
+
+pub const DEFAULT_MAX_QUERY_COST: f64 = 10_000_000.0;
 
 impl Default for EngineSettings {
     fn default() -> Self {
         Self {
             question_timeout: DEFAULT_QUESTION_TIMEOUT,
+            max_query_cost: DEFAULT_MAX_QUERY_COST,
         }
     }
 }
@@ -379,7 +385,20 @@ impl Engine {
             && last_plan
                 .as_ref()
                 .is_some_and(|p| p.measures == plan.measures);
-        if !approved && (forks || (combines && !chat_approved_combination)) {
+        let mut plan = plan;
+        if !approved && !forks && !(combines && !chat_approved_combination) {
+            if let Some(cost) = self.expensive(project, &compiled).await {
+                plan.assumptions.push(crate::engine::plan::PlanAssumption::stated(format!(
+                    "The query is estimated to be expensive (cost {cost:.0}, above this server's limit of {:.0}); it runs only once approved",
+                    self.settings.max_query_cost
+                )));
+            }
+        }
+        let costly = plan
+            .assumptions
+            .iter()
+            .any(|a| a.text.starts_with("The query is estimated to be expensive"));
+        if !approved && (forks || costly || (combines && !chat_approved_combination)) {
             let view = PlanView {
                 intent: intent(ontology, &plan),
                 assumptions: plan.assumptions.clone(),
@@ -431,6 +450,19 @@ impl Engine {
             error: None,
         };
         (response, Some(plan), approved)
+    }
+
+    /// The estimated cost when it is above the limit.
+    async fn expensive(&self, project: &Project, compiled: &CompiledQuery) -> Option<f64> {
+        let warehouse = self.warehouse_of(project).await.ok()??;
+        match execute::estimated_cost(&warehouse, &compiled.sql).await {
+            Ok(Some(cost)) if cost > self.settings.max_query_cost => Some(cost),
+            Ok(_) => None,
+            Err(error) => {
+                tracing::debug!(%error, "estimating a query's cost failed");
+                None
+            }
+        }
     }
 
     /// Executes on an executable source; `None` on a schema-only one.

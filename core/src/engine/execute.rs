@@ -235,6 +235,29 @@ fn decimal(d: rust_decimal::Decimal) -> Json {
     }
 }
 
+/// The planner's estimate of a query's total cost, where the source offers
+/// one (PostgreSQL's EXPLAIN); `None` elsewhere.
+pub async fn estimated_cost(warehouse: &Warehouse, sql: &str) -> Result<Option<f64>, sqlx::Error> {
+    let Warehouse::Postgres(pool) = warehouse else {
+        return Ok(None);
+    };
+    let mut tx = pool.begin().await?;
+    sqlx::query("SET TRANSACTION READ ONLY")
+        .execute(&mut *tx)
+        .await?;
+    // The compiled query, from the AST: not input.
+    let explain = format!("EXPLAIN (FORMAT JSON) {sql}");
+    let plan: Json = sqlx::query_scalar(AssertSqlSafe(explain))
+        .fetch_one(&mut *tx)
+        .await?;
+    tx.rollback().await?;
+    Ok(plan
+        .get(0)
+        .and_then(|p| p.get("Plan"))
+        .and_then(|p| p.get("Total Cost"))
+        .and_then(Json::as_f64))
+}
+
 /// Every row of a read-only query, decoded as the engine decodes results: how
 /// the evaluation reads gold SQL.
 pub async fn all_rows(warehouse: &Warehouse, sql: &str) -> Result<Vec<Vec<Json>>, sqlx::Error> {

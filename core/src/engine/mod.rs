@@ -20,7 +20,7 @@ pub mod execute;
 
 #[cfg(feature = "ssr")]
 pub use ask::{
-    AskRequest, Client, DEFAULT_QUESTION_TIMEOUT, Engine, EngineSettings, MAX_QUESTION_CHARS,
-    new_chat_id,
+    AskRequest, Client, DEFAULT_MAX_QUERY_COST, DEFAULT_QUESTION_TIMEOUT, Engine, EngineSettings,
+    MAX_QUESTION_CHARS, new_chat_id,
 };
 pub use response::{AskResponse, AskStatus, PlanView, ResultSet};

@@ -35,6 +35,7 @@ pub async fn run(settings: &Settings, args: AskArgs) -> anyhow::Result<()> {
         store.clone(),
         EngineSettings {
             question_timeout: Duration::from_secs(settings.question_timeout),
+            max_query_cost: settings.max_query_cost,
         },
     );
     let request = AskRequest {

@@ -28,6 +28,7 @@ pub async fn run(settings: &Settings, args: EvalArgs<'_>) -> anyhow::Result<()> 
         store.clone(),
         EngineSettings {
             question_timeout: Duration::from_secs(settings.question_timeout),
+            max_query_cost: settings.max_query_cost,
         },
     );
     let Some(warehouse) = engine.warehouse_of(&project).await? else {

@@ -48,6 +48,7 @@ pub async fn run(settings: Settings) -> anyhow::Result<()> {
                 store.clone(),
                 EngineSettings {
                     question_timeout: Duration::from_secs(settings.question_timeout),
+                    max_query_cost: settings.max_query_cost,
                 },
             ),
             store: store.clone(),
