@@ -386,7 +386,8 @@ impl Engine {
                 .as_ref()
                 .is_some_and(|p| p.measures == plan.measures);
         let mut plan = plan;
-        if !approved && !forks && !(combines && !chat_approved_combination) {
+        let waits = forks || (combines && !chat_approved_combination);
+        if !approved && !waits {
             if let Some(cost) = self.expensive(project, &compiled).await {
                 plan.assumptions.push(crate::engine::plan::PlanAssumption::stated(format!(
                     "The query is estimated to be expensive (cost {cost:.0}, above this server's limit of {:.0}); it runs only once approved",
@@ -398,7 +399,7 @@ impl Engine {
             .assumptions
             .iter()
             .any(|a| a.text.starts_with("The query is estimated to be expensive"));
-        if !approved && (forks || costly || (combines && !chat_approved_combination)) {
+        if !approved && (waits || costly) {
             let view = PlanView {
                 intent: intent(ontology, &plan),
                 assumptions: plan.assumptions.clone(),
