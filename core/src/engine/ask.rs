@@ -387,13 +387,14 @@ impl Engine {
                 .is_some_and(|p| p.measures == plan.measures);
         let mut plan = plan;
         let waits = forks || (combines && !chat_approved_combination);
-        if !approved && !waits {
-            if let Some(cost) = self.expensive(project, &compiled).await {
-                plan.assumptions.push(crate::engine::plan::PlanAssumption::stated(format!(
-                    "The query is estimated to be expensive (cost {cost:.0}, above this server's limit of {:.0}); it runs only once approved",
-                    self.settings.max_query_cost
-                )));
-            }
+        if !approved
+            && !waits
+            && let Some(cost) = self.expensive(project, &compiled).await
+        {
+            plan.assumptions.push(crate::engine::plan::PlanAssumption::stated(format!(
+                "The query is estimated to be expensive (cost {cost:.0}, above this server's limit of {:.0}); it runs only once approved",
+                self.settings.max_query_cost
+            )));
         }
         let costly = plan
             .assumptions
