@@ -26,6 +26,8 @@ pub struct AppState {
     pub mcp_without_auth: bool,
     /// API keys verified in the last seconds.
     pub key_cache: crate::mcp::KeyCache,
+    /// Where MCP tool calls are recorded.
+    pub audit: crate::mcp::AuditLog,
 }
 
 impl AppState {

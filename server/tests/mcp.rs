@@ -233,11 +233,19 @@ async fn the_python_sdk_calls_the_tools_in_both_protocol_eras() {
     // Every call is in the audit trail, with the key that made it.
     let db = format!("sqlite://{}", data.join("cassis.sqlite").display());
     let pool = sqlx::SqlitePool::connect(&db).await.unwrap();
-    let rows: Vec<(String, String, Option<String>)> =
-        sqlx::query_as("SELECT tool, status, api_key_id FROM tool_calls ORDER BY created_at")
-            .fetch_all(&pool)
-            .await
-            .unwrap();
+    // Written in batches off the request path, within moments.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    let rows: Vec<(String, String, Option<String>)> = loop {
+        let rows: Vec<(String, String, Option<String>)> =
+            sqlx::query_as("SELECT tool, status, api_key_id FROM tool_calls ORDER BY created_at")
+                .fetch_all(&pool)
+                .await
+                .unwrap();
+        if rows.len() >= 4 || std::time::Instant::now() > deadline {
+            break rows;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    };
     assert_eq!(rows.len(), 4, "{rows:?}");
     assert!(
         rows.iter()

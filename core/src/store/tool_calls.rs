@@ -18,7 +18,24 @@ pub struct ToolCall {
 }
 
 impl Store {
+    /// Stores calls in one transaction.
+    pub async fn record_tool_calls(&self, calls: &[ToolCall]) -> Result<(), StoreError> {
+        let mut tx = self.pool.begin().await?;
+        for call in calls {
+            Self::insert_tool_call(&mut tx, call).await?;
+        }
+        tx.commit().await?;
+        Ok(())
+    }
+
     pub async fn record_tool_call(&self, call: &ToolCall) -> Result<(), StoreError> {
+        self.record_tool_calls(std::slice::from_ref(call)).await
+    }
+
+    async fn insert_tool_call(
+        tx: &mut sqlx::Transaction<'_, sqlx::Any>,
+        call: &ToolCall,
+    ) -> Result<(), StoreError> {
         sqlx::query(
             "INSERT INTO tool_calls (id, organization_id, user_id, api_key_id, tool, project_id, \
              status, duration_ms, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
@@ -32,7 +49,7 @@ impl Store {
         .bind(&call.status)
         .bind(call.duration_ms)
         .bind(call.created_at.as_millis())
-        .execute(&self.pool)
+        .execute(&mut **tx)
         .await?;
         Ok(())
     }

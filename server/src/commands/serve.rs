@@ -39,9 +39,11 @@ pub async fn run(settings: Settings) -> anyhow::Result<()> {
              (--insecure-mcp-without-auth): for protocol conformance tests only"
         );
     }
+    let (audit, audit_writer) = crate::mcp::AuditLog::start(store.clone());
     let state = AppState {
         mcp_without_auth: settings.insecure_mcp_without_auth,
         key_cache: Default::default(),
+        audit,
         leptos_options,
         app: AppContext {
             engine: Engine::new(
@@ -66,6 +68,11 @@ pub async fn run(settings: Settings) -> anyhow::Result<()> {
         .await?;
 
     sweeper.abort();
+    // The router, and with it every handle on the audit log, is gone: the
+    // writer stores what is queued and ends.
+    if let Err(error) = audit_writer.await {
+        tracing::error!(%error, "the audit writer failed");
+    }
     store.close().await;
     tracing::info!("stopped");
     Ok(())

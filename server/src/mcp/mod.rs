@@ -2,8 +2,11 @@
 //! instance can serve any request, behind a bearer-credential check that runs
 //! before any MCP processing.
 
+mod audit;
 mod credential;
 mod tools;
+
+pub use audit::AuditLog;
 
 pub use credential::{Caller, KeyCache};
 
@@ -26,9 +29,10 @@ pub fn router(state: &AppState) -> Router<AppState> {
         .with_allowed_hosts(allowed_hosts(&state.app.public_url))
         .with_allowed_origins([public_origin(&state.app.public_url)])
         .with_max_request_body_bytes(MAX_MCP_BODY_BYTES);
-    let app = state.app.clone();
+    // Built once: a tool router holds every tool's JSON Schemas.
+    let tools = tools::CassisTools::new(state.app.clone(), state.audit.clone());
     let service = StreamableHttpService::new(
-        move || Ok(tools::CassisTools::new(app.clone())),
+        move || Ok(tools.clone()),
         Arc::new(NeverSessionManager::default()),
         config,
     );

@@ -1,7 +1,7 @@
 //! The tools agents call. Descriptions are written for the model that picks
 //! a tool; every result is structured content with a JSON copy as text.
 
-use super::Caller;
+use super::{AuditLog, Caller};
 use crate::clock;
 use cassis_app::ssr::AppContext;
 use cassis_core::engine::{AskRequest, AskResponse, Client};
@@ -23,6 +23,7 @@ execute_pending_plan=true only after they approve. Keep chat_id for follow-ups."
 #[derive(Clone)]
 pub struct CassisTools {
     app: AppContext,
+    audit: AuditLog,
     tool_router: ToolRouter<Self>,
 }
 
@@ -79,9 +80,10 @@ fn caller(parts: &Parts) -> Result<&Caller, ErrorData> {
 
 #[tool_router]
 impl CassisTools {
-    pub fn new(app: AppContext) -> Self {
+    pub fn new(app: AppContext, audit: AuditLog) -> Self {
         Self {
             app,
+            audit,
             tool_router: Self::tool_router(),
         }
     }
@@ -176,7 +178,7 @@ impl CassisTools {
 }
 
 impl CassisTools {
-    /// Writes the audit record; a failure is logged, never shown to the agent.
+    /// Queues the audit record; a failure is logged, never shown to the agent.
     async fn record(
         &self,
         caller: &Caller,
@@ -195,9 +197,7 @@ impl CassisTools {
             duration_ms: i64::try_from(started.elapsed().as_millis()).unwrap_or(i64::MAX),
             created_at: clock::now(),
         };
-        if let Err(error) = self.app.store.record_tool_call(&call).await {
-            tracing::error!(%error, tool, "recording an MCP tool call failed");
-        }
+        self.audit.record(call).await;
     }
 }
 
