@@ -12,6 +12,7 @@ use rmcp::handler::server::wrapper::{Json, Parameters};
 use rmcp::model::{Implementation, ServerCapabilities, ServerConfig};
 use rmcp::{ErrorData, ServerHandler, schemars, tool, tool_handler, tool_router};
 use serde::{Deserialize, Serialize};
+use std::sync::Arc;
 use std::time::Instant;
 
 const INSTRUCTIONS: &str = "Cassis answers business questions about a company's data, \
@@ -20,11 +21,15 @@ then ask_question with the user's question in their own words. When ask_question
 status needs_execution, show the plan and its assumptions to the user and call again with \
 execute_pending_plan=true only after they approve. Keep chat_id for follow-ups.";
 
+/// Handed out once per request by the stateless transport, so a clone is one
+/// reference count.
 #[derive(Clone)]
-pub struct CassisTools {
+pub struct CassisTools(Arc<Shared>);
+
+struct Shared {
     app: AppContext,
     audit: AuditLog,
-    tool_router: ToolRouter<Self>,
+    tool_router: ToolRouter<CassisTools>,
 }
 
 /// The arguments of ask_question, exactly as the product pages name them.
@@ -81,11 +86,11 @@ fn caller(parts: &Parts) -> Result<&Caller, ErrorData> {
 #[tool_router]
 impl CassisTools {
     pub fn new(app: AppContext, audit: AuditLog) -> Self {
-        Self {
+        Self(Arc::new(Shared {
             app,
             audit,
             tool_router: Self::tool_router(),
-        }
+        }))
     }
 
     #[tool(
@@ -113,6 +118,7 @@ impl CassisTools {
         let started = Instant::now();
         let caller = caller(&parts)?;
         let projects = self
+            .0
             .app
             .store
             .list_projects(caller.user.organization_id)
@@ -161,6 +167,7 @@ impl CassisTools {
             execute_pending_plan: input.execute_pending_plan.unwrap_or(false),
         };
         let response = self
+            .0
             .app
             .engine
             .ask(&caller.user, Client::Mcp, request, clock::now())
@@ -197,11 +204,11 @@ impl CassisTools {
             duration_ms: i64::try_from(started.elapsed().as_millis()).unwrap_or(i64::MAX),
             created_at: clock::now(),
         };
-        self.audit.record(call).await;
+        self.0.audit.record(call).await;
     }
 }
 
-#[tool_handler(router = self.tool_router)]
+#[tool_handler(router = self.0.tool_router)]
 impl ServerHandler for CassisTools {
     fn get_info(&self) -> ServerConfig {
         ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
