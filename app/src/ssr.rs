@@ -23,7 +23,7 @@ pub struct AppContext {
     /// The question engine the playground and the MCP tool share.
     pub engine: Engine,
     /// The public base URL, without a trailing slash.
-    pub public_url: String,
+    pub public_url: std::sync::Arc<str>,
 }
 
 impl AppContext {

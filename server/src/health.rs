@@ -58,7 +58,10 @@ mod tests {
         .unwrap();
         store.migrate().await.unwrap();
         let state = AppState {
-            leptos_options: LeptosOptions::builder().output_name("cassis").build(),
+            leptos_options: LeptosOptions::builder()
+                .output_name("cassis")
+                .build()
+                .into(),
             app: AppContext {
                 engine: cassis_core::engine::Engine::new(store.clone(), Default::default()),
                 store: store.clone(),

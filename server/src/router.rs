@@ -12,14 +12,17 @@ use cassis_core::store::Store;
 use leptos::config::LeptosOptions;
 use leptos::prelude::provide_context;
 use leptos_axum::{LeptosRoutes, generate_route_list};
+use std::sync::Arc;
 use tower_http::limit::RequestBodyLimitLayer;
 
 /// Larger bodies are refused with 413 before any handler reads them.
 const MAX_REQUEST_BODY_BYTES: usize = 2 * 1024 * 1024;
 
+/// Cloned for every request that passes a stateful middleware, so every
+/// part is cheap to clone.
 #[derive(Clone, Debug)]
 pub struct AppState {
-    pub leptos_options: LeptosOptions,
+    pub leptos_options: Arc<LeptosOptions>,
     pub app: AppContext,
     /// MCP requests act as the first admin without a credential: only for
     /// protocol conformance tests, and only on a loopback address.
@@ -38,7 +41,7 @@ impl AppState {
 
 impl FromRef<AppState> for LeptosOptions {
     fn from_ref(state: &AppState) -> Self {
-        state.leptos_options.clone()
+        LeptosOptions::clone(&state.leptos_options)
     }
 }
 
@@ -47,7 +50,7 @@ pub fn app(state: AppState) -> Router {
     let context = state.app.clone();
     let pages = Router::new()
         .leptos_routes_with_context(&state, routes, move || provide_context(context.clone()), {
-            let options = state.leptos_options.clone();
+            let options = LeptosOptions::clone(&state.leptos_options);
             move || shell(options.clone())
         })
         .fallback(leptos_axum::file_and_error_handler::<AppState, _>(shell))

@@ -44,7 +44,7 @@ pub async fn run(settings: Settings) -> anyhow::Result<()> {
         mcp_without_auth: settings.insecure_mcp_without_auth,
         key_cache: Default::default(),
         audit,
-        leptos_options,
+        leptos_options: leptos_options.into(),
         app: AppContext {
             engine: Engine::new(
                 store.clone(),
@@ -54,7 +54,7 @@ pub async fn run(settings: Settings) -> anyhow::Result<()> {
                 },
             ),
             store: store.clone(),
-            public_url: settings.public_url.clone(),
+            public_url: settings.public_url.as_str().into(),
         },
     };
     let listener = TcpListener::bind(settings.addr)
