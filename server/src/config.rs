@@ -3,10 +3,11 @@
 
 use crate::cli::SettingsArgs;
 use cassis_core::demo;
-use cassis_core::engine::{DEFAULT_MAX_QUERY_COST, DEFAULT_QUESTION_TIMEOUT};
+use cassis_core::engine::{DEFAULT_MAX_QUERY_COST, DEFAULT_QUESTION_TIMEOUT, EngineSettings};
 use serde::{Deserialize, Serialize};
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 pub const DEFAULT_ADDR: &str = "127.0.0.1:3000";
 pub const DEFAULT_DATA_DIR: &str = "cassis-data";
@@ -149,6 +150,14 @@ impl Settings {
             demo_scale_factor: (!no_demo).then_some(scale_factor),
             log_format: args.log_format.or(file.log_format).unwrap_or_default(),
         })
+    }
+
+    /// What the question engine needs of these settings.
+    pub fn engine(&self) -> EngineSettings {
+        EngineSettings {
+            question_timeout: Duration::from_secs(self.question_timeout),
+            max_query_cost: self.max_query_cost,
+        }
     }
 
     /// The settings as TOML, with any database password masked.

@@ -73,13 +73,19 @@ pub async fn same_origin_writes(
     }
 }
 
+/// The origin (scheme, host, port) of the public URL, without its path.
+pub fn public_origin(public_url: &str) -> Option<String> {
+    url::Url::parse(public_url)
+        .ok()
+        .map(|url| url.origin().ascii_serialization())
+}
+
 /// An origin is ours when it is the public URL's, or when it names the host
 /// the request was sent to (the same server reached by another name, such as
 /// localhost for 127.0.0.1).
 fn origin_allowed(origin: &str, host: Option<&str>, public_url: &str) -> bool {
-    let public_origin = match url::Url::parse(public_url) {
-        Ok(url) => url.origin().ascii_serialization(),
-        Err(_) => return false,
+    let Some(public_origin) = public_origin(public_url) else {
+        return false;
     };
     if origin == public_origin {
         return true;

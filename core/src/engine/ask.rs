@@ -116,7 +116,7 @@ fn refusal(chat_id: &str, status: AskStatus, message: String, version: Option<i6
 }
 
 /// A fresh chat id: `chat_` and a ULID, so ids sort by creation time.
-pub fn new_chat_id(now: Timestamp) -> String {
+fn new_chat_id(now: Timestamp) -> String {
     let mut random = [0u8; 16];
     getrandom::fill(&mut random).expect("the operating system's random source is available");
     let ulid = ulid::Ulid::from_parts(now.as_millis() as u64, u128::from_be_bytes(random));
@@ -387,20 +387,18 @@ impl Engine {
                 .is_some_and(|p| p.measures == plan.measures);
         let mut plan = plan;
         let waits = forks || (combines && !chat_approved_combination);
-        if !approved
-            && !waits
-            && let Some(cost) = self.expensive(project, &compiled).await
-        {
+        let costly = if approved || waits {
+            None
+        } else {
+            self.expensive(project, &compiled).await
+        };
+        if let Some(cost) = costly {
             plan.assumptions.push(crate::engine::plan::PlanAssumption::stated(format!(
                 "The query is estimated to be expensive (cost {cost:.0}, above this server's limit of {:.0}); it runs only once approved",
                 self.settings.max_query_cost
             )));
         }
-        let costly = plan
-            .assumptions
-            .iter()
-            .any(|a| a.text.starts_with("The query is estimated to be expensive"));
-        if !approved && (waits || costly) {
+        if !approved && (waits || costly.is_some()) {
             let view = PlanView {
                 intent: intent(ontology, &plan),
                 assumptions: plan.assumptions.clone(),
@@ -473,20 +471,16 @@ impl Engine {
         project: &Project,
         compiled: &CompiledQuery,
     ) -> Result<Option<ResultSet>, String> {
-        let Some(url) = project
-            .data_source
-            .as_ref()
-            .and_then(|s| s.connection_url.clone())
-        else {
+        let connected = self.warehouse_of(project).await.map_err(|e| {
+            tracing::warn!(project = %project.id, error = %e, "connecting to a data source failed");
+            format!("Cassis could not connect to the project's data source: {e}")
+        })?;
+        let Some(warehouse) = connected else {
             return Ok(None);
         };
         if !execute::is_read_only(&compiled.query) {
             return Err("Cassis refused to run a query that could change data.".to_owned());
         }
-        let warehouse = self.warehouse(project.id, &url).await.map_err(|e| {
-            tracing::warn!(project = %project.id, error = %e, "connecting to a data source failed");
-            format!("Cassis could not connect to the project's data source: {e}")
-        })?;
         match execute::execute(&warehouse, compiled, self.settings.question_timeout).await {
             Ok(results) => Ok(Some(results)),
             Err(ExecuteError::Timeout(limit)) => Err(format!(
@@ -575,14 +569,7 @@ impl Engine {
         project: &Project,
         ontology: &Ontology,
     ) -> Vec<(usize, usize, Vec<String>)> {
-        let Some(url) = project
-            .data_source
-            .as_ref()
-            .and_then(|s| s.connection_url.clone())
-        else {
-            return Vec::new();
-        };
-        let Ok(warehouse) = self.warehouse(project.id, &url).await else {
+        let Ok(Some(warehouse)) = self.warehouse_of(project).await else {
             return Vec::new();
         };
         let dialect = dialect_of(project);
@@ -605,7 +592,10 @@ impl Engine {
                 let Ok(compiled) = compile::compile(ontology, &plan, dialect) else {
                     continue;
                 };
-                match read_strings(&warehouse, &compiled.sql).await {
+                match execute::all_rows(&warehouse, &compiled.sql)
+                    .await
+                    .map(texts)
+                {
                     Ok(values) if values.len() <= MAX_INDEXED_VALUES => found.push((o, a, values)),
                     Ok(_) => {}
                     Err(error) => {
@@ -618,25 +608,14 @@ impl Engine {
     }
 }
 
-async fn read_strings(warehouse: &Warehouse, sql: &str) -> Result<Vec<String>, sqlx::Error> {
-    use sqlx::AssertSqlSafe;
-    let sql = sql.to_owned();
-    Ok(match warehouse {
-        Warehouse::Sqlite(pool) => {
-            sqlx::query_scalar::<_, Option<String>>(AssertSqlSafe(sql))
-                .fetch_all(pool)
-                .await?
-        }
-        Warehouse::Postgres(pool) => {
-            sqlx::query_scalar::<_, Option<String>>(AssertSqlSafe(sql))
-                .fetch_all(pool)
-                .await?
-        }
-    }
-    .into_iter()
-    .flatten()
-    .filter(|v| !v.trim().is_empty())
-    .collect())
+/// The non-empty text values in the first column of `rows`.
+fn texts(rows: Vec<Vec<serde_json::Value>>) -> Vec<String> {
+    rows.into_iter()
+        .filter_map(|row| match row.into_iter().next() {
+            Some(serde_json::Value::String(text)) if !text.trim().is_empty() => Some(text),
+            _ => None,
+        })
+        .collect()
 }
 
 enum TurnError {
@@ -657,14 +636,8 @@ fn combines_objects(ontology: &Ontology, plan: &SemanticPlan) -> bool {
             .metrics
             .iter()
             .find(|x| x.name == *metric)
-            .and_then(|x| {
-                let chosen = match variant {
-                    Some(v) => x.variants.iter().find(|y| y.name == *v),
-                    None => x.variants.iter().find(|y| y.default),
-                };
-                chosen.map(|c| !c.plus.is_empty())
-            })
-            .unwrap_or(false),
+            .and_then(|x| x.reading(variant.as_deref()))
+            .is_some_and(|reading| !reading.plus.is_empty()),
         Measure::CountOf { .. } | Measure::Aggregate { .. } => false,
     })
 }
@@ -750,12 +723,13 @@ fn measured_tables(ontology: &Ontology, plan: &SemanticPlan) -> Vec<String> {
             continue;
         };
         let mut names = vec![metric.clone()];
-        if let Some(m) = ontology.metrics.iter().find(|m| m.name == *metric) {
-            let chosen = match variant {
-                Some(v) => m.variants.iter().find(|x| x.name == *v),
-                None => m.variants.iter().find(|x| x.default),
-            };
-            names.extend(chosen.map(|c| c.plus.clone()).unwrap_or_default());
+        if let Some(reading) = ontology
+            .metrics
+            .iter()
+            .find(|m| m.name == *metric)
+            .and_then(|m| m.reading(variant.as_deref()))
+        {
+            names.extend(reading.plus.iter().cloned());
         }
         for name in names {
             if let Some(table) = table_of_metric(&name)

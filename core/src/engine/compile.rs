@@ -306,19 +306,13 @@ impl<'a> Compiler<'a> {
             .iter()
             .find(|m| m.name == name)
             .ok_or_else(|| CompileError::UnknownMetric(name.to_owned()))?;
-        let chosen = match variant {
-            Some(v) => Some(
-                metric
-                    .variants
-                    .iter()
-                    .find(|x| x.name == v)
-                    .ok_or_else(|| CompileError::UnknownVariant {
-                        metric: name.to_owned(),
-                        variant: v.to_owned(),
-                    })?,
-            ),
-            None => metric.variants.iter().find(|v| v.default),
-        };
+        let chosen = metric.reading(variant);
+        if let (Some(v), None) = (variant, chosen) {
+            return Err(CompileError::UnknownVariant {
+                metric: name.to_owned(),
+                variant: v.to_owned(),
+            });
+        }
         let mut resolved = Resolved {
             name: metric.name.clone(),
             base: metric.object.clone(),
@@ -343,6 +337,28 @@ impl<'a> Compiler<'a> {
             }
         }
         Ok(resolved)
+    }
+
+    /// What a measure aggregates and the condition its rows meet, over the
+    /// measured object's alias.
+    fn measure_parts(
+        &self,
+        measure: &Resolved,
+        alias: &Ident,
+    ) -> Result<(Option<Expr>, Option<Expr>), CompileError> {
+        let input = measure
+            .input
+            .as_deref()
+            .map(|text| self.expression(&measure.name, text, alias))
+            .transpose()?;
+        let condition = measure
+            .filters
+            .iter()
+            .map(|text| self.expression(&measure.name, text, alias))
+            .collect::<Result<Vec<_>, _>>()?
+            .into_iter()
+            .reduce(and);
+        Ok((input, condition))
     }
 
     fn filter(&self, filter: &Filter, aliases: &Aliases) -> Result<Expr, CompileError> {
@@ -548,17 +564,7 @@ impl<'a> Compiler<'a> {
         }
         let mut extra_filters = Vec::new();
         for measure in measures {
-            let input = measure
-                .input
-                .as_deref()
-                .map(|text| self.expression(&measure.name, text, base_alias))
-                .transpose()?;
-            let filters = measure
-                .filters
-                .iter()
-                .map(|text| self.expression(&measure.name, text, base_alias))
-                .collect::<Result<Vec<_>, _>>()?;
-            let condition = filters.into_iter().reduce(and);
+            let (input, condition) = self.measure_parts(measure, base_alias)?;
             let aggregate = if single {
                 extra_filters.extend(condition);
                 aggregate_call(measure.aggregate, input)
@@ -606,31 +612,14 @@ impl<'a> Compiler<'a> {
         }
         let grain = Ident::new("per_row");
         let mut outer = Vec::new();
-        let mut group_by = Vec::new();
         for dimension in &plan.dimensions {
-            let expr = self.attribute(dimension, aliases)?;
-            let name = self.ident(&dimension.column());
             inner.push(SelectItem::ExprWithAlias {
-                expr,
-                alias: name.clone(),
+                expr: self.attribute(dimension, aliases)?,
+                alias: self.ident(&dimension.column()),
             });
-            let column = Expr::CompoundIdentifier(vec![grain.clone(), name.clone()]);
-            group_by.push(column.clone());
-            outer.push(SelectItem::UnnamedExpr(column));
         }
         for (i, measure) in measures.iter().enumerate() {
-            let input = measure
-                .input
-                .as_deref()
-                .map(|text| self.expression(&measure.name, text, base_alias))
-                .transpose()?;
-            let condition = measure
-                .filters
-                .iter()
-                .map(|text| self.expression(&measure.name, text, base_alias))
-                .collect::<Result<Vec<_>, _>>()?
-                .into_iter()
-                .reduce(and);
+            let (input, condition) = self.measure_parts(measure, base_alias)?;
             let value = Ident::new(format!("value_{i}"));
             inner.push(SelectItem::ExprWithAlias {
                 expr: conditional(condition, input),
@@ -649,13 +638,7 @@ impl<'a> Compiler<'a> {
         rows.projection = inner;
         rows.from = vec![self.joined_tables(tree, aliases)?];
         rows.selection = self.where_clause(&plan.filters, Vec::new(), aliases)?;
-        let mut select = empty_select();
-        select.projection = outer;
-        select.from = vec![TableWithJoins {
-            relation: derived(query_of(SetExpr::Select(Box::new(rows))), grain),
-            joins: Vec::new(),
-        }];
-        select.group_by = GroupByExpr::Expressions(group_by, Vec::new());
+        let select = self.regrouped(plan, SetExpr::Select(Box::new(rows)), grain, outer);
         let order = self.order(plan, measures)?;
         Ok(finish(select, order, plan.limit))
     }
@@ -714,11 +697,11 @@ impl<'a> Compiler<'a> {
                 expr: input,
                 alias: value.clone(),
             });
-            let metric_filters = branch
-                .filters
-                .iter()
-                .map(|text| self.expression(&branch.name, text, base_alias))
-                .collect::<Result<Vec<_>, _>>()?;
+            let metric_filters = self
+                .measure_parts(branch, base_alias)?
+                .1
+                .into_iter()
+                .collect();
             let mut select = empty_select();
             select.projection = projection;
             select.from = vec![self.joined_tables(&tree, &aliases)?];
@@ -736,33 +719,48 @@ impl<'a> Compiler<'a> {
             })
             .expect("a metric is at least one branch");
         let combined = Ident::new("combined");
-        let mut projection = Vec::new();
-        let mut group_by = Vec::new();
-        for dimension in &plan.dimensions {
-            let column =
-                Expr::CompoundIdentifier(vec![combined.clone(), self.ident(&dimension.column())]);
-            group_by.push(column.clone());
-            projection.push(SelectItem::UnnamedExpr(column));
-        }
-        projection.push(SelectItem::ExprWithAlias {
+        let total = SelectItem::ExprWithAlias {
             expr: aggregate_call(
                 Aggregate::Sum,
                 Some(Expr::CompoundIdentifier(vec![combined.clone(), value])),
             ),
             alias: self.ident(&measure.name),
-        });
-        let mut select = empty_select();
-        select.projection = projection;
-        select.from = vec![TableWithJoins {
-            relation: derived(query_of(union), combined),
-            joins: Vec::new(),
-        }];
-        select.group_by = GroupByExpr::Expressions(group_by, Vec::new());
+        };
+        let select = self.regrouped(plan, union, combined, vec![total]);
         let order = self.order(plan, std::slice::from_ref(&measure))?;
         let columns = output_columns(plan, std::slice::from_ref(&measure));
         // The measured objects first, then what they join.
         objects.sort_by_key(|o| !branches.iter().any(|b| &b.base == o));
         Ok((finish(select, order, plan.limit), columns, objects))
+    }
+
+    /// `SELECT alias.dimension..., aggregates FROM (rows) AS alias GROUP BY
+    /// alias.dimension...`: the second step of a two-step aggregation.
+    fn regrouped(
+        &self,
+        plan: &SemanticPlan,
+        rows: SetExpr,
+        alias: Ident,
+        aggregates: Vec<SelectItem>,
+    ) -> Select {
+        let columns: Vec<Expr> = plan
+            .dimensions
+            .iter()
+            .map(|d| Expr::CompoundIdentifier(vec![alias.clone(), self.ident(&d.column())]))
+            .collect();
+        let mut select = empty_select();
+        select.projection = columns
+            .iter()
+            .cloned()
+            .map(SelectItem::UnnamedExpr)
+            .chain(aggregates)
+            .collect();
+        select.from = vec![TableWithJoins {
+            relation: derived(query_of(rows), alias),
+            joins: Vec::new(),
+        }];
+        select.group_by = GroupByExpr::Expressions(columns, Vec::new());
+        select
     }
 
     fn order(

@@ -54,17 +54,7 @@ pub fn executed_query(compiled: &CompiledQuery) -> Query {
         });
     }
     let cap = MAX_ROWS as u64;
-    let existing = match &query.limit_clause {
-        Some(LimitClause::LimitOffset {
-            limit: Some(Expr::Value(v)),
-            ..
-        }) => match &v.value {
-            Value::Number(n, _) => n.parse::<u64>().ok(),
-            _ => None,
-        },
-        _ => None,
-    };
-    if existing.is_none_or(|n| n > cap) {
+    if limit_of(&query).is_none_or(|n| n > cap) {
         query.limit_clause = Some(LimitClause::LimitOffset {
             limit: Some(Expr::value(Value::Number(cap.to_string(), false))),
             offset: None,
@@ -72,6 +62,20 @@ pub fn executed_query(compiled: &CompiledQuery) -> Query {
         });
     }
     query
+}
+
+/// The query's `LIMIT n`, if it has a literal one.
+fn limit_of(query: &Query) -> Option<u64> {
+    match &query.limit_clause {
+        Some(LimitClause::LimitOffset {
+            limit: Some(Expr::Value(v)),
+            ..
+        }) => match &v.value {
+            Value::Number(n, _) => n.parse().ok(),
+            _ => None,
+        },
+        _ => None,
+    }
 }
 
 /// Whether a query only reads: one SELECT without data-changing parts. The
@@ -97,29 +101,7 @@ pub async fn execute(
     timeout: Duration,
 ) -> Result<ResultSet, ExecuteError> {
     let sql = executed_query(compiled).to_string();
-    let run = async {
-        match warehouse {
-            Warehouse::Sqlite(pool) => {
-                let rows = sqlx::query(AssertSqlSafe(sql)).fetch_all(pool).await?;
-                Ok::<_, sqlx::Error>(rows.iter().map(sqlite_row).collect::<Vec<_>>())
-            }
-            Warehouse::Postgres(pool) => {
-                let mut tx = pool.begin().await?;
-                sqlx::query("SET TRANSACTION READ ONLY")
-                    .execute(&mut *tx)
-                    .await?;
-                // A number we format ourselves, not input.
-                let limit = format!(
-                    "SET LOCAL statement_timeout = {}",
-                    timeout.as_millis().max(1)
-                );
-                sqlx::query(AssertSqlSafe(limit)).execute(&mut *tx).await?;
-                let rows = sqlx::query(AssertSqlSafe(sql)).fetch_all(&mut *tx).await?;
-                tx.rollback().await?;
-                Ok(rows.iter().map(pg_row).collect())
-            }
-        }
-    };
+    let run = fetch_rows(warehouse, sql, Some(timeout));
     let rows = match tokio::time::timeout(timeout, run).await {
         Ok(Ok(rows)) => rows,
         Ok(Err(sqlx::Error::Database(e))) if e.code().as_deref() == Some("57014") => {
@@ -129,16 +111,7 @@ pub async fn execute(
         Err(_) => return Err(ExecuteError::Timeout(timeout)),
     };
     // A limit the question asked for ("top 3") bounds what the query matched.
-    let asked_limit = match &compiled.query.limit_clause {
-        Some(LimitClause::LimitOffset {
-            limit: Some(Expr::Value(v)),
-            ..
-        }) => match &v.value {
-            Value::Number(n, _) => n.parse::<u64>().ok(),
-            _ => None,
-        },
-        _ => None,
-    };
+    let asked_limit = limit_of(&compiled.query);
     let mut total_rows = 0u64;
     let rows: Vec<Vec<Json>> = rows
         .into_iter()
@@ -235,16 +208,54 @@ fn decimal(d: rust_decimal::Decimal) -> Json {
     }
 }
 
+/// Every row of `sql`, decoded; on PostgreSQL in a read-only transaction
+/// that the server itself cancels after `timeout`.
+async fn fetch_rows(
+    warehouse: &Warehouse,
+    sql: String,
+    timeout: Option<Duration>,
+) -> Result<Vec<Vec<Json>>, sqlx::Error> {
+    match warehouse {
+        Warehouse::Sqlite(pool) => Ok(sqlx::query(AssertSqlSafe(sql))
+            .fetch_all(pool)
+            .await?
+            .iter()
+            .map(sqlite_row)
+            .collect()),
+        Warehouse::Postgres(pool) => {
+            let mut tx = read_only_transaction(pool).await?;
+            if let Some(timeout) = timeout {
+                // A number we format ourselves, not input.
+                let limit = format!(
+                    "SET LOCAL statement_timeout = {}",
+                    timeout.as_millis().max(1)
+                );
+                sqlx::query(AssertSqlSafe(limit)).execute(&mut *tx).await?;
+            }
+            let rows = sqlx::query(AssertSqlSafe(sql)).fetch_all(&mut *tx).await?;
+            tx.rollback().await?;
+            Ok(rows.iter().map(pg_row).collect())
+        }
+    }
+}
+
+async fn read_only_transaction(
+    pool: &sqlx::PgPool,
+) -> Result<sqlx::Transaction<'static, sqlx::Postgres>, sqlx::Error> {
+    let mut tx = pool.begin().await?;
+    sqlx::query("SET TRANSACTION READ ONLY")
+        .execute(&mut *tx)
+        .await?;
+    Ok(tx)
+}
+
 /// The planner's estimate of a query's total cost, where the source offers
 /// one (PostgreSQL's EXPLAIN); `None` elsewhere.
 pub async fn estimated_cost(warehouse: &Warehouse, sql: &str) -> Result<Option<f64>, sqlx::Error> {
     let Warehouse::Postgres(pool) = warehouse else {
         return Ok(None);
     };
-    let mut tx = pool.begin().await?;
-    sqlx::query("SET TRANSACTION READ ONLY")
-        .execute(&mut *tx)
-        .await?;
+    let mut tx = read_only_transaction(pool).await?;
     // The compiled query, from the AST: not input.
     let explain = format!("EXPLAIN (FORMAT JSON) {sql}");
     let plan: Json = sqlx::query_scalar(AssertSqlSafe(explain))
@@ -259,24 +270,7 @@ pub async fn estimated_cost(warehouse: &Warehouse, sql: &str) -> Result<Option<f
 }
 
 /// Every row of a read-only query, decoded as the engine decodes results: how
-/// the evaluation reads gold SQL.
+/// the evaluation reads gold SQL and the engine reads known values.
 pub async fn all_rows(warehouse: &Warehouse, sql: &str) -> Result<Vec<Vec<Json>>, sqlx::Error> {
-    let sql = sql.to_owned();
-    Ok(match warehouse {
-        Warehouse::Sqlite(pool) => sqlx::query(AssertSqlSafe(sql))
-            .fetch_all(pool)
-            .await?
-            .iter()
-            .map(sqlite_row)
-            .collect(),
-        Warehouse::Postgres(pool) => {
-            let mut tx = pool.begin().await?;
-            sqlx::query("SET TRANSACTION READ ONLY")
-                .execute(&mut *tx)
-                .await?;
-            let rows = sqlx::query(AssertSqlSafe(sql)).fetch_all(&mut *tx).await?;
-            tx.rollback().await?;
-            rows.iter().map(pg_row).collect()
-        }
-    })
+    fetch_rows(warehouse, sql.to_owned(), None).await
 }

@@ -21,6 +21,6 @@ pub mod execute;
 #[cfg(feature = "ssr")]
 pub use ask::{
     AskRequest, Client, DEFAULT_MAX_QUERY_COST, DEFAULT_QUESTION_TIMEOUT, Engine, EngineSettings,
-    MAX_QUESTION_CHARS, new_chat_id,
+    MAX_QUESTION_CHARS,
 };
 pub use response::{AskResponse, AskStatus, PlanView, ResultSet};

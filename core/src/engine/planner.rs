@@ -179,7 +179,6 @@ struct Reading {
     when: bool,
     order: Option<bool>,
     limit: Option<u32>,
-    average: bool,
     only: bool,
     /// "where is X": the location of what X names.
     place: bool,
@@ -202,23 +201,15 @@ impl Reading {
                         Op::Who => reading.who = true,
                         Op::When => reading.when = true,
                         Op::Versus => reading.comparison = true,
-                        Op::Average => reading.average = true,
                         Op::Only => reading.only = true,
                         Op::Where => reading.place = true,
                         Op::Year if grouping => reading.per_year = true,
                         Op::GroupBy => grouping = true,
+                        // "by all drivers": rolled up, not grouped.
+                        Op::All => grouping = false,
                         _ => {}
                     }
-                    if *op != Op::All {
-                        previous_op = Some(*op);
-                    }
-                    if *op == Op::All && previous_op != Some(Op::GroupBy) {
-                        previous_op = Some(Op::All);
-                    }
-                    if *op == Op::All {
-                        grouping = false;
-                        previous_op = Some(Op::All);
-                    }
+                    previous_op = Some(*op);
                 }
                 Piece::Number(n) => {
                     // "top 5", "which five customers", "5 best".

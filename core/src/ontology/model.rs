@@ -185,6 +185,16 @@ pub struct Metric {
     pub variants: Vec<MetricVariant>,
 }
 
+impl Metric {
+    /// The variant named, or the default reading when none is named.
+    pub fn reading(&self, variant: Option<&str>) -> Option<&MetricVariant> {
+        match variant {
+            Some(name) => self.variants.iter().find(|v| v.name == name),
+            None => self.variants.iter().find(|v| v.default),
+        }
+    }
+}
+
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Aggregate {

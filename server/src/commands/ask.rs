@@ -5,9 +5,8 @@ use super::ontology::{acting_user, open_project};
 use crate::clock;
 use crate::config::Settings;
 use anyhow::Context;
-use cassis_core::engine::{AskRequest, Client, Engine, EngineSettings};
+use cassis_core::engine::{AskRequest, Client, Engine};
 use std::io::Read;
-use std::time::Duration;
 
 pub struct AskArgs {
     pub project: String,
@@ -31,13 +30,7 @@ pub async fn run(settings: &Settings, args: AskArgs) -> anyhow::Result<()> {
             question
         }
     };
-    let engine = Engine::new(
-        store.clone(),
-        EngineSettings {
-            question_timeout: Duration::from_secs(settings.question_timeout),
-            max_query_cost: settings.max_query_cost,
-        },
-    );
+    let engine = Engine::new(store.clone(), settings.engine());
     let request = AskRequest {
         project_id: project.id.to_string(),
         question,

@@ -4,10 +4,10 @@ use super::ontology::{acting_user, open_project};
 use crate::clock;
 use crate::config::Settings;
 use anyhow::{Context, bail};
+use cassis_core::engine::Engine;
 use cassis_core::engine::eval::{QuestionSet, run_eval};
-use cassis_core::engine::{Engine, EngineSettings};
 use std::path::Path;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 pub struct EvalArgs<'a> {
     pub project: &'a str,
@@ -24,13 +24,7 @@ pub async fn run(settings: &Settings, args: EvalArgs<'_>) -> anyhow::Result<()> 
         .map_err(|e| anyhow::anyhow!("{} is not a question set: {e}", args.file.display()))?;
     let (store, project) = open_project(settings, args.project).await?;
     let user = acting_user(&store, project.organization_id, args.user).await?;
-    let engine = Engine::new(
-        store.clone(),
-        EngineSettings {
-            question_timeout: Duration::from_secs(settings.question_timeout),
-            max_query_cost: settings.max_query_cost,
-        },
-    );
+    let engine = Engine::new(store.clone(), settings.engine());
     let Some(warehouse) = engine.warehouse_of(&project).await? else {
         bail!(
             "the project {} is schema-only: gold SQL needs a data source to run on",

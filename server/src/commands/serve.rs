@@ -5,7 +5,7 @@ use crate::router::{self, AppState};
 use crate::startup::{self, FirstAdmin};
 use anyhow::Context;
 use cassis_app::ssr::AppContext;
-use cassis_core::engine::{Engine, EngineSettings};
+use cassis_core::engine::Engine;
 use cassis_core::store::Store;
 use std::time::Duration;
 use tokio::net::TcpListener;
@@ -46,13 +46,7 @@ pub async fn run(settings: Settings) -> anyhow::Result<()> {
         audit,
         leptos_options: leptos_options.into(),
         app: AppContext {
-            engine: Engine::new(
-                store.clone(),
-                EngineSettings {
-                    question_timeout: Duration::from_secs(settings.question_timeout),
-                    max_query_cost: settings.max_query_cost,
-                },
-            ),
+            engine: Engine::new(store.clone(), settings.engine()),
             store: store.clone(),
             public_url: settings.public_url.as_str().into(),
         },

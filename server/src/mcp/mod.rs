@@ -10,6 +10,7 @@ pub use audit::AuditLog;
 
 pub use credential::{Caller, KeyCache};
 
+use crate::page_guard;
 use crate::router::AppState;
 use axum::Router;
 use axum::middleware;
@@ -27,7 +28,7 @@ pub fn router(state: &AppState) -> Router<AppState> {
         .with_legacy_session_mode(false)
         .with_json_response(true)
         .with_allowed_hosts(allowed_hosts(&state.app.public_url))
-        .with_allowed_origins([public_origin(&state.app.public_url)])
+        .with_allowed_origins(page_guard::public_origin(&state.app.public_url))
         .with_max_request_body_bytes(MAX_MCP_BODY_BYTES);
     // Built once: a tool router holds every tool's JSON Schemas.
     let tools = tools::CassisTools::new(state.app.clone(), state.audit.clone());
@@ -61,16 +62,10 @@ fn allowed_hosts(public_url: &str) -> Vec<String> {
     hosts
 }
 
-/// Browsers may call the endpoint only from the admin app's own origin.
-fn public_origin(public_url: &str) -> String {
-    url::Url::parse(public_url)
-        .map(|url| url.origin().ascii_serialization())
-        .unwrap_or_default()
-}
-
 #[cfg(test)]
 mod tests {
-    use super::{allowed_hosts, public_origin};
+    use super::allowed_hosts;
+    use crate::page_guard::public_origin;
 
     #[test]
     fn the_public_host_and_loopback_are_allowed() {
@@ -84,11 +79,11 @@ mod tests {
     #[test]
     fn the_origin_drops_the_path() {
         assert_eq!(
-            public_origin("https://cassis.example.com/base"),
+            public_origin("https://cassis.example.com/base").unwrap(),
             "https://cassis.example.com"
         );
         assert_eq!(
-            public_origin("http://127.0.0.1:3000"),
+            public_origin("http://127.0.0.1:3000").unwrap(),
             "http://127.0.0.1:3000"
         );
     }
