@@ -1,6 +1,6 @@
 //! The command line: global settings and the subcommands.
 
-use crate::config::LogFormat;
+use crate::config::{LogFormat, PlannerKind};
 use clap::builder::BoolishValueParser;
 use clap::{Args, Parser, Subcommand};
 use std::net::SocketAddr;
@@ -17,6 +17,7 @@ Set only through the environment:
                          [default: admin@cassis.local]
   CASSIS_ADMIN_PASSWORD  password of the first admin; when unset, one is
                          generated and printed once on first start
+  CASSIS_LLM_API_KEY     API key of the model --planner names (anthropic or openai)
   RUST_LOG               log filter, e.g. info or cassis=debug [default: info]";
 
 /// Cassis: ask business questions about your data, grounded in an ontology
@@ -103,6 +104,31 @@ pub struct SettingsArgs {
         value_name = "SECONDS"
     )]
     pub question_timeout: Option<u64>,
+
+    /// Who turns questions into plans: the built-in planner (offline, deterministic), Claude through the Anthropic Messages API, or any OpenAI-compatible chat completions endpoint; the model's key is read from CASSIS_LLM_API_KEY [default: builtin]
+    #[arg(long, env = "CASSIS_PLANNER", global = true, value_enum)]
+    pub planner: Option<PlannerKind>,
+
+    /// Base URL of the model's API [default: https://api.anthropic.com or https://api.openai.com/v1]
+    #[arg(long, env = "CASSIS_LLM_URL", global = true, value_name = "URL")]
+    pub llm_url: Option<String>,
+
+    /// Model to plan with [default for anthropic: claude-sonnet-4-5; required for openai]
+    #[arg(long, env = "CASSIS_LLM_MODEL", global = true, value_name = "MODEL")]
+    pub llm_model: Option<String>,
+
+    /// How answers and messages name the model [default: Claude, or "The model" for openai]
+    #[arg(long, env = "CASSIS_LLM_NAME", global = true, value_name = "NAME")]
+    pub llm_name: Option<String>,
+
+    /// Seconds one request to the model may take before it is retried [default: 60]
+    #[arg(
+        long,
+        env = "CASSIS_LLM_TIMEOUT",
+        global = true,
+        value_name = "SECONDS"
+    )]
+    pub llm_timeout: Option<u64>,
 }
 
 #[derive(Debug, Subcommand)]

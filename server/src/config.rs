@@ -3,6 +3,7 @@
 
 use crate::cli::SettingsArgs;
 use cassis_core::demo;
+use cassis_core::engine::llm::{self, LlmPlanner, LlmProvider, LlmSettings};
 use cassis_core::engine::{DEFAULT_MAX_QUERY_COST, DEFAULT_QUESTION_TIMEOUT, EngineSettings};
 use serde::{Deserialize, Serialize};
 use std::net::SocketAddr;
@@ -22,6 +23,35 @@ pub enum LogFormat {
     Json,
 }
 
+/// Who turns questions into plans.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum PlannerKind {
+    /// Offline and deterministic, no model
+    #[default]
+    Builtin,
+    /// Claude through the Anthropic Messages API
+    Anthropic,
+    /// Any OpenAI-compatible chat completions endpoint
+    Openai,
+}
+
+/// The anthropic model used when none is configured.
+pub const DEFAULT_ANTHROPIC_MODEL: &str = "claude-sonnet-4-5";
+
+/// The model that plans, when one does; the API key is kept out of every
+/// printed form of the settings.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ModelSettings {
+    pub url: String,
+    pub model: String,
+    pub name: String,
+    /// Seconds per request.
+    pub timeout: u64,
+    #[serde(skip)]
+    pub api_key: String,
+}
+
 /// The settings file: every key optional, unknown keys refused so a typo
 /// cannot silently fall back to a default.
 #[derive(Debug, Default, Deserialize)]
@@ -37,6 +67,11 @@ struct FileSettings {
     log_format: Option<LogFormat>,
     question_timeout: Option<u64>,
     max_query_cost: Option<f64>,
+    planner: Option<PlannerKind>,
+    llm_url: Option<String>,
+    llm_model: Option<String>,
+    llm_name: Option<String>,
+    llm_timeout: Option<u64>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -56,6 +91,9 @@ pub struct Settings {
     pub max_query_cost: f64,
     /// MCP without credentials, on loopback only (conformance tests).
     pub insecure_mcp_without_auth: bool,
+    pub planner: PlannerKind,
+    /// Set when `planner` is a model.
+    pub model: Option<ModelSettings>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -77,6 +115,16 @@ pub enum ConfigError {
     MaxQueryCost(f64),
     #[error("the question timeout must be between 1 and 3600 seconds, not {0}")]
     QuestionTimeout(u64),
+    #[error("--planner {0} needs the model's API key in CASSIS_LLM_API_KEY")]
+    LlmApiKeyMissing(&'static str),
+    #[error("--planner openai needs --llm-model (the model the endpoint serves)")]
+    LlmModelMissing,
+    #[error("the model URL `{0}` is not an absolute http:// or https:// URL")]
+    LlmUrl(String),
+    #[error("the model request timeout must be between 1 and 600 seconds, not {0}")]
+    LlmTimeout(u64),
+    #[error("the model's HTTP client could not start: {0}")]
+    LlmClient(String),
     #[error("the demo scale factor must be between {min} and {max}, not {value}", min = demo::MIN_SCALE_FACTOR, max = demo::MAX_SCALE_FACTOR)]
     DemoScaleFactor { value: f64 },
 }
@@ -138,7 +186,52 @@ impl Settings {
         if !(max_query_cost.is_finite() && max_query_cost > 0.0) {
             return Err(ConfigError::MaxQueryCost(max_query_cost));
         }
+        let planner = args.planner.or(file.planner).unwrap_or_default();
+        let model = match planner {
+            PlannerKind::Builtin => None,
+            PlannerKind::Anthropic | PlannerKind::Openai => {
+                let provider = provider_of(planner).expect("a model planner");
+                let api_key = std::env::var("CASSIS_LLM_API_KEY")
+                    .ok()
+                    .filter(|key| !key.trim().is_empty())
+                    .ok_or(ConfigError::LlmApiKeyMissing(planner.as_str()))?;
+                let url = args
+                    .llm_url
+                    .clone()
+                    .or(file.llm_url)
+                    .unwrap_or_else(|| provider.default_url().to_owned());
+                match url::Url::parse(&url) {
+                    Ok(parsed) if matches!(parsed.scheme(), "http" | "https") => {}
+                    _ => return Err(ConfigError::LlmUrl(url)),
+                }
+                let model = match (args.llm_model.clone().or(file.llm_model), planner) {
+                    (Some(model), _) => model,
+                    (None, PlannerKind::Anthropic) => DEFAULT_ANTHROPIC_MODEL.to_owned(),
+                    (None, _) => return Err(ConfigError::LlmModelMissing),
+                };
+                let timeout = args
+                    .llm_timeout
+                    .or(file.llm_timeout)
+                    .unwrap_or(llm::DEFAULT_REQUEST_TIMEOUT.as_secs());
+                if !(1..=600).contains(&timeout) {
+                    return Err(ConfigError::LlmTimeout(timeout));
+                }
+                Some(ModelSettings {
+                    url: url.trim_end_matches('/').to_owned(),
+                    model,
+                    name: args
+                        .llm_name
+                        .clone()
+                        .or(file.llm_name)
+                        .unwrap_or_else(|| provider.default_name().to_owned()),
+                    timeout,
+                    api_key,
+                })
+            }
+        };
         Ok(Settings {
+            planner,
+            model,
             max_query_cost,
             insecure_mcp_without_auth: args.insecure_mcp_without_auth,
             question_timeout,
@@ -153,11 +246,28 @@ impl Settings {
     }
 
     /// What the question engine needs of these settings.
-    pub fn engine(&self) -> EngineSettings {
-        EngineSettings {
+    pub fn engine(&self) -> Result<EngineSettings, ConfigError> {
+        let planner = match (&self.model, provider_of(self.planner)) {
+            (Some(model), Some(provider)) => Some(
+                LlmPlanner::new(LlmSettings {
+                    provider,
+                    url: model.url.clone(),
+                    model: model.model.clone(),
+                    api_key: model.api_key.clone(),
+                    name: model.name.clone(),
+                    request_timeout: Duration::from_secs(model.timeout),
+                    attempts: llm::DEFAULT_ATTEMPTS,
+                    backoff: llm::DEFAULT_BACKOFF,
+                })
+                .map_err(|e| ConfigError::LlmClient(e.to_string()))?,
+            ),
+            _ => None,
+        };
+        Ok(EngineSettings {
             question_timeout: Duration::from_secs(self.question_timeout),
             max_query_cost: self.max_query_cost,
-        }
+            planner,
+        })
     }
 
     /// The settings as TOML, with any database password masked.
@@ -165,6 +275,24 @@ impl Settings {
         let mut shown = self.clone();
         shown.database_url = cassis_core::project::redact_url_password(&self.database_url);
         toml::to_string(&shown).expect("settings serialize to TOML")
+    }
+}
+
+impl PlannerKind {
+    fn as_str(self) -> &'static str {
+        match self {
+            PlannerKind::Builtin => "builtin",
+            PlannerKind::Anthropic => "anthropic",
+            PlannerKind::Openai => "openai",
+        }
+    }
+}
+
+fn provider_of(planner: PlannerKind) -> Option<LlmProvider> {
+    match planner {
+        PlannerKind::Builtin => None,
+        PlannerKind::Anthropic => Some(LlmProvider::Anthropic),
+        PlannerKind::Openai => Some(LlmProvider::Openai),
     }
 }
 

@@ -138,6 +138,43 @@ pub fn answer_text(ontology: &Ontology, plan: &SemanticPlan, results: &ResultSet
     text
 }
 
+/// The answer to SQL a model wrote, which has no plan to word it by: what
+/// the query computes, then its result; rows as "first (rest, …)".
+pub fn written_sql_text(explanation: &str, results: &ResultSet) -> String {
+    let what = if explanation.trim().is_empty() {
+        String::new()
+    } else {
+        format!("{} ", sentence(explanation.trim()))
+    };
+    let row_text = |row: &[Json]| match row {
+        [] => String::new(),
+        [one] => format_value(one),
+        [key, rest @ ..] => format!(
+            "{} ({})",
+            format_key(key),
+            rest.iter().map(format_value).collect::<Vec<_>>().join(", ")
+        ),
+    };
+    let found = match results.rows.as_slice() {
+        [] => "The query ran and returned no rows.".to_owned(),
+        [row] if row.len() == 1 => format!("The result is {}.", format_value(&row[0])),
+        [row] => format!("The result is {}.", row_text(row)),
+        rows => {
+            let listed: Vec<String> = rows.iter().take(LISTED).map(|r| row_text(r)).collect();
+            let more = if results.total_rows > listed.len() as u64 {
+                format!(
+                    ", … ({} rows in all)",
+                    group_thousands(results.total_rows as i64)
+                )
+            } else {
+                String::new()
+            };
+            format!("The query returned {}{more}.", listed.join(", "))
+        }
+    };
+    format!("{what}{found}")
+}
+
 fn sentence(text: &str) -> String {
     let mut chars = text.chars();
     let first = chars

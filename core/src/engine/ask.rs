@@ -2,13 +2,15 @@
 //! share. Ground, plan, decide, compile, execute, answer, and record the turn.
 
 use crate::account::User;
-use crate::engine::answer::{answer_text, filter_phrase};
+use crate::engine::answer::{answer_text, filter_phrase, written_sql_text};
 use crate::engine::compile::{self, CompiledQuery};
 use crate::engine::execute::{self, ExecuteError};
 use crate::engine::lexicon::{AttributeValues, Lexicon};
+use crate::engine::llm::{LlmPlanner, LlmReply, PlanningContext, PriorTurn};
 use crate::engine::plan::{Measure, SemanticPlan};
 use crate::engine::planner::{self, Planned, attribute_label, measure_label};
 use crate::engine::response::{AskResponse, AskStatus, PlanView, ResultSet};
+use crate::engine::written_sql;
 use crate::ontology::publishing::dialect_of;
 use crate::ontology::{AttributeRole, DataType, Ontology};
 use crate::project::Project;
@@ -60,6 +62,8 @@ pub struct EngineSettings {
     /// Queries the source estimates above this cost (PostgreSQL's EXPLAIN
     /// units) wait for approval.
     pub max_query_cost: f64,
+    /// A language model that plans instead of the built-in planner.
+    pub planner: Option<LlmPlanner>,
 }
 
 pub const DEFAULT_MAX_QUERY_COST: f64 = 10_000_000.0;
@@ -69,12 +73,16 @@ impl Default for EngineSettings {
         Self {
             question_timeout: DEFAULT_QUESTION_TIMEOUT,
             max_query_cost: DEFAULT_MAX_QUERY_COST,
+            planner: None,
         }
     }
 }
 
 /// A project's published version.
 type VersionKey = (Uuid, u32);
+
+/// Chat turns a model is shown: enough for follow-ups, bounded for the prompt.
+const HISTORY_TURNS: usize = 10;
 
 /// A published version ready for questions: its ontology and lexicon.
 struct Grounding {
@@ -332,7 +340,7 @@ impl Engine {
             (refusal(&chat.id, status, message, pinned), None, false)
         };
 
-        let (plan, approved) = if request.execute_pending_plan {
+        let (plan, approved, planned_by) = if request.execute_pending_plan {
             let pending = turns
                 .last()
                 .filter(|t| t.status == "needs_execution")
@@ -352,17 +360,32 @@ impl Engine {
                             .to_owned(),
                     );
                 }
-                (true, Some(plan)) => (plan, true),
+                (true, Some(plan)) => (
+                    plan,
+                    true,
+                    self.settings.planner.as_ref().map(|p| p.name().to_owned()),
+                ),
             }
         } else {
-            match planner::plan(ontology, &grounding.lexicon, question, last_plan.as_ref()) {
-                Planned::Plan(plan) => (plan, false),
-                Planned::NotAnswerable(reason) => {
-                    return error(
-                        AskStatus::NotAnswerable,
-                        format!("This project's ontology cannot answer that: {reason}."),
-                    );
+            match self
+                .plan_question(project, grounding, question, turns, last_plan.as_ref())
+                .await
+            {
+                Planning::Plan { plan, by } => (plan, false, by),
+                Planning::Sql {
+                    compiled,
+                    explanation,
+                    by,
+                } => {
+                    let response = self
+                        .answer_written_sql(project, chat, &compiled, &explanation, &by, pinned)
+                        .await;
+                    return (response, None, false);
                 }
+                Planning::NotAnswerable(message) => {
+                    return error(AskStatus::NotAnswerable, message);
+                }
+                Planning::Failed(message) => return error(AskStatus::Error, message),
             }
         };
 
@@ -431,13 +454,18 @@ impl Engine {
                 );
             }
         };
-        let answer = match &results {
+        let mut answer = match &results {
             Some(results) => answer_text(ontology, &plan, results),
             None => format!(
                 "Here is the SQL for {}; the project's data source is schema-only, so Cassis wrote it without running it.",
                 describe(ontology, &plan)
             ),
         };
+        if let Some(model) = planned_by {
+            answer.push_str(&format!(
+                " Planned by {model} from the ontology; Cassis compiled the SQL."
+            ));
+        }
         let response = AskResponse {
             chat_id: chat.id.clone(),
             status: AskStatus::Answered,
@@ -450,6 +478,122 @@ impl Engine {
             error: None,
         };
         (response, Some(plan), approved)
+    }
+
+    /// Turns a question into a plan with the configured planner: the built-in
+    /// one, or a model whose reply is checked against the ontology.
+    async fn plan_question(
+        &self,
+        project: &Project,
+        grounding: &Grounding,
+        question: &str,
+        turns: &[ChatTurn],
+        last_plan: Option<&SemanticPlan>,
+    ) -> Planning {
+        let ontology = &grounding.ontology;
+        let Some(model) = &self.settings.planner else {
+            return match planner::plan(ontology, &grounding.lexicon, question, last_plan) {
+                Planned::Plan(plan) => Planning::Plan { plan, by: None },
+                Planned::NotAnswerable(reason) => Planning::NotAnswerable(format!(
+                    "This project's ontology cannot answer that: {reason}."
+                )),
+            };
+        };
+        let name = model.name().to_owned();
+        let dialect = dialect_of(project);
+        let context = PlanningContext {
+            ontology,
+            dialect,
+            history: prior_turns(turns),
+            question,
+        };
+        match model.plan(&context).await {
+            Ok(LlmReply::Plan(mut plan)) => {
+                // Cassis, not the model, decides which forks need the user:
+                // the model's assumptions are kept as statements, and a
+                // metric variant the model left open becomes the fork.
+                for assumption in &mut plan.assumptions {
+                    assumption.options.clear();
+                    assumption.selected = None;
+                }
+                plan.assumptions
+                    .extend(planner::variant_assumptions(ontology, &plan.measures));
+                Planning::Plan {
+                    plan,
+                    by: Some(name),
+                }
+            }
+            Ok(LlmReply::Sql { sql, explanation }) => {
+                match written_sql::check(ontology, dialect, &sql) {
+                    Ok(compiled) => Planning::Sql {
+                        compiled: Box::new(compiled),
+                        explanation,
+                        by: name,
+                    },
+                    Err(rejection) => {
+                        tracing::warn!(project = %project.id, %rejection, %sql, "refused SQL written by the LLM planner");
+                        Planning::NotAnswerable(format!(
+                            "{name} answered with SQL that Cassis will not run: {rejection}. Try rephrasing the question in the ontology's terms."
+                        ))
+                    }
+                }
+            }
+            Ok(LlmReply::CannotAnswer { missing }) => Planning::NotAnswerable(format!(
+                "This project's ontology cannot answer that: the ontology has no concept for \"{}\", so {name} could not plan it.",
+                missing.trim()
+            )),
+            Err(error) => {
+                tracing::warn!(project = %project.id, %error, "the LLM planner failed");
+                Planning::Failed(error.user_message(&name))
+            }
+        }
+    }
+
+    /// Runs SQL a model wrote (already checked) and words its result.
+    async fn answer_written_sql(
+        &self,
+        project: &Project,
+        chat: &Chat,
+        compiled: &CompiledQuery,
+        explanation: &str,
+        model: &str,
+        pinned: Option<i64>,
+    ) -> AskResponse {
+        if let Some(cost) = self.expensive(project, compiled).await {
+            return refusal(
+                &chat.id,
+                AskStatus::Error,
+                format!(
+                    "The query {model} wrote is estimated to be expensive (cost {cost:.0}, above this server's limit of {:.0}); ask a narrower question.",
+                    self.settings.max_query_cost
+                ),
+                pinned,
+            );
+        }
+        let results = match self.run(project, compiled).await {
+            Ok(results) => results,
+            Err(message) => return refusal(&chat.id, AskStatus::Error, message, pinned),
+        };
+        let provenance = format!(
+            "{model} wrote this SQL because no plan fit; Cassis checked that it reads only the ontology's tables and ran it read-only."
+        );
+        let answer = match &results {
+            Some(results) => format!("{} {provenance}", written_sql_text(explanation, results)),
+            None => format!(
+                "{model} wrote this SQL because no plan fit; the project's data source is schema-only, so it was not run."
+            ),
+        };
+        AskResponse {
+            chat_id: chat.id.clone(),
+            status: AskStatus::Answered,
+            answer,
+            sql: Some(compiled.sql.clone()),
+            results,
+            objects_used: compiled.objects.clone(),
+            plan: None,
+            ontology_version: pinned,
+            error: None,
+        }
     }
 
     /// The estimated cost when it is above the limit.
@@ -618,6 +762,54 @@ fn texts(rows: Vec<Vec<serde_json::Value>>) -> Vec<String> {
         .collect()
 }
 
+/// How a question became something to run, or why it did not.
+enum Planning {
+    /// `by` names the model when one planned.
+    Plan {
+        plan: SemanticPlan,
+        by: Option<String>,
+    },
+    /// SQL a model wrote, checked against the ontology.
+    Sql {
+        compiled: Box<CompiledQuery>,
+        explanation: String,
+        by: String,
+    },
+    /// The whole message for the user.
+    NotAnswerable(String),
+    Failed(String),
+}
+
+/// The chat so far as the model sees it: each question with what Cassis
+/// answered and the plan or SQL behind it.
+fn prior_turns(turns: &[ChatTurn]) -> Vec<PriorTurn> {
+    let skip = turns.len().saturating_sub(HISTORY_TURNS);
+    turns
+        .iter()
+        .skip(skip)
+        .map(|turn| {
+            let response = serde_json::from_str::<AskResponse>(&turn.response).ok();
+            let mut outcome = format!("[{}]", turn.status);
+            if let Some(response) = &response {
+                outcome.push(' ');
+                outcome.push_str(&response.answer);
+            }
+            if let Some(plan) = &turn.plan {
+                outcome.push_str("\nPlan: ");
+                outcome.push_str(plan);
+            }
+            if let Some(sql) = response.as_ref().and_then(|r| r.sql.as_deref()) {
+                outcome.push_str("\nSQL: ");
+                outcome.push_str(sql);
+            }
+            PriorTurn {
+                question: turn.question.clone(),
+                outcome,
+            }
+        })
+        .collect()
+}
+
 enum TurnError {
     Refused(Box<AskResponse>),
     Store(StoreError),
@@ -748,6 +940,6 @@ fn humanize(limit: Duration) -> String {
         let minutes = seconds / 60;
         format!("{minutes} minute{}", if minutes == 1 { "" } else { "s" })
     } else {
-        format!("{seconds} seconds")
+        format!("{seconds} second{}", if seconds == 1 { "" } else { "s" })
     }
 }

@@ -12,11 +12,13 @@ use sqlparser::ast::{
 };
 use sqlx::{AssertSqlSafe, Row, TypeInfo, ValueRef};
 use std::ops::ControlFlow;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// Rows returned inline; the rest are counted, not sent.
 pub const MAX_ROWS: usize = 100;
 const TOTAL_COLUMN: &str = "cassis_total_rows";
+/// SQLite virtual-machine steps between deadline checks: microseconds apart.
+const SQLITE_PROGRESS_STEPS: i32 = 10_000;
 
 #[derive(Debug, thiserror::Error)]
 pub enum ExecuteError {
@@ -104,7 +106,10 @@ pub async fn execute(
     let run = fetch_rows(warehouse, sql, Some(timeout));
     let rows = match tokio::time::timeout(timeout, run).await {
         Ok(Ok(rows)) => rows,
-        Ok(Err(sqlx::Error::Database(e))) if e.code().as_deref() == Some("57014") => {
+        // PostgreSQL's statement timeout, SQLite's interrupt.
+        Ok(Err(sqlx::Error::Database(e)))
+            if matches!(e.code().as_deref(), Some("57014") | Some("9")) =>
+        {
             return Err(ExecuteError::Timeout(timeout));
         }
         Ok(Err(e)) => return Err(ExecuteError::Query(e)),
@@ -216,12 +221,29 @@ async fn fetch_rows(
     timeout: Option<Duration>,
 ) -> Result<Vec<Vec<Json>>, sqlx::Error> {
     match warehouse {
-        Warehouse::Sqlite(pool) => Ok(sqlx::query(AssertSqlSafe(sql))
-            .fetch_all(pool)
-            .await?
-            .iter()
-            .map(sqlite_row)
-            .collect()),
+        Warehouse::Sqlite(pool) => {
+            let mut connection = pool.acquire().await?;
+            // SQLite has no statement timeout: a progress handler interrupts
+            // the statement once the deadline passes, so a cancelled question
+            // stops using the CPU. Set (or cleared) on every use, as an
+            // abandoned query may have left a handler behind on this connection.
+            {
+                let mut handle = connection.lock_handle().await?;
+                match timeout {
+                    Some(timeout) => {
+                        let deadline = Instant::now() + timeout;
+                        handle.set_progress_handler(SQLITE_PROGRESS_STEPS, move || {
+                            Instant::now() < deadline
+                        });
+                    }
+                    None => handle.remove_progress_handler(),
+                }
+            }
+            let rows = sqlx::query(AssertSqlSafe(sql))
+                .fetch_all(&mut *connection)
+                .await?;
+            Ok(rows.iter().map(sqlite_row).collect())
+        }
         Warehouse::Postgres(pool) => {
             let mut tx = read_only_transaction(pool).await?;
             if let Some(timeout) = timeout {

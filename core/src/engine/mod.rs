@@ -12,11 +12,14 @@ pub mod plan;
 pub mod planner;
 pub mod response;
 pub mod text;
+pub mod written_sql;
 
 #[cfg(feature = "ssr")]
 mod ask;
 #[cfg(feature = "ssr")]
 pub mod execute;
+#[cfg(feature = "ssr")]
+pub mod llm;
 
 #[cfg(feature = "ssr")]
 pub use ask::{

@@ -4,7 +4,7 @@
 use serde::{Deserialize, Serialize};
 
 /// What to compute, in the ontology's terms; never SQL.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct SemanticPlan {
     /// Aggregates to compute; empty for a lookup of attribute values.
     #[serde(default)]
@@ -24,7 +24,7 @@ pub struct SemanticPlan {
 }
 
 /// One aggregate of a plan.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Measure {
     /// A metric of the ontology, in one of its variants.
@@ -43,7 +43,9 @@ pub enum Measure {
     },
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(
+    Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, schemars::JsonSchema,
+)]
 pub struct AttributeRef {
     pub object: String,
     pub attribute: String,
@@ -53,7 +55,19 @@ pub struct AttributeRef {
 }
 
 /// The grain a date is grouped at.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    PartialEq,
+    Eq,
+    Hash,
+    PartialOrd,
+    Ord,
+    Serialize,
+    Deserialize,
+    schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum TimeBucket {
     Year,
@@ -82,7 +96,7 @@ impl AttributeRef {
     }
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Filter {
     pub attribute: AttributeRef,
     pub condition: Condition,
@@ -90,7 +104,7 @@ pub struct Filter {
 
 /// A comparison of an attribute with literal values, which the compiler
 /// renders as escaped literals.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "op", content = "value", rename_all = "snake_case")]
 pub enum Condition {
     /// Equal to one of the values.
@@ -103,7 +117,7 @@ pub enum Condition {
     Between(Literal, Literal),
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(untagged)]
 pub enum Literal {
     Integer(i64),
@@ -119,7 +133,7 @@ impl std::fmt::Display for Literal {
     }
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "by", rename_all = "snake_case")]
 pub enum Order {
     /// By the measure at this index.

@@ -755,42 +755,7 @@ impl Reading {
         }
 
         // Assumptions the answer states.
-        for measure in &plan.measures {
-            if let Measure::Metric { metric, variant } = measure
-                && let Some(metric) = ontology.metrics.iter().find(|m| m.name == *metric)
-            {
-                match variant
-                    .as_ref()
-                    .and_then(|v| metric.variants.iter().find(|x| &x.name == v))
-                {
-                    Some(chosen) if !chosen.description.is_empty() => {
-                        assumptions.push(PlanAssumption::stated(format!(
-                            "{}: {}",
-                            label_of(&metric.label, &metric.name),
-                            chosen.description.trim_end_matches('.')
-                        )));
-                    }
-                    Some(_) => {}
-                    None if !metric.variants.is_empty() => {
-                        let default = metric
-                            .variants
-                            .iter()
-                            .find(|v| v.default)
-                            .unwrap_or(&metric.variants[0]);
-                        assumptions.push(PlanAssumption {
-                            text: format!(
-                                "{} can be read in more than one way; using {}",
-                                label_of(&metric.label, &metric.name),
-                                describe_variant(default)
-                            ),
-                            options: metric.variants.iter().map(|v| v.name.clone()).collect(),
-                            selected: Some(default.name.clone()),
-                        });
-                    }
-                    None => {}
-                }
-            }
-        }
+        assumptions.extend(variant_assumptions(ontology, &plan.measures));
         if let Some(measure) = plan.measures.first() {
             let label = measure_label(ontology, measure);
             for o in &self.rolled_up {
@@ -809,6 +774,49 @@ impl Reading {
         plan.assumptions = assumptions;
         Planned::Plan(plan)
     }
+}
+
+/// What a plan's metrics assume: the variant the words chose, stated, or a
+/// fork between the variants when the question does not settle it.
+pub fn variant_assumptions(ontology: &Ontology, measures: &[Measure]) -> Vec<PlanAssumption> {
+    let mut found = Vec::new();
+    for measure in measures {
+        if let Measure::Metric { metric, variant } = measure
+            && let Some(metric) = ontology.metrics.iter().find(|m| m.name == *metric)
+        {
+            match variant
+                .as_ref()
+                .and_then(|v| metric.variants.iter().find(|x| &x.name == v))
+            {
+                Some(chosen) if !chosen.description.is_empty() => {
+                    found.push(PlanAssumption::stated(format!(
+                        "{}: {}",
+                        label_of(&metric.label, &metric.name),
+                        chosen.description.trim_end_matches('.')
+                    )));
+                }
+                Some(_) => {}
+                None if !metric.variants.is_empty() => {
+                    let default = metric
+                        .variants
+                        .iter()
+                        .find(|v| v.default)
+                        .unwrap_or(&metric.variants[0]);
+                    found.push(PlanAssumption {
+                        text: format!(
+                            "{} can be read in more than one way; using {}",
+                            label_of(&metric.label, &metric.name),
+                            describe_variant(default)
+                        ),
+                        options: metric.variants.iter().map(|v| v.name.clone()).collect(),
+                        selected: Some(default.name.clone()),
+                    });
+                }
+                None => {}
+            }
+        }
+    }
+    found
 }
 
 /// The candidate that joins to `base` in the fewest steps without fanning out.

@@ -30,7 +30,7 @@ pub async fn run(settings: &Settings, args: AskArgs) -> anyhow::Result<()> {
             question
         }
     };
-    let engine = Engine::new(store.clone(), settings.engine());
+    let engine = Engine::new(store.clone(), settings.engine()?);
     let request = AskRequest {
         project_id: project.id.to_string(),
         question,

@@ -24,7 +24,7 @@ pub async fn run(settings: &Settings, args: EvalArgs<'_>) -> anyhow::Result<()> 
         .map_err(|e| anyhow::anyhow!("{} is not a question set: {e}", args.file.display()))?;
     let (store, project) = open_project(settings, args.project).await?;
     let user = acting_user(&store, project.organization_id, args.user).await?;
-    let engine = Engine::new(store.clone(), settings.engine());
+    let engine = Engine::new(store.clone(), settings.engine()?);
     let Some(warehouse) = engine.warehouse_of(&project).await? else {
         bail!(
             "the project {} is schema-only: gold SQL needs a data source to run on",

@@ -46,7 +46,7 @@ pub async fn run(settings: Settings) -> anyhow::Result<()> {
         audit,
         leptos_options: leptos_options.into(),
         app: AppContext {
-            engine: Engine::new(store.clone(), settings.engine()),
+            engine: Engine::new(store.clone(), settings.engine()?),
             store: store.clone(),
             public_url: settings.public_url.as_str().into(),
         },
@@ -54,6 +54,12 @@ pub async fn run(settings: Settings) -> anyhow::Result<()> {
     let listener = TcpListener::bind(settings.addr)
         .await
         .with_context(|| format!("listening on {}", settings.addr))?;
+    match &settings.model {
+        Some(model) => {
+            tracing::info!(planner = ?settings.planner, url = %model.url, model = %model.model, "questions are planned by a model")
+        }
+        None => tracing::info!("questions are planned by the built-in planner"),
+    }
     tracing::info!(addr = %settings.addr, public_url = %settings.public_url, "Cassis is listening");
     let sweeper = tokio::spawn(sweep_sessions(store.clone()));
 
