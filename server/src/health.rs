@@ -70,6 +70,7 @@ mod tests {
             mcp_without_auth: false,
             key_cache: Default::default(),
             audit: crate::mcp::AuditLog::start(store.clone()).0,
+            oauth: Default::default(),
         };
         let router = app(state);
         assert_eq!(get(router.clone(), "/readyz").await.0, StatusCode::OK);

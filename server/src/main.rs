@@ -6,6 +6,7 @@ mod commands;
 mod config;
 mod health;
 mod mcp;
+mod oauth;
 mod page_guard;
 mod request_log;
 mod router;

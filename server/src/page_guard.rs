@@ -43,8 +43,17 @@ pub async fn require_session(
         None => None,
     };
     match (user, path == LOGIN_PATH) {
-        // Signed in already: the login page has nothing to offer.
-        (Some(_), true) => Redirect::to("/projects").into_response(),
+        // Signed in already: on to where the login page would send them.
+        (Some(_), true) => {
+            let next = request.uri().query().and_then(|query| {
+                url::form_urlencoded::parse(query.as_bytes())
+                    .find(|(name, _)| name == "next")
+                    .map(|(_, value)| value.into_owned())
+            });
+            let destination =
+                cassis_app::api::session::local_destination(next.as_deref()).unwrap_or("/projects");
+            Redirect::to(destination).into_response()
+        }
         (Some(_), false) | (None, true) => next.run(request).await,
         (None, false) => Redirect::to(LOGIN_PATH).into_response(),
     }
@@ -64,8 +73,11 @@ pub async fn same_origin_writes(
     );
     let origin = request.headers().get(ORIGIN).and_then(|v| v.to_str().ok());
     let host = request.headers().get(HOST).and_then(|v| v.to_str().ok());
+    let open_endpoint = crate::oauth::is_cross_origin_endpoint(request.uri().path());
     match origin {
-        Some(origin) if !safe && !origin_allowed(origin, host, &state.app.public_url) => {
+        Some(origin)
+            if !safe && !open_endpoint && !origin_allowed(origin, host, &state.app.public_url) =>
+        {
             tracing::warn!(origin, "refused a cross-site request");
             (StatusCode::FORBIDDEN, "cross-site requests are not allowed").into_response()
         }

@@ -1,7 +1,7 @@
 //! The one axum router: health checks, the admin app and its server
 //! functions, wrapped in request logging and a body size cap.
 
-use crate::{health, mcp, page_guard, request_log};
+use crate::{health, mcp, oauth, page_guard, request_log};
 use axum::Router;
 use axum::extract::FromRef;
 use axum::middleware;
@@ -31,6 +31,8 @@ pub struct AppState {
     pub key_cache: crate::mcp::KeyCache,
     /// Where MCP tool calls are recorded.
     pub audit: crate::mcp::AuditLog,
+    /// Signing keys and the client metadata fetcher of the OAuth server.
+    pub oauth: crate::oauth::OAuthState,
 }
 
 impl AppState {
@@ -63,6 +65,7 @@ pub fn app(state: AppState) -> Router {
         .route("/healthz", get(health::live))
         .route("/readyz", get(health::ready))
         .merge(mcp::router(&state))
+        .merge(oauth::router())
         .merge(pages)
         .layer(RequestBodyLimitLayer::new(MAX_REQUEST_BODY_BYTES))
         .layer(middleware::from_fn_with_state(

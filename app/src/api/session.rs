@@ -10,15 +10,25 @@ pub struct SessionUser {
     pub role: Role,
 }
 
+/// Where to go after signing in: a path on this server (such as the OAuth
+/// consent page that sent the user here), never another site.
+pub fn local_destination(next: Option<&str>) -> Option<&str> {
+    next.filter(|n| n.starts_with('/') && !n.starts_with("//") && !n.contains('\\'))
+}
+
 #[server(endpoint = "login")]
-pub async fn login(email: String, password: String) -> Result<(), AppError> {
+pub async fn login(
+    email: String,
+    password: String,
+    #[server(default)] next: Option<String>,
+) -> Result<(), AppError> {
     let ctx = crate::ssr::context()?;
     let signed_in = cassis_core::auth::sign_in(&ctx.store, &email, &password, crate::ssr::now())
         .await
         .map_err(|e| crate::ssr::respond_with(e.into()))?;
     tracing::info!(user = %signed_in.user.id, "signed in");
     crate::ssr::set_session_cookie(&signed_in, ctx.secure_cookies());
-    leptos_axum::redirect("/projects");
+    leptos_axum::redirect(local_destination(next.as_deref()).unwrap_or("/projects"));
     Ok(())
 }
 

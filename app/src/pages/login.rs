@@ -9,6 +9,8 @@ const INPUT: &str = "mt-1 block w-full rounded-md border border-slate-300 px-3 p
 #[component]
 pub fn LoginPage() -> impl IntoView {
     let login = ServerAction::<Login>::new();
+    // Set when another page (the OAuth consent page) sent the user here.
+    let next = leptos_router::hooks::use_query_map().with_untracked(|query| query.get("next"));
     let error = move || login.value().get().and_then(Result::err);
 
     view! {
@@ -22,6 +24,7 @@ pub fn LoginPage() -> impl IntoView {
                 </div>
                 <div class="rounded-lg border border-slate-200 bg-white p-6 shadow-sm">
                     <ActionForm action=login attr:class="space-y-4">
+                        {next.map(|next| view! { <input type="hidden" name="next" value=next /> })}
                         <div>
                             <label for="email" class="block text-sm font-medium text-slate-700">"Email"</label>
                             <input id="email" name="email" type="email" required autocomplete="username" class=INPUT />

@@ -1,6 +1,7 @@
 //! Credentials: password hashing, browser sessions, signing in and out.
 
 mod api_key;
+pub mod oauth;
 mod password;
 mod session;
 

@@ -8,6 +8,7 @@
 
 mod api_keys;
 mod chats;
+mod oauth;
 mod ontologies;
 mod organizations;
 mod projects;

@@ -1,15 +1,17 @@
 //! Who is calling: every MCP request carries `Authorization: Bearer` with an
-//! API key. Anything else is answered with 401 and a pointer to the
-//! protected-resource metadata, before the MCP layer sees the request.
+//! API key or an OAuth access token Cassis issued for this resource. Anything
+//! else is answered with 401 and a pointer to the protected-resource
+//! metadata, before the MCP layer sees the request.
 
-use crate::clock;
 use crate::router::AppState;
+use crate::{clock, oauth};
 use axum::extract::{Request, State};
 use axum::http::header::{AUTHORIZATION, WWW_AUTHENTICATE};
 use axum::http::{HeaderMap, HeaderValue, StatusCode};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use cassis_core::account::User;
+use cassis_core::auth::oauth::{MCP_SCOPE, looks_like_jwt};
 use cassis_core::auth::{self, ApiKeyRejected};
 use cassis_core::time::Timestamp;
 use std::collections::HashMap;
@@ -45,6 +47,15 @@ impl KeyCache {
         fresh.then(|| cached.caller.clone())
     }
 
+    /// Drops every cached access token of a revoked grant, so revocation
+    /// takes effect at once on this instance (and within the TTL elsewhere).
+    pub fn forget_grant(&self, grant: Uuid) {
+        self.0
+            .lock()
+            .expect("not poisoned")
+            .retain(|_, cached| cached.caller.grant_id != Some(grant));
+    }
+
     fn put(&self, hash: String, caller: Caller, expires_at: Option<Timestamp>) {
         let mut cache = self.0.lock().expect("not poisoned");
         if cache.len() >= KEY_CACHE_CAPACITY {
@@ -68,6 +79,8 @@ pub struct Caller {
     pub user: User,
     /// The API key used; `None` for an OAuth access token.
     pub api_key_id: Option<Uuid>,
+    /// The OAuth grant of an access token; `None` for an API key.
+    pub grant_id: Option<Uuid>,
 }
 
 pub async fn require_credential(
@@ -82,6 +95,7 @@ pub async fn require_credential(
                 request.extensions_mut().insert(Caller {
                     user,
                     api_key_id: None,
+                    grant_id: None,
                 });
                 next.run(request).await
             }
@@ -92,16 +106,33 @@ pub async fn require_credential(
         return challenge();
     };
     let now = clock::now();
-    let hash = auth::is_well_formed(token).then(|| auth::hash_key(token));
+    let is_api_key = auth::is_well_formed(token);
+    let hash = (is_api_key || looks_like_jwt(token)).then(|| auth::hash_key(token));
     if let Some(caller) = hash.as_deref().and_then(|h| state.key_cache.get(h, now)) {
         request.extensions_mut().insert(caller);
         return next.run(request).await;
+    }
+    if let (false, Some(hash)) = (is_api_key, hash.clone()) {
+        return match access_token_caller(&state, token, now).await {
+            Ok((caller, expires_at)) => {
+                state.key_cache.put(hash, caller.clone(), Some(expires_at));
+                request.extensions_mut().insert(caller);
+                next.run(request).await
+            }
+            Err(AccessRefused::Unavailable) => StatusCode::SERVICE_UNAVAILABLE.into_response(),
+            Err(AccessRefused::Scope) => insufficient_scope(&state.app.public_url),
+            Err(AccessRefused::Invalid(reason)) => {
+                tracing::info!(%reason, "refused an MCP access token");
+                challenge()
+            }
+        };
     }
     match auth::authenticate_api_key(state.store(), token, now).await {
         Ok((key, user)) => {
             let caller = Caller {
                 user,
                 api_key_id: Some(key.id),
+                grant_id: None,
             };
             if let Some(hash) = hash {
                 state.key_cache.put(hash, caller.clone(), key.expires_at);
@@ -122,6 +153,71 @@ pub async fn require_credential(
     }
 }
 
+enum AccessRefused {
+    Invalid(String),
+    Scope,
+    Unavailable,
+}
+
+/// The caller an OAuth access token speaks for: signed by one of our keys,
+/// for this issuer and resource, unexpired, carrying the MCP scope, and its
+/// grant and user still in good standing.
+async fn access_token_caller(
+    state: &AppState,
+    token: &str,
+    now: Timestamp,
+) -> Result<(Caller, Timestamp), AccessRefused> {
+    let unavailable = |error: cassis_core::store::StoreError| {
+        tracing::error!(%error, "checking an access token failed");
+        AccessRefused::Unavailable
+    };
+    let public_url = &state.app.public_url;
+    let keys = state
+        .oauth
+        .keys
+        .for_token(state.store(), token, now)
+        .await
+        .map_err(unavailable)?;
+    let claims = keys
+        .verifying
+        .verify(
+            token,
+            &oauth::issuer(public_url),
+            &oauth::resource(public_url),
+        )
+        .map_err(|e| AccessRefused::Invalid(e.to_string()))?;
+    if !claims.scope.split_whitespace().any(|s| s == MCP_SCOPE) {
+        return Err(AccessRefused::Scope);
+    }
+    let invalid = |why: &str| AccessRefused::Invalid(why.to_owned());
+    let grant_id = Uuid::parse_str(&claims.gid).map_err(|_| invalid("no grant id"))?;
+    let grant = state
+        .store()
+        .oauth_grant(grant_id)
+        .await
+        .map_err(unavailable)?
+        .ok_or_else(|| invalid("unknown grant"))?;
+    if grant.revoked_at.is_some() || grant.user_id.to_string() != claims.sub {
+        return Err(invalid("the grant was revoked"));
+    }
+    let user = state
+        .store()
+        .user(grant.user_id)
+        .await
+        .map_err(unavailable)?
+        .filter(|user| user.disabled_at.is_none() && user.organization_id.to_string() == claims.org)
+        .ok_or_else(|| invalid("the user is disabled"))?;
+    let expires_at = Timestamp::from_millis((claims.exp as i64).saturating_mul(1000));
+    Ok((
+        Caller {
+            user,
+            api_key_id: None,
+            grant_id: Some(grant_id),
+        },
+        expires_at,
+    ))
+}
+
 async fn first_admin(state: &AppState) -> Option<User> {
     let org = state.store().first_organization().await.ok()??;
     state.store().first_admin(org.id).await.ok()?
@@ -140,6 +236,23 @@ pub fn resource_metadata_url(public_url: &str) -> String {
     format!("{public_url}/.well-known/oauth-protected-resource/mcp/")
 }
 
+/// A valid token without the MCP scope (RFC 6750 §3.1).
+fn insufficient_scope(public_url: &str) -> Response {
+    let challenge = format!(
+        "Bearer error=\"insufficient_scope\", scope=\"{MCP_SCOPE}\", resource_metadata=\"{}\"",
+        resource_metadata_url(public_url)
+    );
+    let mut response = (
+        StatusCode::FORBIDDEN,
+        "the access token does not carry the mcp scope",
+    )
+        .into_response();
+    if let Ok(value) = HeaderValue::from_str(&challenge) {
+        response.headers_mut().insert(WWW_AUTHENTICATE, value);
+    }
+    response
+}
+
 fn unauthorized(public_url: &str) -> Response {
     let challenge = format!(
         "Bearer resource_metadata=\"{}\"",
@@ -147,7 +260,7 @@ fn unauthorized(public_url: &str) -> Response {
     );
     let mut response = (
         StatusCode::UNAUTHORIZED,
-        "a valid credential is required: Authorization: Bearer sk-k6-...",
+        "a valid credential is required: Authorization: Bearer with an API key (sk-k6-...) or an OAuth access token",
     )
         .into_response();
     if let Ok(value) = HeaderValue::from_str(&challenge) {

@@ -1,0 +1,340 @@
+//! `/oauth/token` (authorization code with PKCE, refresh with rotation) and
+//! `/oauth/revoke` (RFC 7009). Every failure is an RFC 6749 error body.
+
+use super::clients::{ClientLookupError, find_client};
+use super::{issuer, no_store, oauth_error, resource};
+use crate::clock;
+use crate::router::AppState;
+use axum::Form;
+use axum::Json;
+use axum::extract::State;
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use cassis_core::auth::hash_key;
+use cassis_core::auth::oauth::{
+    ACCESS_TOKEN_LIFETIME, AccessClaims, OAuthSecret, REFRESH_TOKEN_LIFETIME, Rotation,
+    challenge_of, is_valid_verifier, looks_like_jwt,
+};
+use cassis_core::store::StoreError;
+use cassis_core::time::Timestamp;
+use serde::Deserialize;
+use serde_json::json;
+use subtle::ConstantTimeEq;
+use uuid::Uuid;
+
+#[derive(Debug, Default, Deserialize)]
+pub struct TokenRequest {
+    grant_type: Option<String>,
+    client_id: Option<String>,
+    code: Option<String>,
+    redirect_uri: Option<String>,
+    code_verifier: Option<String>,
+    refresh_token: Option<String>,
+    resource: Option<String>,
+}
+
+pub async fn token(State(state): State<AppState>, Form(request): Form<TokenRequest>) -> Response {
+    let outcome = match request.grant_type.as_deref() {
+        Some("authorization_code") => exchange_code(&state, &request).await,
+        Some("refresh_token") => refresh(&state, &request).await,
+        Some(other) => Err(TokenError::Grant(
+            "unsupported_grant_type",
+            format!("the grant type `{other}` is not supported"),
+        )),
+        None => Err(TokenError::Request("grant_type is required".to_owned())),
+    };
+    match outcome {
+        Ok(response) => response,
+        Err(TokenError::Request(description)) => {
+            oauth_error(StatusCode::BAD_REQUEST, "invalid_request", &description)
+        }
+        Err(TokenError::Grant(code, description)) => {
+            tracing::info!(error = code, %description, "refused a token request");
+            oauth_error(StatusCode::BAD_REQUEST, code, &description)
+        }
+        Err(TokenError::Client(description)) => {
+            oauth_error(StatusCode::UNAUTHORIZED, "invalid_client", &description)
+        }
+        Err(TokenError::Store(error)) => {
+            tracing::error!(%error, "the token endpoint could not reach the database");
+            oauth_error(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "temporarily_unavailable",
+                "Cassis could not reach its database",
+            )
+        }
+    }
+}
+
+enum TokenError {
+    Request(String),
+    /// An error code of RFC 6749 §5.2 and its description.
+    Grant(&'static str, String),
+    Client(String),
+    Store(StoreError),
+}
+
+impl From<StoreError> for TokenError {
+    fn from(error: StoreError) -> Self {
+        TokenError::Store(error)
+    }
+}
+
+fn invalid_grant(description: &str) -> TokenError {
+    TokenError::Grant("invalid_grant", description.to_owned())
+}
+
+fn required<'a>(value: &'a Option<String>, name: &str) -> Result<&'a str, TokenError> {
+    value
+        .as_deref()
+        .filter(|v| !v.is_empty())
+        .ok_or_else(|| TokenError::Request(format!("{name} is required")))
+}
+
+async fn client_of(state: &AppState, request: &TokenRequest) -> Result<String, TokenError> {
+    let client_id = required(&request.client_id, "client_id")?;
+    match find_client(state, client_id).await {
+        Ok(client) => Ok(client.id),
+        Err(ClientLookupError::Store(error)) => Err(TokenError::Store(error)),
+        Err(error) => Err(TokenError::Client(error.to_string())),
+    }
+}
+
+fn check_resource(state: &AppState, request: &TokenRequest) -> Result<(), TokenError> {
+    let canonical = resource(&state.app.public_url);
+    match request.resource.as_deref() {
+        None => Ok(()),
+        Some(asked) if asked == canonical || asked == canonical.trim_end_matches('/') => Ok(()),
+        Some(_) => Err(TokenError::Grant(
+            "invalid_target",
+            "resource must be this server's MCP endpoint".to_owned(),
+        )),
+    }
+}
+
+async fn exchange_code(state: &AppState, request: &TokenRequest) -> Result<Response, TokenError> {
+    let client_id = client_of(state, request).await?;
+    let code = required(&request.code, "code")?;
+    let verifier = required(&request.code_verifier, "code_verifier")?;
+    let redirect_uri = required(&request.redirect_uri, "redirect_uri")?;
+    check_resource(state, request)?;
+    let now = clock::now();
+    let code_hash = hash_key(code);
+    let approved = match state
+        .store()
+        .use_authorization_code(&code_hash, now)
+        .await?
+    {
+        Ok(approved) => approved,
+        Err(Some(grant)) => {
+            // A replayed code may have been stolen: end what it started.
+            state.store().revoke_oauth_grant(grant, now).await?;
+            state.key_cache.forget_grant(grant);
+            tracing::warn!(%grant, "an authorization code was presented twice; its grant is revoked");
+            return Err(invalid_grant("the authorization code was already used"));
+        }
+        Err(None) => return Err(invalid_grant("the authorization code is not valid")),
+    };
+    if approved.client_id != client_id {
+        return Err(invalid_grant(
+            "the authorization code was issued to another client",
+        ));
+    }
+    if approved.expires_at <= now {
+        return Err(invalid_grant("the authorization code has expired"));
+    }
+    if approved.redirect_uri != redirect_uri {
+        return Err(invalid_grant(
+            "redirect_uri does not match the authorization request",
+        ));
+    }
+    if !is_valid_verifier(verifier)
+        || !bool::from(
+            challenge_of(verifier)
+                .as_bytes()
+                .ct_eq(approved.code_challenge.as_bytes()),
+        )
+    {
+        return Err(invalid_grant(
+            "the PKCE code_verifier does not match the challenge",
+        ));
+    }
+    if !user_is_active(state, approved.user_id).await? {
+        return Err(invalid_grant("the user's account is disabled"));
+    }
+    let refresh = OAuthSecret::generate();
+    let grant = state
+        .store()
+        .create_oauth_grant(
+            &code_hash,
+            &approved,
+            &refresh.hash(),
+            now.saturating_add(REFRESH_TOKEN_LIFETIME),
+            now,
+        )
+        .await?;
+    tracing::info!(%grant, client_id = %client_id, user = %approved.user_id, "issued OAuth tokens");
+    let issued = Issued {
+        grant,
+        user_id: approved.user_id,
+        organization_id: approved.organization_id,
+        client_id,
+        scope: approved.scope,
+    };
+    token_response(state, &issued, &refresh, now).await
+}
+
+async fn refresh(state: &AppState, request: &TokenRequest) -> Result<Response, TokenError> {
+    let client_id = client_of(state, request).await?;
+    let presented = required(&request.refresh_token, "refresh_token")?;
+    check_resource(state, request)?;
+    let now = clock::now();
+    let old_hash = hash_key(presented);
+    // The token must belong to the client presenting it before anything changes.
+    let Some(grant_id) = state.store().refresh_token_grant(&old_hash).await? else {
+        return Err(invalid_grant("the refresh token is not valid"));
+    };
+    match state.store().oauth_grant(grant_id).await? {
+        Some(grant) if grant.client_id == client_id => {}
+        _ => {
+            return Err(invalid_grant(
+                "the refresh token was issued to another client",
+            ));
+        }
+    }
+    let next = OAuthSecret::generate();
+    let grant = match state
+        .store()
+        .rotate_refresh_token(
+            &old_hash,
+            &next.hash(),
+            now.saturating_add(REFRESH_TOKEN_LIFETIME),
+            now,
+        )
+        .await?
+    {
+        Rotation::Rotated(grant) => grant,
+        Rotation::Replayed => {
+            state.key_cache.forget_grant(grant_id);
+            tracing::warn!(grant = %grant_id, "a retired refresh token was presented; its grant is revoked");
+            return Err(invalid_grant(
+                "the refresh token was already used; the client must sign in again",
+            ));
+        }
+        Rotation::Invalid => return Err(invalid_grant("the refresh token is not valid")),
+    };
+    if !user_is_active(state, grant.user_id).await? {
+        return Err(invalid_grant("the user's account is disabled"));
+    }
+    let issued = Issued {
+        grant: grant.id,
+        user_id: grant.user_id,
+        organization_id: grant.organization_id,
+        client_id,
+        scope: grant.scope,
+    };
+    token_response(state, &issued, &next, now).await
+}
+
+async fn user_is_active(state: &AppState, user_id: Uuid) -> Result<bool, TokenError> {
+    Ok(state
+        .store()
+        .user(user_id)
+        .await?
+        .is_some_and(|user| user.disabled_at.is_none()))
+}
+
+/// Who a new access token speaks for.
+struct Issued {
+    grant: Uuid,
+    user_id: Uuid,
+    organization_id: Uuid,
+    client_id: String,
+    scope: String,
+}
+
+async fn token_response(
+    state: &AppState,
+    issued: &Issued,
+    refresh: &OAuthSecret,
+    now: Timestamp,
+) -> Result<Response, TokenError> {
+    let keys = state.oauth.keys.get(state.store(), now).await?;
+    let issued_at = (now.as_millis() / 1000) as u64;
+    let claims = AccessClaims {
+        iss: issuer(&state.app.public_url),
+        sub: issued.user_id.to_string(),
+        aud: resource(&state.app.public_url),
+        exp: issued_at + ACCESS_TOKEN_LIFETIME.as_secs(),
+        iat: issued_at,
+        jti: Uuid::new_v4().to_string(),
+        org: issued.organization_id.to_string(),
+        client_id: issued.client_id.clone(),
+        scope: issued.scope.clone(),
+        gid: issued.grant.to_string(),
+    };
+    Ok(no_store(
+        Json(json!({
+            "access_token": keys.signing.sign(&claims),
+            "token_type": "Bearer",
+            "expires_in": ACCESS_TOKEN_LIFETIME.as_secs(),
+            "refresh_token": refresh.expose(),
+            "scope": issued.scope,
+        }))
+        .into_response(),
+    ))
+}
+
+#[derive(Debug, Deserialize)]
+pub struct RevokeRequest {
+    token: Option<String>,
+}
+
+/// Ends the grant behind an access or refresh token. Unknown tokens are not
+/// an error (RFC 7009 §2.2), so the answer reveals nothing.
+pub async fn revoke(State(state): State<AppState>, Form(request): Form<RevokeRequest>) -> Response {
+    let Some(token) = request.token.filter(|t| !t.is_empty()) else {
+        return oauth_error(
+            StatusCode::BAD_REQUEST,
+            "invalid_request",
+            "token is required",
+        );
+    };
+    let now = clock::now();
+    let grant = if looks_like_jwt(&token) {
+        match state.oauth.keys.for_token(state.store(), &token, now).await {
+            Ok(keys) => keys
+                .verifying
+                .verify(
+                    &token,
+                    &issuer(&state.app.public_url),
+                    &resource(&state.app.public_url),
+                )
+                .ok()
+                .and_then(|claims| Uuid::parse_str(&claims.gid).ok()),
+            Err(error) => return unavailable(error),
+        }
+    } else {
+        match state.store().refresh_token_grant(&hash_key(&token)).await {
+            Ok(grant) => grant,
+            Err(error) => return unavailable(error),
+        }
+    };
+    if let Some(grant) = grant {
+        if let Err(error) = state.store().revoke_oauth_grant(grant, now).await {
+            return unavailable(error);
+        }
+        state.key_cache.forget_grant(grant);
+        tracing::info!(%grant, "revoked an OAuth grant");
+    }
+    no_store(StatusCode::OK.into_response())
+}
+
+fn unavailable(error: StoreError) -> Response {
+    tracing::error!(%error, "the revocation endpoint could not reach the database");
+    oauth_error(
+        StatusCode::SERVICE_UNAVAILABLE,
+        "temporarily_unavailable",
+        "Cassis could not reach its database",
+    )
+}
