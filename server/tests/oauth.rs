@@ -1,0 +1,797 @@
+//! OAuth 2.1 for MCP clients, against `cassis serve` over real HTTP: the
+//! Python SDK's OAuthClientProvider runs the whole flow, and each attack the
+//! MCP authorization specification guards against is tried and must fail.
+
+mod common;
+
+use cassis_core::auth::oauth::{AccessClaims, SigningKey, challenge_of};
+use common::{ADMIN_EMAIL, ADMIN_PASSWORD, Server, stderr, stdout};
+use reqwest::StatusCode;
+use reqwest::header::{COOKIE, LOCATION, ORIGIN, SET_COOKIE, WWW_AUTHENTICATE};
+use serde_json::{Value, json};
+use std::process::Command;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+const REDIRECT: &str = "http://127.0.0.1:45454/callback";
+const VERIFIER: &str = "a-verifier-that-is-long-enough-for-rfc-7636-0123456789";
+
+fn http() -> reqwest::Client {
+    reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .unwrap()
+}
+
+fn start() -> (tempfile::TempDir, Server) {
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::start(&dir.path().join("data"), |_| {});
+    (dir, server)
+}
+
+async fn register(server: &Server, name: &str) -> String {
+    let response = http()
+        .post(format!("{}/oauth/register", server.url))
+        .json(&json!({
+            "client_name": name,
+            "redirect_uris": [REDIRECT],
+            "grant_types": ["authorization_code", "refresh_token"],
+            "token_endpoint_auth_method": "none"
+        }))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), StatusCode::CREATED);
+    let body: Value = response.json().await.unwrap();
+    assert_eq!(body["token_endpoint_auth_method"], "none");
+    body["client_id"].as_str().unwrap().to_owned()
+}
+
+/// Signs in on the login page's server function; the session cookie pair.
+async fn sign_in(server: &Server) -> String {
+    let response = http()
+        .post(format!("{}/api/login", server.url))
+        .header(ORIGIN, &server.url)
+        .form(&[("email", ADMIN_EMAIL), ("password", ADMIN_PASSWORD)])
+        .send()
+        .await
+        .unwrap();
+    response
+        .headers()
+        .get_all(SET_COOKIE)
+        .iter()
+        .map(|v| v.to_str().unwrap().split(';').next().unwrap().to_owned())
+        .find(|c| c.starts_with("cassis_session=") && c.len() > "cassis_session=".len())
+        .expect("signing in sets the session cookie")
+}
+
+fn authorize_params(client_id: &str) -> Vec<(&'static str, String)> {
+    vec![
+        ("response_type", "code".into()),
+        ("client_id", client_id.into()),
+        ("redirect_uri", REDIRECT.into()),
+        ("code_challenge", challenge_of(VERIFIER)),
+        ("code_challenge_method", "S256".into()),
+        ("state", "opaque-state".into()),
+        ("scope", "mcp".into()),
+    ]
+}
+
+fn with_resource(
+    server: &Server,
+    mut params: Vec<(&'static str, String)>,
+) -> Vec<(&'static str, String)> {
+    params.push(("resource", format!("{}/mcp/", server.url)));
+    params
+}
+
+async fn get_authorize(
+    server: &Server,
+    cookie: Option<&str>,
+    params: &[(&str, String)],
+) -> reqwest::Response {
+    let mut request = http()
+        .get(format!("{}/oauth/authorize", server.url))
+        .query(params);
+    if let Some(cookie) = cookie {
+        request = request.header(COOKIE, cookie);
+    }
+    request.send().await.unwrap()
+}
+
+/// The hidden fields of the consent page.
+fn consent_fields(page: &str) -> Vec<(String, String)> {
+    page.split("<input type=\"hidden\" ")
+        .skip(1)
+        .map(|rest| {
+            let name = rest
+                .split("name=\"")
+                .nth(1)
+                .unwrap()
+                .split('"')
+                .next()
+                .unwrap();
+            let value = rest
+                .split("value=\"")
+                .nth(1)
+                .unwrap()
+                .split('"')
+                .next()
+                .unwrap();
+            (
+                name.to_owned(),
+                value.replace("&amp;", "&").replace("&quot;", "\""),
+            )
+        })
+        .collect()
+}
+
+async fn decide(
+    server: &Server,
+    cookie: &str,
+    fields: &[(String, String)],
+    origin: &str,
+) -> reqwest::Response {
+    http()
+        .post(format!("{}/oauth/authorize", server.url))
+        .header(COOKIE, cookie)
+        .header(ORIGIN, origin)
+        .form(fields)
+        .send()
+        .await
+        .unwrap()
+}
+
+fn query_of(location: &str) -> Vec<(String, String)> {
+    url::Url::parse(location)
+        .unwrap()
+        .query_pairs()
+        .map(|(k, v)| (k.into_owned(), v.into_owned()))
+        .collect()
+}
+
+fn param(location: &str, name: &str) -> Option<String> {
+    query_of(location)
+        .into_iter()
+        .find(|(k, _)| k == name)
+        .map(|(_, v)| v)
+}
+
+fn location(response: &reqwest::Response) -> String {
+    response.headers()[LOCATION].to_str().unwrap().to_owned()
+}
+
+/// Sign-in and approval as the user; the code the client receives.
+async fn approve(server: &Server, cookie: &str, client_id: &str) -> String {
+    let page = get_authorize(
+        server,
+        Some(cookie),
+        &with_resource(server, authorize_params(client_id)),
+    )
+    .await;
+    assert_eq!(page.status(), StatusCode::OK);
+    let mut fields = consent_fields(&page.text().await.unwrap());
+    fields.push(("decision".into(), "approve".into()));
+    let redirect = decide(server, cookie, &fields, &server.url).await;
+    assert_eq!(redirect.status(), StatusCode::SEE_OTHER);
+    let location = location(&redirect);
+    assert!(location.starts_with(REDIRECT), "{location}");
+    assert_eq!(param(&location, "state").as_deref(), Some("opaque-state"));
+    assert_eq!(
+        param(&location, "iss").as_deref(),
+        Some(server.url.as_str())
+    );
+    param(&location, "code").unwrap()
+}
+
+async fn token(server: &Server, form: &[(&str, &str)]) -> (StatusCode, Value) {
+    let response = http()
+        .post(format!("{}/oauth/token", server.url))
+        .form(form)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.headers()["cache-control"], "no-store");
+    (response.status(), response.json().await.unwrap())
+}
+
+async fn exchange(
+    server: &Server,
+    client_id: &str,
+    code: &str,
+    verifier: &str,
+) -> (StatusCode, Value) {
+    token(
+        server,
+        &[
+            ("grant_type", "authorization_code"),
+            ("client_id", client_id),
+            ("code", code),
+            ("redirect_uri", REDIRECT),
+            ("code_verifier", verifier),
+            ("resource", &format!("{}/mcp/", server.url)),
+        ],
+    )
+    .await
+}
+
+async fn refresh(server: &Server, client_id: &str, refresh_token: &str) -> (StatusCode, Value) {
+    token(
+        server,
+        &[
+            ("grant_type", "refresh_token"),
+            ("client_id", client_id),
+            ("refresh_token", refresh_token),
+        ],
+    )
+    .await
+}
+
+/// A `ping` tool call with `token`: the status and the WWW-Authenticate header.
+async fn mcp_ping(server: &Server, token: &str) -> (StatusCode, Option<String>) {
+    let response = http()
+        .post(format!("{}/mcp/", server.url))
+        .bearer_auth(token)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2025-11-25")
+        .body(r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"ping","arguments":{}}}"#)
+        .send()
+        .await
+        .unwrap();
+    let challenge = response
+        .headers()
+        .get(WWW_AUTHENTICATE)
+        .map(|v| v.to_str().unwrap().to_owned());
+    (response.status(), challenge)
+}
+
+/// A full authorization: client registered, user approved, code exchanged.
+async fn connected(server: &Server) -> (String, Value) {
+    let client_id = register(server, "Attack test").await;
+    let cookie = sign_in(server).await;
+    let code = approve(server, &cookie, &client_id).await;
+    let (status, tokens) = exchange(server, &client_id, &code, VERIFIER).await;
+    assert_eq!(status, StatusCode::OK, "{tokens}");
+    (client_id, tokens)
+}
+
+#[test]
+fn the_python_sdk_connects_through_oauth_refreshes_and_is_cut_off_after_a_replay() {
+    let Some(python) = std::env::var("CASSIS_TEST_PYTHON")
+        .ok()
+        .filter(|p| !p.is_empty())
+    else {
+        assert!(
+            std::env::var("CASSIS_TEST_MCP_REQUIRED").is_err(),
+            "CASSIS_TEST_MCP_REQUIRED is set but CASSIS_TEST_PYTHON is not"
+        );
+        eprintln!("skipped: set CASSIS_TEST_PYTHON to a Python with the `mcp` SDK");
+        return;
+    };
+    let (_dir, server) = start();
+    let script = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/mcp_clients/oauth_client.py"
+    );
+    let output = Command::new(python)
+        .args([
+            script,
+            &format!("{}/mcp/", server.url),
+            ADMIN_EMAIL,
+            ADMIN_PASSWORD,
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "the OAuth client failed:\n{}\nserver log:\n{}",
+        stderr(&output),
+        server.log_text()
+    );
+    let report: Value = serde_json::from_str(&stdout(&output)).unwrap();
+
+    // Not signed in: the authorize page sends the browser to the login page,
+    // which brings it back; the consent page names the client and the user.
+    let browser = &report["browser"];
+    assert_eq!(browser[0]["status"], 303);
+    assert!(
+        browser[0]["location"]
+            .as_str()
+            .unwrap()
+            .starts_with("/login?next=%2Foauth%2Fauthorize")
+    );
+    assert_eq!(browser[1]["has_next_field"], true);
+    assert!(
+        browser[2]["location"]
+            .as_str()
+            .unwrap()
+            .starts_with("/oauth/authorize?")
+    );
+    assert_eq!(
+        report["consent_page"],
+        json!({"status": 200, "names_client": true, "names_user": true})
+    );
+    assert_eq!(browser[3]["redirect_starts"], true);
+    assert_eq!(report["redirect_iss"], server.url);
+
+    // Tools through the token.
+    assert_eq!(
+        report["first"]["ping"],
+        json!({"status": "ok", "server": "cassis"})
+    );
+    assert_eq!(report["first"]["projects"], json!(["Wholesale"]));
+    assert_eq!(report["token_type"], "Bearer");
+    assert_eq!(report["access_token_is_jwt"], true);
+    assert_eq!(report["has_refresh_token"], true);
+
+    // Expiry: refreshed without the user (no new browser steps), rotated.
+    assert_eq!(report["after_expiry"]["ping"]["status"], "ok");
+    assert_eq!(report["refreshed"], true);
+    assert_eq!(report["refresh_rotated"], true);
+    assert_eq!(report["browser_steps_after_expiry"], 4);
+
+    // Replaying the retired refresh token revokes the grant: the current
+    // access token stops working at once.
+    assert_eq!(
+        report["replayed_refresh"],
+        json!({"status": 400, "error": "invalid_grant"})
+    );
+    assert_eq!(report["after_replay"]["status"], 401);
+    assert_eq!(
+        report["after_replay"]["www_authenticate"],
+        format!(
+            "Bearer resource_metadata=\"{}/.well-known/oauth-protected-resource/mcp/\"",
+            server.url
+        )
+    );
+    assert!(
+        !server.log_text().contains("refresh_token="),
+        "no token in the log"
+    );
+}
+
+#[tokio::test]
+async fn discovery_documents_agree_on_the_issuer_and_resource() {
+    let (_dir, server) = start();
+    let get = |path: &str| {
+        let url = format!("{}{path}", server.url);
+        async move {
+            let response = http().get(url).send().await.unwrap();
+            assert_eq!(response.status(), StatusCode::OK);
+            response.json::<Value>().await.unwrap()
+        }
+    };
+    let resource = get("/.well-known/oauth-protected-resource/mcp/").await;
+    assert_eq!(resource["resource"], format!("{}/mcp/", server.url));
+    assert_eq!(resource["authorization_servers"], json!([server.url]));
+    assert_eq!(get("/.well-known/oauth-protected-resource").await, resource);
+
+    let metadata = get("/.well-known/oauth-authorization-server").await;
+    assert_eq!(
+        metadata["issuer"], resource["authorization_servers"][0],
+        "byte-identical issuers"
+    );
+    assert_eq!(
+        metadata["code_challenge_methods_supported"],
+        json!(["S256"])
+    );
+    assert_eq!(
+        metadata["authorization_response_iss_parameter_supported"],
+        true
+    );
+    assert_eq!(metadata["client_id_metadata_document_supported"], true);
+    assert_eq!(
+        metadata["token_endpoint"],
+        format!("{}/oauth/token", server.url)
+    );
+    assert_eq!(get("/.well-known/openid-configuration").await, metadata);
+
+    let jwks = get("/oauth/jwks.json").await;
+    assert_eq!(jwks["keys"][0]["kty"], "OKP");
+    assert_eq!(jwks["keys"][0]["alg"], "EdDSA");
+    assert!(
+        jwks["keys"][0].get("d").is_none(),
+        "no private part is published"
+    );
+
+    // Registration refuses what it cannot honour, with RFC 7591 errors.
+    let refused = http()
+        .post(format!("{}/oauth/register", server.url))
+        .json(&json!({"client_name": "x", "redirect_uris": ["http://evil.example.com/cb"]}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(refused.status(), StatusCode::BAD_REQUEST);
+    assert_eq!(
+        refused.json::<Value>().await.unwrap()["error"],
+        "invalid_redirect_uri"
+    );
+}
+
+#[tokio::test]
+async fn authorization_requests_without_pkce_or_for_another_place_fail() {
+    let (_dir, server) = start();
+    let client_id = register(&server, "Attack test").await;
+    let cookie = sign_in(&server).await;
+    let refused_with = |params: Vec<(&'static str, String)>, error: &'static str| {
+        let server = &server;
+        let cookie = cookie.clone();
+        async move {
+            let response = get_authorize(server, Some(&cookie), &params).await;
+            assert_eq!(response.status(), StatusCode::SEE_OTHER, "{params:?}");
+            let location = location(&response);
+            assert!(location.starts_with(REDIRECT), "{location}");
+            assert_eq!(
+                param(&location, "error").as_deref(),
+                Some(error),
+                "{params:?}"
+            );
+            assert_eq!(param(&location, "state").as_deref(), Some("opaque-state"));
+            assert_eq!(
+                param(&location, "iss").as_deref(),
+                Some(server.url.as_str())
+            );
+        }
+    };
+    let base = with_resource(&server, authorize_params(&client_id));
+    let without = |name: &str| {
+        base.iter()
+            .filter(|(k, _)| *k != name)
+            .cloned()
+            .collect::<Vec<_>>()
+    };
+    let replaced = |name: &str, value: &str| {
+        base.iter()
+            .map(|(k, v)| {
+                (
+                    *k,
+                    if *k == name {
+                        value.to_owned()
+                    } else {
+                        v.clone()
+                    },
+                )
+            })
+            .collect::<Vec<_>>()
+    };
+    refused_with(without("code_challenge"), "invalid_request").await;
+    refused_with(
+        replaced("code_challenge_method", "plain"),
+        "invalid_request",
+    )
+    .await;
+    refused_with(without("code_challenge_method"), "invalid_request").await;
+    refused_with(without("resource"), "invalid_target").await;
+    refused_with(
+        replaced("resource", "https://evil.example.com/mcp/"),
+        "invalid_target",
+    )
+    .await;
+    refused_with(replaced("scope", "admin"), "invalid_scope").await;
+
+    // A redirect URI the client did not register: shown, never followed.
+    let response = get_authorize(
+        &server,
+        Some(&cookie),
+        &replaced("redirect_uri", "http://127.0.0.1:45455/callback"),
+    )
+    .await;
+    assert_eq!(response.status(), StatusCode::BAD_REQUEST);
+    assert!(response.headers().get(LOCATION).is_none());
+    assert!(
+        response
+            .text()
+            .await
+            .unwrap()
+            .contains("not one that Attack test registered")
+    );
+    let unknown = get_authorize(
+        &server,
+        Some(&cookie),
+        &replaced("client_id", "cassis-unknown"),
+    )
+    .await;
+    assert_eq!(unknown.status(), StatusCode::BAD_REQUEST);
+    assert!(unknown.headers().get(LOCATION).is_none());
+
+    // Denying sends the client an access_denied.
+    let page = get_authorize(&server, Some(&cookie), &base).await;
+    let mut fields = consent_fields(&page.text().await.unwrap());
+    fields.push(("decision".into(), "deny".into()));
+    let denied = decide(&server, &cookie, &fields, &server.url).await;
+    assert_eq!(
+        param(&location(&denied), "error").as_deref(),
+        Some("access_denied")
+    );
+}
+
+#[tokio::test]
+async fn the_consent_form_cannot_be_forged() {
+    let (_dir, server) = start();
+    let client_id = register(&server, "Attack test").await;
+    let cookie = sign_in(&server).await;
+    let page = get_authorize(
+        &server,
+        Some(&cookie),
+        &with_resource(&server, authorize_params(&client_id)),
+    )
+    .await;
+    let fields = consent_fields(&page.text().await.unwrap());
+    let approve_with = |fields: &[(String, String)]| {
+        let mut fields = fields.to_vec();
+        fields.push(("decision".into(), "approve".into()));
+        fields
+    };
+
+    // Without the token, with another session's token, from another site.
+    let without_csrf: Vec<_> = fields
+        .iter()
+        .filter(|(k, _)| k != "csrf")
+        .cloned()
+        .collect();
+    let refused = decide(&server, &cookie, &approve_with(&without_csrf), &server.url).await;
+    assert_eq!(refused.status(), StatusCode::FORBIDDEN);
+    let other_session = sign_in(&server).await;
+    let refused = decide(&server, &other_session, &approve_with(&fields), &server.url).await;
+    assert_eq!(refused.status(), StatusCode::FORBIDDEN);
+    let refused = decide(
+        &server,
+        &cookie,
+        &approve_with(&fields),
+        "https://evil.example.com",
+    )
+    .await;
+    assert_eq!(refused.status(), StatusCode::FORBIDDEN);
+    // Signed out, the form does nothing either.
+    let refused = http()
+        .post(format!("{}/oauth/authorize", server.url))
+        .header(ORIGIN, &server.url)
+        .form(&approve_with(&fields))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(refused.status(), StatusCode::UNAUTHORIZED);
+
+    // The genuine form works.
+    let approved = decide(&server, &cookie, &approve_with(&fields), &server.url).await;
+    assert!(param(&location(&approved), "code").is_some());
+}
+
+#[tokio::test]
+async fn codes_are_single_use_bound_to_client_and_verifier() {
+    let (_dir, server) = start();
+    let client_id = register(&server, "Attack test").await;
+    let other_client = register(&server, "Other client").await;
+    let cookie = sign_in(&server).await;
+
+    // Wrong verifier, then another client's exchange: both refused (the
+    // first attempt consumed the code).
+    let code = approve(&server, &cookie, &client_id).await;
+    let (status, body) = exchange(
+        &server,
+        &client_id,
+        &code,
+        "the-wrong-verifier-which-is-long-enough-for-rfc-7636-0123",
+    )
+    .await;
+    assert_eq!(
+        (status, body["error"].as_str()),
+        (StatusCode::BAD_REQUEST, Some("invalid_grant"))
+    );
+    let code = approve(&server, &cookie, &client_id).await;
+    let (status, body) = exchange(&server, &other_client, &code, VERIFIER).await;
+    assert_eq!(
+        (status, body["error"].as_str()),
+        (StatusCode::BAD_REQUEST, Some("invalid_grant"))
+    );
+    let (status, body) = exchange(&server, "cassis-unknown", &code, VERIFIER).await;
+    assert_eq!(
+        (status, body["error"].as_str()),
+        (StatusCode::UNAUTHORIZED, Some("invalid_client"))
+    );
+
+    // A code for another resource.
+    let code = approve(&server, &cookie, &client_id).await;
+    let (status, body) = token(
+        &server,
+        &[
+            ("grant_type", "authorization_code"),
+            ("client_id", &client_id),
+            ("code", &code),
+            ("redirect_uri", REDIRECT),
+            ("code_verifier", VERIFIER),
+            ("resource", "https://evil.example.com/mcp/"),
+        ],
+    )
+    .await;
+    assert_eq!(
+        (status, body["error"].as_str()),
+        (StatusCode::BAD_REQUEST, Some("invalid_target"))
+    );
+
+    // Reuse: the second exchange fails and ends what the first started.
+    let code = approve(&server, &cookie, &client_id).await;
+    let (status, tokens) = exchange(&server, &client_id, &code, VERIFIER).await;
+    assert_eq!(status, StatusCode::OK, "{tokens}");
+    assert_eq!(tokens["token_type"], "Bearer");
+    assert_eq!(tokens["scope"], "mcp");
+    let access = tokens["access_token"].as_str().unwrap();
+    assert_eq!(mcp_ping(&server, access).await.0, StatusCode::OK);
+    let (status, body) = exchange(&server, &client_id, &code, VERIFIER).await;
+    assert_eq!(
+        (status, body["error"].as_str()),
+        (StatusCode::BAD_REQUEST, Some("invalid_grant"))
+    );
+    assert_eq!(mcp_ping(&server, access).await.0, StatusCode::UNAUTHORIZED);
+    let (status, _) = refresh(
+        &server,
+        &client_id,
+        tokens["refresh_token"].as_str().unwrap(),
+    )
+    .await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+}
+
+#[tokio::test]
+async fn refresh_tokens_rotate_and_a_replay_revokes_the_grant() {
+    let (_dir, server) = start();
+    let (client_id, first) = connected(&server).await;
+    let first_refresh = first["refresh_token"].as_str().unwrap();
+
+    let (status, second) = refresh(&server, &client_id, first_refresh).await;
+    assert_eq!(status, StatusCode::OK, "{second}");
+    let second_refresh = second["refresh_token"].as_str().unwrap();
+    assert_ne!(second_refresh, first_refresh);
+    let second_access = second["access_token"].as_str().unwrap();
+    assert_eq!(mcp_ping(&server, second_access).await.0, StatusCode::OK);
+
+    // Another client cannot use it.
+    let other = register(&server, "Other client").await;
+    let (status, body) = refresh(&server, &other, second_refresh).await;
+    assert_eq!(
+        (status, body["error"].as_str()),
+        (StatusCode::BAD_REQUEST, Some("invalid_grant"))
+    );
+
+    // Replaying the first one ends the grant: the current refresh and access
+    // tokens stop working too.
+    let (status, body) = refresh(&server, &client_id, first_refresh).await;
+    assert_eq!(
+        (status, body["error"].as_str()),
+        (StatusCode::BAD_REQUEST, Some("invalid_grant"))
+    );
+    let (status, _) = refresh(&server, &client_id, second_refresh).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    assert_eq!(
+        mcp_ping(&server, second_access).await.0,
+        StatusCode::UNAUTHORIZED
+    );
+}
+
+#[tokio::test]
+async fn revocation_ends_access_at_once() {
+    let (_dir, server) = start();
+    let (client_id, tokens) = connected(&server).await;
+    let access = tokens["access_token"].as_str().unwrap();
+    assert_eq!(mcp_ping(&server, access).await.0, StatusCode::OK);
+    let revoked = http()
+        .post(format!("{}/oauth/revoke", server.url))
+        .form(&[("token", access), ("client_id", &client_id)])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(revoked.status(), StatusCode::OK);
+    assert_eq!(mcp_ping(&server, access).await.0, StatusCode::UNAUTHORIZED);
+    let (status, _) = refresh(
+        &server,
+        &client_id,
+        tokens["refresh_token"].as_str().unwrap(),
+    )
+    .await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    // Unknown tokens are not an error (RFC 7009).
+    let unknown = http()
+        .post(format!("{}/oauth/revoke", server.url))
+        .form(&[("token", "nonsense")])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(unknown.status(), StatusCode::OK);
+}
+
+#[tokio::test]
+async fn forged_expired_tampered_and_misdirected_tokens_are_refused() {
+    let (dir, server) = start();
+    let (_client_id, tokens) = connected(&server).await;
+    let genuine = tokens["access_token"].as_str().unwrap();
+    assert_eq!(mcp_ping(&server, genuine).await.0, StatusCode::OK);
+
+    // The server's own key, read from its database: tokens it signs differ
+    // from the genuine one in one claim only.
+    let database = format!(
+        "sqlite://{}",
+        dir.path().join("data/cassis.sqlite").display()
+    );
+    let pool = sqlx::SqlitePool::connect(&database).await.unwrap();
+    let stored: String = sqlx::query_scalar("SELECT private_key FROM oauth_signing_keys")
+        .fetch_one(&pool)
+        .await
+        .unwrap();
+    let key = SigningKey::from_stored(&stored).unwrap();
+    let payload = genuine.split('.').nth(1).unwrap();
+    use base64::Engine;
+    let decoded = base64::engine::general_purpose::URL_SAFE_NO_PAD
+        .decode(payload)
+        .unwrap();
+    let claims: AccessClaims = serde_json::from_slice(&decoded).unwrap();
+    let now = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap()
+        .as_secs();
+    let signed = |change: &dyn Fn(&mut AccessClaims)| {
+        let mut claims = claims.clone();
+        change(&mut claims);
+        key.sign(&claims)
+    };
+    assert_eq!(
+        mcp_ping(&server, &signed(&|_| {})).await.0,
+        StatusCode::OK,
+        "re-signing alone changes nothing"
+    );
+
+    let unauthorized = |(status, challenge): (StatusCode, Option<String>)| {
+        assert_eq!(status, StatusCode::UNAUTHORIZED);
+        assert!(challenge.unwrap().contains("resource_metadata="));
+    };
+    unauthorized(mcp_ping(&server, &signed(&|c| c.exp = now - 120)).await);
+    unauthorized(
+        mcp_ping(
+            &server,
+            &signed(&|c| c.aud = "https://evil.example.com/mcp/".into()),
+        )
+        .await,
+    );
+    unauthorized(
+        mcp_ping(
+            &server,
+            &signed(&|c| c.iss = "https://evil.example.com".into()),
+        )
+        .await,
+    );
+    unauthorized(
+        mcp_ping(
+            &server,
+            &signed(&|c| c.gid = uuid::Uuid::new_v4().to_string()),
+        )
+        .await,
+    );
+
+    // Tampered payload under the genuine signature; `alg: none`; a stranger's key.
+    let parts: Vec<&str> = genuine.split('.').collect();
+    let mut forged = claims.clone();
+    forged.scope = "mcp admin".into();
+    let forged_payload = base64::engine::general_purpose::URL_SAFE_NO_PAD
+        .encode(serde_json::to_vec(&forged).unwrap());
+    unauthorized(
+        mcp_ping(
+            &server,
+            &format!("{}.{forged_payload}.{}", parts[0], parts[2]),
+        )
+        .await,
+    );
+    let none_header = base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(format!(
+        r#"{{"alg":"none","typ":"JWT","kid":"{}"}}"#,
+        key.id
+    ));
+    unauthorized(mcp_ping(&server, &format!("{none_header}.{payload}.")).await);
+    unauthorized(mcp_ping(&server, &SigningKey::generate().sign(&claims)).await);
+
+    // A valid token without the MCP scope is a 403 naming the scope.
+    let (status, challenge) = mcp_ping(&server, &signed(&|c| c.scope = "profile".into())).await;
+    assert_eq!(status, StatusCode::FORBIDDEN);
+    let challenge = challenge.unwrap();
+    assert!(
+        challenge.contains("error=\"insufficient_scope\"") && challenge.contains("scope=\"mcp\""),
+        "{challenge}"
+    );
+}
