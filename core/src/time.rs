@@ -29,6 +29,14 @@ impl Timestamp {
     }
 
     #[must_use]
+    /// "2026-12-01 04:20 UTC", for lists people read.
+    #[cfg(feature = "ssr")]
+    pub fn to_utc_minutes(self) -> String {
+        chrono::DateTime::from_timestamp_millis(self.0)
+            .map(|time| time.format("%Y-%m-%d %H:%M UTC").to_string())
+            .unwrap_or_default()
+    }
+
     pub fn saturating_add(self, duration: Duration) -> Self {
         let millis = i64::try_from(duration.as_millis()).unwrap_or(i64::MAX);
         Self(self.0.saturating_add(millis))

@@ -5,7 +5,7 @@
 mod common;
 
 use cassis_core::auth::oauth::{AccessClaims, SigningKey, challenge_of};
-use common::{ADMIN_EMAIL, ADMIN_PASSWORD, Server, stderr, stdout};
+use common::{ADMIN_EMAIL, ADMIN_PASSWORD, Server, cassis, run_with_stdin, stderr, stdout};
 use reqwest::StatusCode;
 use reqwest::header::{COOKIE, LOCATION, ORIGIN, SET_COOKIE, WWW_AUTHENTICATE};
 use serde_json::{Value, json};
@@ -1000,4 +1000,110 @@ async fn the_oauth2_crate_authorizes_refreshes_and_revokes() {
         .unwrap();
     assert_eq!(revoked.status(), StatusCode::OK);
     assert_eq!(mcp_ping(&server, &access).await.0, StatusCode::UNAUTHORIZED);
+}
+
+async fn server_fn(
+    server: &Server,
+    cookie: &str,
+    name: &str,
+    form: &[(&str, &str)],
+) -> (StatusCode, String) {
+    let response = http()
+        .post(format!("{}/api/{name}", server.url))
+        .header(COOKIE, cookie)
+        .header(ORIGIN, &server.url)
+        .form(form)
+        .send()
+        .await
+        .unwrap();
+    (response.status(), response.text().await.unwrap())
+}
+
+#[tokio::test]
+async fn connected_clients_are_listed_and_disconnected_by_their_user_or_an_admin() {
+    let (dir, server) = start();
+    let (_client_id, tokens) = connected(&server).await;
+    let access = tokens["access_token"].as_str().unwrap();
+    assert_eq!(mcp_ping(&server, access).await.0, StatusCode::OK);
+    let admin = sign_in(&server).await;
+
+    let (status, body) = server_fn(&server, &admin, "list_connected_clients", &[]).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let listed: Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(listed[0]["client_name"], "Attack test");
+    assert_eq!(listed[0]["user_email"], ADMIN_EMAIL);
+    assert_eq!(listed[0]["active"], true);
+    assert!(
+        listed[0]["last_used_at"]
+            .as_str()
+            .unwrap()
+            .ends_with(" UTC")
+    );
+    let grant_id = listed[0]["grant_id"].as_str().unwrap().to_owned();
+
+    // Another user sees none of it and cannot disconnect it.
+    let mut create = cassis(&dir.path().join("data"));
+    create.args([
+        "user",
+        "create",
+        "--email",
+        "viewer@example.com",
+        "--role",
+        "viewer",
+    ]);
+    assert!(run_with_stdin(create, "viewer password\n").status.success());
+    let viewer = {
+        let response = http()
+            .post(format!("{}/api/login", server.url))
+            .header(ORIGIN, &server.url)
+            .form(&[
+                ("email", "viewer@example.com"),
+                ("password", "viewer password"),
+            ])
+            .send()
+            .await
+            .unwrap();
+        response.headers()[SET_COOKIE]
+            .to_str()
+            .unwrap()
+            .split(';')
+            .next()
+            .unwrap()
+            .to_owned()
+    };
+    let (status, body) = server_fn(&server, &viewer, "list_connected_clients", &[]).await;
+    assert_eq!((status, body.as_str()), (StatusCode::OK, "[]"));
+    let (status, _) = server_fn(
+        &server,
+        &viewer,
+        "disconnect_client",
+        &[("grant_id", &grant_id)],
+    )
+    .await;
+    assert_eq!(status, StatusCode::FORBIDDEN);
+    assert_eq!(mcp_ping(&server, access).await.0, StatusCode::OK);
+
+    // The admin disconnects it: within the credential cache's few seconds
+    // the token stops working, and the list says so.
+    let (status, body) = server_fn(
+        &server,
+        &admin,
+        "disconnect_client",
+        &[("grant_id", &grant_id)],
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while mcp_ping(&server, access).await.0 == StatusCode::OK {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the token still works"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(250)).await;
+    }
+    let (_, body) = server_fn(&server, &admin, "list_connected_clients", &[]).await;
+    assert_eq!(
+        serde_json::from_str::<Value>(&body).unwrap()[0]["active"],
+        false
+    );
 }

@@ -1,4 +1,5 @@
 pub mod api_keys;
+pub mod clients;
 pub mod login;
 pub mod not_found;
 pub mod projects;

@@ -25,8 +25,8 @@ fn client_from_row(row: &AnyRow) -> Result<OAuthClient, StoreError> {
 macro_rules! select_grants {
     () => {
         "SELECT g.id, g.client_id, c.name AS client_name, g.organization_id, g.user_id, g.resource, \
-         g.scope, g.created_at, g.last_used_at, g.revoked_at \
-         FROM oauth_grants g JOIN oauth_clients c ON c.id = g.client_id "
+         g.scope, g.created_at, g.last_used_at, g.revoked_at, u.email AS user_email \
+         FROM oauth_grants g JOIN oauth_clients c ON c.id = g.client_id JOIN users u ON u.id = g.user_id "
     };
 }
 
@@ -257,6 +257,36 @@ impl Store {
         .iter()
         .map(grant_from_row)
         .collect()
+    }
+
+    /// The organization's grants with their user's email, most recently
+    /// used first, revoked ones included.
+    pub async fn oauth_grants_in(
+        &self,
+        organization_id: Uuid,
+    ) -> Result<Vec<(Grant, String)>, StoreError> {
+        sqlx::query(concat!(
+            select_grants!(),
+            "WHERE g.organization_id = $1 ORDER BY g.last_used_at DESC, g.id"
+        ))
+        .bind(organization_id.to_string())
+        .fetch_all(&self.pool)
+        .await?
+        .iter()
+        .map(|row| Ok((grant_from_row(row)?, row.try_get("user_email")?)))
+        .collect()
+    }
+
+    /// Records that a grant's access token was used.
+    pub async fn touch_oauth_grant(&self, id: Uuid, now: Timestamp) -> Result<(), StoreError> {
+        sqlx::query(
+            "UPDATE oauth_grants SET last_used_at = $1 WHERE id = $2 AND last_used_at < $1",
+        )
+        .bind(now.as_millis())
+        .bind(id.to_string())
+        .execute(&self.pool)
+        .await?;
+        Ok(())
     }
 
     /// Ends a grant and every refresh token of it. Idempotent.

@@ -207,6 +207,10 @@ async fn access_token_caller(
         .map_err(unavailable)?
         .filter(|user| user.disabled_at.is_none() && user.organization_id.to_string() == claims.org)
         .ok_or_else(|| invalid("the user is disabled"))?;
+    // At most once per cache lifetime per token: what "last used" shows.
+    if let Err(error) = state.store().touch_oauth_grant(grant_id, now).await {
+        tracing::warn!(%error, "recording a grant's use failed");
+    }
     let expires_at = Timestamp::from_millis((claims.exp as i64).saturating_mul(1000));
     Ok((
         Caller {
