@@ -3,7 +3,11 @@
 local tool = os.getenv("TOOL") or "ping"
 local token = os.getenv("TOKEN")
 wrk.method = "POST"
-wrk.body = '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"' .. tool .. '","arguments":{}}}'
+-- VIA_RMCP adds `_meta`, which sends the call through rmcp instead of the
+-- direct answer for plain calls, to compare the two paths.
+local via_rmcp = os.getenv("VIA_RMCP")
+local meta = (via_rmcp and via_rmcp ~= "") and ',"_meta":{"progressToken":1}' or ""
+wrk.body = '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"' .. tool .. '","arguments":{}' .. meta .. '}}'
 wrk.headers["Content-Type"] = "application/json"
 wrk.headers["Accept"] = "application/json, text/event-stream"
 wrk.headers["MCP-Protocol-Version"] = "2025-11-25"

@@ -533,3 +533,68 @@ async fn a_revoked_key_stops_working_within_seconds() {
         tokio::time::sleep(std::time::Duration::from_millis(250)).await;
     }
 }
+
+/// Plain `ping` and `list_projects` calls are answered before rmcp; the same
+/// calls with `_meta` go through rmcp. Both must give the same bytes and the
+/// same audit records, with numeric and string ids.
+#[tokio::test]
+async fn the_direct_answer_for_plain_tool_calls_matches_rmcps() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let server = Server::start(&data, |_| {});
+    let key = create_key(&data, "paths", &[]);
+    let call = |body: String| {
+        let url = format!("{}/mcp/", server.url);
+        let key = key.clone();
+        async move {
+            let response = reqwest::Client::new()
+                .post(url)
+                .bearer_auth(key)
+                .header("content-type", "application/json")
+                .header("accept", "application/json, text/event-stream")
+                .header("mcp-protocol-version", "2025-11-25")
+                .body(body)
+                .send()
+                .await
+                .unwrap();
+            assert_eq!(response.status(), StatusCode::OK);
+            assert_eq!(response.headers()["content-type"], "application/json");
+            response.text().await.unwrap()
+        }
+    };
+    for (tool, id) in [("ping", "7"), ("list_projects", "\"req-1\"")] {
+        let direct = call(format!(
+            r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"{tool}","arguments":{{}}}}}}"#
+        ))
+        .await;
+        let through_rmcp = call(format!(
+            r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"{tool}","arguments":{{}},"_meta":{{"progressToken":1}}}}}}"#
+        ))
+        .await;
+        assert_eq!(direct, through_rmcp, "{tool}");
+        let parsed: Value = serde_json::from_str(&direct).unwrap();
+        assert_eq!(parsed["result"]["isError"], false);
+        assert_eq!(parsed["id"].to_string(), id);
+    }
+    // An unknown tool still gets rmcp's error.
+    let unknown = call(
+        r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"nope","arguments":{}}}"#
+            .to_owned(),
+    )
+    .await;
+    assert!(unknown.contains("\"error\""), "{unknown}");
+
+    // Every call was recorded, whichever path answered it.
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    let database = format!("sqlite://{}", data.join("cassis.sqlite").display());
+    let pool = sqlx::SqlitePool::connect(&database).await.unwrap();
+    let recorded: Vec<(String, i64)> =
+        sqlx::query_as("SELECT tool, COUNT(*) FROM tool_calls GROUP BY tool ORDER BY tool")
+            .fetch_all(&pool)
+            .await
+            .unwrap();
+    assert_eq!(
+        recorded,
+        [("list_projects".to_owned(), 2), ("ping".to_owned(), 2)]
+    );
+}

@@ -4,6 +4,7 @@
 
 mod audit;
 mod credential;
+mod fast_path;
 mod tools;
 
 pub use audit::AuditLog;
@@ -33,13 +34,22 @@ pub fn router(state: &AppState) -> Router<AppState> {
     // Built once: a tool router holds every tool's JSON Schemas.
     let tools = tools::CassisTools::new(state.app.clone(), state.audit.clone());
     let service = StreamableHttpService::new(
-        move || Ok(tools.clone()),
+        {
+            let tools = tools.clone();
+            move || Ok(tools.clone())
+        },
         Arc::new(NeverSessionManager::default()),
         config,
     );
     Router::new()
         .route_service("/mcp", service.clone())
         .route_service(MCP_PATH, service)
+        // Layers run last-added first: the credential check, then the direct
+        // answer for plain tool calls, then rmcp.
+        .route_layer(middleware::from_fn_with_state(
+            tools,
+            fast_path::answer_plain_tool_calls,
+        ))
         .route_layer(middleware::from_fn_with_state(
             state.clone(),
             credential::require_credential,

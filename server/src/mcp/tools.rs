@@ -98,13 +98,7 @@ impl CassisTools {
         annotations(read_only_hint = true, open_world_hint = false)
     )]
     async fn ping(&self, Extension(parts): Extension<Parts>) -> Result<Json<Pong>, ErrorData> {
-        let started = Instant::now();
-        let caller = caller(&parts)?;
-        self.record(caller, "ping", None, "ok", started).await;
-        Ok(Json(Pong {
-            status: "ok",
-            server: "cassis",
-        }))
+        self.pong(caller(&parts)?).await.map(Json)
     }
 
     #[tool(
@@ -115,37 +109,7 @@ impl CassisTools {
         &self,
         Extension(parts): Extension<Parts>,
     ) -> Result<Json<ProjectList>, ErrorData> {
-        let started = Instant::now();
-        let caller = caller(&parts)?;
-        let projects = self
-            .0
-            .app
-            .store
-            .list_projects(caller.user.organization_id)
-            .await
-            .map_err(|error| {
-                tracing::error!(%error, "listing projects for MCP failed");
-                ErrorData::internal_error("the project list is unavailable right now", None)
-            })?;
-        self.record(caller, "list_projects", None, "ok", started)
-            .await;
-        Ok(Json(ProjectList {
-            projects: projects
-                .into_iter()
-                .map(|project| ProjectSummary {
-                    id: project.id.to_string(),
-                    name: project.name,
-                    description: project.description,
-                    data_source_connected: project
-                        .data_source
-                        .as_ref()
-                        .is_some_and(|source| source.is_executable()),
-                    dialect: project
-                        .data_source
-                        .map(|source| source.dialect.as_str().to_owned()),
-                })
-                .collect(),
-        }))
+        self.projects(caller(&parts)?).await.map(Json)
     }
 
     #[tool(
@@ -185,6 +149,50 @@ impl CassisTools {
 }
 
 impl CassisTools {
+    /// The `ping` result, recorded.
+    pub async fn pong(&self, caller: &Caller) -> Result<Pong, ErrorData> {
+        let started = Instant::now();
+        self.record(caller, "ping", None, "ok", started).await;
+        Ok(Pong {
+            status: "ok",
+            server: "cassis",
+        })
+    }
+
+    /// The `list_projects` result, recorded.
+    pub async fn projects(&self, caller: &Caller) -> Result<ProjectList, ErrorData> {
+        let started = Instant::now();
+        let projects = self
+            .0
+            .app
+            .store
+            .list_projects(caller.user.organization_id)
+            .await
+            .map_err(|error| {
+                tracing::error!(%error, "listing projects for MCP failed");
+                ErrorData::internal_error("the project list is unavailable right now", None)
+            })?;
+        self.record(caller, "list_projects", None, "ok", started)
+            .await;
+        Ok(ProjectList {
+            projects: projects
+                .into_iter()
+                .map(|project| ProjectSummary {
+                    id: project.id.to_string(),
+                    name: project.name,
+                    description: project.description,
+                    data_source_connected: project
+                        .data_source
+                        .as_ref()
+                        .is_some_and(|source| source.is_executable()),
+                    dialect: project
+                        .data_source
+                        .map(|source| source.dialect.as_str().to_owned()),
+                })
+                .collect(),
+        })
+    }
+
     /// Queues the audit record; a failure is logged, never shown to the agent.
     async fn record(
         &self,

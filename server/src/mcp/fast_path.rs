@@ -1,0 +1,235 @@
+//! A direct answer for the hottest MCP request: a plain `tools/call` of a
+//! tool without arguments (`ping`, `list_projects`) on a 2025 protocol
+//! version. For it the stateless transport would build a one-shot service,
+//! spawn it and pass the message through channels, several times the cost of
+//! the call itself; answering here keeps agents' health checks and project
+//! lookups cheap under load. Anything not recognised exactly (other methods
+//! and tools, arguments, `_meta`, the 2026 headers, sessions) goes on to rmcp
+//! unchanged, and the answer is the bytes rmcp would send (tested side by
+//! side), so clients cannot tell the paths apart.
+
+use super::tools::CassisTools;
+use super::{Caller, MAX_MCP_BODY_BYTES};
+use axum::body::{Body, Bytes};
+use axum::extract::{Request, State};
+use axum::http::header::{ACCEPT, CONTENT_TYPE};
+use axum::http::{HeaderMap, HeaderValue, Method, StatusCode};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use rmcp::ErrorData;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// Protocol versions whose `tools/call` needs no per-request metadata.
+const PLAIN_VERSIONS: [&str; 3] = ["2025-11-25", "2025-06-18", "2025-03-26"];
+
+/// The one request shape answered here; unknown fields send it to rmcp.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PlainCall {
+    jsonrpc: String,
+    id: Value,
+    method: String,
+    params: CallParams,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CallParams {
+    name: String,
+    #[serde(default)]
+    arguments: Option<serde_json::Map<String, Value>>,
+}
+
+/// A JSON-RPC response, fields in rmcp's order.
+#[derive(Serialize)]
+struct Envelope<'a, T: Serialize> {
+    jsonrpc: &'static str,
+    id: &'a Value,
+    #[serde(flatten)]
+    outcome: T,
+}
+
+#[derive(Serialize)]
+struct Success {
+    result: CallToolResult,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct CallToolResult {
+    content: [TextContent; 1],
+    structured_content: Value,
+    is_error: bool,
+}
+
+#[derive(Serialize)]
+struct TextContent {
+    r#type: &'static str,
+    text: String,
+}
+
+#[derive(Serialize)]
+struct Failure {
+    error: ErrorData,
+}
+
+pub async fn answer_plain_tool_calls(
+    State(tools): State<CassisTools>,
+    request: Request,
+    next: Next,
+) -> Response {
+    if !is_plain_post(request.method(), request.headers()) {
+        return next.run(request).await;
+    }
+    let (parts, body) = request.into_parts();
+    let bytes = match axum::body::to_bytes(body, MAX_MCP_BODY_BYTES).await {
+        Ok(bytes) => bytes,
+        Err(_) => return StatusCode::PAYLOAD_TOO_LARGE.into_response(),
+    };
+    let call = match serde_json::from_slice::<PlainCall>(&bytes) {
+        Ok(call) if is_answerable(&call) => call,
+        _ => {
+            return next
+                .run(Request::from_parts(parts, Body::from(bytes)))
+                .await;
+        }
+    };
+    let Some(caller) = parts.extensions.get::<Caller>() else {
+        // The credential layer runs first; without it, let rmcp refuse.
+        return next
+            .run(Request::from_parts(parts, Body::from(bytes)))
+            .await;
+    };
+    let outcome = match call.params.name.as_str() {
+        "ping" => tools.pong(caller).await.and_then(structured),
+        _ => tools.projects(caller).await.and_then(structured),
+    };
+    let body = match outcome {
+        Ok(structured_content) => serde_json::to_vec(&Envelope {
+            jsonrpc: "2.0",
+            id: &call.id,
+            outcome: Success {
+                result: CallToolResult {
+                    content: [TextContent {
+                        r#type: "text",
+                        text: structured_content.to_string(),
+                    }],
+                    structured_content,
+                    is_error: false,
+                },
+            },
+        }),
+        Err(error) => serde_json::to_vec(&Envelope {
+            jsonrpc: "2.0",
+            id: &call.id,
+            outcome: Failure { error },
+        }),
+    };
+    match body {
+        Ok(body) => (
+            [(CONTENT_TYPE, HeaderValue::from_static("application/json"))],
+            Bytes::from(body),
+        )
+            .into_response(),
+        Err(_) => StatusCode::INTERNAL_SERVER_ERROR.into_response(),
+    }
+}
+
+fn structured<T: Serialize>(result: T) -> Result<Value, ErrorData> {
+    serde_json::to_value(result).map_err(|e| ErrorData::internal_error(e.to_string(), None))
+}
+
+/// A POST rmcp would accept on the stateless path with JSON back: JSON in,
+/// both media types accepted, a 2025 version, no session or 2026 headers.
+fn is_plain_post(method: &Method, headers: &HeaderMap) -> bool {
+    let header = |name: &str| headers.get(name).and_then(|v| v.to_str().ok());
+    let json_body = header(CONTENT_TYPE.as_str()).is_some_and(|value| {
+        let essence = value.split(';').next().unwrap_or_default().trim();
+        essence.eq_ignore_ascii_case("application/json")
+    });
+    let accepts = header(ACCEPT.as_str()).is_some_and(|value| {
+        let types: Vec<String> = value
+            .split(',')
+            .map(|t| {
+                t.split(';')
+                    .next()
+                    .unwrap_or_default()
+                    .trim()
+                    .to_ascii_lowercase()
+            })
+            .collect();
+        types.iter().any(|t| t == "application/json")
+            && types.iter().any(|t| t == "text/event-stream")
+    });
+    method == Method::POST
+        && json_body
+        && accepts
+        && header("mcp-protocol-version").is_some_and(|v| PLAIN_VERSIONS.contains(&v))
+        && header("mcp-session-id").is_none()
+        && header("mcp-method").is_none()
+        && header("mcp-name").is_none()
+}
+
+fn is_answerable(call: &PlainCall) -> bool {
+    call.jsonrpc == "2.0"
+        && call.method == "tools/call"
+        && (call.id.is_string() || call.id.is_i64() || call.id.is_u64())
+        && matches!(call.params.name.as_str(), "ping" | "list_projects")
+        && call.params.arguments.as_ref().is_none_or(|a| a.is_empty())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn headers(pairs: &[(&'static str, &'static str)]) -> HeaderMap {
+        let mut map = HeaderMap::new();
+        for (name, value) in pairs {
+            map.insert(*name, HeaderValue::from_static(value));
+        }
+        map
+    }
+
+    const PLAIN: [(&str, &str); 3] = [
+        ("content-type", "application/json"),
+        ("accept", "application/json, text/event-stream"),
+        ("mcp-protocol-version", "2025-11-25"),
+    ];
+
+    #[test]
+    fn only_plain_2025_posts_are_answered_here() {
+        assert!(is_plain_post(&Method::POST, &headers(&PLAIN)));
+        assert!(!is_plain_post(&Method::GET, &headers(&PLAIN)));
+        let mut later = PLAIN;
+        later[2] = ("mcp-protocol-version", "2026-07-28");
+        assert!(!is_plain_post(&Method::POST, &headers(&later)));
+        let mut json_only = PLAIN;
+        json_only[1] = ("accept", "application/json");
+        assert!(!is_plain_post(&Method::POST, &headers(&json_only)));
+        let mut with_session = PLAIN.to_vec();
+        with_session.push(("mcp-session-id", "abc"));
+        assert!(!is_plain_post(&Method::POST, &headers(&with_session)));
+    }
+
+    #[test]
+    fn only_argument_free_calls_of_the_two_tools_are_answered_here() {
+        let parse = |text: &str| {
+            serde_json::from_str::<PlainCall>(text)
+                .ok()
+                .filter(is_answerable)
+        };
+        assert!(parse(r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"ping","arguments":{}}}"#).is_some());
+        assert!(parse(r#"{"jsonrpc":"2.0","id":"x","method":"tools/call","params":{"name":"list_projects"}}"#).is_some());
+        for other in [
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"ask_question","arguments":{}}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"ping","arguments":{"x":1}}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"ping","_meta":{}}}"#,
+            r#"{"jsonrpc":"2.0","id":null,"method":"tools/call","params":{"name":"ping"}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#,
+            r#"[{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"ping"}}]"#,
+        ] {
+            assert!(parse(other).is_none(), "{other}");
+        }
+    }
+}
