@@ -19,6 +19,9 @@ pub enum AppError {
     Internal,
     #[error("The request did not reach the server function: {0}")]
     Transport(String),
+    /// Input the user can fix; the message says how.
+    #[error("{0}")]
+    Invalid(String),
 }
 
 impl AppError {
@@ -27,7 +30,7 @@ impl AppError {
         match self {
             AppError::InvalidCredentials | AppError::Unauthenticated => 401,
             AppError::Forbidden => 403,
-            AppError::Transport(_) => 400,
+            AppError::Transport(_) | AppError::Invalid(_) => 400,
             AppError::Internal => 500,
         }
     }

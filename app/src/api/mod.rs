@@ -2,6 +2,7 @@
 
 pub mod clients;
 pub mod instance;
+pub mod keys;
 pub mod projects;
 pub mod session;
 pub mod users;

@@ -16,20 +16,39 @@ pub fn local_destination(next: Option<&str>) -> Option<&str> {
     next.filter(|n| n.starts_with('/') && !n.starts_with("//") && !n.contains('\\'))
 }
 
+/// Signs in. A plain form post is redirected; the hydrated page gets the
+/// destination back when it is outside the app (the OAuth consent page),
+/// which needs a full page load rather than the router's navigation.
 #[server(endpoint = "login")]
 pub async fn login(
     email: String,
     password: String,
     #[server(default)] next: Option<String>,
-) -> Result<(), AppError> {
+) -> Result<Option<String>, AppError> {
     let ctx = crate::ssr::context()?;
     let signed_in = cassis_core::auth::sign_in(&ctx.store, &email, &password, crate::ssr::now())
         .await
         .map_err(|e| crate::ssr::respond_with(e.into()))?;
     tracing::info!(user = %signed_in.user.id, "signed in");
     crate::ssr::set_session_cookie(&signed_in, ctx.secure_cookies());
-    leptos_axum::redirect(local_destination(next.as_deref()).unwrap_or("/projects"));
-    Ok(())
+    let plain_form = use_context::<http::request::Parts>().is_some_and(|parts| {
+        parts
+            .headers
+            .get(http::header::ACCEPT)
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|v| v.contains("text/html"))
+    });
+    match local_destination(next.as_deref()) {
+        Some(destination) if !plain_form => Ok(Some(destination.to_owned())),
+        Some(destination) => {
+            leptos_axum::redirect(destination);
+            Ok(None)
+        }
+        None => {
+            leptos_axum::redirect("/projects");
+            Ok(None)
+        }
+    }
 }
 
 #[server(endpoint = "logout")]

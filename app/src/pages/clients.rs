@@ -13,7 +13,7 @@ pub fn ConnectedClientsPage() -> impl IntoView {
     view! {
         <Page
             title="Connected clients"
-            subtitle="MCP clients such as Claude Desktop, Claude Code or Cursor that signed in through OAuth. Disconnecting one ends its access at once; it has to sign in again."
+            subtitle="MCP clients such as Claude Desktop, Claude Code or Cursor that signed in through OAuth. Disconnecting one ends its access within seconds; it has to sign in again."
         >
             {move || disconnect.value().get().and_then(Result::err).map(|error| view! { <ErrorNotice error /> })}
             <Suspense fallback=Loading>

@@ -12,6 +12,12 @@ pub fn LoginPage() -> impl IntoView {
     // Set when another page (the OAuth consent page) sent the user here.
     let next = leptos_router::hooks::use_query_map().with_untracked(|query| query.get("next"));
     let error = move || login.value().get().and_then(Result::err);
+    // A destination outside the app (the OAuth consent page) is a full page load.
+    Effect::new(move |_| {
+        if let Some(Ok(Some(destination))) = login.value().get() {
+            let _ = window().location().set_href(&destination);
+        }
+    });
 
     view! {
         <Title text="Sign in" />

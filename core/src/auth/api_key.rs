@@ -42,11 +42,15 @@ impl fmt::Debug for ApiKeySecret {
     }
 }
 
+/// Lowercase hex of the SHA-256: on every MCP request, so one allocation.
 pub fn hash_key(key: &str) -> String {
-    Sha256::digest(key.as_bytes())
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    let mut hex = String::with_capacity(64);
+    for byte in Sha256::digest(key.as_bytes()) {
+        hex.push(HEX[usize::from(byte >> 4)] as char);
+        hex.push(HEX[usize::from(byte & 0x0f)] as char);
+    }
+    hex
 }
 
 /// Whether `candidate` has the shape of a Cassis API key, checked before any lookup.
@@ -102,6 +106,10 @@ mod tests {
         assert!(is_well_formed(a.expose()));
         assert_eq!(a.display_prefix(), a.expose()[..10]);
         assert_eq!(a.hash(), hash_key(a.expose()));
+        assert_eq!(
+            hash_key("abc"),
+            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+        );
         assert_eq!(format!("{a:?}"), "ApiKeySecret(***)");
     }
 

@@ -9,7 +9,7 @@ use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
 const QUEUE: usize = 4_096;
-const BATCH: usize = 256;
+const BATCH: usize = 1_024;
 /// The longest a record waits before it is written.
 const FLUSH_EVERY: Duration = Duration::from_millis(50);
 
@@ -41,9 +41,10 @@ async fn write_batches(store: Store, mut receiver: mpsc::Receiver<ToolCall>) {
         // Gather what arrives in the next moment into the same transaction.
         let deadline = tokio::time::Instant::now() + FLUSH_EVERY;
         while batch.len() < BATCH {
-            match tokio::time::timeout_at(deadline, receiver.recv()).await {
-                Ok(Some(call)) => batch.push(call),
-                Ok(None) | Err(_) => break,
+            let room = BATCH - batch.len();
+            match tokio::time::timeout_at(deadline, receiver.recv_many(&mut batch, room)).await {
+                Ok(0) | Err(_) => break,
+                Ok(_) => {}
             }
         }
         if let Err(error) = store.record_tool_calls(&batch).await {

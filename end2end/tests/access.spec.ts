@@ -1,0 +1,128 @@
+import { test, expect, type Page } from '@playwright/test';
+import * as path from 'node:path';
+
+const email = process.env.CASSIS_E2E_EMAIL ?? 'admin@example.com';
+const password = process.env.CASSIS_E2E_PASSWORD ?? '';
+const screenshots = path.join(__dirname, '..', 'screenshots');
+
+async function signIn(page: Page) {
+  await page.goto('/login');
+  await expect(page.locator('body')).toHaveAttribute('data-hydrated', 'true');
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Password').fill(password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await expect(page).toHaveURL(/\/projects$/);
+}
+
+const pingBody = JSON.stringify({
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'tools/call',
+  params: { name: 'ping', arguments: {} },
+});
+
+test('an admin creates an API key, an agent uses it, the admin revokes it', async ({ page, request }) => {
+  await signIn(page);
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'API keys' }).click();
+  await expect(page.getByRole('heading', { name: 'API keys', level: 1 })).toBeVisible();
+
+  // A blank name is refused in place, keeping what was typed.
+  await page.getByLabel('Name').fill('   ');
+  await page.getByRole('button', { name: 'Create key' }).click();
+  await expect(page.getByRole('alert')).toContainText('Give the key a name');
+  await expect(page.getByLabel('Name')).toHaveValue('   ');
+
+  const name = `Playwright agent ${Date.now()}`;
+  await page.getByLabel('Name').fill(name);
+  await page.getByLabel('Expires after').selectOption('30d');
+  await page.getByRole('button', { name: 'Create key' }).click();
+  const secret = (await page.getByTestId('new-key-secret').textContent()) ?? '';
+  expect(secret).toMatch(/^sk-k6-[A-Za-z0-9_-]{43}$/);
+  await expect(page.getByTestId('mcp-command')).toContainText(
+    `claude mcp add --transport http cassis ${new URL(page.url()).origin}/mcp/ --header "Authorization: Bearer ${secret}"`,
+  );
+  await expect(page.getByTestId('api-keys')).toContainText(name);
+  await page.screenshot({ path: path.join(screenshots, 'api-keys.png'), fullPage: true });
+
+  // The key works on the MCP endpoint.
+  const call = () =>
+    request.post('/mcp/', {
+      headers: {
+        Authorization: `Bearer ${secret}`,
+        'Content-Type': 'application/json',
+        Accept: 'application/json, text/event-stream',
+        'MCP-Protocol-Version': '2025-11-25',
+      },
+      data: pingBody,
+    });
+  const first = await call();
+  expect(first.status()).toBe(200);
+  expect((await first.json()).result.structuredContent).toEqual({ status: 'ok', server: 'cassis' });
+
+  // Revoked, it stops working within seconds; the list says so, and the
+  // secret is not shown again after a reload.
+  const row = page.getByTestId('api-keys').getByRole('row', { name: new RegExp(name) });
+  await row.getByRole('button', { name: 'Revoke' }).click();
+  await expect(row).toContainText('revoked');
+  await expect.poll(async () => (await call()).status(), { timeout: 15_000 }).toBe(401);
+  await page.reload();
+  await expect(page.getByTestId('api-keys')).toContainText(name);
+  await expect(page.getByText(secret)).toHaveCount(0);
+});
+
+test('an MCP client is approved on the consent page and listed as connected', async ({ page, request }) => {
+  const redirect = 'http://127.0.0.1:45454/callback';
+  const registered = await request.post('/oauth/register', {
+    data: { client_name: 'Playwright MCP client', redirect_uris: [redirect] },
+  });
+  expect(registered.status()).toBe(201);
+  const clientId = (await registered.json()).client_id;
+  const base = test.info().project.use.baseURL ?? 'http://127.0.0.1:3000';
+  const authorize = new URL('/oauth/authorize', base);
+  for (const [key, value] of Object.entries({
+    response_type: 'code',
+    client_id: clientId,
+    redirect_uri: redirect,
+    code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+    code_challenge_method: 'S256',
+    state: 'browser-state',
+    resource: new URL('/mcp/', base).toString(),
+  })) {
+    authorize.searchParams.set(key, value);
+  }
+  // The client's loopback listener, as a native app would run it.
+  await page.route(`${redirect}**`, (route) => route.fulfill({ body: 'You can close this window.' }));
+
+  // Signed out: the login page first, then back to the consent page.
+  await page.goto(authorize.toString());
+  await expect(page).toHaveURL(/\/login\?next=/);
+  await expect(page.locator('body')).toHaveAttribute('data-hydrated', 'true');
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Password').fill(password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await expect(page.getByRole('heading', { name: 'Connect Playwright MCP client to Cassis?' })).toBeVisible();
+  await expect(page.getByText(email)).toBeVisible();
+  await page.screenshot({ path: path.join(screenshots, 'oauth-consent.png'), fullPage: true });
+  await page.getByRole('button', { name: 'Approve' }).click();
+  await expect(page).toHaveURL(/\/callback\?code=[^&]+&state=browser-state&iss=/);
+
+  // The code exchange with the RFC 7636 example verifier.
+  const code = new URL(page.url()).searchParams.get('code') ?? '';
+  const tokens = await request.post('/oauth/token', {
+    form: {
+      grant_type: 'authorization_code',
+      client_id: clientId,
+      code,
+      redirect_uri: redirect,
+      code_verifier: 'dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk',
+    },
+  });
+  expect(tokens.status()).toBe(200);
+
+  await page.goto('/clients');
+  await expect(page.getByTestId('connected-clients')).toContainText('Playwright MCP client');
+  await page.screenshot({ path: path.join(screenshots, 'connected-clients.png'), fullPage: true });
+  const row = page.getByTestId('connected-clients').getByRole('row', { name: /Playwright MCP client/ });
+  await row.getByRole('button', { name: 'Disconnect' }).click();
+  await expect(row).toContainText('disconnected');
+});
