@@ -1,7 +1,7 @@
 use crate::components::layout::AdminLayout;
 use crate::pages::{
     api_keys::ApiKeysPage, clients::ConnectedClientsPage, login::LoginPage, not_found::NotFound,
-    projects::ProjectsPage, settings::SettingsPage, users::UsersPage,
+    playground::PlaygroundPage, projects::ProjectsPage, settings::SettingsPage, users::UsersPage,
 };
 use leptos::prelude::*;
 use leptos_meta::{MetaTags, Stylesheet, Title, provide_meta_context};
@@ -48,6 +48,7 @@ pub fn App() -> impl IntoView {
                 <ParentRoute path=path!("") view=AdminLayout>
                     <Route path=path!("") view=ProjectsPage />
                     <Route path=path!("projects") view=ProjectsPage />
+                    <Route path=path!("playground") view=PlaygroundPage />
                     <Route path=path!("keys") view=ApiKeysPage />
                     <Route path=path!("clients") view=ConnectedClientsPage />
                     <Route path=path!("users") view=UsersPage />

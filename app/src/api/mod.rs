@@ -3,6 +3,7 @@
 pub mod clients;
 pub mod instance;
 pub mod keys;
+pub mod playground;
 pub mod projects;
 pub mod session;
 pub mod users;

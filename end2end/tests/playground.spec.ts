@@ -1,0 +1,49 @@
+import { test, expect } from '@playwright/test';
+import * as path from 'node:path';
+
+const email = process.env.CASSIS_E2E_EMAIL ?? 'admin@example.com';
+const password = process.env.CASSIS_E2E_PASSWORD ?? '';
+const screenshots = path.join(__dirname, '..', 'screenshots');
+
+test('the playground answers, follows up, and runs a plan once approved', async ({ page }) => {
+  await page.goto('/login');
+  await expect(page.locator('body')).toHaveAttribute('data-hydrated', 'true');
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Password').fill(password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await expect(page).toHaveURL(/\/projects$/);
+
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Playground' }).click();
+  await expect(page.getByRole('heading', { name: 'Playground', level: 1 })).toBeVisible();
+  await expect(page.getByLabel('Project')).toContainText('Wholesale');
+
+  const turns = page.getByTestId('turn');
+  await page.getByLabel('Question').fill('customers per market segment');
+  await page.getByRole('button', { name: 'Ask' }).click();
+  await expect(turns).toHaveCount(1);
+  await expect(turns.nth(0).getByTestId('status')).toHaveText('answered');
+  await expect(turns.nth(0).getByTestId('results').locator('tbody tr')).toHaveCount(5);
+  await expect(turns.nth(0).getByTestId('sql')).toContainText('GROUP BY');
+
+  // A follow-up refines the same chat.
+  await page.getByLabel('Follow up').fill('only in Europe');
+  await page.getByRole('button', { name: 'Ask' }).click();
+  await expect(turns).toHaveCount(2);
+  await expect(turns.nth(1).getByTestId('status')).toHaveText('answered');
+  await expect(turns.nth(1).getByTestId('sql')).toContainText('EUROPE');
+
+  // A genuine fork waits for approval, then runs.
+  await page.getByRole('button', { name: 'New chat' }).click();
+  await expect(turns).toHaveCount(0);
+  await page.getByLabel('Question').fill('revenue by nation in 1995');
+  await page.getByRole('button', { name: 'Ask' }).click();
+  await expect(turns.nth(0).getByTestId('status')).toHaveText('needs approval');
+  await expect(turns.nth(0).getByTestId('plan')).toBeVisible();
+  await page.screenshot({ path: path.join(screenshots, 'playground-plan.png'), fullPage: true });
+  await page.getByRole('button', { name: 'Approve and run' }).click();
+  await expect(turns).toHaveCount(2);
+  await expect(turns.nth(1).getByTestId('status')).toHaveText('answered');
+  await expect(turns.nth(1).getByTestId('results').locator('tbody tr')).toHaveCount(25);
+  await expect(page.getByRole('button', { name: 'Approve and run' })).toHaveCount(0);
+  await page.screenshot({ path: path.join(screenshots, 'playground.png'), fullPage: true });
+});
