@@ -576,6 +576,21 @@ async fn the_direct_answer_for_plain_tool_calls_matches_rmcps() {
         assert_eq!(parsed["result"]["isError"], false);
         assert_eq!(parsed["id"].to_string(), id);
     }
+    // The direct answer keeps rmcp's DNS-rebinding defence: a foreign Host
+    // is refused before any tool runs.
+    let rebound = reqwest::Client::new()
+        .post(format!("{}/mcp/", server.url))
+        .bearer_auth(&key)
+        .header(HOST, "evil.example.com")
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2025-11-25")
+        .body(r#"{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"ping","arguments":{}}}"#)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(rebound.status(), StatusCode::FORBIDDEN);
+
     // An unknown tool still gets rmcp's error.
     let unknown = call(
         r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"nope","arguments":{}}}"#

@@ -11,12 +11,14 @@
 use super::tools::CassisTools;
 use super::{Caller, MAX_MCP_BODY_BYTES};
 use axum::body::{Body, Bytes};
-use axum::extract::{Request, State};
-use axum::http::header::{ACCEPT, CONTENT_TYPE};
+use axum::extract::Request;
+use axum::http::header::{ACCEPT, CONTENT_TYPE, HOST, ORIGIN};
+use axum::http::uri::Authority;
 use axum::http::{HeaderMap, HeaderValue, Method, StatusCode};
-use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use rmcp::ErrorData;
+use rmcp::transport::streamable_http_server::StreamableHttpService;
+use rmcp::transport::streamable_http_server::session::never::NeverSessionManager;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -74,33 +76,62 @@ struct Failure {
     error: ErrorData,
 }
 
-pub async fn answer_plain_tool_calls(
-    State(tools): State<CassisTools>,
-    request: Request,
-    next: Next,
-) -> Response {
-    if !is_plain_post(request.method(), request.headers()) {
-        return next.run(request).await;
-    }
-    let (parts, body) = request.into_parts();
-    let bytes = match axum::body::to_bytes(body, MAX_MCP_BODY_BYTES).await {
-        Ok(bytes) => bytes,
-        Err(_) => return StatusCode::PAYLOAD_TOO_LARGE.into_response(),
-    };
-    let call = match serde_json::from_slice::<PlainCall>(&bytes) {
-        Ok(call) if is_answerable(&call) => call,
-        _ => {
-            return next
-                .run(Request::from_parts(parts, Body::from(bytes)))
-                .await;
+/// The MCP endpoint behind the credential check: the direct answer where it
+/// applies, rmcp's transport for everything else.
+pub struct McpEndpoint {
+    tools: CassisTools,
+    rmcp: StreamableHttpService<CassisTools, NeverSessionManager>,
+    /// The hosts rmcp accepts; the direct answer checks the same.
+    allowed_hosts: Vec<String>,
+}
+
+impl McpEndpoint {
+    pub fn new(
+        tools: CassisTools,
+        rmcp: StreamableHttpService<CassisTools, NeverSessionManager>,
+        allowed_hosts: Vec<String>,
+    ) -> Self {
+        Self {
+            tools,
+            rmcp,
+            allowed_hosts,
         }
-    };
-    let Some(caller) = parts.extensions.get::<Caller>() else {
-        // The credential layer runs first; without it, let rmcp refuse.
-        return next
-            .run(Request::from_parts(parts, Body::from(bytes)))
-            .await;
-    };
+    }
+
+    pub async fn serve(&self, request: Request) -> Response {
+        if !is_plain_post(request.method(), request.headers())
+            || !host_allowed(request.headers(), &self.allowed_hosts)
+        {
+            return self.with_rmcp(request).await;
+        }
+        let (parts, body) = request.into_parts();
+        let bytes = match axum::body::to_bytes(body, MAX_MCP_BODY_BYTES).await {
+            Ok(bytes) => bytes,
+            Err(_) => return StatusCode::PAYLOAD_TOO_LARGE.into_response(),
+        };
+        let call = match serde_json::from_slice::<PlainCall>(&bytes) {
+            Ok(call) if is_answerable(&call) => call,
+            _ => {
+                return self
+                    .with_rmcp(Request::from_parts(parts, Body::from(bytes)))
+                    .await;
+            }
+        };
+        let Some(caller) = parts.extensions.get::<Caller>() else {
+            // The credential layer runs first; without it, let rmcp refuse.
+            return self
+                .with_rmcp(Request::from_parts(parts, Body::from(bytes)))
+                .await;
+        };
+        answer(&self.tools, caller, &call).await
+    }
+
+    async fn with_rmcp(&self, request: Request) -> Response {
+        self.rmcp.handle(request).await.map(Body::new)
+    }
+}
+
+async fn answer(tools: &CassisTools, caller: &Caller, call: &PlainCall) -> Response {
     let outcome = match call.params.name.as_str() {
         "ping" => tools.pong(caller).await.and_then(structured),
         _ => tools.projects(caller).await.and_then(structured),
@@ -140,8 +171,29 @@ fn structured<T: Serialize>(result: T) -> Result<Value, ErrorData> {
     serde_json::to_value(result).map_err(|e| ErrorData::internal_error(e.to_string(), None))
 }
 
+/// The Host check rmcp makes against DNS rebinding (a listed host, with its
+/// port when the entry names one). Anything unusual goes to rmcp to refuse.
+fn host_allowed(headers: &HeaderMap, allowed: &[String]) -> bool {
+    let Some(host) = headers
+        .get(HOST)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| Authority::try_from(v).ok())
+    else {
+        return false;
+    };
+    allowed.iter().any(|entry| {
+        Authority::try_from(entry.as_str()).is_ok_and(|entry| {
+            entry.host().eq_ignore_ascii_case(host.host())
+                && entry
+                    .port_u16()
+                    .is_none_or(|port| host.port_u16() == Some(port))
+        })
+    })
+}
+
 /// A POST rmcp would accept on the stateless path with JSON back: JSON in,
-/// both media types accepted, a 2025 version, no session or 2026 headers.
+/// both media types accepted, a 2025 version, no session or 2026 headers,
+/// no Origin (a browser's request goes to rmcp's Origin check).
 fn is_plain_post(method: &Method, headers: &HeaderMap) -> bool {
     let header = |name: &str| headers.get(name).and_then(|v| v.to_str().ok());
     let json_body = header(CONTENT_TYPE.as_str()).is_some_and(|value| {
@@ -169,6 +221,7 @@ fn is_plain_post(method: &Method, headers: &HeaderMap) -> bool {
         && header("mcp-session-id").is_none()
         && header("mcp-method").is_none()
         && header("mcp-name").is_none()
+        && header(ORIGIN.as_str()).is_none()
 }
 
 fn is_answerable(call: &PlainCall) -> bool {
@@ -210,6 +263,28 @@ mod tests {
         let mut with_session = PLAIN.to_vec();
         with_session.push(("mcp-session-id", "abc"));
         assert!(!is_plain_post(&Method::POST, &headers(&with_session)));
+    }
+
+    #[test]
+    fn the_host_must_be_one_rmcp_allows() {
+        let allowed = ["127.0.0.1".to_owned(), "cassis.example.com:8443".to_owned()];
+        assert!(host_allowed(
+            &headers(&[("host", "127.0.0.1:3000")]),
+            &allowed
+        ));
+        assert!(host_allowed(
+            &headers(&[("host", "cassis.example.com:8443")]),
+            &allowed
+        ));
+        assert!(!host_allowed(
+            &headers(&[("host", "cassis.example.com:9000")]),
+            &allowed
+        ));
+        assert!(!host_allowed(
+            &headers(&[("host", "evil.example.com")]),
+            &allowed
+        ));
+        assert!(!host_allowed(&HeaderMap::new(), &allowed));
     }
 
     #[test]

@@ -15,6 +15,7 @@ use crate::page_guard;
 use crate::router::AppState;
 use axum::Router;
 use axum::middleware;
+use axum::routing::any;
 use rmcp::transport::streamable_http_server::session::never::NeverSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use std::sync::Arc;
@@ -25,15 +26,16 @@ const MAX_MCP_BODY_BYTES: usize = 1024 * 1024;
 pub const MCP_PATH: &str = "/mcp/";
 
 pub fn router(state: &AppState) -> Router<AppState> {
+    let hosts = allowed_hosts(&state.app.public_url);
     let config = StreamableHttpServerConfig::default()
         .with_legacy_session_mode(false)
         .with_json_response(true)
-        .with_allowed_hosts(allowed_hosts(&state.app.public_url))
+        .with_allowed_hosts(hosts.clone())
         .with_allowed_origins(page_guard::public_origin(&state.app.public_url))
         .with_max_request_body_bytes(MAX_MCP_BODY_BYTES);
     // Built once: a tool router holds every tool's JSON Schemas.
     let tools = tools::CassisTools::new(state.app.clone(), state.audit.clone());
-    let service = StreamableHttpService::new(
+    let rmcp = StreamableHttpService::new(
         {
             let tools = tools.clone();
             move || Ok(tools.clone())
@@ -41,15 +43,16 @@ pub fn router(state: &AppState) -> Router<AppState> {
         Arc::new(NeverSessionManager::default()),
         config,
     );
+    // One shared endpoint: a request costs a reference count, not a copy of
+    // the transport's configuration.
+    let endpoint = Arc::new(fast_path::McpEndpoint::new(tools, rmcp, hosts));
+    let serve = move |request: axum::extract::Request| {
+        let endpoint = endpoint.clone();
+        async move { endpoint.serve(request).await }
+    };
     Router::new()
-        .route_service("/mcp", service.clone())
-        .route_service(MCP_PATH, service)
-        // Layers run last-added first: the credential check, then the direct
-        // answer for plain tool calls, then rmcp.
-        .route_layer(middleware::from_fn_with_state(
-            tools,
-            fast_path::answer_plain_tool_calls,
-        ))
+        .route("/mcp", any(serve.clone()))
+        .route(MCP_PATH, any(serve))
         .route_layer(middleware::from_fn_with_state(
             state.clone(),
             credential::require_credential,
