@@ -46,4 +46,22 @@ test('the playground answers, follows up, and runs a plan once approved', async 
   await expect(turns.nth(1).getByTestId('results').locator('tbody tr')).toHaveCount(25);
   await expect(page.getByRole('button', { name: 'Approve and run' })).toHaveCount(0);
   await page.screenshot({ path: path.join(screenshots, 'playground.png'), fullPage: true });
+
+  // Both chats are in Activity, by their first question, and open to their turns.
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Activity' }).click();
+  await expect(page.getByRole('heading', { name: 'Activity', level: 1 })).toBeVisible();
+  const chats = page.getByTestId('activity-chat');
+  await expect(chats).toHaveCount(2);
+  await expect(chats.nth(0)).toContainText('revenue by nation in 1995');
+  await expect(chats.nth(0)).toContainText('playground');
+  await expect(chats.nth(0).getByTestId('activity-status')).toHaveText('answered');
+  await expect(chats.nth(1)).toContainText('customers per market segment');
+  await chats.nth(1).getByRole('button', { name: 'Open' }).click();
+  const opened = chats.nth(1).getByTestId('activity-turns');
+  await expect(opened.locator('li')).toHaveCount(2);
+  await expect(opened).toContainText('only in Europe');
+  await expect(opened).toContainText('EUROPE');
+  await page.screenshot({ path: path.join(screenshots, 'activity.png'), fullPage: true });
+  await page.getByLabel('Status').selectOption('not_answerable');
+  await expect(page.getByText('Nothing asked yet that matches.')).toBeVisible();
 });

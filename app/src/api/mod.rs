@@ -1,5 +1,6 @@
 //! Server functions, one file per feature. Each checks the session and calls core.
 
+pub mod activity;
 pub mod clients;
 pub mod instance;
 pub mod keys;

@@ -21,6 +21,7 @@ pub fn AdminLayout() -> impl IntoView {
                 <ul class="space-y-1">
                     <li><A href="/projects" attr:class=NAV_LINK>"Projects"</A></li>
                     <li><A href="/playground" attr:class=NAV_LINK>"Playground"</A></li>
+                    <li><A href="/activity" attr:class=NAV_LINK>"Activity"</A></li>
                     <li><A href="/keys" attr:class=NAV_LINK>"API keys"</A></li>
                     <li><A href="/clients" attr:class=NAV_LINK>"Connected clients"</A></li>
                     <li><A href="/users" attr:class=NAV_LINK>"Users"</A></li>

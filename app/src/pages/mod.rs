@@ -1,3 +1,4 @@
+pub mod activity;
 pub mod api_keys;
 pub mod clients;
 pub mod login;

@@ -124,3 +124,86 @@ impl Store {
         Ok(())
     }
 }
+
+/// A chat as the activity list shows it: where, who, and its latest turn.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ChatSummary {
+    pub chat: Chat,
+    pub project_name: String,
+    pub user_email: String,
+    pub turns: i64,
+    /// What the chat started with.
+    pub first_question: String,
+    pub last_question: String,
+    pub last_status: String,
+    pub last_duration_ms: i64,
+    pub last_at: Timestamp,
+}
+
+/// Which chats the activity list shows; `None` means any.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ActivityFilter {
+    pub project_id: Option<Uuid>,
+    pub user_id: Option<Uuid>,
+    /// The status of the chat's latest turn.
+    pub status: Option<String>,
+}
+
+impl Store {
+    /// The organization's most recent chats, newest activity first.
+    pub async fn recent_chats(
+        &self,
+        organization_id: Uuid,
+        filter: &ActivityFilter,
+        limit: i64,
+    ) -> Result<Vec<ChatSummary>, StoreError> {
+        let rows = sqlx::query(
+            "SELECT c.id, c.organization_id, c.project_id, c.user_id, c.ontology_version, c.client, \
+             c.created_at, p.name AS project_name, u.email AS user_email, \
+             (SELECT COUNT(*) FROM chat_turns n WHERE n.chat_id = c.id) AS turns, \
+             (SELECT f.question FROM chat_turns f WHERE f.chat_id = c.id AND f.turn = 1) AS first_question, \
+             t.question AS last_question, t.status AS last_status, t.duration_ms AS last_duration_ms, \
+             t.created_at AS last_at \
+             FROM chats c \
+             JOIN projects p ON p.id = c.project_id \
+             JOIN users u ON u.id = c.user_id \
+             JOIN chat_turns t ON t.chat_id = c.id \
+               AND t.turn = (SELECT MAX(m.turn) FROM chat_turns m WHERE m.chat_id = c.id) \
+             WHERE c.organization_id = $1 \
+               AND ($2 IS NULL OR c.project_id = $2) \
+               AND ($3 IS NULL OR c.user_id = $3) \
+               AND ($4 IS NULL OR t.status = $4) \
+             ORDER BY t.created_at DESC, c.id DESC LIMIT $5",
+        )
+        .bind(organization_id.to_string())
+        .bind(filter.project_id.map(|id| id.to_string()))
+        .bind(filter.user_id.map(|id| id.to_string()))
+        .bind(filter.status.clone())
+        .bind(limit)
+        .fetch_all(&self.pool)
+        .await?;
+        rows.iter()
+            .map(|row| {
+                Ok(ChatSummary {
+                    chat: Chat {
+                        id: row.try_get("id")?,
+                        organization_id: uuid_column(row, "organization_id")?,
+                        project_id: uuid_column(row, "project_id")?,
+                        user_id: uuid_column(row, "user_id")?,
+                        ontology_version: row.try_get("ontology_version")?,
+                        client: row.try_get("client")?,
+                        created_at: Timestamp::from_millis(row.try_get("created_at")?),
+                    },
+                    project_name: row.try_get("project_name")?,
+                    user_email: row.try_get("user_email")?,
+                    turns: row.try_get("turns")?,
+                    first_question: row.try_get("first_question")?,
+                    last_question: row.try_get("last_question")?,
+                    last_status: row.try_get("last_status")?,
+                    last_duration_ms: row.try_get("last_duration_ms")?,
+                    last_at: Timestamp::from_millis(row.try_get("last_at")?),
+                })
+            })
+            .collect()
+    }
+}

@@ -18,7 +18,7 @@ mod tool_calls;
 mod users;
 
 pub use api_keys::NewApiKey;
-pub use chats::{Chat, ChatTurn};
+pub use chats::{ActivityFilter, Chat, ChatSummary, ChatTurn};
 pub use ontologies::{Draft, PublishedVersion, VersionInfo};
 pub use settings::InstanceFlag;
 pub use tool_calls::ToolCall;

@@ -1,0 +1,98 @@
+//! What was asked, through MCP, the playground or the CLI: chats with their
+//! latest turn, and a chat's turns in full.
+
+use crate::error::AppError;
+use leptos::prelude::*;
+use serde::{Deserialize, Serialize};
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ActivityRow {
+    pub chat_id: String,
+    pub project: String,
+    pub user: String,
+    pub client: String,
+    pub ontology_version: i64,
+    pub turns: i64,
+    pub first_question: String,
+    pub last_question: String,
+    pub last_status: String,
+    pub last_duration_ms: i64,
+    pub last_at: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TurnRow {
+    pub turn: i64,
+    pub question: String,
+    pub status: String,
+    pub answer: String,
+    pub sql: Option<String>,
+    pub duration_ms: i64,
+}
+
+/// Admins see the organization's chats; everyone else their own.
+#[server(endpoint = "list_activity")]
+pub async fn list_activity(
+    #[server(default)] project_id: String,
+    #[server(default)] status: String,
+) -> Result<Vec<ActivityRow>, AppError> {
+    use cassis_core::store::ActivityFilter;
+    let user = crate::ssr::require_user().await?;
+    let filter = ActivityFilter {
+        project_id: uuid::Uuid::parse_str(project_id.trim()).ok(),
+        user_id: (!user.is_admin()).then_some(user.id),
+        status: Some(status.trim().to_owned()).filter(|s| !s.is_empty()),
+    };
+    let chats = crate::ssr::context()?
+        .store
+        .recent_chats(user.organization_id, &filter, 200)
+        .await?;
+    Ok(chats
+        .into_iter()
+        .map(|c| ActivityRow {
+            chat_id: c.chat.id,
+            project: c.project_name,
+            user: c.user_email,
+            client: c.chat.client,
+            ontology_version: c.chat.ontology_version,
+            turns: c.turns,
+            first_question: c.first_question,
+            last_question: c.last_question,
+            last_status: c.last_status,
+            last_duration_ms: c.last_duration_ms,
+            last_at: c.last_at.to_utc_minutes(),
+        })
+        .collect())
+}
+
+#[server(endpoint = "chat_turns")]
+pub async fn chat_turns(chat_id: String) -> Result<Vec<TurnRow>, AppError> {
+    use cassis_core::engine::AskResponse;
+    let user = crate::ssr::require_user().await?;
+    let store = crate::ssr::context()?.store;
+    let visible = store.chat(chat_id.trim()).await?.filter(|chat| {
+        chat.organization_id == user.organization_id && (user.is_admin() || chat.user_id == user.id)
+    });
+    let Some(chat) = visible else {
+        return Err(crate::ssr::respond_with(AppError::Forbidden));
+    };
+    Ok(store
+        .chat_turns(&chat.id)
+        .await?
+        .into_iter()
+        .map(|turn| {
+            let response = serde_json::from_str::<AskResponse>(&turn.response).ok();
+            TurnRow {
+                turn: turn.turn,
+                question: turn.question,
+                status: turn.status,
+                answer: response
+                    .as_ref()
+                    .map(|r| r.answer.clone())
+                    .unwrap_or_default(),
+                sql: response.and_then(|r| r.sql),
+                duration_ms: turn.duration_ms,
+            }
+        })
+        .collect())
+}

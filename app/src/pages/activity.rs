@@ -1,0 +1,139 @@
+//! What was asked: every chat, newest first, filterable by project and
+//! status, each openable to its turns with answers and SQL.
+
+use crate::api::activity::{ActivityRow, chat_turns, list_activity};
+use crate::api::projects::list_projects;
+use crate::components::page::{ErrorNotice, Loading, Page};
+use leptos::prelude::*;
+
+const SELECT: &str = "mt-1 block rounded-md border border-slate-300 px-3 py-2 text-sm shadow-sm \
+                      focus:border-purple-600 focus:outline-none focus:ring-1 focus:ring-purple-600";
+const STATUSES: [(&str, &str); 5] = [
+    ("", "Any status"),
+    ("answered", "answered"),
+    ("needs_execution", "needs approval"),
+    ("not_answerable", "not answerable"),
+    ("error", "error"),
+];
+
+#[component]
+pub fn ActivityPage() -> impl IntoView {
+    let projects = Resource::new(|| (), |_| list_projects());
+    let project = RwSignal::new(String::new());
+    let status = RwSignal::new(String::new());
+    let activity = Resource::new(
+        move || (project.get(), status.get()),
+        |(project_id, status)| list_activity(project_id, status),
+    );
+
+    view! {
+        <Page
+            title="Activity"
+            subtitle="Every question asked through MCP, the playground or the CLI, newest first."
+        >
+            <div class="flex flex-wrap gap-4">
+                <div>
+                    <label for="activity-project" class="block text-sm font-medium text-slate-700">"Project"</label>
+                    <select id="activity-project" class=SELECT on:change=move |ev| project.set(event_target_value(&ev))>
+                        <option value="">"All projects"</option>
+                        <Suspense fallback=|| ()>
+                            {move || Suspend::new(async move {
+                                projects.await.unwrap_or_default().into_iter().map(|p| view! {
+                                    <option value=p.id.to_string()>{p.name}</option>
+                                }).collect_view()
+                            })}
+                        </Suspense>
+                    </select>
+                </div>
+                <div>
+                    <label for="activity-status" class="block text-sm font-medium text-slate-700">"Status"</label>
+                    <select id="activity-status" class=SELECT on:change=move |ev| status.set(event_target_value(&ev))>
+                        {STATUSES.iter().map(|(value, label)| view! { <option value=*value>{*label}</option> }).collect_view()}
+                    </select>
+                </div>
+            </div>
+            <div class="mt-6">
+                <Suspense fallback=Loading>
+                    {move || Suspend::new(async move {
+                        match activity.await {
+                            Ok(rows) if rows.is_empty() => view! {
+                                <p class="rounded-lg border border-dashed border-slate-300 p-8 text-center text-sm text-slate-500">
+                                    "Nothing asked yet that matches."
+                                </p>
+                            }.into_any(),
+                            Ok(rows) => view! {
+                                <ul class="space-y-3" data-testid="activity">
+                                    {rows.into_iter().map(|row| view! { <ChatRow row /> }).collect_view()}
+                                </ul>
+                            }.into_any(),
+                            Err(error) => view! { <ErrorNotice error /> }.into_any(),
+                        }
+                    })}
+                </Suspense>
+            </div>
+        </Page>
+    }
+}
+
+#[component]
+fn ChatRow(row: ActivityRow) -> impl IntoView {
+    let open = RwSignal::new(false);
+    let chat_id = row.chat_id.clone();
+    let turns = Resource::new(
+        move || open.get(),
+        move |open| {
+            let chat_id = chat_id.clone();
+            async move {
+                if open {
+                    chat_turns(chat_id).await.map(Some)
+                } else {
+                    Ok(None)
+                }
+            }
+        },
+    );
+    let plural = if row.turns == 1 { "" } else { "s" };
+    view! {
+        <li class="rounded-lg border border-slate-200 bg-white p-4 shadow-sm" data-testid="activity-chat">
+            <div class="flex items-start justify-between gap-4">
+                <div>
+                    <p class="text-sm font-medium text-slate-900">{row.first_question}</p>
+                    <p class="mt-1 text-xs text-slate-500">
+                        {format!(
+                            "{} · {} · {} · ontology v{} · {} turn{plural} · {} ms · {}",
+                            row.project, row.user, row.client, row.ontology_version, row.turns, row.last_duration_ms, row.last_at
+                        )}
+                    </p>
+                </div>
+                <div class="flex items-center gap-3">
+                    <span class="rounded bg-slate-100 px-2 py-0.5 text-xs font-semibold text-slate-700" data-testid="activity-status">{row.last_status}</span>
+                    <button type="button" class="rounded-md border border-slate-300 px-3 py-1 text-xs font-semibold text-slate-700 hover:bg-slate-50" on:click=move |_| open.update(|o| *o = !*o)>
+                        {move || if open.get() { "Hide" } else { "Open" }}
+                    </button>
+                </div>
+            </div>
+            <Transition fallback=|| ()>
+                {move || Suspend::new(async move {
+                    match turns.await {
+                        Ok(Some(turns)) => view! {
+                            <ol class="mt-3 space-y-3 border-t border-slate-100 pt-3" data-testid="activity-turns">
+                                {turns.into_iter().map(|t| view! {
+                                    <li class="text-sm">
+                                        <p class="font-medium">{format!("{}. {}", t.turn, t.question)}</p>
+                                        <p class="text-xs text-slate-500">{format!("{} · {} ms", t.status, t.duration_ms)}</p>
+                                        <p class="mt-1 text-slate-700">{t.answer}</p>
+                                        {t.sql.map(|sql| view! {
+                                            <pre class="mt-1 whitespace-pre-wrap break-words rounded bg-slate-900 px-3 py-2 font-mono text-xs text-slate-100">{sql}</pre>
+                                        })}
+                                    </li>
+                                }).collect_view()}
+                            </ol>
+                        }.into_any(),
+                        Ok(None) => ().into_any(),
+                        Err(error) => view! { <ErrorNotice error /> }.into_any(),
+                    }
+                })}
+            </Transition>
+        </li>
+    }
+}
