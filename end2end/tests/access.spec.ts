@@ -126,3 +126,45 @@ test('an MCP client is approved on the consent page and listed as connected', as
   await row.getByRole('button', { name: 'Disconnect' }).click();
   await expect(row).toContainText('disconnected');
 });
+
+test('an admin adds a viewer, who can ask but not manage; disabling ends their access', async ({ page, browser }) => {
+  await signIn(page);
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Users' }).click();
+  await expect(page.getByRole('heading', { name: 'Users', level: 1 })).toBeVisible();
+  const viewerEmail = `viewer-${Date.now()}@example.com`;
+  await page.getByLabel('Email').fill(viewerEmail);
+  await page.getByLabel('Role', { exact: true }).selectOption('viewer');
+  await page.getByRole('button', { name: 'Add user' }).click();
+  const viewerPassword = (await page.getByTestId('added-password').textContent()) ?? '';
+  expect(viewerPassword).toHaveLength(24);
+  await expect(page.getByTestId('users')).toContainText(viewerEmail);
+  await page.screenshot({ path: path.join(screenshots, 'users.png'), fullPage: true });
+
+  // Adding the same email again is refused in place.
+  await page.getByLabel('Email').fill(viewerEmail);
+  await page.getByRole('button', { name: 'Add user' }).click();
+  await expect(page.getByRole('alert')).toContainText('already has an account');
+
+  const viewerContext = await browser.newContext();
+  const viewer = await viewerContext.newPage();
+  await viewer.goto('/login');
+  await expect(viewer.locator('body')).toHaveAttribute('data-hydrated', 'true');
+  await viewer.getByLabel('Email').fill(viewerEmail);
+  await viewer.getByLabel('Password').fill(viewerPassword);
+  await viewer.getByRole('button', { name: 'Sign in' }).click();
+  await expect(viewer).toHaveURL(/\/projects$/);
+  for (const adminOnly of ['/keys', '/users']) {
+    await viewer.goto(adminOnly);
+    await expect(viewer.getByRole('alert')).toHaveText('Only an admin can see this.');
+  }
+  await viewer.goto('/playground');
+  await expect(viewer.getByRole('heading', { name: 'Playground', level: 1 })).toBeVisible();
+
+  // Disabled, the viewer's session stops working.
+  const row = page.getByTestId('users').getByRole('row', { name: new RegExp(viewerEmail) });
+  await row.getByRole('button', { name: 'Disable' }).click();
+  await expect(row).toContainText('disabled');
+  await viewer.goto('/projects');
+  await expect(viewer).toHaveURL(/\/login$/);
+  await viewerContext.close();
+});

@@ -56,7 +56,7 @@ pub async fn first_admin(
         .context("CASSIS_ADMIN_EMAIL")?;
     let (password, generated) = match admin.password {
         Some(password) => (password, false),
-        None => (generate_password(), true),
+        None => (cassis_core::auth::generate_password(), true),
     };
     let password_hash = Password::new(&password)
         .context("CASSIS_ADMIN_PASSWORD")?
@@ -104,11 +104,6 @@ async fn publish_demo_ontology(
     .await?;
     tracing::info!(version, "published the demo ontology");
     Ok(())
-}
-
-fn generate_password() -> String {
-    // 18 random bytes in base64url: 24 characters, 144 bits.
-    cassis_core::auth::SessionToken::generate().expose()[..24].to_owned()
 }
 
 /// Creates the demo project with its generated warehouse, once per

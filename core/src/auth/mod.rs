@@ -73,6 +73,11 @@ pub async fn session_user(
     store.session_user(&SessionToken::hash_of(token), now).await
 }
 
+/// A password for a new account, shown once: 24 base64url characters (144 bits).
+pub fn generate_password() -> String {
+    SessionToken::generate().expose()[..24].to_owned()
+}
+
 /// Ends a browser session. Ending an unknown or already ended session is not an error.
 pub async fn sign_out(store: &Store, token: &str) -> Result<(), StoreError> {
     store.delete_session(&SessionToken::hash_of(token)).await

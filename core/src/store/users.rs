@@ -120,6 +120,41 @@ impl Store {
         .map(user_from_row)
         .collect()
     }
+
+    /// Changes a user's role; false when the organization has no such user.
+    pub async fn set_user_role(
+        &self,
+        organization_id: Uuid,
+        id: Uuid,
+        role: crate::account::Role,
+    ) -> Result<bool, StoreError> {
+        let done = sqlx::query("UPDATE users SET role = $1 WHERE id = $2 AND organization_id = $3")
+            .bind(role.as_str())
+            .bind(id.to_string())
+            .bind(organization_id.to_string())
+            .execute(&self.pool)
+            .await?;
+        Ok(done.rows_affected() == 1)
+    }
+
+    /// Disables a user (`Some(when)`) or enables one again (`None`). A disabled
+    /// user's sessions, API keys and OAuth tokens stop working: every check
+    /// of them reads this column.
+    pub async fn set_user_disabled(
+        &self,
+        organization_id: Uuid,
+        id: Uuid,
+        disabled_at: Option<Timestamp>,
+    ) -> Result<bool, StoreError> {
+        let done =
+            sqlx::query("UPDATE users SET disabled_at = $1 WHERE id = $2 AND organization_id = $3")
+                .bind(disabled_at.map(Timestamp::as_millis))
+                .bind(id.to_string())
+                .bind(organization_id.to_string())
+                .execute(&self.pool)
+                .await?;
+        Ok(done.rows_affected() == 1)
+    }
 }
 
 pub(super) fn user_from_row(row: &AnyRow) -> Result<User, StoreError> {
