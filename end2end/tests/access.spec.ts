@@ -153,6 +153,10 @@ test('an admin adds a viewer, who can ask but not manage; disabling ends their a
   await viewer.getByLabel('Password').fill(viewerPassword);
   await viewer.getByRole('button', { name: 'Sign in' }).click();
   await expect(viewer).toHaveURL(/\/projects$/);
+  const viewerNav = viewer.getByRole('navigation', { name: 'Main' });
+  await expect(viewerNav.getByRole('link', { name: 'Playground' })).toBeVisible();
+  await expect(viewerNav.getByRole('link', { name: 'API keys' })).toHaveCount(0);
+  await expect(viewerNav.getByRole('link', { name: 'Users' })).toHaveCount(0);
   for (const adminOnly of ['/keys', '/users']) {
     await viewer.goto(adminOnly);
     await expect(viewer.getByRole('alert')).toHaveText('Only an admin can see this.');

@@ -1,4 +1,5 @@
 use crate::api::session::{Logout, current_user};
+use cassis_core::account::Role;
 use leptos::prelude::*;
 use leptos_router::components::{A, Outlet};
 
@@ -22,9 +23,17 @@ pub fn AdminLayout() -> impl IntoView {
                     <li><A href="/projects" attr:class=NAV_LINK>"Projects"</A></li>
                     <li><A href="/playground" attr:class=NAV_LINK>"Playground"</A></li>
                     <li><A href="/activity" attr:class=NAV_LINK>"Activity"</A></li>
-                    <li><A href="/keys" attr:class=NAV_LINK>"API keys"</A></li>
                     <li><A href="/clients" attr:class=NAV_LINK>"Connected clients"</A></li>
-                    <li><A href="/users" attr:class=NAV_LINK>"Users"</A></li>
+                    // Only admins may use these; the server functions refuse everyone else too.
+                    <Transition fallback=|| ()>
+                        {move || Suspend::new(async move {
+                            let admin = user.await.ok().flatten().is_some_and(|u| u.role == Role::Admin);
+                            admin.then(|| view! {
+                                <li><A href="/keys" attr:class=NAV_LINK>"API keys"</A></li>
+                                <li><A href="/users" attr:class=NAV_LINK>"Users"</A></li>
+                            })
+                        })}
+                    </Transition>
                     <li><A href="/settings" attr:class=NAV_LINK>"Settings"</A></li>
                 </ul>
             </nav>
