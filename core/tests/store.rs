@@ -486,3 +486,48 @@ on_every_backend! {
         assert!(store.recent_chats(editor.organization_id, &someone_else, 10).await.unwrap().is_empty());
     }
 }
+
+#[tokio::test]
+async fn tool_calls_are_recorded_in_multi_row_batches() {
+    use cassis_core::store::ToolCall;
+
+    for backend in backends().await {
+        let store = &backend.store;
+        let ada = user(store, "ada@example.com", "analytical engine", Role::Admin).await;
+        // 250 calls: two full statements of 100 rows and one of 50.
+        let calls: Vec<ToolCall> = (0..250)
+            .map(|i| ToolCall {
+                organization_id: ada.organization_id,
+                user_id: ada.id,
+                api_key_id: None,
+                tool: if i % 2 == 0 {
+                    "ping".into()
+                } else {
+                    "list_projects".into()
+                },
+                project_id: (i == 7).then(|| "not-a-uuid".to_owned()),
+                status: "ok".into(),
+                duration_ms: i,
+                created_at: NOW,
+            })
+            .collect();
+        store.record_tool_calls(&calls).await.unwrap();
+        store.record_tool_calls(&[]).await.unwrap();
+
+        let pool = sqlx::AnyPool::connect(&backend.url).await.unwrap();
+        let (rows, durations, distinct_ids): (i64, i64, i64) = sqlx::query_as(
+            "SELECT COUNT(*), CAST(SUM(duration_ms) AS BIGINT), COUNT(DISTINCT id) FROM tool_calls",
+        )
+        .fetch_one(&pool)
+        .await
+        .unwrap();
+        assert_eq!((rows, durations, distinct_ids), (250, (0..250).sum(), 250));
+        let odd: String =
+            sqlx::query_scalar("SELECT project_id FROM tool_calls WHERE duration_ms = 7")
+                .fetch_one(&pool)
+                .await
+                .unwrap();
+        assert_eq!(odd, "not-a-uuid");
+        pool.close().await;
+    }
+}
