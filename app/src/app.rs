@@ -1,8 +1,8 @@
 use crate::components::layout::AdminLayout;
 use crate::pages::{
-    activity::ActivityPage, api_keys::ApiKeysPage, clients::ConnectedClientsPage, login::LoginPage,
-    not_found::NotFound, playground::PlaygroundPage, projects::ProjectsPage,
-    settings::SettingsPage, users::UsersPage,
+    activity::ActivityPage, api_keys::ApiKeysPage, clients::ConnectedClientsPage,
+    connect::ConnectPage, login::LoginPage, not_found::NotFound, playground::PlaygroundPage,
+    projects::ProjectsPage, settings::SettingsPage, users::UsersPage,
 };
 use leptos::prelude::*;
 use leptos_meta::{MetaTags, Stylesheet, Title, provide_meta_context};
@@ -53,6 +53,7 @@ pub fn App() -> impl IntoView {
                     <Route path=path!("activity") view=ActivityPage />
                     <Route path=path!("keys") view=ApiKeysPage />
                     <Route path=path!("clients") view=ConnectedClientsPage />
+                    <Route path=path!("connect") view=ConnectPage />
                     <Route path=path!("users") view=UsersPage />
                     <Route path=path!("settings") view=SettingsPage />
                 </ParentRoute>

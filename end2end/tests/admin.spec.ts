@@ -68,6 +68,11 @@ test('an admin signs in, finds the demo project, moves around and signs out', as
   await expect(page.getByTestId('users')).toContainText(email);
   await page.getByRole('link', { name: 'Settings' }).click();
   await expect(page.getByText(/\/mcp\/$/)).toBeVisible();
+  await nav.getByRole('link', { name: 'Connect', exact: true }).click();
+  const mcpUrl = `${new URL(page.url()).origin}/mcp/`;
+  await expect(page.getByTestId('mcp-url')).toHaveText(mcpUrl);
+  await expect(page.getByTestId('claude-code-command')).toHaveText(`claude mcp add --transport http cassis ${mcpUrl}`);
+  await page.screenshot({ path: path.join(screenshots, 'connect.png'), fullPage: true });
   expect(await page.evaluate(() => (window as unknown as { stillHere?: boolean }).stillHere)).toBe(true);
 
   await page.getByRole('button', { name: 'Sign out' }).click();

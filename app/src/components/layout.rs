@@ -23,6 +23,7 @@ pub fn AdminLayout() -> impl IntoView {
                     <li><A href="/projects" attr:class=NAV_LINK>"Projects"</A></li>
                     <li><A href="/playground" attr:class=NAV_LINK>"Playground"</A></li>
                     <li><A href="/activity" attr:class=NAV_LINK>"Activity"</A></li>
+                    <li><A href="/connect" attr:class=NAV_LINK>"Connect"</A></li>
                     <li><A href="/clients" attr:class=NAV_LINK>"Connected clients"</A></li>
                     // Only admins may use these; the server functions refuse everyone else too.
                     <Transition fallback=|| ()>

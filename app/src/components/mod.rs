@@ -1,2 +1,3 @@
+pub mod copy;
 pub mod layout;
 pub mod page;

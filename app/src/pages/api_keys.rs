@@ -1,4 +1,5 @@
 use crate::api::keys::{CreateApiKey, CreatedKey, LIFETIMES, RevokeApiKey, list_api_keys};
+use crate::components::copy::CopyButton;
 use crate::components::page::{ErrorNotice, Loading, Page};
 use leptos::prelude::*;
 
@@ -121,25 +122,5 @@ fn NewKey(created: CreatedKey) -> impl IntoView {
                 <CopyButton text=created.command />
             </div>
         </div>
-    }
-}
-
-#[component]
-fn CopyButton(text: String) -> impl IntoView {
-    let copied = RwSignal::new(false);
-    let copy = move |_| {
-        #[cfg(feature = "hydrate")]
-        {
-            let clipboard = window().navigator().clipboard();
-            let _ = clipboard.write_text(&text);
-        }
-        #[cfg(not(feature = "hydrate"))]
-        let _ = &text;
-        copied.set(true);
-    };
-    view! {
-        <button type="button" on:click=copy class="rounded-md border border-emerald-300 bg-white px-3 py-2 text-xs font-semibold text-emerald-800 hover:bg-emerald-100">
-            {move || if copied.get() { "Copied" } else { "Copy" }}
-        </button>
     }
 }

@@ -1,6 +1,7 @@
 pub mod activity;
 pub mod api_keys;
 pub mod clients;
+pub mod connect;
 pub mod login;
 pub mod not_found;
 pub mod playground;
