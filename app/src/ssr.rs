@@ -27,6 +27,11 @@ pub struct AppContext {
 }
 
 impl AppContext {
+    /// The MCP endpoint clients connect to.
+    pub fn mcp_url(&self) -> String {
+        format!("{}/mcp/", self.public_url)
+    }
+
     /// Cookies are `Secure` whenever the public URL is https.
     pub fn secure_cookies(&self) -> bool {
         self.public_url.starts_with("https://")

@@ -32,15 +32,12 @@ pub async fn require_session(
     if request.method() != Method::GET || (is_public(&path) && path != LOGIN_PATH) {
         return next.run(request).await;
     }
-    let user = match session_token(request.headers()) {
-        Some(token) => match auth::session_user(state.store(), &token, clock::now()).await {
-            Ok(user) => user,
-            Err(error) => {
-                tracing::error!(%error, "checking the session failed");
-                return axum::http::StatusCode::SERVICE_UNAVAILABLE.into_response();
-            }
-        },
-        None => None,
+    let user = match signed_in_user(&state, request.headers()).await {
+        Ok(user) => user,
+        Err(error) => {
+            tracing::error!(%error, "checking the session failed");
+            return axum::http::StatusCode::SERVICE_UNAVAILABLE.into_response();
+        }
     };
     match (user, path == LOGIN_PATH) {
         // Signed in already: on to where the login page would send them.
@@ -56,6 +53,17 @@ pub async fn require_session(
         }
         (Some(_), false) | (None, true) => next.run(request).await,
         (None, false) => Redirect::to(LOGIN_PATH).into_response(),
+    }
+}
+
+/// The user whose browser session cookie the request carries, if it is valid.
+pub async fn signed_in_user(
+    state: &AppState,
+    headers: &axum::http::HeaderMap,
+) -> Result<Option<cassis_core::account::User>, cassis_core::store::StoreError> {
+    match session_token(headers) {
+        Some(token) => auth::session_user(state.store(), &token, clock::now()).await,
+        None => Ok(None),
     }
 }
 

@@ -21,7 +21,7 @@ pub async fn instance_info() -> Result<InstanceSummary, AppError> {
     };
     Ok(InstanceSummary {
         version: env!("CARGO_PKG_VERSION").to_owned(),
-        mcp_url: format!("{}/mcp/", ctx.public_url),
+        mcp_url: ctx.mcp_url(),
         public_url: ctx.public_url.to_string(),
         metadata_backend: backend.to_owned(),
     })

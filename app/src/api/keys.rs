@@ -95,8 +95,8 @@ pub async fn create_api_key(name: String, expires: String) -> Result<CreatedKey,
     let key = secret.expose().to_owned();
     Ok(CreatedKey {
         command: format!(
-            "claude mcp add --transport http cassis {}/mcp/ --header \"Authorization: Bearer {key}\"",
-            ctx.public_url
+            "claude mcp add --transport http cassis {} --header \"Authorization: Bearer {key}\"",
+            ctx.mcp_url()
         ),
         name,
         key,

@@ -82,7 +82,7 @@ pub struct McpEndpoint {
     tools: CassisTools,
     rmcp: StreamableHttpService<CassisTools, NeverSessionManager>,
     /// The hosts rmcp accepts; the direct answer checks the same.
-    allowed_hosts: Vec<String>,
+    allowed_hosts: Vec<Authority>,
 }
 
 impl McpEndpoint {
@@ -94,7 +94,7 @@ impl McpEndpoint {
         Self {
             tools,
             rmcp,
-            allowed_hosts,
+            allowed_hosts: parse_hosts(&allowed_hosts),
         }
     }
 
@@ -173,7 +173,7 @@ fn structured<T: Serialize>(result: T) -> Result<Value, ErrorData> {
 
 /// The Host check rmcp makes against DNS rebinding (a listed host, with its
 /// port when the entry names one). Anything unusual goes to rmcp to refuse.
-fn host_allowed(headers: &HeaderMap, allowed: &[String]) -> bool {
+fn host_allowed(headers: &HeaderMap, allowed: &[Authority]) -> bool {
     let Some(host) = headers
         .get(HOST)
         .and_then(|v| v.to_str().ok())
@@ -182,13 +182,19 @@ fn host_allowed(headers: &HeaderMap, allowed: &[String]) -> bool {
         return false;
     };
     allowed.iter().any(|entry| {
-        Authority::try_from(entry.as_str()).is_ok_and(|entry| {
-            entry.host().eq_ignore_ascii_case(host.host())
-                && entry
-                    .port_u16()
-                    .is_none_or(|port| host.port_u16() == Some(port))
-        })
+        entry.host().eq_ignore_ascii_case(host.host())
+            && entry
+                .port_u16()
+                .is_none_or(|port| host.port_u16() == Some(port))
     })
+}
+
+/// The allowed hosts, parsed once; an entry that does not parse matches nothing.
+fn parse_hosts(hosts: &[String]) -> Vec<Authority> {
+    hosts
+        .iter()
+        .filter_map(|host| Authority::try_from(host.as_str()).ok())
+        .collect()
 }
 
 /// A POST rmcp would accept on the stateless path with JSON back: JSON in,
@@ -201,18 +207,13 @@ fn is_plain_post(method: &Method, headers: &HeaderMap) -> bool {
         essence.eq_ignore_ascii_case("application/json")
     });
     let accepts = header(ACCEPT.as_str()).is_some_and(|value| {
-        let types: Vec<String> = value
-            .split(',')
-            .map(|t| {
-                t.split(';')
-                    .next()
-                    .unwrap_or_default()
-                    .trim()
-                    .to_ascii_lowercase()
-            })
-            .collect();
-        types.iter().any(|t| t == "application/json")
-            && types.iter().any(|t| t == "text/event-stream")
+        let (mut json, mut stream) = (false, false);
+        for media_type in value.split(',') {
+            let essence = media_type.split(';').next().unwrap_or_default().trim();
+            json |= essence.eq_ignore_ascii_case("application/json");
+            stream |= essence.eq_ignore_ascii_case("text/event-stream");
+        }
+        json && stream
     });
     method == Method::POST
         && json_body
@@ -267,7 +268,7 @@ mod tests {
 
     #[test]
     fn the_host_must_be_one_rmcp_allows() {
-        let allowed = ["127.0.0.1".to_owned(), "cassis.example.com:8443".to_owned()];
+        let allowed = parse_hosts(&["127.0.0.1".to_owned(), "cassis.example.com:8443".to_owned()]);
         assert!(host_allowed(
             &headers(&[("host", "127.0.0.1:3000")]),
             &allowed

@@ -4,9 +4,9 @@
 //! they go back to the client as the spec says, with `state` and `iss`.
 
 use super::clients::{ClientLookupError, find_client};
-use super::{issuer, resource};
+use super::{issuer, names_mcp_resource, resource};
 use crate::clock;
-use crate::page_guard::LOGIN_PATH;
+use crate::page_guard::{LOGIN_PATH, signed_in_user};
 use crate::router::AppState;
 use axum::Form;
 use axum::extract::{Query, RawQuery, State};
@@ -14,10 +14,10 @@ use axum::http::{HeaderMap, StatusCode};
 use axum::response::{Html, IntoResponse, Redirect, Response};
 use cassis_app::ssr::session_token;
 use cassis_core::account::User;
+use cassis_core::auth::hash_key;
 use cassis_core::auth::oauth::{
     AuthorizationCode, CODE_LIFETIME, OAuthClient, OAuthSecret, granted_scope,
 };
-use cassis_core::auth::{self, hash_key};
 use serde::Deserialize;
 use subtle::ConstantTimeEq;
 
@@ -222,9 +222,8 @@ async fn validate(state: &AppState, params: &AuthorizeParams) -> Result<Valid, R
             "code_challenge is not a base64url SHA-256 digest",
         ));
     }
-    let canonical = resource(&state.app.public_url);
     match params.resource.as_deref() {
-        Some(asked) if asked == canonical || asked == canonical.trim_end_matches('/') => {}
+        Some(asked) if names_mcp_resource(&state.app.public_url, asked) => {}
         Some(_) => {
             return Err(to_client(
                 "invalid_target",
@@ -245,7 +244,7 @@ async fn validate(state: &AppState, params: &AuthorizeParams) -> Result<Valid, R
         client,
         redirect_uri,
         code_challenge: challenge,
-        resource: canonical,
+        resource: resource(&state.app.public_url),
         scope,
         state: params.state.clone(),
     })
@@ -279,8 +278,7 @@ fn refuse(state: &AppState, refusal: Refusal) -> Response {
 }
 
 async fn signed_in(state: &AppState, headers: &HeaderMap) -> Option<User> {
-    let token = session_token(headers)?;
-    match auth::session_user(state.store(), &token, clock::now()).await {
+    match signed_in_user(state, headers).await {
         Ok(user) => user,
         Err(error) => {
             tracing::error!(%error, "checking the session failed");

@@ -44,6 +44,13 @@ pub fn resource(public_url: &str) -> String {
     format!("{public_url}/mcp/")
 }
 
+/// Whether a `resource` parameter (RFC 8707) names the MCP endpoint, with or
+/// without its trailing slash.
+fn names_mcp_resource(public_url: &str, asked: &str) -> bool {
+    let canonical = resource(public_url);
+    asked == canonical || asked == canonical.trim_end_matches('/')
+}
+
 pub fn router() -> Router<AppState> {
     Router::new()
         .route(

@@ -2,7 +2,7 @@
 //! `/oauth/revoke` (RFC 7009). Every failure is an RFC 6749 error body.
 
 use super::clients::{ClientLookupError, find_client};
-use super::{issuer, no_store, oauth_error, resource};
+use super::{issuer, names_mcp_resource, no_store, oauth_error, resource};
 use crate::clock;
 use crate::router::AppState;
 use axum::Form;
@@ -13,13 +13,12 @@ use axum::response::{IntoResponse, Response};
 use cassis_core::auth::hash_key;
 use cassis_core::auth::oauth::{
     ACCESS_TOKEN_LIFETIME, AccessClaims, OAuthSecret, REFRESH_TOKEN_LIFETIME, Rotation,
-    challenge_of, is_valid_verifier, looks_like_jwt,
+    looks_like_jwt,
 };
 use cassis_core::store::StoreError;
 use cassis_core::time::Timestamp;
 use serde::Deserialize;
 use serde_json::json;
-use subtle::ConstantTimeEq;
 use uuid::Uuid;
 
 #[derive(Debug, Default, Deserialize)]
@@ -101,10 +100,9 @@ async fn client_of(state: &AppState, request: &TokenRequest) -> Result<String, T
 }
 
 fn check_resource(state: &AppState, request: &TokenRequest) -> Result<(), TokenError> {
-    let canonical = resource(&state.app.public_url);
     match request.resource.as_deref() {
         None => Ok(()),
-        Some(asked) if asked == canonical || asked == canonical.trim_end_matches('/') => Ok(()),
+        Some(asked) if names_mcp_resource(&state.app.public_url, asked) => Ok(()),
         Some(_) => Err(TokenError::Grant(
             "invalid_target",
             "resource must be this server's MCP endpoint".to_owned(),
@@ -135,30 +133,9 @@ async fn exchange_code(state: &AppState, request: &TokenRequest) -> Result<Respo
         }
         Err(None) => return Err(invalid_grant("the authorization code is not valid")),
     };
-    if approved.client_id != client_id {
-        return Err(invalid_grant(
-            "the authorization code was issued to another client",
-        ));
-    }
-    if approved.expires_at <= now {
-        return Err(invalid_grant("the authorization code has expired"));
-    }
-    if approved.redirect_uri != redirect_uri {
-        return Err(invalid_grant(
-            "redirect_uri does not match the authorization request",
-        ));
-    }
-    if !is_valid_verifier(verifier)
-        || !bool::from(
-            challenge_of(verifier)
-                .as_bytes()
-                .ct_eq(approved.code_challenge.as_bytes()),
-        )
-    {
-        return Err(invalid_grant(
-            "the PKCE code_verifier does not match the challenge",
-        ));
-    }
+    approved
+        .check_redemption(&client_id, redirect_uri, verifier, now)
+        .map_err(|rejected| invalid_grant(&rejected.to_string()))?;
     if !user_is_active(state, approved.user_id).await? {
         return Err(invalid_grant("the user's account is disabled"));
     }

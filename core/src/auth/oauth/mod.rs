@@ -73,6 +73,52 @@ pub struct AuthorizationCode {
     pub expires_at: Timestamp,
 }
 
+/// Why an approved code cannot be redeemed by this token request.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum CodeRejected {
+    #[error("the authorization code was issued to another client")]
+    OtherClient,
+    #[error("the authorization code has expired")]
+    Expired,
+    #[error("redirect_uri does not match the authorization request")]
+    OtherRedirect,
+    #[error("the PKCE code_verifier does not match the challenge")]
+    WrongVerifier,
+}
+
+impl AuthorizationCode {
+    /// Whether this code may be exchanged by `client_id` with the request's
+    /// redirect URI and PKCE verifier (compared in constant time) at `now`.
+    pub fn check_redemption(
+        &self,
+        client_id: &str,
+        redirect_uri: &str,
+        verifier: &str,
+        now: Timestamp,
+    ) -> Result<(), CodeRejected> {
+        use subtle::ConstantTimeEq;
+        if self.client_id != client_id {
+            return Err(CodeRejected::OtherClient);
+        }
+        if self.expires_at <= now {
+            return Err(CodeRejected::Expired);
+        }
+        if self.redirect_uri != redirect_uri {
+            return Err(CodeRejected::OtherRedirect);
+        }
+        let matches = is_valid_verifier(verifier)
+            && bool::from(
+                challenge_of(verifier)
+                    .as_bytes()
+                    .ct_eq(self.code_challenge.as_bytes()),
+            );
+        if !matches {
+            return Err(CodeRejected::WrongVerifier);
+        }
+        Ok(())
+    }
+}
+
 /// One client's standing permission to act for one user: started by a code
 /// exchange, kept alive by refresh tokens, ended by revocation.
 #[derive(Clone, Debug, PartialEq, Eq)]
