@@ -1,8 +1,9 @@
 use crate::components::layout::AdminLayout;
 use crate::pages::{
     activity::ActivityPage, api_keys::ApiKeysPage, clients::ConnectedClientsPage,
-    connect::ConnectPage, login::LoginPage, not_found::NotFound, playground::PlaygroundPage,
-    projects::ProjectsPage, settings::SettingsPage, users::UsersPage,
+    connect::ConnectPage, login::LoginPage, not_found::NotFound, ontology::OntologyPage,
+    playground::PlaygroundPage, project_new::NewProjectPage, project_settings::ProjectSettingsPage,
+    projects::ProjectsPage, publish::PublishPage, settings::SettingsPage, users::UsersPage,
 };
 use leptos::prelude::*;
 use leptos_meta::{MetaTags, Stylesheet, Title, provide_meta_context};
@@ -49,6 +50,10 @@ pub fn App() -> impl IntoView {
                 <ParentRoute path=path!("") view=AdminLayout>
                     <Route path=path!("") view=ProjectsPage />
                     <Route path=path!("projects") view=ProjectsPage />
+                    <Route path=path!("projects/new") view=NewProjectPage />
+                    <Route path=path!("projects/:id") view=OntologyPage />
+                    <Route path=path!("projects/:id/publish") view=PublishPage />
+                    <Route path=path!("projects/:id/settings") view=ProjectSettingsPage />
                     <Route path=path!("playground") view=PlaygroundPage />
                     <Route path=path!("activity") view=ActivityPage />
                     <Route path=path!("keys") view=ApiKeysPage />

@@ -15,6 +15,10 @@ pub enum AppError {
     Unauthenticated,
     #[error("Only an admin can see this.")]
     Forbidden,
+    #[error("Only an editor or an admin can change this.")]
+    EditorsOnly,
+    #[error("There is no such {0} in your organization.")]
+    NotFound(String),
     #[error("Something went wrong on the server. The details are in its log.")]
     Internal,
     #[error("The request did not reach the server function: {0}")]
@@ -29,7 +33,8 @@ impl AppError {
     pub fn status_code(&self) -> u16 {
         match self {
             AppError::InvalidCredentials | AppError::Unauthenticated => 401,
-            AppError::Forbidden => 403,
+            AppError::Forbidden | AppError::EditorsOnly => 403,
+            AppError::NotFound(_) => 404,
             AppError::Transport(_) | AppError::Invalid(_) => 400,
             AppError::Internal => 500,
         }

@@ -89,6 +89,27 @@ pub async fn require_admin() -> Result<User, AppError> {
     }
 }
 
+/// Editors and admins shape ontologies; viewers only ask.
+pub async fn require_editor() -> Result<User, AppError> {
+    let user = require_user().await?;
+    if user.role == cassis_core::account::Role::Viewer {
+        Err(respond_with(AppError::EditorsOnly))
+    } else {
+        Ok(user)
+    }
+}
+
+/// A project of the caller's organization by the id a page sent.
+pub async fn project_of(user: &User, id: &str) -> Result<cassis_core::project::Project, AppError> {
+    let missing = || respond_with(AppError::NotFound("project".to_owned()));
+    let id = uuid::Uuid::parse_str(id.trim()).map_err(|_| missing())?;
+    context()?
+        .store
+        .project(user.organization_id, id)
+        .await?
+        .ok_or_else(missing)
+}
+
 /// Sets the response status for a failing server function, so a refused
 /// sign-in is a 401 in the logs rather than a server error.
 pub fn respond_with(error: AppError) -> AppError {

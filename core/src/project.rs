@@ -46,6 +46,19 @@ impl Dialect {
     }
 }
 
+impl Dialect {
+    /// The dialect a connection URL's scheme implies, if it implies one.
+    pub fn of_url(url: &str) -> Option<Dialect> {
+        let scheme = url.trim().split_once(':')?.0;
+        match scheme.to_ascii_lowercase().as_str() {
+            "sqlite" => Some(Dialect::Sqlite),
+            "postgres" | "postgresql" => Some(Dialect::Postgres),
+            "mysql" => Some(Dialect::MySql),
+            _ => None,
+        }
+    }
+}
+
 impl fmt::Display for Dialect {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())

@@ -7,6 +7,7 @@ mod config;
 mod health;
 mod mcp;
 mod oauth;
+mod ontology_export;
 mod page_guard;
 mod request_log;
 mod router;

@@ -1,7 +1,7 @@
 //! The one axum router: health checks, the admin app and its server
 //! functions, wrapped in request logging and a body size cap.
 
-use crate::{health, mcp, oauth, page_guard, request_log};
+use crate::{health, mcp, oauth, ontology_export, page_guard, request_log};
 use axum::Router;
 use axum::extract::FromRef;
 use axum::middleware;
@@ -64,6 +64,10 @@ pub fn app(state: AppState) -> Router {
     Router::new()
         .route("/healthz", get(health::live))
         .route("/readyz", get(health::ready))
+        .route(
+            "/projects/{id}/ontology.yaml",
+            get(ontology_export::download),
+        )
         .merge(mcp::router(&state))
         .merge(oauth::router())
         .merge(pages)

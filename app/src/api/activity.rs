@@ -96,3 +96,59 @@ pub async fn chat_turns(chat_id: String) -> Result<Vec<TurnRow>, AppError> {
         })
         .collect())
 }
+
+/// Makes an answered turn a verified question of its project's draft: the
+/// question as asked (for an approval, the question approved) and the SQL
+/// that answered it. Returns false when the draft verifies it already.
+#[server(endpoint = "verify_question")]
+pub async fn verify_question(chat_id: String, turn: i64) -> Result<bool, AppError> {
+    use cassis_core::engine::{AskResponse, AskStatus};
+    let user = crate::ssr::require_editor().await?;
+    let store = crate::ssr::context()?.store;
+    let invalid = |message: &str| crate::ssr::respond_with(AppError::Invalid(message.to_owned()));
+    let chat = store
+        .chat(chat_id.trim())
+        .await?
+        .filter(|chat| chat.organization_id == user.organization_id)
+        .ok_or_else(|| crate::ssr::respond_with(AppError::NotFound("chat".to_owned())))?;
+    let turns = store.chat_turns(&chat.id).await?;
+    let position = turns
+        .iter()
+        .position(|t| t.turn == turn)
+        .ok_or_else(|| crate::ssr::respond_with(AppError::NotFound("turn".to_owned())))?;
+    let response = serde_json::from_str::<AskResponse>(&turns[position].response)
+        .map_err(|_| AppError::Internal)?;
+    let sql = match (response.status, response.sql) {
+        (AskStatus::Answered, Some(sql)) => sql,
+        _ => {
+            return Err(invalid(
+                "Only an answered question with SQL can become a verified question.",
+            ));
+        }
+    };
+    let question = if turns[position].approval && position > 0 {
+        turns[position - 1].question.clone()
+    } else {
+        turns[position].question.clone()
+    };
+    let mut ontology = match store.draft(chat.project_id).await? {
+        Some(draft) => draft.ontology,
+        None => match store.latest_version_number(chat.project_id).await? {
+            Some(n) => store
+                .version(chat.project_id, n)
+                .await?
+                .map(|v| v.ontology)
+                .unwrap_or_default(),
+            None => Default::default(),
+        },
+    };
+    let description = format!("Verified from chat {} by {}", chat.id, user.email);
+    if !ontology.verify_question(&question, &sql, &description) {
+        return Ok(false);
+    }
+    store
+        .save_draft(chat.project_id, &ontology, user.id, crate::ssr::now())
+        .await?;
+    tracing::info!(user = %user.id, project = %chat.project_id, chat = %chat.id, "verified a question");
+    Ok(true)
+}

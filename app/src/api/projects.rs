@@ -35,3 +35,318 @@ pub async fn list_projects() -> Result<Vec<ProjectSummary>, AppError> {
         })
         .collect())
 }
+
+/// One project as its settings page shows it: the password never comes back.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ProjectDetail {
+    pub id: Uuid,
+    pub name: String,
+    pub description: String,
+    pub dialect: Dialect,
+    /// The connection URL with its password replaced by `***`.
+    pub connection: Option<String>,
+    /// Admins manage data sources; editors shape the ontology.
+    pub can_manage: bool,
+    pub can_edit: bool,
+}
+
+#[server(endpoint = "get_project")]
+pub async fn get_project(id: String) -> Result<ProjectDetail, AppError> {
+    use cassis_core::account::Role;
+    use cassis_core::ontology::publishing::dialect_of;
+    let user = crate::ssr::require_user().await?;
+    let project = crate::ssr::project_of(&user, &id).await?;
+    Ok(ProjectDetail {
+        id: project.id,
+        dialect: dialect_of(&project),
+        connection: project.data_source.as_ref().and_then(|s| s.redacted_url()),
+        name: project.name,
+        description: project.description,
+        can_manage: user.is_admin(),
+        can_edit: user.role != Role::Viewer,
+    })
+}
+
+/// What a connection test found.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ConnectionReport {
+    pub dialect: Dialect,
+    /// The tables and views Cassis can read, schema-qualified where the
+    /// source has schemas.
+    pub tables: Vec<String>,
+}
+
+/// The data source a form describes: a dialect (or one implied by the URL)
+/// and a connection URL, or a schema-only source.
+#[cfg(feature = "ssr")]
+fn data_source_of(
+    dialect: &str,
+    connection_url: &str,
+    schema_only: bool,
+) -> Result<cassis_core::project::DataSource, AppError> {
+    use cassis_core::project::{DataSource, redact_url_password};
+    let invalid = |message: String| crate::ssr::respond_with(AppError::Invalid(message));
+    let url = connection_url.trim();
+    let chosen = match dialect.trim() {
+        "" => None,
+        name => Some(
+            name.parse::<Dialect>()
+                .map_err(|e| invalid(e.to_string()))?,
+        ),
+    };
+    if schema_only {
+        let dialect = chosen.ok_or_else(|| {
+            invalid("A schema-only source needs its SQL dialect: choose one.".to_owned())
+        })?;
+        return Ok(DataSource {
+            dialect,
+            connection_url: None,
+        });
+    }
+    if url.is_empty() {
+        return Err(invalid(
+            "Enter the connection URL (sqlite:///path/to/file.sqlite or postgres://user:password@host/db), or choose a schema-only source.".to_owned(),
+        ));
+    }
+    let implied = Dialect::of_url(url);
+    let dialect = match (chosen, implied) {
+        (Some(chosen), Some(implied)) if chosen != implied => {
+            return Err(invalid(format!(
+                "`{}` is a {implied} URL, but the dialect chosen is {chosen}.",
+                redact_url_password(url)
+            )));
+        }
+        (Some(dialect), _) | (None, Some(dialect)) => dialect,
+        (None, None) => {
+            return Err(invalid(format!(
+                "Cassis connects to sqlite:// and postgres:// URLs, not `{}`.",
+                redact_url_password(url)
+            )));
+        }
+    };
+    if !matches!(dialect, Dialect::Sqlite | Dialect::Postgres) {
+        return Err(invalid(format!(
+            "Cassis cannot connect to {dialect} yet; choose a schema-only source to get SQL written for it."
+        )));
+    }
+    Ok(DataSource {
+        dialect,
+        connection_url: Some(url.to_owned()),
+    })
+}
+
+#[cfg(feature = "ssr")]
+async fn read_catalog(url: &str) -> Result<cassis_core::ontology::bootstrap::Catalog, AppError> {
+    cassis_core::warehouse::Warehouse::read_catalog(url, None)
+        .await
+        .map_err(|error| {
+            tracing::info!(%error, "a data source could not be read");
+            crate::ssr::respond_with(AppError::Invalid(format!("{error}.")))
+        })
+}
+
+#[cfg(feature = "ssr")]
+fn table_names(catalog: &cassis_core::ontology::bootstrap::Catalog) -> Vec<String> {
+    catalog
+        .tables
+        .iter()
+        .map(|t| match &t.schema {
+            Some(schema) => format!("{schema}.{}", t.name),
+            None => t.name.clone(),
+        })
+        .collect()
+}
+
+/// Connects to a data source read-only and lists its tables. With a project
+/// id and a blank URL, tests the project's stored connection, whose password
+/// the page never sees.
+#[server(endpoint = "test_connection")]
+pub async fn test_connection(
+    #[server(default)] project_id: String,
+    #[server(default)] dialect: String,
+    #[server(default)] connection_url: String,
+) -> Result<ConnectionReport, AppError> {
+    let user = crate::ssr::require_admin().await?;
+    let url = if connection_url.trim().is_empty() && !project_id.trim().is_empty() {
+        let project = crate::ssr::project_of(&user, &project_id).await?;
+        project
+            .data_source
+            .and_then(|s| s.connection_url)
+            .ok_or_else(|| {
+                crate::ssr::respond_with(AppError::Invalid(
+                    "This project's source is schema-only: there is nothing to connect to."
+                        .to_owned(),
+                ))
+            })?
+    } else {
+        connection_url
+    };
+    let source = data_source_of(&dialect, &url, false)?;
+    let catalog = read_catalog(source.connection_url.as_deref().unwrap_or_default()).await?;
+    Ok(ConnectionReport {
+        dialect: source.dialect,
+        tables: table_names(&catalog),
+    })
+}
+
+/// Creates a project and, if asked, bootstraps its draft from the source's
+/// tables or from DDL; returns its id. Nothing is created when the source
+/// cannot be read.
+#[server(endpoint = "create_project")]
+pub async fn create_project(
+    name: String,
+    #[server(default)] description: String,
+    #[server(default)] source: String,
+    #[server(default)] dialect: String,
+    #[server(default)] connection_url: String,
+    #[server(default)] bootstrap: String,
+    #[server(default)] ddl: String,
+) -> Result<Uuid, AppError> {
+    use cassis_core::ontology::bootstrap::{catalog_from_ddl, draft_from_catalog};
+    use cassis_core::project::ProjectName;
+    use cassis_core::store::StoreError;
+    let user = crate::ssr::require_admin().await?;
+    let ctx = crate::ssr::context()?;
+    let invalid = |message: String| crate::ssr::respond_with(AppError::Invalid(message));
+    let name = ProjectName::parse(&name)
+        .map_err(|e| invalid(format!("{}.", capitalized(&e.to_string()))))?;
+    let data_source = data_source_of(&dialect, &connection_url, source == "schema_only")?;
+    let draft = match bootstrap.as_str() {
+        "source" => {
+            let url = data_source.connection_url.as_deref().ok_or_else(|| {
+                invalid(
+                    "A schema-only source has no tables to read: bootstrap from DDL instead."
+                        .to_owned(),
+                )
+            })?;
+            Some(draft_from_catalog(
+                &read_catalog(url).await?,
+                data_source.dialect,
+            ))
+        }
+        "ddl" => {
+            let catalog = catalog_from_ddl(data_source.dialect, &ddl)
+                .map_err(|e| invalid(format!("The DDL {e}.")))?;
+            if catalog.tables.is_empty() {
+                return Err(invalid("The DDL has no CREATE TABLE statement.".to_owned()));
+            }
+            Some(draft_from_catalog(&catalog, data_source.dialect))
+        }
+        _ => None,
+    };
+    let now = crate::ssr::now();
+    let project = match ctx
+        .store
+        .create_project(
+            user.organization_id,
+            &name,
+            &description,
+            Some(data_source),
+            now,
+        )
+        .await
+    {
+        Ok(project) => project,
+        Err(StoreError::Conflict(_)) => {
+            return Err(invalid(format!(
+                "A project named {} already exists.",
+                name.as_str()
+            )));
+        }
+        Err(error) => return Err(error.into()),
+    };
+    if let Some(draft) = draft {
+        ctx.store
+            .save_draft(project.id, &draft, user.id, now)
+            .await?;
+    }
+    tracing::info!(user = %user.id, project = %project.id, "created a project");
+    Ok(project.id)
+}
+
+#[cfg(feature = "ssr")]
+fn capitalized(text: &str) -> String {
+    let mut chars = text.chars();
+    chars
+        .next()
+        .map(|first| first.to_uppercase().chain(chars).collect())
+        .unwrap_or_default()
+}
+
+/// Renames a project and changes its data source. A blank URL keeps the
+/// stored connection (and its password).
+#[server(endpoint = "update_project")]
+pub async fn update_project(
+    id: String,
+    name: String,
+    #[server(default)] description: String,
+    #[server(default)] source: String,
+    #[server(default)] dialect: String,
+    #[server(default)] connection_url: String,
+) -> Result<(), AppError> {
+    use cassis_core::project::ProjectName;
+    use cassis_core::store::StoreError;
+    let user = crate::ssr::require_admin().await?;
+    let project = crate::ssr::project_of(&user, &id).await?;
+    let invalid = |message: String| crate::ssr::respond_with(AppError::Invalid(message));
+    let name = ProjectName::parse(&name)
+        .map_err(|e| invalid(format!("{}.", capitalized(&e.to_string()))))?;
+    let schema_only = source == "schema_only";
+    let url = match connection_url.trim() {
+        "" if !schema_only => project
+            .data_source
+            .as_ref()
+            .and_then(|s| s.connection_url.clone())
+            .unwrap_or_default(),
+        url => url.to_owned(),
+    };
+    let data_source = data_source_of(&dialect, &url, schema_only)?;
+    match crate::ssr::context()?
+        .store
+        .update_project(
+            user.organization_id,
+            project.id,
+            &name,
+            &description,
+            &data_source,
+            crate::ssr::now(),
+        )
+        .await
+    {
+        Ok(true) => {
+            tracing::info!(user = %user.id, project = %project.id, "changed a project");
+            Ok(())
+        }
+        Ok(false) => Err(crate::ssr::respond_with(AppError::NotFound(
+            "project".to_owned(),
+        ))),
+        Err(StoreError::Conflict(_)) => Err(invalid(format!(
+            "A project named {} already exists.",
+            name.as_str()
+        ))),
+        Err(error) => Err(error.into()),
+    }
+}
+
+/// Deletes a project with its ontology and chats; the name must be typed
+/// again, as a confirmation.
+#[server(endpoint = "delete_project")]
+pub async fn delete_project(
+    id: String,
+    #[server(default)] confirm: String,
+) -> Result<(), AppError> {
+    let user = crate::ssr::require_admin().await?;
+    let project = crate::ssr::project_of(&user, &id).await?;
+    if confirm.trim() != project.name {
+        return Err(crate::ssr::respond_with(AppError::Invalid(format!(
+            "Type the project's name, {}, to confirm.",
+            project.name
+        ))));
+    }
+    crate::ssr::context()?
+        .store
+        .delete_project(user.organization_id, project.id)
+        .await?;
+    tracing::info!(user = %user.id, project = %project.id, name = %project.name, "deleted a project");
+    Ok(())
+}

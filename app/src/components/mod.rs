@@ -1,3 +1,6 @@
 pub mod copy;
 pub mod layout;
 pub mod page;
+pub mod project_tabs;
+pub mod source_fields;
+pub mod style;

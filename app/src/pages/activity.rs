@@ -1,7 +1,7 @@
 //! What was asked: every chat, newest first, filterable by project and
 //! status, each openable to its turns with answers and SQL.
 
-use crate::api::activity::{ActivityRow, chat_turns, list_activity};
+use crate::api::activity::{ActivityRow, VerifyQuestion, chat_turns, list_activity};
 use crate::api::projects::list_projects;
 use crate::components::page::{ErrorNotice, Loading, Page};
 use leptos::prelude::*;
@@ -93,6 +93,8 @@ fn ChatRow(row: ActivityRow) -> impl IntoView {
         },
     );
     let plural = if row.turns == 1 { "" } else { "s" };
+    let verify = ServerAction::<VerifyQuestion>::new();
+    let chat_for_verify = StoredValue::new(row.chat_id.clone());
     view! {
         <li class="rounded-lg border border-slate-200 bg-white p-4 shadow-sm" data-testid="activity-chat">
             <div class="flex items-start justify-between gap-4">
@@ -112,6 +114,11 @@ fn ChatRow(row: ActivityRow) -> impl IntoView {
                     </button>
                 </div>
             </div>
+            {move || verify.value().get().map(|result| match result {
+                Ok(true) => view! { <p class="mt-3 text-sm text-emerald-800" role="status">"Added to the draft as a verified question; it is checked before every publish."</p> }.into_any(),
+                Ok(false) => view! { <p class="mt-3 text-sm text-slate-600" role="status">"The draft has this verified question already."</p> }.into_any(),
+                Err(error) => view! { <div class="mt-3"><ErrorNotice error /></div> }.into_any(),
+            })}
             <Transition fallback=|| ()>
                 {move || Suspend::new(async move {
                     match turns.await {
@@ -124,6 +131,16 @@ fn ChatRow(row: ActivityRow) -> impl IntoView {
                                         <p class="mt-1 text-slate-700">{t.answer}</p>
                                         {t.sql.map(|sql| view! {
                                             <pre class="mt-1 whitespace-pre-wrap break-words rounded bg-slate-900 px-3 py-2 font-mono text-xs text-slate-100">{sql}</pre>
+                                        })}
+                                        {(t.status == "answered").then(|| {
+                                            let turn = t.turn;
+                                            view! {
+                                                <button type="button" class="mt-2 rounded-md border border-slate-300 px-3 py-1 text-xs font-semibold text-slate-700 hover:bg-slate-50"
+                                                    title="Add this question and its SQL to the draft's verified questions"
+                                                    on:click=move |_| { verify.dispatch(VerifyQuestion { chat_id: chat_for_verify.get_value(), turn }); }>
+                                                    "Make it a verified question"
+                                                </button>
+                                            }
                                         })}
                                     </li>
                                 }).collect_view()}

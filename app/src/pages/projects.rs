@@ -1,13 +1,27 @@
 use crate::api::projects::{ProjectSummary, list_projects};
+use crate::api::session::current_user;
 use crate::components::page::{ErrorNotice, Loading, Page};
+use crate::components::style::BUTTON;
+use cassis_core::account::Role;
 use leptos::prelude::*;
 
 #[component]
 pub fn ProjectsPage() -> impl IntoView {
     let projects = Resource::new(|| (), |_| list_projects());
+    let user = Resource::new(|| (), |_| current_user());
 
     view! {
         <Page title="Projects" subtitle="Each project is one data source and the ontology that describes it.">
+            <Transition fallback=|| ()>
+                {move || Suspend::new(async move {
+                    let admin = user.await.ok().flatten().is_some_and(|u| u.role == Role::Admin);
+                    admin.then(|| view! {
+                        <div class="mb-4 flex justify-end">
+                            <a href="/projects/new" class=BUTTON>"New project"</a>
+                        </div>
+                    })
+                })}
+            </Transition>
             <Suspense fallback=Loading>
                 {move || Suspend::new(async move {
                     match projects.await {
@@ -55,7 +69,7 @@ fn ProjectRow(project: ProjectSummary) -> impl IntoView {
     view! {
         <tr>
             <td class="px-4 py-3">
-                <div class="font-medium text-slate-900">{project.name}</div>
+                <a href=format!("/projects/{}", project.id) class="font-medium text-purple-800 hover:underline">{project.name}</a>
                 <div class="text-slate-500">{project.description}</div>
             </td>
             <td class="px-4 py-3 text-slate-700">{source}</td>

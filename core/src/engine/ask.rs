@@ -688,7 +688,15 @@ impl Engine {
             .version(project.id, version)
             .await?
             .ok_or_else(|| TurnError::Store(StoreError::NotFound("the chat's ontology version")))?;
-        let ontology = published.ontology;
+        let grounding = Arc::new(self.ground(project, published.ontology).await);
+        self.groundings
+            .lock()
+            .expect("not poisoned")
+            .insert(key, grounding.clone());
+        Ok(grounding)
+    }
+
+    async fn ground(&self, project: &Project, ontology: Ontology) -> Grounding {
         let values = self.data_values(project, &ontology).await;
         let borrowed: Vec<AttributeValues<'_>> = values
             .iter()
@@ -700,12 +708,53 @@ impl Engine {
             .collect();
         let lexicon = Lexicon::build(&ontology, &borrowed);
         drop(borrowed);
-        let grounding = Arc::new(Grounding { ontology, lexicon });
-        self.groundings
-            .lock()
-            .expect("not poisoned")
-            .insert(key, grounding.clone());
-        Ok(grounding)
+        Grounding { ontology, lexicon }
+    }
+
+    /// Answers each question, as a new chat would, against `ontology`, which
+    /// need not be published (a draft): how a publish is checked for
+    /// regressions. Nothing is recorded and nothing waits for approval: a
+    /// fork answers `needs_execution` as it would for a user.
+    pub async fn rehearse(
+        &self,
+        caller: &User,
+        project: &Project,
+        ontology: Ontology,
+        questions: &[String],
+        now: Timestamp,
+    ) -> Vec<AskResponse> {
+        let grounding = self.ground(project, ontology).await;
+        let mut responses = Vec::with_capacity(questions.len());
+        for question in questions {
+            let chat = Chat {
+                id: new_chat_id(now),
+                organization_id: caller.organization_id,
+                project_id: project.id,
+                user_id: caller.id,
+                ontology_version: 0,
+                client: "rehearsal".to_owned(),
+                created_at: now,
+            };
+            let request = AskRequest {
+                project_id: project.id.to_string(),
+                question: question.clone(),
+                chat_id: None,
+                execute_pending_plan: false,
+            };
+            let (response, _, _) = self
+                .respond(
+                    project,
+                    &grounding,
+                    &request,
+                    question.trim(),
+                    &chat,
+                    &[],
+                    None,
+                )
+                .await;
+            responses.push(response);
+        }
+        responses
     }
 
     async fn data_values(

@@ -10,6 +10,7 @@ pub mod graph;
 pub mod lexicon;
 pub mod plan;
 pub mod planner;
+pub mod regression;
 pub mod response;
 pub mod text;
 pub mod written_sql;

@@ -4,6 +4,7 @@
 
 pub mod bootstrap;
 mod diff;
+mod edit;
 mod model;
 #[cfg(feature = "ssr")]
 pub mod publishing;
@@ -12,6 +13,7 @@ mod validate;
 mod yaml;
 
 pub use diff::{Change, ChangeKind, Concept, diff};
+pub use edit::{Element, tidy_synonyms};
 pub use model::*;
 pub use validate::{Problem, validate};
 #[cfg(feature = "ssr")]

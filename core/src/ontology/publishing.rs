@@ -1,6 +1,9 @@
 //! Drafts become immutable versions only when they validate.
 
 use super::{Ontology, Problem, validate};
+use crate::account::User;
+use crate::engine::Engine;
+use crate::engine::regression::{self, RegressionCheck};
 use crate::project::{Dialect, Project};
 use crate::store::{Store, StoreError};
 use crate::time::Timestamp;
@@ -84,4 +87,57 @@ pub async fn roll_back(
         .save_draft(project.id, &old.ontology, user_id, now)
         .await?;
     Ok(number)
+}
+
+/// The verified questions of `draft` and of the latest version, each
+/// answered under both, compared: what a publish would change for people who
+/// rely on them. Questions the latest version verified and the draft dropped
+/// are checked too.
+pub async fn check_regressions(
+    store: &Store,
+    engine: &Engine,
+    caller: &User,
+    project: &Project,
+    draft: &Ontology,
+    now: Timestamp,
+) -> Result<Vec<RegressionCheck>, StoreError> {
+    let latest = match store.latest_version_number(project.id).await? {
+        Some(number) => store.version(project.id, number).await?.map(|v| v.ontology),
+        None => None,
+    };
+    let mut questions: Vec<String> = Vec::new();
+    let verified = draft
+        .verified_questions
+        .iter()
+        .chain(latest.iter().flat_map(|l| &l.verified_questions));
+    for question in verified {
+        if !questions
+            .iter()
+            .any(|q| q.eq_ignore_ascii_case(question.question.trim()))
+        {
+            questions.push(question.question.trim().to_owned());
+        }
+    }
+    let under_draft = engine
+        .rehearse(caller, project, draft.clone(), &questions, now)
+        .await;
+    let under_latest = match latest {
+        Some(latest) => Some(
+            engine
+                .rehearse(caller, project, latest, &questions, now)
+                .await,
+        ),
+        None => None,
+    };
+    Ok(questions
+        .iter()
+        .enumerate()
+        .map(|(i, question)| {
+            regression::compare(
+                question,
+                &under_draft[i],
+                under_latest.as_ref().map(|responses| &responses[i]),
+            )
+        })
+        .collect())
 }

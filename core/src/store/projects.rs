@@ -89,6 +89,64 @@ impl Store {
 }
 
 impl Store {
+    /// Renames a project, rewrites its description and replaces its data
+    /// source; false when the organization has no such project.
+    pub async fn update_project(
+        &self,
+        organization_id: Uuid,
+        id: Uuid,
+        name: &ProjectName,
+        description: &str,
+        data_source: &DataSource,
+        now: Timestamp,
+    ) -> Result<bool, StoreError> {
+        let mut tx = self.pool.begin().await?;
+        let updated = sqlx::query(
+            "UPDATE projects SET name = $1, description = $2 WHERE organization_id = $3 AND id = $4",
+        )
+        .bind(name.as_str())
+        .bind(description.trim())
+        .bind(organization_id.to_string())
+        .bind(id.to_string())
+        .execute(&mut *tx)
+        .await
+        .map_err(|e| StoreError::conflict_or(e, "a project with this name"))?
+        .rows_affected();
+        if updated == 0 {
+            return Ok(false);
+        }
+        sqlx::query("DELETE FROM data_sources WHERE project_id = $1")
+            .bind(id.to_string())
+            .execute(&mut *tx)
+            .await?;
+        sqlx::query("INSERT INTO data_sources (project_id, dialect, connection_url, created_at) VALUES ($1, $2, $3, $4)")
+            .bind(id.to_string())
+            .bind(data_source.dialect.as_str())
+            .bind(data_source.connection_url.as_deref())
+            .bind(now.as_millis())
+            .execute(&mut *tx)
+            .await?;
+        tx.commit().await?;
+        Ok(true)
+    }
+
+    /// Deletes a project with its data source, draft, versions and chats;
+    /// false when the organization has no such project. The audit log of
+    /// tool calls keeps its rows.
+    pub async fn delete_project(
+        &self,
+        organization_id: Uuid,
+        id: Uuid,
+    ) -> Result<bool, StoreError> {
+        let deleted = sqlx::query("DELETE FROM projects WHERE organization_id = $1 AND id = $2")
+            .bind(organization_id.to_string())
+            .bind(id.to_string())
+            .execute(&self.pool)
+            .await?
+            .rows_affected();
+        Ok(deleted > 0)
+    }
+
     /// A project by its exact name within one organization.
     pub async fn project_by_name(
         &self,

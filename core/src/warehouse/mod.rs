@@ -79,6 +79,15 @@ impl Warehouse {
         Ok(catalog)
     }
 
+    /// Connects, reads the catalog and disconnects: what bootstrapping and a
+    /// connection test need from a source Cassis holds no pool for.
+    pub async fn read_catalog(url: &str, schema: Option<&str>) -> Result<Catalog, WarehouseError> {
+        let warehouse = Warehouse::connect(url).await?;
+        let catalog = warehouse.catalog(schema).await;
+        warehouse.close().await;
+        catalog
+    }
+
     pub async fn close(&self) {
         match self {
             Warehouse::Sqlite(pool) => pool.close().await,

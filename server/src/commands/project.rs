@@ -35,7 +35,7 @@ pub async fn create(
     let name = ProjectName::parse(name)?;
     let dialect = match (source.dialect, source.warehouse.as_deref()) {
         (Some(dialect), _) => dialect,
-        (None, Some(url)) => dialect_of_url(url).with_context(|| {
+        (None, Some(url)) => Dialect::of_url(url).with_context(|| {
             format!(
                 "cannot tell the dialect of `{}`: pass --dialect",
                 redact_url_password(url)
@@ -52,9 +52,7 @@ pub async fn create(
                 .as_deref()
                 .context("--introspect needs --warehouse")?;
             tracing::info!(warehouse = %redact_url_password(url), "introspecting the data source");
-            let warehouse = Warehouse::connect(url).await?;
-            let catalog = warehouse.catalog(schema.as_deref()).await?;
-            warehouse.close().await;
+            let catalog = Warehouse::read_catalog(url, schema.as_deref()).await?;
             Some(bootstrap::draft_from_catalog(&catalog, dialect))
         }
         Bootstrap::Ddl(file) => {
@@ -101,16 +99,6 @@ pub async fn create(
     }
     println!("{}", project.id);
     Ok(())
-}
-
-fn dialect_of_url(url: &str) -> Option<Dialect> {
-    let scheme = url.split_once(':')?.0;
-    match scheme {
-        "sqlite" => Some(Dialect::Sqlite),
-        "postgres" | "postgresql" => Some(Dialect::Postgres),
-        "mysql" => Some(Dialect::MySql),
-        _ => None,
-    }
 }
 
 pub async fn list(settings: &Settings, as_json: bool) -> anyhow::Result<()> {

@@ -1,0 +1,303 @@
+//! The ontology editor: a project's draft as YAML and as a model, checked as
+//! it is typed, saved whole or edited in small steps, bootstrapped from the
+//! data source or from DDL.
+
+use crate::error::AppError;
+use cassis_core::ontology::Ontology;
+use leptos::prelude::*;
+use serde::{Deserialize, Serialize};
+
+/// One validation problem, with the line of the YAML it points at.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ProblemView {
+    pub path: String,
+    pub message: String,
+    pub line: Option<usize>,
+}
+
+/// A project's draft as the editor shows it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct DraftView {
+    pub project_name: String,
+    pub yaml: String,
+    pub ontology: Ontology,
+    pub problems: Vec<ProblemView>,
+    pub latest_version: Option<u32>,
+    /// When the draft was last saved, `YYYY-MM-DD HH:MM UTC`.
+    pub updated_at: Option<String>,
+    pub can_edit: bool,
+}
+
+#[cfg(feature = "ssr")]
+fn problems_of(
+    ontology: &Ontology,
+    yaml: &str,
+    dialect: cassis_core::project::Dialect,
+) -> Vec<ProblemView> {
+    cassis_core::ontology::validate(ontology, dialect)
+        .into_iter()
+        .map(|p| ProblemView {
+            line: cassis_core::ontology::locate(yaml, &p.path),
+            path: p.path,
+            message: p.message,
+        })
+        .collect()
+}
+
+/// Parses YAML typed in the editor; a syntax error is one problem at its line.
+#[cfg(feature = "ssr")]
+fn parse(yaml: &str) -> Result<Ontology, ProblemView> {
+    if yaml.trim().is_empty() {
+        return Ok(Ontology::default());
+    }
+    cassis_core::ontology::from_yaml(yaml).map_err(|error| ProblemView {
+        path: String::new(),
+        message: error.message.clone(),
+        line: error.line,
+    })
+}
+
+#[server(endpoint = "get_draft")]
+pub async fn get_draft(project_id: String) -> Result<DraftView, AppError> {
+    use cassis_core::account::Role;
+    use cassis_core::ontology::publishing::dialect_of;
+    let user = crate::ssr::require_user().await?;
+    let project = crate::ssr::project_of(&user, &project_id).await?;
+    let store = crate::ssr::context()?.store;
+    let draft = store.draft(project.id).await?;
+    let latest_version = store.latest_version_number(project.id).await?;
+    let ontology = draft
+        .as_ref()
+        .map(|d| d.ontology.clone())
+        .unwrap_or_default();
+    let yaml = cassis_core::ontology::to_yaml(&ontology);
+    Ok(DraftView {
+        problems: problems_of(&ontology, &yaml, dialect_of(&project)),
+        project_name: project.name,
+        yaml,
+        ontology,
+        latest_version,
+        updated_at: draft.map(|d| d.updated_at.to_utc_minutes()),
+        can_edit: user.role != Role::Viewer,
+    })
+}
+
+/// Every problem of the YAML as typed, without saving it.
+#[server(endpoint = "check_draft")]
+pub async fn check_draft(project_id: String, yaml: String) -> Result<Vec<ProblemView>, AppError> {
+    use cassis_core::ontology::publishing::dialect_of;
+    let user = crate::ssr::require_user().await?;
+    let project = crate::ssr::project_of(&user, &project_id).await?;
+    Ok(match parse(&yaml) {
+        Ok(ontology) => problems_of(&ontology, &yaml, dialect_of(&project)),
+        Err(problem) => vec![problem],
+    })
+}
+
+/// Saves the YAML as the draft. A draft may keep validation problems (they
+/// block only publishing); YAML that is not an ontology is refused.
+#[server(endpoint = "save_draft")]
+pub async fn save_draft(project_id: String, yaml: String) -> Result<Vec<ProblemView>, AppError> {
+    use cassis_core::ontology::publishing::dialect_of;
+    let user = crate::ssr::require_editor().await?;
+    let project = crate::ssr::project_of(&user, &project_id).await?;
+    let ontology = parse(&yaml).map_err(|problem| {
+        crate::ssr::respond_with(AppError::Invalid(match problem.line {
+            Some(line) => format!("Nothing was saved: line {line}: {}", problem.message),
+            None => format!("Nothing was saved: {}", problem.message),
+        }))
+    })?;
+    crate::ssr::context()?
+        .store
+        .save_draft(project.id, &ontology, user.id, crate::ssr::now())
+        .await?;
+    tracing::info!(user = %user.id, project = %project.id, "saved a draft");
+    Ok(problems_of(&ontology, &yaml, dialect_of(&project)))
+}
+
+/// Replaces the draft with one read from the data source's tables or from
+/// DDL; returns how many objects and relationships it has.
+#[server(endpoint = "bootstrap_draft")]
+pub async fn bootstrap_draft(
+    project_id: String,
+    from: String,
+    #[server(default)] ddl: String,
+) -> Result<(usize, usize), AppError> {
+    use cassis_core::ontology::bootstrap::{catalog_from_ddl, draft_from_catalog};
+    use cassis_core::ontology::publishing::dialect_of;
+    let user = crate::ssr::require_editor().await?;
+    let project = crate::ssr::project_of(&user, &project_id).await?;
+    let invalid = |message: String| crate::ssr::respond_with(AppError::Invalid(message));
+    let dialect = dialect_of(&project);
+    let catalog = if from == "ddl" {
+        let catalog =
+            catalog_from_ddl(dialect, &ddl).map_err(|e| invalid(format!("The DDL {e}.")))?;
+        if catalog.tables.is_empty() {
+            return Err(invalid("The DDL has no CREATE TABLE statement.".to_owned()));
+        }
+        catalog
+    } else {
+        let url = project
+            .data_source
+            .as_ref()
+            .and_then(|s| s.connection_url.as_deref())
+            .ok_or_else(|| {
+                invalid(
+                    "This project's source is schema-only: bootstrap from DDL instead.".to_owned(),
+                )
+            })?;
+        cassis_core::warehouse::Warehouse::read_catalog(url, None)
+            .await
+            .map_err(|e| invalid(format!("{e}.")))?
+    };
+    let draft = draft_from_catalog(&catalog, dialect);
+    crate::ssr::context()?
+        .store
+        .save_draft(project.id, &draft, user.id, crate::ssr::now())
+        .await?;
+    tracing::info!(user = %user.id, project = %project.id, tables = catalog.tables.len(), "bootstrapped a draft");
+    Ok((draft.objects.len(), draft.relationships.len()))
+}
+
+/// Loads the draft, applies `edit`, saves it. The draft must exist.
+#[cfg(feature = "ssr")]
+async fn edit_draft<T>(
+    project_id: &str,
+    edit: impl FnOnce(&mut Ontology) -> Result<T, AppError>,
+) -> Result<T, AppError> {
+    let user = crate::ssr::require_editor().await?;
+    let project = crate::ssr::project_of(&user, project_id).await?;
+    let store = crate::ssr::context()?.store;
+    let mut ontology = store
+        .draft(project.id)
+        .await?
+        .map(|d| d.ontology)
+        .unwrap_or_default();
+    let outcome = edit(&mut ontology)?;
+    store
+        .save_draft(project.id, &ontology, user.id, crate::ssr::now())
+        .await?;
+    Ok(outcome)
+}
+
+/// Sets the synonyms of one element, named by its path (`objects.driver`).
+#[server(endpoint = "set_synonyms")]
+pub async fn set_synonyms(
+    project_id: String,
+    element: String,
+    #[server(default)] synonyms: Vec<String>,
+) -> Result<(), AppError> {
+    use cassis_core::ontology::{Element, tidy_synonyms};
+    edit_draft(&project_id, |ontology| {
+        let target = Element::parse(&element)
+            .and_then(|e| ontology.synonyms_mut(&e))
+            .ok_or_else(|| {
+                crate::ssr::respond_with(AppError::NotFound("element of the draft".to_owned()))
+            })?;
+        *target = tidy_synonyms(synonyms);
+        Ok(())
+    })
+    .await
+}
+
+/// A metric as the editor's form sends it.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MetricForm {
+    pub name: String,
+    pub label: String,
+    pub object: String,
+    pub aggregate: String,
+    pub expr: String,
+    /// SQL conditions, one per line.
+    pub filters: String,
+    pub description: String,
+    /// Comma-separated.
+    pub synonyms: String,
+}
+
+/// Adds a metric to the draft. When it has problems nothing is saved and
+/// they come back, each with the field it belongs to (`name`, `object`,
+/// `expr`, `filters`, ...).
+#[server(endpoint = "add_metric")]
+pub async fn add_metric(
+    project_id: String,
+    metric: MetricForm,
+) -> Result<Vec<(String, String)>, AppError> {
+    use cassis_core::ontology::publishing::dialect_of;
+    use cassis_core::ontology::{Aggregate, Metric, tidy_synonyms, validate};
+    let user = crate::ssr::require_editor().await?;
+    let project = crate::ssr::project_of(&user, &project_id).await?;
+    let store = crate::ssr::context()?.store;
+    let mut ontology = store
+        .draft(project.id)
+        .await?
+        .map(|d| d.ontology)
+        .unwrap_or_default();
+    let aggregate: Aggregate = serde_json::from_value(serde_json::Value::String(
+        metric.aggregate.clone(),
+    ))
+    .map_err(|_| {
+        crate::ssr::respond_with(AppError::Invalid(format!(
+            "`{}` is not an aggregate.",
+            metric.aggregate
+        )))
+    })?;
+    let before: Vec<String> = validate(&ontology, dialect_of(&project))
+        .into_iter()
+        .map(|p| p.path)
+        .collect();
+    let name = metric.name.trim().to_owned();
+    let index = ontology.metrics.len();
+    ontology.metrics.push(Metric {
+        name: name.clone(),
+        label: metric.label.trim().to_owned(),
+        object: metric.object.trim().to_owned(),
+        aggregate,
+        expr: Some(metric.expr.trim().to_owned()).filter(|e| !e.is_empty()),
+        filters: metric
+            .filters
+            .lines()
+            .map(str::trim)
+            .filter(|f| !f.is_empty())
+            .map(str::to_owned)
+            .collect(),
+        description: metric.description.trim().to_owned(),
+        synonyms: tidy_synonyms(metric.synonyms.split(',').map(str::to_owned)),
+        ..Metric::default()
+    });
+    // Problems of the new metric only: its path, by name or by position.
+    let by_name = format!("metrics.{name}");
+    let by_index = format!("metrics[{index}]");
+    let field_problems: Vec<(String, String)> = validate(&ontology, dialect_of(&project))
+        .into_iter()
+        .filter(|p| !before.contains(&p.path) || p.path == by_name)
+        .filter_map(|p| {
+            let rest = p
+                .path
+                .strip_prefix(&by_name)
+                .or_else(|| p.path.strip_prefix(&by_index))?;
+            // `filters[0]` belongs to the conditions field.
+            let field = rest
+                .trim_start_matches('.')
+                .split(['.', '['])
+                .next()
+                .unwrap_or_default();
+            Some((
+                if field.is_empty() {
+                    "name".to_owned()
+                } else {
+                    field.to_owned()
+                },
+                p.message,
+            ))
+        })
+        .collect();
+    if !field_problems.is_empty() {
+        return Ok(field_problems);
+    }
+    store
+        .save_draft(project.id, &ontology, user.id, crate::ssr::now())
+        .await?;
+    tracing::info!(user = %user.id, project = %project.id, metric = %name, "added a metric");
+    Ok(Vec::new())
+}

@@ -1,0 +1,436 @@
+//! The ontology editor of one project: a searchable tree of the model, the
+//! selected element with its synonyms, a diagram of objects and joins, a
+//! form for metrics, the draft as YAML checked while it is typed, and
+//! bootstrapping from the data source or DDL.
+
+mod diagram;
+mod outline;
+mod yaml_editor;
+
+use crate::api::ontology::{
+    AddMetric, BootstrapDraft, DraftView, SaveDraft, SetSynonyms, get_draft,
+};
+use crate::components::page::{ErrorNotice, Loading};
+use crate::components::project_tabs::ProjectTabs;
+use crate::components::style::{
+    BUTTON, CARD, CARD_TITLE, FIELD_ERROR, INPUT, LABEL, SECONDARY, SMALL, SUCCESS,
+};
+use crate::pages::project_settings::project_id_param;
+use cassis_core::ontology::Aggregate;
+use leptos::prelude::*;
+use outline::{ElementView, describe, entries};
+
+/// Actions whose results outlive a reload of the draft, so a message or a
+/// refused form stays on screen after the editor below re-renders.
+#[derive(Clone, Copy)]
+struct Actions {
+    save: ServerAction<SaveDraft>,
+    synonyms: ServerAction<SetSynonyms>,
+    metric: ServerAction<AddMetric>,
+    bootstrap: ServerAction<BootstrapDraft>,
+    /// Bumped after every change that was saved: the draft is read again.
+    saved: RwSignal<u32>,
+    /// The element shown beside the tree, by path.
+    selected: RwSignal<Option<String>>,
+    search: RwSignal<String>,
+}
+
+#[component]
+pub fn OntologyPage() -> impl IntoView {
+    let id = project_id_param();
+    let actions = Actions {
+        save: ServerAction::new(),
+        synonyms: ServerAction::new(),
+        metric: ServerAction::new(),
+        bootstrap: ServerAction::new(),
+        saved: RwSignal::new(0),
+        selected: RwSignal::new(None),
+        search: RwSignal::new(String::new()),
+    };
+    let bump = move || actions.saved.update(|n| *n += 1);
+    Effect::new(move |_| {
+        if let Some(Ok(_)) = actions.save.value().get() {
+            bump();
+        }
+    });
+    Effect::new(move |_| {
+        if let Some(Ok(())) = actions.synonyms.value().get() {
+            bump();
+        }
+    });
+    Effect::new(move |_| {
+        if let Some(Ok(problems)) = actions.metric.value().get()
+            && problems.is_empty()
+        {
+            bump();
+        }
+    });
+    Effect::new(move |_| {
+        if let Some(Ok(_)) = actions.bootstrap.value().get() {
+            bump();
+        }
+    });
+    let draft = Resource::new(
+        move || (id.get(), actions.saved.get()),
+        |(id, _)| get_draft(id),
+    );
+
+    view! {
+        <Transition fallback=Loading>
+            {move || Suspend::new(async move {
+                match draft.await {
+                    Ok(draft) => view! { <Editor project_id=id.get_untracked() draft actions /> }.into_any(),
+                    Err(error) => view! { <ErrorNotice error /> }.into_any(),
+                }
+            })}
+        </Transition>
+    }
+}
+
+#[component]
+fn Editor(project_id: String, draft: DraftView, actions: Actions) -> impl IntoView {
+    let problems = draft.problems.len();
+    let status = format!(
+        "{} · {} · {}",
+        draft
+            .updated_at
+            .as_ref()
+            .map_or("No draft saved yet".to_owned(), |at| format!(
+                "Draft saved {at}"
+            )),
+        draft
+            .latest_version
+            .map_or("nothing published yet".to_owned(), |v| format!(
+                "latest published version {v}"
+            )),
+        match problems {
+            0 => "no problems".to_owned(),
+            1 => "1 problem to fix before publishing".to_owned(),
+            n => format!("{n} problems to fix before publishing"),
+        }
+    );
+    let ontology = StoredValue::new(draft.ontology.clone());
+    let can_edit = draft.can_edit;
+    let export = format!("/projects/{project_id}/ontology.yaml");
+    view! {
+        <ProjectTabs project_id=project_id.clone() name=draft.project_name.clone() page="Ontology" />
+        <div class="mb-4 flex flex-wrap items-center justify-between gap-3">
+            <p class="text-sm text-slate-600" data-testid="draft-status">{status}</p>
+            <div class="flex gap-2">
+                <a href=export class=SECONDARY download="ontology.yaml">"Export YAML"</a>
+                <a href=format!("/projects/{project_id}/publish") class=BUTTON>"Review and publish"</a>
+            </div>
+        </div>
+        {(!can_edit).then(|| view! {
+            <p class="mb-4 rounded-md border border-amber-200 bg-amber-50 px-4 py-3 text-sm text-amber-900">
+                "You can read this ontology; only editors and admins change it."
+            </p>
+        })}
+        <div class="grid gap-4 lg:grid-cols-[18rem_1fr]">
+            <Tree ontology actions />
+            <Detail project_id=project_id.clone() ontology actions can_edit />
+        </div>
+        <div class=format!("{CARD} mt-4")>
+            <h2 class=CARD_TITLE>"Objects and joins"</h2>
+            <diagram::Diagram ontology=draft.ontology.clone() />
+        </div>
+        {can_edit.then(|| view! { <MetricForm project_id=project_id.clone() ontology actions /> })}
+        <yaml_editor::YamlEditor project_id=project_id.clone() yaml=draft.yaml problems=draft.problems save=actions.save can_edit />
+        {can_edit.then(|| view! { <Bootstrap project_id=project_id.clone() actions /> })}
+    }
+}
+
+#[component]
+fn Tree(ontology: StoredValue<cassis_core::ontology::Ontology>, actions: Actions) -> impl IntoView {
+    let all = ontology.with_value(entries);
+    let visible = move || outline::matching(&all, &actions.search.get());
+    view! {
+        <div class=CARD>
+            <input type="search" class=INPUT placeholder="Search the model" aria-label="Search the model"
+                prop:value=move || actions.search.get() on:input=move |ev| actions.search.set(event_target_value(&ev)) />
+            <ul class="mt-3 max-h-[32rem] space-y-0.5 overflow-y-auto text-sm" data-testid="ontology-tree">
+                {move || {
+                    let entries = visible();
+                    if entries.is_empty() {
+                        return view! { <li class="px-2 py-1 text-slate-500">"Nothing matches."</li> }.into_any();
+                    }
+                    entries.into_iter().map(|entry| {
+                        let path = entry.path.clone();
+                        let is_selected = {
+                            let path = path.clone();
+                            move || actions.selected.get().as_deref() == Some(path.as_str())
+                        };
+                        let indent = if entry.depth > 0 { "pl-6" } else { "" };
+                        match entry.path.is_empty() {
+                            true => view! {
+                                <li class="mt-2 px-2 text-xs font-semibold uppercase tracking-wide text-slate-500">{entry.label}</li>
+                            }.into_any(),
+                            false => view! {
+                                <li class=indent>
+                                    <button type="button"
+                                        class="w-full truncate rounded px-2 py-1 text-left hover:bg-slate-100"
+                                        class:bg-purple-50=is_selected.clone()
+                                        class:text-purple-900=is_selected
+                                        on:click=move |_| actions.selected.set(Some(path.clone()))>
+                                        {entry.label}" "
+                                        <span class="text-xs text-slate-400">{entry.hint}</span>
+                                    </button>
+                                </li>
+                            }.into_any(),
+                        }
+                    }).collect_view().into_any()
+                }}
+            </ul>
+        </div>
+    }
+}
+
+#[component]
+fn Detail(
+    project_id: String,
+    ontology: StoredValue<cassis_core::ontology::Ontology>,
+    actions: Actions,
+    can_edit: bool,
+) -> impl IntoView {
+    let project_id = StoredValue::new(project_id);
+    view! {
+        <div class=CARD data-testid="element-detail">
+            {move || {
+                let Some(path) = actions.selected.get() else {
+                    return view! {
+                        <p class="text-sm text-slate-500">"Choose an element in the tree to see it and edit its synonyms."</p>
+                    }.into_any();
+                };
+                match ontology.with_value(|o| describe(o, &path)) {
+                    Some(element) => view! { <ElementCard element project_id=project_id.get_value() actions can_edit /> }.into_any(),
+                    None => view! { <p class="text-sm text-slate-500">"That element is no longer in the draft."</p> }.into_any(),
+                }
+            }}
+        </div>
+    }
+}
+
+#[component]
+fn ElementCard(
+    element: ElementView,
+    project_id: String,
+    actions: Actions,
+    can_edit: bool,
+) -> impl IntoView {
+    let ElementView {
+        path,
+        kind,
+        title,
+        facts,
+        synonyms,
+    } = element;
+    let new_synonym = RwSignal::new(String::new());
+    let dispatch = {
+        let (project_id, path) = (project_id.clone(), path.clone());
+        move |synonyms: Vec<String>| {
+            actions.synonyms.dispatch(SetSynonyms {
+                project_id: project_id.clone(),
+                element: path.clone(),
+                synonyms,
+            });
+        }
+    };
+    let add = {
+        let (synonyms, dispatch) = (synonyms.clone().unwrap_or_default(), dispatch.clone());
+        move |ev: leptos::ev::SubmitEvent| {
+            ev.prevent_default();
+            let typed = new_synonym.get_untracked();
+            if typed.trim().is_empty() {
+                return;
+            }
+            let mut next = synonyms.clone();
+            next.push(typed);
+            dispatch(next);
+            new_synonym.set(String::new());
+        }
+    };
+    view! {
+        <p class="text-xs font-semibold uppercase tracking-wide text-slate-500">{kind}</p>
+        <h2 class="mt-1 text-lg font-semibold">{title}</h2>
+        <p class="font-mono text-xs text-slate-500">{path.clone()}</p>
+        <dl class="mt-4 grid grid-cols-[8rem_1fr] gap-x-4 gap-y-2 text-sm">
+            {facts.into_iter().map(|(label, value)| view! {
+                <dt class="text-slate-500">{label}</dt>
+                <dd class="break-words text-slate-800">{value}</dd>
+            }).collect_view()}
+        </dl>
+        {synonyms.map(|synonyms| {
+            let chips = synonyms.iter().enumerate().map(|(i, synonym)| {
+                let (all, dispatch) = (synonyms.clone(), dispatch.clone());
+                let remove = move |_| {
+                    let mut next = all.clone();
+                    next.remove(i);
+                    dispatch(next);
+                };
+                view! {
+                    <li class="flex items-center gap-1 rounded-full bg-purple-50 px-3 py-1 text-xs text-purple-900">
+                        {synonym.clone()}
+                        {can_edit.then(|| view! {
+                            <button type="button" class="ml-1 text-purple-500 hover:text-purple-900"
+                                aria-label=format!("Remove synonym {synonym}") on:click=remove.clone()>"×"</button>
+                        })}
+                    </li>
+                }
+            }).collect_view();
+            view! {
+                <h3 class="mt-5 text-sm font-semibold text-slate-700">"Synonyms"</h3>
+                <p class="text-xs text-slate-500">"Other words people use for it; questions that use them find it."</p>
+                <ul class="mt-2 flex flex-wrap gap-2" data-testid="synonyms">
+                    {if synonyms.is_empty() { Some(view! { <li class="text-sm text-slate-400">"None yet."</li> }) } else { None }}
+                    {chips}
+                </ul>
+                {can_edit.then(|| view! {
+                    <form class="mt-3 flex gap-2" on:submit=add.clone()>
+                        <input type="text" class=INPUT aria-label="New synonym" placeholder="Add a synonym"
+                            prop:value=move || new_synonym.get() on:input=move |ev| new_synonym.set(event_target_value(&ev)) />
+                        <button type="submit" class=SECONDARY>"Add"</button>
+                    </form>
+                })}
+            }
+        })}
+        {move || actions.synonyms.value().get().and_then(Result::err).map(|error| view! { <div class="mt-3"><ErrorNotice error /></div> })}
+    }
+}
+
+#[component]
+fn MetricForm(
+    project_id: String,
+    ontology: StoredValue<cassis_core::ontology::Ontology>,
+    actions: Actions,
+) -> impl IntoView {
+    let objects: Vec<String> =
+        ontology.with_value(|o| o.objects.iter().map(|o| o.name.clone()).collect());
+    let problem = move |field: &'static str| {
+        move || {
+            actions
+                .metric
+                .value()
+                .get()
+                .and_then(Result::ok)
+                .and_then(|problems| {
+                    let messages: Vec<String> = problems
+                        .into_iter()
+                        .filter(|(f, _)| f == field)
+                        .map(|(_, message)| message)
+                        .collect();
+                    (!messages.is_empty()).then(
+                        || view! { <p class=FIELD_ERROR role="alert">{messages.join("; ")}</p> },
+                    )
+                })
+        }
+    };
+    let aggregates = [
+        (Aggregate::Count, "count", "count of rows"),
+        (
+            Aggregate::CountDistinct,
+            "count_distinct",
+            "count of distinct values",
+        ),
+        (Aggregate::Sum, "sum", "sum"),
+        (Aggregate::Avg, "avg", "average"),
+        (Aggregate::Min, "min", "minimum"),
+        (Aggregate::Max, "max", "maximum"),
+    ];
+    let added = move || matches!(actions.metric.value().get(), Some(Ok(ref problems)) if problems.is_empty());
+    view! {
+        <div class=format!("{CARD} mt-4")>
+            <h2 class=CARD_TITLE>"Add a metric"</h2>
+            <p class="mt-1 text-sm text-slate-600">"A number people ask for, such as wins or revenue: an aggregate over one object, with optional conditions."</p>
+            <ActionForm action=actions.metric attr:class="mt-4 grid gap-4 md:grid-cols-2" attr:data-testid="metric-form">
+                <input type="hidden" name="project_id" value=project_id />
+                <div>
+                    <label for="metric-name" class=LABEL>"Name"</label>
+                    <input id="metric-name" name="metric[name]" type="text" class=INPUT placeholder="race_wins" />
+                    {problem("name")}
+                </div>
+                <div>
+                    <label for="metric-label" class=LABEL>"Label"</label>
+                    <input id="metric-label" name="metric[label]" type="text" class=INPUT placeholder="Race wins" />
+                </div>
+                <div>
+                    <label for="metric-object" class=LABEL>"Object"</label>
+                    <select id="metric-object" name="metric[object]" class=INPUT>
+                        {objects.into_iter().map(|o| view! { <option value=o.clone()>{o.clone()}</option> }).collect_view()}
+                    </select>
+                    {problem("object")}
+                </div>
+                <div>
+                    <label for="metric-aggregate" class=LABEL>"Aggregate"</label>
+                    <select id="metric-aggregate" name="metric[aggregate]" class=INPUT>
+                        {aggregates.into_iter().map(|(_, value, label)| view! { <option value=value>{label}</option> }).collect_view()}
+                    </select>
+                    {problem("aggregate")}
+                </div>
+                <div>
+                    <label for="metric-expr" class=LABEL>"Expression (SQL over the object's columns)"</label>
+                    <input id="metric-expr" name="metric[expr]" type="text" class=format!("{INPUT} font-mono") placeholder="points" />
+                    {problem("expr")}
+                </div>
+                <div>
+                    <label for="metric-filters" class=LABEL>"Conditions (one SQL condition per line)"</label>
+                    <textarea id="metric-filters" name="metric[filters]" rows="2" class=format!("{INPUT} font-mono") placeholder="position = 1"></textarea>
+                    {problem("filters")}
+                </div>
+                <div>
+                    <label for="metric-synonyms" class=LABEL>"Synonyms (comma-separated)"</label>
+                    <input id="metric-synonyms" name="metric[synonyms]" type="text" class=INPUT placeholder="victories, wins" />
+                    {problem("synonyms")}
+                </div>
+                <div>
+                    <label for="metric-description" class=LABEL>"Description"</label>
+                    <input id="metric-description" name="metric[description]" type="text" class=INPUT />
+                </div>
+                <div class="flex items-center gap-3 md:col-span-2">
+                    <button type="submit" class=BUTTON disabled=move || actions.metric.pending().get()>"Add metric"</button>
+                    {move || added().then(|| view! { <span class="text-sm text-emerald-800" role="status">"Added to the draft."</span> })}
+                    {move || actions.metric.value().get().and_then(Result::err).map(|error| view! { <ErrorNotice error /> })}
+                </div>
+            </ActionForm>
+        </div>
+    }
+}
+
+#[component]
+fn Bootstrap(project_id: String, actions: Actions) -> impl IntoView {
+    let from_ddl = RwSignal::new(false);
+    view! {
+        <div class=format!("{CARD} mt-4")>
+            <h2 class=CARD_TITLE>"Bootstrap"</h2>
+            <p class="mt-1 text-sm text-slate-600">
+                "Replace the draft with one read from the data source's tables, columns and foreign keys, or from CREATE TABLE statements. Published versions are not touched."
+            </p>
+            <ActionForm action=actions.bootstrap attr:class="mt-4 space-y-3">
+                <input type="hidden" name="project_id" value=project_id />
+                <div class="flex gap-6 text-sm">
+                    <label class="flex items-center gap-2">
+                        <input type="radio" name="from" value="source" checked=true on:change=move |_| from_ddl.set(false) />
+                        "From the data source"
+                    </label>
+                    <label class="flex items-center gap-2">
+                        <input type="radio" name="from" value="ddl" on:change=move |_| from_ddl.set(true) />
+                        "From DDL"
+                    </label>
+                </div>
+                <textarea name="ddl" rows="6" class=format!("{INPUT} font-mono text-xs") class:hidden=move || !from_ddl.get()
+                    aria-label="DDL" placeholder="CREATE TABLE drivers (driver_id INTEGER PRIMARY KEY, ...);"></textarea>
+                <div class="flex items-center gap-3">
+                    <button type="submit" class=SMALL disabled=move || actions.bootstrap.pending().get()>"Replace the draft"</button>
+                    {move || actions.bootstrap.pending().get().then(|| view! {
+                        <span class="text-sm text-slate-600" role="status">"Reading tables…"</span>
+                    })}
+                    {move || actions.bootstrap.value().get().map(|result| match result {
+                        Ok((objects, relationships)) => view! {
+                            <span class=SUCCESS role="status">{format!("Read {objects} objects and {relationships} relationships into the draft.")}</span>
+                        }.into_any(),
+                        Err(error) => view! { <ErrorNotice error /> }.into_any(),
+                    })}
+                </div>
+            </ActionForm>
+        </div>
+    }
+}
