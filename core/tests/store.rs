@@ -301,6 +301,43 @@ on_every_backend! {
         assert_eq!(store.latest_version_number(project.id).await.unwrap(), None);
     }
 
+    async fn a_project_is_renamed_reconnected_and_deleted_with_what_it_owns(store: &Store) {
+        let (project, editor) = project_and_editor(store).await;
+        let other_org = store.create_organization("Elsewhere", NOW).await.unwrap();
+        let connected = DataSource {
+            dialect: Dialect::Sqlite,
+            connection_url: Some("sqlite:///data/f1.sqlite".to_owned()),
+        };
+        let renamed = ProjectName::parse("Formula 1").unwrap();
+        // Another organization cannot touch it.
+        assert!(!store.update_project(other_org.id, project.id, &renamed, "", &connected, NOW).await.unwrap());
+        assert!(!store.delete_project(other_org.id, project.id).await.unwrap());
+        assert!(store.update_project(editor.organization_id, project.id, &renamed, " Races ", &connected, NOW).await.unwrap());
+        let stored = store.project(editor.organization_id, project.id).await.unwrap().unwrap();
+        assert_eq!((stored.name.as_str(), stored.description.as_str()), ("Formula 1", "Races"));
+        assert_eq!(stored.data_source, Some(connected.clone()));
+
+        // Names stay unique within the organization.
+        let second = store
+            .create_project(editor.organization_id, &ProjectName::parse("Second").unwrap(), "", None, NOW)
+            .await
+            .unwrap();
+        assert!(matches!(
+            store.update_project(editor.organization_id, second.id, &renamed, "", &connected, NOW).await,
+            Err(StoreError::Conflict(_))
+        ));
+
+        // Deleting takes the draft and the (otherwise immutable) versions along.
+        store.save_draft(project.id, &ontology_with(&["driver"]), editor.id, NOW).await.unwrap();
+        publishing::publish_draft(store, &project, editor.id, "", NOW).await.unwrap();
+        assert!(store.delete_project(editor.organization_id, project.id).await.unwrap());
+        assert!(store.project(editor.organization_id, project.id).await.unwrap().is_none());
+        assert!(store.draft(project.id).await.unwrap().is_none());
+        assert!(store.list_versions(project.id).await.unwrap().is_empty());
+        assert!(!store.delete_project(editor.organization_id, project.id).await.unwrap());
+        assert!(store.project(editor.organization_id, second.id).await.unwrap().is_some());
+    }
+
     async fn rolling_back_publishes_old_content_anew(store: &Store) {
         let (project, editor) = project_and_editor(store).await;
         let first = ontology_with(&["driver"]);

@@ -307,3 +307,207 @@ async fn roles_and_sessions_are_enforced_by_the_server_not_the_page() {
         "{body}"
     );
 }
+
+/// Calls a server function with form fields, as an `ActionForm` posts them.
+async fn call_with(
+    server: &Server,
+    set_cookie: &str,
+    function: &str,
+    form: &[(&str, &str)],
+) -> (StatusCode, String) {
+    let response = client()
+        .post(format!("{}/api/{function}", server.url))
+        .header(COOKIE, cookie_pair(set_cookie))
+        .header(ORIGIN, &server.url)
+        .form(form)
+        .send()
+        .await
+        .unwrap();
+    (response.status(), response.text().await.unwrap())
+}
+
+#[tokio::test]
+async fn admins_manage_projects_editors_shape_ontologies_viewers_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let server = Server::start(&data, |c| {
+        c.arg("--no-demo");
+    });
+    for (email, role) in [
+        ("viewer@example.com", "viewer"),
+        ("editor@example.com", "editor"),
+    ] {
+        let mut create = cassis(&data);
+        create.args(["user", "create", "--email", email, "--role", role]);
+        assert!(run_with_stdin(create, "a long password\n").status.success());
+    }
+    let admin = sign_in(&server, ADMIN_PASSWORD).await.1.unwrap();
+    let editor = sign_in_as(&server, "editor@example.com", "a long password")
+        .await
+        .1
+        .unwrap();
+    let viewer = sign_in_as(&server, "viewer@example.com", "a long password")
+        .await
+        .1
+        .unwrap();
+
+    let ddl = "CREATE TABLE drivers (driver_id INTEGER PRIMARY KEY, name TEXT);\n\
+               CREATE TABLE results (result_id INTEGER PRIMARY KEY, driver_id INTEGER REFERENCES drivers (driver_id), points REAL);";
+    let new_project = [
+        ("name", "F1 schema"),
+        ("source", "schema_only"),
+        ("dialect", "postgres"),
+        ("bootstrap", "ddl"),
+        ("ddl", ddl),
+    ];
+    let (status, _) = call_with(&server, &editor, "create_project", &new_project).await;
+    assert_eq!(status, StatusCode::FORBIDDEN, "only admins create projects");
+
+    // Bad input is refused with a message the form shows, and creates nothing.
+    let (status, body) = call_with(
+        &server,
+        &admin,
+        "create_project",
+        &[("name", "X"), ("connection_url", "mysql://db/x")],
+    )
+    .await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
+    assert!(
+        body.contains("Cassis cannot connect to mysql yet"),
+        "{body}"
+    );
+    let (status, body) = call_with(
+        &server,
+        &admin,
+        "create_project",
+        &[
+            ("name", "X"),
+            ("connection_url", "sqlite:///nowhere/f1.sqlite"),
+            ("bootstrap", "source"),
+        ],
+    )
+    .await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
+    assert!(body.contains("cannot connect to the data source"), "{body}");
+    let (_, projects) = call(&server, &admin, "list_projects").await;
+    assert_eq!(projects, "[]");
+
+    let (status, body) = call_with(&server, &admin, "create_project", &new_project).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let id: String = serde_json::from_str(&body).unwrap();
+
+    // Everyone reads the bootstrapped draft; only editors and admins change it.
+    let (status, body) = call_with(&server, &viewer, "get_draft", &[("project_id", &id)]).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let draft: serde_json::Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(draft["ontology"]["objects"].as_array().unwrap().len(), 2);
+    assert_eq!(draft["can_edit"], false);
+    let yaml = draft["yaml"].as_str().unwrap().to_owned();
+    for function in ["save_draft", "publish_draft", "check_regressions"] {
+        let (status, body) = call_with(
+            &server,
+            &viewer,
+            function,
+            &[("project_id", &id), ("yaml", &yaml)],
+        )
+        .await;
+        assert_eq!(status, StatusCode::FORBIDDEN, "{function}: {body}");
+        assert!(body.contains("EditorsOnly"), "{body}");
+    }
+    let (status, body) = call_with(
+        &server,
+        &editor,
+        "save_draft",
+        &[("project_id", &id), ("yaml", "objects: [")],
+    )
+    .await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
+    assert!(body.contains("Nothing was saved: line"), "{body}");
+    let (status, body) = call_with(
+        &server,
+        &editor,
+        "save_draft",
+        &[
+            ("project_id", &id),
+            ("yaml", &yaml.replace("name: drivers\n", "name: Drivers\n")),
+        ],
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "a draft may keep problems: {body}");
+    assert!(body.contains("objects.Drivers.name"), "{body}");
+    let (status, body) = call_with(&server, &editor, "publish_draft", &[("project_id", &id)]).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
+    assert!(body.contains("Nothing was published"), "{body}");
+    let (status, _) = call_with(
+        &server,
+        &editor,
+        "save_draft",
+        &[("project_id", &id), ("yaml", &yaml)],
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK);
+    let (status, body) = call_with(
+        &server,
+        &editor,
+        "publish_draft",
+        &[("project_id", &id), ("note", "first")],
+    )
+    .await;
+    assert_eq!((status, body.as_str()), (StatusCode::OK, "1"));
+
+    // The YAML export needs a session of the project's organization.
+    let export = format!("{}/projects/{id}/ontology.yaml", server.url);
+    let response = client().get(&export).send().await.unwrap();
+    assert_eq!(response.status(), StatusCode::UNAUTHORIZED);
+    let response = client()
+        .get(format!("{export}?version=1"))
+        .header(COOKIE, cookie_pair(&viewer))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), StatusCode::OK);
+    assert_eq!(
+        response.headers()["content-disposition"],
+        "attachment; filename=\"f1-schema-v1.yaml\""
+    );
+    assert_eq!(response.text().await.unwrap(), yaml);
+    let response = client()
+        .get(format!("{export}?version=7"))
+        .header(COOKIE, cookie_pair(&viewer))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), StatusCode::NOT_FOUND);
+
+    // Deleting needs an admin and the name typed again.
+    let (status, _) = call_with(
+        &server,
+        &editor,
+        "delete_project",
+        &[("id", &id), ("confirm", "F1 schema")],
+    )
+    .await;
+    assert_eq!(status, StatusCode::FORBIDDEN);
+    let (status, body) = call_with(
+        &server,
+        &admin,
+        "delete_project",
+        &[("id", &id), ("confirm", "F1")],
+    )
+    .await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    assert!(
+        body.contains("Type the project's name, F1 schema, to confirm."),
+        "{body}"
+    );
+    let (status, _) = call_with(
+        &server,
+        &admin,
+        "delete_project",
+        &[("id", &id), ("confirm", "F1 schema")],
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK);
+    let (status, body) = call_with(&server, &admin, "get_draft", &[("project_id", &id)]).await;
+    assert_eq!(status, StatusCode::NOT_FOUND, "{body}");
+}
