@@ -133,6 +133,7 @@ test('a data team connects F1, shapes and publishes its ontology, and gets the s
   await expect(turns.nth(0).getByTestId('status')).toHaveText('answered', { timeout: 60_000 });
   await expect(turns.nth(0).getByTestId('answer')).toContainText('Max Verstappen');
   await expect(turns.nth(0).getByTestId('answer')).toContainText('19');
+  await expect(turns.nth(0).getByTestId('chart')).toContainText('Max Verstappen');
 
   await page.getByRole('button', { name: 'New chat' }).click();
   await page.getByLabel('Question').fill('Compare total points scored by all drivers in 2022 vs 2023, including sprint results.');
@@ -193,4 +194,44 @@ test('a data team connects F1, shapes and publishes its ontology, and gets the s
   const check = page.getByTestId('regressions').getByRole('listitem').filter({ hasText: 'How many races were there in 2023?' });
   await expect(check).toContainText('unchanged', { timeout: 60_000 });
   await expect(page.getByTestId('regression-summary')).toContainText('All 5 question(s) answer as before or better');
+
+  // A change that alters a verified answer is caught, and publishing over it needs a confirmation.
+  await page.goto(`/projects/${projectId}`);
+  await hydrated(page);
+  const yaml = await page.getByTestId('yaml-editor').inputValue();
+  expect(yaml).toContain('position = 1');
+  await page.getByTestId('yaml-editor').fill(yaml.replace('position = 1', 'position = 2'));
+  await page.getByRole('button', { name: 'Save draft' }).click();
+  await expect(page.getByText('Draft saved.')).toBeVisible();
+  await page.getByRole('navigation', { name: 'Project' }).getByRole('link', { name: 'Publish' }).click();
+  const regressed = page.getByTestId('regressions').getByRole('listitem').filter({ hasText: 'Who won the most races in 2023?' });
+  await expect(regressed).toContainText('changes', { timeout: 60_000 });
+  await expect(page.getByTestId('regression-summary')).toContainText('would change or fail');
+  await hydrated(page);
+  await page.getByRole('button', { name: 'Publish', exact: true }).click();
+  await expect(page.getByRole('alert')).toContainText('confirm to publish anyway', { timeout: 60_000 });
+  await expect(page.getByTestId('versions').locator('tbody tr')).toHaveCount(1);
+  await page.screenshot({ path: path.join(screenshots, 'publish-regression.png'), fullPage: true });
+  await page.getByLabel('Publish even if verified questions would get a different answer').check();
+  await page.getByRole('button', { name: 'Publish', exact: true }).click();
+  await expect(page.getByText('Published version 2.')).toBeVisible({ timeout: 60_000 });
+
+  // Rolling back publishes version 1's content as version 3.
+  await page.getByRole('button', { name: 'Roll back to v1' }).click();
+  await expect(page.getByText('Rolled back: published as version 3')).toBeVisible();
+  await expect(page.getByTestId('versions')).toContainText('Roll back to version 1');
+  await page.getByLabel('from').selectOption('1');
+  await page.getByLabel('to').selectOption('2');
+  await page.getByRole('button', { name: 'Show differences' }).click();
+  await expect(page.getByTestId('changes').last()).toContainText('~ metric wins');
+
+  // The playground can try an older version: version 2 counted second places as wins.
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Playground' }).click();
+  await hydrated(page);
+  await page.getByLabel('Project').selectOption({ label: name });
+  await page.getByLabel('Ontology version').selectOption({ label: 'Version 2' });
+  await page.getByLabel('Question').fill('Who won the most races in 2023?');
+  await page.getByRole('button', { name: 'Ask' }).click();
+  await expect(turns.nth(0)).toContainText('ontology v2', { timeout: 60_000 });
+  await expect(turns.nth(0).getByTestId('answer')).not.toContainText('Max Verstappen won 19');
 });

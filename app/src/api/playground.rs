@@ -11,6 +11,7 @@ pub async fn ask(
     #[server(default)] question: String,
     #[server(default)] chat_id: Option<String>,
     #[server(default)] execute_pending_plan: bool,
+    #[server(default)] version: Option<u32>,
 ) -> Result<AskResponse, AppError> {
     use cassis_core::engine::{AskRequest, Client};
     let user = crate::ssr::require_user().await?;
@@ -20,6 +21,7 @@ pub async fn ask(
         question,
         chat_id: chat_id.filter(|id| !id.trim().is_empty()),
         execute_pending_plan,
+        version,
     };
     Ok(ctx
         .engine

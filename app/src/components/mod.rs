@@ -1,3 +1,4 @@
+pub mod chart;
 pub mod copy;
 pub mod layout;
 pub mod page;

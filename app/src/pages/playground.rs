@@ -4,6 +4,8 @@
 
 use crate::api::playground::Ask;
 use crate::api::projects::list_projects;
+use crate::api::publishing::list_versions;
+use crate::components::chart::{BarChart, series};
 use crate::components::page::{ErrorNotice, Loading, Page};
 use cassis_core::engine::{AskResponse, AskStatus, ResultSet};
 use leptos::prelude::*;
@@ -31,6 +33,18 @@ pub fn PlaygroundPage() -> impl IntoView {
     let turns = RwSignal::new(Vec::<Turn>::new());
     let asked = RwSignal::new(String::new());
     let ask = ServerAction::<Ask>::new();
+    // The version a new chat pins: the latest unless one is chosen.
+    let version = RwSignal::new(None::<u32>);
+    let versions = Resource::new(
+        move || project.get(),
+        |project| async move {
+            if project.is_empty() {
+                Ok(Vec::new())
+            } else {
+                list_versions(project).await
+            }
+        },
+    );
 
     Effect::new(move |_| {
         if let Some(Ok(response)) = ask.value().get() {
@@ -50,6 +64,7 @@ pub fn PlaygroundPage() -> impl IntoView {
             question: text,
             chat_id: chat_id.get_untracked(),
             execute_pending_plan: approve,
+            version: version.get_untracked(),
         });
     };
     let on_submit = move |event: leptos::ev::SubmitEvent| {
@@ -86,6 +101,7 @@ pub fn PlaygroundPage() -> impl IntoView {
                                     class=INPUT
                                     on:change=move |ev| {
                                         project.set(event_target_value(&ev));
+                                        version.set(None);
                                         chat_id.set(None);
                                         turns.set(Vec::new());
                                     }
@@ -101,6 +117,28 @@ pub fn PlaygroundPage() -> impl IntoView {
                     }
                 })}
             </Suspense>
+
+            <Transition fallback=|| ()>
+                {move || Suspend::new(async move {
+                    let versions = versions.await.unwrap_or_default();
+                    (!versions.is_empty()).then(|| view! {
+                        <label for="playground-version" class="mt-3 block text-sm font-medium text-slate-700">"Ontology version"</label>
+                        <select id="playground-version" class=INPUT
+                            on:change=move |ev| {
+                                version.set(event_target_value(&ev).parse().ok());
+                                chat_id.set(None);
+                                turns.set(Vec::new());
+                            }>
+                            <option value="" selected=move || version.get().is_none()>"Latest (as agents get it)"</option>
+                            {versions.into_iter().map(|v| {
+                                let number = v.number;
+                                let note = if v.note.is_empty() { String::new() } else { format!(" — {}", v.note) };
+                                view! { <option value=number.to_string() selected=move || version.get() == Some(number)>{format!("Version {number}{note}")}</option> }
+                            }).collect_view()}
+                        </select>
+                    })
+                })}
+            </Transition>
 
             <ol class="mt-6 space-y-6" data-testid="chat">
                 <For each=move || turns.get().into_iter().enumerate() key=|(i, _)| *i let:((index, turn))>
@@ -204,6 +242,7 @@ fn Results(results: ResultSet) -> impl IntoView {
             if results.total_rows == 1 { "" } else { "s" }
         )
     };
+    let chart = series(&results).map(|series| view! { <BarChart series /> });
     // Years, rounds and ids are labels, not quantities: no thousands separator.
     let labels: Vec<bool> = results
         .columns
@@ -232,6 +271,7 @@ fn Results(results: ResultSet) -> impl IntoView {
             </table>
         </div>
         <p class="mt-1 text-xs text-slate-500">{summary}</p>
+        {chart}
     }
 }
 

@@ -19,7 +19,20 @@ pub fn PublishPage() -> impl IntoView {
     let id = project_id_param();
     let publish = ServerAction::<PublishDraft>::new();
     let roll_back = ServerAction::<RollBack>::new();
-    let changed = move || (id.get(), publish.version().get(), roll_back.version().get());
+    // Read again only after something was published: a refused publish
+    // keeps the page, and the regression results, as they are.
+    let published = RwSignal::new(0u32);
+    Effect::new(move |_| {
+        if matches!(publish.value().get(), Some(Ok(_))) {
+            published.update(|n| *n += 1);
+        }
+    });
+    Effect::new(move |_| {
+        if matches!(roll_back.value().get(), Some(Ok(_))) {
+            published.update(|n| *n += 1);
+        }
+    });
+    let changed = move || (id.get(), published.get(), 0);
     let preview = Resource::new(changed, |(id, _, _)| preview_publish(id));
     let versions = Resource::new(changed, |(id, _, _)| list_versions(id));
     let name = Resource::new(move || id.get(), crate::api::ontology::get_draft);

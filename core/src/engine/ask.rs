@@ -36,6 +36,9 @@ pub struct AskRequest {
     pub question: String,
     pub chat_id: Option<String>,
     pub execute_pending_plan: bool,
+    /// The published version a new chat pins; the latest when `None`. The
+    /// playground offers it, to try an older version; MCP always uses the latest.
+    pub version: Option<u32>,
 }
 
 /// Where a question came from, for the activity view.
@@ -261,12 +264,24 @@ impl Engine {
         };
         let version = match &existing {
             Some(chat) => u32::try_from(chat.ontology_version).unwrap_or(0),
-            None => self.store.latest_version_number(project.id).await?.ok_or_else(|| {
-                refuse(&format!(
-                    "The project {} has no published ontology yet; its data team needs to publish one first.",
-                    project.name
-                ))
-            })?,
+            None => {
+                let latest = self.store.latest_version_number(project.id).await?.ok_or_else(|| {
+                    refuse(&format!(
+                        "The project {} has no published ontology yet; its data team needs to publish one first.",
+                        project.name
+                    ))
+                })?;
+                match request.version {
+                    Some(wanted) if wanted == 0 || wanted > latest => {
+                        return Err(refuse(&format!(
+                            "The project {} has no version {wanted}; its versions are 1 to {latest}.",
+                            project.name
+                        )));
+                    }
+                    Some(wanted) => wanted,
+                    None => latest,
+                }
+            }
         };
         let chat = existing.clone().unwrap_or(Chat {
             id: chat_id.to_owned(),
@@ -740,6 +755,7 @@ impl Engine {
                 question: question.clone(),
                 chat_id: None,
                 execute_pending_plan: false,
+                version: None,
             };
             let (response, _, _) = self
                 .respond(

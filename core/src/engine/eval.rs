@@ -362,6 +362,7 @@ mod run {
                 question: question.unwrap_or_default(),
                 chat_id: chat,
                 execute_pending_plan: execute,
+                version: None,
             };
             let mut response = engine
                 .ask(

@@ -36,6 +36,7 @@ pub async fn run(settings: &Settings, args: AskArgs) -> anyhow::Result<()> {
         question,
         chat_id: args.chat,
         execute_pending_plan: args.execute_pending_plan,
+        version: None,
     };
     let response = engine.ask(&user, Client::Cli, request, clock::now()).await;
     println!("{}", serde_json::to_string_pretty(&response)?);

@@ -129,6 +129,7 @@ impl CassisTools {
             question: input.question.unwrap_or_default(),
             chat_id: input.chat_id,
             execute_pending_plan: input.execute_pending_plan.unwrap_or(false),
+            version: None,
         };
         let response = self
             .0
