@@ -105,7 +105,7 @@ pub async fn project_of(user: &User, id: &str) -> Result<cassis_core::project::P
     let id = uuid::Uuid::parse_str(id.trim()).map_err(|_| missing())?;
     context()?
         .store
-        .project(user.organization_id, id)
+        .accessible_project(user, id)
         .await?
         .ok_or_else(missing)
 }

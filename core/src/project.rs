@@ -126,6 +126,42 @@ pub fn redact_url_password(url: &str) -> String {
     }
 }
 
+/// Who in the organization may see and ask a project.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ProjectAccess {
+    /// Everyone in the organization.
+    #[default]
+    Organization,
+    /// Admins, and the users listed as the project's members.
+    Members,
+}
+
+impl ProjectAccess {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ProjectAccess::Organization => "organization",
+            ProjectAccess::Members => "members",
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("unknown project access `{0}`: expected organization or members")]
+pub struct UnknownProjectAccess(pub String);
+
+impl FromStr for ProjectAccess {
+    type Err = UnknownProjectAccess;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s.trim() {
+            "organization" => Ok(ProjectAccess::Organization),
+            "members" => Ok(ProjectAccess::Members),
+            other => Err(UnknownProjectAccess(other.to_owned())),
+        }
+    }
+}
+
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Project {
     pub id: Uuid,
@@ -134,6 +170,7 @@ pub struct Project {
     pub description: String,
     pub created_at: Timestamp,
     pub data_source: Option<DataSource>,
+    pub access: ProjectAccess,
 }
 
 /// A project's name: what people and agents see in `list_projects`.

@@ -6,7 +6,7 @@ use cassis_core::account::{Email, Role};
 use cassis_core::auth::{self, Password, SignInError};
 use cassis_core::ontology::publishing::{self, PublishError};
 use cassis_core::ontology::{Object, Ontology};
-use cassis_core::project::{DataSource, Dialect, ProjectName};
+use cassis_core::project::{DataSource, Dialect, ProjectAccess, ProjectName};
 use cassis_core::store::{Backend, InstanceFlag, NewUser, Store, StoreError};
 use cassis_core::time::Timestamp;
 use sqlx::{AnyConnection, AssertSqlSafe, Connection, PgConnection};
@@ -336,6 +336,48 @@ on_every_backend! {
         assert!(store.list_versions(project.id).await.unwrap().is_empty());
         assert!(!store.delete_project(editor.organization_id, project.id).await.unwrap());
         assert!(store.project(editor.organization_id, second.id).await.unwrap().is_some());
+    }
+
+    async fn a_members_only_project_is_hidden_from_everyone_else(store: &Store) {
+        let (project, editor) = project_and_editor(store).await;
+        let admin = user(store, "admin@example.com", "admin password", Role::Admin).await;
+        let viewer = user(store, "viewer@example.com", "viewer password", Role::Viewer).await;
+        let names = |projects: Vec<cassis_core::project::Project>| projects.into_iter().map(|p| p.name).collect::<Vec<_>>();
+        assert_eq!(names(store.accessible_projects(&viewer).await.unwrap()), ["F1"]);
+
+        assert!(store.set_project_access(editor.organization_id, project.id, ProjectAccess::Members).await.unwrap());
+        store.set_project_members(&project, &[editor.id], NOW).await.unwrap();
+        assert_eq!(store.project_members(project.id).await.unwrap(), [editor.id]);
+        assert_eq!(store.project(editor.organization_id, project.id).await.unwrap().unwrap().access, ProjectAccess::Members);
+        assert_eq!(names(store.accessible_projects(&editor).await.unwrap()), ["F1"]);
+        assert_eq!(names(store.accessible_projects(&admin).await.unwrap()), ["F1"]);
+        assert!(store.accessible_projects(&viewer).await.unwrap().is_empty());
+        assert!(store.accessible_project(&viewer, project.id).await.unwrap().is_none());
+        assert!(store.accessible_project(&editor, project.id).await.unwrap().is_some());
+        assert!(store.accessible_project(&admin, project.id).await.unwrap().is_some());
+
+        // Membership is replaced as a whole; strangers cannot be listed.
+        let other_org = store.create_organization("Elsewhere", NOW).await.unwrap();
+        let stranger = store
+            .create_user(
+                NewUser {
+                    organization_id: other_org.id,
+                    email: Email::parse("stranger@elsewhere.example").unwrap(),
+                    password_hash: Password::new("a stranger's password").unwrap().hash().unwrap(),
+                    role: Role::Admin,
+                },
+                NOW,
+            )
+            .await
+            .unwrap();
+        store.set_project_members(&project, &[viewer.id, stranger.id], NOW).await.unwrap();
+        assert_eq!(store.project_members(project.id).await.unwrap(), [viewer.id]);
+        assert!(store.accessible_project(&viewer, project.id).await.unwrap().is_some());
+        assert!(store.accessible_project(&editor, project.id).await.unwrap().is_none());
+        assert!(store.accessible_project(&stranger, project.id).await.unwrap().is_none());
+
+        store.set_project_access(editor.organization_id, project.id, ProjectAccess::Organization).await.unwrap();
+        assert!(store.accessible_project(&editor, project.id).await.unwrap().is_some());
     }
 
     async fn rolling_back_publishes_old_content_anew(store: &Store) {

@@ -164,6 +164,25 @@ test('an admin adds a viewer, who can ask but not manage; disabling ends their a
   await viewer.goto('/playground');
   await expect(viewer.getByRole('heading', { name: 'Playground', level: 1 })).toBeVisible();
 
+  // The viewer reads the ontology but cannot reach its editing controls, nor a project's settings.
+  await viewer.goto('/projects');
+  await expect(viewer.getByRole('link', { name: 'New project' })).toHaveCount(0);
+  await viewer.getByTestId('projects').getByRole('link', { name: 'Wholesale' }).click();
+  await expect(viewer.getByText('You can read this ontology; only editors and admins change it.')).toBeVisible();
+  await expect(viewer.getByTestId('ontology-tree')).toContainText('customer');
+  await expect(viewer.getByRole('button', { name: 'Save draft' })).toHaveCount(0);
+  await expect(viewer.getByRole('button', { name: 'Add metric' })).toHaveCount(0);
+  await expect(viewer.getByTestId('yaml-editor')).toHaveAttribute('readonly', '');
+  await viewer.getByRole('navigation', { name: 'Project' }).getByRole('link', { name: 'Publish' }).click();
+  await expect(viewer.getByRole('button', { name: 'Publish', exact: true })).toHaveCount(0);
+  await viewer.getByRole('navigation', { name: 'Project' }).getByRole('link', { name: 'Settings' }).click();
+  await expect(viewer.getByText('Only an admin can change the data source or delete the project.')).toBeVisible();
+  await viewer.goto('/projects/new');
+  await viewer.getByLabel('Name').fill('Not allowed');
+  await viewer.getByLabel('Connection URL').fill('sqlite:///tmp/x.sqlite');
+  await viewer.getByRole('button', { name: 'Create project' }).click();
+  await expect(viewer.getByRole('alert')).toHaveText('Only an admin can see this.');
+
   // Disabled, the viewer's session stops working.
   const row = page.getByTestId('users').getByRole('row', { name: new RegExp(viewerEmail) });
   await row.getByRole('button', { name: 'Disable' }).click();

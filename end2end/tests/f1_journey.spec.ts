@@ -234,4 +234,27 @@ test('a data team connects F1, shapes and publishes its ontology, and gets the s
   await page.getByRole('button', { name: 'Ask' }).click();
   await expect(turns.nth(0)).toContainText('ontology v2', { timeout: 60_000 });
   await expect(turns.nth(0).getByTestId('answer')).not.toContainText('Max Verstappen won 19');
+
+  // Settings: the stored connection is kept when the URL is left blank; deleting asks for the name.
+  await page.goto(`/projects/${projectId}/settings`);
+  await hydrated(page);
+  await expect(page.getByLabel('Connection URL')).toHaveAttribute('placeholder', /leave blank to keep/);
+  await page.getByLabel('Description').fill('Every Grand Prix since 1950');
+  await page.getByRole('button', { name: 'Test connection' }).click();
+  await expect(page.getByTestId('connection-result')).toContainText('13 table(s) readable');
+  await page.getByRole('button', { name: 'Save changes' }).click();
+  await expect(page.getByText('Saved.')).toBeVisible();
+  await expect(page.getByLabel('Everyone in the organization')).toBeChecked();
+  await page.screenshot({ path: path.join(screenshots, 'project-settings.png'), fullPage: true });
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Projects' }).click();
+  await expect(page.getByTestId('projects')).toContainText('Every Grand Prix since 1950');
+  await page.goto(`/projects/${projectId}/settings`);
+  await hydrated(page);
+  await page.getByLabel(/to confirm/).fill('Formula One');
+  await page.getByRole('button', { name: 'Delete project' }).click();
+  await expect(page.getByRole('alert')).toContainText(`Type the project's name, ${name}, to confirm.`);
+  await page.getByLabel(/to confirm/).fill(name);
+  await page.getByRole('button', { name: 'Delete project' }).click();
+  await expect(page).toHaveURL(/\/projects$/);
+  await expect(page.getByTestId('projects')).not.toContainText(name);
 });

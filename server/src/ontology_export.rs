@@ -70,7 +70,7 @@ async fn export(
         return Ok(None);
     };
     let store = state.store();
-    let Some(project) = store.project(user.organization_id, id).await? else {
+    let Some(project) = store.accessible_project(&user, id).await? else {
         return Ok(None);
     };
     let (ontology, suffix) = match version {

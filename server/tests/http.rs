@@ -511,3 +511,149 @@ async fn admins_manage_projects_editors_shape_ontologies_viewers_read() {
     let (status, body) = call_with(&server, &admin, "get_draft", &[("project_id", &id)]).await;
     assert_eq!(status, StatusCode::NOT_FOUND, "{body}");
 }
+
+/// Calls an MCP tool with a raw JSON-RPC request and returns its structured result.
+async fn mcp_tool(
+    server: &Server,
+    key: &str,
+    tool: &str,
+    arguments: serde_json::Value,
+) -> serde_json::Value {
+    let body = serde_json::json!({
+        "jsonrpc": "2.0", "id": 7, "method": "tools/call",
+        "params": {"name": tool, "arguments": arguments},
+    });
+    let response = client()
+        .post(format!("{}/mcp/", server.url))
+        .header("authorization", format!("Bearer {key}"))
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2025-11-25")
+        .body(body.to_string())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), StatusCode::OK);
+    let reply: serde_json::Value = response.json().await.unwrap();
+    reply["result"]["structuredContent"].clone()
+}
+
+#[tokio::test]
+async fn a_members_only_project_is_invisible_to_others_in_the_app_and_over_mcp() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let server = Server::start(&data, |_| {});
+    let mut create = cassis(&data);
+    create.args([
+        "user",
+        "create",
+        "--email",
+        "viewer@example.com",
+        "--role",
+        "viewer",
+    ]);
+    assert!(run_with_stdin(create, "a long password\n").status.success());
+    let key = |email: &str| {
+        let output = cassis(&data)
+            .args(["apikey", "create", "--user", email, "--name", "test"])
+            .output()
+            .unwrap();
+        assert!(output.status.success());
+        stdout(&output).trim().to_owned()
+    };
+    let (viewer_key, admin_key) = (key("viewer@example.com"), key(ADMIN_EMAIL));
+    let admin = sign_in(&server, ADMIN_PASSWORD).await.1.unwrap();
+    let viewer = sign_in_as(&server, "viewer@example.com", "a long password")
+        .await
+        .1
+        .unwrap();
+
+    let listed = mcp_tool(&server, &viewer_key, "list_projects", serde_json::json!({})).await;
+    let wholesale = listed["projects"][0]["id"].as_str().unwrap().to_owned();
+    let ask = serde_json::json!({"project_id": wholesale, "question": "how many customers?"});
+    assert_eq!(
+        mcp_tool(&server, &viewer_key, "ask_question", ask.clone()).await["status"],
+        "answered"
+    );
+
+    // The admin limits the project to its members, and lists none.
+    let (status, body) = call_with(
+        &server,
+        &admin,
+        "set_project_access",
+        &[("id", &wholesale), ("access", "members")],
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let (_, body) = call_with(&server, &admin, "get_project_access", &[("id", &wholesale)]).await;
+    assert!(
+        body.contains(r#""access":"members""#) && body.contains("viewer@example.com"),
+        "{body}"
+    );
+
+    assert_eq!(
+        mcp_tool(&server, &viewer_key, "list_projects", serde_json::json!({})).await["projects"],
+        serde_json::json!([])
+    );
+    let refused = mcp_tool(&server, &viewer_key, "ask_question", ask.clone()).await;
+    let made_up = mcp_tool(
+        &server,
+        &viewer_key,
+        "ask_question",
+        serde_json::json!({"project_id": "00000000-0000-4000-8000-000000000000", "question": "how many customers?"}),
+    )
+    .await;
+    assert_eq!(refused["status"], "error");
+    // The same words as for a project that does not exist, id aside.
+    assert_eq!(
+        refused["error"].as_str().unwrap().replace(&wholesale, "ID"),
+        made_up["error"]
+            .as_str()
+            .unwrap()
+            .replace("00000000-0000-4000-8000-000000000000", "ID")
+    );
+    let (_, projects) = call(&server, &viewer, "list_projects").await;
+    assert_eq!(projects, "[]");
+    let (status, _) = call_with(&server, &viewer, "get_draft", &[("project_id", &wholesale)]).await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+    assert_eq!(
+        mcp_tool(&server, &admin_key, "ask_question", ask.clone()).await["status"],
+        "answered"
+    );
+
+    // Listed as a member, the viewer is back.
+    let viewer_id = {
+        let (_, body) =
+            call_with(&server, &admin, "get_project_access", &[("id", &wholesale)]).await;
+        let view: serde_json::Value = serde_json::from_str(&body).unwrap();
+        view["users"][0]["id"].as_str().unwrap().to_owned()
+    };
+    let (status, _) = call_with(
+        &server,
+        &admin,
+        "set_project_access",
+        &[
+            ("id", &wholesale),
+            ("access", "members"),
+            ("members[0]", &viewer_id),
+        ],
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(
+        mcp_tool(&server, &viewer_key, "ask_question", ask).await["status"],
+        "answered"
+    );
+    let (status, body) = call_with(
+        &server,
+        &viewer,
+        "set_project_access",
+        &[("id", &wholesale), ("access", "organization")],
+    )
+    .await;
+    assert_eq!(
+        status,
+        StatusCode::FORBIDDEN,
+        "only admins change access: {body}"
+    );
+}

@@ -21,7 +21,7 @@ pub async fn list_projects() -> Result<Vec<ProjectSummary>, AppError> {
     let user = crate::ssr::require_user().await?;
     let projects = crate::ssr::context()?
         .store
-        .list_projects(user.organization_id)
+        .accessible_projects(&user)
         .await?;
     Ok(projects
         .into_iter()
@@ -348,5 +348,77 @@ pub async fn delete_project(
         .delete_project(user.organization_id, project.id)
         .await?;
     tracing::info!(user = %user.id, project = %project.id, name = %project.name, "deleted a project");
+    Ok(())
+}
+
+/// A user as the project's access list shows them.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MemberRow {
+    pub id: String,
+    pub email: String,
+    pub role: cassis_core::account::Role,
+    pub member: bool,
+}
+
+/// Who may use a project, and every user who could be listed.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AccessView {
+    pub access: cassis_core::project::ProjectAccess,
+    /// Users who are not admins (admins always have access).
+    pub users: Vec<MemberRow>,
+}
+
+#[server(endpoint = "get_project_access")]
+pub async fn get_project_access(id: String) -> Result<AccessView, AppError> {
+    let admin = crate::ssr::require_admin().await?;
+    let project = crate::ssr::project_of(&admin, &id).await?;
+    let store = crate::ssr::context()?.store;
+    let members = store.project_members(project.id).await?;
+    let users = store
+        .list_users(admin.organization_id)
+        .await?
+        .into_iter()
+        .filter(|u| !u.is_admin() && u.disabled_at.is_none())
+        .map(|u| MemberRow {
+            member: members.contains(&u.id),
+            id: u.id.to_string(),
+            email: u.email.to_string(),
+            role: u.role,
+        })
+        .collect();
+    Ok(AccessView {
+        access: project.access,
+        users,
+    })
+}
+
+/// Opens the project to the organization, or limits it to admins and `members`.
+#[server(endpoint = "set_project_access")]
+pub async fn set_project_access(
+    id: String,
+    access: String,
+    #[server(default)] members: Vec<String>,
+) -> Result<(), AppError> {
+    use cassis_core::project::ProjectAccess;
+    let admin = crate::ssr::require_admin().await?;
+    let project = crate::ssr::project_of(&admin, &id).await?;
+    let access: ProjectAccess =
+        access
+            .parse()
+            .map_err(|e: cassis_core::project::UnknownProjectAccess| {
+                crate::ssr::respond_with(AppError::Invalid(e.to_string()))
+            })?;
+    let members: Vec<Uuid> = members
+        .iter()
+        .filter_map(|m| Uuid::parse_str(m.trim()).ok())
+        .collect();
+    let store = crate::ssr::context()?.store;
+    store
+        .set_project_members(&project, &members, crate::ssr::now())
+        .await?;
+    store
+        .set_project_access(admin.organization_id, project.id, access)
+        .await?;
+    tracing::info!(admin = %admin.id, project = %project.id, access = access.as_str(), members = members.len(), "changed who may use a project");
     Ok(())
 }

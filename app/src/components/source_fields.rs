@@ -66,7 +66,7 @@ pub fn SourceFields(
                     <input id="connection-url" name="connection_url" type="text" autocomplete="off" class=INPUT
                         placeholder=placeholder prop:value=move || url.get()
                         on:input=move |ev| url.set(event_target_value(&ev)) />
-                    <button type="button" class=SECONDARY disabled=move || test.pending().get() on:click=run_test>
+                    <button type="button" class=format!("{SECONDARY} whitespace-nowrap") disabled=move || test.pending().get() on:click=run_test>
                         {move || if test.pending().get() { "Testing…" } else { "Test connection" }}
                     </button>
                 </div>

@@ -1,10 +1,13 @@
 //! A project's name, description and data source; deleting it.
 
-use crate::api::projects::{DeleteProject, ProjectDetail, UpdateProject, get_project};
+use crate::api::projects::{
+    DeleteProject, ProjectDetail, SetProjectAccess, UpdateProject, get_project, get_project_access,
+};
 use crate::components::page::{ErrorNotice, Loading};
 use crate::components::project_tabs::ProjectTabs;
 use crate::components::source_fields::SourceFields;
 use crate::components::style::{BUTTON, CARD, CARD_TITLE, DANGER, INPUT, LABEL, SUCCESS};
+use cassis_core::project::ProjectAccess;
 use leptos::prelude::*;
 use leptos_router::hooks::{use_navigate, use_params_map};
 
@@ -70,6 +73,7 @@ fn Settings(project: ProjectDetail, update: ServerAction<UpdateProject>) -> impl
                     })}
                     <button type="submit" class=BUTTON disabled=move || update.pending().get()>"Save changes"</button>
                 </ActionForm>
+                <AccessCard id=delete_id.clone() />
                 <DeleteProjectCard id=delete_id.clone() name=delete_name.clone() />
             }.into_any()
         } else {
@@ -107,6 +111,86 @@ fn DeleteProjectCard(id: String, name: String) -> impl IntoView {
                 <button type="submit" class=DANGER disabled=move || delete.pending().get()>"Delete project"</button>
             </ActionForm>
             {move || delete.value().get().and_then(Result::err).map(|error| view! { <div class="mt-3"><ErrorNotice error /></div> })}
+        </div>
+    }
+}
+
+#[component]
+fn AccessCard(id: String) -> impl IntoView {
+    let save = ServerAction::<SetProjectAccess>::new();
+    let view_id = id.clone();
+    let access = Resource::new(|| (), move |_| get_project_access(view_id.clone()));
+    let id = StoredValue::new(id);
+    view! {
+        <div class=format!("{CARD} mt-8")>
+            <h2 class=CARD_TITLE>"Who may use this project"</h2>
+            <p class="mt-1 text-sm text-slate-600">
+                "Admins always may. Others see the project, ask it (here and through MCP) and edit it by their role only if it is open to them."
+            </p>
+            <Suspense fallback=Loading>
+                {move || Suspend::new(async move {
+                    match access.await {
+                        Ok(view) => {
+                            let only_members = RwSignal::new(view.access == ProjectAccess::Members);
+                            let chosen = RwSignal::new(view.users.iter().filter(|u| u.member).map(|u| u.id.clone()).collect::<Vec<_>>());
+                            let on_save = move |_| {
+                                save.dispatch(SetProjectAccess {
+                                    id: id.get_value(),
+                                    access: if only_members.get_untracked() { "members" } else { "organization" }.to_owned(),
+                                    members: chosen.get_untracked(),
+                                });
+                            };
+                            view! {
+                                <div class="mt-4 space-y-2 text-sm">
+                                    <label class="flex items-center gap-2">
+                                        <input type="radio" name="access" prop:checked=move || !only_members.get() on:change=move |_| only_members.set(false) />
+                                        "Everyone in the organization"
+                                    </label>
+                                    <label class="flex items-center gap-2">
+                                        <input type="radio" name="access" prop:checked=move || only_members.get() on:change=move |_| only_members.set(true) />
+                                        "Only admins and the people checked below"
+                                    </label>
+                                </div>
+                                {view.users.is_empty().then(|| view! {
+                                    <p class="mt-3 pl-6 text-sm text-slate-500">"There are no editors or viewers yet: add them on the Users page."</p>
+                                })}
+                                <ul class="mt-3 space-y-1 pl-6 text-sm" class:opacity-50=move || !only_members.get() data-testid="project-members">
+                                    {view.users.into_iter().map(|user| {
+                                        let user_id = user.id.clone();
+                                        let checked = {
+                                            let user_id = user_id.clone();
+                                            move || chosen.with(|c| c.contains(&user_id))
+                                        };
+                                        view! {
+                                            <li>
+                                                <label class="flex items-center gap-2">
+                                                    <input type="checkbox" prop:checked=checked disabled=move || !only_members.get()
+                                                        on:change=move |ev| {
+                                                            let on = event_target_checked(&ev);
+                                                            chosen.update(|c| {
+                                                                c.retain(|id| id != &user_id);
+                                                                if on { c.push(user_id.clone()); }
+                                                            });
+                                                        } />
+                                                    {format!("{} ({})", user.email, user.role)}
+                                                </label>
+                                            </li>
+                                        }
+                                    }).collect_view()}
+                                </ul>
+                                <div class="mt-4 flex items-center gap-3">
+                                    <button type="button" class=BUTTON disabled=move || save.pending().get() on:click=on_save>"Save access"</button>
+                                    {move || save.value().get().map(|result| match result {
+                                        Ok(()) => view! { <span class=SUCCESS role="status">"Access saved."</span> }.into_any(),
+                                        Err(error) => view! { <ErrorNotice error /> }.into_any(),
+                                    })}
+                                </div>
+                            }.into_any()
+                        }
+                        Err(error) => view! { <ErrorNotice error /> }.into_any(),
+                    }
+                })}
+            </Suspense>
         </div>
     }
 }

@@ -218,7 +218,7 @@ impl Engine {
         })?;
         let project = self
             .store
-            .project(caller.organization_id, project_id)
+            .accessible_project(caller, project_id)
             .await?
             .ok_or_else(not_available)?;
 

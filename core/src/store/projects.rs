@@ -1,5 +1,6 @@
 use super::{Store, StoreError, parsed_column, uuid_column};
-use crate::project::{DataSource, Dialect, Project, ProjectName};
+use crate::account::User;
+use crate::project::{DataSource, Dialect, Project, ProjectAccess, ProjectName};
 use crate::time::Timestamp;
 use sqlx::Row;
 use sqlx::any::AnyRow;
@@ -8,7 +9,7 @@ use uuid::Uuid;
 /// A project joined with its data source, as [`project_from_row`] reads it.
 macro_rules! select_projects {
     () => {
-        "SELECT p.id, p.organization_id, p.name, p.description, p.created_at, d.dialect, d.connection_url \
+        "SELECT p.id, p.organization_id, p.name, p.description, p.created_at, p.access, d.dialect, d.connection_url \
          FROM projects p LEFT JOIN data_sources d ON d.project_id = p.id "
     };
 }
@@ -30,6 +31,7 @@ impl Store {
             description: description.trim().to_owned(),
             created_at: now,
             data_source,
+            access: ProjectAccess::Organization,
         };
         let mut tx = self.pool.begin().await?;
         sqlx::query(
@@ -166,6 +168,118 @@ impl Store {
     }
 }
 
+/// Whether `user` may see and ask `project`: admins always; others when the
+/// project is open to the organization or lists them as members.
+fn may_use(user: &User, project: &Project, members: &[Uuid]) -> bool {
+    project.organization_id == user.organization_id
+        && (user.is_admin()
+            || project.access == ProjectAccess::Organization
+            || members.contains(&user.id))
+}
+
+impl Store {
+    /// The projects `user` may see and ask, by name.
+    pub async fn accessible_projects(&self, user: &User) -> Result<Vec<Project>, StoreError> {
+        let projects = self.list_projects(user.organization_id).await?;
+        if user.is_admin()
+            || projects
+                .iter()
+                .all(|p| p.access == ProjectAccess::Organization)
+        {
+            return Ok(projects);
+        }
+        let granted = self.projects_granted(user.id).await?;
+        Ok(projects
+            .into_iter()
+            .filter(|p| may_use(user, p, &[]) || granted.contains(&p.id))
+            .collect())
+    }
+
+    /// A project `user` may see and ask; `None` both when it does not exist
+    /// and when it is closed to them, so callers cannot tell the two apart.
+    pub async fn accessible_project(
+        &self,
+        user: &User,
+        id: Uuid,
+    ) -> Result<Option<Project>, StoreError> {
+        let Some(project) = self.project(user.organization_id, id).await? else {
+            return Ok(None);
+        };
+        if may_use(user, &project, &[]) {
+            return Ok(Some(project));
+        }
+        let members = self.project_members(project.id).await?;
+        Ok(may_use(user, &project, &members).then_some(project))
+    }
+
+    /// Opens a project to the organization or limits it to its members.
+    pub async fn set_project_access(
+        &self,
+        organization_id: Uuid,
+        id: Uuid,
+        access: ProjectAccess,
+    ) -> Result<bool, StoreError> {
+        let updated =
+            sqlx::query("UPDATE projects SET access = $1 WHERE organization_id = $2 AND id = $3")
+                .bind(access.as_str())
+                .bind(organization_id.to_string())
+                .bind(id.to_string())
+                .execute(&self.pool)
+                .await?
+                .rows_affected();
+        Ok(updated > 0)
+    }
+
+    /// Replaces a project's members with `users`; users of other
+    /// organizations are ignored.
+    pub async fn set_project_members(
+        &self,
+        project: &Project,
+        users: &[Uuid],
+        now: Timestamp,
+    ) -> Result<(), StoreError> {
+        let mut tx = self.pool.begin().await?;
+        sqlx::query("DELETE FROM project_members WHERE project_id = $1")
+            .bind(project.id.to_string())
+            .execute(&mut *tx)
+            .await?;
+        for user in users {
+            sqlx::query(
+                "INSERT INTO project_members (project_id, user_id, granted_at) \
+                 SELECT $1, id, $2 FROM users WHERE id = $3 AND organization_id = $4",
+            )
+            .bind(project.id.to_string())
+            .bind(now.as_millis())
+            .bind(user.to_string())
+            .bind(project.organization_id.to_string())
+            .execute(&mut *tx)
+            .await?;
+        }
+        tx.commit().await?;
+        Ok(())
+    }
+
+    pub async fn project_members(&self, project_id: Uuid) -> Result<Vec<Uuid>, StoreError> {
+        sqlx::query("SELECT user_id FROM project_members WHERE project_id = $1 ORDER BY user_id")
+            .bind(project_id.to_string())
+            .fetch_all(&self.pool)
+            .await?
+            .iter()
+            .map(|row| uuid_column(row, "user_id"))
+            .collect()
+    }
+
+    async fn projects_granted(&self, user_id: Uuid) -> Result<Vec<Uuid>, StoreError> {
+        sqlx::query("SELECT project_id FROM project_members WHERE user_id = $1")
+            .bind(user_id.to_string())
+            .fetch_all(&self.pool)
+            .await?
+            .iter()
+            .map(|row| uuid_column(row, "project_id"))
+            .collect()
+    }
+}
+
 fn project_from_row(row: &AnyRow) -> Result<Project, StoreError> {
     let dialect: Option<String> = row.try_get("dialect")?;
     let data_source = match dialect {
@@ -182,5 +296,6 @@ fn project_from_row(row: &AnyRow) -> Result<Project, StoreError> {
         description: row.try_get("description")?,
         created_at: Timestamp::from_millis(row.try_get("created_at")?),
         data_source,
+        access: parsed_column::<ProjectAccess>(row, "access")?,
     })
 }

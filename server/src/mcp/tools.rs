@@ -167,7 +167,7 @@ impl CassisTools {
             .0
             .app
             .store
-            .list_projects(caller.user.organization_id)
+            .accessible_projects(&caller.user)
             .await
             .map_err(|error| {
                 tracing::error!(%error, "listing projects for MCP failed");
