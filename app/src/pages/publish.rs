@@ -101,19 +101,18 @@ fn Preview(
         format!("version {v}")
     });
     let pid = project_id.clone();
-    let checks = Resource::new(
-        move || (),
-        move |_| {
-            let pid = pid.clone();
-            async move {
-                if can_publish && has_draft {
-                    check_regressions(pid).await.map(Some)
-                } else {
-                    Ok(None)
-                }
+    // Answering every verified question twice takes seconds: the page is
+    // served at once and the browser asks for the check.
+    let checks = LocalResource::new(move || {
+        let pid = pid.clone();
+        async move {
+            if can_publish && has_draft {
+                check_regressions(pid).await.map(Some)
+            } else {
+                Ok(None)
             }
-        },
-    );
+        }
+    });
     let blocked = !problems.is_empty();
     view! {
         <div class=CARD>
