@@ -15,7 +15,7 @@ test('the playground answers, follows up, and runs a plan once approved', async 
 
   await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Playground' }).click();
   await expect(page.getByRole('heading', { name: 'Playground', level: 1 })).toBeVisible();
-  await expect(page.getByLabel('Project')).toContainText('Wholesale');
+  await page.getByLabel('Project').selectOption({ label: 'Wholesale' });
 
   const turns = page.getByTestId('turn');
   await page.getByLabel('Question').fill('customers per market segment');

@@ -102,17 +102,23 @@ fn Preview(
     });
     let pid = project_id.clone();
     // Answering every verified question twice takes seconds: the page is
-    // served at once and the browser asks for the check.
-    let checks = LocalResource::new(move || {
-        let pid = pid.clone();
-        async move {
-            if can_publish && has_draft {
-                check_regressions(pid).await.map(Some)
-            } else {
-                Ok(None)
+    // served at once, and once it is interactive (effects run only in the
+    // browser) it asks for the check.
+    let interactive = RwSignal::new(false);
+    Effect::new(move |_| interactive.set(true));
+    let checks = Resource::new(
+        move || interactive.get(),
+        move |interactive| {
+            let pid = pid.clone();
+            async move {
+                if interactive && can_publish && has_draft {
+                    check_regressions(pid).await.map(Some)
+                } else {
+                    Ok(None)
+                }
             }
-        }
-    });
+        },
+    );
     let blocked = !problems.is_empty();
     view! {
         <div class=CARD>
@@ -140,7 +146,9 @@ fn Preview(
                     {move || Suspend::new(async move {
                         match checks.await {
                             Ok(Some(checks)) => view! { <Checks checks verified_questions /> }.into_any(),
-                            Ok(None) => ().into_any(),
+                            Ok(None) => view! {
+                                <p class="mt-2 text-sm text-slate-600" role="status">"Asking the verified questions under the draft and the latest version…"</p>
+                            }.into_any(),
                             Err(error) => view! { <ErrorNotice error /> }.into_any(),
                         }
                     })}
