@@ -60,6 +60,19 @@ test('a data team connects F1, shapes and publishes its ontology, and gets the s
   await hydrated(page);
   await page.screenshot({ path: path.join(screenshots, 'ontology-bootstrapped.png'), fullPage: true });
 
+  // An element is relabelled, then removed after a second click.
+  await tree.getByRole('button', { name: /^seasons\b/ }).click();
+  await expect(page.getByTestId('element-detail')).toContainText('objects.seasons');
+  const detail = page.getByTestId('element-detail');
+  await detail.getByLabel('Label', { exact: true }).fill('Championship season');
+  await detail.getByLabel('Description', { exact: true }).fill('One year of racing');
+  await page.getByTestId('element-detail').getByRole('button', { name: 'Save', exact: true }).click();
+  await expect(page.getByTestId('element-detail')).toContainText('One year of racing');
+  await page.getByRole('button', { name: 'Remove…' }).click();
+  await page.getByRole('button', { name: 'Click again to remove this object from the draft' }).click();
+  await expect(page.getByTestId('relationship-diagram').locator('g[data-object]')).toHaveCount(12);
+  await expect(tree.getByRole('button', { name: /^seasons\b/ })).toHaveCount(0);
+
   // The team's curated ontology replaces the bootstrap: import its YAML file.
   const curated = fs
     .readFileSync(path.join(repo, 'examples', 'f1', 'ontology.yaml'), 'utf8')

@@ -27,7 +27,7 @@ pub async fn ready(State(state): State<AppState>) -> (StatusCode, Json<Value>) {
 
 #[cfg(test)]
 mod tests {
-    use crate::router::{AppState, app};
+    use crate::router::{AppState, SharedState, app};
     use axum::body::Body;
     use axum::http::{Request, StatusCode};
     use cassis_app::ssr::AppContext;
@@ -57,7 +57,7 @@ mod tests {
         .await
         .unwrap();
         store.migrate().await.unwrap();
-        let state = AppState {
+        let state = AppState::new(SharedState {
             leptos_options: LeptosOptions::builder()
                 .output_name("cassis")
                 .build()
@@ -71,7 +71,7 @@ mod tests {
             key_cache: Default::default(),
             audit: crate::mcp::AuditLog::start(store.clone()).0,
             oauth: Default::default(),
-        };
+        });
         let router = app(state);
         assert_eq!(get(router.clone(), "/readyz").await.0, StatusCode::OK);
 

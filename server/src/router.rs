@@ -18,10 +18,13 @@ use tower_http::limit::RequestBodyLimitLayer;
 /// Larger bodies are refused with 413 before any handler reads them.
 const MAX_REQUEST_BODY_BYTES: usize = 2 * 1024 * 1024;
 
-/// Cloned for every request that passes a stateful middleware, so every
-/// part is cheap to clone.
+/// What every handler and middleware shares. Middlewares with state clone it
+/// per request, so it is one reference count: [`SharedState`] behind an `Arc`.
 #[derive(Clone, Debug)]
-pub struct AppState {
+pub struct AppState(Arc<SharedState>);
+
+#[derive(Debug)]
+pub struct SharedState {
     pub leptos_options: Arc<LeptosOptions>,
     pub app: AppContext,
     /// MCP requests act as the first admin without a credential: only for
@@ -36,8 +39,20 @@ pub struct AppState {
 }
 
 impl AppState {
+    pub fn new(shared: SharedState) -> Self {
+        Self(Arc::new(shared))
+    }
+
     pub fn store(&self) -> &Store {
-        &self.app.store
+        &self.0.app.store
+    }
+}
+
+impl std::ops::Deref for AppState {
+    type Target = SharedState;
+
+    fn deref(&self) -> &SharedState {
+        &self.0
     }
 }
 

@@ -301,3 +301,49 @@ pub async fn add_metric(
     tracing::info!(user = %user.id, project = %project.id, metric = %name, "added a metric");
     Ok(Vec::new())
 }
+
+/// Sets the label and description (a rule's text) of one element.
+#[server(endpoint = "update_element")]
+pub async fn update_element(
+    project_id: String,
+    element: String,
+    #[server(default)] label: String,
+    #[server(default)] description: String,
+) -> Result<(), AppError> {
+    use cassis_core::ontology::Element;
+    edit_draft(&project_id, |ontology| {
+        let missing =
+            || crate::ssr::respond_with(AppError::NotFound("element of the draft".to_owned()));
+        let element = Element::parse(&element).ok_or_else(missing)?;
+        if matches!(element, Element::Rule(_)) && description.trim().is_empty() {
+            return Err(crate::ssr::respond_with(AppError::Invalid(
+                "A business rule needs its text.".to_owned(),
+            )));
+        }
+        let (current_label, current_description) =
+            ontology.texts_mut(&element).ok_or_else(missing)?;
+        if let Some(current_label) = current_label {
+            *current_label = label.trim().to_owned();
+        }
+        *current_description = description.trim().to_owned();
+        Ok(())
+    })
+    .await
+}
+
+/// Removes one element from the draft.
+#[server(endpoint = "remove_element")]
+pub async fn remove_element(project_id: String, element: String) -> Result<(), AppError> {
+    use cassis_core::ontology::Element;
+    edit_draft(&project_id, |ontology| {
+        let missing =
+            || crate::ssr::respond_with(AppError::NotFound("element of the draft".to_owned()));
+        let element = Element::parse(&element).ok_or_else(missing)?;
+        if ontology.remove(&element) {
+            Ok(())
+        } else {
+            Err(missing())
+        }
+    })
+    .await
+}

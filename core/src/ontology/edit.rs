@@ -13,6 +13,8 @@ pub enum Element {
     Relationship(String),
     Metric(String),
     Rule(String),
+    /// By position: a verified question has no name.
+    VerifiedQuestion(usize),
 }
 
 impl Element {
@@ -27,6 +29,12 @@ impl Element {
             ["relationships", name] => Some(Element::Relationship((*name).to_owned())),
             ["metrics", name] => Some(Element::Metric((*name).to_owned())),
             ["rules", name] => Some(Element::Rule((*name).to_owned())),
+            [question] => question
+                .strip_prefix("verified_questions[")?
+                .strip_suffix(']')?
+                .parse()
+                .ok()
+                .map(Element::VerifiedQuestion),
             _ => None,
         }
     }
@@ -40,6 +48,7 @@ impl Element {
             Element::Relationship(name) => format!("relationships.{name}"),
             Element::Metric(name) => format!("metrics.{name}"),
             Element::Rule(name) => format!("rules.{name}"),
+            Element::VerifiedQuestion(index) => format!("verified_questions[{index}]"),
         }
     }
 }
@@ -77,6 +86,78 @@ impl Ontology {
                 .iter_mut()
                 .find(|r| &r.name == name)
                 .map(|r| &mut r.synonyms),
+            Element::VerifiedQuestion(_) => None,
+        }
+    }
+
+    /// The label and description of `element`, to change in place; `None`
+    /// when there is no such element. Rules have no label: their text is
+    /// the description. Relationships and verified questions have no label.
+    pub fn texts_mut(&mut self, element: &Element) -> Option<(Option<&mut String>, &mut String)> {
+        match element {
+            Element::Object(name) => self
+                .objects
+                .iter_mut()
+                .find(|o| &o.name == name)
+                .map(|o| (Some(&mut o.label), &mut o.description)),
+            Element::Attribute(object, attribute) => self
+                .objects
+                .iter_mut()
+                .find(|o| &o.name == object)?
+                .attributes
+                .iter_mut()
+                .find(|a| &a.name == attribute)
+                .map(|a| (Some(&mut a.label), &mut a.description)),
+            Element::Relationship(name) => self
+                .relationships
+                .iter_mut()
+                .find(|r| &r.name == name)
+                .map(|r| (None, &mut r.description)),
+            Element::Metric(name) => self
+                .metrics
+                .iter_mut()
+                .find(|m| &m.name == name)
+                .map(|m| (Some(&mut m.label), &mut m.description)),
+            Element::Rule(name) => self
+                .rules
+                .iter_mut()
+                .find(|r| &r.name == name)
+                .map(|r| (None, &mut r.text)),
+            Element::VerifiedQuestion(index) => self
+                .verified_questions
+                .get_mut(*index)
+                .map(|v| (None, &mut v.description)),
+        }
+    }
+
+    /// Removes `element`; true when it was there. An object goes with its
+    /// attributes; relationships and metrics that name it stay, so
+    /// validation points at them until they are fixed or removed too.
+    pub fn remove(&mut self, element: &Element) -> bool {
+        fn remove_where<T>(items: &mut Vec<T>, keep: impl Fn(&T) -> bool) -> bool {
+            let before = items.len();
+            items.retain(keep);
+            items.len() != before
+        }
+        match element {
+            Element::Object(name) => remove_where(&mut self.objects, |o| &o.name != name),
+            Element::Attribute(object, attribute) => self
+                .objects
+                .iter_mut()
+                .find(|o| &o.name == object)
+                .is_some_and(|o| remove_where(&mut o.attributes, |a| &a.name != attribute)),
+            Element::Relationship(name) => {
+                remove_where(&mut self.relationships, |r| &r.name != name)
+            }
+            Element::Metric(name) => remove_where(&mut self.metrics, |m| &m.name != name),
+            Element::Rule(name) => remove_where(&mut self.rules, |r| &r.name != name),
+            Element::VerifiedQuestion(index) => {
+                let there = *index < self.verified_questions.len();
+                if there {
+                    self.verified_questions.remove(*index);
+                }
+                there
+            }
         }
     }
 
@@ -141,11 +222,31 @@ mod tests {
             "relationships.result_driver",
             "metrics.wins",
             "rules.season",
+            "verified_questions[2]",
         ] {
             assert_eq!(Element::parse(path).unwrap().path(), path);
         }
         assert_eq!(Element::parse("objects"), None);
         assert_eq!(Element::parse("objects.driver.table"), None);
+        assert_eq!(Element::parse("verified_questions[x]"), None);
+    }
+
+    #[test]
+    fn elements_are_relabelled_and_removed() {
+        let mut ontology = ontology();
+        let attribute = Element::Attribute("driver".to_owned(), "nationality".to_owned());
+        let (label, description) = ontology.texts_mut(&attribute).unwrap();
+        *label.unwrap() = "Nationality".to_owned();
+        *description = "As the FIA lists it".to_owned();
+        assert_eq!(ontology.objects[0].attributes[0].label, "Nationality");
+        assert!(ontology.remove(&attribute));
+        assert!(!ontology.remove(&attribute));
+        assert!(ontology.objects[0].attributes.is_empty());
+        ontology.verify_question("How many drivers?", "SELECT 1", "");
+        assert!(ontology.remove(&Element::VerifiedQuestion(0)));
+        assert!(!ontology.remove(&Element::VerifiedQuestion(0)));
+        assert!(ontology.remove(&Element::Object("driver".to_owned())));
+        assert!(ontology.objects.is_empty());
     }
 
     #[test]

@@ -1,7 +1,7 @@
 use super::open_store;
 use crate::clock;
 use crate::config::Settings;
-use crate::router::{self, AppState};
+use crate::router::{self, AppState, SharedState};
 use crate::startup::{self, FirstAdmin};
 use anyhow::Context;
 use cassis_app::ssr::AppContext;
@@ -40,7 +40,7 @@ pub async fn run(settings: Settings) -> anyhow::Result<()> {
         );
     }
     let (audit, audit_writer) = crate::mcp::AuditLog::start(store.clone());
-    let state = AppState {
+    let state = AppState::new(SharedState {
         mcp_without_auth: settings.insecure_mcp_without_auth,
         key_cache: Default::default(),
         audit,
@@ -51,7 +51,7 @@ pub async fn run(settings: Settings) -> anyhow::Result<()> {
             store: store.clone(),
             public_url: settings.public_url.as_str().into(),
         },
-    };
+    });
     let listener = TcpListener::bind(settings.addr)
         .await
         .with_context(|| format!("listening on {}", settings.addr))?;

@@ -76,7 +76,8 @@ impl KeyCache {
 /// extensions for the tools.
 #[derive(Clone, Debug)]
 pub struct Caller {
-    pub user: User,
+    /// Shared, so a cached caller is handed to a request for a reference count.
+    pub user: Arc<User>,
     /// The API key used; `None` for an OAuth access token.
     pub api_key_id: Option<Uuid>,
     /// The OAuth grant of an access token; `None` for an API key.
@@ -93,7 +94,7 @@ pub async fn require_credential(
         return match first_admin(&state).await {
             Some(user) => {
                 request.extensions_mut().insert(Caller {
-                    user,
+                    user: user.into(),
                     api_key_id: None,
                     grant_id: None,
                 });
@@ -130,7 +131,7 @@ pub async fn require_credential(
     match auth::authenticate_api_key(state.store(), token, now).await {
         Ok((key, user)) => {
             let caller = Caller {
-                user,
+                user: user.into(),
                 api_key_id: Some(key.id),
                 grant_id: None,
             };
@@ -214,7 +215,7 @@ async fn access_token_caller(
     let expires_at = Timestamp::from_millis((claims.exp as i64).saturating_mul(1000));
     Ok((
         Caller {
-            user,
+            user: user.into(),
             api_key_id: None,
             grant_id: Some(grant_id),
         },

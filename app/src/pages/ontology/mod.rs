@@ -8,7 +8,8 @@ mod outline;
 mod yaml_editor;
 
 use crate::api::ontology::{
-    AddMetric, BootstrapDraft, DraftView, SaveDraft, SetSynonyms, get_draft,
+    AddMetric, BootstrapDraft, DraftView, RemoveElement, SaveDraft, SetSynonyms, UpdateElement,
+    get_draft,
 };
 use crate::components::page::{ErrorNotice, Loading};
 use crate::components::project_tabs::ProjectTabs;
@@ -28,6 +29,8 @@ struct Actions {
     synonyms: ServerAction<SetSynonyms>,
     metric: ServerAction<AddMetric>,
     bootstrap: ServerAction<BootstrapDraft>,
+    texts: ServerAction<UpdateElement>,
+    remove: ServerAction<RemoveElement>,
     /// Bumped after every change that was saved: the draft is read again.
     saved: RwSignal<u32>,
     /// The element shown beside the tree, by path.
@@ -43,6 +46,8 @@ pub fn OntologyPage() -> impl IntoView {
         synonyms: ServerAction::new(),
         metric: ServerAction::new(),
         bootstrap: ServerAction::new(),
+        texts: ServerAction::new(),
+        remove: ServerAction::new(),
         saved: RwSignal::new(0),
         selected: RwSignal::new(None),
         search: RwSignal::new(String::new()),
@@ -67,6 +72,17 @@ pub fn OntologyPage() -> impl IntoView {
     });
     Effect::new(move |_| {
         if let Some(Ok(_)) = actions.bootstrap.value().get() {
+            bump();
+        }
+    });
+    Effect::new(move |_| {
+        if let Some(Ok(())) = actions.texts.value().get() {
+            bump();
+        }
+    });
+    Effect::new(move |_| {
+        if let Some(Ok(())) = actions.remove.value().get() {
+            actions.selected.set(None);
             bump();
         }
     });
@@ -223,7 +239,12 @@ fn ElementCard(
         title,
         facts,
         synonyms,
+        label,
+        description,
     } = element;
+    let texts = can_edit.then(|| {
+        view! { <TextsForm project_id=project_id.clone() path=path.clone() kind label description actions /> }
+    });
     let new_synonym = RwSignal::new(String::new());
     let dispatch = {
         let (project_id, path) = (project_id.clone(), path.clone());
@@ -294,6 +315,72 @@ fn ElementCard(
             }
         })}
         {move || actions.synonyms.value().get().and_then(Result::err).map(|error| view! { <div class="mt-3"><ErrorNotice error /></div> })}
+        {texts}
+    }
+}
+
+/// The label and description of the selected element, and removing it.
+#[component]
+fn TextsForm(
+    project_id: String,
+    path: String,
+    kind: &'static str,
+    label: Option<String>,
+    description: String,
+    actions: Actions,
+) -> impl IntoView {
+    let has_label = label.is_some();
+    let label = RwSignal::new(label.unwrap_or_default());
+    let description = RwSignal::new(description);
+    let confirming = RwSignal::new(false);
+    let (project_id, path) = (StoredValue::new(project_id), StoredValue::new(path));
+    let save = move |ev: leptos::ev::SubmitEvent| {
+        ev.prevent_default();
+        actions.texts.dispatch(UpdateElement {
+            project_id: project_id.get_value(),
+            element: path.get_value(),
+            label: label.get_untracked(),
+            description: description.get_untracked(),
+        });
+    };
+    let remove = move |_| {
+        if confirming.get_untracked() {
+            actions.remove.dispatch(RemoveElement {
+                project_id: project_id.get_value(),
+                element: path.get_value(),
+            });
+        } else {
+            confirming.set(true);
+        }
+    };
+    let text_label = if kind == "Business rule" {
+        "Rule"
+    } else {
+        "Description"
+    };
+    view! {
+        <form class="mt-5 space-y-3 border-t border-slate-100 pt-4" on:submit=save>
+            {has_label.then(|| view! {
+                <div>
+                    <label for="element-label" class=LABEL>"Label"</label>
+                    <input id="element-label" type="text" class=INPUT prop:value=move || label.get()
+                        on:input=move |ev| label.set(event_target_value(&ev)) />
+                </div>
+            })}
+            <div>
+                <label for="element-description" class=LABEL>{text_label}</label>
+                <textarea id="element-description" rows="2" class=INPUT prop:value=move || description.get()
+                    on:input=move |ev| description.set(event_target_value(&ev))>{description.get_untracked()}</textarea>
+            </div>
+            <div class="flex flex-wrap items-center gap-3">
+                <button type="submit" class=SECONDARY disabled=move || actions.texts.pending().get()>"Save"</button>
+                <button type="button" class="text-sm font-medium text-red-700 hover:underline" on:click=remove>
+                    {move || if confirming.get() { format!("Click again to remove this {} from the draft", kind.to_lowercase()) } else { "Remove…".to_owned() }}
+                </button>
+                {move || actions.texts.value().get().and_then(Result::err).or_else(|| actions.remove.value().get().and_then(Result::err))
+                    .map(|error| view! { <ErrorNotice error /> })}
+            </div>
+        </form>
     }
 }
 

@@ -171,6 +171,10 @@ pub struct ElementView {
     pub facts: Vec<(&'static str, String)>,
     /// `None` for elements without synonyms (verified questions).
     pub synonyms: Option<Vec<String>>,
+    /// The editable label; `None` for elements without one.
+    pub label: Option<String>,
+    /// The editable description (a rule's text).
+    pub description: String,
 }
 
 fn nonempty(facts: &mut Vec<(&'static str, String)>, label: &'static str, value: &str) {
@@ -182,12 +186,18 @@ fn nonempty(facts: &mut Vec<(&'static str, String)>, label: &'static str, value:
 pub fn describe(ontology: &Ontology, path: &str) -> Option<ElementView> {
     let parts: Vec<&str> = path.split('.').collect();
     let mut facts = Vec::new();
-    let view = |kind, title: &str, facts, synonyms: Option<&Vec<String>>| ElementView {
+    let view = |kind,
+                title: &str,
+                facts,
+                synonyms: Option<&Vec<String>>,
+                (label, description): (Option<&String>, &String)| ElementView {
         path: path.to_owned(),
         kind,
         title: title.to_owned(),
         facts,
         synonyms: synonyms.cloned(),
+        label: label.cloned(),
+        description: description.clone(),
     };
     match parts.as_slice() {
         ["objects", name] => {
@@ -197,7 +207,13 @@ pub fn describe(ontology: &Ontology, path: &str) -> Option<ElementView> {
             nonempty(&mut facts, "Primary key", &o.primary_key.join(", "));
             nonempty(&mut facts, "Description", &o.description);
             facts.push(("Attributes", o.attributes.len().to_string()));
-            Some(view("Object", &o.name, facts, Some(&o.synonyms)))
+            Some(view(
+                "Object",
+                &o.name,
+                facts,
+                Some(&o.synonyms),
+                (Some(&o.label), &o.description),
+            ))
         }
         ["objects", object, "attributes", name] => {
             let o = ontology.objects.iter().find(|o| o.name == *object)?;
@@ -222,6 +238,7 @@ pub fn describe(ontology: &Ontology, path: &str) -> Option<ElementView> {
                 &format!("{object}.{name}"),
                 facts,
                 Some(&a.synonyms),
+                (Some(&a.label), &a.description),
             ))
         }
         ["relationships", name] => {
@@ -237,7 +254,13 @@ pub fn describe(ontology: &Ontology, path: &str) -> Option<ElementView> {
             ));
             facts.push(("Cardinality", format!("{:?}", r.cardinality).to_lowercase()));
             nonempty(&mut facts, "Description", &r.description);
-            Some(view("Relationship", &r.name, facts, Some(&r.synonyms)))
+            Some(view(
+                "Relationship",
+                &r.name,
+                facts,
+                Some(&r.synonyms),
+                (None, &r.description),
+            ))
         }
         ["metrics", name] => {
             let m = ontology.metrics.iter().find(|m| m.name == *name)?;
@@ -264,12 +287,24 @@ pub fn describe(ontology: &Ontology, path: &str) -> Option<ElementView> {
                     .join(", "),
             );
             nonempty(&mut facts, "Description", &m.description);
-            Some(view("Metric", &m.name, facts, Some(&m.synonyms)))
+            Some(view(
+                "Metric",
+                &m.name,
+                facts,
+                Some(&m.synonyms),
+                (Some(&m.label), &m.description),
+            ))
         }
         ["rules", name] => {
             let r = ontology.rules.iter().find(|r| r.name == *name)?;
             facts.push(("Rule", r.text.clone()));
-            Some(view("Business rule", &r.name, facts, Some(&r.synonyms)))
+            Some(view(
+                "Business rule",
+                &r.name,
+                facts,
+                Some(&r.synonyms),
+                (None, &r.text),
+            ))
         }
         [question] if question.starts_with("verified_questions[") => {
             let index: usize = question
@@ -280,7 +315,13 @@ pub fn describe(ontology: &Ontology, path: &str) -> Option<ElementView> {
             let v = ontology.verified_questions.get(index)?;
             facts.push(("SQL", v.sql.clone()));
             nonempty(&mut facts, "Description", &v.description);
-            Some(view("Verified question", &v.question, facts, None))
+            Some(view(
+                "Verified question",
+                &v.question,
+                facts,
+                None,
+                (None, &v.description),
+            ))
         }
         _ => None,
     }
