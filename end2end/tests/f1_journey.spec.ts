@@ -162,6 +162,7 @@ test('a data team connects F1, shapes and publishes its ontology, and gets the s
   await page.screenshot({ path: path.join(screenshots, 'playground-f1.png'), fullPage: true });
 
   // An agent asks a question of its own through the Python MCP SDK.
+  let agentKey = '';
   expect(python, 'CASSIS_TEST_PYTHON names the Python with the mcp SDK').not.toBe('');
   {
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'API keys' }).click();
@@ -169,6 +170,7 @@ test('a data team connects F1, shapes and publishes its ontology, and gets the s
     await page.getByLabel('Name').fill('F1 journey agent');
     await page.getByRole('button', { name: 'Create key' }).click();
     const secret = ((await page.getByTestId('new-key-secret').textContent()) ?? '').trim();
+    agentKey = secret;
     expect(secret).toMatch(/^sk-k6-/);
     const script = JSON.stringify([
       { tool: 'ask_question', arguments: { project_id: projectId, question: 'How many races were there in 2023?' } },
@@ -199,7 +201,21 @@ test('a data team connects F1, shapes and publishes its ontology, and gets the s
   await agentChat.getByRole('button', { name: 'Open' }).click();
   await agentChat.getByRole('button', { name: 'Make it a verified question' }).click();
   await expect(agentChat.getByRole('status')).toContainText('Added to the draft as a verified question');
+  await page.getByLabel('Asked by').selectOption({ label: email });
+  await expect(agentChat).toBeVisible();
   await page.screenshot({ path: path.join(screenshots, 'activity-f1.png'), fullPage: true });
+
+  // Revoked, the agent's key stops working.
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'API keys' }).click();
+  await hydrated(page);
+  await page.getByTestId('api-keys').getByRole('row', { name: /F1 journey agent/ }).getByRole('button', { name: 'Revoke' }).click();
+  await expect(page.getByTestId('api-keys').getByRole('row', { name: /F1 journey agent/ })).toContainText('revoked');
+  await expect
+    .poll(async () => (await page.request.post('/mcp/', {
+      headers: { Authorization: `Bearer ${agentKey}`, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' },
+      data: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'ping', arguments: {} } },
+    })).status(), { timeout: 15_000 })
+    .toBe(401);
 
   // The next publish checks it: the same answer under the draft and under version 1.
   await page.goto(`/projects/${projectId}/publish`);

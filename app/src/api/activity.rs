@@ -35,12 +35,19 @@ pub struct TurnRow {
 pub async fn list_activity(
     #[server(default)] project_id: String,
     #[server(default)] status: String,
+    #[server(default)] user_id: String,
 ) -> Result<Vec<ActivityRow>, AppError> {
     use cassis_core::store::ActivityFilter;
     let user = crate::ssr::require_user().await?;
+    // Admins may look at anyone's chats; everyone else sees their own.
+    let asked_by = if user.is_admin() {
+        uuid::Uuid::parse_str(user_id.trim()).ok()
+    } else {
+        Some(user.id)
+    };
     let filter = ActivityFilter {
         project_id: uuid::Uuid::parse_str(project_id.trim()).ok(),
-        user_id: (!user.is_admin()).then_some(user.id),
+        user_id: asked_by,
         status: Some(status.trim().to_owned()).filter(|s| !s.is_empty()),
     };
     let chats = crate::ssr::context()?

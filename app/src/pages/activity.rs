@@ -3,6 +3,7 @@
 
 use crate::api::activity::{ActivityRow, VerifyQuestion, chat_turns, list_activity};
 use crate::api::projects::list_projects;
+use crate::api::users::list_users;
 use crate::components::page::{ErrorNotice, Loading, Page};
 use leptos::prelude::*;
 
@@ -21,9 +22,12 @@ pub fn ActivityPage() -> impl IntoView {
     let projects = Resource::new(|| (), |_| list_projects());
     let project = RwSignal::new(String::new());
     let status = RwSignal::new(String::new());
+    let person = RwSignal::new(String::new());
+    // Only admins may list users, and only they see everyone's chats.
+    let people = Resource::new(|| (), |_| list_users());
     let activity = Resource::new(
-        move || (project.get(), status.get()),
-        |(project_id, status)| list_activity(project_id, status),
+        move || (project.get(), status.get(), person.get()),
+        |(project_id, status, user_id)| list_activity(project_id, status, user_id),
     );
 
     view! {
@@ -45,6 +49,19 @@ pub fn ActivityPage() -> impl IntoView {
                         </Suspense>
                     </select>
                 </div>
+                <Transition fallback=|| ()>
+                    {move || Suspend::new(async move {
+                        people.await.ok().map(|people| view! {
+                            <div>
+                                <label for="activity-person" class="block text-sm font-medium text-slate-700">"Asked by"</label>
+                                <select id="activity-person" class=SELECT on:change=move |ev| person.set(event_target_value(&ev))>
+                                    <option value="">"Anyone"</option>
+                                    {people.into_iter().map(|p| view! { <option value=p.id>{p.email}</option> }).collect_view()}
+                                </select>
+                            </div>
+                        })
+                    })}
+                </Transition>
                 <div>
                     <label for="activity-status" class="block text-sm font-medium text-slate-700">"Status"</label>
                     <select id="activity-status" class=SELECT on:change=move |ev| status.set(event_target_value(&ev))>

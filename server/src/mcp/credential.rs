@@ -91,7 +91,7 @@ pub async fn require_credential(
 ) -> Response {
     let challenge = || unauthorized(&state.app.public_url);
     if state.mcp_without_auth {
-        return match first_admin(&state).await {
+        return match Box::pin(first_admin(&state)).await {
             Some(user) => {
                 request.extensions_mut().insert(Caller {
                     user: user.into(),
@@ -114,7 +114,9 @@ pub async fn require_credential(
         return next.run(request).await;
     }
     if let (false, Some(hash)) = (is_api_key, hash.clone()) {
-        return match access_token_caller(&state, token, now).await {
+        // The slow paths are boxed: their futures hold database queries, and
+        // an unboxed one would make every cached request's future as large.
+        return match Box::pin(access_token_caller(&state, token, now)).await {
             Ok((caller, expires_at)) => {
                 state.key_cache.put(hash, caller.clone(), Some(expires_at));
                 request.extensions_mut().insert(caller);
@@ -128,7 +130,7 @@ pub async fn require_credential(
             }
         };
     }
-    match auth::authenticate_api_key(state.store(), token, now).await {
+    match Box::pin(auth::authenticate_api_key(state.store(), token, now)).await {
         Ok((key, user)) => {
             let caller = Caller {
                 user: user.into(),

@@ -127,14 +127,15 @@ impl McpEndpoint {
     }
 
     async fn with_rmcp(&self, request: Request) -> Response {
-        self.rmcp.handle(request).await.map(Body::new)
+        // Boxed, so the direct answer's future stays small: rmcp's is large.
+        Box::pin(self.rmcp.handle(request)).await.map(Body::new)
     }
 }
 
 async fn answer(tools: &CassisTools, caller: &Caller, call: &PlainCall) -> Response {
     let outcome = match call.params.name.as_str() {
         "ping" => tools.pong(caller).await.and_then(structured),
-        _ => tools.projects(caller).await.and_then(structured),
+        _ => Box::pin(tools.projects(caller)).await.and_then(structured),
     };
     let body = match outcome {
         Ok(structured_content) => serde_json::to_vec(&Envelope {
