@@ -30,6 +30,11 @@ async function hydrated(page: Page) {
 test('a data team connects F1, shapes and publishes its ontology, and gets the seed answers', async ({ page }) => {
   test.setTimeout(240_000);
   expect(f1Url, 'CASSIS_E2E_F1_URL names the F1 SQLite warehouse').toMatch(/^sqlite:/);
+  // A panic in the WebAssembly app leaves the page dead: any one fails the journey.
+  const panics: string[] = [];
+  page.on('console', (m) => {
+    if (m.type() === 'error' && m.text().includes('panicked')) panics.push(m.text().slice(0, 600));
+  });
   await signIn(page);
 
   // Create the project, testing the connection first.
@@ -286,4 +291,5 @@ test('a data team connects F1, shapes and publishes its ontology, and gets the s
   await page.getByRole('button', { name: 'Delete project' }).click();
   await expect(page).toHaveURL(/\/projects$/);
   await expect(page.getByTestId('projects')).not.toContainText(name);
+  expect(panics).toEqual([]);
 });

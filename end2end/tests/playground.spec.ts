@@ -50,6 +50,8 @@ test('the playground answers, follows up, and runs a plan once approved', async 
   // Both chats are in Activity, by their first question, and open to their turns.
   await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Activity' }).click();
   await expect(page.getByRole('heading', { name: 'Activity', level: 1 })).toBeVisible();
+  await expect(page.locator('body')).toHaveAttribute('data-hydrated', 'true');
+  await page.getByLabel('Project').selectOption({ label: 'Wholesale' });
   const chats = page.getByTestId('activity-chat');
   await expect(chats).toHaveCount(2);
   await expect(chats.nth(0)).toContainText('revenue by nation in 1995');

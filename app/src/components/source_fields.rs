@@ -18,6 +18,9 @@ pub fn SourceFields(
     stored_url: Option<String>,
     #[prop(optional)] schema_only: bool,
 ) -> impl IntoView {
+    // The radios keep their own state once rendered; the attribute sets it
+    // the same on the server and in the browser.
+    let initially_schema_only = schema_only;
     let schema_only = RwSignal::new(schema_only);
     let chosen = RwSignal::new(dialect.map(|d| d.as_str().to_owned()).unwrap_or_default());
     let url = RwSignal::new(String::new());
@@ -41,12 +44,12 @@ pub fn SourceFields(
             <legend class=LABEL>"Data source"</legend>
             <div class="flex gap-6 text-sm">
                 <label class="flex items-center gap-2">
-                    <input type="radio" name="source" value="connect" prop:checked=move || !schema_only.get()
+                    <input type="radio" name="source" value="connect" checked=!initially_schema_only
                         on:change=move |_| schema_only.set(false) />
                     "Connect (Cassis runs the SQL, read-only)"
                 </label>
                 <label class="flex items-center gap-2">
-                    <input type="radio" name="source" value="schema_only" prop:checked=move || schema_only.get()
+                    <input type="radio" name="source" value="schema_only" checked=initially_schema_only
                         on:change=move |_| schema_only.set(true) />
                     "Schema only (Cassis writes SQL, never runs it)"
                 </label>

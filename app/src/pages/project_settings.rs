@@ -131,7 +131,10 @@ fn AccessCard(id: String) -> impl IntoView {
                 {move || Suspend::new(async move {
                     match access.await {
                         Ok(view) => {
-                            let only_members = RwSignal::new(view.access == ProjectAccess::Members);
+                            // The radios keep their own state once rendered: the
+                            // attribute sets it on the server and in the browser alike.
+                            let initially_members = view.access == ProjectAccess::Members;
+                            let only_members = RwSignal::new(initially_members);
                             let chosen = RwSignal::new(view.users.iter().filter(|u| u.member).map(|u| u.id.clone()).collect::<Vec<_>>());
                             let on_save = move |_| {
                                 save.dispatch(SetProjectAccess {
@@ -143,11 +146,11 @@ fn AccessCard(id: String) -> impl IntoView {
                             view! {
                                 <div class="mt-4 space-y-2 text-sm">
                                     <label class="flex items-center gap-2">
-                                        <input type="radio" name="access" prop:checked=move || !only_members.get() on:change=move |_| only_members.set(false) />
+                                        <input type="radio" name="access" checked=!initially_members on:change=move |_| only_members.set(false) />
                                         "Everyone in the organization"
                                     </label>
                                     <label class="flex items-center gap-2">
-                                        <input type="radio" name="access" prop:checked=move || only_members.get() on:change=move |_| only_members.set(true) />
+                                        <input type="radio" name="access" checked=initially_members on:change=move |_| only_members.set(true) />
                                         "Only admins and the people checked below"
                                     </label>
                                 </div>
@@ -157,14 +160,10 @@ fn AccessCard(id: String) -> impl IntoView {
                                 <ul class="mt-3 space-y-1 pl-6 text-sm" class:opacity-50=move || !only_members.get() data-testid="project-members">
                                     {view.users.into_iter().map(|user| {
                                         let user_id = user.id.clone();
-                                        let checked = {
-                                            let user_id = user_id.clone();
-                                            move || chosen.with(|c| c.contains(&user_id))
-                                        };
                                         view! {
                                             <li>
                                                 <label class="flex items-center gap-2">
-                                                    <input type="checkbox" prop:checked=checked disabled=move || !only_members.get()
+                                                    <input type="checkbox" checked=user.member disabled=move || !only_members.get()
                                                         on:change=move |ev| {
                                                             let on = event_target_checked(&ev);
                                                             chosen.update(|c| {

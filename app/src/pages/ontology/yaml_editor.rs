@@ -27,11 +27,17 @@ pub fn YamlEditor(
         let generation = typed.get_untracked();
         set_timeout(
             move || {
-                if typed.get_untracked() == generation {
-                    check.dispatch(CheckDraft {
-                        project_id: project_id.get_value(),
-                        yaml: text.get_untracked(),
-                    });
+                // The editor may be gone by now (saved and re-rendered): then
+                // its signals are disposed and there is nothing to check.
+                let (Some(latest), Some(yaml), Some(project_id)) = (
+                    typed.try_get_untracked(),
+                    text.try_get_untracked(),
+                    project_id.try_get_value(),
+                ) else {
+                    return;
+                };
+                if latest == generation {
+                    check.dispatch(CheckDraft { project_id, yaml });
                 }
             },
             CHECK_DELAY,
@@ -112,8 +118,9 @@ fn ImportFile(
             leptos::task::spawn_local(async move {
                 if let Ok(content) = wasm_bindgen_futures::JsFuture::from(file.text()).await
                     && let Some(content) = content.as_string()
+                    // The editor may have gone while the file was read.
+                    && text.try_set(content).is_none()
                 {
-                    text.set(content);
                     on_import();
                 }
             });
