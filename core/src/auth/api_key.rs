@@ -42,11 +42,16 @@ impl fmt::Debug for ApiKeySecret {
     }
 }
 
-/// Lowercase hex of the SHA-256: on every MCP request, so one allocation.
+/// The SHA-256 of a credential: what caches of verified credentials are keyed by.
+pub fn key_digest(key: &str) -> [u8; 32] {
+    Sha256::digest(key.as_bytes()).into()
+}
+
+/// Lowercase hex of the SHA-256, as the database stores it; one allocation.
 pub fn hash_key(key: &str) -> String {
     const HEX: &[u8; 16] = b"0123456789abcdef";
     let mut hex = String::with_capacity(64);
-    for byte in Sha256::digest(key.as_bytes()) {
+    for byte in key_digest(key) {
         hex.push(HEX[usize::from(byte >> 4)] as char);
         hex.push(HEX[usize::from(byte & 0x0f)] as char);
     }

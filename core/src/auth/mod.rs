@@ -6,7 +6,8 @@ mod password;
 mod session;
 
 pub use api_key::{
-    API_KEY_PREFIX, ApiKey, ApiKeySecret, InvalidLifetime, hash_key, is_well_formed, parse_lifetime,
+    API_KEY_PREFIX, ApiKey, ApiKeySecret, InvalidLifetime, hash_key, is_well_formed, key_digest,
+    parse_lifetime,
 };
 pub use password::{Password, PasswordError, PasswordHash};
 pub use session::{SESSION_LIFETIME, SessionToken, SessionTokenHash};

@@ -29,7 +29,7 @@ const KEY_CACHE_CAPACITY: usize = 10_000;
 /// Keys verified in the last few seconds, by their SHA-256 hash, so a busy
 /// agent's requests skip the database (and the last-use write) per call.
 #[derive(Clone, Debug, Default)]
-pub struct KeyCache(Arc<Mutex<HashMap<String, CachedKey>>>);
+pub struct KeyCache(Arc<Mutex<HashMap<[u8; 32], CachedKey>>>);
 
 #[derive(Clone, Debug)]
 struct CachedKey {
@@ -39,7 +39,7 @@ struct CachedKey {
 }
 
 impl KeyCache {
-    fn get(&self, hash: &str, now: Timestamp) -> Option<Caller> {
+    fn get(&self, hash: &[u8; 32], now: Timestamp) -> Option<Caller> {
         let cache = self.0.lock().expect("not poisoned");
         let cached = cache.get(hash)?;
         let fresh = cached.verified.elapsed() < KEY_CACHE_TTL
@@ -56,7 +56,7 @@ impl KeyCache {
             .retain(|_, cached| cached.caller.grant_id != Some(grant));
     }
 
-    fn put(&self, hash: String, caller: Caller, expires_at: Option<Timestamp>) {
+    fn put(&self, hash: [u8; 32], caller: Caller, expires_at: Option<Timestamp>) {
         let mut cache = self.0.lock().expect("not poisoned");
         if cache.len() >= KEY_CACHE_CAPACITY {
             cache.clear();
@@ -108,12 +108,13 @@ pub async fn require_credential(
     };
     let now = clock::now();
     let is_api_key = auth::is_well_formed(token);
-    let hash = (is_api_key || looks_like_jwt(token)).then(|| auth::hash_key(token));
-    if let Some(caller) = hash.as_deref().and_then(|h| state.key_cache.get(h, now)) {
+    // The raw digest, not its hex: no allocation on the cached path.
+    let hash = (is_api_key || looks_like_jwt(token)).then(|| auth::key_digest(token));
+    if let Some(caller) = hash.as_ref().and_then(|h| state.key_cache.get(h, now)) {
         request.extensions_mut().insert(caller);
         return next.run(request).await;
     }
-    if let (false, Some(hash)) = (is_api_key, hash.clone()) {
+    if let (false, Some(hash)) = (is_api_key, hash) {
         // The slow paths are boxed: their futures hold database queries, and
         // an unboxed one would make every cached request's future as large.
         return match Box::pin(access_token_caller(&state, token, now)).await {
