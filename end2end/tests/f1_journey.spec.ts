@@ -125,6 +125,25 @@ test('a data team connects F1, shapes and publishes its ontology, and gets the s
   await metric.getByLabel(/Conditions/).fill('position <= 10');
   await metric.getByRole('button', { name: 'Add metric' }).click();
   await expect(page.getByText('Added to the draft.')).toBeVisible();
+  // A rule needs its text, and a verified question SQL that only reads.
+  const ruleForm = page.getByTestId('rule-form');
+  await ruleForm.getByLabel('Name').fill('points_scoring');
+  await ruleForm.getByRole('button', { name: 'Add rule' }).click();
+  await expect(ruleForm.getByRole('alert')).toContainText('is empty: say what the rule is');
+  await ruleForm.getByLabel('Rule').fill('Points go to the first ten finishers of a race.');
+  await ruleForm.getByRole('button', { name: 'Add rule' }).click();
+  await expect(ruleForm.getByRole('status')).toHaveText('Added to the draft.');
+  const questionForm = page.getByTestId('question-form');
+  await questionForm.getByLabel('Question').fill('How many races took place in 2022?');
+  await questionForm.getByLabel('Approved SQL').fill('DELETE FROM races WHERE year = 2022');
+  await questionForm.getByRole('button', { name: 'Add question' }).click();
+  await expect(questionForm.getByRole('alert')).toContainText('the approved SQL');
+  await expect(questionForm.getByLabel('Question')).toHaveValue('How many races took place in 2022?');
+  await questionForm.getByLabel('Approved SQL').fill('SELECT COUNT(*) FROM races WHERE year = 2022');
+  await questionForm.getByRole('button', { name: 'Add question' }).click();
+  await expect(questionForm.getByRole('status')).toHaveText('Added to the draft.');
+  await page.getByLabel('Search the model').fill('took place');
+  await expect(tree).toContainText('How many races took place in 2022?');
   await page.getByLabel('Search the model').fill('top ten');
   await expect(tree).toContainText('top_ten_finishes');
   await page.getByLabel('Search the model').fill('');
@@ -168,11 +187,12 @@ test('a data team connects F1, shapes and publishes its ontology, and gets the s
 
   // An agent asks a question of its own through the Python MCP SDK.
   let agentKey = '';
+  const keyName = `F1 journey agent ${Date.now()}`;
   expect(python, 'CASSIS_TEST_PYTHON names the Python with the mcp SDK').not.toBe('');
   {
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'API keys' }).click();
     await hydrated(page);
-    await page.getByLabel('Name').fill('F1 journey agent');
+    await page.getByLabel('Name').fill(keyName);
     await page.getByRole('button', { name: 'Create key' }).click();
     const secret = ((await page.getByTestId('new-key-secret').textContent()) ?? '').trim();
     agentKey = secret;
@@ -213,8 +233,8 @@ test('a data team connects F1, shapes and publishes its ontology, and gets the s
   // Revoked, the agent's key stops working.
   await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'API keys' }).click();
   await hydrated(page);
-  await page.getByTestId('api-keys').getByRole('row', { name: /F1 journey agent/ }).getByRole('button', { name: 'Revoke' }).click();
-  await expect(page.getByTestId('api-keys').getByRole('row', { name: /F1 journey agent/ })).toContainText('revoked');
+  await page.getByTestId('api-keys').getByRole('row', { name: new RegExp(keyName) }).getByRole('button', { name: 'Revoke' }).click();
+  await expect(page.getByTestId('api-keys').getByRole('row', { name: new RegExp(keyName) })).toContainText('revoked');
   await expect
     .poll(async () => (await page.request.post('/mcp/', {
       headers: { Authorization: `Bearer ${agentKey}`, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' },
@@ -227,7 +247,7 @@ test('a data team connects F1, shapes and publishes its ontology, and gets the s
   await expect(page.getByTestId('changes')).toContainText('+ verified question How many races were there in 2023?');
   const check = page.getByTestId('regressions').getByRole('listitem').filter({ hasText: 'How many races were there in 2023?' });
   await expect(check).toContainText('unchanged', { timeout: 60_000 });
-  await expect(page.getByTestId('regression-summary')).toContainText('All 5 question(s) answer as before or better');
+  await expect(page.getByTestId('regression-summary')).toContainText('All 6 question(s) answer as before or better');
 
   // A change that alters a verified answer is caught, and publishing over it needs a confirmation.
   await page.goto(`/projects/${projectId}`);

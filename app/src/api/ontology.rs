@@ -215,60 +215,34 @@ pub struct MetricForm {
     pub synonyms: String,
 }
 
-/// Adds a metric to the draft. When it has problems nothing is saved and
-/// they come back, each with the field it belongs to (`name`, `object`,
-/// `expr`, `filters`, ...).
-#[server(endpoint = "add_metric")]
-pub async fn add_metric(
-    project_id: String,
-    metric: MetricForm,
+/// Adds one element to the draft with `add`, which returns the element's
+/// validation path (`metrics.wins`, `verified_questions[3]`). When the new
+/// element has problems nothing is saved and they come back, each with the
+/// field it belongs to (`name`, `object`, `expr`, `filters`, `sql`, ...).
+#[cfg(feature = "ssr")]
+async fn add_to_draft(
+    project_id: &str,
+    what: &str,
+    add: impl FnOnce(&mut Ontology) -> Result<(String, String), AppError>,
 ) -> Result<Vec<(String, String)>, AppError> {
     use cassis_core::ontology::publishing::dialect_of;
-    use cassis_core::ontology::{Aggregate, Metric, tidy_synonyms, validate};
+    use cassis_core::ontology::validate;
     let user = crate::ssr::require_editor().await?;
-    let project = crate::ssr::project_of(&user, &project_id).await?;
+    let project = crate::ssr::project_of(&user, project_id).await?;
     let store = crate::ssr::context()?.store;
     let mut ontology = store
         .draft(project.id)
         .await?
         .map(|d| d.ontology)
         .unwrap_or_default();
-    let aggregate: Aggregate = serde_json::from_value(serde_json::Value::String(
-        metric.aggregate.clone(),
-    ))
-    .map_err(|_| {
-        crate::ssr::respond_with(AppError::Invalid(format!(
-            "`{}` is not an aggregate.",
-            metric.aggregate
-        )))
-    })?;
-    let before: Vec<String> = validate(&ontology, dialect_of(&project))
+    let dialect = dialect_of(&project);
+    let before: Vec<String> = validate(&ontology, dialect)
         .into_iter()
         .map(|p| p.path)
         .collect();
-    let name = metric.name.trim().to_owned();
-    let index = ontology.metrics.len();
-    ontology.metrics.push(Metric {
-        name: name.clone(),
-        label: metric.label.trim().to_owned(),
-        object: metric.object.trim().to_owned(),
-        aggregate,
-        expr: Some(metric.expr.trim().to_owned()).filter(|e| !e.is_empty()),
-        filters: metric
-            .filters
-            .lines()
-            .map(str::trim)
-            .filter(|f| !f.is_empty())
-            .map(str::to_owned)
-            .collect(),
-        description: metric.description.trim().to_owned(),
-        synonyms: tidy_synonyms(metric.synonyms.split(',').map(str::to_owned)),
-        ..Metric::default()
-    });
-    // Problems of the new metric only: its path, by name or by position.
-    let by_name = format!("metrics.{name}");
-    let by_index = format!("metrics[{index}]");
-    let field_problems: Vec<(String, String)> = validate(&ontology, dialect_of(&project))
+    // By name when it has one, and by position for one without a name yet.
+    let (by_name, by_index) = add(&mut ontology)?;
+    let field_problems: Vec<(String, String)> = validate(&ontology, dialect)
         .into_iter()
         .filter(|p| !before.contains(&p.path) || p.path == by_name)
         .filter_map(|p| {
@@ -298,8 +272,93 @@ pub async fn add_metric(
     store
         .save_draft(project.id, &ontology, user.id, crate::ssr::now())
         .await?;
-    tracing::info!(user = %user.id, project = %project.id, metric = %name, "added a metric");
+    tracing::info!(user = %user.id, project = %project.id, what, "added to a draft");
     Ok(Vec::new())
+}
+
+/// Adds a metric to the draft; see [`add_to_draft`] for what comes back.
+#[server(endpoint = "add_metric")]
+pub async fn add_metric(
+    project_id: String,
+    metric: MetricForm,
+) -> Result<Vec<(String, String)>, AppError> {
+    use cassis_core::ontology::{Aggregate, Metric, tidy_synonyms};
+    let aggregate: Aggregate = serde_json::from_value(serde_json::Value::String(
+        metric.aggregate.clone(),
+    ))
+    .map_err(|_| {
+        crate::ssr::respond_with(AppError::Invalid(format!(
+            "`{}` is not an aggregate.",
+            metric.aggregate
+        )))
+    })?;
+    add_to_draft(&project_id, "metric", |ontology| {
+        let name = metric.name.trim().to_owned();
+        let index = ontology.metrics.len();
+        ontology.metrics.push(Metric {
+            name: name.clone(),
+            label: metric.label.trim().to_owned(),
+            object: metric.object.trim().to_owned(),
+            aggregate,
+            expr: Some(metric.expr.trim().to_owned()).filter(|e| !e.is_empty()),
+            filters: metric
+                .filters
+                .lines()
+                .map(str::trim)
+                .filter(|f| !f.is_empty())
+                .map(str::to_owned)
+                .collect(),
+            description: metric.description.trim().to_owned(),
+            synonyms: tidy_synonyms(metric.synonyms.split(',').map(str::to_owned)),
+            ..Metric::default()
+        });
+        Ok((format!("metrics.{name}"), format!("metrics[{index}]")))
+    })
+    .await
+}
+
+/// Adds a business rule to the draft; see [`add_to_draft`].
+#[server(endpoint = "add_rule")]
+pub async fn add_rule(
+    project_id: String,
+    name: String,
+    #[server(default)] text: String,
+    #[server(default)] synonyms: String,
+) -> Result<Vec<(String, String)>, AppError> {
+    use cassis_core::ontology::{BusinessRule, tidy_synonyms};
+    add_to_draft(&project_id, "rule", |ontology| {
+        let name = name.trim().to_owned();
+        let index = ontology.rules.len();
+        ontology.rules.push(BusinessRule {
+            name: name.clone(),
+            text: text.trim().to_owned(),
+            synonyms: tidy_synonyms(synonyms.split(',').map(str::to_owned)),
+        });
+        Ok((format!("rules.{name}"), format!("rules[{index}]")))
+    })
+    .await
+}
+
+/// Adds a verified question with its approved SQL; see [`add_to_draft`].
+#[server(endpoint = "add_verified_question")]
+pub async fn add_verified_question(
+    project_id: String,
+    question: String,
+    #[server(default)] sql: String,
+    #[server(default)] description: String,
+) -> Result<Vec<(String, String)>, AppError> {
+    use cassis_core::ontology::VerifiedQuestion;
+    add_to_draft(&project_id, "verified question", |ontology| {
+        let index = ontology.verified_questions.len();
+        ontology.verified_questions.push(VerifiedQuestion {
+            question: question.trim().to_owned(),
+            sql: sql.trim().to_owned(),
+            description: description.trim().to_owned(),
+        });
+        let path = format!("verified_questions[{index}]");
+        Ok((path.clone(), path))
+    })
+    .await
 }
 
 /// Sets the label and description (a rule's text) of one element.

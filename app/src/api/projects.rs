@@ -48,6 +48,8 @@ pub struct ProjectDetail {
     /// Admins manage data sources; editors shape the ontology.
     pub can_manage: bool,
     pub can_edit: bool,
+    /// Who may use the project; the users are listed for admins only.
+    pub access: AccessView,
 }
 
 #[server(endpoint = "get_project")]
@@ -56,7 +58,18 @@ pub async fn get_project(id: String) -> Result<ProjectDetail, AppError> {
     use cassis_core::ontology::publishing::dialect_of;
     let user = crate::ssr::require_user().await?;
     let project = crate::ssr::project_of(&user, &id).await?;
+    // One request for the whole settings page: a second resource nested in
+    // the first one's view did not always hydrate with its own data.
+    let access = if user.is_admin() {
+        access_view(&user, &project).await?
+    } else {
+        AccessView {
+            access: project.access,
+            users: Vec::new(),
+        }
+    };
     Ok(ProjectDetail {
+        access,
         id: project.id,
         dialect: dialect_of(&project),
         connection: project.data_source.as_ref().and_then(|s| s.redacted_url()),
@@ -372,6 +385,14 @@ pub struct AccessView {
 pub async fn get_project_access(id: String) -> Result<AccessView, AppError> {
     let admin = crate::ssr::require_admin().await?;
     let project = crate::ssr::project_of(&admin, &id).await?;
+    access_view(&admin, &project).await
+}
+
+#[cfg(feature = "ssr")]
+async fn access_view(
+    admin: &cassis_core::account::User,
+    project: &cassis_core::project::Project,
+) -> Result<AccessView, AppError> {
     let store = crate::ssr::context()?.store;
     let members = store.project_members(project.id).await?;
     let users = store

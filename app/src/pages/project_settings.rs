@@ -1,7 +1,7 @@
 //! A project's name, description and data source; deleting it.
 
 use crate::api::projects::{
-    DeleteProject, ProjectDetail, SetProjectAccess, UpdateProject, get_project, get_project_access,
+    AccessView, DeleteProject, ProjectDetail, SetProjectAccess, UpdateProject, get_project,
 };
 use crate::components::page::{ErrorNotice, Loading};
 use crate::components::project_tabs::ProjectTabs;
@@ -47,6 +47,7 @@ fn Settings(project: ProjectDetail, update: ServerAction<UpdateProject>) -> impl
         dialect,
         connection,
         can_manage,
+        access,
         ..
     } = project;
     let id = id.to_string();
@@ -73,7 +74,7 @@ fn Settings(project: ProjectDetail, update: ServerAction<UpdateProject>) -> impl
                     })}
                     <button type="submit" class=BUTTON disabled=move || update.pending().get()>"Save changes"</button>
                 </ActionForm>
-                <AccessCard id=delete_id.clone() />
+                <AccessCard id=delete_id.clone() view=access.clone() />
                 <DeleteProjectCard id=delete_id.clone() name=delete_name.clone() />
             }.into_any()
         } else {
@@ -116,34 +117,38 @@ fn DeleteProjectCard(id: String, name: String) -> impl IntoView {
 }
 
 #[component]
-fn AccessCard(id: String) -> impl IntoView {
+fn AccessCard(id: String, view: AccessView) -> impl IntoView {
     let save = ServerAction::<SetProjectAccess>::new();
-    let view_id = id.clone();
-    let access = Resource::new(|| (), move |_| get_project_access(view_id.clone()));
     let id = StoredValue::new(id);
+    // The radios keep their own state once rendered: the
+    // attribute sets it on the server and in the browser alike.
+    let initially_members = view.access == ProjectAccess::Members;
+    let only_members = RwSignal::new(initially_members);
+    let chosen = RwSignal::new(
+        view.users
+            .iter()
+            .filter(|u| u.member)
+            .map(|u| u.id.clone())
+            .collect::<Vec<_>>(),
+    );
+    let on_save = move |_| {
+        save.dispatch(SetProjectAccess {
+            id: id.get_value(),
+            access: if only_members.get_untracked() {
+                "members"
+            } else {
+                "organization"
+            }
+            .to_owned(),
+            members: chosen.get_untracked(),
+        });
+    };
     view! {
         <div class=format!("{CARD} mt-8")>
             <h2 class=CARD_TITLE>"Who may use this project"</h2>
             <p class="mt-1 text-sm text-slate-600">
                 "Admins always may. Others see the project, ask it (here and through MCP) and edit it by their role only if it is open to them."
             </p>
-            <Suspense fallback=Loading>
-                {move || Suspend::new(async move {
-                    match access.await {
-                        Ok(view) => {
-                            // The radios keep their own state once rendered: the
-                            // attribute sets it on the server and in the browser alike.
-                            let initially_members = view.access == ProjectAccess::Members;
-                            let only_members = RwSignal::new(initially_members);
-                            let chosen = RwSignal::new(view.users.iter().filter(|u| u.member).map(|u| u.id.clone()).collect::<Vec<_>>());
-                            let on_save = move |_| {
-                                save.dispatch(SetProjectAccess {
-                                    id: id.get_value(),
-                                    access: if only_members.get_untracked() { "members" } else { "organization" }.to_owned(),
-                                    members: chosen.get_untracked(),
-                                });
-                            };
-                            view! {
                                 <div class="mt-4 space-y-2 text-sm">
                                     <label class="flex items-center gap-2">
                                         <input type="radio" name="access" checked=!initially_members on:change=move |_| only_members.set(false) />
@@ -184,12 +189,6 @@ fn AccessCard(id: String) -> impl IntoView {
                                         Err(error) => view! { <ErrorNotice error /> }.into_any(),
                                     })}
                                 </div>
-                            }.into_any()
-                        }
-                        Err(error) => view! { <ErrorNotice error /> }.into_any(),
-                    }
-                })}
-            </Suspense>
         </div>
     }
 }

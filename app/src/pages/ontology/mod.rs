@@ -8,8 +8,8 @@ mod outline;
 mod yaml_editor;
 
 use crate::api::ontology::{
-    AddMetric, BootstrapDraft, DraftView, RemoveElement, SaveDraft, SetSynonyms, UpdateElement,
-    get_draft,
+    AddMetric, AddRule, AddVerifiedQuestion, BootstrapDraft, DraftView, RemoveElement, SaveDraft,
+    SetSynonyms, UpdateElement, get_draft,
 };
 use crate::components::page::{ErrorNotice, Loading};
 use crate::components::project_tabs::ProjectTabs;
@@ -30,6 +30,8 @@ struct Actions {
     metric: ServerAction<AddMetric>,
     bootstrap: ServerAction<BootstrapDraft>,
     texts: ServerAction<UpdateElement>,
+    rule: ServerAction<AddRule>,
+    question: ServerAction<AddVerifiedQuestion>,
     remove: ServerAction<RemoveElement>,
     /// Bumped after every change that was saved: the draft is read again.
     saved: RwSignal<u32>,
@@ -47,6 +49,8 @@ pub fn OntologyPage() -> impl IntoView {
         metric: ServerAction::new(),
         bootstrap: ServerAction::new(),
         texts: ServerAction::new(),
+        rule: ServerAction::new(),
+        question: ServerAction::new(),
         remove: ServerAction::new(),
         saved: RwSignal::new(0),
         selected: RwSignal::new(None),
@@ -72,6 +76,20 @@ pub fn OntologyPage() -> impl IntoView {
     });
     Effect::new(move |_| {
         if let Some(Ok(_)) = actions.bootstrap.value().get() {
+            bump();
+        }
+    });
+    Effect::new(move |_| {
+        if let Some(Ok(problems)) = actions.rule.value().get()
+            && problems.is_empty()
+        {
+            bump();
+        }
+    });
+    Effect::new(move |_| {
+        if let Some(Ok(problems)) = actions.question.value().get()
+            && problems.is_empty()
+        {
             bump();
         }
     });
@@ -151,6 +169,7 @@ fn Editor(project_id: String, draft: DraftView, actions: Actions) -> impl IntoVi
             <diagram::Diagram ontology=draft.ontology.clone() />
         </div>
         {can_edit.then(|| view! { <MetricForm project_id=project_id.clone() ontology actions /> })}
+        {can_edit.then(|| view! { <RuleAndQuestionForms project_id=project_id.clone() actions /> })}
         <yaml_editor::YamlEditor project_id=project_id.clone() yaml=draft.yaml problems=draft.problems save=actions.save can_edit />
         {can_edit.then(|| view! { <Bootstrap project_id=project_id.clone() actions /> })}
     }
@@ -392,25 +411,8 @@ fn MetricForm(
 ) -> impl IntoView {
     let objects: Vec<String> =
         ontology.with_value(|o| o.objects.iter().map(|o| o.name.clone()).collect());
-    let problem = move |field: &'static str| {
-        move || {
-            actions
-                .metric
-                .value()
-                .get()
-                .and_then(Result::ok)
-                .and_then(|problems| {
-                    let messages: Vec<String> = problems
-                        .into_iter()
-                        .filter(|(f, _)| f == field)
-                        .map(|(_, message)| message)
-                        .collect();
-                    (!messages.is_empty()).then(
-                        || view! { <p class=FIELD_ERROR role="alert">{messages.join("; ")}</p> },
-                    )
-                })
-        }
-    };
+    let outcome = Signal::derive(move || actions.metric.value().get());
+    let problem = move |field: &'static str| field_problem(outcome, field);
     let aggregates = [
         (Aggregate::Count, "count", "count of rows"),
         (
@@ -423,7 +425,7 @@ fn MetricForm(
         (Aggregate::Min, "min", "minimum"),
         (Aggregate::Max, "max", "maximum"),
     ];
-    let added = move || matches!(actions.metric.value().get(), Some(Ok(ref problems)) if problems.is_empty());
+    let added = added(outcome);
     view! {
         <div class=format!("{CARD} mt-4")>
             <h2 class=CARD_TITLE>"Add a metric"</h2>
@@ -518,6 +520,96 @@ fn Bootstrap(project_id: String, actions: Actions) -> impl IntoView {
                     })}
                 </div>
             </ActionForm>
+        </div>
+    }
+}
+
+/// The problems a refused add form got back for one of its fields.
+fn field_problem(
+    outcome: Signal<Option<Result<Vec<(String, String)>, crate::error::AppError>>>,
+    field: &'static str,
+) -> impl Fn() -> Option<AnyView> + Send + Sync + 'static {
+    move || {
+        let messages: Vec<String> = outcome
+            .get()
+            .and_then(Result::ok)?
+            .into_iter()
+            .filter(|(f, _)| f == field)
+            .map(|(_, message)| message)
+            .collect();
+        (!messages.is_empty()).then(|| {
+            view! { <p class=FIELD_ERROR role="alert">{messages.join("; ")}</p> }.into_any()
+        })
+    }
+}
+
+/// Whether the last add went through.
+fn added(
+    outcome: Signal<Option<Result<Vec<(String, String)>, crate::error::AppError>>>,
+) -> impl Fn() -> bool + Send + Sync + 'static {
+    move || matches!(outcome.get(), Some(Ok(ref problems)) if problems.is_empty())
+}
+
+#[component]
+fn RuleAndQuestionForms(project_id: String, actions: Actions) -> impl IntoView {
+    let rule = Signal::derive(move || actions.rule.value().get());
+    let question = Signal::derive(move || actions.question.value().get());
+    let question_project = project_id.clone();
+    view! {
+        <div class="mt-4 grid gap-4 lg:grid-cols-2">
+            <div class=CARD>
+                <h2 class=CARD_TITLE>"Add a business rule"</h2>
+                <p class="mt-1 text-sm text-slate-600">"How the business reads its data, in words the planner and people follow."</p>
+                <ActionForm action=actions.rule attr:class="mt-4 space-y-3" attr:data-testid="rule-form">
+                    <input type="hidden" name="project_id" value=project_id.clone() />
+                    <div>
+                        <label for="rule-name" class=LABEL>"Name"</label>
+                        <input id="rule-name" name="name" type="text" class=INPUT placeholder="fiscal_year" />
+                        {field_problem(rule, "name")}
+                    </div>
+                    <div>
+                        <label for="rule-text" class=LABEL>"Rule"</label>
+                        <textarea id="rule-text" name="text" rows="2" class=INPUT placeholder="The fiscal year starts on 1 April."></textarea>
+                        {field_problem(rule, "text")}
+                    </div>
+                    <div>
+                        <label for="rule-synonyms" class=LABEL>"Synonyms (comma-separated)"</label>
+                        <input id="rule-synonyms" name="synonyms" type="text" class=INPUT />
+                        {field_problem(rule, "synonyms")}
+                    </div>
+                    <div class="flex items-center gap-3">
+                        <button type="submit" class=BUTTON disabled=move || actions.rule.pending().get()>"Add rule"</button>
+                        {move || added(rule)().then(|| view! { <span class="text-sm text-emerald-800" role="status">"Added to the draft."</span> })}
+                        {move || rule.get().and_then(Result::err).map(|error| view! { <ErrorNotice error /> })}
+                    </div>
+                </ActionForm>
+            </div>
+            <div class=CARD>
+                <h2 class=CARD_TITLE>"Add a verified question"</h2>
+                <p class="mt-1 text-sm text-slate-600">"A question with the SQL that answers it: the planner learns from it and every publish checks it."</p>
+                <ActionForm action=actions.question attr:class="mt-4 space-y-3" attr:data-testid="question-form">
+                    <input type="hidden" name="project_id" value=question_project />
+                    <div>
+                        <label for="vq-question" class=LABEL>"Question"</label>
+                        <input id="vq-question" name="question" type="text" class=INPUT placeholder="How many races were held in 2023?" />
+                        {field_problem(question, "question")}
+                    </div>
+                    <div>
+                        <label for="vq-sql" class=LABEL>"Approved SQL"</label>
+                        <textarea id="vq-sql" name="sql" rows="3" class=format!("{INPUT} font-mono text-xs")></textarea>
+                        {field_problem(question, "sql")}
+                    </div>
+                    <div>
+                        <label for="vq-description" class=LABEL>"Description"</label>
+                        <input id="vq-description" name="description" type="text" class=INPUT />
+                    </div>
+                    <div class="flex items-center gap-3">
+                        <button type="submit" class=BUTTON disabled=move || actions.question.pending().get()>"Add question"</button>
+                        {move || added(question)().then(|| view! { <span class="text-sm text-emerald-800" role="status">"Added to the draft."</span> })}
+                        {move || question.get().and_then(Result::err).map(|error| view! { <ErrorNotice error /> })}
+                    </div>
+                </ActionForm>
+            </div>
         </div>
     }
 }
