@@ -524,9 +524,13 @@ fn Bootstrap(project_id: String, actions: Actions) -> impl IntoView {
     }
 }
 
+/// What an add form's server function answered: problems by field, empty
+/// when the element was added.
+type AddOutcome = Signal<Option<Result<Vec<(String, String)>, crate::error::AppError>>>;
+
 /// The problems a refused add form got back for one of its fields.
 fn field_problem(
-    outcome: Signal<Option<Result<Vec<(String, String)>, crate::error::AppError>>>,
+    outcome: AddOutcome,
     field: &'static str,
 ) -> impl Fn() -> Option<AnyView> + Send + Sync + 'static {
     move || {
@@ -544,9 +548,7 @@ fn field_problem(
 }
 
 /// Whether the last add went through.
-fn added(
-    outcome: Signal<Option<Result<Vec<(String, String)>, crate::error::AppError>>>,
-) -> impl Fn() -> bool + Send + Sync + 'static {
+fn added(outcome: AddOutcome) -> impl Fn() -> bool + Send + Sync + 'static {
     move || matches!(outcome.get(), Some(Ok(ref problems)) if problems.is_empty())
 }
 
