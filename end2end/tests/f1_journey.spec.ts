@@ -98,6 +98,7 @@ test('a data team connects F1, shapes and publishes its ontology, and gets the s
   const editor = page.getByTestId('yaml-editor');
   const broken = curated.replace('table: drivers', 'table: "drivers; DROP TABLE x"');
   await editor.fill(broken);
+  await expect(page.getByTestId('unsaved')).toBeVisible();
   await expect(page.getByTestId('problems')).toContainText('objects.driver.table');
   await expect(page.getByTestId('problems')).toContainText(/line \d+/);
   await editor.fill(curated);

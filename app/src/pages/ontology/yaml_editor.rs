@@ -18,7 +18,11 @@ pub fn YamlEditor(
     save: ServerAction<SaveDraft>,
     can_edit: bool,
 ) -> impl IntoView {
+    // What was saved, to tell the user when the editor holds more: edits
+    // made elsewhere on the page re-read the draft and would replace them.
+    let saved = StoredValue::new(yaml.clone());
     let text = RwSignal::new(yaml);
+    let unsaved = move || text.with(|t| saved.with_value(|s| t != s));
     let check = ServerAction::<CheckDraft>::new();
     let typed = RwSignal::new(0u32);
     let project_id = StoredValue::new(project_id);
@@ -56,7 +60,14 @@ pub fn YamlEditor(
     view! {
         <div class=format!("{CARD} mt-4")>
             <div class="flex flex-wrap items-center justify-between gap-3">
-                <h2 class=CARD_TITLE>"YAML"</h2>
+                <h2 class=CARD_TITLE>
+                    "YAML"
+                    {move || unsaved().then(|| view! {
+                        <span class="ml-2 rounded bg-amber-100 px-2 py-0.5 text-xs font-semibold text-amber-900" data-testid="unsaved">
+                            "Unsaved: save before editing elsewhere on this page"
+                        </span>
+                    })}
+                </h2>
                 {can_edit.then(|| view! { <ImportFile text on_import=schedule_check /> })}
             </div>
             <p class="mt-1 text-sm text-slate-600">"The whole draft as code. Problems are listed with their line as you type; a draft may keep problems, but publishing needs none."</p>
