@@ -295,3 +295,36 @@ mod round_trip {
         }
     }
 }
+
+#[test]
+fn an_added_element_gets_its_own_problems_by_field() {
+    let before = ontology::from_yaml(SMALL).unwrap();
+    let mut after = before.clone();
+    let mut metric = before.metrics[0].clone();
+    metric.filters = vec!["position <=".to_owned()];
+    after.metrics.push(metric.clone());
+    let problems = ontology::problems_of_added(
+        &before,
+        &after,
+        Dialect::Postgres,
+        &format!("metrics.{}", metric.name),
+        &format!("metrics[{}]", before.metrics.len()),
+    );
+    let fields: Vec<&str> = problems.iter().map(|(field, _)| field.as_str()).collect();
+    // The same name twice, and a condition that is not SQL.
+    assert_eq!(fields, ["name", "filters"], "{problems:?}");
+
+    let mut unnamed = before.clone();
+    unnamed.rules.push(ontology::BusinessRule::default());
+    let index = format!("rules[{}]", before.rules.len());
+    let problems =
+        ontology::problems_of_added(&before, &unnamed, Dialect::Postgres, &index, &index);
+    assert!(
+        problems.iter().any(|(field, _)| field == "name"),
+        "{problems:?}"
+    );
+    assert!(
+        problems.iter().any(|(field, _)| field == "text"),
+        "{problems:?}"
+    );
+}

@@ -145,14 +145,11 @@ pub async fn verify_question(chat_id: String, turn: i64) -> Result<bool, AppErro
     };
     let mut ontology = match store.draft(chat.project_id).await? {
         Some(draft) => draft.ontology,
-        None => match store.latest_version_number(chat.project_id).await? {
-            Some(n) => store
-                .version(chat.project_id, n)
-                .await?
-                .map(|v| v.ontology)
-                .unwrap_or_default(),
-            None => Default::default(),
-        },
+        None => store
+            .latest_version(chat.project_id)
+            .await?
+            .map(|v| v.ontology)
+            .unwrap_or_default(),
     };
     let description = format!("Verified from chat {} by {}", chat.id, user.email);
     if !ontology.verify_question(&question, &sql, &description) {

@@ -225,8 +225,8 @@ async fn add_to_draft(
     what: &str,
     add: impl FnOnce(&mut Ontology) -> Result<(String, String), AppError>,
 ) -> Result<Vec<(String, String)>, AppError> {
+    use cassis_core::ontology::problems_of_added;
     use cassis_core::ontology::publishing::dialect_of;
-    use cassis_core::ontology::validate;
     let user = crate::ssr::require_editor().await?;
     let project = crate::ssr::project_of(&user, project_id).await?;
     let store = crate::ssr::context()?.store;
@@ -235,37 +235,15 @@ async fn add_to_draft(
         .await?
         .map(|d| d.ontology)
         .unwrap_or_default();
-    let dialect = dialect_of(&project);
-    let before: Vec<String> = validate(&ontology, dialect)
-        .into_iter()
-        .map(|p| p.path)
-        .collect();
-    // By name when it has one, and by position for one without a name yet.
+    let before = ontology.clone();
     let (by_name, by_index) = add(&mut ontology)?;
-    let field_problems: Vec<(String, String)> = validate(&ontology, dialect)
-        .into_iter()
-        .filter(|p| !before.contains(&p.path) || p.path == by_name)
-        .filter_map(|p| {
-            let rest = p
-                .path
-                .strip_prefix(&by_name)
-                .or_else(|| p.path.strip_prefix(&by_index))?;
-            // `filters[0]` belongs to the conditions field.
-            let field = rest
-                .trim_start_matches('.')
-                .split(['.', '['])
-                .next()
-                .unwrap_or_default();
-            Some((
-                if field.is_empty() {
-                    "name".to_owned()
-                } else {
-                    field.to_owned()
-                },
-                p.message,
-            ))
-        })
-        .collect();
+    let field_problems = problems_of_added(
+        &before,
+        &ontology,
+        dialect_of(&project),
+        &by_name,
+        &by_index,
+    );
     if !field_problems.is_empty() {
         return Ok(field_problems);
     }

@@ -28,20 +28,6 @@ pub struct VersionRow {
     pub note: String,
 }
 
-#[cfg(feature = "ssr")]
-async fn latest(
-    store: &cassis_core::store::Store,
-    project: &cassis_core::project::Project,
-) -> Result<Option<(u32, cassis_core::ontology::Ontology)>, AppError> {
-    Ok(match store.latest_version_number(project.id).await? {
-        Some(number) => store
-            .version(project.id, number)
-            .await?
-            .map(|v| (number, v.ontology)),
-        None => None,
-    })
-}
-
 #[server(endpoint = "preview_publish")]
 pub async fn preview_publish(project_id: String) -> Result<PublishPreview, AppError> {
     use cassis_core::account::Role;
@@ -51,9 +37,9 @@ pub async fn preview_publish(project_id: String) -> Result<PublishPreview, AppEr
     let project = crate::ssr::project_of(&user, &project_id).await?;
     let store = crate::ssr::context()?.store;
     let draft = store.draft(project.id).await?.map(|d| d.ontology);
-    let latest = latest(&store, &project).await?;
+    let latest = store.latest_version(project.id).await?;
     let empty = cassis_core::ontology::Ontology::default();
-    let base = latest.as_ref().map_or(&empty, |(_, o)| o);
+    let base = latest.as_ref().map_or(&empty, |v| &v.ontology);
     let (changes, problems, verified_questions) = match &draft {
         Some(draft) => (
             diff(base, draft),
@@ -66,7 +52,7 @@ pub async fn preview_publish(project_id: String) -> Result<PublishPreview, AppEr
         None => (Vec::new(), Vec::new(), 0),
     };
     Ok(PublishPreview {
-        latest_version: latest.map(|(n, _)| n),
+        latest_version: latest.map(|v| v.number),
         has_draft: draft.is_some(),
         changes,
         problems,

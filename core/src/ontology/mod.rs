@@ -15,6 +15,6 @@ mod yaml;
 pub use diff::{Change, ChangeKind, Concept, diff};
 pub use edit::{Element, tidy_synonyms};
 pub use model::*;
-pub use validate::{Problem, validate};
+pub use validate::{Problem, problems_of_added, validate};
 #[cfg(feature = "ssr")]
 pub use yaml::{YamlError, from_yaml, locate, to_yaml};

@@ -101,10 +101,7 @@ pub async fn check_regressions(
     draft: &Ontology,
     now: Timestamp,
 ) -> Result<Vec<RegressionCheck>, StoreError> {
-    let latest = match store.latest_version_number(project.id).await? {
-        Some(number) => store.version(project.id, number).await?.map(|v| v.ontology),
-        None => None,
-    };
+    let latest = store.latest_version(project.id).await?.map(|v| v.ontology);
     let mut questions: Vec<String> = Vec::new();
     let verified = draft
         .verified_questions

@@ -41,6 +41,43 @@ pub fn validate(ontology: &Ontology, dialect: Dialect) -> Vec<Problem> {
     check.problems
 }
 
+/// The problems an element added to `before` brings, each with the field it
+/// belongs to (`name`, `object`, `expr`, `filters`, `sql`, ...): what a form
+/// that adds one element shows next to its fields. The element is named by
+/// its path (`metrics.wins`) and by its position (`metrics[3]`), for one
+/// without a name yet; problems `before` already had are left out, except a
+/// name clash, which the new element causes.
+pub fn problems_of_added(
+    before: &Ontology,
+    after: &Ontology,
+    dialect: Dialect,
+    by_name: &str,
+    by_index: &str,
+) -> Vec<(String, String)> {
+    let known: HashSet<String> = validate(before, dialect)
+        .into_iter()
+        .map(|p| p.path)
+        .collect();
+    validate(after, dialect)
+        .into_iter()
+        .filter(|p| !known.contains(&p.path) || p.path == by_name)
+        .filter_map(|p| {
+            let rest = p
+                .path
+                .strip_prefix(by_name)
+                .or_else(|| p.path.strip_prefix(by_index))?;
+            // `filters[0]` belongs to the conditions field.
+            let field = rest
+                .trim_start_matches('.')
+                .split(['.', '['])
+                .next()
+                .unwrap_or_default();
+            let field = if field.is_empty() { "name" } else { field };
+            Some((field.to_owned(), p.message))
+        })
+        .collect()
+}
+
 struct Checker {
     dialect: Dialect,
     problems: Vec<Problem>,

@@ -165,6 +165,17 @@ impl Store {
         .transpose()
     }
 
+    /// The newest published version, if any.
+    pub async fn latest_version(
+        &self,
+        project_id: Uuid,
+    ) -> Result<Option<PublishedVersion>, StoreError> {
+        match self.latest_version_number(project_id).await? {
+            Some(number) => self.version(project_id, number).await,
+            None => Ok(None),
+        }
+    }
+
     pub async fn latest_version_number(&self, project_id: Uuid) -> Result<Option<u32>, StoreError> {
         let row = sqlx::query(
             "SELECT MAX(version) AS version FROM ontology_versions WHERE project_id = $1",
