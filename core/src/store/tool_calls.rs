@@ -9,10 +9,11 @@ pub struct ToolCall {
     pub organization_id: Uuid,
     pub user_id: Uuid,
     pub api_key_id: Option<Uuid>,
-    pub tool: String,
+    /// A tool's name: the server's own, never the caller's text.
+    pub tool: &'static str,
     pub project_id: Option<String>,
     /// `ok` for `ping` and `list_projects`; the response status for `ask_question`.
-    pub status: String,
+    pub status: &'static str,
     pub duration_ms: i64,
     pub created_at: Timestamp,
 }
@@ -35,9 +36,9 @@ impl Store {
                     .bind(call.organization_id.to_string())
                     .bind(call.user_id.to_string())
                     .bind(call.api_key_id.map(|id| id.to_string()))
-                    .bind(call.tool.clone())
+                    .bind(call.tool)
                     .bind(call.project_id.clone())
-                    .bind(call.status.clone())
+                    .bind(call.status)
                     .bind(call.duration_ms)
                     .bind(call.created_at.as_millis());
             }

@@ -8,7 +8,7 @@
 //! unchanged, and the answer is the bytes rmcp would send (tested side by
 //! side), so clients cannot tell the paths apart.
 
-use super::tools::CassisTools;
+use super::tools::{CassisTools, Pong};
 use super::{Caller, MAX_MCP_BODY_BYTES};
 use axum::body::{Body, Bytes};
 use axum::extract::Request;
@@ -21,6 +21,8 @@ use rmcp::transport::streamable_http_server::StreamableHttpService;
 use rmcp::transport::streamable_http_server::session::never::NeverSessionManager;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use serde_json::value::RawValue;
+use std::sync::OnceLock;
 
 /// Protocol versions whose `tools/call` needs no per-request metadata.
 const PLAIN_VERSIONS: [&str; 3] = ["2025-11-25", "2025-06-18", "2025-03-26"];
@@ -54,7 +56,7 @@ struct Envelope<'a, T: Serialize> {
 
 #[derive(Serialize)]
 struct Success {
-    result: CallToolResult,
+    result: Box<RawValue>,
 }
 
 #[derive(Serialize)]
@@ -133,33 +135,34 @@ impl McpEndpoint {
 }
 
 async fn answer(tools: &CassisTools, caller: &Caller, call: &PlainCall) -> Response {
-    let outcome = match call.params.name.as_str() {
-        "ping" => tools.pong(caller).await.and_then(structured),
-        _ => Box::pin(tools.projects(caller)).await.and_then(structured),
+    let result = match call.params.name.as_str() {
+        // Recorded like every call; its result never changes.
+        "ping" => tools.pong(caller).await.map(|_| pong_result().to_owned()),
+        _ => Box::pin(tools.projects(caller))
+            .await
+            .and_then(|projects| tool_result(&projects)),
     };
-    let body = match outcome {
-        Ok(structured_content) => serde_json::to_vec(&Envelope {
-            jsonrpc: "2.0",
-            id: &call.id,
-            outcome: Success {
-                result: CallToolResult {
-                    content: [TextContent {
-                        r#type: "text",
-                        text: structured_content.to_string(),
-                    }],
-                    structured_content,
-                    is_error: false,
-                },
+    let mut body = Vec::with_capacity(256);
+    let written = match result {
+        Ok(result) => serde_json::to_writer(
+            &mut body,
+            &Envelope {
+                jsonrpc: "2.0",
+                id: &call.id,
+                outcome: Success { result },
             },
-        }),
-        Err(error) => serde_json::to_vec(&Envelope {
-            jsonrpc: "2.0",
-            id: &call.id,
-            outcome: Failure { error },
-        }),
+        ),
+        Err(error) => serde_json::to_writer(
+            &mut body,
+            &Envelope {
+                jsonrpc: "2.0",
+                id: &call.id,
+                outcome: Failure { error },
+            },
+        ),
     };
-    match body {
-        Ok(body) => (
+    match written {
+        Ok(()) => (
             [(CONTENT_TYPE, HeaderValue::from_static("application/json"))],
             Bytes::from(body),
         )
@@ -168,8 +171,26 @@ async fn answer(tools: &CassisTools, caller: &Caller, call: &PlainCall) -> Respo
     }
 }
 
-fn structured<T: Serialize>(result: T) -> Result<Value, ErrorData> {
-    serde_json::to_value(result).map_err(|e| ErrorData::internal_error(e.to_string(), None))
+/// `ping`'s `CallToolResult`, serialised once.
+fn pong_result() -> &'static RawValue {
+    static RESULT: OnceLock<Box<RawValue>> = OnceLock::new();
+    RESULT.get_or_init(|| tool_result(&Pong::OK).expect("a constant serialises"))
+}
+
+/// A tool's result as rmcp writes it: the structured content and its text,
+/// both from a `Value`, whose keys serde_json sorts, so the bytes match.
+fn tool_result<T: Serialize>(output: &T) -> Result<Box<RawValue>, ErrorData> {
+    let internal = |e: serde_json::Error| ErrorData::internal_error(e.to_string(), None);
+    let structured_content = serde_json::to_value(output).map_err(internal)?;
+    serde_json::value::to_raw_value(&CallToolResult {
+        content: [TextContent {
+            r#type: "text",
+            text: structured_content.to_string(),
+        }],
+        structured_content,
+        is_error: false,
+    })
+    .map_err(internal)
 }
 
 /// The Host check rmcp makes against DNS rebinding (a listed host, with its

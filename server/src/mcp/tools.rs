@@ -149,15 +149,19 @@ impl CassisTools {
     }
 }
 
+impl Pong {
+    pub const OK: Pong = Pong {
+        status: "ok",
+        server: "cassis",
+    };
+}
+
 impl CassisTools {
     /// The `ping` result, recorded.
     pub async fn pong(&self, caller: &Caller) -> Result<Pong, ErrorData> {
         let started = Instant::now();
         self.record(caller, "ping", None, "ok", started).await;
-        Ok(Pong {
-            status: "ok",
-            server: "cassis",
-        })
+        Ok(Pong::OK)
     }
 
     /// The `list_projects` result, recorded.
@@ -198,18 +202,18 @@ impl CassisTools {
     async fn record(
         &self,
         caller: &Caller,
-        tool: &str,
+        tool: &'static str,
         project_id: Option<String>,
-        status: &str,
+        status: &'static str,
         started: Instant,
     ) {
         let call = ToolCall {
             organization_id: caller.user.organization_id,
             user_id: caller.user.id,
             api_key_id: caller.api_key_id,
-            tool: tool.to_owned(),
+            tool,
             project_id,
-            status: status.to_owned(),
+            status,
             duration_ms: i64::try_from(started.elapsed().as_millis()).unwrap_or(i64::MAX),
             created_at: clock::now(),
         };
