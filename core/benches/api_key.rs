@@ -6,41 +6,23 @@
 //!
 //!   cargo bench -p cassis-core --features ssr --bench api_key
 
-use cassis_core::account::{Email, Role};
-use cassis_core::auth::{self, ApiKeySecret, Password};
-use cassis_core::store::{NewApiKey, NewUser, Store};
+use cassis_core::auth::{self, ApiKeySecret};
+use cassis_core::store::NewApiKey;
 use cassis_core::time::Timestamp;
 use criterion::{Criterion, criterion_group, criterion_main};
 use std::hint::black_box;
+
+mod common;
 
 fn api_key(c: &mut Criterion) {
     let runtime = tokio::runtime::Runtime::new().expect("a Tokio runtime");
     let dir = tempfile::tempdir().expect("a temporary directory");
     let now = Timestamp::from_millis(1_800_000_000_000);
     let (store, secret) = runtime.block_on(async {
-        let store = Store::connect(&format!(
-            "sqlite://{}",
-            dir.path().join("meta.sqlite").display()
-        ))
-        .await
-        .expect("the store opens");
-        store.migrate().await.expect("the schema applies");
-        let org = store.create_organization("Bench", now).await.unwrap();
-        let user = store
-            .create_user(
-                NewUser {
-                    organization_id: org.id,
-                    email: Email::parse("bench@example.com").unwrap(),
-                    password_hash: Password::new("bench password").unwrap().hash().unwrap(),
-                    role: Role::Admin,
-                },
-                now,
-            )
-            .await
-            .unwrap();
+        let (store, user) = common::store_with_admin(dir.path(), now).await;
         let secret = ApiKeySecret::generate();
         let key = NewApiKey {
-            organization_id: org.id,
+            organization_id: user.organization_id,
             user_id: user.id,
             name: "bench",
             expires_at: None,

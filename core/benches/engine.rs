@@ -4,8 +4,6 @@
 //!
 //!   cargo bench -p cassis-core --features ssr --bench engine
 
-use cassis_core::account::{Email, Role};
-use cassis_core::auth::Password;
 use cassis_core::engine::compile::compile;
 use cassis_core::engine::lexicon::{AttributeValues, Lexicon};
 use cassis_core::engine::planner::{Planned, plan};
@@ -15,12 +13,13 @@ use cassis_core::ontology::{
     from_yaml,
 };
 use cassis_core::project::{DataSource, Dialect, ProjectName};
-use cassis_core::store::{NewUser, Store};
 use cassis_core::time::Timestamp;
 use cassis_core::warehouse::csv_load::{LoadOptions, load_csv_dir};
 use criterion::{Criterion, criterion_group, criterion_main};
 use std::hint::black_box;
 use std::path::Path;
+
+mod common;
 
 const SEED_QUESTION: &str = "Who won the most races in 2023?";
 
@@ -176,30 +175,11 @@ fn asking(c: &mut Criterion) {
         load_csv_dir(&warehouse, &data, &options, &mut |_| {})
             .await
             .unwrap();
-        let store = Store::connect(&format!(
-            "sqlite://{}",
-            dir.path().join("meta.sqlite").display()
-        ))
-        .await
-        .unwrap();
-        store.migrate().await.unwrap();
         let now = Timestamp::from_millis(1_800_000_000_000);
-        let org = store.create_organization("Bench", now).await.unwrap();
-        let user = store
-            .create_user(
-                NewUser {
-                    organization_id: org.id,
-                    email: Email::parse("bench@example.com").unwrap(),
-                    password_hash: Password::new("bench password").unwrap().hash().unwrap(),
-                    role: Role::Admin,
-                },
-                now,
-            )
-            .await
-            .unwrap();
+        let (store, user) = common::store_with_admin(dir.path(), now).await;
         let project = store
             .create_project(
-                org.id,
+                user.organization_id,
                 &ProjectName::parse("F1").unwrap(),
                 "",
                 Some(DataSource {

@@ -65,13 +65,18 @@ impl FromRef<AppState> for LeptosOptions {
 
 /// The whole server: routes, then the middleware every request passes.
 pub fn app(state: AppState) -> Router {
-    let routes = generate_route_list(App);
+    let page_routes = generate_route_list(App);
     let context = state.app.clone();
     let pages = Router::new()
-        .leptos_routes_with_context(&state, routes, move || provide_context(context.clone()), {
-            let options = LeptosOptions::clone(&state.leptos_options);
-            move || shell(options.clone())
-        })
+        .leptos_routes_with_context(
+            &state,
+            page_routes,
+            move || provide_context(context.clone()),
+            {
+                let options = LeptosOptions::clone(&state.leptos_options);
+                move || shell(options.clone())
+            },
+        )
         .fallback(leptos_axum::file_and_error_handler::<AppState, _>(shell))
         .layer(middleware::from_fn_with_state(
             state.clone(),

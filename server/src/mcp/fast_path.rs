@@ -22,6 +22,7 @@ use rmcp::transport::streamable_http_server::session::never::NeverSessionManager
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use serde_json::value::RawValue;
+use std::borrow::Cow;
 use std::sync::OnceLock;
 
 /// Protocol versions whose `tools/call` needs no per-request metadata.
@@ -56,7 +57,7 @@ struct Envelope<'a, T: Serialize> {
 
 #[derive(Serialize)]
 struct Success {
-    result: Box<RawValue>,
+    result: Cow<'static, RawValue>,
 }
 
 #[derive(Serialize)]
@@ -137,10 +138,14 @@ impl McpEndpoint {
 async fn answer(tools: &CassisTools, caller: &Caller, call: &PlainCall) -> Response {
     let result = match call.params.name.as_str() {
         // Recorded like every call; its result never changes.
-        "ping" => tools.pong(caller).await.map(|_| pong_result().to_owned()),
+        "ping" => tools
+            .pong(caller)
+            .await
+            .map(|_| Cow::Borrowed(pong_result())),
         _ => Box::pin(tools.projects(caller))
             .await
-            .and_then(|projects| tool_result(&projects)),
+            .and_then(|projects| tool_result(&projects))
+            .map(Cow::Owned),
     };
     let mut body = Vec::with_capacity(256);
     let written = match result {
