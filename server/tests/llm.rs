@@ -325,7 +325,7 @@ fn claude_plans_with_the_ontology_and_cassis_compiles_decides_and_answers() {
     assert_eq!(messages[2]["content"], "and in 2021?");
 
     // Cassis, not the model, decides forks: points left without a variant
-    // wait for approval, and the approval runs without asking Claude again.
+    // take the ontology's default reading rather than the model's silence.
     model.script([anthropic_tool_use(
         "submit_plan",
         json!({
@@ -337,31 +337,22 @@ fn claude_plans_with_the_ontology_and_cassis_compiles_decides_and_answers() {
             ]
         }),
     )]);
-    let fork = claude(
+    // The ontology's default reading settles the variant the model left
+    // open: answered at once, with the reading stated.
+    let settled = claude(
         &data,
         &model,
         &["How many points did Verstappen score in 2023?"],
     );
-    assert_eq!(fork["status"], "needs_execution", "{fork:#}");
-    let assumption = &fork["plan"]["assumptions"][0];
-    assert_eq!(
-        assumption["options"],
-        json!(["race_only", "race_and_sprint"])
+    assert_eq!(settled["status"], "answered", "{settled:#}");
+    assert_eq!(rows(&settled), &json!([["Max Verstappen", 530]]));
+    assert!(
+        settled["answer"]
+            .as_str()
+            .unwrap()
+            .contains("the default reading"),
+        "{settled:#}"
     );
-    assert_eq!(assumption["selected"], "race_only");
-    model.script([]);
-    let approved = claude(
-        &data,
-        &model,
-        &[
-            "--chat",
-            fork["chat_id"].as_str().unwrap(),
-            "--execute-pending-plan",
-        ],
-    );
-    assert_eq!(approved["status"], "answered", "{approved:#}");
-    assert_eq!(rows(&approved), &json!([["Max Verstappen", 530]]));
-    assert!(model.requests().is_empty(), "an approval needs no model");
 }
 
 #[test]

@@ -87,6 +87,11 @@ pub fn filter_phrase(ontology: &Ontology, plan: &SemanticPlan) -> String {
                     )
                 }
             }
+            Condition::NoneOf(values) => format!(
+                "excluding {} {}",
+                attribute_label(ontology, &filter.attribute).to_lowercase(),
+                list(values)
+            ),
             Condition::AtLeast(v) => format!("since {v}"),
             Condition::After(v) => format!("after {v}"),
             Condition::Before(v) => format!("before {v}"),
@@ -281,6 +286,39 @@ fn measure_text(
         .join(" and ");
     if ranked && dims == 1 && plan.limit.is_none_or(|l| l > 1) || ranked && plan.limit == Some(1) {
         let most = if descending { "the most" } else { "the fewest" };
+        let what = label
+            .strip_prefix("Number of ")
+            .unwrap_or(&label)
+            .to_lowercase();
+        // Rows level with the first share the top: said so, never as a win.
+        let tied = rows
+            .iter()
+            .take_while(|row| value_of(row) == value_of(&rows[0]))
+            .count();
+        if tied > 1 && results.total_rows as usize >= tied {
+            let names: Vec<String> = rows.iter().take(tied.min(LISTED)).map(key_of).collect();
+            let more = if tied > LISTED {
+                format!(" and {} more", tied - LISTED)
+            } else {
+                String::new()
+            };
+            let next: Vec<String> = rows
+                .iter()
+                .skip(tied)
+                .take(2)
+                .map(|row| format!("{} ({})", key_of(row), value_of(row)))
+                .collect();
+            let then = if next.is_empty() {
+                String::new()
+            } else {
+                format!(", then {}", join_and(&next))
+            };
+            return format!(
+                "{}{more} tie for {most} {what}{filters} with {} each{then}.",
+                join_and(&names),
+                value_of(&rows[0])
+            );
+        }
         let others: Vec<String> = rows
             .iter()
             .skip(1)
@@ -300,9 +338,8 @@ fn measure_text(
             String::new()
         };
         return format!(
-            "{} had {most} {}{filters}: {}{ahead}{more}.",
+            "{} had {most} {what}{filters}: {}{ahead}{more}.",
             key_of(&rows[0]),
-            label.to_lowercase(),
             value_of(&rows[0])
         );
     }
@@ -327,8 +364,43 @@ fn measure_text(
 
 #[cfg(test)]
 mod tests {
-    use super::format_value;
+    use super::{answer_text, format_value};
+    use crate::engine::plan::{AttributeRef, Measure, Order, SemanticPlan};
+    use crate::engine::response::ResultSet;
     use serde_json::json;
+
+    #[test]
+    fn a_tie_at_the_top_is_said_to_be_one() {
+        let ontology =
+            crate::ontology::from_yaml(include_str!("../../../examples/wholesale/ontology.yaml"))
+                .unwrap();
+        let plan = SemanticPlan {
+            measures: vec![Measure::Metric {
+                metric: "customer_count".to_owned(),
+                variant: None,
+            }],
+            dimensions: vec![AttributeRef::new("nation", "nation_name")],
+            order: Some(Order::Measure {
+                index: 0,
+                descending: true,
+            }),
+            ..SemanticPlan::default()
+        };
+        let results = ResultSet {
+            columns: vec!["nation_name".to_owned(), "customer_count".to_owned()],
+            rows: vec![
+                vec![json!("IRAN"), json!(72)],
+                vec![json!("MOROCCO"), json!(72)],
+                vec![json!("CANADA"), json!(69)],
+            ],
+            total_rows: 3,
+            truncated: false,
+        };
+        assert_eq!(
+            answer_text(&ontology, &plan, &results),
+            "IRAN and MOROCCO tie for the most customers with 72 each, then CANADA (69)."
+        );
+    }
 
     #[test]
     fn numbers_read_the_same_everywhere() {

@@ -533,6 +533,7 @@ impl Engine {
                 }
                 plan.assumptions
                     .extend(planner::variant_assumptions(ontology, &plan.measures));
+                planner::settle_routes(ontology, &mut plan, &[]);
                 Planning::Plan {
                     plan,
                     by: Some(name),

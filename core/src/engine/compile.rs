@@ -440,15 +440,25 @@ impl<'a> Compiler<'a> {
         &self,
         plan: &SemanticPlan,
     ) -> Result<(Query, Vec<String>, Vec<String>), CompileError> {
-        let base = plan
+        let needed = needed_objects(plan);
+        let first = plan
             .dimensions
             .first()
             .or_else(|| plan.filters.first().map(|f| &f.attribute))
             .ok_or(CompileError::EmptyPlan)?
             .object
             .clone();
-        let needed = needed_objects(plan);
-        let tree = graph::join_tree(self.ontology, &base, &needed)?;
+        // "Who finished second in race X": rooted at the result, every other
+        // object is a lookup away; rooted at the driver, the way to the race
+        // would have to pick one of several fan-outs.
+        let base = std::iter::once(first.as_str())
+            .chain(needed.iter().copied())
+            .find(|candidate| {
+                graph::join_tree(self.ontology, candidate, &needed).is_ok_and(|t| !t.fans_out())
+            })
+            .unwrap_or(&first)
+            .to_owned();
+        let tree = graph::join_tree_via(self.ontology, &base, &plan.via, &needed)?;
         refuse_chasm_trap(&tree)?;
         let aliases = Aliases::for_objects(tree.objects());
         let mut dimensions = plan.dimensions.clone();
@@ -512,7 +522,7 @@ impl<'a> Compiler<'a> {
         }
         let base = measures[0].base.clone();
         let needed = needed_objects(plan);
-        let tree = graph::join_tree(self.ontology, &base, &needed)?;
+        let tree = graph::join_tree_via(self.ontology, &base, &plan.via, &needed)?;
         let aliases = Aliases::for_objects(tree.objects());
         let objects = tree.objects().map(str::to_owned).collect();
         // Two one-to-many branches would pair every row of one with every row
@@ -675,7 +685,7 @@ impl<'a> Compiler<'a> {
         let mut objects = Vec::new();
         let mut selects = Vec::new();
         for branch in &branches {
-            let tree = graph::join_tree(self.ontology, &branch.base, &needed)?;
+            let tree = graph::join_tree_via(self.ontology, &branch.base, &plan.via, &needed)?;
             if tree.fans_out() {
                 return Err(unsupported());
             }
@@ -1034,6 +1044,12 @@ fn comparison(column: Expr, condition: &Condition) -> Expr {
             expr: Box::new(column),
             target: InTarget::List(values.iter().map(literal).collect()),
             negated: false,
+            global: false,
+        },
+        Condition::NoneOf(values) => Expr::In {
+            expr: Box::new(column),
+            target: InTarget::List(values.iter().map(literal).collect()),
+            negated: true,
             global: false,
         },
         Condition::AtLeast(v) => binary(column, BinaryOperator::GtEq, literal(v)),

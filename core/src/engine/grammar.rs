@@ -30,6 +30,9 @@ pub enum Op {
     Only,
     Instead,
     Negation,
+    /// "in descending order", "alphabetically": how a list is sorted.
+    Descending,
+    Ascending,
 }
 
 /// Phrases in plain (folded, unstemmed) words, longest first where they overlap.
@@ -129,6 +132,19 @@ const PHRASES: &[(&str, Op)] = &[
     ("except", Op::Negation),
     ("without", Op::Negation),
     ("never", Op::Negation),
+    ("outside", Op::Negation),
+    ("outside of", Op::Negation),
+    ("other than", Op::Negation),
+    ("apart from", Op::Negation),
+    ("exclude", Op::Negation),
+    ("excluded", Op::Negation),
+    ("descending", Op::Descending),
+    ("desc", Op::Descending),
+    ("reverse", Op::Descending),
+    ("ascending", Op::Ascending),
+    ("asc", Op::Ascending),
+    ("alphabetical", Op::Ascending),
+    ("alphabetically", Op::Ascending),
 ];
 
 /// Words that carry no meaning for the plan.
@@ -269,6 +285,209 @@ const STOP_WORDS: &[&str] = &[
     "types",
     "value",
     "values",
+    // Pronouns and determiners.
+    "he",
+    "she",
+    "his",
+    "her",
+    "hers",
+    "him",
+    "who's",
+    "it's",
+    "this",
+    "one",
+    "ones",
+    "some",
+    "such",
+    "which's",
+    "theirs",
+    "ours",
+    "yours",
+    "mine",
+    "myself",
+    "themselves",
+    "each other",
+    "whichever",
+    "whatever",
+    "both",
+    "either",
+    "neither",
+    "own",
+    "own's",
+    "t",
+    "d",
+    "ll",
+    "re",
+    "ve",
+    "m",
+    // Politeness and talk around the question.
+    "hi",
+    "hello",
+    "hey",
+    "kindly",
+    "thank",
+    "thx",
+    "pls",
+    "plz",
+    "could",
+    "should",
+    "might",
+    "may",
+    "must",
+    "will",
+    "shall",
+    "wonder",
+    "wondering",
+    "curious",
+    "interested",
+    "provide",
+    "display",
+    "return",
+    "retrieve",
+    "fetch",
+    "get",
+    "gimme",
+    "tell",
+    "look",
+    "up",
+    "out",
+    "quick",
+    "quickly",
+    "exactly",
+    "exact",
+    "precisely",
+    "roughly",
+    "approximately",
+    "actually",
+    "really",
+    "currently",
+    "ever",
+    "yet",
+    "still",
+    "already",
+    "just",
+    "even",
+    "there's",
+    "theres",
+    "i'd",
+    "id",
+    "im",
+    "i'm",
+    "let's",
+    "lets",
+    "question",
+    "info",
+    "information",
+    "details",
+    "detail",
+    "result's",
+    // Adjectives that do not change what is counted.
+    "different",
+    "distinct",
+    "unique",
+    "individual",
+    "separate",
+    "various",
+    "respective",
+    "specific",
+    "particular",
+    "given",
+    "certain",
+    "overall",
+    "entire",
+    "whole",
+    "full",
+    "complete",
+    "official",
+    "actual",
+    "respectively",
+    // Verbs of taking part, which the relationships already say.
+    "took",
+    "take",
+    "part",
+    "participate",
+    "participating",
+    "participation",
+    "involved",
+    "involve",
+    "involving",
+    "feature",
+    "featured",
+    "featuring",
+    "appear",
+    "appeared",
+    "based",
+    "located",
+    "situated",
+    "come",
+    "comes",
+    "came",
+    "belong",
+    "belongs",
+    "belonged",
+    "associated",
+    "related",
+    "belonging",
+    "go",
+    "went",
+    "gone",
+    "happen",
+    "occur",
+    "occurred",
+    "finish",
+    "finished",
+    "finishing",
+    "end",
+    "ended",
+    "ending",
+    "contain",
+    "contains",
+    "include",
+    "includes",
+    "included",
+    "use",
+    "used",
+    "using",
+    "register",
+    "registered",
+    "recorded",
+    "listed",
+    "known",
+    "called",
+    "named",
+    "say",
+    "said",
+    "according",
+    "respect",
+    "regarding",
+    "concerning",
+    "among",
+    "amongst",
+    "within",
+    "whilst",
+    "while",
+    "order",
+    "ordered",
+    "sort",
+    "sorted",
+    "rank",
+    "ranked",
+    "arranged",
+    "via",
+    "onto",
+    "upon",
+    "off",
+    "per cent",
+    "along",
+    "together",
+    "currently",
+    "respectively",
+    "if",
+    "whether",
+    "because",
+    "since's",
+    "there",
+    "where's",
 ];
 
 pub fn is_stop_word(plain: &str) -> bool {
@@ -325,6 +544,7 @@ const ABBREVIATIONS: &[(&str, &str)] = &[
     ("yr", "year"),
     ("yrs", "years"),
     ("tot", "total"),
+    ("nb", "number"),
     ("w", "with"),
 ];
 
@@ -377,3 +597,81 @@ pub const PERSON_WORDS: &[&str] = &[
     "rep",
     "staff",
 ];
+
+/// "second", "2nd", "P2": a finishing position.
+pub fn ordinal(plain: &str) -> Option<i64> {
+    const WORDS: &[&str] = &[
+        "first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth",
+        "tenth",
+    ];
+    if let Some(n) = WORDS.iter().position(|w| *w == plain) {
+        return Some(n as i64 + 1);
+    }
+    let numeric = |digits: &str| {
+        (!digits.is_empty() && digits.len() <= 3 && digits.chars().all(|c| c.is_ascii_digit()))
+            .then(|| digits.parse::<i64>().ok())
+            .flatten()
+    };
+    if let Some(digits) = plain.strip_prefix('p') {
+        return numeric(digits).filter(|n| (1..=40).contains(n));
+    }
+    ["st", "nd", "rd", "th"]
+        .iter()
+        .find_map(|suffix| plain.strip_suffix(suffix))
+        .and_then(numeric)
+        .filter(|n| (1..=100).contains(n))
+}
+
+/// "oldest", "latest": an extreme of a date, and whether it is the latest.
+pub fn extreme(plain: &str) -> Option<bool> {
+    match plain {
+        "oldest" | "earliest" | "eldest" | "first-ever" => Some(false),
+        "youngest" | "latest" | "newest" | "recent" | "last" | "final" | "most-recent" => {
+            Some(true)
+        }
+        _ => None,
+    }
+}
+
+/// "January", "Nov", "sept": a month's number. "may" and "march" are also
+/// words, so callers take a month only next to a number.
+pub fn month(plain: &str) -> Option<u32> {
+    const MONTHS: &[&str] = &[
+        "january",
+        "february",
+        "march",
+        "april",
+        "may",
+        "june",
+        "july",
+        "august",
+        "september",
+        "october",
+        "november",
+        "december",
+    ];
+    if plain.len() < 3 {
+        return None;
+    }
+    MONTHS
+        .iter()
+        .position(|m| *m == plain || (plain.len() <= 4 && m.starts_with(plain)))
+        .map(|i| i as u32 + 1)
+}
+
+/// Phrases that read as words of the ontology but are only verbs: "took
+/// place" is not the position called "place". Their length in words.
+pub fn filler_phrase(words: &[&str]) -> Option<usize> {
+    const PHRASES: &[&[&str]] = &[
+        &["took", "place"],
+        &["take", "place"],
+        &["takes", "place"],
+        &["taking", "place"],
+        &["taken", "place"],
+        &["in", "place"],
+    ];
+    PHRASES
+        .iter()
+        .find(|phrase| words.starts_with(phrase))
+        .map(|phrase| phrase.len())
+}

@@ -156,3 +156,85 @@ pub fn join_tree(
         steps,
     })
 }
+
+/// Longest route [`routes`] follows, in steps.
+const MAX_ROUTE_STEPS: usize = 4;
+
+/// Every way from `base` to `target` by lookups only (each step to the one
+/// side), shortest first, up to four steps: a line item reaches a nation
+/// through its supplier and through its order's customer.
+pub fn routes(ontology: &Ontology, base: &str, target: &str) -> Vec<Vec<Step>> {
+    fn walk(
+        ontology: &Ontology,
+        at: &str,
+        target: &str,
+        path: &mut Vec<Step>,
+        found: &mut Vec<Vec<Step>>,
+    ) {
+        if at == target {
+            found.push(path.clone());
+            return;
+        }
+        if path.len() == MAX_ROUTE_STEPS || found.len() >= 16 {
+            return;
+        }
+        for (index, r) in ontology.relationships.iter().enumerate() {
+            let next = if r.from == at {
+                &r.to
+            } else if r.to == at && r.cardinality == Cardinality::OneToOne {
+                &r.from
+            } else {
+                continue;
+            };
+            let visited = next == at || path.iter().any(|s| s.from == *next || s.to == *next);
+            if visited {
+                continue;
+            }
+            path.push(Step {
+                relationship: index,
+                from: at.to_owned(),
+                to: next.clone(),
+                fans_out: false,
+            });
+            walk(ontology, next, target, path, found);
+            path.pop();
+        }
+    }
+    let mut found = Vec::new();
+    walk(ontology, base, target, &mut Vec::new(), &mut found);
+    found.sort_by_key(Vec::len);
+    found
+}
+
+/// [`join_tree`], except that a target reached by several lookup routes
+/// takes the one through an object of `via` when there is one.
+pub fn join_tree_via(
+    ontology: &Ontology,
+    base: &str,
+    via: &[String],
+    targets: &[&str],
+) -> Result<JoinTree, Unreachable> {
+    if via.is_empty() {
+        return join_tree(ontology, base, targets);
+    }
+    let paths = Paths::from(ontology, base);
+    let mut steps: Vec<Step> = Vec::new();
+    for target in targets {
+        let chosen = routes(ontology, base, target)
+            .into_iter()
+            .find(|route| route.iter().any(|s| via.contains(&s.to)));
+        let route = match chosen {
+            Some(route) => route,
+            None => paths.path(target)?,
+        };
+        for step in route {
+            if !steps.iter().any(|s| s.to == step.to) {
+                steps.push(step);
+            }
+        }
+    }
+    Ok(JoinTree {
+        base: base.to_owned(),
+        steps,
+    })
+}

@@ -117,13 +117,16 @@ impl Lexicon {
                 lexicon.add_values(values.object, values.attribute, values.values);
             }
         }
-        // One word of a value ("Point" of "Racing Point") never shadows a
-        // concept of the ontology or an operator word.
+        // A value never shadows a concept of the ontology ("drivers" is the
+        // object, not Paddy Driver's surname), and one word of a value
+        // ("Point" of "Racing Point") never shadows an operator word either.
         for (key, entries) in lexicon.entries.iter_mut() {
             let names_concept = entries.iter().any(|e| e.strength < Strength::Value);
             let is_grammar = crate::engine::grammar::operator_at(&[key.as_str()]).is_some()
                 || crate::engine::grammar::is_stop_word(key);
-            if names_concept || is_grammar {
+            if names_concept {
+                entries.retain(|e| e.strength < Strength::Value);
+            } else if is_grammar {
                 entries.retain(|e| e.strength != Strength::ValuePart);
             }
         }
@@ -152,7 +155,22 @@ impl Lexicon {
 
     fn add_values(&mut self, object: usize, attribute: usize, values: &[String]) {
         // Codes of three letters or fewer ("HAD", "VER") collide with words.
-        for value in values.iter().filter(|v| v.trim().chars().count() > 3) {
+        let values: Vec<&String> = values
+            .iter()
+            .filter(|v| v.trim().chars().count() > 3)
+            .collect();
+        // How many values each word appears in: "Sepang" names one circuit,
+        // "International" names many and so names none.
+        let mut spread: HashMap<String, usize> = HashMap::new();
+        for value in &values {
+            let mut seen: Vec<String> = text::words(value).into_iter().map(|w| w.stem).collect();
+            seen.sort();
+            seen.dedup();
+            for stem in seen {
+                *spread.entry(stem).or_default() += 1;
+            }
+        }
+        for value in values {
             let concept = Concept::Value {
                 object,
                 attribute,
@@ -160,14 +178,22 @@ impl Lexicon {
             };
             self.add(value, concept.clone(), Strength::Value);
             let words = text::words(value);
-            if words.len() > 1 {
-                // "Hamilton" for "Lewis Hamilton": the last word of a name,
-                // when it is long enough not to be a common word.
-                if let Some(last) = words.last()
-                    && last.plain.len() >= 4
-                    && !last.plain.chars().all(|c| c.is_ascii_digit())
+            // Links, references and times ("max_verstappen", "1:26.572")
+            // are matched whole or not at all.
+            let code_like = value.contains("://") || value.contains(['_', ':']);
+            if words.len() < 2 || code_like {
+                continue;
+            }
+            for (i, word) in words.iter().enumerate() {
+                // "Hamilton" for "Lewis Hamilton": the last word of a name;
+                // any other word only where it tells the value apart.
+                let last = i + 1 == words.len();
+                let telling = spread.get(&word.stem).is_some_and(|n| *n <= 2);
+                if word.plain.chars().count() >= 4
+                    && !word.plain.chars().any(|c| c.is_ascii_digit())
+                    && (last || telling)
                 {
-                    self.add(&last.plain, concept, Strength::ValuePart);
+                    self.add(&word.plain, concept.clone(), Strength::ValuePart);
                 }
             }
         }

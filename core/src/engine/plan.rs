@@ -18,6 +18,10 @@ pub struct SemanticPlan {
     pub order: Option<Order>,
     #[serde(default)]
     pub limit: Option<u32>,
+    /// Objects the joins pass through where an object is reached more than
+    /// one way ("nation" through the customer, not the supplier).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub via: Vec<String>,
     /// What the planner assumed, stated in the answer; forks carry options.
     #[serde(default)]
     pub assumptions: Vec<PlanAssumption>,
@@ -109,6 +113,8 @@ pub struct Filter {
 pub enum Condition {
     /// Equal to one of the values.
     OneOf(Vec<Literal>),
+    /// Equal to none of the values: "outside Europe", "except Ferrari".
+    NoneOf(Vec<Literal>),
     AtLeast(Literal),
     AtMost(Literal),
     Before(Literal),

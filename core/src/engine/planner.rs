@@ -26,8 +26,57 @@ pub enum Planned {
 enum Piece {
     Op(Op),
     Number(i64),
-    Concept { entries: Vec<Entry>, text: String },
-    Unknown(String),
+    Concept {
+        entries: Vec<Entry>,
+        text: String,
+    },
+    /// "second", "P2", "3rd": a finishing position.
+    Ordinal(i64),
+    /// "oldest", "the first race": the extreme of a date; true for the latest.
+    Extreme(bool),
+    /// "29 November 2015", "2015/11/29", "Nov 2015": whole days, inclusive.
+    Dates(DateRange),
+    /// A word neither the grammar nor the lexicon knows. It blocks the
+    /// question when it has to carry meaning: the thing asked for, or a name.
+    Unknown {
+        word: String,
+        blocks: bool,
+    },
+}
+
+/// Days from `first` to `last`, inclusive, as ISO dates.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct DateRange {
+    first: String,
+    last: String,
+}
+
+impl DateRange {
+    fn day(year: i64, month: u32, day: i64) -> Option<Self> {
+        (day >= 1 && i64::from(days_in_month(year, month)) >= day).then(|| {
+            let iso = format!("{year:04}-{month:02}-{day:02}");
+            DateRange {
+                first: iso.clone(),
+                last: iso,
+            }
+        })
+    }
+
+    fn months(year: i64, first: u32, last: u32) -> Self {
+        DateRange {
+            first: format!("{year:04}-{first:02}-01"),
+            last: format!("{year:04}-{last:02}-{:02}", days_in_month(year, last)),
+        }
+    }
+}
+
+fn days_in_month(year: i64, month: u32) -> u32 {
+    match month {
+        2 if (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 => 29,
+        2 => 28,
+        4 | 6 | 9 | 11 => 30,
+        _ => 31,
+    }
 }
 
 /// Reads `question` against one published version. `previous` is the plan of
@@ -38,33 +87,148 @@ pub fn plan(
     question: &str,
     previous: Option<&SemanticPlan>,
 ) -> Planned {
-    let pieces = read(lexicon, question);
-    if let Some(Piece::Unknown(word)) = pieces.iter().find(|p| matches!(p, Piece::Unknown(_))) {
+    let pieces = read(ontology, lexicon, question);
+    let blocking: Vec<&str> = pieces
+        .iter()
+        .filter_map(|p| match p {
+            Piece::Unknown { word, blocks: true } => Some(word.as_str()),
+            _ => None,
+        })
+        .collect();
+    if !blocking.is_empty() {
         return Planned::NotAnswerable(format!(
-            "the ontology has no concept for \"{word}\", so Cassis cannot tell what it refers to"
+            "the ontology has no concept for \"{}\", so Cassis cannot tell what it refers to",
+            blocking.join(" ")
         ));
     }
-    if pieces.contains(&Piece::Op(Op::Negation)) {
+    let ignored: Vec<&str> = pieces
+        .iter()
+        .filter_map(|p| match p {
+            Piece::Unknown { word, .. } => Some(word.as_str()),
+            _ => None,
+        })
+        .collect();
+    let reading = Reading::of(ontology, &pieces);
+    if reading.dangling_negation {
         return Planned::NotAnswerable(
-            "Cassis cannot yet answer questions that exclude something (not, without, except); ask for what to include instead".to_owned(),
+            "Cassis can exclude named values (\"outside Europe\", \"except Ferrari\") but not yet a measure (\"never won\"); ask for what to include instead".to_owned(),
         );
     }
-    let reading = Reading::of(ontology, &pieces);
-    reading.into_plan(ontology, previous)
+    match reading.into_plan(ontology, previous) {
+        Planned::Plan(mut plan) if !ignored.is_empty() => {
+            plan.assumptions.push(PlanAssumption::stated(format!(
+                "Not used from the question: {}",
+                ignored
+                    .iter()
+                    .map(|w| format!("\"{w}\""))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )));
+            Planned::Plan(plan)
+        }
+        Planned::NotAnswerable(reason) if !ignored.is_empty() => Planned::NotAnswerable(format!(
+            "{reason} (the ontology has no concept for \"{}\")",
+            ignored.join(" ")
+        )),
+        planned => planned,
+    }
 }
 
-fn read(lexicon: &Lexicon, question: &str) -> Vec<Piece> {
+/// Where a word stands relative to the thing the question asks for: after
+/// "how many", "what is the", "top 5", the words up to the next preposition
+/// or verb name it, so an unknown word there cannot be skipped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Focus {
+    Outside,
+    Opening,
+    Inside,
+}
+
+fn opens_focus(op: Op) -> bool {
+    matches!(
+        op,
+        Op::Count | Op::Sum | Op::Average | Op::Most | Op::Least | Op::Top | Op::Which
+    )
+}
+
+fn read(ontology: &Ontology, lexicon: &Lexicon, question: &str) -> Vec<Piece> {
     let words: Vec<Word> = text::words(question)
         .into_iter()
         .map(|word| normalise_word(lexicon, word))
         .collect();
     let plain: Vec<&str> = words.iter().map(|w| w.plain.as_str()).collect();
+    // Words of the ontology's own description ("Formula 1") name the domain,
+    // not a value, however they are capitalised.
+    let domain: Vec<Word> = text::words(&ontology.description);
+    let in_domain = |word: &Word| domain.iter().any(|d| d.stem == word.stem);
+    let number = |i: usize| plain.get(i).and_then(|w| w.parse::<i64>().ok());
+    let is_year = |i: usize| number(i).is_some_and(|y| (1900..=2100).contains(&y));
+    let month = |i: usize| plain.get(i).and_then(|w| grammar::month(w));
     let mut pieces = Vec::new();
+    let mut focus = Focus::Outside;
     let mut i = 0;
     while i < words.len() {
+        // Dates, before their numbers are read as years.
+        let date = if is_year(i)
+            && let (Some(m), Some(d)) = (number(i + 1), number(i + 2))
+            && (1..=12).contains(&m)
+        {
+            DateRange::day(number(i).unwrap_or_default(), m as u32, d).map(|r| (r, 3))
+        } else if let (Some(d), Some(m)) = (number(i), month(i + 1))
+            && is_year(i + 2)
+        {
+            DateRange::day(number(i + 2).unwrap_or_default(), m, d).map(|r| (r, 3))
+        } else if let (Some(m), Some(d)) = (month(i), number(i + 1))
+            && (1..=31).contains(&d)
+            && is_year(i + 2)
+        {
+            DateRange::day(number(i + 2).unwrap_or_default(), m, d).map(|r| (r, 3))
+        } else if let Some(m) = month(i)
+            && is_year(i + 1)
+        {
+            Some((
+                DateRange::months(number(i + 1).unwrap_or_default(), m, m),
+                2,
+            ))
+        } else if let Some(q) = plain[i]
+            .strip_prefix('q')
+            .and_then(|q| q.parse::<u32>().ok())
+            .filter(|q| (1..=4).contains(q))
+            && is_year(i + 1)
+        {
+            Some((
+                DateRange::months(number(i + 1).unwrap_or_default(), q * 3 - 2, q * 3),
+                2,
+            ))
+        } else {
+            None
+        };
+        if let Some((range, len)) = date {
+            pieces.push(Piece::Dates(range));
+            focus = Focus::Outside;
+            i += len;
+            continue;
+        }
         if let Ok(n) = words[i].plain.parse::<i64>() {
             pieces.push(Piece::Number(n));
+            if !matches!(
+                pieces.iter().rev().nth(1),
+                Some(Piece::Op(Op::Top | Op::Which))
+            ) {
+                focus = Focus::Outside;
+            }
             i += 1;
+            continue;
+        }
+        // "took place": a verb, not the position called "place".
+        if let Some(len) = grammar::filler_phrase(&plain[i..]) {
+            i += len;
+            continue;
+        }
+        // "most recent": the latest.
+        if plain[i] == "most" && plain.get(i + 1) == Some(&"recent") {
+            pieces.push(Piece::Extreme(true));
+            i += 2;
             continue;
         }
         let (concept_len, entries) = longest_concept(lexicon, &words[i..]);
@@ -72,19 +236,57 @@ fn read(lexicon: &Lexicon, question: &str) -> Vec<Piece> {
         match operator {
             Some((op_len, op)) if op_len >= concept_len => {
                 pieces.push(Piece::Op(op));
+                focus = if opens_focus(op) {
+                    Focus::Opening
+                } else {
+                    Focus::Outside
+                };
                 i += op_len;
                 continue;
             }
             _ => {}
         }
-        if concept_len > 0 {
+        // "who finished second": a filler verb typed in lower case is the
+        // verb, not the value it happens to spell ("Finished").
+        let filler_value = concept_len == 1
+            && !words[i].capital
+            && grammar::is_stop_word(plain[i])
+            && entries
+                .iter()
+                .all(|e| matches!(e.concept, Concept::Value { .. }));
+        if concept_len > 0 && !filler_value {
             let text = plain[i..i + concept_len].join(" ");
             pieces.push(Piece::Concept { entries, text });
+            if focus == Focus::Opening {
+                focus = Focus::Inside;
+            }
             i += concept_len;
             continue;
         }
         let word = &words[i];
-        if grammar::is_stop_word(&word.plain) {
+        let before_object = || next_names_object(lexicon, &words, &plain, i);
+        if let Some(len) = relative_time(&plain[i..]) {
+            // "last year", "this season", "in the past 5 years": read against
+            // a clock the built-in planner does not have yet; never guessed.
+            pieces.push(Piece::Unknown {
+                word: plain[i..i + len].join(" "),
+                blocks: true,
+            });
+            i += len;
+            continue;
+        }
+        if let Some(latest) = grammar::extreme(&word.plain)
+            && (!matches!(word.plain.as_str(), "last" | "final") || before_object())
+        {
+            pieces.push(Piece::Extreme(latest));
+        } else if word.plain == "first" && before_object() {
+            pieces.push(Piece::Extreme(false));
+        } else if let Some(n) = grammar::ordinal(&word.plain) {
+            pieces.push(Piece::Ordinal(n));
+        } else if grammar::is_stop_word(&word.plain) {
+            if focus == Focus::Inside {
+                focus = Focus::Outside;
+            }
         } else if let Some(n) = grammar::small_number(&word.plain) {
             pieces.push(Piece::Number(n));
         } else if let Some(key) = lexicon.fuzzy(&word.stem) {
@@ -92,12 +294,59 @@ fn read(lexicon: &Lexicon, question: &str) -> Vec<Piece> {
                 entries: lexicon.lookup(key).to_vec(),
                 text: word.plain.clone(),
             });
+            if focus == Focus::Opening {
+                focus = Focus::Inside;
+            }
         } else {
-            pieces.push(Piece::Unknown(word.plain.clone()));
+            let names_something = word.capital && i > 0 && !in_domain(word);
+            let asked_for = focus != Focus::Outside;
+            pieces.push(Piece::Unknown {
+                word: word.plain.clone(),
+                blocks: names_something || asked_for,
+            });
+            if asked_for {
+                focus = Focus::Inside;
+            }
         }
         i += 1;
     }
     pieces
+}
+
+/// The length of a relative time phrase at the start of `words`: "last
+/// year", "this season", "past 5 years", "previous month".
+fn relative_time(words: &[&str]) -> Option<usize> {
+    const UNITS: &[&str] = &[
+        "year", "years", "season", "seasons", "month", "months", "week", "weeks", "day", "days",
+        "quarter", "quarters",
+    ];
+    if !matches!(
+        words.first(),
+        Some(&("last" | "this" | "past" | "previous" | "current" | "next" | "recent"))
+    ) {
+        return None;
+    }
+    match words.get(1..3) {
+        Some([n, unit])
+            if UNITS.contains(unit)
+                && (n.parse::<u32>().is_ok() || grammar::small_number(n).is_some()) =>
+        {
+            Some(3)
+        }
+        _ => words.get(1).filter(|unit| UNITS.contains(unit)).map(|_| 2),
+    }
+}
+
+/// Whether the first word after `i` that carries meaning names an object.
+fn next_names_object(lexicon: &Lexicon, words: &[Word], plain: &[&str], i: usize) -> bool {
+    (i + 1..words.len())
+        .find(|j| !grammar::is_stop_word(plain[*j]))
+        .is_some_and(|j| {
+            longest_concept(lexicon, &words[j..])
+                .1
+                .iter()
+                .any(|e| matches!(e.concept, Concept::Object(_)))
+        })
 }
 
 /// Expands abbreviations ("avg") and corrects one typo in an operator word
@@ -142,6 +391,8 @@ fn longest_concept(lexicon: &Lexicon, words: &[Word]) -> (usize, Vec<Entry>) {
 struct ValueMention {
     options: Vec<(AttributeRef, Vec<String>)>,
     text: String,
+    /// After "not", "outside", "except": every value but these.
+    negated: bool,
 }
 
 /// The pieces of one question, sorted into the roles they play.
@@ -184,6 +435,20 @@ struct Reading {
     place: bool,
     /// "by year", "each year", "per year".
     per_year: bool,
+    /// "second", "P3": finishing positions asked about.
+    ordinals: Vec<i64>,
+    /// "oldest", "the latest race": the extreme of a date, true for latest.
+    extreme: Option<bool>,
+    /// The object the extreme word was about.
+    extreme_object: Option<usize>,
+    /// Ranges of days, with the time word before each.
+    dates: Vec<(Op, DateRange)>,
+    /// "in descending order": how a list is sorted, true for descending.
+    sort: Option<bool>,
+    /// A negation waits for the value it excludes.
+    negate: bool,
+    /// A negation that excluded no value ("never won"): not yet answerable.
+    dangling_negation: bool,
 }
 
 impl Reading {
@@ -204,6 +469,9 @@ impl Reading {
                         Op::Only => reading.only = true,
                         Op::Where => reading.place = true,
                         Op::Year if grouping => reading.per_year = true,
+                        Op::Negation => reading.negate = true,
+                        Op::Descending => reading.sort = Some(true),
+                        Op::Ascending => reading.sort = Some(false),
                         Op::GroupBy => grouping = true,
                         // "by all drivers": rolled up, not grouped.
                         Op::All => grouping = false,
@@ -214,8 +482,10 @@ impl Reading {
                 Piece::Number(n) => {
                     // "top 5", "which five customers", "5 best".
                     let after_top = matches!(previous_op, Some(Op::Top | Op::Which));
-                    let before_best =
-                        matches!(pieces.get(index + 1), Some(Piece::Op(Op::Most | Op::Least)));
+                    let before_best = matches!(
+                        pieces.get(index + 1),
+                        Some(Piece::Op(Op::Most | Op::Least) | Piece::Extreme(_))
+                    );
                     if (after_top || before_best) && (1..=1000).contains(n) {
                         reading.limit = Some(*n as u32);
                     } else if (1900..=2100).contains(n) {
@@ -237,7 +507,58 @@ impl Reading {
                     }
                     previous_op = None;
                 }
+                Piece::Ordinal(n) => {
+                    reading.ordinals.push(*n);
+                    previous_op = None;
+                }
+                Piece::Extreme(latest) => {
+                    reading.extreme = Some(*latest);
+                    reading.extreme_object = None;
+                }
+                Piece::Dates(range) => {
+                    let op = match previous_op {
+                        Some(
+                            op @ (Op::Since
+                            | Op::After
+                            | Op::Before
+                            | Op::Until
+                            | Op::Between
+                            | Op::From
+                            | Op::To
+                            | Op::And),
+                        ) => op,
+                        _ => Op::Only,
+                    };
+                    reading.dates.push((op, range.clone()));
+                    previous_op = None;
+                }
                 Piece::Concept { entries, text } => {
+                    if reading.extreme.is_some() && reading.extreme_object.is_none() {
+                        let object = entries.iter().find_map(|e| match e.concept {
+                            Concept::Object(o) => Some(o),
+                            _ => None,
+                        });
+                        if let Some(o) = object {
+                            // "the first race": the race itself, not a count of races.
+                            reading.extreme_object = Some(o);
+                            reading.mentioned.push(o);
+                            grouping = false;
+                            previous_op = None;
+                            continue;
+                        }
+                    }
+                    // "by customer region": the customer says whose region.
+                    let qualifies_next =
+                        grouping && matches!(pieces.get(index + 1), Some(Piece::Concept { .. }));
+                    if qualifies_next
+                        && let Some(o) = entries.iter().find_map(|e| match e.concept {
+                            Concept::Object(o) => Some(o),
+                            _ => None,
+                        })
+                    {
+                        reading.mentioned.push(o);
+                        continue;
+                    }
                     reading.place(ontology, entries, text, previous_op, grouping);
                     grouping = false;
                     // "average pit stop duration": the aggregate reaches past
@@ -249,8 +570,11 @@ impl Reading {
                         previous_op = None;
                     }
                 }
-                Piece::Unknown(_) => {}
+                Piece::Unknown { .. } => {}
             }
+        }
+        if reading.negate {
+            reading.dangling_negation = true;
         }
         reading
     }
@@ -332,8 +656,9 @@ impl Reading {
             self.rolled_up.push(o);
             return;
         }
+        // "which race": the race itself, even where "races" is also a count.
         if previous_op == Some(Op::Which)
-            && metric.is_none()
+            && (metric.is_none() || object.is_some())
             && let Some(entity) = entity.clone()
         {
             self.asked.push(entity);
@@ -371,6 +696,11 @@ impl Reading {
         {
             self.aggregates.push((attribute_ref((o, a)), aggregate));
             return;
+        }
+        if metric.is_some() && values.is_empty() && self.negate {
+            // "never won": excluding a measure is not a value filter.
+            self.dangling_negation = true;
+            self.negate = false;
         }
         if let Some(m) = metric {
             // "won the most races": once a metric is named, a word that is
@@ -417,6 +747,7 @@ impl Reading {
             self.values.push(ValueMention {
                 options,
                 text: text.to_owned(),
+                negated: std::mem::take(&mut self.negate),
             });
             return;
         }
@@ -479,6 +810,33 @@ impl Reading {
                 object: ontology.objects[o].name.clone(),
             });
         }
+        // "Which nationality has the most drivers": a superlative over things
+        // no metric counts ranks the groups by how many there are.
+        if measures.is_empty()
+            && self.order.is_some()
+            && (!self.asked.is_empty() || !self.groupings.is_empty())
+            && let Some(o) = self.mentioned.first()
+        {
+            measures.push(Measure::CountOf {
+                object: ontology.objects[*o].name.clone(),
+            });
+        }
+        // "How many drivers raced in 2010" asks for drivers; a plan that
+        // counts races instead would answer another question.
+        if let Some(o) = self.count_of
+            && !measures.iter().any(
+                |m| matches!(m, Measure::CountOf { object } if *object == ontology.objects[o].name),
+            )
+            && previous.is_none()
+        {
+            return Planned::NotAnswerable(format!(
+                "the question counts {} by what they did, which Cassis cannot plan yet; ask for the measure by {} instead",
+                plural(
+                    &label_of(&ontology.objects[o].label, &ontology.objects[o].name).to_lowercase()
+                ),
+                label_of(&ontology.objects[o].label, &ontology.objects[o].name).to_lowercase()
+            ));
+        }
         // A question with only a variant or filter words refines the last plan.
         let follow_up = previous.is_some()
             && (measures.is_empty()
@@ -536,8 +894,35 @@ impl Reading {
         for grouping in &groupings {
             push_unique(&mut plan.dimensions, grouping.clone());
         }
+        // "who finished second": a finishing position of the result nearest
+        // to what the question is about.
+        let position = (!self.ordinals.is_empty())
+            .then(|| position_attribute(ontology, base.as_deref(), &self.mentioned))
+            .flatten();
+        if !self.ordinals.is_empty() && position.is_none() {
+            return Planned::NotAnswerable(
+                "the question names a position (such as \"second\"), but nothing it asks about has one in the ontology".to_owned(),
+            );
+        }
+        if let Some(position) = &position {
+            plan.filters.retain(|f| f.attribute != *position);
+            plan.filters.push(Filter {
+                attribute: position.clone(),
+                condition: Condition::OneOf(
+                    self.ordinals.iter().map(|n| Literal::Integer(*n)).collect(),
+                ),
+            });
+        }
+        let extreme_object = self
+            .extreme
+            .and(self.extreme_object.or(self.mentioned.first().copied()));
+        // What "who" and a year are read against when nothing is measured.
+        let anchor = base
+            .clone()
+            .or_else(|| position.as_ref().map(|p| p.object.clone()))
+            .or_else(|| extreme_object.map(|o| ontology.objects[o].name.clone()));
         if self.who {
-            let person = base
+            let person = anchor
                 .as_deref()
                 .and_then(|b| person_attribute(ontology, b, &self.mentioned));
             match person {
@@ -551,7 +936,23 @@ impl Reading {
             }
         }
         for asked in &self.asked {
-            push_unique(&mut plan.dimensions, asked.clone());
+            // "which nationality has the most constructors": the
+            // constructors' nationality, where several objects have one.
+            let own = self
+                .mentioned
+                .iter()
+                .map(|o| &ontology.objects[*o])
+                .chain(self.count_of.map(|o| &ontology.objects[o]))
+                .find(|o| o.attributes.iter().any(|a| a.name == asked.attribute))
+                .filter(|o| {
+                    o.name != asked.object
+                        && !self
+                            .mentioned
+                            .iter()
+                            .any(|m| ontology.objects[*m].name == asked.object)
+                })
+                .map(|o| AttributeRef::new(&o.name, &asked.attribute));
+            push_unique(&mut plan.dimensions, own.unwrap_or_else(|| asked.clone()));
         }
         // "the constructors with the most wins": a ranked measure of another
         // object groups by that object.
@@ -573,6 +974,7 @@ impl Reading {
         // "List the circuits in Italy": show the object's names.
         if plan.measures.is_empty()
             && plan.dimensions.is_empty()
+            && !self.place
             && let Some(o) = self.mentioned.first().or(self.rolled_up.first())
             && let Some(a) = display_attribute(&ontology.objects[*o])
         {
@@ -593,7 +995,12 @@ impl Reading {
                     .map(|o| ontology.objects[*o].name.clone()),
             )
             .collect();
-        for ValueMention { options, text } in &self.values {
+        for ValueMention {
+            options,
+            text,
+            negated,
+        } in &self.values
+        {
             // The value of an object the question is about, else the one
             // that joins to it most directly.
             let score = |attribute: &AttributeRef| -> usize {
@@ -607,10 +1014,33 @@ impl Reading {
                         100 + tree.steps.len() + if tree.fans_out() { 50 } else { 0 }
                     })
             };
+            // Among equals: the attribute another value of this question
+            // already filters ("Ferrari vs McLaren" are both teams), then the
+            // one that names its rows (a team's name before a surname).
+            let sibling = |attribute: &AttributeRef| {
+                !self.values.iter().any(|other| {
+                    other.text != *text && other.options.iter().any(|(a, _)| a == attribute)
+                })
+            };
+            let names_rows = |attribute: &AttributeRef| {
+                ontology
+                    .objects
+                    .iter()
+                    .find(|o| o.name == attribute.object)
+                    .and_then(display_attribute)
+                    != Some(attribute.attribute.as_str())
+            };
             let Some((attribute, values)) = options
                 .iter()
                 .enumerate()
-                .min_by_key(|(i, (attribute, _))| (score(attribute), *i))
+                .min_by_key(|(i, (attribute, _))| {
+                    (
+                        score(attribute),
+                        sibling(attribute),
+                        names_rows(attribute),
+                        *i,
+                    )
+                })
                 .map(|(_, option)| option)
             else {
                 continue;
@@ -628,6 +1058,13 @@ impl Reading {
                 });
             }
             let chosen = vec![literals[0].clone()];
+            if *negated {
+                plan.filters.push(Filter {
+                    attribute: attribute.clone(),
+                    condition: Condition::NoneOf(chosen),
+                });
+                continue;
+            }
             match plan.filters.iter_mut().find(|f| f.attribute == *attribute) {
                 Some(existing) if self.comparison || (!self.only && previous.is_none()) => {
                     if let Condition::OneOf(list) = &mut existing.condition
@@ -656,33 +1093,54 @@ impl Reading {
             }
         }
 
+        // "customers in the BUILDING segment", "orders placed in Feb 1994":
+        // the attribute a value or date filters is named, not grouped by.
+        if !plan.measures.is_empty() && !self.comparison {
+            let filtered: Vec<AttributeRef> =
+                plan.filters.iter().map(|f| f.attribute.clone()).collect();
+            plan.dimensions
+                .retain(|d| !(filtered.contains(d) && self.asked.contains(d)));
+        }
+
         // "Where is X": the location of the thing X names.
-        if self.place && plan.measures.is_empty() && plan.dimensions.is_empty() {
-            let located = plan.filters.first().and_then(|f| {
-                let object = ontology
-                    .objects
-                    .iter()
-                    .find(|o| o.name == f.attribute.object)?;
-                object
-                    .attributes
-                    .iter()
-                    .find(|a| {
-                        let words = format!("{} {} {}", a.name, a.label, a.synonyms.join(" "))
-                            .to_lowercase();
-                        ["location", "city", "address", "place"]
-                            .iter()
-                            .any(|w| words.contains(w))
-                    })
-                    .map(|a| AttributeRef::new(&object.name, &a.name))
-            });
-            if let Some(attribute) = located {
-                plan.dimensions.push(attribute);
+        if self.place && plan.measures.is_empty() {
+            let object = plan
+                .filters
+                .first()
+                .map(|f| f.attribute.object.clone())
+                .or_else(|| {
+                    self.mentioned
+                        .first()
+                        .map(|o| ontology.objects[*o].name.clone())
+                });
+            if let Some(object) = object
+                .as_deref()
+                .and_then(|name| ontology.objects.iter().find(|o| o.name == name))
+            {
+                for attribute in &object.attributes {
+                    let words = format!(
+                        "{} {} {}",
+                        attribute.name,
+                        attribute.label,
+                        attribute.synonyms.join(" ")
+                    )
+                    .to_lowercase();
+                    if ["location", "city", "address", "place", "country"]
+                        .iter()
+                        .any(|w| words.contains(w))
+                    {
+                        push_unique(
+                            &mut plan.dimensions,
+                            AttributeRef::new(&object.name, &attribute.name),
+                        );
+                    }
+                }
             }
         }
 
         // Years: on the time attribute in reach of what is measured or shown.
         if !self.years.is_empty() {
-            let anchor = base.clone().or_else(|| {
+            let anchor = anchor.clone().or_else(|| {
                 plan.dimensions
                     .first()
                     .map(|d| d.object.clone())
@@ -730,8 +1188,65 @@ impl Reading {
             plan.dimensions.push(time);
         }
 
+        // Days: "on 29 November 2015", "in Nov 2015", "since 1995-03-15".
+        if !self.dates.is_empty() {
+            let anchor = anchor.clone().or_else(|| {
+                plan.dimensions
+                    .first()
+                    .map(|d| d.object.clone())
+                    .or_else(|| plan.filters.first().map(|f| f.attribute.object.clone()))
+                    .or_else(|| {
+                        self.mentioned
+                            .first()
+                            .map(|o| ontology.objects[*o].name.clone())
+                    })
+            });
+            let Some(day) = anchor.as_deref().and_then(|a| day_attribute(ontology, a)) else {
+                return Planned::NotAnswerable(
+                    "the question names a date, but nothing it asks about has a date in the ontology".to_owned(),
+                );
+            };
+            plan.filters.retain(|f| f.attribute != day);
+            if !plan.measures.is_empty() {
+                plan.dimensions
+                    .retain(|d| !(*d == day && self.asked.contains(d)));
+            }
+            plan.filters.push(Filter {
+                attribute: day,
+                condition: date_condition(&self.dates),
+            });
+        }
+
+        // "The oldest driver", "the first race of 2009": rows by a date,
+        // earliest or latest first, one unless a number says how many.
+        if let Some(latest) = self.extreme
+            && plan.measures.is_empty()
+            && let Some(o) = extreme_object
+            && let Some(date) = date_attribute(ontology, &ontology.objects[o].name)
+        {
+            if plan.dimensions.is_empty()
+                && let Some(a) = display_attribute(&ontology.objects[o])
+            {
+                plan.dimensions
+                    .push(AttributeRef::new(&ontology.objects[o].name, a));
+            }
+            push_unique(&mut plan.dimensions, date.clone());
+            let index = plan
+                .dimensions
+                .iter()
+                .position(|d| *d == date)
+                .unwrap_or_default();
+            plan.order = Some(Order::Dimension {
+                index,
+                descending: latest,
+            });
+            plan.limit = Some(self.limit.unwrap_or(1));
+            plan.assumptions = assumptions;
+            return Planned::Plan(plan);
+        }
+
         // Order and limit.
-        if let Some(descending) = self.order {
+        if let Some(descending) = self.order.or(self.sort) {
             plan.order = if plan.measures.is_empty() {
                 Some(Order::Dimension {
                     index: 0,
@@ -772,7 +1287,143 @@ impl Reading {
             }
         }
         plan.assumptions = assumptions;
+        let named: Vec<String> = self
+            .mentioned
+            .iter()
+            .map(|o| ontology.objects[*o].name.clone())
+            .collect();
+        settle_routes(ontology, &mut plan, &named);
         Planned::Plan(plan)
+    }
+}
+
+/// Where a plan reaches an object more than one way (a line item's nation
+/// is its supplier's or its order's customer's), the answers differ: an
+/// object the question names settles the route; otherwise the plan forks,
+/// proposing the route the ontology's verified questions take.
+pub fn settle_routes(ontology: &Ontology, plan: &mut SemanticPlan, named: &[String]) {
+    let Some(base) = base_object(ontology, plan) else {
+        return;
+    };
+    let mut targets: Vec<String> = Vec::new();
+    for attribute in plan
+        .dimensions
+        .iter()
+        .chain(plan.filters.iter().map(|f| &f.attribute))
+    {
+        if attribute.object != base && !targets.contains(&attribute.object) {
+            targets.push(attribute.object.clone());
+        }
+    }
+    for target in targets {
+        let routes = graph::routes(ontology, &base, &target);
+        // Each route is known by the last object only it passes through.
+        let objects: Vec<Vec<String>> = routes
+            .iter()
+            .map(|route| route.iter().map(|s| s.to.clone()).collect())
+            .collect();
+        let mut ways: Vec<(String, Vec<String>)> = Vec::new();
+        for (i, route) in objects.iter().enumerate() {
+            let shared = |o: &String| {
+                objects
+                    .iter()
+                    .enumerate()
+                    .all(|(j, other)| i == j || other.contains(o))
+            };
+            let by = route
+                .iter()
+                .rev()
+                .find(|o| !shared(o))
+                .cloned()
+                .unwrap_or_else(|| base.clone());
+            if !ways.iter().any(|(w, _)| *w == by) {
+                ways.push((by, route.clone()));
+            }
+        }
+        if ways.len() < 2 {
+            continue;
+        }
+        let on_route = |names: &[String]| {
+            ways.iter()
+                .find(|(by, objects)| {
+                    names.contains(by) || objects.iter().any(|o| *o != target && names.contains(o))
+                })
+                .map(|(by, _)| by.clone())
+        };
+        let in_plan: Vec<String> = plan
+            .dimensions
+            .iter()
+            .chain(plan.filters.iter().map(|f| &f.attribute))
+            .map(|a| a.object.clone())
+            .filter(|o| *o != target)
+            .collect();
+        if on_route(&plan.via).is_some() {
+            continue;
+        }
+        // A filter or grouping on the customer itself, or a question that
+        // names it ("revenue by customer region"), settles the route.
+        let settled = ways
+            .iter()
+            .find(|(by, _)| in_plan.contains(by))
+            .map(|(by, _)| by.clone())
+            .or_else(|| on_route(named));
+        if let Some(by) = settled {
+            plan.via.push(by);
+            continue;
+        }
+        let table = |name: &str| {
+            ontology
+                .objects
+                .iter()
+                .find(|o| o.name == name)
+                .and_then(|o| o.table.rsplit('.').next())
+                .map(str::to_lowercase)
+                .unwrap_or_default()
+        };
+        let uses = |object: &str| {
+            let (by_table, target_table) = (table(object), table(&target));
+            ontology
+                .verified_questions
+                .iter()
+                .filter(|q| {
+                    let sql = q.sql.to_lowercase();
+                    let words: Vec<&str> = sql
+                        .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+                        .collect();
+                    words.contains(&by_table.as_str()) && words.contains(&target_table.as_str())
+                })
+                .count()
+        };
+        let selected = ways
+            .iter()
+            .enumerate()
+            .max_by_key(|(i, (by, _))| (uses(by), std::cmp::Reverse(*i)))
+            .map(|(_, (by, _))| by.clone())
+            .unwrap_or_default();
+        let label = |name: &str| {
+            ontology
+                .objects
+                .iter()
+                .find(|o| o.name == name)
+                .map(|o| label_of(&o.label, &o.name).to_lowercase())
+                .unwrap_or_else(|| name.to_owned())
+        };
+        let options: Vec<String> = ways.iter().map(|(by, _)| by.clone()).collect();
+        plan.assumptions.push(PlanAssumption {
+            text: format!(
+                "{} can be reached through the {}; using the {}'s",
+                label_of(&label(&target), &target),
+                options
+                    .iter()
+                    .map(|o| label(o))
+                    .collect::<Vec<_>>()
+                    .join(" or the "),
+                label(&selected)
+            ),
+            options,
+            selected: Some(selected.clone()),
+        });
+        plan.via.push(selected);
     }
 }
 
@@ -796,12 +1447,16 @@ pub fn variant_assumptions(ontology: &Ontology, measures: &[Measure]) -> Vec<Pla
                     )));
                 }
                 Some(_) => {}
+                // The data team's default settles the reading: stated, not asked.
+                None if let Some(default) = metric.variants.iter().find(|v| v.default) => {
+                    found.push(PlanAssumption::stated(format!(
+                        "{}: {}, the default reading",
+                        label_of(&metric.label, &metric.name),
+                        describe_variant(default)
+                    )));
+                }
                 None if !metric.variants.is_empty() => {
-                    let default = metric
-                        .variants
-                        .iter()
-                        .find(|v| v.default)
-                        .unwrap_or(&metric.variants[0]);
+                    let default = &metric.variants[0];
                     found.push(PlanAssumption {
                         text: format!(
                             "{} can be read in more than one way; using {}",
@@ -1031,6 +1686,98 @@ fn year_attribute(ontology: &Ontology, anchor: &str) -> Option<AttributeRef> {
     candidates.into_iter().next().map(|c| c.2)
 }
 
+/// The finishing position "second" or "P3" filters on: an attribute named
+/// or called position of the measured or mentioned object, else of the
+/// first object that has one.
+fn position_attribute(
+    ontology: &Ontology,
+    base: Option<&str>,
+    mentioned: &[usize],
+) -> Option<AttributeRef> {
+    let position_of = |object: &crate::ontology::Object| {
+        let integer = |a: &&crate::ontology::Attribute| {
+            a.data_type == DataType::Integer && a.role != AttributeRole::Identifier
+        };
+        object
+            .attributes
+            .iter()
+            .filter(integer)
+            .find(|a| a.name == "position")
+            .or_else(|| {
+                object.attributes.iter().filter(integer).find(|a| {
+                    a.synonyms
+                        .iter()
+                        .any(|s| s == "position" || s == "finishing position")
+                })
+            })
+            .map(|a| AttributeRef::new(&object.name, &a.name))
+    };
+    let preferred = base
+        .into_iter()
+        .map(str::to_owned)
+        .chain(mentioned.iter().map(|o| ontology.objects[*o].name.clone()));
+    for name in preferred {
+        if let Some(found) = ontology
+            .objects
+            .iter()
+            .find(|o| o.name == name)
+            .and_then(position_of)
+        {
+            return Some(found);
+        }
+    }
+    ontology.objects.iter().find_map(position_of)
+}
+
+/// The date a day or month filters on: a date of `anchor` or of an object
+/// it looks up, the one called plain "date" first.
+fn day_attribute(ontology: &Ontology, anchor: &str) -> Option<AttributeRef> {
+    let paths = graph::Paths::from(ontology, anchor);
+    let mut candidates: Vec<(u8, usize, AttributeRef)> = Vec::new();
+    for object in &ontology.objects {
+        let Some((distance, false)) = paths.distance(&object.name) else {
+            continue;
+        };
+        for attribute in &object.attributes {
+            if attribute.role != AttributeRole::Time
+                || !matches!(attribute.data_type, DataType::Date | DataType::Timestamp)
+            {
+                continue;
+            }
+            let plain_date = attribute.name == "date"
+                || attribute.label.eq_ignore_ascii_case("date")
+                || attribute
+                    .synonyms
+                    .iter()
+                    .any(|s| s.eq_ignore_ascii_case("date"));
+            candidates.push((
+                u8::from(!plain_date),
+                distance,
+                AttributeRef::new(&object.name, &attribute.name),
+            ));
+        }
+    }
+    candidates.sort_by_key(|c| (c.0, c.1));
+    candidates.into_iter().next().map(|c| c.2)
+}
+
+fn date_condition(dates: &[(Op, DateRange)]) -> Condition {
+    let text = |s: &str| Literal::Text(s.to_owned());
+    match dates {
+        [(Op::Since | Op::From, d)] => Condition::AtLeast(text(&d.first)),
+        [(Op::After, d)] => Condition::After(text(&d.last)),
+        [(Op::Before, d)] => Condition::Before(text(&d.first)),
+        [(Op::Until | Op::To, d)] => Condition::AtMost(text(&d.last)),
+        [
+            (Op::Between | Op::From | Op::Since, a),
+            (Op::And | Op::To | Op::Until, b),
+        ] => Condition::Between(text(&a.first), text(&b.last)),
+        [(_, d)] if d.first == d.last => Condition::OneOf(vec![text(&d.first)]),
+        [(_, d), ..] => Condition::Between(text(&d.first), text(&d.last)),
+        [] => Condition::OneOf(Vec::new()),
+    }
+}
+
 /// A date attribute grouped by year; a year attribute as it is.
 fn by_year_if_date(ontology: &Ontology, attribute: AttributeRef) -> AttributeRef {
     let is_date = ontology
@@ -1166,6 +1913,109 @@ mod tests {
             "{q3}"
         );
         assert!(q3.contains("UNION ALL"), "{q3}");
+    }
+
+    fn planned(question: &str) -> SemanticPlan {
+        let (ontology, lexicon) = f1();
+        match plan(&ontology, &lexicon, question, None) {
+            Planned::Plan(p) => p,
+            Planned::NotAnswerable(reason) => panic!("{question}: {reason}"),
+        }
+    }
+
+    fn refused(question: &str) -> String {
+        let (ontology, lexicon) = f1();
+        match plan(&ontology, &lexicon, question, None) {
+            Planned::Plan(p) => panic!("{question} was planned: {p:?}"),
+            Planned::NotAnswerable(reason) => reason,
+        }
+    }
+
+    #[test]
+    fn filler_words_never_block_and_unknown_ones_are_listed() {
+        let (q, plan) = sql(
+            "please tell me how many different drivers are in the game",
+            None,
+        );
+        assert_eq!(q, "SELECT COUNT(*) AS driver_count FROM public.drivers d");
+        let texts: Vec<&str> = plan.assumptions.iter().map(|a| a.text.as_str()).collect();
+        assert_eq!(texts, ["Not used from the question: \"game\""]);
+        // What is asked for, or a name, must be grounded.
+        assert!(refused("how many wins does Zanardi have").contains("zanardi"));
+        assert!(refused("what is the average lap temperature").contains("temperature"));
+        assert!(refused("how many wins did Ferrari have last year").contains("last year"));
+    }
+
+    #[test]
+    fn positions_extremes_and_dates() {
+        let (q, _) = sql("who finished second in 2021", None);
+        assert!(
+            q.contains("rr.position = 2") && q.contains("r.year = 2021"),
+            "{q}"
+        );
+        let (q, _) = sql("the oldest driver", None);
+        assert!(q.ends_with("ORDER BY date_of_birth ASC LIMIT 1"), "{q}");
+        let (q, _) = sql("the 3 youngest drivers", None);
+        assert!(q.ends_with("ORDER BY date_of_birth DESC LIMIT 3"), "{q}");
+        for day in [
+            "races on 29 November 2015",
+            "races on 2015/11/29",
+            "races on November 29, 2015",
+        ] {
+            let (q, _) = sql(day, None);
+            assert!(q.contains("r.date = '2015-11-29'"), "{day}: {q}");
+        }
+        let (q, _) = sql("races in Feb 2016", None);
+        assert!(
+            q.contains("r.date BETWEEN '2016-02-01' AND '2016-02-29'"),
+            "{q}"
+        );
+    }
+
+    #[test]
+    fn exclusions_apply_to_values_and_refuse_for_measures() {
+        let (q, _) = sql("wins by constructor excluding Ferrari", None);
+        assert!(q.contains("c.name NOT IN ('Ferrari')"), "{q}");
+        assert!(refused("drivers who never won").contains("never won"));
+    }
+
+    #[test]
+    fn a_default_variant_is_stated_not_asked() {
+        let plan = planned("points by driver in 2023");
+        assert!(plan.assumptions.iter().all(|a| !a.is_fork()), "{plan:?}");
+        assert!(
+            plan.assumptions
+                .iter()
+                .any(|a| a.text.contains("the default reading")),
+            "{plan:?}"
+        );
+    }
+
+    #[test]
+    fn a_second_way_to_the_same_object_is_a_fork_unless_named() {
+        let ontology =
+            crate::ontology::from_yaml(include_str!("../../../examples/wholesale/ontology.yaml"))
+                .unwrap();
+        let lexicon = Lexicon::build(&ontology, &[]);
+        let Planned::Plan(by_region) = plan(&ontology, &lexicon, "revenue by region", None) else {
+            panic!("revenue by region is answerable")
+        };
+        let fork = by_region.assumptions.iter().find(|a| a.is_fork()).unwrap();
+        assert_eq!(fork.options, ["supplier", "customer"]);
+        // The verified questions join revenue to regions through customers.
+        assert_eq!(fork.selected.as_deref(), Some("customer"));
+        let sql = compile(&ontology, &by_region, Dialect::Sqlite).unwrap().sql;
+        assert!(sql.contains("JOIN customer c"), "{sql}");
+        let Planned::Plan(named) = plan(&ontology, &lexicon, "revenue by supplier region", None)
+        else {
+            panic!("revenue by supplier region is answerable")
+        };
+        assert!(named.assumptions.iter().all(|a| !a.is_fork()), "{named:?}");
+        let sql = compile(&ontology, &named, Dialect::Sqlite).unwrap().sql;
+        assert!(
+            sql.contains("JOIN supplier s") && !sql.contains("customer"),
+            "{sql}"
+        );
     }
 
     #[test]

@@ -15,6 +15,8 @@ static STEMMER: LazyLock<Stemmer> = LazyLock::new(|| Stemmer::create(Algorithm::
 pub struct Word {
     pub plain: String,
     pub stem: String,
+    /// Typed with a capital letter: a name, unless it starts the question.
+    pub capital: bool,
 }
 
 /// Lower case without accents: "Pérez" becomes "perez".
@@ -27,13 +29,17 @@ pub fn fold(text: &str) -> String {
 
 /// The words of `text`; digits stay words of their own ("top 3", "2023").
 pub fn words(text: &str) -> Vec<Word> {
-    fold(text)
-        .split(|c: char| !(c.is_alphanumeric() || c == '\''))
-        .flat_map(|token| token.split('\''))
+    const APOSTROPHES: [char; 2] = ['\'', '\u{2019}'];
+    text.split(|c: char| !(c.is_alphanumeric() || APOSTROPHES.contains(&c)))
+        .flat_map(|token| token.split(APOSTROPHES))
         .filter(|token| !token.is_empty())
-        .map(|plain| Word {
-            stem: stem(plain),
-            plain: plain.to_owned(),
+        .map(|token| {
+            let plain = fold(token);
+            Word {
+                stem: stem(&plain),
+                capital: token.chars().next().is_some_and(char::is_uppercase),
+                plain,
+            }
         })
         .collect()
 }
