@@ -364,13 +364,16 @@ fn measure_text(
 
 #[cfg(test)]
 mod tests {
-    use super::{answer_text, format_value};
-    use crate::engine::plan::{AttributeRef, Measure, Order, SemanticPlan};
-    use crate::engine::response::ResultSet;
+    use super::format_value;
     use serde_json::json;
 
+    #[cfg(feature = "ssr")]
     #[test]
     fn a_tie_at_the_top_is_said_to_be_one() {
+        use super::answer_text;
+        use crate::engine::plan::{AttributeRef, Measure, Order, SemanticPlan};
+        use crate::engine::response::ResultSet;
+
         let ontology =
             crate::ontology::from_yaml(include_str!("../../../examples/wholesale/ontology.yaml"))
                 .unwrap();
