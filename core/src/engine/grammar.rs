@@ -292,28 +292,22 @@ const STOP_WORDS: &[&str] = &[
     "her",
     "hers",
     "him",
-    "who's",
-    "it's",
-    "this",
     "one",
     "ones",
     "some",
     "such",
-    "which's",
     "theirs",
     "ours",
     "yours",
     "mine",
     "myself",
     "themselves",
-    "each other",
     "whichever",
     "whatever",
     "both",
     "either",
     "neither",
     "own",
-    "own's",
     "t",
     "d",
     "ll",
@@ -329,7 +323,6 @@ const STOP_WORDS: &[&str] = &[
     "thx",
     "pls",
     "plz",
-    "could",
     "should",
     "might",
     "may",
@@ -345,9 +338,7 @@ const STOP_WORDS: &[&str] = &[
     "return",
     "retrieve",
     "fetch",
-    "get",
     "gimme",
-    "tell",
     "look",
     "up",
     "out",
@@ -361,26 +352,19 @@ const STOP_WORDS: &[&str] = &[
     "actually",
     "really",
     "currently",
-    "ever",
     "yet",
     "still",
     "already",
-    "just",
     "even",
-    "there's",
     "theres",
-    "i'd",
     "id",
     "im",
-    "i'm",
-    "let's",
     "lets",
     "question",
     "info",
     "information",
     "details",
     "detail",
-    "result's",
     // Adjectives that do not change what is counted.
     "different",
     "distinct",
@@ -393,7 +377,6 @@ const STOP_WORDS: &[&str] = &[
     "particular",
     "given",
     "certain",
-    "overall",
     "entire",
     "whole",
     "full",
@@ -402,8 +385,6 @@ const STOP_WORDS: &[&str] = &[
     "actual",
     "respectively",
     // Verbs of taking part, which the relationships already say.
-    "took",
-    "take",
     "part",
     "participate",
     "participating",
@@ -431,7 +412,6 @@ const STOP_WORDS: &[&str] = &[
     "go",
     "went",
     "gone",
-    "happen",
     "occur",
     "occurred",
     "finish",
@@ -450,7 +430,6 @@ const STOP_WORDS: &[&str] = &[
     "using",
     "register",
     "registered",
-    "recorded",
     "listed",
     "known",
     "called",
@@ -477,17 +456,11 @@ const STOP_WORDS: &[&str] = &[
     "onto",
     "upon",
     "off",
-    "per cent",
     "along",
     "together",
-    "currently",
-    "respectively",
     "if",
     "whether",
     "because",
-    "since's",
-    "there",
-    "where's",
 ];
 
 pub fn is_stop_word(plain: &str) -> bool {
@@ -622,15 +595,27 @@ pub fn ordinal(plain: &str) -> Option<i64> {
         .filter(|n| (1..=100).contains(n))
 }
 
-/// "oldest", "latest": an extreme of a date, and whether it is the latest.
-pub fn extreme(plain: &str) -> Option<bool> {
-    match plain {
-        "oldest" | "earliest" | "eldest" | "first-ever" => Some(false),
-        "youngest" | "latest" | "newest" | "recent" | "last" | "final" | "most-recent" => {
-            Some(true)
-        }
-        _ => None,
-    }
+/// "oldest", "the first race": the earliest or latest by a date.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Extreme {
+    pub latest: bool,
+    /// "first", "last" mean this only before a thing ("the first race");
+    /// otherwise they are a position or a relative date.
+    pub needs_object: bool,
+}
+
+pub fn extreme(plain: &str) -> Option<Extreme> {
+    let (latest, needs_object) = match plain {
+        "oldest" | "earliest" | "eldest" => (false, false),
+        "youngest" | "latest" | "newest" | "recent" => (true, false),
+        "first" => (false, true),
+        "last" | "final" => (true, true),
+        _ => return None,
+    };
+    Some(Extreme {
+        latest,
+        needs_object,
+    })
 }
 
 /// "January", "Nov", "sept": a month's number. "may" and "march" are also

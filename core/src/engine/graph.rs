@@ -142,19 +142,7 @@ pub fn join_tree(
     base: &str,
     targets: &[&str],
 ) -> Result<JoinTree, Unreachable> {
-    let paths = Paths::from(ontology, base);
-    let mut steps: Vec<Step> = Vec::new();
-    for target in targets {
-        for step in paths.path(target)? {
-            if !steps.iter().any(|s| s.to == step.to) {
-                steps.push(step);
-            }
-        }
-    }
-    Ok(JoinTree {
-        base: base.to_owned(),
-        steps,
-    })
+    join_tree_via(ontology, base, &[], targets)
 }
 
 /// Longest route [`routes`] follows, in steps.
@@ -214,15 +202,16 @@ pub fn join_tree_via(
     via: &[String],
     targets: &[&str],
 ) -> Result<JoinTree, Unreachable> {
-    if via.is_empty() {
-        return join_tree(ontology, base, targets);
-    }
     let paths = Paths::from(ontology, base);
     let mut steps: Vec<Step> = Vec::new();
     for target in targets {
-        let chosen = routes(ontology, base, target)
-            .into_iter()
-            .find(|route| route.iter().any(|s| via.contains(&s.to)));
+        let chosen = if via.is_empty() {
+            None
+        } else {
+            routes(ontology, base, target)
+                .into_iter()
+                .find(|route| route.iter().any(|s| via.contains(&s.to)))
+        };
         let route = match chosen {
             Some(route) => route,
             None => paths.path(target)?,

@@ -3,7 +3,7 @@
 
 use crate::engine::text;
 use crate::ontology::{AttributeRole, DataType, Ontology};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 /// Longest phrase looked up, in words.
 pub const MAX_PHRASE_WORDS: usize = 6;
@@ -50,6 +50,9 @@ pub struct Lexicon {
     entries: HashMap<String, Vec<Entry>>,
     /// Single-word keys of six letters or more, for one-typo matches.
     fuzzy_words: Vec<String>,
+    /// Stems of the ontology's own description ("Formula 1"): words that
+    /// name the domain, not a value, however they are capitalised.
+    domain: HashSet<String>,
 }
 
 /// Values of one attribute, from the ontology's known values or the data.
@@ -63,7 +66,13 @@ impl Lexicon {
     /// The lexicon of `ontology`, with the values read from the data added to
     /// the ontology's own known values.
     pub fn build(ontology: &Ontology, data_values: &[AttributeValues<'_>]) -> Self {
-        let mut lexicon = Lexicon::default();
+        let mut lexicon = Lexicon {
+            domain: text::words(&ontology.description)
+                .into_iter()
+                .map(|w| w.stem)
+                .collect(),
+            ..Lexicon::default()
+        };
         for (o, object) in ontology.objects.iter().enumerate() {
             let concept = Concept::Object(o);
             lexicon.add(&object.name, concept.clone(), Strength::Name);
@@ -159,25 +168,26 @@ impl Lexicon {
             .iter()
             .filter(|v| v.trim().chars().count() > 3)
             .collect();
+        let worded: Vec<(&String, Vec<text::Word>)> =
+            values.into_iter().map(|v| (v, text::words(v))).collect();
         // How many values each word appears in: "Sepang" names one circuit,
         // "International" names many and so names none.
-        let mut spread: HashMap<String, usize> = HashMap::new();
-        for value in &values {
-            let mut seen: Vec<String> = text::words(value).into_iter().map(|w| w.stem).collect();
+        let mut spread: HashMap<&str, usize> = HashMap::new();
+        for (_, words) in &worded {
+            let mut seen: Vec<&str> = words.iter().map(|w| w.stem.as_str()).collect();
             seen.sort();
             seen.dedup();
             for stem in seen {
                 *spread.entry(stem).or_default() += 1;
             }
         }
-        for value in values {
+        for (value, words) in &worded {
             let concept = Concept::Value {
                 object,
                 attribute,
-                value: value.clone(),
+                value: (*value).clone(),
             };
             self.add(value, concept.clone(), Strength::Value);
-            let words = text::words(value);
             // Links, references and times ("max_verstappen", "1:26.572")
             // are matched whole or not at all.
             let code_like = value.contains("://") || value.contains(['_', ':']);
@@ -188,7 +198,7 @@ impl Lexicon {
                 // "Hamilton" for "Lewis Hamilton": the last word of a name;
                 // any other word only where it tells the value apart.
                 let last = i + 1 == words.len();
-                let telling = spread.get(&word.stem).is_some_and(|n| *n <= 2);
+                let telling = spread.get(word.stem.as_str()).is_some_and(|n| *n <= 2);
                 if word.plain.chars().count() >= 4
                     && !word.plain.chars().any(|c| c.is_ascii_digit())
                     && (last || telling)
@@ -214,6 +224,11 @@ impl Lexicon {
             .iter()
             .find(|candidate| strsim::damerau_levenshtein(candidate, stem) == 1)
             .map(String::as_str)
+    }
+
+    /// Whether `stem` is a word of the ontology's description.
+    pub fn names_domain(&self, stem: &str) -> bool {
+        self.domain.contains(stem)
     }
 
     pub fn len(&self) -> usize {

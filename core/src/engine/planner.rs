@@ -87,7 +87,7 @@ pub fn plan(
     question: &str,
     previous: Option<&SemanticPlan>,
 ) -> Planned {
-    let pieces = read(ontology, lexicon, question);
+    let pieces = read(lexicon, question);
     let blocking: Vec<&str> = pieces
         .iter()
         .filter_map(|p| match p {
@@ -151,59 +151,18 @@ fn opens_focus(op: Op) -> bool {
     )
 }
 
-fn read(ontology: &Ontology, lexicon: &Lexicon, question: &str) -> Vec<Piece> {
+fn read(lexicon: &Lexicon, question: &str) -> Vec<Piece> {
     let words: Vec<Word> = text::words(question)
         .into_iter()
         .map(|word| normalise_word(lexicon, word))
         .collect();
     let plain: Vec<&str> = words.iter().map(|w| w.plain.as_str()).collect();
-    // Words of the ontology's own description ("Formula 1") name the domain,
-    // not a value, however they are capitalised.
-    let domain: Vec<Word> = text::words(&ontology.description);
-    let in_domain = |word: &Word| domain.iter().any(|d| d.stem == word.stem);
-    let number = |i: usize| plain.get(i).and_then(|w| w.parse::<i64>().ok());
-    let is_year = |i: usize| number(i).is_some_and(|y| (1900..=2100).contains(&y));
-    let month = |i: usize| plain.get(i).and_then(|w| grammar::month(w));
     let mut pieces = Vec::new();
     let mut focus = Focus::Outside;
     let mut i = 0;
     while i < words.len() {
         // Dates, before their numbers are read as years.
-        let date = if is_year(i)
-            && let (Some(m), Some(d)) = (number(i + 1), number(i + 2))
-            && (1..=12).contains(&m)
-        {
-            DateRange::day(number(i).unwrap_or_default(), m as u32, d).map(|r| (r, 3))
-        } else if let (Some(d), Some(m)) = (number(i), month(i + 1))
-            && is_year(i + 2)
-        {
-            DateRange::day(number(i + 2).unwrap_or_default(), m, d).map(|r| (r, 3))
-        } else if let (Some(m), Some(d)) = (month(i), number(i + 1))
-            && (1..=31).contains(&d)
-            && is_year(i + 2)
-        {
-            DateRange::day(number(i + 2).unwrap_or_default(), m, d).map(|r| (r, 3))
-        } else if let Some(m) = month(i)
-            && is_year(i + 1)
-        {
-            Some((
-                DateRange::months(number(i + 1).unwrap_or_default(), m, m),
-                2,
-            ))
-        } else if let Some(q) = plain[i]
-            .strip_prefix('q')
-            .and_then(|q| q.parse::<u32>().ok())
-            .filter(|q| (1..=4).contains(q))
-            && is_year(i + 1)
-        {
-            Some((
-                DateRange::months(number(i + 1).unwrap_or_default(), q * 3 - 2, q * 3),
-                2,
-            ))
-        } else {
-            None
-        };
-        if let Some((range, len)) = date {
+        if let Some((range, len)) = date_at(&plain[i..]) {
             pieces.push(Piece::Dates(range));
             focus = Focus::Outside;
             i += len;
@@ -264,7 +223,6 @@ fn read(ontology: &Ontology, lexicon: &Lexicon, question: &str) -> Vec<Piece> {
             continue;
         }
         let word = &words[i];
-        let before_object = || next_names_object(lexicon, &words, &plain, i);
         if let Some(len) = relative_time(&plain[i..]) {
             // "last year", "this season", "in the past 5 years": read against
             // a clock the built-in planner does not have yet; never guessed.
@@ -275,12 +233,10 @@ fn read(ontology: &Ontology, lexicon: &Lexicon, question: &str) -> Vec<Piece> {
             i += len;
             continue;
         }
-        if let Some(latest) = grammar::extreme(&word.plain)
-            && (!matches!(word.plain.as_str(), "last" | "final") || before_object())
+        if let Some(extreme) = grammar::extreme(&word.plain)
+            && (!extreme.needs_object || next_names_object(lexicon, &words, &plain, i))
         {
-            pieces.push(Piece::Extreme(latest));
-        } else if word.plain == "first" && before_object() {
-            pieces.push(Piece::Extreme(false));
+            pieces.push(Piece::Extreme(extreme.latest));
         } else if let Some(n) = grammar::ordinal(&word.plain) {
             pieces.push(Piece::Ordinal(n));
         } else if grammar::is_stop_word(&word.plain) {
@@ -298,7 +254,7 @@ fn read(ontology: &Ontology, lexicon: &Lexicon, question: &str) -> Vec<Piece> {
                 focus = Focus::Inside;
             }
         } else {
-            let names_something = word.capital && i > 0 && !in_domain(word);
+            let names_something = word.capital && i > 0 && !lexicon.names_domain(&word.stem);
             let asked_for = focus != Focus::Outside;
             pieces.push(Piece::Unknown {
                 word: word.plain.clone(),
@@ -311,6 +267,37 @@ fn read(ontology: &Ontology, lexicon: &Lexicon, question: &str) -> Vec<Piece> {
         i += 1;
     }
     pieces
+}
+
+/// A day, month or quarter written at the start of `words`, and how many
+/// words it takes: "2015 11 29" (from 2015-11-29 or 2015/11/29), "29
+/// November 2015", "November 29 2015", "Nov 2015", "Q1 1997".
+fn date_at(words: &[&str]) -> Option<(DateRange, usize)> {
+    let number = |i: usize| words.get(i).and_then(|w| w.parse::<i64>().ok());
+    let year = |i: usize| number(i).filter(|y| (1900..=2100).contains(y));
+    let month = |i: usize| words.get(i).and_then(|w| grammar::month(w));
+    let quarter = words
+        .first()
+        .and_then(|w| w.strip_prefix('q'))
+        .and_then(|q| q.parse::<u32>().ok())
+        .filter(|q| (1..=4).contains(q));
+    if let (Some(y), Some(m), Some(d)) = (year(0), number(1), number(2))
+        && (1..=12).contains(&m)
+    {
+        DateRange::day(y, m as u32, d).map(|r| (r, 3))
+    } else if let (Some(d), Some(m), Some(y)) = (number(0), month(1), year(2)) {
+        DateRange::day(y, m, d).map(|r| (r, 3))
+    } else if let (Some(m), Some(d), Some(y)) = (month(0), number(1), year(2))
+        && (1..=31).contains(&d)
+    {
+        DateRange::day(y, m, d).map(|r| (r, 3))
+    } else if let (Some(m), Some(y)) = (month(0), year(1)) {
+        Some((DateRange::months(y, m, m), 2))
+    } else if let (Some(q), Some(y)) = (quarter, year(1)) {
+        Some((DateRange::months(y, q * 3 - 2, q * 3), 2))
+    } else {
+        None
+    }
 }
 
 /// The length of a relative time phrase at the start of `words`: "last
@@ -337,16 +324,19 @@ fn relative_time(words: &[&str]) -> Option<usize> {
     }
 }
 
+/// The object a phrase names, if it names one.
+fn object_of(entries: &[Entry]) -> Option<usize> {
+    entries.iter().find_map(|e| match e.concept {
+        Concept::Object(o) => Some(o),
+        _ => None,
+    })
+}
+
 /// Whether the first word after `i` that carries meaning names an object.
 fn next_names_object(lexicon: &Lexicon, words: &[Word], plain: &[&str], i: usize) -> bool {
     (i + 1..words.len())
         .find(|j| !grammar::is_stop_word(plain[*j]))
-        .is_some_and(|j| {
-            longest_concept(lexicon, &words[j..])
-                .1
-                .iter()
-                .any(|e| matches!(e.concept, Concept::Object(_)))
-        })
+        .is_some_and(|j| object_of(&longest_concept(lexicon, &words[j..]).1).is_some())
 }
 
 /// Expands abbreviations ("avg") and corrects one typo in an operator word
@@ -533,29 +523,21 @@ impl Reading {
                     previous_op = None;
                 }
                 Piece::Concept { entries, text } => {
-                    if reading.extreme.is_some() && reading.extreme_object.is_none() {
-                        let object = entries.iter().find_map(|e| match e.concept {
-                            Concept::Object(o) => Some(o),
-                            _ => None,
-                        });
-                        if let Some(o) = object {
-                            // "the first race": the race itself, not a count of races.
-                            reading.extreme_object = Some(o);
-                            reading.mentioned.push(o);
-                            grouping = false;
-                            previous_op = None;
-                            continue;
-                        }
+                    if reading.extreme.is_some()
+                        && reading.extreme_object.is_none()
+                        && let Some(o) = object_of(entries)
+                    {
+                        // "the first race": the race itself, not a count of races.
+                        reading.extreme_object = Some(o);
+                        reading.mentioned.push(o);
+                        grouping = false;
+                        previous_op = None;
+                        continue;
                     }
                     // "by customer region": the customer says whose region.
                     let qualifies_next =
                         grouping && matches!(pieces.get(index + 1), Some(Piece::Concept { .. }));
-                    if qualifies_next
-                        && let Some(o) = entries.iter().find_map(|e| match e.concept {
-                            Concept::Object(o) => Some(o),
-                            _ => None,
-                        })
-                    {
+                    if qualifies_next && let Some(o) = object_of(entries) {
                         reading.mentioned.push(o);
                         continue;
                     }
@@ -595,10 +577,7 @@ impl Reading {
             Concept::Variant { metric, variant } => Some((metric, variant)),
             _ => None,
         });
-        let object = entries.iter().find_map(|e| match e.concept {
-            Concept::Object(o) => Some(o),
-            _ => None,
-        });
+        let object = object_of(entries);
         let attribute = entries.iter().find_map(|e| match e.concept {
             Concept::Attribute { object, attribute } => Some((object, attribute)),
             _ => None,
@@ -765,6 +744,27 @@ impl Reading {
         }
     }
 
+    /// What a year or a date is read against: the measured or asked-about
+    /// object, else what the plan shows or filters, else a mentioned object.
+    fn time_anchor(
+        &self,
+        ontology: &Ontology,
+        anchor: Option<&str>,
+        plan: &SemanticPlan,
+    ) -> Option<String> {
+        anchor.map(str::to_owned).or_else(|| {
+            plan.dimensions
+                .first()
+                .map(|d| d.object.clone())
+                .or_else(|| plan.filters.first().map(|f| f.attribute.object.clone()))
+                .or_else(|| {
+                    self.mentioned
+                        .first()
+                        .map(|o| ontology.objects[*o].name.clone())
+                })
+        })
+    }
+
     fn into_plan(self, ontology: &Ontology, previous: Option<&SemanticPlan>) -> Planned {
         let mut assumptions = Vec::new();
         // Measures.
@@ -829,12 +829,11 @@ impl Reading {
             )
             && previous.is_none()
         {
+            let counted = &ontology.objects[o];
+            let label = label_of(&counted.label, &counted.name).to_lowercase();
             return Planned::NotAnswerable(format!(
-                "the question counts {} by what they did, which Cassis cannot plan yet; ask for the measure by {} instead",
-                plural(
-                    &label_of(&ontology.objects[o].label, &ontology.objects[o].name).to_lowercase()
-                ),
-                label_of(&ontology.objects[o].label, &ontology.objects[o].name).to_lowercase()
+                "the question counts {} by what they did, which Cassis cannot plan yet; ask for the measure by {label} instead",
+                plural(&label)
             ));
         }
         // A question with only a variant or filter words refines the last plan.
@@ -1093,15 +1092,6 @@ impl Reading {
             }
         }
 
-        // "customers in the BUILDING segment", "orders placed in Feb 1994":
-        // the attribute a value or date filters is named, not grouped by.
-        if !plan.measures.is_empty() && !self.comparison {
-            let filtered: Vec<AttributeRef> =
-                plan.filters.iter().map(|f| f.attribute.clone()).collect();
-            plan.dimensions
-                .retain(|d| !(filtered.contains(d) && self.asked.contains(d)));
-        }
-
         // "Where is X": the location of the thing X names.
         if self.place && plan.measures.is_empty() {
             let object = plan
@@ -1140,17 +1130,7 @@ impl Reading {
 
         // Years: on the time attribute in reach of what is measured or shown.
         if !self.years.is_empty() {
-            let anchor = anchor.clone().or_else(|| {
-                plan.dimensions
-                    .first()
-                    .map(|d| d.object.clone())
-                    .or_else(|| plan.filters.first().map(|f| f.attribute.object.clone()))
-                    .or_else(|| {
-                        self.mentioned
-                            .first()
-                            .map(|o| ontology.objects[*o].name.clone())
-                    })
-            });
+            let anchor = self.time_anchor(ontology, anchor.as_deref(), &plan);
             let Some(time) = anchor.as_deref().and_then(|a| year_attribute(ontology, a)) else {
                 return Planned::NotAnswerable(
                     "the question names a year, but nothing it asks about has a date or year in the ontology".to_owned(),
@@ -1190,31 +1170,26 @@ impl Reading {
 
         // Days: "on 29 November 2015", "in Nov 2015", "since 1995-03-15".
         if !self.dates.is_empty() {
-            let anchor = anchor.clone().or_else(|| {
-                plan.dimensions
-                    .first()
-                    .map(|d| d.object.clone())
-                    .or_else(|| plan.filters.first().map(|f| f.attribute.object.clone()))
-                    .or_else(|| {
-                        self.mentioned
-                            .first()
-                            .map(|o| ontology.objects[*o].name.clone())
-                    })
-            });
+            let anchor = self.time_anchor(ontology, anchor.as_deref(), &plan);
             let Some(day) = anchor.as_deref().and_then(|a| day_attribute(ontology, a)) else {
                 return Planned::NotAnswerable(
                     "the question names a date, but nothing it asks about has a date in the ontology".to_owned(),
                 );
             };
             plan.filters.retain(|f| f.attribute != day);
-            if !plan.measures.is_empty() {
-                plan.dimensions
-                    .retain(|d| !(*d == day && self.asked.contains(d)));
-            }
             plan.filters.push(Filter {
                 attribute: day,
                 condition: date_condition(&self.dates),
             });
+        }
+
+        // "customers in the BUILDING segment", "orders placed in Feb 1994":
+        // the attribute a value or date filters is named, not grouped by.
+        if !plan.measures.is_empty() && !self.comparison {
+            let filtered: Vec<AttributeRef> =
+                plan.filters.iter().map(|f| f.attribute.clone()).collect();
+            plan.dimensions
+                .retain(|d| !(filtered.contains(d) && self.asked.contains(d)));
         }
 
         // "The oldest driver", "the first race of 2009": rows by a date,
@@ -1412,7 +1387,7 @@ pub fn settle_routes(ontology: &Ontology, plan: &mut SemanticPlan, named: &[Stri
         plan.assumptions.push(PlanAssumption {
             text: format!(
                 "{} can be reached through the {}; using the {}'s",
-                label_of(&label(&target), &target),
+                label(&target),
                 options
                     .iter()
                     .map(|o| label(o))
@@ -1657,14 +1632,7 @@ fn year_attribute(ontology: &Ontology, anchor: &str) -> Option<AttributeRef> {
                 attribute.synonyms.join(" ")
             )
             .to_lowercase();
-            // The date the lexicon calls plain "date" is the one the business
-            // dates things by ("orders in 1995" means order date).
-            let plain_date = attribute.name == "date"
-                || attribute.label.eq_ignore_ascii_case("date")
-                || attribute
-                    .synonyms
-                    .iter()
-                    .any(|s| s.eq_ignore_ascii_case("date"));
+            let plain_date = is_plain_date(attribute);
             let rank = match attribute.data_type {
                 DataType::Integer
                     if named_year.contains("year") || named_year.contains("season") =>
@@ -1729,6 +1697,17 @@ fn position_attribute(
     ontology.objects.iter().find_map(position_of)
 }
 
+/// The date the ontology calls plain "date" is the one the business dates
+/// things by ("orders in 1995" means the order date).
+fn is_plain_date(attribute: &crate::ontology::Attribute) -> bool {
+    attribute.name == "date"
+        || attribute.label.eq_ignore_ascii_case("date")
+        || attribute
+            .synonyms
+            .iter()
+            .any(|s| s.eq_ignore_ascii_case("date"))
+}
+
 /// The date a day or month filters on: a date of `anchor` or of an object
 /// it looks up, the one called plain "date" first.
 fn day_attribute(ontology: &Ontology, anchor: &str) -> Option<AttributeRef> {
@@ -1744,14 +1723,8 @@ fn day_attribute(ontology: &Ontology, anchor: &str) -> Option<AttributeRef> {
             {
                 continue;
             }
-            let plain_date = attribute.name == "date"
-                || attribute.label.eq_ignore_ascii_case("date")
-                || attribute
-                    .synonyms
-                    .iter()
-                    .any(|s| s.eq_ignore_ascii_case("date"));
             candidates.push((
-                u8::from(!plain_date),
+                u8::from(!is_plain_date(attribute)),
                 distance,
                 AttributeRef::new(&object.name, &attribute.name),
             ));
