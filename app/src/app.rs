@@ -8,7 +8,7 @@ use crate::pages::{
 use leptos::prelude::*;
 use leptos_meta::{MetaTags, Stylesheet, Title, provide_meta_context};
 use leptos_router::components::{ParentRoute, Route, Router, Routes};
-use leptos_router::path;
+use leptos_router::{SsrMode, path};
 
 /// The HTML document around the app, rendered on the server only.
 pub fn shell(options: LeptosOptions) -> impl IntoView {
@@ -54,7 +54,11 @@ pub fn App() -> impl IntoView {
                     <Route path=path!("projects/:id") view=OntologyPage />
                     <Route path=path!("projects/:id/publish") view=PublishPage />
                     <Route path=path!("projects/:id/settings") view=ProjectSettingsPage />
-                    <Route path=path!("playground") view=PlaygroundPage />
+                    // In order: the chat hydrates against the page as the server
+                    // finished it. Streamed out of order, a full load could hydrate
+                    // before the project list's chunk was swapped in, and the
+                    // browser then lost the whole form's reactivity.
+                    <Route path=path!("playground") view=PlaygroundPage ssr=SsrMode::InOrder />
                     <Route path=path!("activity") view=ActivityPage />
                     <Route path=path!("keys") view=ApiKeysPage />
                     <Route path=path!("clients") view=ConnectedClientsPage />

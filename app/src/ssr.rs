@@ -110,6 +110,15 @@ pub async fn project_of(user: &User, id: &str) -> Result<cassis_core::project::P
         .ok_or_else(missing)
 }
 
+/// A chat the caller may read: their own, or any of the organization's for
+/// an admin. Anything else is refused the same way, so ids cannot be probed.
+pub async fn visible_chat(user: &User, id: &str) -> Result<cassis_core::store::Chat, AppError> {
+    let chat = context()?.store.chat(id.trim()).await?.filter(|chat| {
+        chat.organization_id == user.organization_id && (user.is_admin() || chat.user_id == user.id)
+    });
+    chat.ok_or_else(|| respond_with(AppError::Forbidden))
+}
+
 /// Sets the response status for a failing server function, so a refused
 /// sign-in is a 401 in the logs rather than a server error.
 pub fn respond_with(error: AppError) -> AppError {

@@ -87,7 +87,7 @@ test('a data team connects F1, shapes and publishes its ontology, and gets the s
     mimeType: 'text/yaml',
     buffer: Buffer.from(curated),
   });
-  await expect(page.getByTestId('yaml-editor')).toHaveValue(/Formula 1 world championship/);
+  await expect(page.getByTestId('yaml-editor')).toHaveValue(/Formula 1 \(F1\) world championship/);
   await expect(page.getByTestId('problems')).toHaveText('No problems.');
   await page.getByRole('button', { name: 'Save draft' }).click();
   // The editor shows the saved draft: the curated objects, not the bootstrapped ones.

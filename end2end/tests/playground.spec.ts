@@ -67,3 +67,67 @@ test('the playground answers, follows up, and runs a plan once approved', async 
   await page.getByLabel('Status').selectOption('not_answerable');
   await expect(page.getByText('Nothing asked yet that matches.')).toBeVisible();
 });
+
+async function signIn(page: import('@playwright/test').Page) {
+  await page.goto('/login');
+  await expect(page.locator('body')).toHaveAttribute('data-hydrated', 'true');
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Password').fill(password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await expect(page).toHaveURL(/\/projects$/);
+}
+
+test('the playground opened by its address answers at once, for the project it shows', async ({ page }) => {
+  await signIn(page);
+  // A full page load, as a bookmark or a typed address gives, then typing
+  // the moment the page is interactive.
+  await page.goto('/playground');
+  await expect(page.locator('body')).toHaveAttribute('data-hydrated', 'true');
+  await page.getByLabel('Question').fill('how many are there?');
+  const ask = page.getByRole('button', { name: 'Ask' });
+  await expect(ask).toBeEnabled({ timeout: 1_000 });
+  await ask.click();
+  const turns = page.getByTestId('turn');
+  await expect(turns).toHaveCount(1);
+  await expect(turns.nth(0).getByTestId('status')).toHaveText(/answered|not answerable|needs approval/);
+  // The project the select shows is the one asked, and the address names it.
+  const shown = await page.getByLabel('Project').inputValue();
+  expect(shown).not.toBe('');
+  await expect(page).toHaveURL(new RegExp(`/playground\\?project=${shown}&chat=chat_`));
+});
+
+test('a reload mid-chat keeps the chat, and the follow-up continues it', async ({ page }) => {
+  await signIn(page);
+  // The Wholesale project by its id in the address, as a bookmark keeps it.
+  const href = await page.getByRole('link', { name: 'Wholesale', exact: true }).getAttribute('href');
+  const id = href!.split('/').pop();
+  await page.goto(`/playground?project=${id}`);
+  await expect(page.locator('body')).toHaveAttribute('data-hydrated', 'true');
+  await expect(page.getByLabel('Project')).toHaveValue(id!);
+  await page.getByLabel('Question').fill('customers per market segment');
+  await page.getByRole('button', { name: 'Ask' }).click();
+  const turns = page.getByTestId('turn');
+  await expect(turns.nth(0).getByTestId('status')).toHaveText('answered');
+  await expect(page).toHaveURL(/&chat=chat_/);
+  const chat = new URL(page.url()).searchParams.get('chat');
+
+  await page.reload();
+  await expect(page.locator('body')).toHaveAttribute('data-hydrated', 'true');
+  await expect(turns).toHaveCount(1);
+  await expect(turns.nth(0)).toContainText('customers per market segment');
+  await expect(turns.nth(0).getByTestId('results').locator('tbody tr')).toHaveCount(5);
+  await expect(page.getByLabel('Project')).toHaveValue(id!);
+  // The follow-up refines the same chat, not a new one.
+  await page.getByLabel('Follow up').fill('only in Europe');
+  await page.getByRole('button', { name: 'Ask' }).click();
+  await expect(turns).toHaveCount(2);
+  await expect(turns.nth(1).getByTestId('status')).toHaveText('answered');
+  await expect(turns.nth(1).getByTestId('sql')).toContainText('EUROPE');
+  expect(new URL(page.url()).searchParams.get('chat')).toBe(chat);
+
+  // Someone else's chat, or no chat, is refused without showing anything.
+  await page.goto('/playground?chat=chat_01AAAAAAAAAAAAAAAAAAAAAAAA');
+  await expect(page.locator('body')).toHaveAttribute('data-hydrated', 'true');
+  await expect(page.getByTestId('resume-error')).toBeVisible();
+  await expect(turns).toHaveCount(0);
+});

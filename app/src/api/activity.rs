@@ -76,13 +76,8 @@ pub async fn list_activity(
 pub async fn chat_turns(chat_id: String) -> Result<Vec<TurnRow>, AppError> {
     use cassis_core::engine::AskResponse;
     let user = crate::ssr::require_user().await?;
+    let chat = crate::ssr::visible_chat(&user, &chat_id).await?;
     let store = crate::ssr::context()?.store;
-    let visible = store.chat(chat_id.trim()).await?.filter(|chat| {
-        chat.organization_id == user.organization_id && (user.is_admin() || chat.user_id == user.id)
-    });
-    let Some(chat) = visible else {
-        return Err(crate::ssr::respond_with(AppError::Forbidden));
-    };
     Ok(store
         .chat_turns(&chat.id)
         .await?

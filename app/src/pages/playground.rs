@@ -2,13 +2,15 @@
 //! assumptions, approval at a fork, the SQL, the results, and follow-ups in
 //! the same chat.
 
-use crate::api::playground::Ask;
-use crate::api::projects::list_projects;
+use crate::api::playground::{Ask, resume_chat};
+use crate::api::projects::{ProjectSummary, list_projects};
 use crate::api::publishing::list_versions;
 use crate::components::chart::{BarChart, series};
 use crate::components::page::{ErrorNotice, Loading, Page};
-use cassis_core::engine::{AskResponse, AskStatus, ResultSet};
+use cassis_core::engine::{APPROVED_PLAN, AskResponse, AskStatus, ResultSet};
 use leptos::prelude::*;
+use leptos_router::NavigateOptions;
+use leptos_router::hooks::{use_navigate, use_query_map};
 
 const INPUT: &str = "mt-1 block w-full rounded-md border border-slate-300 px-3 py-2 text-sm shadow-sm \
                      focus:border-purple-600 focus:outline-none focus:ring-1 focus:ring-purple-600";
@@ -27,7 +29,49 @@ struct Turn {
 #[component]
 pub fn PlaygroundPage() -> impl IntoView {
     let projects = Resource::new(|| (), |_| list_projects());
-    let project = RwSignal::new(String::new());
+    // What the address names when the page opens (a bookmark, a reload).
+    let (opened_project, opened_chat) =
+        use_query_map().with_untracked(|query| (query.get("project"), query.get("chat")));
+    view! {
+        <Page
+            title="Playground"
+            subtitle="Ask a project a question the way an agent does through MCP: same engine, same answer."
+        >
+            // Everything below depends on which project is selected, so it is
+            // rendered once the list is known, the same on the server and in
+            // the browser: nothing is set while rendering.
+            <Suspense fallback=Loading>
+                {move || {
+                    let (opened_project, opened_chat) = (opened_project.clone(), opened_chat.clone());
+                    Suspend::new(async move {
+                        match projects.await {
+                            Ok(projects) => view! { <Chat projects opened_project opened_chat /> }.into_any(),
+                            Err(error) => view! { <ErrorNotice error /> }.into_any(),
+                        }
+                    })
+                }}
+            </Suspense>
+        </Page>
+    }
+}
+
+#[component]
+fn Chat(
+    projects: Vec<ProjectSummary>,
+    opened_project: Option<String>,
+    opened_chat: Option<String>,
+) -> impl IntoView {
+    let ids: Vec<String> = projects.iter().map(|p| p.id.to_string()).collect();
+    // The project picked in the select (or named by the address) while it is
+    // still listed; otherwise the first listed.
+    let chosen = RwSignal::new(opened_project);
+    let project = Memo::new(move |_| {
+        chosen
+            .get()
+            .filter(|id| ids.contains(id))
+            .or_else(|| ids.first().cloned())
+            .unwrap_or_default()
+    });
     let question = RwSignal::new(String::new());
     let chat_id = RwSignal::new(None::<String>);
     let turns = RwSignal::new(Vec::<Turn>::new());
@@ -35,17 +79,70 @@ pub fn PlaygroundPage() -> impl IntoView {
     let ask = ServerAction::<Ask>::new();
     // The version a new chat pins: the latest unless one is chosen.
     let version = RwSignal::new(None::<u32>);
-    let versions = Resource::new(
-        move || project.get(),
-        |project| async move {
+    // Loaded in the browser only: what they show depends on the selection,
+    // which the server cannot know before the project list arrives, and a
+    // server-rendered guess would not match what the browser hydrates.
+    let versions = LocalResource::new(move || {
+        let project = project.get();
+        async move {
             if project.is_empty() {
                 Ok(Vec::new())
             } else {
                 list_versions(project).await
             }
-        },
-    );
+        }
+    });
+    let resumed = LocalResource::new(move || {
+        let chat = opened_chat.clone();
+        async move {
+            match chat {
+                Some(chat) => resume_chat(chat).await.map(Some),
+                None => Ok(None),
+            }
+        }
+    });
 
+    // A chat named by the address comes back as it was, unless the user has
+    // already started another.
+    Effect::new(move |_| {
+        if let Some(Ok(Some(chat))) = resumed.get()
+            && chat_id.get_untracked().is_none()
+            && turns.with_untracked(Vec::is_empty)
+        {
+            chosen.set(Some(chat.project_id));
+            version.set(Some(chat.version));
+            chat_id.set(Some(chat.chat_id));
+            turns.set(
+                chat.turns
+                    .into_iter()
+                    .map(|t| Turn {
+                        question: t.question,
+                        response: t.response,
+                    })
+                    .collect(),
+            );
+        }
+    });
+    // The address follows the project and the chat, so a reload keeps both.
+    let navigate = use_navigate();
+    Effect::new(move |_| {
+        let project = project.get();
+        if project.is_empty() {
+            return;
+        }
+        let url = match chat_id.get() {
+            Some(chat) => format!("/playground?project={project}&chat={chat}"),
+            None => format!("/playground?project={project}"),
+        };
+        navigate(
+            &url,
+            NavigateOptions {
+                replace: true,
+                scroll: false,
+                ..Default::default()
+            },
+        );
+    });
     Effect::new(move |_| {
         if let Some(Ok(response)) = ask.value().get() {
             chat_id.set(Some(response.chat_id.clone()));
@@ -55,7 +152,7 @@ pub fn PlaygroundPage() -> impl IntoView {
     });
     let send = move |text: String, approve: bool| {
         asked.set(if approve {
-            "Approve the plan".to_owned()
+            APPROVED_PLAN.to_owned()
         } else {
             text.clone()
         });
@@ -81,98 +178,79 @@ pub fn PlaygroundPage() -> impl IntoView {
     };
 
     view! {
-        <Page
-            title="Playground"
-            subtitle="Ask a project a question the way an agent does through MCP: same engine, same answer."
+        <label for="playground-project" class="block text-sm font-medium text-slate-700">"Project"</label>
+        <select
+            id="playground-project"
+            class=INPUT
+            on:change=move |ev| {
+                chosen.set(Some(event_target_value(&ev)));
+                version.set(None);
+                chat_id.set(None);
+                turns.set(Vec::new());
+            }
         >
-            <Suspense fallback=Loading>
-                {move || Suspend::new(async move {
-                    match projects.await {
-                        Ok(list) => {
-                            if project.get_untracked().is_empty()
-                                && let Some(first) = list.first()
-                            {
-                                project.set(first.id.to_string());
-                            }
-                            view! {
-                                <label for="playground-project" class="block text-sm font-medium text-slate-700">"Project"</label>
-                                <select
-                                    id="playground-project"
-                                    class=INPUT
-                                    on:change=move |ev| {
-                                        project.set(event_target_value(&ev));
-                                        version.set(None);
-                                        chat_id.set(None);
-                                        turns.set(Vec::new());
-                                    }
-                                >
-                                    {list.into_iter().map(|p| {
-                                        let id = p.id.to_string();
-                                        view! { <option value=id.clone() selected=move || project.get() == id>{p.name}</option> }
-                                    }).collect_view()}
-                                </select>
-                            }.into_any()
-                        }
-                        Err(error) => view! { <ErrorNotice error /> }.into_any(),
-                    }
-                })}
-            </Suspense>
+            {projects.into_iter().map(|p| {
+                let id = p.id.to_string();
+                view! { <option value=id.clone() selected=move || project.get() == id>{p.name}</option> }
+            }).collect_view()}
+        </select>
+        // Read without a suspense boundary: both are loaded in the browser
+        // only, so the server and the hydrating browser render them empty.
+        {move || resumed.get().and_then(Result::err).map(|error| view! {
+            <div class="mt-4" data-testid="resume-error"><ErrorNotice error /></div>
+        })}
+        {move || {
+            let versions = versions.get().and_then(Result::ok).unwrap_or_default();
+            (!versions.is_empty()).then(|| view! {
+                <label for="playground-version" class="mt-3 block text-sm font-medium text-slate-700">"Ontology version"</label>
+                <select id="playground-version" class=INPUT
+                    on:change=move |ev| {
+                        version.set(event_target_value(&ev).parse().ok());
+                        chat_id.set(None);
+                        turns.set(Vec::new());
+                    }>
+                    <option value="" selected=move || version.get().is_none()>"Latest (as agents get it)"</option>
+                    {versions.into_iter().map(|v| {
+                        let number = v.number;
+                        let note = if v.note.is_empty() { String::new() } else { format!(" — {}", v.note) };
+                        view! { <option value=number.to_string() selected=move || version.get() == Some(number)>{format!("Version {number}{note}")}</option> }
+                    }).collect_view()}
+                </select>
+            })
+        }}
 
-            <Transition fallback=|| ()>
-                {move || Suspend::new(async move {
-                    let versions = versions.await.unwrap_or_default();
-                    (!versions.is_empty()).then(|| view! {
-                        <label for="playground-version" class="mt-3 block text-sm font-medium text-slate-700">"Ontology version"</label>
-                        <select id="playground-version" class=INPUT
-                            on:change=move |ev| {
-                                version.set(event_target_value(&ev).parse().ok());
-                                chat_id.set(None);
-                                turns.set(Vec::new());
-                            }>
-                            <option value="" selected=move || version.get().is_none()>"Latest (as agents get it)"</option>
-                            {versions.into_iter().map(|v| {
-                                let number = v.number;
-                                let note = if v.note.is_empty() { String::new() } else { format!(" — {}", v.note) };
-                                view! { <option value=number.to_string() selected=move || version.get() == Some(number)>{format!("Version {number}{note}")}</option> }
-                            }).collect_view()}
-                        </select>
-                    })
-                })}
-            </Transition>
+        <ol class="mt-6 space-y-6" data-testid="chat">
+            <For each=move || turns.get().into_iter().enumerate() key=|(i, _)| *i let:((index, turn))>
+                <TurnView
+                    turn
+                    is_last=Signal::derive(move || index + 1 == turns.with(Vec::len))
+                    on_approve=Callback::new(move |_| send(String::new(), true))
+                />
+            </For>
+        </ol>
+        {move || ask.value().get().and_then(Result::err).map(|error| view! { <div class="mt-4"><ErrorNotice error /></div> })}
 
-            <ol class="mt-6 space-y-6" data-testid="chat">
-                <For each=move || turns.get().into_iter().enumerate() key=|(i, _)| *i let:((index, turn))>
-                    <TurnView
-                        turn
-                        is_last=Signal::derive(move || index + 1 == turns.with(Vec::len))
-                        on_approve=Callback::new(move |_| send(String::new(), true))
-                    />
-                </For>
-            </ol>
-            {move || ask.value().get().and_then(Result::err).map(|error| view! { <div class="mt-4"><ErrorNotice error /></div> })}
-
-            <form class="mt-6 space-y-3" on:submit=on_submit>
-                <label for="playground-question" class="block text-sm font-medium text-slate-700">
-                    {move || if chat_id.get().is_some() { "Follow up" } else { "Question" }}
-                </label>
-                <textarea
-                    id="playground-question"
-                    rows="2"
-                    class=INPUT
-                    placeholder="Who won the most races in 2023?"
-                    prop:value=move || question.get()
-                    on:input=move |ev| question.set(event_target_value(&ev))
-                ></textarea>
-                <div class="flex gap-3">
-                    <button type="submit" class=BUTTON disabled=move || ask.pending().get() || project.get().is_empty()>
-                        {move || if ask.pending().get() { "Asking…" } else { "Ask" }}
-                    </button>
-                    <button type="button" class=SECONDARY on:click=new_chat disabled=move || chat_id.get().is_none()>
-                        "New chat"
-                    </button>
-                </div>
-            </form>
-        </Page>
+        <form class="mt-6 space-y-3" on:submit=on_submit>
+            <label for="playground-question" class="block text-sm font-medium text-slate-700">
+                {move || if chat_id.get().is_some() { "Follow up" } else { "Question" }}
+            </label>
+            <textarea
+                id="playground-question"
+                rows="2"
+                class=INPUT
+                placeholder="Who won the most races in 2023?"
+                prop:value=move || question.get()
+                on:input=move |ev| question.set(event_target_value(&ev))
+            ></textarea>
+            <div class="flex gap-3">
+                <button type="submit" class=BUTTON disabled=move || ask.pending().get() || project.get().is_empty()>
+                    {move || if ask.pending().get() { "Asking…" } else { "Ask" }}
+                </button>
+                <button type="button" class=SECONDARY on:click=new_chat disabled=move || chat_id.get().is_none()>
+                    "New chat"
+                </button>
+            </div>
+        </form>
     }
 }
 

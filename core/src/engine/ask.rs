@@ -307,7 +307,7 @@ impl Engine {
         let turn = ChatTurn {
             turn: turns.last().map_or(1, |t| t.turn + 1),
             question: if request.execute_pending_plan {
-                "(approved the pending plan)".to_owned()
+                super::APPROVED_PLAN.to_owned()
             } else {
                 question.to_owned()
             },

@@ -27,4 +27,4 @@ pub use ask::{
     AskRequest, Client, DEFAULT_MAX_QUERY_COST, DEFAULT_QUESTION_TIMEOUT, Engine, EngineSettings,
     MAX_QUESTION_CHARS,
 };
-pub use response::{AskResponse, AskStatus, PlanView, ResultSet};
+pub use response::{APPROVED_PLAN, AskResponse, AskStatus, PlanView, ResultSet};

@@ -5,6 +5,9 @@
 use crate::engine::plan::PlanAssumption;
 use serde::{Deserialize, Serialize};
 
+/// What a chat records as the question of a turn that ran an approved plan.
+pub const APPROVED_PLAN: &str = "(approved the pending plan)";
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum AskStatus {
