@@ -1,0 +1,135 @@
+//! Which attribute a phrase means when several could: the nearest to what
+//! is measured, a person's name, a finishing position.
+
+use super::labels::plural;
+use crate::engine::compile::display_attribute;
+use crate::engine::grammar;
+use crate::engine::graph;
+use crate::engine::plan::{AttributeRef, Measure, SemanticPlan};
+use crate::ontology::{AttributeRole, DataType, Ontology};
+
+/// The candidate that joins to `base` in the fewest steps without fanning out.
+pub(super) fn nearest(
+    ontology: &Ontology,
+    base: Option<&str>,
+    candidates: &[AttributeRef],
+) -> AttributeRef {
+    let cost = |c: &AttributeRef| match base {
+        Some(base) => match graph::join_tree(ontology, base, &[c.object.as_str()]) {
+            Ok(tree) if !tree.fans_out() => tree.steps.len(),
+            Ok(tree) => 100 + tree.steps.len(),
+            Err(_) => 1000,
+        },
+        None => 0,
+    };
+    candidates
+        .iter()
+        .enumerate()
+        .min_by_key(|(i, c)| (cost(c), *i))
+        .map(|(_, c)| c.clone())
+        .expect("a grouping phrase has at least one candidate")
+}
+
+pub(super) fn push_unique(list: &mut Vec<AttributeRef>, item: AttributeRef) {
+    if !list.contains(&item) {
+        list.push(item);
+    }
+}
+
+/// The object a plan's first measure aggregates.
+pub fn base_object(ontology: &Ontology, plan: &SemanticPlan) -> Option<String> {
+    match plan.measures.first()? {
+        Measure::Metric { metric, .. } => ontology
+            .metrics
+            .iter()
+            .find(|m| m.name == *metric)
+            .map(|m| m.object.clone()),
+        Measure::CountOf { object } => Some(object.clone()),
+        Measure::Aggregate { attribute, .. } => Some(attribute.object.clone()),
+    }
+}
+
+/// The name of the person "who" asks about: a mentioned object, else one that
+/// reads like a person, joined to the measured object without fanning out.
+pub(super) fn person_attribute(
+    ontology: &Ontology,
+    base: &str,
+    mentioned: &[usize],
+) -> Option<AttributeRef> {
+    let paths = graph::Paths::from(ontology, base);
+    let reachable = |object: &str| paths.distance(object).is_some_and(|(_, fans)| !fans);
+    let is_person = |o: &crate::ontology::Object| {
+        let words = format!(
+            "{} {} {} {}",
+            o.name,
+            o.label,
+            o.synonyms.join(" "),
+            o.description
+        )
+        .to_lowercase();
+        grammar::PERSON_WORDS.iter().any(|p| {
+            words
+                .split(|c: char| !c.is_alphanumeric())
+                .any(|w| w == *p || w == plural(p))
+        })
+    };
+    let candidates = mentioned
+        .iter()
+        .map(|o| &ontology.objects[*o])
+        .filter(|o| is_person(o) && reachable(&o.name))
+        .chain(
+            ontology
+                .objects
+                .iter()
+                .filter(|o| is_person(o) && reachable(&o.name)),
+        );
+    for object in candidates {
+        if let Some(a) = display_attribute(object) {
+            return Some(AttributeRef::new(&object.name, a));
+        }
+    }
+    None
+}
+
+/// The finishing position "second" or "P3" filters on: an attribute named
+/// or called position of the measured or mentioned object, else of the
+/// first object that has one.
+pub(super) fn position_attribute(
+    ontology: &Ontology,
+    base: Option<&str>,
+    mentioned: &[usize],
+) -> Option<AttributeRef> {
+    let position_of = |object: &crate::ontology::Object| {
+        let integer = |a: &&crate::ontology::Attribute| {
+            a.data_type == DataType::Integer && a.role != AttributeRole::Identifier
+        };
+        object
+            .attributes
+            .iter()
+            .filter(integer)
+            .find(|a| a.name == "position")
+            .or_else(|| {
+                object.attributes.iter().filter(integer).find(|a| {
+                    a.synonyms
+                        .iter()
+                        .any(|s| s == "position" || s == "finishing position")
+                })
+            })
+            .map(|a| AttributeRef::new(&object.name, &a.name))
+    };
+    let preferred = base
+        .into_iter()
+        .map(str::to_owned)
+        .chain(mentioned.iter().map(|o| ontology.objects[*o].name.clone()));
+    for name in preferred {
+        if let Some(found) = ontology
+            .objects
+            .iter()
+            .find(|o| o.name == name)
+            .and_then(position_of)
+        {
+            return Some(found);
+        }
+    }
+    ontology.objects.iter().find_map(position_of)
+}

@@ -1,0 +1,186 @@
+//! Choices the ontology settles or the user must make: which join route a
+//! plan takes when there are several, and which reading of a metric is the
+//! default.
+
+use super::attributes::base_object;
+use super::labels::{describe_variant, label_of};
+use crate::engine::graph;
+use crate::engine::plan::{Measure, PlanAssumption, SemanticPlan};
+use crate::ontology::Ontology;
+
+/// Where a plan reaches an object more than one way (a line item's nation
+/// is its supplier's or its order's customer's), the answers differ: an
+/// object the question names settles the route; otherwise the plan forks,
+/// proposing the route the ontology's verified questions take.
+pub fn settle_routes(ontology: &Ontology, plan: &mut SemanticPlan, named: &[String]) {
+    let Some(base) = base_object(ontology, plan) else {
+        return;
+    };
+    let mut targets: Vec<String> = Vec::new();
+    for attribute in plan
+        .dimensions
+        .iter()
+        .chain(plan.filters.iter().map(|f| &f.attribute))
+    {
+        if attribute.object != base && !targets.contains(&attribute.object) {
+            targets.push(attribute.object.clone());
+        }
+    }
+    for target in targets {
+        let routes = graph::routes(ontology, &base, &target);
+        // Each route is known by the last object only it passes through.
+        let objects: Vec<Vec<String>> = routes
+            .iter()
+            .map(|route| route.iter().map(|s| s.to.clone()).collect())
+            .collect();
+        let mut ways: Vec<(String, Vec<String>)> = Vec::new();
+        for (i, route) in objects.iter().enumerate() {
+            let shared = |o: &String| {
+                objects
+                    .iter()
+                    .enumerate()
+                    .all(|(j, other)| i == j || other.contains(o))
+            };
+            let by = route
+                .iter()
+                .rev()
+                .find(|o| !shared(o))
+                .cloned()
+                .unwrap_or_else(|| base.clone());
+            if !ways.iter().any(|(w, _)| *w == by) {
+                ways.push((by, route.clone()));
+            }
+        }
+        if ways.len() < 2 {
+            continue;
+        }
+        let on_route = |names: &[String]| {
+            ways.iter()
+                .find(|(by, objects)| {
+                    names.contains(by) || objects.iter().any(|o| *o != target && names.contains(o))
+                })
+                .map(|(by, _)| by.clone())
+        };
+        let in_plan: Vec<String> = plan
+            .dimensions
+            .iter()
+            .chain(plan.filters.iter().map(|f| &f.attribute))
+            .map(|a| a.object.clone())
+            .filter(|o| *o != target)
+            .collect();
+        if on_route(&plan.via).is_some() {
+            continue;
+        }
+        // A filter or grouping on the customer itself, or a question that
+        // names it ("revenue by customer region"), settles the route.
+        let settled = ways
+            .iter()
+            .find(|(by, _)| in_plan.contains(by))
+            .map(|(by, _)| by.clone())
+            .or_else(|| on_route(named));
+        if let Some(by) = settled {
+            plan.via.push(by);
+            continue;
+        }
+        let table = |name: &str| {
+            ontology
+                .objects
+                .iter()
+                .find(|o| o.name == name)
+                .and_then(|o| o.table.rsplit('.').next())
+                .map(str::to_lowercase)
+                .unwrap_or_default()
+        };
+        let uses = |object: &str| {
+            let (by_table, target_table) = (table(object), table(&target));
+            ontology
+                .verified_questions
+                .iter()
+                .filter(|q| {
+                    let sql = q.sql.to_lowercase();
+                    let words: Vec<&str> = sql
+                        .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+                        .collect();
+                    words.contains(&by_table.as_str()) && words.contains(&target_table.as_str())
+                })
+                .count()
+        };
+        let selected = ways
+            .iter()
+            .enumerate()
+            .max_by_key(|(i, (by, _))| (uses(by), std::cmp::Reverse(*i)))
+            .map(|(_, (by, _))| by.clone())
+            .unwrap_or_default();
+        let label = |name: &str| {
+            ontology
+                .objects
+                .iter()
+                .find(|o| o.name == name)
+                .map(|o| label_of(&o.label, &o.name).to_lowercase())
+                .unwrap_or_else(|| name.to_owned())
+        };
+        let options: Vec<String> = ways.iter().map(|(by, _)| by.clone()).collect();
+        plan.assumptions.push(PlanAssumption {
+            text: format!(
+                "{} can be reached through the {}; using the {}'s",
+                label(&target),
+                options
+                    .iter()
+                    .map(|o| label(o))
+                    .collect::<Vec<_>>()
+                    .join(" or the "),
+                label(&selected)
+            ),
+            options,
+            selected: Some(selected.clone()),
+        });
+        plan.via.push(selected);
+    }
+}
+
+/// What a plan's metrics assume: the variant the words chose, stated, or a
+/// fork between the variants when the question does not settle it.
+pub fn variant_assumptions(ontology: &Ontology, measures: &[Measure]) -> Vec<PlanAssumption> {
+    let mut found = Vec::new();
+    for measure in measures {
+        if let Measure::Metric { metric, variant } = measure
+            && let Some(metric) = ontology.metrics.iter().find(|m| m.name == *metric)
+        {
+            match variant
+                .as_ref()
+                .and_then(|v| metric.variants.iter().find(|x| &x.name == v))
+            {
+                Some(chosen) if !chosen.description.is_empty() => {
+                    found.push(PlanAssumption::stated(format!(
+                        "{}: {}",
+                        label_of(&metric.label, &metric.name),
+                        chosen.description.trim_end_matches('.')
+                    )));
+                }
+                Some(_) => {}
+                // The data team's default settles the reading: stated, not asked.
+                None if let Some(default) = metric.variants.iter().find(|v| v.default) => {
+                    found.push(PlanAssumption::stated(format!(
+                        "{}: {}, the default reading",
+                        label_of(&metric.label, &metric.name),
+                        describe_variant(default)
+                    )));
+                }
+                None if !metric.variants.is_empty() => {
+                    let default = &metric.variants[0];
+                    found.push(PlanAssumption {
+                        text: format!(
+                            "{} can be read in more than one way; using {}",
+                            label_of(&metric.label, &metric.name),
+                            describe_variant(default)
+                        ),
+                        options: metric.variants.iter().map(|v| v.name.clone()).collect(),
+                        selected: Some(default.name.clone()),
+                    });
+                }
+                None => {}
+            }
+        }
+    }
+    found
+}

@@ -1,0 +1,88 @@
+//! How plans name things to people: labels of metrics, attributes and
+//! objects, and plurals.
+
+use crate::engine::plan::{AttributeRef, Measure};
+use crate::ontology::{Aggregate, Ontology};
+
+pub(super) fn label_of(label: &str, name: &str) -> String {
+    if label.is_empty() {
+        let spaced = name.replace('_', " ");
+        let mut chars = spaced.chars();
+        chars
+            .next()
+            .map(|c| c.to_uppercase().collect::<String>() + chars.as_str())
+            .unwrap_or_default()
+    } else {
+        label.to_owned()
+    }
+}
+
+pub fn measure_label(ontology: &Ontology, measure: &Measure) -> String {
+    match measure {
+        Measure::Metric { metric, .. } => ontology
+            .metrics
+            .iter()
+            .find(|m| m.name == *metric)
+            .map(|m| label_of(&m.label, &m.name))
+            .unwrap_or_else(|| metric.clone()),
+        Measure::CountOf { object } => ontology
+            .objects
+            .iter()
+            .find(|o| o.name == *object)
+            .map(|o| {
+                format!(
+                    "Number of {}",
+                    plural(&label_of(&o.label, &o.name).to_lowercase())
+                )
+            })
+            .unwrap_or_else(|| object.clone()),
+        Measure::Aggregate {
+            attribute,
+            aggregate,
+        } => {
+            let label = attribute_label(ontology, attribute).to_lowercase();
+            match aggregate {
+                Aggregate::Avg => format!("Average {label}"),
+                Aggregate::Sum => format!("Total {label}"),
+                Aggregate::Min => format!("Lowest {label}"),
+                Aggregate::Max => format!("Highest {label}"),
+                Aggregate::Count | Aggregate::CountDistinct => format!("Number of {label}"),
+            }
+        }
+    }
+}
+
+pub fn attribute_label(ontology: &Ontology, reference: &AttributeRef) -> String {
+    ontology
+        .objects
+        .iter()
+        .find(|o| o.name == reference.object)
+        .and_then(|o| o.attributes.iter().find(|a| a.name == reference.attribute))
+        .map(|a| label_of(&a.label, &a.name))
+        .unwrap_or_else(|| reference.attribute.clone())
+}
+
+pub(super) fn describe_variant(variant: &crate::ontology::MetricVariant) -> String {
+    if variant.description.is_empty() {
+        variant.name.replace('_', " ")
+    } else {
+        let d = variant.description.trim_end_matches('.');
+        let mut chars = d.chars();
+        chars
+            .next()
+            .map(|c| c.to_lowercase().collect::<String>() + chars.as_str())
+            .unwrap_or_default()
+    }
+}
+
+pub fn plural(word: &str) -> String {
+    if word.ends_with('s') {
+        word.to_owned()
+    } else if let Some(stem) = word.strip_suffix('y')
+        && !stem.ends_with(['a', 'e', 'o', 'u'])
+    {
+        format!("{stem}ies")
+    } else {
+        format!("{word}s")
+    }
+}

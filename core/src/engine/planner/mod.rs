@@ -1,0 +1,87 @@
+//! The built-in planner: offline and deterministic. It reads a question as a
+//! sequence of operator words (from the grammar), concepts (from the
+//! lexicon), numbers and years, then assembles the semantic plan those
+//! pieces describe, or says which word the ontology cannot ground.
+
+mod attributes;
+mod decide;
+mod labels;
+mod reading;
+mod time;
+mod words;
+
+pub use attributes::base_object;
+pub use decide::{settle_routes, variant_assumptions};
+pub use labels::{attribute_label, measure_label, plural};
+
+use self::reading::Reading;
+use self::words::{Piece, read};
+use crate::engine::lexicon::Lexicon;
+use crate::engine::plan::{PlanAssumption, SemanticPlan};
+use crate::ontology::Ontology;
+
+/// What the planner made of a question.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Planned {
+    Plan(SemanticPlan),
+    /// The question uses something the ontology does not describe.
+    NotAnswerable(String),
+}
+
+/// Reads `question` against one published version. `previous` is the plan of
+/// the chat's last turn, which a follow-up refines.
+pub fn plan(
+    ontology: &Ontology,
+    lexicon: &Lexicon,
+    question: &str,
+    previous: Option<&SemanticPlan>,
+) -> Planned {
+    let pieces = read(lexicon, question);
+    let blocking: Vec<&str> = pieces
+        .iter()
+        .filter_map(|p| match p {
+            Piece::Unknown { word, blocks: true } => Some(word.as_str()),
+            _ => None,
+        })
+        .collect();
+    if !blocking.is_empty() {
+        return Planned::NotAnswerable(format!(
+            "the ontology has no concept for \"{}\", so Cassis cannot tell what it refers to",
+            blocking.join(" ")
+        ));
+    }
+    let ignored: Vec<&str> = pieces
+        .iter()
+        .filter_map(|p| match p {
+            Piece::Unknown { word, .. } => Some(word.as_str()),
+            _ => None,
+        })
+        .collect();
+    let reading = Reading::of(ontology, &pieces);
+    if reading.dangling_negation {
+        return Planned::NotAnswerable(
+            "Cassis can exclude named values (\"outside Europe\", \"except Ferrari\") but not yet a measure (\"never won\"); ask for what to include instead".to_owned(),
+        );
+    }
+    match reading.into_plan(ontology, previous) {
+        Planned::Plan(mut plan) if !ignored.is_empty() => {
+            plan.assumptions.push(PlanAssumption::stated(format!(
+                "Not used from the question: {}",
+                ignored
+                    .iter()
+                    .map(|w| format!("\"{w}\""))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )));
+            Planned::Plan(plan)
+        }
+        Planned::NotAnswerable(reason) if !ignored.is_empty() => Planned::NotAnswerable(format!(
+            "{reason} (the ontology has no concept for \"{}\")",
+            ignored.join(" ")
+        )),
+        planned => planned,
+    }
+}
+
+#[cfg(all(test, feature = "ssr"))]
+mod tests;

@@ -1,0 +1,918 @@
+//! From pieces to a plan: the pieces sorted into the roles they play
+//! (measures, groupings, filters, order), then assembled into the semantic
+//! plan they describe.
+
+use super::Planned;
+use super::attributes::{base_object, nearest, person_attribute, position_attribute, push_unique};
+use super::decide::{settle_routes, variant_assumptions};
+use super::labels::{attribute_label, label_of, measure_label, plural};
+use super::time::{
+    DateRange, by_year_if_date, date_attribute, date_condition, day_attribute, year_attribute,
+    year_condition,
+};
+use super::words::{Piece, object_of};
+use crate::engine::compile::display_attribute;
+use crate::engine::grammar::Op;
+use crate::engine::graph;
+use crate::engine::lexicon::{Concept, Entry, Strength};
+use crate::engine::plan::{
+    AttributeRef, Condition, Filter, Literal, Measure, Order, PlanAssumption, SemanticPlan,
+};
+use crate::ontology::{Aggregate, DataType, Ontology};
+
+/// A span that names values: every attribute it may be a value of, with the
+/// values it matches there.
+#[derive(Debug)]
+pub(super) struct ValueMention {
+    options: Vec<(AttributeRef, Vec<String>)>,
+    text: String,
+    /// After "not", "outside", "except": every value but these.
+    negated: bool,
+}
+
+/// The pieces of one question, sorted into the roles they play.
+#[derive(Debug, Default)]
+pub(super) struct Reading {
+    /// Metrics named outright, with the variant when the words settle it.
+    metrics: Vec<(usize, Option<usize>)>,
+    /// The only metric came from a word that also names an object ("races"
+    /// in "how many races did X win"); a later metric word replaces it.
+    weak_metric: bool,
+    /// The object the weak metric's word also named.
+    weak_object: Option<usize>,
+    /// "average quantity": an aggregate of a measure attribute.
+    aggregates: Vec<(AttributeRef, Aggregate)>,
+    /// A count asked of an object ("how many drivers").
+    count_of: Option<usize>,
+    /// Variants named apart from their metric ("including sprints").
+    variants: Vec<(usize, usize)>,
+    /// Each grouping phrase with every attribute it may mean; the one
+    /// nearest to what is measured wins.
+    groupings: Vec<Vec<AttributeRef>>,
+    /// Attributes asked about ("nationality of ...", "which team").
+    asked: Vec<AttributeRef>,
+    /// Objects mentioned without another role.
+    mentioned: Vec<usize>,
+    /// Objects mentioned after "all": rolled up, not grouped.
+    rolled_up: Vec<usize>,
+    /// Values named in the question: for each span, every attribute it may
+    /// be a value of, with the matching values; resolved once the plan's
+    /// objects are known.
+    values: Vec<ValueMention>,
+    years: Vec<(Op, i64)>,
+    comparison: bool,
+    who: bool,
+    when: bool,
+    order: Option<bool>,
+    limit: Option<u32>,
+    only: bool,
+    /// "where is X": the location of what X names.
+    place: bool,
+    /// "by year", "each year", "per year".
+    per_year: bool,
+    /// "second", "P3": finishing positions asked about.
+    ordinals: Vec<i64>,
+    /// "oldest", "the latest race": the extreme of a date, true for latest.
+    extreme: Option<bool>,
+    /// The object the extreme word was about.
+    extreme_object: Option<usize>,
+    /// Ranges of days, with the time word before each.
+    dates: Vec<(Op, DateRange)>,
+    /// "in descending order": how a list is sorted, true for descending.
+    sort: Option<bool>,
+    /// A negation waits for the value it excludes.
+    negate: bool,
+    /// A negation that excluded no value ("never won"): not yet answerable.
+    pub(super) dangling_negation: bool,
+}
+
+impl Reading {
+    pub(super) fn of(ontology: &Ontology, pieces: &[Piece]) -> Self {
+        let mut reading = Reading::default();
+        let mut previous_op: Option<Op> = None;
+        let mut grouping = false;
+        for (index, piece) in pieces.iter().enumerate() {
+            match piece {
+                Piece::Op(op) => {
+                    match op {
+                        Op::Most => reading.order = Some(true),
+                        Op::Least => reading.order = Some(false),
+                        Op::Top => reading.order = reading.order.or(Some(true)),
+                        Op::Who => reading.who = true,
+                        Op::When => reading.when = true,
+                        Op::Versus => reading.comparison = true,
+                        Op::Only => reading.only = true,
+                        Op::Where => reading.place = true,
+                        Op::Year if grouping => reading.per_year = true,
+                        Op::Negation => reading.negate = true,
+                        Op::Descending => reading.sort = Some(true),
+                        Op::Ascending => reading.sort = Some(false),
+                        Op::GroupBy => grouping = true,
+                        // "by all drivers": rolled up, not grouped.
+                        Op::All => grouping = false,
+                        _ => {}
+                    }
+                    previous_op = Some(*op);
+                }
+                Piece::Number(n) => {
+                    // "top 5", "which five customers", "5 best".
+                    let after_top = matches!(previous_op, Some(Op::Top | Op::Which));
+                    let before_best = matches!(
+                        pieces.get(index + 1),
+                        Some(Piece::Op(Op::Most | Op::Least) | Piece::Extreme(_))
+                    );
+                    if (after_top || before_best) && (1..=1000).contains(n) {
+                        reading.limit = Some(*n as u32);
+                    } else if (1900..=2100).contains(n) {
+                        let op = match previous_op {
+                            Some(
+                                op @ (Op::Since
+                                | Op::After
+                                | Op::Before
+                                | Op::Until
+                                | Op::Between
+                                | Op::From
+                                | Op::To
+                                | Op::And
+                                | Op::Versus),
+                            ) => op,
+                            _ => Op::Only,
+                        };
+                        reading.years.push((op, *n));
+                    }
+                    previous_op = None;
+                }
+                Piece::Ordinal(n) => {
+                    reading.ordinals.push(*n);
+                    previous_op = None;
+                }
+                Piece::Extreme(latest) => {
+                    reading.extreme = Some(*latest);
+                    reading.extreme_object = None;
+                }
+                Piece::Dates(range) => {
+                    let op = match previous_op {
+                        Some(
+                            op @ (Op::Since
+                            | Op::After
+                            | Op::Before
+                            | Op::Until
+                            | Op::Between
+                            | Op::From
+                            | Op::To
+                            | Op::And),
+                        ) => op,
+                        _ => Op::Only,
+                    };
+                    reading.dates.push((op, range.clone()));
+                    previous_op = None;
+                }
+                Piece::Concept { entries, text } => {
+                    if reading.extreme.is_some()
+                        && reading.extreme_object.is_none()
+                        && let Some(o) = object_of(entries)
+                    {
+                        // "the first race": the race itself, not a count of races.
+                        reading.extreme_object = Some(o);
+                        reading.mentioned.push(o);
+                        grouping = false;
+                        previous_op = None;
+                        continue;
+                    }
+                    // "by customer region": the customer says whose region.
+                    let qualifies_next =
+                        grouping && matches!(pieces.get(index + 1), Some(Piece::Concept { .. }));
+                    if qualifies_next && let Some(o) = object_of(entries) {
+                        reading.mentioned.push(o);
+                        continue;
+                    }
+                    reading.place(ontology, entries, text, previous_op, grouping);
+                    grouping = false;
+                    // "average pit stop duration": the aggregate reaches past
+                    // the object to its attribute.
+                    let only_objects = entries
+                        .iter()
+                        .all(|e| matches!(e.concept, Concept::Object(_)));
+                    if !(only_objects && matches!(previous_op, Some(Op::Average | Op::Sum))) {
+                        previous_op = None;
+                    }
+                }
+                Piece::Unknown { .. } => {}
+            }
+        }
+        if reading.negate {
+            reading.dangling_negation = true;
+        }
+        reading
+    }
+
+    fn place(
+        &mut self,
+        ontology: &Ontology,
+        entries: &[Entry],
+        text: &str,
+        previous_op: Option<Op>,
+        grouping: bool,
+    ) {
+        let metric = entries.iter().find_map(|e| match e.concept {
+            Concept::Metric(m) => Some(m),
+            _ => None,
+        });
+        let variant = entries.iter().find_map(|e| match e.concept {
+            Concept::Variant { metric, variant } => Some((metric, variant)),
+            _ => None,
+        });
+        let object = object_of(entries);
+        let attribute = entries.iter().find_map(|e| match e.concept {
+            Concept::Attribute { object, attribute } => Some((object, attribute)),
+            _ => None,
+        });
+        let values: Vec<(usize, usize, String, Strength)> = entries
+            .iter()
+            .filter_map(|e| match &e.concept {
+                Concept::Value {
+                    object,
+                    attribute,
+                    value,
+                } => Some((*object, *attribute, value.clone(), e.strength)),
+                _ => None,
+            })
+            .collect();
+        let attribute_ref = |(o, a): (usize, usize)| {
+            AttributeRef::new(
+                &ontology.objects[o].name,
+                &ontology.objects[o].attributes[a].name,
+            )
+        };
+        let display = |o: usize| {
+            display_attribute(&ontology.objects[o])
+                .map(|a| AttributeRef::new(&ontology.objects[o].name, a))
+        };
+        let entity = attribute
+            .map(attribute_ref)
+            .or_else(|| object.and_then(display));
+
+        // "top 5 teams by wins": a metric after "by" ranks, it does not group.
+        let ranks = metric.is_some() && object.is_none();
+        if grouping
+            && !ranks
+            && let Some(entity) = entity
+        {
+            let mut candidates: Vec<AttributeRef> = entries
+                .iter()
+                .filter_map(|e| match e.concept {
+                    Concept::Attribute { object, attribute } => {
+                        Some(attribute_ref((object, attribute)))
+                    }
+                    Concept::Object(o) => display(o),
+                    _ => None,
+                })
+                .collect();
+            if !candidates.contains(&entity) {
+                candidates.insert(0, entity);
+            }
+            self.groupings.push(candidates);
+            return;
+        }
+        if previous_op == Some(Op::All)
+            && let Some(o) = object
+        {
+            self.rolled_up.push(o);
+            return;
+        }
+        // "which race": the race itself, even where "races" is also a count.
+        if previous_op == Some(Op::Which)
+            && (metric.is_none() || object.is_some())
+            && let Some(entity) = entity.clone()
+        {
+            self.asked.push(entity);
+            return;
+        }
+        if previous_op == Some(Op::Count)
+            && metric.is_none()
+            && let Some(o) = object
+        {
+            self.count_of = Some(o);
+            return;
+        }
+        if let Some((m, v)) = variant {
+            if self.weak_metric && self.metrics.len() == 1 && self.metrics[0].0 != m {
+                // "customers who brought the most net revenue": the metric
+                // the variant names is meant; the customers are the subject.
+                self.metrics.clear();
+                self.weak_metric = false;
+                self.mentioned.extend(self.weak_object.take());
+            }
+            self.variants.push((m, v));
+            return;
+        }
+        if metric.is_none()
+            && let Some(aggregate) = match previous_op {
+                Some(Op::Average) => Some(Aggregate::Avg),
+                Some(Op::Sum) => Some(Aggregate::Sum),
+                _ => None,
+            }
+            && let Some((o, a)) = attribute
+            && matches!(
+                ontology.objects[o].attributes[a].data_type,
+                DataType::Integer | DataType::Decimal
+            )
+        {
+            self.aggregates.push((attribute_ref((o, a)), aggregate));
+            return;
+        }
+        if metric.is_some() && values.is_empty() && self.negate {
+            // "never won": excluding a measure is not a value filter.
+            self.dangling_negation = true;
+            self.negate = false;
+        }
+        if let Some(m) = metric {
+            // "won the most races": once a metric is named, a word that is
+            // also an object ("races") is the object, not a second metric.
+            let ambiguous = object.is_some() || attribute.is_some();
+            let repeated = self.metrics.iter().any(|(x, _)| *x == m);
+            if self.weak_metric && self.metrics.len() == 1 && !repeated {
+                // "how many races did Hamilton win": the later metric is meant.
+                self.metrics[0] = (m, None);
+                self.mentioned.extend(self.weak_object.take());
+                self.weak_metric = ambiguous;
+                self.weak_object = object;
+                return;
+            }
+            if self.metrics.is_empty() {
+                self.weak_metric = ambiguous;
+                self.weak_object = object;
+            }
+            if self.metrics.is_empty() || !ambiguous || repeated {
+                if !self.metrics.iter().any(|(x, _)| *x == m) {
+                    self.metrics.push((m, None));
+                }
+                return;
+            }
+        }
+        if !values.is_empty() {
+            // Whole-value matches beat matches of one word of a value.
+            let strongest = values.iter().map(|v| v.3).min().unwrap_or(Strength::Value);
+            let mut options: Vec<(AttributeRef, Vec<String>)> = Vec::new();
+            for (o, a, value, strength) in &values {
+                if *strength != strongest {
+                    continue;
+                }
+                let reference = attribute_ref((*o, *a));
+                match options.iter_mut().find(|(r, _)| *r == reference) {
+                    Some((_, list)) => list.push(value.clone()),
+                    None => options.push((reference, vec![value.clone()])),
+                }
+            }
+            for (_, list) in &mut options {
+                list.sort();
+                list.dedup();
+            }
+            self.values.push(ValueMention {
+                options,
+                text: text.to_owned(),
+                negated: std::mem::take(&mut self.negate),
+            });
+            return;
+        }
+        // "races" names the object race and its name attribute alike; as a
+        // bare mention it is the object.
+        let names_object = matches!((object, attribute), (Some(o), Some((ao, _))) if o == ao);
+        if let Some(attribute) = attribute.map(attribute_ref)
+            && !names_object
+        {
+            self.asked.push(attribute);
+            return;
+        }
+        if let Some(o) = object {
+            self.mentioned.push(o);
+        }
+    }
+
+    /// What a year or a date is read against: the measured or asked-about
+    /// object, else what the plan shows or filters, else a mentioned object.
+    fn time_anchor(
+        &self,
+        ontology: &Ontology,
+        anchor: Option<&str>,
+        plan: &SemanticPlan,
+    ) -> Option<String> {
+        anchor.map(str::to_owned).or_else(|| {
+            plan.dimensions
+                .first()
+                .map(|d| d.object.clone())
+                .or_else(|| plan.filters.first().map(|f| f.attribute.object.clone()))
+                .or_else(|| {
+                    self.mentioned
+                        .first()
+                        .map(|o| ontology.objects[*o].name.clone())
+                })
+        })
+    }
+
+    pub(super) fn into_plan(self, ontology: &Ontology, previous: Option<&SemanticPlan>) -> Planned {
+        let mut assumptions = Vec::new();
+        // Measures.
+        let mut measures: Vec<Measure> = Vec::new();
+        for (m, _) in &self.metrics {
+            let metric = &ontology.metrics[*m];
+            let variant = self
+                .variants
+                .iter()
+                .find(|(vm, _)| vm == m)
+                .map(|(_, v)| metric.variants[*v].name.clone());
+            measures.push(Measure::Metric {
+                metric: metric.name.clone(),
+                variant,
+            });
+        }
+        for (vm, v) in &self.variants {
+            let metric = &ontology.metrics[*vm];
+            if !self.metrics.iter().any(|(m, _)| m == vm) {
+                measures.push(Measure::Metric {
+                    metric: metric.name.clone(),
+                    variant: Some(metric.variants[*v].name.clone()),
+                });
+            }
+        }
+        if self.weak_metric && !self.aggregates.is_empty() && self.metrics.len() == 1 {
+            // "total account balance of customers": the customers are the
+            // subject, the balance is what is summed.
+            measures.clear();
+        }
+        for (attribute, aggregate) in &self.aggregates {
+            if measures.is_empty() {
+                measures.push(Measure::Aggregate {
+                    attribute: attribute.clone(),
+                    aggregate: *aggregate,
+                });
+            }
+        }
+        if measures.is_empty()
+            && let Some(o) = self.count_of
+        {
+            measures.push(Measure::CountOf {
+                object: ontology.objects[o].name.clone(),
+            });
+        }
+        // "Which nationality has the most drivers": a superlative over things
+        // no metric counts ranks the groups by how many there are.
+        if measures.is_empty()
+            && self.order.is_some()
+            && (!self.asked.is_empty() || !self.groupings.is_empty())
+            && let Some(o) = self.mentioned.first()
+        {
+            measures.push(Measure::CountOf {
+                object: ontology.objects[*o].name.clone(),
+            });
+        }
+        // "How many drivers raced in 2010" asks for drivers; a plan that
+        // counts races instead would answer another question.
+        if let Some(o) = self.count_of
+            && !measures.iter().any(
+                |m| matches!(m, Measure::CountOf { object } if *object == ontology.objects[o].name),
+            )
+            && previous.is_none()
+        {
+            let counted = &ontology.objects[o];
+            let label = label_of(&counted.label, &counted.name).to_lowercase();
+            return Planned::NotAnswerable(format!(
+                "the question counts {} by what they did, which Cassis cannot plan yet; ask for the measure by {label} instead",
+                plural(&label)
+            ));
+        }
+        // A question with only a variant or filter words refines the last plan.
+        let follow_up = previous.is_some()
+            && (measures.is_empty()
+                || (self.groupings.is_empty() && !self.who && self.asked.is_empty()));
+        let mut plan = match (follow_up, previous) {
+            (true, Some(previous)) => {
+                let mut plan = previous.clone();
+                plan.assumptions.clear();
+                if !measures.is_empty() {
+                    plan.measures = measures.clone();
+                    plan.order = None;
+                } else if !self.variants.is_empty() {
+                    plan.measures = plan
+                        .measures
+                        .iter()
+                        .map(|m| match m {
+                            Measure::Metric { metric, .. } => {
+                                match self
+                                    .variants
+                                    .iter()
+                                    .find(|(vm, _)| ontology.metrics[*vm].name == *metric)
+                                {
+                                    Some((vm, v)) => Measure::Metric {
+                                        metric: metric.clone(),
+                                        variant: Some(
+                                            ontology.metrics[*vm].variants[*v].name.clone(),
+                                        ),
+                                    },
+                                    None => m.clone(),
+                                }
+                            }
+                            other => other.clone(),
+                        })
+                        .collect();
+                }
+                if !self.groupings.is_empty() {
+                    plan.dimensions.clear();
+                    plan.order = None;
+                }
+                plan
+            }
+            _ => SemanticPlan {
+                measures,
+                ..SemanticPlan::default()
+            },
+        };
+        let base = base_object(ontology, &plan);
+        let groupings: Vec<AttributeRef> = self
+            .groupings
+            .iter()
+            .map(|candidates| nearest(ontology, base.as_deref(), candidates))
+            .collect();
+
+        // Dimensions.
+        for grouping in &groupings {
+            push_unique(&mut plan.dimensions, grouping.clone());
+        }
+        // "who finished second": a finishing position of the result nearest
+        // to what the question is about.
+        let position = (!self.ordinals.is_empty())
+            .then(|| position_attribute(ontology, base.as_deref(), &self.mentioned))
+            .flatten();
+        if !self.ordinals.is_empty() && position.is_none() {
+            return Planned::NotAnswerable(
+                "the question names a position (such as \"second\"), but nothing it asks about has one in the ontology".to_owned(),
+            );
+        }
+        if let Some(position) = &position {
+            plan.filters.retain(|f| f.attribute != *position);
+            plan.filters.push(Filter {
+                attribute: position.clone(),
+                condition: Condition::OneOf(
+                    self.ordinals.iter().map(|n| Literal::Integer(*n)).collect(),
+                ),
+            });
+        }
+        let extreme_object = self
+            .extreme
+            .and(self.extreme_object.or(self.mentioned.first().copied()));
+        // What "who" and a year are read against when nothing is measured.
+        let anchor = base
+            .clone()
+            .or_else(|| position.as_ref().map(|p| p.object.clone()))
+            .or_else(|| extreme_object.map(|o| ontology.objects[o].name.clone()));
+        if self.who {
+            let person = anchor
+                .as_deref()
+                .and_then(|b| person_attribute(ontology, b, &self.mentioned));
+            match person {
+                Some(attribute) => push_unique(&mut plan.dimensions, attribute),
+                None if plan.dimensions.is_empty() && self.asked.is_empty() => {
+                    return Planned::NotAnswerable(
+                        "the question asks who, but the ontology has no person in reach of what it measures".to_owned(),
+                    );
+                }
+                None => {}
+            }
+        }
+        for asked in &self.asked {
+            // "which nationality has the most constructors": the
+            // constructors' nationality, where several objects have one.
+            let own = self
+                .mentioned
+                .iter()
+                .map(|o| &ontology.objects[*o])
+                .chain(self.count_of.map(|o| &ontology.objects[o]))
+                .find(|o| o.attributes.iter().any(|a| a.name == asked.attribute))
+                .filter(|o| {
+                    o.name != asked.object
+                        && !self
+                            .mentioned
+                            .iter()
+                            .any(|m| ontology.objects[*m].name == asked.object)
+                })
+                .map(|o| AttributeRef::new(&o.name, &asked.attribute));
+            push_unique(&mut plan.dimensions, own.unwrap_or_else(|| asked.clone()));
+        }
+        // "the constructors with the most wins": a ranked measure of another
+        // object groups by that object.
+        if !plan.measures.is_empty()
+            && plan.dimensions.is_empty()
+            && !self.who
+            && (self.order.is_some() || self.limit.is_some())
+            && let Some(base) = base.as_deref()
+            && let Some(o) = self.mentioned.iter().find(|o| {
+                let name = &ontology.objects[**o].name;
+                name != base
+                    && graph::join_tree(ontology, base, &[name]).is_ok_and(|t| !t.fans_out())
+            })
+            && let Some(a) = display_attribute(&ontology.objects[*o])
+        {
+            plan.dimensions
+                .push(AttributeRef::new(&ontology.objects[*o].name, a));
+        }
+        // "List the circuits in Italy": show the object's names.
+        if plan.measures.is_empty()
+            && plan.dimensions.is_empty()
+            && !self.place
+            && let Some(o) = self.mentioned.first().or(self.rolled_up.first())
+            && let Some(a) = display_attribute(&ontology.objects[*o])
+        {
+            plan.dimensions
+                .push(AttributeRef::new(&ontology.objects[*o].name, a));
+        }
+
+        // Value filters: a new value of an attribute already filtered replaces it.
+        let mut value_dimensions = Vec::new();
+        let focus: Vec<String> = base
+            .iter()
+            .cloned()
+            .chain(self.count_of.map(|o| ontology.objects[o].name.clone()))
+            .chain(plan.dimensions.iter().map(|d| d.object.clone()))
+            .chain(
+                self.mentioned
+                    .iter()
+                    .map(|o| ontology.objects[*o].name.clone()),
+            )
+            .collect();
+        for ValueMention {
+            options,
+            text,
+            negated,
+        } in &self.values
+        {
+            // The value of an object the question is about, else the one
+            // that joins to it most directly.
+            let score = |attribute: &AttributeRef| -> usize {
+                if let Some(i) = focus.iter().position(|f| *f == attribute.object) {
+                    return i;
+                }
+                focus
+                    .first()
+                    .and_then(|f| graph::join_tree(ontology, f, &[attribute.object.as_str()]).ok())
+                    .map_or(1000, |tree| {
+                        100 + tree.steps.len() + if tree.fans_out() { 50 } else { 0 }
+                    })
+            };
+            // Among equals: the attribute another value of this question
+            // already filters ("Ferrari vs McLaren" are both teams), then the
+            // one that names its rows (a team's name before a surname).
+            let sibling = |attribute: &AttributeRef| {
+                !self.values.iter().any(|other| {
+                    other.text != *text && other.options.iter().any(|(a, _)| a == attribute)
+                })
+            };
+            let names_rows = |attribute: &AttributeRef| {
+                ontology
+                    .objects
+                    .iter()
+                    .find(|o| o.name == attribute.object)
+                    .and_then(display_attribute)
+                    != Some(attribute.attribute.as_str())
+            };
+            let Some((attribute, values)) = options
+                .iter()
+                .enumerate()
+                .min_by_key(|(i, (attribute, _))| {
+                    (
+                        score(attribute),
+                        sibling(attribute),
+                        names_rows(attribute),
+                        *i,
+                    )
+                })
+                .map(|(_, option)| option)
+            else {
+                continue;
+            };
+            let literals: Vec<Literal> = values.iter().cloned().map(Literal::Text).collect();
+            if values.len() > 1 {
+                assumptions.push(PlanAssumption {
+                    text: format!(
+                        "\"{text}\" matches several values of {}; using {}",
+                        attribute_label(ontology, attribute),
+                        values[0]
+                    ),
+                    options: values.clone(),
+                    selected: Some(values[0].clone()),
+                });
+            }
+            let chosen = vec![literals[0].clone()];
+            if *negated {
+                plan.filters.push(Filter {
+                    attribute: attribute.clone(),
+                    condition: Condition::NoneOf(chosen),
+                });
+                continue;
+            }
+            match plan.filters.iter_mut().find(|f| f.attribute == *attribute) {
+                Some(existing) if self.comparison || (!self.only && previous.is_none()) => {
+                    if let Condition::OneOf(list) = &mut existing.condition
+                        && !list.contains(&chosen[0])
+                    {
+                        list.push(chosen[0].clone());
+                    }
+                }
+                Some(existing) => existing.condition = Condition::OneOf(chosen),
+                None => plan.filters.push(Filter {
+                    attribute: attribute.clone(),
+                    condition: Condition::OneOf(chosen),
+                }),
+            }
+            value_dimensions.push(attribute.clone());
+        }
+        if self.comparison && !plan.measures.is_empty() {
+            for attribute in value_dimensions {
+                let several = plan.filters.iter().any(|f| {
+                    f.attribute == attribute
+                        && matches!(&f.condition, Condition::OneOf(list) if list.len() > 1)
+                });
+                if several {
+                    push_unique(&mut plan.dimensions, attribute);
+                }
+            }
+        }
+
+        // "Where is X": the location of the thing X names.
+        if self.place && plan.measures.is_empty() {
+            let object = plan
+                .filters
+                .first()
+                .map(|f| f.attribute.object.clone())
+                .or_else(|| {
+                    self.mentioned
+                        .first()
+                        .map(|o| ontology.objects[*o].name.clone())
+                });
+            if let Some(object) = object
+                .as_deref()
+                .and_then(|name| ontology.objects.iter().find(|o| o.name == name))
+            {
+                for attribute in &object.attributes {
+                    let words = format!(
+                        "{} {} {}",
+                        attribute.name,
+                        attribute.label,
+                        attribute.synonyms.join(" ")
+                    )
+                    .to_lowercase();
+                    if ["location", "city", "address", "place", "country"]
+                        .iter()
+                        .any(|w| words.contains(w))
+                    {
+                        push_unique(
+                            &mut plan.dimensions,
+                            AttributeRef::new(&object.name, &attribute.name),
+                        );
+                    }
+                }
+            }
+        }
+
+        // Years: on the time attribute in reach of what is measured or shown.
+        if !self.years.is_empty() {
+            let anchor = self.time_anchor(ontology, anchor.as_deref(), &plan);
+            let Some(time) = anchor.as_deref().and_then(|a| year_attribute(ontology, a)) else {
+                return Planned::NotAnswerable(
+                    "the question names a year, but nothing it asks about has a date or year in the ontology".to_owned(),
+                );
+            };
+            let condition = year_condition(&self.years);
+            let several = matches!(&condition, Condition::OneOf(list) if list.len() > 1);
+            plan.filters.retain(|f| f.attribute != time);
+            plan.dimensions
+                .retain(|d| *d != time || groupings.contains(d));
+            plan.filters.push(Filter {
+                attribute: time.clone(),
+                condition,
+            });
+            if several && !plan.measures.is_empty() {
+                push_unique(&mut plan.dimensions, by_year_if_date(ontology, time));
+            }
+        }
+
+        if self.per_year
+            && !plan.measures.is_empty()
+            && let Some(time) = base.as_deref().and_then(|a| year_attribute(ontology, a))
+        {
+            // "orders placed each year": the date is grouped by year, not shown.
+            plan.dimensions.retain(|d| {
+                !(d.object == time.object && d.attribute == time.attribute && d.bucket.is_none())
+            });
+            push_unique(&mut plan.dimensions, by_year_if_date(ontology, time));
+        }
+
+        if self.when
+            && plan.dimensions.is_empty()
+            && let Some(time) = base.as_deref().and_then(|b| date_attribute(ontology, b))
+        {
+            plan.dimensions.push(time);
+        }
+
+        // Days: "on 29 November 2015", "in Nov 2015", "since 1995-03-15".
+        if !self.dates.is_empty() {
+            let anchor = self.time_anchor(ontology, anchor.as_deref(), &plan);
+            let Some(day) = anchor.as_deref().and_then(|a| day_attribute(ontology, a)) else {
+                return Planned::NotAnswerable(
+                    "the question names a date, but nothing it asks about has a date in the ontology".to_owned(),
+                );
+            };
+            plan.filters.retain(|f| f.attribute != day);
+            plan.filters.push(Filter {
+                attribute: day,
+                condition: date_condition(&self.dates),
+            });
+        }
+
+        // "customers in the BUILDING segment", "orders placed in Feb 1994":
+        // the attribute a value or date filters is named, not grouped by.
+        if !plan.measures.is_empty() && !self.comparison {
+            let filtered: Vec<AttributeRef> =
+                plan.filters.iter().map(|f| f.attribute.clone()).collect();
+            plan.dimensions
+                .retain(|d| !(filtered.contains(d) && self.asked.contains(d)));
+        }
+
+        // "The oldest driver", "the first race of 2009": rows by a date,
+        // earliest or latest first, one unless a number says how many.
+        if let Some(latest) = self.extreme
+            && plan.measures.is_empty()
+            && let Some(o) = extreme_object
+            && let Some(date) = date_attribute(ontology, &ontology.objects[o].name)
+        {
+            if plan.dimensions.is_empty()
+                && let Some(a) = display_attribute(&ontology.objects[o])
+            {
+                plan.dimensions
+                    .push(AttributeRef::new(&ontology.objects[o].name, a));
+            }
+            push_unique(&mut plan.dimensions, date.clone());
+            let index = plan
+                .dimensions
+                .iter()
+                .position(|d| *d == date)
+                .unwrap_or_default();
+            plan.order = Some(Order::Dimension {
+                index,
+                descending: latest,
+            });
+            plan.limit = Some(self.limit.unwrap_or(1));
+            plan.assumptions = assumptions;
+            return Planned::Plan(plan);
+        }
+
+        // Order and limit.
+        if let Some(descending) = self.order.or(self.sort) {
+            plan.order = if plan.measures.is_empty() {
+                Some(Order::Dimension {
+                    index: 0,
+                    descending,
+                })
+            } else {
+                Some(Order::Measure {
+                    index: 0,
+                    descending,
+                })
+            };
+        }
+        if let Some(limit) = self.limit {
+            plan.limit = Some(limit);
+        }
+
+        if plan.measures.is_empty() && plan.dimensions.is_empty() {
+            return Planned::NotAnswerable(
+                "Cassis could not find anything to measure or show in this question; name a metric (such as one listed in the ontology) or what to list".to_owned(),
+            );
+        }
+
+        // Assumptions the answer states.
+        assumptions.extend(variant_assumptions(ontology, &plan.measures));
+        if let Some(measure) = plan.measures.first() {
+            let label = measure_label(ontology, measure);
+            for o in &self.rolled_up {
+                let object = &ontology.objects[*o];
+                let per = plan
+                    .dimensions
+                    .first()
+                    .map(|d| format!(" per {}", attribute_label(ontology, d).to_lowercase()))
+                    .unwrap_or_default();
+                assumptions.push(PlanAssumption::stated(format!(
+                    "{label} rolled up across all {}{per}",
+                    plural(&label_of(&object.label, &object.name).to_lowercase())
+                )));
+            }
+        }
+        plan.assumptions = assumptions;
+        let named: Vec<String> = self
+            .mentioned
+            .iter()
+            .map(|o| ontology.objects[*o].name.clone())
+            .collect();
+        settle_routes(ontology, &mut plan, &named);
+        Planned::Plan(plan)
+    }
+}

@@ -1,0 +1,202 @@
+use super::{Planned, plan};
+use crate::engine::compile::compile;
+use crate::engine::lexicon::{AttributeValues, Lexicon};
+use crate::engine::plan::SemanticPlan;
+use crate::project::Dialect;
+
+fn f1() -> (crate::ontology::Ontology, Lexicon) {
+    let ontology =
+        crate::ontology::from_yaml(include_str!("../../../../examples/f1/ontology.yaml")).unwrap();
+    let drivers = [
+        "Max Verstappen",
+        "Jos Verstappen",
+        "Lewis Hamilton",
+        "Sergio Pérez",
+    ]
+    .map(String::from);
+    let teams = ["Ferrari", "Red Bull", "Mercedes"].map(String::from);
+    let driver = ontology
+        .objects
+        .iter()
+        .position(|o| o.name == "driver")
+        .unwrap();
+    let constructor = ontology
+        .objects
+        .iter()
+        .position(|o| o.name == "constructor")
+        .unwrap();
+    let lexicon = Lexicon::build(
+        &ontology,
+        &[
+            AttributeValues {
+                object: driver,
+                attribute: 1,
+                values: &drivers,
+            },
+            AttributeValues {
+                object: constructor,
+                attribute: 1,
+                values: &teams,
+            },
+        ],
+    );
+    (ontology, lexicon)
+}
+
+fn sql(question: &str, previous: Option<&SemanticPlan>) -> (String, SemanticPlan) {
+    let (ontology, lexicon) = f1();
+    match plan(&ontology, &lexicon, question, previous) {
+        Planned::Plan(p) => (compile(&ontology, &p, Dialect::Postgres).unwrap().sql, p),
+        Planned::NotAnswerable(reason) => panic!("{question}: {reason}"),
+    }
+}
+
+#[test]
+fn the_seed_questions() {
+    let (q1, _) = sql("Who won the most races in 2023?", None);
+    assert_eq!(
+        q1,
+        "SELECT d.forename || ' ' || d.surname AS full_name, COUNT(*) AS wins \
+         FROM public.results rr JOIN public.drivers d ON rr.driver_id = d.driver_id \
+         JOIN public.races r ON rr.race_id = r.race_id \
+         WHERE r.year = 2023 AND rr.position = 1 \
+         GROUP BY d.forename || ' ' || d.surname, d.driver_id ORDER BY wins DESC"
+    );
+    let (q2, p2) = sql(
+        "Compare total points scored by all drivers in 2022 vs 2023, including sprint results.",
+        None,
+    );
+    assert!(
+        q2.contains("UNION ALL") && q2.contains("IN (2022, 2023)"),
+        "{q2}"
+    );
+    let texts: Vec<&str> = p2.assumptions.iter().map(|a| a.text.as_str()).collect();
+    assert!(
+        texts
+            .iter()
+            .any(|t| t.contains("rolled up across all drivers per season")),
+        "{texts:?}"
+    );
+    let (q3, _) = sql("Now break it down by constructor for 2023", Some(&p2));
+    assert!(
+        q3.contains("c.name AS constructor_name") && q3.contains("r.year = 2023"),
+        "{q3}"
+    );
+    assert!(q3.contains("UNION ALL"), "{q3}");
+}
+
+fn planned(question: &str) -> SemanticPlan {
+    let (ontology, lexicon) = f1();
+    match plan(&ontology, &lexicon, question, None) {
+        Planned::Plan(p) => p,
+        Planned::NotAnswerable(reason) => panic!("{question}: {reason}"),
+    }
+}
+
+fn refused(question: &str) -> String {
+    let (ontology, lexicon) = f1();
+    match plan(&ontology, &lexicon, question, None) {
+        Planned::Plan(p) => panic!("{question} was planned: {p:?}"),
+        Planned::NotAnswerable(reason) => reason,
+    }
+}
+
+#[test]
+fn filler_words_never_block_and_unknown_ones_are_listed() {
+    let (q, plan) = sql(
+        "please tell me how many different drivers are in the game",
+        None,
+    );
+    assert_eq!(q, "SELECT COUNT(*) AS driver_count FROM public.drivers d");
+    let texts: Vec<&str> = plan.assumptions.iter().map(|a| a.text.as_str()).collect();
+    assert_eq!(texts, ["Not used from the question: \"game\""]);
+    // What is asked for, or a name, must be grounded.
+    assert!(refused("how many wins does Zanardi have").contains("zanardi"));
+    assert!(refused("what is the average lap temperature").contains("temperature"));
+    assert!(refused("how many wins did Ferrari have last year").contains("last year"));
+}
+
+#[test]
+fn positions_extremes_and_dates() {
+    let (q, _) = sql("who finished second in 2021", None);
+    assert!(
+        q.contains("rr.position = 2") && q.contains("r.year = 2021"),
+        "{q}"
+    );
+    let (q, _) = sql("the oldest driver", None);
+    assert!(q.ends_with("ORDER BY date_of_birth ASC LIMIT 1"), "{q}");
+    let (q, _) = sql("the 3 youngest drivers", None);
+    assert!(q.ends_with("ORDER BY date_of_birth DESC LIMIT 3"), "{q}");
+    for day in [
+        "races on 29 November 2015",
+        "races on 2015/11/29",
+        "races on November 29, 2015",
+    ] {
+        let (q, _) = sql(day, None);
+        assert!(q.contains("r.date = '2015-11-29'"), "{day}: {q}");
+    }
+    let (q, _) = sql("races in Feb 2016", None);
+    assert!(
+        q.contains("r.date BETWEEN '2016-02-01' AND '2016-02-29'"),
+        "{q}"
+    );
+}
+
+#[test]
+fn exclusions_apply_to_values_and_refuse_for_measures() {
+    let (q, _) = sql("wins by constructor excluding Ferrari", None);
+    assert!(q.contains("c.name NOT IN ('Ferrari')"), "{q}");
+    assert!(refused("drivers who never won").contains("never won"));
+}
+
+#[test]
+fn a_default_variant_is_stated_not_asked() {
+    let plan = planned("points by driver in 2023");
+    assert!(plan.assumptions.iter().all(|a| !a.is_fork()), "{plan:?}");
+    assert!(
+        plan.assumptions
+            .iter()
+            .any(|a| a.text.contains("the default reading")),
+        "{plan:?}"
+    );
+}
+
+#[test]
+fn a_second_way_to_the_same_object_is_a_fork_unless_named() {
+    let ontology =
+        crate::ontology::from_yaml(include_str!("../../../../examples/wholesale/ontology.yaml"))
+            .unwrap();
+    let lexicon = Lexicon::build(&ontology, &[]);
+    let Planned::Plan(by_region) = plan(&ontology, &lexicon, "revenue by region", None) else {
+        panic!("revenue by region is answerable")
+    };
+    let fork = by_region.assumptions.iter().find(|a| a.is_fork()).unwrap();
+    assert_eq!(fork.options, ["supplier", "customer"]);
+    // The verified questions join revenue to regions through customers.
+    assert_eq!(fork.selected.as_deref(), Some("customer"));
+    let sql = compile(&ontology, &by_region, Dialect::Sqlite).unwrap().sql;
+    assert!(sql.contains("JOIN customer c"), "{sql}");
+    let Planned::Plan(named) = plan(&ontology, &lexicon, "revenue by supplier region", None) else {
+        panic!("revenue by supplier region is answerable")
+    };
+    assert!(named.assumptions.iter().all(|a| !a.is_fork()), "{named:?}");
+    let sql = compile(&ontology, &named, Dialect::Sqlite).unwrap().sql;
+    assert!(
+        sql.contains("JOIN supplier s") && !sql.contains("customer"),
+        "{sql}"
+    );
+}
+
+#[test]
+fn unknown_words_are_named() {
+    let (ontology, lexicon) = f1();
+    let Planned::NotAnswerable(reason) = plan(
+        &ontology,
+        &lexicon,
+        "What was the track temperature in 2023?",
+        None,
+    ) else {
+        panic!("temperature is not in the ontology")
+    };
+    assert!(reason.contains("temperature"), "{reason}");
+}

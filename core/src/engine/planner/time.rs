@@ -1,0 +1,191 @@
+//! Time in a question: years, days and month ranges, the attribute each is
+//! read against, and the conditions they become.
+
+use crate::engine::grammar::Op;
+use crate::engine::graph;
+use crate::engine::plan::{AttributeRef, Condition, Literal};
+use crate::ontology::{AttributeRole, DataType, Ontology};
+
+/// Days from `first` to `last`, inclusive, as ISO dates.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(super) struct DateRange {
+    pub(super) first: String,
+    pub(super) last: String,
+}
+
+impl DateRange {
+    pub(super) fn day(year: i64, month: u32, day: i64) -> Option<Self> {
+        (day >= 1 && i64::from(days_in_month(year, month)) >= day).then(|| {
+            let iso = format!("{year:04}-{month:02}-{day:02}");
+            DateRange {
+                first: iso.clone(),
+                last: iso,
+            }
+        })
+    }
+
+    pub(super) fn months(year: i64, first: u32, last: u32) -> Self {
+        DateRange {
+            first: format!("{year:04}-{first:02}-01"),
+            last: format!("{year:04}-{last:02}-{:02}", days_in_month(year, last)),
+        }
+    }
+}
+
+pub(super) fn days_in_month(year: i64, month: u32) -> u32 {
+    match month {
+        2 if (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 => 29,
+        2 => 28,
+        4 | 6 | 9 | 11 => 30,
+        _ => 31,
+    }
+}
+
+/// The year to filter on: a year or season attribute of `anchor` or of an
+/// object it looks up, else a date.
+pub(super) fn year_attribute(ontology: &Ontology, anchor: &str) -> Option<AttributeRef> {
+    let mut candidates: Vec<(usize, u8, AttributeRef)> = Vec::new();
+    let paths = graph::Paths::from(ontology, anchor);
+    for object in &ontology.objects {
+        let has_time = object
+            .attributes
+            .iter()
+            .any(|a| a.role == AttributeRole::Time);
+        let Some((distance, false)) = has_time.then(|| paths.distance(&object.name)).flatten()
+        else {
+            continue;
+        };
+        for attribute in &object.attributes {
+            if attribute.role != AttributeRole::Time {
+                continue;
+            }
+            let named_year = format!(
+                "{} {} {}",
+                attribute.name,
+                attribute.label,
+                attribute.synonyms.join(" ")
+            )
+            .to_lowercase();
+            let plain_date = is_plain_date(attribute);
+            let rank = match attribute.data_type {
+                DataType::Integer
+                    if named_year.contains("year") || named_year.contains("season") =>
+                {
+                    0
+                }
+                DataType::Date | DataType::Timestamp if plain_date => 1,
+                DataType::Date | DataType::Timestamp => 2,
+                _ => continue,
+            };
+            candidates.push((
+                distance,
+                rank,
+                AttributeRef::new(&object.name, &attribute.name),
+            ));
+        }
+    }
+    candidates.sort_by_key(|c| (c.1, c.0));
+    candidates.into_iter().next().map(|c| c.2)
+}
+
+/// The date the ontology calls plain "date" is the one the business dates
+/// things by ("orders in 1995" means the order date).
+pub(super) fn is_plain_date(attribute: &crate::ontology::Attribute) -> bool {
+    attribute.name == "date"
+        || attribute.label.eq_ignore_ascii_case("date")
+        || attribute
+            .synonyms
+            .iter()
+            .any(|s| s.eq_ignore_ascii_case("date"))
+}
+
+/// The date a day or month filters on: a date of `anchor` or of an object
+/// it looks up, the one called plain "date" first.
+pub(super) fn day_attribute(ontology: &Ontology, anchor: &str) -> Option<AttributeRef> {
+    let paths = graph::Paths::from(ontology, anchor);
+    let mut candidates: Vec<(u8, usize, AttributeRef)> = Vec::new();
+    for object in &ontology.objects {
+        let Some((distance, false)) = paths.distance(&object.name) else {
+            continue;
+        };
+        for attribute in &object.attributes {
+            if attribute.role != AttributeRole::Time
+                || !matches!(attribute.data_type, DataType::Date | DataType::Timestamp)
+            {
+                continue;
+            }
+            candidates.push((
+                u8::from(!is_plain_date(attribute)),
+                distance,
+                AttributeRef::new(&object.name, &attribute.name),
+            ));
+        }
+    }
+    candidates.sort_by_key(|c| (c.0, c.1));
+    candidates.into_iter().next().map(|c| c.2)
+}
+
+pub(super) fn date_condition(dates: &[(Op, DateRange)]) -> Condition {
+    let text = |s: &str| Literal::Text(s.to_owned());
+    match dates {
+        [(Op::Since | Op::From, d)] => Condition::AtLeast(text(&d.first)),
+        [(Op::After, d)] => Condition::After(text(&d.last)),
+        [(Op::Before, d)] => Condition::Before(text(&d.first)),
+        [(Op::Until | Op::To, d)] => Condition::AtMost(text(&d.last)),
+        [
+            (Op::Between | Op::From | Op::Since, a),
+            (Op::And | Op::To | Op::Until, b),
+        ] => Condition::Between(text(&a.first), text(&b.last)),
+        [(_, d)] if d.first == d.last => Condition::OneOf(vec![text(&d.first)]),
+        [(_, d), ..] => Condition::Between(text(&d.first), text(&d.last)),
+        [] => Condition::OneOf(Vec::new()),
+    }
+}
+
+/// A date attribute grouped by year; a year attribute as it is.
+pub(super) fn by_year_if_date(ontology: &Ontology, attribute: AttributeRef) -> AttributeRef {
+    let is_date = ontology
+        .objects
+        .iter()
+        .find(|o| o.name == attribute.object)
+        .and_then(|o| o.attributes.iter().find(|a| a.name == attribute.attribute))
+        .is_some_and(|a| matches!(a.data_type, DataType::Date | DataType::Timestamp));
+    if is_date {
+        attribute.by_year()
+    } else {
+        attribute
+    }
+}
+
+/// The date "when" asks for.
+pub(super) fn date_attribute(ontology: &Ontology, anchor: &str) -> Option<AttributeRef> {
+    let object = ontology.objects.iter().find(|o| o.name == anchor)?;
+    object
+        .attributes
+        .iter()
+        .find(|a| {
+            a.role == AttributeRole::Time
+                && matches!(a.data_type, DataType::Date | DataType::Timestamp)
+        })
+        .map(|a| AttributeRef::new(&object.name, &a.name))
+}
+
+pub(super) fn year_condition(years: &[(Op, i64)]) -> Condition {
+    let year = |y: i64| Literal::Integer(y);
+    match years {
+        [(Op::Since, y)] | [(Op::From, y)] => Condition::AtLeast(year(*y)),
+        [(Op::After, y)] => Condition::After(year(*y)),
+        [(Op::Before, y)] => Condition::Before(year(*y)),
+        [(Op::Until, y)] | [(Op::To, y)] => Condition::AtMost(year(*y)),
+        [
+            (Op::Between | Op::From | Op::Since, a),
+            (Op::And | Op::To | Op::Until, b),
+        ] => Condition::Between(year(*a.min(b)), year(*a.max(b))),
+        _ => {
+            let mut list: Vec<i64> = years.iter().map(|(_, y)| *y).collect();
+            list.sort();
+            list.dedup();
+            Condition::OneOf(list.into_iter().map(year).collect())
+        }
+    }
+}

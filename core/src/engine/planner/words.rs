@@ -1,0 +1,277 @@
+//! From words to pieces: each word of a question becomes an operator (from
+//! the grammar), a concept (from the lexicon), a number, a date or an
+//! unknown word, and an unknown word is marked when it must carry meaning.
+
+use super::time::DateRange;
+use crate::engine::grammar::{self, Op};
+use crate::engine::lexicon::{Concept, Entry, Lexicon, MAX_PHRASE_WORDS};
+use crate::engine::text::{self, Word};
+
+/// One recognised piece of a question.
+#[derive(Clone, Debug, PartialEq)]
+pub(super) enum Piece {
+    Op(Op),
+    Number(i64),
+    Concept {
+        entries: Vec<Entry>,
+        text: String,
+    },
+    /// "second", "P2", "3rd": a finishing position.
+    Ordinal(i64),
+    /// "oldest", "the first race": the extreme of a date; true for the latest.
+    Extreme(bool),
+    /// "29 November 2015", "2015/11/29", "Nov 2015": whole days, inclusive.
+    Dates(DateRange),
+    /// A word neither the grammar nor the lexicon knows. It blocks the
+    /// question when it has to carry meaning: the thing asked for, or a name.
+    Unknown {
+        word: String,
+        blocks: bool,
+    },
+}
+
+/// Where a word stands relative to the thing the question asks for: after
+/// "how many", "what is the", "top 5", the words up to the next preposition
+/// or verb name it, so an unknown word there cannot be skipped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Focus {
+    Outside,
+    Opening,
+    Inside,
+}
+
+pub(super) fn opens_focus(op: Op) -> bool {
+    matches!(
+        op,
+        Op::Count | Op::Sum | Op::Average | Op::Most | Op::Least | Op::Top | Op::Which
+    )
+}
+
+pub(super) fn read(lexicon: &Lexicon, question: &str) -> Vec<Piece> {
+    let words: Vec<Word> = text::words(question)
+        .into_iter()
+        .map(|word| normalise_word(lexicon, word))
+        .collect();
+    let plain: Vec<&str> = words.iter().map(|w| w.plain.as_str()).collect();
+    let mut pieces = Vec::new();
+    let mut focus = Focus::Outside;
+    let mut i = 0;
+    while i < words.len() {
+        // Dates, before their numbers are read as years.
+        if let Some((range, len)) = date_at(&plain[i..]) {
+            pieces.push(Piece::Dates(range));
+            focus = Focus::Outside;
+            i += len;
+            continue;
+        }
+        if let Ok(n) = words[i].plain.parse::<i64>() {
+            pieces.push(Piece::Number(n));
+            if !matches!(
+                pieces.iter().rev().nth(1),
+                Some(Piece::Op(Op::Top | Op::Which))
+            ) {
+                focus = Focus::Outside;
+            }
+            i += 1;
+            continue;
+        }
+        // "took place": a verb, not the position called "place".
+        if let Some(len) = grammar::filler_phrase(&plain[i..]) {
+            i += len;
+            continue;
+        }
+        // "most recent": the latest.
+        if plain[i] == "most" && plain.get(i + 1) == Some(&"recent") {
+            pieces.push(Piece::Extreme(true));
+            i += 2;
+            continue;
+        }
+        let (concept_len, entries) = longest_concept(lexicon, &words[i..]);
+        let operator = grammar::operator_at(&plain[i..]);
+        match operator {
+            Some((op_len, op)) if op_len >= concept_len => {
+                pieces.push(Piece::Op(op));
+                focus = if opens_focus(op) {
+                    Focus::Opening
+                } else {
+                    Focus::Outside
+                };
+                i += op_len;
+                continue;
+            }
+            _ => {}
+        }
+        // "who finished second": a filler verb typed in lower case is the
+        // verb, not the value it happens to spell ("Finished").
+        let filler_value = concept_len == 1
+            && !words[i].capital
+            && grammar::is_stop_word(plain[i])
+            && entries
+                .iter()
+                .all(|e| matches!(e.concept, Concept::Value { .. }));
+        if concept_len > 0 && !filler_value {
+            let text = plain[i..i + concept_len].join(" ");
+            pieces.push(Piece::Concept { entries, text });
+            if focus == Focus::Opening {
+                focus = Focus::Inside;
+            }
+            i += concept_len;
+            continue;
+        }
+        let word = &words[i];
+        if let Some(len) = relative_time(&plain[i..]) {
+            // "last year", "this season", "in the past 5 years": read against
+            // a clock the built-in planner does not have yet; never guessed.
+            pieces.push(Piece::Unknown {
+                word: plain[i..i + len].join(" "),
+                blocks: true,
+            });
+            i += len;
+            continue;
+        }
+        if let Some(extreme) = grammar::extreme(&word.plain)
+            && (!extreme.needs_object || next_names_object(lexicon, &words, &plain, i))
+        {
+            pieces.push(Piece::Extreme(extreme.latest));
+        } else if let Some(n) = grammar::ordinal(&word.plain) {
+            pieces.push(Piece::Ordinal(n));
+        } else if grammar::is_stop_word(&word.plain) {
+            if focus == Focus::Inside {
+                focus = Focus::Outside;
+            }
+        } else if let Some(n) = grammar::small_number(&word.plain) {
+            pieces.push(Piece::Number(n));
+        } else if let Some(key) = lexicon.fuzzy(&word.stem) {
+            pieces.push(Piece::Concept {
+                entries: lexicon.lookup(key).to_vec(),
+                text: word.plain.clone(),
+            });
+            if focus == Focus::Opening {
+                focus = Focus::Inside;
+            }
+        } else {
+            let names_something = word.capital && i > 0 && !lexicon.names_domain(&word.stem);
+            let asked_for = focus != Focus::Outside;
+            pieces.push(Piece::Unknown {
+                word: word.plain.clone(),
+                blocks: names_something || asked_for,
+            });
+            if asked_for {
+                focus = Focus::Inside;
+            }
+        }
+        i += 1;
+    }
+    pieces
+}
+
+/// A day, month or quarter written at the start of `words`, and how many
+/// words it takes: "2015 11 29" (from 2015-11-29 or 2015/11/29), "29
+/// November 2015", "November 29 2015", "Nov 2015", "Q1 1997".
+pub(super) fn date_at(words: &[&str]) -> Option<(DateRange, usize)> {
+    let number = |i: usize| words.get(i).and_then(|w| w.parse::<i64>().ok());
+    let year = |i: usize| number(i).filter(|y| (1900..=2100).contains(y));
+    let month = |i: usize| words.get(i).and_then(|w| grammar::month(w));
+    let quarter = words
+        .first()
+        .and_then(|w| w.strip_prefix('q'))
+        .and_then(|q| q.parse::<u32>().ok())
+        .filter(|q| (1..=4).contains(q));
+    if let (Some(y), Some(m), Some(d)) = (year(0), number(1), number(2))
+        && (1..=12).contains(&m)
+    {
+        DateRange::day(y, m as u32, d).map(|r| (r, 3))
+    } else if let (Some(d), Some(m), Some(y)) = (number(0), month(1), year(2)) {
+        DateRange::day(y, m, d).map(|r| (r, 3))
+    } else if let (Some(m), Some(d), Some(y)) = (month(0), number(1), year(2))
+        && (1..=31).contains(&d)
+    {
+        DateRange::day(y, m, d).map(|r| (r, 3))
+    } else if let (Some(m), Some(y)) = (month(0), year(1)) {
+        Some((DateRange::months(y, m, m), 2))
+    } else if let (Some(q), Some(y)) = (quarter, year(1)) {
+        Some((DateRange::months(y, q * 3 - 2, q * 3), 2))
+    } else {
+        None
+    }
+}
+
+/// The length of a relative time phrase at the start of `words`: "last
+/// year", "this season", "past 5 years", "previous month".
+pub(super) fn relative_time(words: &[&str]) -> Option<usize> {
+    const UNITS: &[&str] = &[
+        "year", "years", "season", "seasons", "month", "months", "week", "weeks", "day", "days",
+        "quarter", "quarters",
+    ];
+    if !matches!(
+        words.first(),
+        Some(&("last" | "this" | "past" | "previous" | "current" | "next" | "recent"))
+    ) {
+        return None;
+    }
+    match words.get(1..3) {
+        Some([n, unit])
+            if UNITS.contains(unit)
+                && (n.parse::<u32>().is_ok() || grammar::small_number(n).is_some()) =>
+        {
+            Some(3)
+        }
+        _ => words.get(1).filter(|unit| UNITS.contains(unit)).map(|_| 2),
+    }
+}
+
+/// The object a phrase names, if it names one.
+pub(super) fn object_of(entries: &[Entry]) -> Option<usize> {
+    entries.iter().find_map(|e| match e.concept {
+        Concept::Object(o) => Some(o),
+        _ => None,
+    })
+}
+
+/// Whether the first word after `i` that carries meaning names an object.
+pub(super) fn next_names_object(
+    lexicon: &Lexicon,
+    words: &[Word],
+    plain: &[&str],
+    i: usize,
+) -> bool {
+    (i + 1..words.len())
+        .find(|j| !grammar::is_stop_word(plain[*j]))
+        .is_some_and(|j| object_of(&longest_concept(lexicon, &words[j..]).1).is_some())
+}
+
+/// Expands abbreviations ("avg") and corrects one typo in an operator word
+/// ("nmber"), so both reach the grammar and the lexicon as full words.
+pub(super) fn normalise_word(lexicon: &Lexicon, word: Word) -> Word {
+    let spelled = grammar::expand_abbreviation(&word.plain)
+        .map(str::to_owned)
+        .or_else(|| {
+            let known = grammar::is_stop_word(&word.plain)
+                || grammar::operator_at(&[word.plain.as_str()]).is_some()
+                || !lexicon.lookup(&word.stem).is_empty()
+                || word.plain.chars().any(|c| c.is_ascii_digit());
+            (!known)
+                .then(|| grammar::correct_operator_word(&word.plain))
+                .flatten()
+                .map(str::to_owned)
+        });
+    match spelled {
+        Some(plain) => text::words(&plain).into_iter().next().unwrap_or(word),
+        None => word,
+    }
+}
+
+pub(super) fn longest_concept(lexicon: &Lexicon, words: &[Word]) -> (usize, Vec<Entry>) {
+    for len in (1..=words.len().min(MAX_PHRASE_WORDS)).rev() {
+        let key = words[..len]
+            .iter()
+            .map(|w| w.stem.as_str())
+            .collect::<Vec<_>>()
+            .join(" ");
+        let entries = lexicon.lookup(&key);
+        if !entries.is_empty() {
+            return (len, entries.to_vec());
+        }
+    }
+    (0, Vec::new())
+}
