@@ -49,6 +49,10 @@ pub enum CompileError {
     #[error(transparent)]
     Unreachable(#[from] Unreachable),
     #[error(
+        "{from} holds no direct link to {to}, so Cassis cannot count the distinct {to}s among them"
+    )]
+    NotLinked { from: String, to: String },
+    #[error(
         "{first} and {second} are measured on different objects; ask for one of them at a time"
     )]
     MixedBases { first: String, second: String },
@@ -255,6 +259,26 @@ impl<'a> Compiler<'a> {
             }
             Measure::Metric { metric, variant } => {
                 self.resolve_metric(metric, variant.as_deref(), 0)
+            }
+            Measure::DistinctOf { object, metric } => {
+                let counted = self.object(object)?;
+                let mut resolved = self.resolve_metric(metric, None, 0)?;
+                // The counted object's key as the metric's rows hold it.
+                let key = self
+                    .ontology
+                    .relationships
+                    .iter()
+                    .find(|r| r.from == resolved.base && r.to == counted.name && r.keys.len() == 1)
+                    .map(|r| r.keys[0].from.clone())
+                    .ok_or_else(|| CompileError::NotLinked {
+                        from: resolved.base.clone(),
+                        to: counted.name.clone(),
+                    })?;
+                resolved.name = format!("{object}_count");
+                resolved.aggregate = Aggregate::CountDistinct;
+                resolved.input = Some(quoted_ident(self.dialect, &key).to_string());
+                resolved.plus.clear();
+                Ok(resolved)
             }
             Measure::Aggregate {
                 attribute,

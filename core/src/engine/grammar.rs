@@ -644,8 +644,9 @@ pub fn month(plain: &str) -> Option<u32> {
         .map(|i| i as u32 + 1)
 }
 
-/// Phrases that read as words of the ontology but are only verbs: "took
-/// place" is not the position called "place". Their length in words.
+/// Phrases that read as words of the ontology but only say "everything":
+/// "took place" is not the position called "place", "of all time" not a
+/// race's start time. Their length in words.
 pub fn filler_phrase(words: &[&str]) -> Option<usize> {
     const PHRASES: &[&[&str]] = &[
         &["took", "place"],
@@ -654,6 +655,11 @@ pub fn filler_phrase(words: &[&str]) -> Option<usize> {
         &["taking", "place"],
         &["taken", "place"],
         &["in", "place"],
+        &["of", "all", "time"],
+        &["all", "time"],
+        &["in", "history"],
+        &["in", "the", "data"],
+        &["in", "the", "database"],
     ];
     PHRASES
         .iter()

@@ -55,6 +55,25 @@ pub struct Lexicon {
     domain: HashSet<String>,
 }
 
+impl Entry {
+    /// Whether the words a question used (`plain`, unstemmed) are the
+    /// value's own words. Values are looked up by stems like everything else,
+    /// but a stem is too loose for a name: "down" is the stem of "Downing".
+    pub fn spelled_by(&self, plain: &[&str]) -> bool {
+        let Concept::Value { value, .. } = &self.concept else {
+            return true;
+        };
+        let own: Vec<String> = text::words(value).into_iter().map(|w| w.plain).collect();
+        plain.iter().all(|word| {
+            own.iter().any(|v| {
+                v == word
+                    || word.strip_suffix('s') == Some(v.as_str())
+                    || v.strip_suffix('s') == Some(*word)
+            })
+        })
+    }
+}
+
 /// Values of one attribute, from the ontology's known values or the data.
 pub struct AttributeValues<'a> {
     pub object: usize,
@@ -216,13 +235,29 @@ impl Lexicon {
 
     /// A key one edit away from `stem`, for words long enough that a typo is
     /// more likely than a different word.
+    ///
+    /// A misspelt name has to start like the name, and be longer still
+    /// unless the typo drops or doubles a letter:
+    /// one edit turns many ordinary words into a surname ("career" is one
+    /// from "Carter"), and a filter on the wrong value is a wrong answer.
     pub fn fuzzy(&self, stem: &str) -> Option<&str> {
         if stem.chars().count() < 6 {
             return None;
         }
         self.fuzzy_words
             .iter()
-            .find(|candidate| strsim::damerau_levenshtein(candidate, stem) == 1)
+            .filter(|candidate| strsim::damerau_levenshtein(candidate, stem) == 1)
+            .find(|candidate| {
+                let names_concept = self
+                    .lookup(candidate)
+                    .iter()
+                    .any(|e| e.strength < Strength::Value);
+                // A dropped or doubled letter ("ferari") is a typo at any
+                // length; a changed letter only in a long word.
+                let long_enough =
+                    stem.chars().count() >= 7 || candidate.chars().count() != stem.chars().count();
+                names_concept || (long_enough && candidate.chars().take(2).eq(stem.chars().take(2)))
+            })
             .map(String::as_str)
     }
 

@@ -39,6 +39,10 @@ pub enum Measure {
     },
     /// "How many drivers ...": the number of distinct rows of an object.
     CountOf { object: String },
+    /// "How many different drivers won": the number of distinct `object`s
+    /// among the rows `metric` counts, through the metric's object's link
+    /// to it.
+    DistinctOf { object: String, metric: String },
     /// "Average quantity": an aggregate of one numeric attribute, for
     /// questions no metric names.
     Aggregate {

@@ -39,7 +39,7 @@ pub(super) fn push_unique(list: &mut Vec<AttributeRef>, item: AttributeRef) {
 /// The object a plan's first measure aggregates.
 pub fn base_object(ontology: &Ontology, plan: &SemanticPlan) -> Option<String> {
     match plan.measures.first()? {
-        Measure::Metric { metric, .. } => ontology
+        Measure::Metric { metric, .. } | Measure::DistinctOf { metric, .. } => ontology
             .metrics
             .iter()
             .find(|m| m.name == *metric)

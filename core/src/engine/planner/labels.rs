@@ -36,6 +36,23 @@ pub fn measure_label(ontology: &Ontology, measure: &Measure) -> String {
                 )
             })
             .unwrap_or_else(|| object.clone()),
+        Measure::DistinctOf { object, metric } => {
+            let things = ontology
+                .objects
+                .iter()
+                .find(|o| o.name == *object)
+                .map(|o| plural(&label_of(&o.label, &o.name).to_lowercase()))
+                .unwrap_or_else(|| object.clone());
+            let measured = measure_label(
+                ontology,
+                &Measure::Metric {
+                    metric: metric.clone(),
+                    variant: None,
+                },
+            )
+            .to_lowercase();
+            format!("Number of {things} with {measured}")
+        }
         Measure::Aggregate {
             attribute,
             aggregate,
@@ -46,7 +63,8 @@ pub fn measure_label(ontology: &Ontology, measure: &Measure) -> String {
                 Aggregate::Sum => format!("Total {label}"),
                 Aggregate::Min => format!("Lowest {label}"),
                 Aggregate::Max => format!("Highest {label}"),
-                Aggregate::Count | Aggregate::CountDistinct => format!("Number of {label}"),
+                Aggregate::Count => format!("Number of {label}"),
+                Aggregate::CountDistinct => format!("Number of different {}", plural(&label)),
             }
         }
     }

@@ -193,7 +193,15 @@ impl Reading {
                     let only_objects = entries
                         .iter()
                         .all(|e| matches!(e.concept, Concept::Object(_)));
-                    if !(only_objects && matches!(previous_op, Some(Op::Average | Op::Sum))) {
+                    // "how many Finnish drivers": a value before the counted
+                    // thing describes it; the count still reaches the thing.
+                    let only_values = entries
+                        .iter()
+                        .all(|e| matches!(e.concept, Concept::Value { .. }));
+                    let reaches_past = (only_objects
+                        && matches!(previous_op, Some(Op::Average | Op::Sum)))
+                        || (only_values && previous_op == Some(Op::Count));
+                    if !reaches_past {
                         previous_op = None;
                     }
                 }
@@ -293,6 +301,18 @@ impl Reading {
             && let Some(o) = object
         {
             self.count_of = Some(o);
+            return;
+        }
+        // "how many brands", "how many different countries": the number of
+        // distinct values of an attribute.
+        if previous_op == Some(Op::Count)
+            && metric.is_none()
+            && object.is_none()
+            && values.is_empty()
+            && let Some(attribute) = attribute
+        {
+            self.aggregates
+                .push((attribute_ref(attribute), Aggregate::CountDistinct));
             return;
         }
         if let Some((m, v)) = variant {
@@ -475,6 +495,36 @@ impl Reading {
             && previous.is_none()
         {
             let counted = &ontology.objects[o];
+            // "How many different drivers won for McLaren": the drivers
+            // among the rows the metric counts, where its object links to them.
+            let linked = |metric: &str| {
+                let base = ontology.metrics.iter().find(|m| m.name == metric);
+                base.is_some_and(|m| {
+                    ontology
+                        .relationships
+                        .iter()
+                        .any(|r| r.from == m.object && r.to == counted.name && r.keys.len() == 1)
+                })
+            };
+            if let [Measure::Metric { metric, .. }] = measures.as_slice()
+                && linked(metric)
+            {
+                measures = vec![Measure::DistinctOf {
+                    object: counted.name.clone(),
+                    metric: metric.clone(),
+                }];
+            }
+        }
+        if let Some(o) = self.count_of
+            && !measures.iter().any(|m| match m {
+                Measure::CountOf { object } | Measure::DistinctOf { object, .. } => {
+                    *object == ontology.objects[o].name
+                }
+                _ => false,
+            })
+            && previous.is_none()
+        {
+            let counted = &ontology.objects[o];
             let label = label_of(&counted.label, &counted.name).to_lowercase();
             return Planned::NotAnswerable(format!(
                 "the question counts {} by what they did, which Cassis cannot plan yet; ask for the measure by {label} instead",
@@ -647,7 +697,13 @@ impl Reading {
         {
             // The value of an object the question is about, else the one
             // that joins to it most directly.
+            let counted = self.count_of.map(|o| ontology.objects[o].name.as_str());
             let score = |attribute: &AttributeRef| -> usize {
+                // "How many drivers won for McLaren": counting things by their
+                // own name is rare; the name is another object's.
+                if counted == Some(attribute.object.as_str()) && is_a_name(ontology, attribute) {
+                    return 500;
+                }
                 if let Some(i) = focus.iter().position(|f| *f == attribute.object) {
                     return i;
                 }
@@ -915,4 +971,22 @@ impl Reading {
         settle_routes(ontology, &mut plan, &named);
         Planned::Plan(plan)
     }
+}
+
+/// An attribute that names its rows: the display attribute, or one whose
+/// name or label says "name" (a first or last name).
+fn is_a_name(ontology: &Ontology, reference: &AttributeRef) -> bool {
+    let Some(object) = ontology.objects.iter().find(|o| o.name == reference.object) else {
+        return false;
+    };
+    display_attribute(object) == Some(reference.attribute.as_str())
+        || object
+            .attributes
+            .iter()
+            .find(|a| a.name == reference.attribute)
+            .is_some_and(|a| {
+                format!("{} {}", a.name, a.label)
+                    .to_lowercase()
+                    .contains("name")
+            })
 }

@@ -200,3 +200,83 @@ fn unknown_words_are_named() {
     };
     assert!(reason.contains("temperature"), "{reason}");
 }
+
+/// The F1 lexicon with surnames that share a stem or one letter with
+/// ordinary words: "Downing" (down), "Carter" (career).
+fn with_surnames(surnames: &[&str]) -> (crate::ontology::Ontology, Lexicon) {
+    let ontology =
+        crate::ontology::from_yaml(include_str!("../../../../examples/f1/ontology.yaml")).unwrap();
+    let driver = ontology
+        .objects
+        .iter()
+        .position(|o| o.name == "driver")
+        .unwrap();
+    let surname = ontology.objects[driver]
+        .attributes
+        .iter()
+        .position(|a| a.name == "surname")
+        .unwrap();
+    let values: Vec<String> = surnames.iter().map(|s| (*s).to_owned()).collect();
+    let lexicon = Lexicon::build(
+        &ontology,
+        &[AttributeValues {
+            object: driver,
+            attribute: surname,
+            values: &values,
+        }],
+    );
+    (ontology, lexicon)
+}
+
+#[test]
+fn names_are_matched_as_spelled_and_ordinary_words_never_become_names() {
+    let (ontology, lexicon) = with_surnames(&["Downing", "Carter", "Norris", "Verstappen"]);
+    let compiled = |question: &str| match plan(&ontology, &lexicon, question, None) {
+        Planned::Plan(p) => compile(&ontology, &p, Dialect::Postgres).unwrap().sql,
+        Planned::NotAnswerable(reason) => panic!("{question}: {reason}"),
+    };
+    // "down" is the stem of "Downing"; "career" is one letter from "Carter".
+    let broken_down = compiled("pit stops in 2023 broken down by race");
+    assert!(!broken_down.contains("Downing"), "{broken_down}");
+    let career = compiled("podiums in Norris's career");
+    assert!(
+        career.contains("'Norris'") && !career.contains("Carter"),
+        "{career}"
+    );
+    // A dropped letter in a long name is still a typo of it.
+    let typo = compiled("wins for verstapen in 2022");
+    assert!(typo.contains("'Verstappen'"), "{typo}");
+}
+
+#[test]
+fn decades_and_time_words_without_a_time() {
+    let (decade, _) = sql("How many races took place in the 1990s?", None);
+    assert!(decade.contains("BETWEEN 1990 AND 1999"), "{decade}");
+    // "before" here is not a time bound; the year still filters.
+    let (before, _) = sql("points before penalties in 2021", None);
+    assert!(
+        before.contains("r.year = 2021") && !before.contains('<'),
+        "{before}"
+    );
+}
+
+#[test]
+fn how_many_different_counts_distinct_values_and_things() {
+    let (nationalities, p) = sql("how many different nationalities do drivers have", None);
+    assert!(
+        nationalities.contains("COUNT(DISTINCT d.nationality)"),
+        "{nationalities}"
+    );
+    assert!(p.dimensions.is_empty(), "{p:?}");
+    // Drivers among the rows the wins metric counts, for a named team.
+    let (winners, _) = sql("How many different drivers have won for Ferrari?", None);
+    assert!(
+        winners.contains("COUNT(DISTINCT rr.driver_id)")
+            && winners.contains("c.name = 'Ferrari'")
+            && winners.contains("rr.position = 1"),
+        "{winners}"
+    );
+    // A value before the counted thing describes it.
+    let (british, _) = sql("how many Red Bull drivers are there", None);
+    assert!(!british.contains("GROUP BY"), "{british}");
+}

@@ -64,6 +64,18 @@ pub(super) fn read(lexicon: &Lexicon, question: &str) -> Vec<Piece> {
             i += len;
             continue;
         }
+        // "the 1990s": every year of the decade.
+        if let Some(decade) = decade(&words[i].plain) {
+            pieces.extend([
+                Piece::Op(Op::Between),
+                Piece::Number(decade),
+                Piece::Op(Op::And),
+                Piece::Number(decade + 9),
+            ]);
+            focus = Focus::Outside;
+            i += 1;
+            continue;
+        }
         if let Ok(n) = words[i].plain.parse::<i64>() {
             pieces.push(Piece::Number(n));
             if !matches!(
@@ -88,6 +100,21 @@ pub(super) fn read(lexicon: &Lexicon, question: &str) -> Vec<Piece> {
         }
         let (concept_len, entries) = longest_concept(lexicon, &words[i..]);
         let operator = grammar::operator_at(&plain[i..]);
+        // "before discounts", "ordered from us in 1998": a time word is one
+        // only when a time follows it.
+        if let Some((op_len, op)) = operator
+            && is_time_bound(op)
+            && concept_len == 0
+            && !plain.get(i + op_len).is_some_and(|next| {
+                next.starts_with(|c: char| c.is_ascii_digit())
+                    || grammar::month(next).is_some()
+                    || decade(next).is_some()
+                    || matches!(*next, "the" | "last" | "this" | "next")
+            })
+        {
+            i += op_len;
+            continue;
+        }
         match operator {
             Some((op_len, op)) if op_len >= concept_len => {
                 pieces.push(Piece::Op(op));
@@ -268,10 +295,30 @@ pub(super) fn longest_concept(lexicon: &Lexicon, words: &[Word]) -> (usize, Vec<
             .map(|w| w.stem.as_str())
             .collect::<Vec<_>>()
             .join(" ");
-        let entries = lexicon.lookup(&key);
+        let plain: Vec<&str> = words[..len].iter().map(|w| w.plain.as_str()).collect();
+        let entries: Vec<Entry> = lexicon
+            .lookup(&key)
+            .iter()
+            .filter(|e| e.spelled_by(&plain))
+            .cloned()
+            .collect();
         if !entries.is_empty() {
-            return (len, entries.to_vec());
+            return (len, entries);
         }
     }
     (0, Vec::new())
+}
+
+fn is_time_bound(op: Op) -> bool {
+    matches!(
+        op,
+        Op::Since | Op::From | Op::After | Op::Before | Op::Until | Op::To | Op::Between
+    )
+}
+
+/// "1990s" is 1990; "90s" is too short to tell the century, so not read.
+fn decade(word: &str) -> Option<i64> {
+    let digits = word.strip_suffix('s')?;
+    let year: i64 = digits.parse().ok()?;
+    (digits.len() == 4 && year % 10 == 0 && (1900..=2090).contains(&year)).then_some(year)
 }
