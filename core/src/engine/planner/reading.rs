@@ -18,7 +18,7 @@ use crate::engine::lexicon::{Concept, Entry, Strength};
 use crate::engine::plan::{
     AttributeRef, Condition, Filter, Literal, Measure, Order, PlanAssumption, SemanticPlan,
 };
-use crate::ontology::{Aggregate, DataType, Ontology};
+use crate::ontology::{Aggregate, AttributeRole, DataType, Ontology};
 
 /// A span that names values: every attribute it may be a value of, with the
 /// values it matches there.
@@ -51,6 +51,11 @@ pub(super) struct Reading {
     groupings: Vec<Vec<AttributeRef>>,
     /// Attributes asked about ("nationality of ...", "which team").
     asked: Vec<AttributeRef>,
+    /// Numeric measure attributes named without an aggregate ("how many
+    /// units", "discount on average"): summed or averaged, never grouped.
+    quantities: Vec<AttributeRef>,
+    /// "average" or "on average" anywhere in the question.
+    averaged: bool,
     /// Objects mentioned without another role.
     mentioned: Vec<usize>,
     /// Objects mentioned after "all": rolled up, not grouped.
@@ -95,6 +100,7 @@ impl Reading {
             match piece {
                 Piece::Op(op) => {
                     match op {
+                        Op::Average => reading.averaged = true,
                         Op::Most => reading.order = Some(true),
                         Op::Least => reading.order = Some(false),
                         Op::Top => reading.order = reading.order.or(Some(true)),
@@ -310,6 +316,7 @@ impl Reading {
             && object.is_none()
             && values.is_empty()
             && let Some(attribute) = attribute
+            && ontology.objects[attribute.0].attributes[attribute.1].role != AttributeRole::Measure
         {
             self.aggregates
                 .push((attribute_ref(attribute), Aggregate::CountDistinct));
@@ -326,10 +333,16 @@ impl Reading {
             self.variants.push((m, v));
             return;
         }
+        // "how many units": a count of a quantity adds it up.
+        let counts_quantity = previous_op == Some(Op::Count)
+            && attribute.is_some_and(|(o, a)| {
+                ontology.objects[o].attributes[a].role == AttributeRole::Measure
+            });
         if metric.is_none()
             && let Some(aggregate) = match previous_op {
                 Some(Op::Average) => Some(Aggregate::Avg),
                 Some(Op::Sum) => Some(Aggregate::Sum),
+                _ if counts_quantity => Some(Aggregate::Sum),
                 _ => None,
             }
             && let Some((o, a)) = attribute
@@ -398,10 +411,19 @@ impl Reading {
         // "races" names the object race and its name attribute alike; as a
         // bare mention it is the object.
         let names_object = matches!((object, attribute), (Some(o), Some((ao, _))) if o == ao);
-        if let Some(attribute) = attribute.map(attribute_ref)
+        if let Some((o, a)) = attribute
             && !names_object
         {
-            self.asked.push(attribute);
+            let is_quantity = ontology.objects[o].attributes[a].role == AttributeRole::Measure
+                && matches!(
+                    ontology.objects[o].attributes[a].data_type,
+                    DataType::Integer | DataType::Decimal
+                );
+            if is_quantity {
+                self.quantities.push(attribute_ref((o, a)));
+            } else {
+                self.asked.push(attribute_ref((o, a)));
+            }
             return;
         }
         if let Some(o) = object {
@@ -467,6 +489,21 @@ impl Reading {
                     aggregate: *aggregate,
                 });
             }
+        }
+        // "How many units were ordered": a quantity named with nothing
+        // else to measure is what the question adds up (or averages).
+        if measures.is_empty()
+            && self.count_of.is_none()
+            && let Some(quantity) = self.quantities.first()
+        {
+            measures.push(Measure::Aggregate {
+                attribute: quantity.clone(),
+                aggregate: if self.averaged {
+                    Aggregate::Avg
+                } else {
+                    Aggregate::Sum
+                },
+            });
         }
         if measures.is_empty()
             && let Some(o) = self.count_of

@@ -280,3 +280,21 @@ fn how_many_different_counts_distinct_values_and_things() {
     let (british, _) = sql("how many Red Bull drivers are there", None);
     assert!(!british.contains("GROUP BY"), "{british}");
 }
+
+#[test]
+fn a_quantity_is_added_up_never_grouped() {
+    let ontology =
+        crate::ontology::from_yaml(include_str!("../../../../examples/wholesale/ontology.yaml"))
+            .unwrap();
+    let lexicon = Lexicon::build(&ontology, &[]);
+    let compiled = |question: &str| match plan(&ontology, &lexicon, question, None) {
+        Planned::Plan(p) => compile(&ontology, &p, Dialect::Sqlite).unwrap().sql,
+        Planned::NotAnswerable(reason) => panic!("{question}: {reason}"),
+    };
+    // Before: grouped by quantity, one row per quantity, counting orders.
+    let units = compiled("How many units did customers order in 1996?");
+    assert!(
+        units.contains("SUM(li.l_quantity)") && !units.contains("GROUP BY"),
+        "{units}"
+    );
+}
