@@ -2,7 +2,7 @@
 //! rests on. Numbers are formatted here and only here.
 
 use crate::engine::compile::display_attribute;
-use crate::engine::plan::{Condition, Literal, Order, SemanticPlan};
+use crate::engine::plan::{Condition, Literal, Measure, Order, SemanticPlan};
 use crate::engine::planner::{attribute_label, measure_label, plural};
 use crate::engine::response::ResultSet;
 use crate::ontology::Ontology;
@@ -60,7 +60,12 @@ fn group_thousands(n: i64) -> String {
 /// "in 2023", "for Ferrari", "since 2015 for British drivers".
 pub fn filter_phrase(ontology: &Ontology, plan: &SemanticPlan) -> String {
     let mut parts = Vec::new();
-    for filter in &plan.filters {
+    // A share's own filters say whose part it is ("for Max Verstappen").
+    let part_only = plan.measures.iter().flat_map(|m| match m {
+        Measure::Share { only, .. } => only.as_slice(),
+        _ => &[],
+    });
+    for filter in plan.filters.iter().chain(part_only) {
         let is_year = |v: &Literal| matches!(v, Literal::Integer(n) if (1900..=2100).contains(n));
         let list = |values: &[Literal]| {
             let names: Vec<String> = values.iter().map(ToString::to_string).collect();

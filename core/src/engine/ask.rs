@@ -896,7 +896,10 @@ fn combines_objects(ontology: &Ontology, plan: &SemanticPlan) -> bool {
             .find(|x| x.name == *metric)
             .and_then(|x| x.reading(variant.as_deref()))
             .is_some_and(|reading| !reading.plus.is_empty()),
-        Measure::CountOf { .. } | Measure::DistinctOf { .. } | Measure::Aggregate { .. } => false,
+        Measure::CountOf { .. }
+        | Measure::DistinctOf { .. }
+        | Measure::Aggregate { .. }
+        | Measure::Share { .. } => false,
     })
 }
 

@@ -49,6 +49,10 @@ pub enum CompileError {
     #[error(transparent)]
     Unreachable(#[from] Unreachable),
     #[error(
+        "a percentage is computed on its own, not beside other measures or per group; ask for it alone"
+    )]
+    ShareNotAlone,
+    #[error(
         "{from} holds no direct link to {to}, so Cassis cannot count the distinct {to}s among them"
     )]
     NotLinked { from: String, to: String },
@@ -87,6 +91,9 @@ pub fn compile(
     dialect: Dialect,
 ) -> Result<CompiledQuery, CompileError> {
     let compiler = Compiler { ontology, dialect };
+    if let [Measure::Share { part, whole, only }] = plan.measures.as_slice() {
+        return compiler.share(plan, part, whole, only);
+    }
     let (query, columns, objects) = if plan.measures.is_empty() {
         compiler.lookup(plan)?
     } else {
@@ -169,6 +176,65 @@ impl Aliases {
 }
 
 impl<'a> Compiler<'a> {
+    /// `100.0 * part / whole` over two one-row subqueries, each compiled as
+    /// its own plan: the part with the plan's filters and its own, the whole
+    /// with the plan's filters alone. Either may be measured on a different
+    /// object ("wins" on results over "races" on races).
+    fn share(
+        &self,
+        plan: &SemanticPlan,
+        part: &Measure,
+        whole: &Measure,
+        only: &[Filter],
+    ) -> Result<CompiledQuery, CompileError> {
+        let nested = |m: &Measure| matches!(m, Measure::Share { .. });
+        if !plan.dimensions.is_empty() || nested(part) || nested(whole) {
+            return Err(CompileError::ShareNotAlone);
+        }
+        let alone = |measure: &Measure, filters: Vec<Filter>| SemanticPlan {
+            measures: vec![measure.clone()],
+            filters,
+            via: plan.via.clone(),
+            ..SemanticPlan::default()
+        };
+        let part_plan = alone(part, plan.filters.iter().chain(only).cloned().collect());
+        let part = compile(self.ontology, &part_plan, self.dialect)?;
+        let whole = compile(
+            self.ontology,
+            &alone(whole, plan.filters.clone()),
+            self.dialect,
+        )?;
+        let name = format!("{}_percentage", part.columns[0]);
+        let ident = |text: &str| quoted_ident(self.dialect, text).to_string();
+        // Both subqueries are the compiler's own output; only the shell is new.
+        let text = format!(
+            "SELECT 100.0 * part.{} / NULLIF(whole.{}, 0) AS {} FROM ({}) AS part CROSS JOIN ({}) AS whole",
+            ident(&part.columns[0]),
+            ident(&whole.columns[0]),
+            ident(&name),
+            part.sql,
+            whole.sql,
+        );
+        let query =
+            sql::parse_select(self.dialect, &text).map_err(|error| CompileError::Expression {
+                what: "the percentage".to_owned(),
+                text: text.clone(),
+                error,
+            })?;
+        let mut objects = part.objects;
+        for table in whole.objects {
+            if !objects.contains(&table) {
+                objects.push(table);
+            }
+        }
+        Ok(CompiledQuery {
+            sql: query.to_string(),
+            query,
+            columns: vec![name],
+            objects,
+        })
+    }
+
     fn object(&self, name: &str) -> Result<&'a Object, CompileError> {
         self.ontology
             .objects
@@ -260,6 +326,7 @@ impl<'a> Compiler<'a> {
             Measure::Metric { metric, variant } => {
                 self.resolve_metric(metric, variant.as_deref(), 0)
             }
+            Measure::Share { .. } => Err(CompileError::ShareNotAlone),
             Measure::DistinctOf { object, metric } => {
                 let counted = self.object(object)?;
                 let mut resolved = self.resolve_metric(metric, None, 0)?;

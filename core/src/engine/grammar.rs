@@ -33,6 +33,9 @@ pub enum Op {
     /// "in descending order", "alphabetically": how a list is sorted.
     Descending,
     Ascending,
+    /// "what percentage of", "what share of", "podium rate": a part of a
+    /// whole, as a percentage.
+    Share,
 }
 
 /// Phrases in plain (folded, unstemmed) words, longest first where they overlap.
@@ -49,6 +52,12 @@ const PHRASES: &[(&str, Op)] = &[
     ("combined", Op::Sum),
     ("altogether", Op::Sum),
     ("in total", Op::Sum),
+    ("percentage", Op::Share),
+    ("percent", Op::Share),
+    ("share", Op::Share),
+    ("proportion", Op::Share),
+    ("fraction", Op::Share),
+    ("rate", Op::Share),
     ("on average", Op::Average),
     ("average", Op::Average),
     ("avg", Op::Average),

@@ -28,7 +28,7 @@ pub struct SemanticPlan {
 }
 
 /// One aggregate of a plan.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Measure {
     /// A metric of the ontology, in one of its variants.
@@ -43,6 +43,15 @@ pub enum Measure {
     /// among the rows `metric` counts, through the metric's object's link
     /// to it.
     DistinctOf { object: String, metric: String },
+    /// "What percentage of the 2023 races did Verstappen win": `part` as a
+    /// percentage of `whole`. The plan's filters apply to both; `only`
+    /// applies to the part alone ("customers in Europe" of all revenue).
+    Share {
+        part: Box<Measure>,
+        whole: Box<Measure>,
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        only: Vec<Filter>,
+    },
     /// "Average quantity": an aggregate of one numeric attribute, for
     /// questions no metric names.
     Aggregate {

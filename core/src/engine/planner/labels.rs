@@ -36,6 +36,11 @@ pub fn measure_label(ontology: &Ontology, measure: &Measure) -> String {
                 )
             })
             .unwrap_or_else(|| object.clone()),
+        Measure::Share { part, whole, .. } => format!(
+            "{} as a percentage of {}",
+            measure_label(ontology, part),
+            measure_label(ontology, whole).to_lowercase()
+        ),
         Measure::DistinctOf { object, metric } => {
             let things = ontology
                 .objects

@@ -56,6 +56,14 @@ pub(super) struct Reading {
     quantities: Vec<AttributeRef>,
     /// "average" or "on average" anywhere in the question.
     averaged: bool,
+    /// "what percentage of", "podium rate": the answer is a share.
+    share: bool,
+    /// A metric a later one replaced ("races" in "what percentage of
+    /// races did X win"): what a share is of.
+    displaced: Option<usize>,
+    /// Later metric words that also name an attribute ("wins" is also a
+    /// standings column), read as metrics only by a share.
+    also: Vec<usize>,
     /// Objects mentioned without another role.
     mentioned: Vec<usize>,
     /// Objects mentioned after "all": rolled up, not grouped.
@@ -101,6 +109,7 @@ impl Reading {
                 Piece::Op(op) => {
                     match op {
                         Op::Average => reading.averaged = true,
+                        Op::Share => reading.share = true,
                         Op::Most => reading.order = Some(true),
                         Op::Least => reading.order = Some(false),
                         Op::Top => reading.order = reading.order.or(Some(true)),
@@ -366,6 +375,7 @@ impl Reading {
             let repeated = self.metrics.iter().any(|(x, _)| *x == m);
             if self.weak_metric && self.metrics.len() == 1 && !repeated {
                 // "how many races did Hamilton win": the later metric is meant.
+                self.displaced = Some(self.metrics[0].0);
                 self.metrics[0] = (m, None);
                 self.mentioned.extend(self.weak_object.take());
                 self.weak_metric = ambiguous;
@@ -381,6 +391,10 @@ impl Reading {
                     self.metrics.push((m, None));
                 }
                 return;
+            }
+            // "customers" as a thing is the subject, not a second metric.
+            if object.is_none() {
+                self.also.push(m);
             }
         }
         if !values.is_empty() {
@@ -429,6 +443,108 @@ impl Reading {
         if let Some(o) = object {
             self.mentioned.push(o);
         }
+    }
+
+    /// "What percentage of the 2023 races did Verstappen win": the plan's
+    /// measure becomes the part, and the whole is a second metric named (or
+    /// displaced) in the question, else the same measure without the
+    /// question's value filters ("share of revenue from Europe"). A filter
+    /// the whole cannot reach without fanning out applies to the part alone.
+    fn as_share(&self, ontology: &Ontology, plan: &mut SemanticPlan) -> Result<(), String> {
+        if !self.groupings.is_empty() || self.per_year {
+            return Err(
+                "Cassis computes a percentage as one figure, not yet per group; ask for one group at a time"
+                    .to_owned(),
+            );
+        }
+        let metric = |m: usize| Measure::Metric {
+            metric: ontology.metrics[m].name.clone(),
+            variant: None,
+        };
+        let unfiltered = |measure: &Measure| match measure {
+            Measure::Metric { metric, .. } => ontology
+                .metrics
+                .iter()
+                .find(|m| m.name == *metric)
+                .is_some_and(|m| m.filters.is_empty()),
+            _ => true,
+        };
+        let is_time = |filter: &Filter| {
+            ontology
+                .objects
+                .iter()
+                .find(|o| o.name == filter.attribute.object)
+                .and_then(|o| {
+                    o.attributes
+                        .iter()
+                        .find(|a| a.name == filter.attribute.attribute)
+                })
+                .is_some_and(|a| a.role == AttributeRole::Time)
+        };
+        let second = self
+            .displaced
+            .or_else(|| self.also.first().copied())
+            .map(metric)
+            .filter(|m| !plan.measures.contains(m));
+        let pair = match (plan.measures.as_slice(), second) {
+            ([a, b], _) => Some((a.clone(), b.clone())),
+            ([a], Some(b)) if self.displaced.is_some() => Some((a.clone(), b)),
+            ([a], Some(b)) => Some((b, a.clone())),
+            _ => None,
+        };
+        let (part, whole) = match (pair, plan.measures.as_slice()) {
+            // The whole is the plain count ("starts", "races"); the part the
+            // one with a condition ("wins").
+            (Some((a, b)), _) if unfiltered(&a) && !unfiltered(&b) => (b, a),
+            (Some(pair), _) => pair,
+            (None, [part]) => (part.clone(), part.clone()),
+            _ => {
+                return Err(
+                    "Cassis could not tell what the percentage is of; name the measure, such as a metric of the ontology"
+                        .to_owned(),
+                );
+            }
+        };
+        let whole_base = base_object(
+            ontology,
+            &SemanticPlan {
+                measures: vec![whole.clone()],
+                ..SemanticPlan::default()
+            },
+        )
+        .unwrap_or_default();
+        let reaches = |filter: &Filter| {
+            graph::join_tree(ontology, &whole_base, &[filter.attribute.object.as_str()])
+                .is_ok_and(|tree| !tree.fans_out())
+        };
+        let same = part == whole;
+        let (shared, only): (Vec<Filter>, Vec<Filter>) = std::mem::take(&mut plan.filters)
+            .into_iter()
+            .partition(|f| if same { is_time(f) } else { reaches(f) });
+        if same && only.is_empty() {
+            return Err(
+                "Cassis could not tell which part the percentage is of; name it, such as a value (\"from customers in Europe\") or a second metric (\"wins as a percentage of starts\")"
+                    .to_owned(),
+            );
+        }
+        plan.filters = shared;
+        plan.measures = vec![Measure::Share {
+            part: Box::new(part),
+            whole: Box::new(whole),
+            only,
+        }];
+        plan.dimensions.clear();
+        plan.order = None;
+        plan.limit = None;
+        Ok(())
+    }
+
+    /// Objects the question names, which settle a route they lie on.
+    fn named_objects(&self, ontology: &Ontology) -> Vec<String> {
+        self.mentioned
+            .iter()
+            .map(|o| ontology.objects[*o].name.clone())
+            .collect()
     }
 
     /// What a year or a date is read against: the measured or asked-about
@@ -958,6 +1074,17 @@ impl Reading {
             return Planned::Plan(plan);
         }
 
+        if self.share {
+            // The route is settled on the plan as asked, before its filters
+            // are split between the part and the whole.
+            plan.assumptions = assumptions;
+            settle_routes(ontology, &mut plan, &self.named_objects(ontology));
+            if let Err(reason) = self.as_share(ontology, &mut plan) {
+                return Planned::NotAnswerable(reason);
+            }
+            return Planned::Plan(plan);
+        }
+
         // Order and limit.
         if let Some(descending) = self.order.or(self.sort) {
             plan.order = if plan.measures.is_empty() {
@@ -1000,12 +1127,7 @@ impl Reading {
             }
         }
         plan.assumptions = assumptions;
-        let named: Vec<String> = self
-            .mentioned
-            .iter()
-            .map(|o| ontology.objects[*o].name.clone())
-            .collect();
-        settle_routes(ontology, &mut plan, &named);
+        settle_routes(ontology, &mut plan, &self.named_objects(ontology));
         Planned::Plan(plan)
     }
 }

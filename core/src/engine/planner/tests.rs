@@ -298,3 +298,48 @@ fn a_quantity_is_added_up_never_grouped() {
         "{units}"
     );
 }
+
+#[test]
+fn percentages_of_a_second_metric_or_of_the_same_measure() {
+    // The whole is the plain count; the driver filter reaches only the part.
+    let (of_races, p) = sql(
+        "What percentage of the 2023 races did Max Verstappen win?",
+        None,
+    );
+    assert!(
+        of_races.starts_with("SELECT 100.0 * part.wins / NULLIF(whole.races, 0)"),
+        "{of_races}"
+    );
+    let whole = of_races.split("AS part").nth(1).unwrap();
+    assert!(
+        whole.contains("r.year = 2023") && !whole.contains("Verstappen"),
+        "{of_races}"
+    );
+    assert!(p.dimensions.is_empty() && p.order.is_none(), "{p:?}");
+    // A filter the whole reaches applies to both.
+    let (rate, _) = sql(
+        "Lewis Hamilton's podium rate as a percentage of his starts",
+        None,
+    );
+    assert_eq!(rate.matches("Lewis Hamilton").count(), 2, "{rate}");
+    // One measure: the value names the part.
+    let ontology =
+        crate::ontology::from_yaml(include_str!("../../../../examples/wholesale/ontology.yaml"))
+            .unwrap();
+    let lexicon = Lexicon::build(&ontology, &[]);
+    let Planned::Plan(europe) = plan(
+        &ontology,
+        &lexicon,
+        "What share of our revenue comes from customers in Europe?",
+        None,
+    ) else {
+        panic!("a share of revenue is answerable")
+    };
+    let europe = compile(&ontology, &europe, Dialect::Sqlite).unwrap().sql;
+    assert!(
+        europe.contains("part.revenue / NULLIF(whole.revenue, 0)")
+            && europe.matches("'EUROPE'").count() == 1
+            && europe.contains("JOIN customer c"),
+        "{europe}"
+    );
+}
