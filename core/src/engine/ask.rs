@@ -899,7 +899,8 @@ fn combines_objects(ontology: &Ontology, plan: &SemanticPlan) -> bool {
         Measure::CountOf { .. }
         | Measure::DistinctOf { .. }
         | Measure::Aggregate { .. }
-        | Measure::Share { .. } => false,
+        | Measure::Share { .. }
+        | Measure::AveragePer { .. } => false,
     })
 }
 

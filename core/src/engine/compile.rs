@@ -49,7 +49,7 @@ pub enum CompileError {
     #[error(transparent)]
     Unreachable(#[from] Unreachable),
     #[error(
-        "a percentage is computed on its own, not beside other measures or per group; ask for it alone"
+        "a percentage or an average per group is computed on its own, not beside other measures or per group; ask for it alone"
     )]
     ShareNotAlone,
     #[error(
@@ -91,8 +91,10 @@ pub fn compile(
     dialect: Dialect,
 ) -> Result<CompiledQuery, CompileError> {
     let compiler = Compiler { ontology, dialect };
-    if let [Measure::Share { part, whole, only }] = plan.measures.as_slice() {
-        return compiler.share(plan, part, whole, only);
+    match plan.measures.as_slice() {
+        [Measure::Share { part, whole, only }] => return compiler.share(plan, part, whole, only),
+        [Measure::AveragePer { of, per }] => return compiler.average_per(plan, of, per),
+        _ => {}
     }
     let (query, columns, objects) = if plan.measures.is_empty() {
         compiler.lookup(plan)?
@@ -176,6 +178,50 @@ impl Aliases {
 }
 
 impl<'a> Compiler<'a> {
+    /// `AVG(m)` over the plan of `of` grouped by `per`: the average of the
+    /// measure's value per group ("average points per race").
+    fn average_per(
+        &self,
+        plan: &SemanticPlan,
+        of: &Measure,
+        per: &AttributeRef,
+    ) -> Result<CompiledQuery, CompileError> {
+        let nested = matches!(of, Measure::Share { .. } | Measure::AveragePer { .. });
+        if !plan.dimensions.is_empty() || nested {
+            return Err(CompileError::ShareNotAlone);
+        }
+        let grouped = SemanticPlan {
+            measures: vec![of.clone()],
+            dimensions: vec![per.clone()],
+            filters: plan.filters.clone(),
+            via: plan.via.clone(),
+            ..SemanticPlan::default()
+        };
+        let inner = compile(self.ontology, &grouped, self.dialect)?;
+        let measured = inner.columns.last().cloned().unwrap_or_default();
+        let name = format!("average_{measured}_per_{}", per.object);
+        let ident = |text: &str| quoted_ident(self.dialect, text).to_string();
+        // The grouped query is the compiler's own output; only the shell is new.
+        let text = format!(
+            "SELECT AVG(per_group.{}) AS {} FROM ({}) AS per_group",
+            ident(&measured),
+            ident(&name),
+            inner.sql,
+        );
+        let query =
+            sql::parse_select(self.dialect, &text).map_err(|error| CompileError::Expression {
+                what: "the average per group".to_owned(),
+                text: text.clone(),
+                error,
+            })?;
+        Ok(CompiledQuery {
+            sql: query.to_string(),
+            query,
+            columns: vec![name],
+            objects: inner.objects,
+        })
+    }
+
     /// `100.0 * part / whole` over two one-row subqueries, each compiled as
     /// its own plan: the part with the plan's filters and its own, the whole
     /// with the plan's filters alone. Either may be measured on a different
@@ -326,7 +372,7 @@ impl<'a> Compiler<'a> {
             Measure::Metric { metric, variant } => {
                 self.resolve_metric(metric, variant.as_deref(), 0)
             }
-            Measure::Share { .. } => Err(CompileError::ShareNotAlone),
+            Measure::Share { .. } | Measure::AveragePer { .. } => Err(CompileError::ShareNotAlone),
             Measure::DistinctOf { object, metric } => {
                 let counted = self.object(object)?;
                 let mut resolved = self.resolve_metric(metric, None, 0)?;

@@ -33,6 +33,9 @@ pub enum Op {
     /// "in descending order", "alphabetically": how a list is sorted.
     Descending,
     Ascending,
+    /// "per": groups like "by", and after "average" says what the average
+    /// is taken over ("average points per race").
+    Per,
     /// "what percentage of", "what share of", "podium rate": a part of a
     /// whole, as a percentage.
     Share,
@@ -94,7 +97,7 @@ const PHRASES: &[(&str, Op)] = &[
     ("for each", Op::GroupBy),
     ("for every", Op::GroupBy),
     ("by", Op::GroupBy),
-    ("per", Op::GroupBy),
+    ("per", Op::Per),
     ("each", Op::GroupBy),
     ("across", Op::GroupBy),
     ("all", Op::All),

@@ -210,7 +210,11 @@ impl Lexicon {
             // Links, references and times ("max_verstappen", "1:26.572")
             // are matched whole or not at all.
             let code_like = value.contains("://") || value.contains(['_', ':']);
-            if words.len() < 2 || code_like {
+            // A part of "Not classified" means the opposite of the value.
+            let negated = words
+                .iter()
+                .any(|w| matches!(w.plain.as_str(), "not" | "no" | "non" | "never" | "without"));
+            if words.len() < 2 || code_like || negated {
                 continue;
             }
             for (i, word) in words.iter().enumerate() {

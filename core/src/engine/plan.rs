@@ -43,6 +43,9 @@ pub enum Measure {
     /// among the rows `metric` counts, through the metric's object's link
     /// to it.
     DistinctOf { object: String, metric: String },
+    /// "Average points per race": `of` computed per value of `per`, then
+    /// averaged over those values.
+    AveragePer { of: Box<Measure>, per: AttributeRef },
     /// "What percentage of the 2023 races did Verstappen win": `part` as a
     /// percentage of `whole`. The plan's filters apply to both; `only`
     /// applies to the part alone ("customers in Europe" of all revenue).

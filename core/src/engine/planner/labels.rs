@@ -36,6 +36,11 @@ pub fn measure_label(ontology: &Ontology, measure: &Measure) -> String {
                 )
             })
             .unwrap_or_else(|| object.clone()),
+        Measure::AveragePer { of, per } => format!(
+            "Average {} per {}",
+            measure_label(ontology, of).to_lowercase(),
+            attribute_label(ontology, per).to_lowercase()
+        ),
         Measure::Share { part, whole, .. } => format!(
             "{} as a percentage of {}",
             measure_label(ontology, part),

@@ -56,6 +56,8 @@ pub(super) struct Reading {
     quantities: Vec<AttributeRef>,
     /// "average" or "on average" anywhere in the question.
     averaged: bool,
+    /// "per" named a grouping: with "average", the average is over it.
+    per: bool,
     /// "what percentage of", "podium rate": the answer is a share.
     share: bool,
     /// A metric a later one replaced ("races" in "what percentage of
@@ -123,6 +125,10 @@ impl Reading {
                         Op::Descending => reading.sort = Some(true),
                         Op::Ascending => reading.sort = Some(false),
                         Op::GroupBy => grouping = true,
+                        Op::Per => {
+                            grouping = true;
+                            reading.per = true;
+                        }
                         // "by all drivers": rolled up, not grouped.
                         Op::All => grouping = false,
                         _ => {}
@@ -1074,6 +1080,24 @@ impl Reading {
             return Planned::Plan(plan);
         }
 
+        // "Average points per race": a sum or count per race, averaged.
+        if self.averaged
+            && self.per
+            && let [measure] = plan.measures.as_slice()
+            && adds_up(ontology, measure)
+            && let [per] = plan.dimensions.as_slice()
+        {
+            plan.measures = vec![Measure::AveragePer {
+                of: Box::new(measure.clone()),
+                per: per.clone(),
+            }];
+            plan.dimensions.clear();
+            plan.order = None;
+            plan.limit = None;
+            plan.assumptions = assumptions;
+            settle_routes(ontology, &mut plan, &self.named_objects(ontology));
+            return Planned::Plan(plan);
+        }
         if self.share {
             // The route is settled on the plan as asked, before its filters
             // are split between the part and the whole.
@@ -1148,4 +1172,26 @@ fn is_a_name(ontology: &Ontology, reference: &AttributeRef) -> bool {
                     .to_lowercase()
                     .contains("name")
             })
+}
+
+/// A measure that adds up over rows (a count or a sum), so that an average
+/// of it per group means something other than the measure itself.
+fn adds_up(ontology: &Ontology, measure: &Measure) -> bool {
+    match measure {
+        Measure::Metric { metric, .. } => ontology
+            .metrics
+            .iter()
+            .find(|m| m.name == *metric)
+            .is_some_and(|m| {
+                matches!(
+                    m.aggregate,
+                    Aggregate::Count | Aggregate::CountDistinct | Aggregate::Sum
+                )
+            }),
+        Measure::CountOf { .. } | Measure::DistinctOf { .. } => true,
+        Measure::Aggregate { aggregate, .. } => {
+            matches!(aggregate, Aggregate::Count | Aggregate::Sum)
+        }
+        Measure::AveragePer { .. } | Measure::Share { .. } => false,
+    }
 }

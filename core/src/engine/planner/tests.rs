@@ -343,3 +343,54 @@ fn percentages_of_a_second_metric_or_of_the_same_measure() {
         "{europe}"
     );
 }
+
+#[test]
+fn an_average_per_thing_averages_the_measure_over_the_things() {
+    let (per_race, p) = sql("Max Verstappen's average points per race in 2023", None);
+    assert!(
+        per_race.starts_with("SELECT AVG(per_group.points) AS average_points_per_race FROM (")
+            && per_race.contains("GROUP BY r.name, r.race_id"),
+        "{per_race}"
+    );
+    assert!(p.dimensions.is_empty(), "{p:?}");
+    // An average metric per year stays a breakdown by year.
+    let (by_year, _) = sql("average pit stop time per year since 2015", None);
+    assert!(
+        by_year.contains("GROUP BY r.year") && !by_year.contains("per_group"),
+        "{by_year}"
+    );
+}
+
+#[test]
+fn a_word_of_a_negated_value_does_not_stand_for_it() {
+    let ontology =
+        crate::ontology::from_yaml(include_str!("../../../../examples/f1/ontology.yaml")).unwrap();
+    let status = ontology
+        .objects
+        .iter()
+        .position(|o| o.name == "status")
+        .unwrap();
+    let values = ["Not classified".to_owned(), "Finished".to_owned()];
+    let lexicon = Lexicon::build(
+        &ontology,
+        &[AttributeValues {
+            object: status,
+            attribute: ontology.objects[status]
+                .attributes
+                .iter()
+                .position(|a| a.name == "status")
+                .unwrap(),
+            values: &values,
+        }],
+    );
+    let Planned::Plan(p) = plan(
+        &ontology,
+        &lexicon,
+        "average finishing position in 2023 counting only races he was classified in",
+        None,
+    ) else {
+        panic!("answerable")
+    };
+    let sql = compile(&ontology, &p, Dialect::Postgres).unwrap().sql;
+    assert!(!sql.contains("Not classified"), "{sql}");
+}
