@@ -8,7 +8,7 @@ use super::decide::{settle_routes, variant_assumptions};
 use super::labels::{attribute_label, label_of, measure_label, plural};
 use super::time::{
     DateRange, by_year_if_date, date_attribute, date_condition, day_attribute, year_attribute,
-    year_condition,
+    year_attribute_reaching, year_condition,
 };
 use super::words::{Piece, object_of};
 use crate::engine::compile::display_attribute;
@@ -991,7 +991,24 @@ impl Reading {
         // Years: on the time attribute in reach of what is measured or shown.
         if !self.years.is_empty() {
             let anchor = self.time_anchor(ontology, anchor.as_deref(), &plan);
-            let Some(time) = anchor.as_deref().and_then(|a| year_attribute(ontology, a)) else {
+            // A list or a distinct count may reach its year through many rows.
+            let distinct_only = plan.measures.iter().all(|m| {
+                matches!(
+                    m,
+                    Measure::DistinctOf { .. }
+                        | Measure::CountOf { .. }
+                        | Measure::Aggregate {
+                            aggregate: Aggregate::CountDistinct,
+                            ..
+                        }
+                )
+            });
+            let time = anchor.as_deref().and_then(|a| {
+                year_attribute(ontology, a).or_else(|| {
+                    year_attribute_reaching(ontology, a, distinct_only).filter(|_| distinct_only)
+                })
+            });
+            let Some(time) = time else {
                 return Planned::NotAnswerable(
                     "the question names a year, but nothing it asks about has a date or year in the ontology".to_owned(),
                 );

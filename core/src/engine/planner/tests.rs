@@ -394,3 +394,19 @@ fn a_word_of_a_negated_value_does_not_stand_for_it() {
     let sql = compile(&ontology, &p, Dialect::Postgres).unwrap().sql;
     assert!(!sql.contains("Not classified"), "{sql}");
 }
+
+#[test]
+fn a_distinct_count_reaches_its_year_through_many_rows() {
+    // Countries are the circuits'; the years are their races'.
+    let (countries, _) = sql(
+        "How many different countries hosted a race in the 1980s?",
+        None,
+    );
+    assert!(
+        countries.contains("COUNT(DISTINCT") && countries.contains("r.year BETWEEN 1980 AND 1989"),
+        "{countries}"
+    );
+    // A sum would be multiplied by the races, so it is not read that way.
+    let refused = refused("total altitude of circuits in 2024");
+    assert!(refused.contains("year"), "{refused}");
+}

@@ -44,6 +44,18 @@ pub(super) fn days_in_month(year: i64, month: u32) -> u32 {
 /// The year to filter on: a year or season attribute of `anchor` or of an
 /// object it looks up, else a date.
 pub(super) fn year_attribute(ontology: &Ontology, anchor: &str) -> Option<AttributeRef> {
+    year_attribute_reaching(ontology, anchor, false)
+}
+
+/// The year attribute in reach of `anchor`; with `through_many`, also on an
+/// object with many rows per anchor row ("teams in 2025": the races they
+/// raced), which only a question that lists or counts distinct values may
+/// filter on without multiplying what it measures.
+pub(super) fn year_attribute_reaching(
+    ontology: &Ontology,
+    anchor: &str,
+    through_many: bool,
+) -> Option<AttributeRef> {
     let mut candidates: Vec<(usize, u8, AttributeRef)> = Vec::new();
     let paths = graph::Paths::from(ontology, anchor);
     for object in &ontology.objects {
@@ -51,10 +63,13 @@ pub(super) fn year_attribute(ontology: &Ontology, anchor: &str) -> Option<Attrib
             .attributes
             .iter()
             .any(|a| a.role == AttributeRole::Time);
-        let Some((distance, false)) = has_time.then(|| paths.distance(&object.name)).flatten()
+        let Some((distance, fans_out)) = has_time.then(|| paths.distance(&object.name)).flatten()
         else {
             continue;
         };
+        if fans_out && !through_many {
+            continue;
+        }
         for attribute in &object.attributes {
             if attribute.role != AttributeRole::Time {
                 continue;
