@@ -31,7 +31,7 @@ fn f1_yaml() -> String {
 }
 
 fn plan_and_compile(ontology: &Ontology, lexicon: &Lexicon, question: &str) -> String {
-    match plan(ontology, lexicon, question, None) {
+    match plan(ontology, lexicon, question, None, None) {
         Planned::Plan(p) => {
             compile(ontology, &p, Dialect::Postgres)
                 .expect("compiles")

@@ -301,7 +301,7 @@ impl Engine {
 
         let (response, plan, approval) = self
             .respond(
-                &project, &grounding, request, question, &chat, &turns, pinned,
+                &project, &grounding, request, question, &chat, &turns, pinned, now,
             )
             .await;
         let turn = ChatTurn {
@@ -343,6 +343,7 @@ impl Engine {
         chat: &Chat,
         turns: &[ChatTurn],
         pinned: Option<i64>,
+        now: Timestamp,
     ) -> (AskResponse, Option<SemanticPlan>, bool) {
         let ontology = &grounding.ontology;
         let last_plan = turns
@@ -383,7 +384,7 @@ impl Engine {
             }
         } else {
             match self
-                .plan_question(project, grounding, question, turns, last_plan.as_ref())
+                .plan_question(project, grounding, question, turns, last_plan.as_ref(), now)
                 .await
             {
                 Planning::Plan { plan, by } => (plan, false, by),
@@ -504,10 +505,12 @@ impl Engine {
         question: &str,
         turns: &[ChatTurn],
         last_plan: Option<&SemanticPlan>,
+        now: Timestamp,
     ) -> Planning {
         let ontology = &grounding.ontology;
         let Some(model) = &self.settings.planner else {
-            return match planner::plan(ontology, &grounding.lexicon, question, last_plan) {
+            let today = Some(now.utc_day());
+            return match planner::plan(ontology, &grounding.lexicon, question, last_plan, today) {
                 Planned::Plan(plan) => Planning::Plan { plan, by: None },
                 Planned::NotAnswerable(reason) => Planning::NotAnswerable(format!(
                     "This project's ontology cannot answer that: {reason}."
@@ -767,6 +770,7 @@ impl Engine {
                     &chat,
                     &[],
                     None,
+                    now,
                 )
                 .await;
             responses.push(response);

@@ -19,6 +19,7 @@ use self::words::{Piece, read};
 use crate::engine::lexicon::Lexicon;
 use crate::engine::plan::{PlanAssumption, SemanticPlan};
 use crate::ontology::Ontology;
+use crate::time::Day;
 
 /// What the planner made of a question.
 #[derive(Clone, Debug, PartialEq)]
@@ -29,14 +30,34 @@ pub enum Planned {
 }
 
 /// Reads `question` against one published version. `previous` is the plan of
-/// the chat's last turn, which a follow-up refines.
+/// the chat's last turn, which a follow-up refines; `today` is the caller's
+/// day, against which "last year" or "the past 30 days" is read (without it,
+/// such a question is refused rather than guessed).
 pub fn plan(
     ontology: &Ontology,
     lexicon: &Lexicon,
     question: &str,
     previous: Option<&SemanticPlan>,
+    today: Option<Day>,
 ) -> Planned {
-    let pieces = read(lexicon, question);
+    let pieces = read(lexicon, question, today);
+    let notes: Vec<PlanAssumption> = pieces
+        .iter()
+        .filter_map(|p| match p {
+            Piece::Note(note) => Some(PlanAssumption::stated(note.clone())),
+            _ => None,
+        })
+        .collect();
+    match plan_pieces(ontology, &pieces, previous) {
+        Planned::Plan(mut plan) => {
+            plan.assumptions.extend(notes);
+            Planned::Plan(plan)
+        }
+        refused => refused,
+    }
+}
+
+fn plan_pieces(ontology: &Ontology, pieces: &[Piece], previous: Option<&SemanticPlan>) -> Planned {
     let blocking: Vec<&str> = pieces
         .iter()
         .filter_map(|p| match p {
@@ -57,7 +78,7 @@ pub fn plan(
             _ => None,
         })
         .collect();
-    let reading = Reading::of(ontology, &pieces);
+    let reading = Reading::of(ontology, pieces);
     if reading.dangling_negation {
         return Planned::NotAnswerable(
             "Cassis can exclude named values (\"outside Europe\", \"except Ferrari\") but not yet a measure (\"never won\"); ask for what to include instead".to_owned(),

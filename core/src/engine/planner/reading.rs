@@ -226,7 +226,7 @@ impl Reading {
                         previous_op = None;
                     }
                 }
-                Piece::Unknown { .. } => {}
+                Piece::Unknown { .. } | Piece::Note(_) => {}
             }
         }
         if reading.negate {

@@ -45,7 +45,7 @@ fn f1() -> (crate::ontology::Ontology, Lexicon) {
 
 fn sql(question: &str, previous: Option<&SemanticPlan>) -> (String, SemanticPlan) {
     let (ontology, lexicon) = f1();
-    match plan(&ontology, &lexicon, question, previous) {
+    match plan(&ontology, &lexicon, question, previous, None) {
         Planned::Plan(p) => (compile(&ontology, &p, Dialect::Postgres).unwrap().sql, p),
         Planned::NotAnswerable(reason) => panic!("{question}: {reason}"),
     }
@@ -87,7 +87,7 @@ fn the_seed_questions() {
 
 fn planned(question: &str) -> SemanticPlan {
     let (ontology, lexicon) = f1();
-    match plan(&ontology, &lexicon, question, None) {
+    match plan(&ontology, &lexicon, question, None, None) {
         Planned::Plan(p) => p,
         Planned::NotAnswerable(reason) => panic!("{question}: {reason}"),
     }
@@ -95,7 +95,7 @@ fn planned(question: &str) -> SemanticPlan {
 
 fn refused(question: &str) -> String {
     let (ontology, lexicon) = f1();
-    match plan(&ontology, &lexicon, question, None) {
+    match plan(&ontology, &lexicon, question, None, None) {
         Planned::Plan(p) => panic!("{question} was planned: {p:?}"),
         Planned::NotAnswerable(reason) => reason,
     }
@@ -167,7 +167,8 @@ fn a_second_way_to_the_same_object_is_a_fork_unless_named() {
         crate::ontology::from_yaml(include_str!("../../../../examples/wholesale/ontology.yaml"))
             .unwrap();
     let lexicon = Lexicon::build(&ontology, &[]);
-    let Planned::Plan(by_region) = plan(&ontology, &lexicon, "revenue by region", None) else {
+    let Planned::Plan(by_region) = plan(&ontology, &lexicon, "revenue by region", None, None)
+    else {
         panic!("revenue by region is answerable")
     };
     let fork = by_region.assumptions.iter().find(|a| a.is_fork()).unwrap();
@@ -176,7 +177,13 @@ fn a_second_way_to_the_same_object_is_a_fork_unless_named() {
     assert_eq!(fork.selected.as_deref(), Some("customer"));
     let sql = compile(&ontology, &by_region, Dialect::Sqlite).unwrap().sql;
     assert!(sql.contains("JOIN customer c"), "{sql}");
-    let Planned::Plan(named) = plan(&ontology, &lexicon, "revenue by supplier region", None) else {
+    let Planned::Plan(named) = plan(
+        &ontology,
+        &lexicon,
+        "revenue by supplier region",
+        None,
+        None,
+    ) else {
         panic!("revenue by supplier region is answerable")
     };
     assert!(named.assumptions.iter().all(|a| !a.is_fork()), "{named:?}");
@@ -194,6 +201,7 @@ fn unknown_words_are_named() {
         &ontology,
         &lexicon,
         "What was the track temperature in 2023?",
+        None,
         None,
     ) else {
         panic!("temperature is not in the ontology")
@@ -231,7 +239,7 @@ fn with_surnames(surnames: &[&str]) -> (crate::ontology::Ontology, Lexicon) {
 #[test]
 fn names_are_matched_as_spelled_and_ordinary_words_never_become_names() {
     let (ontology, lexicon) = with_surnames(&["Downing", "Carter", "Norris", "Verstappen"]);
-    let compiled = |question: &str| match plan(&ontology, &lexicon, question, None) {
+    let compiled = |question: &str| match plan(&ontology, &lexicon, question, None, None) {
         Planned::Plan(p) => compile(&ontology, &p, Dialect::Postgres).unwrap().sql,
         Planned::NotAnswerable(reason) => panic!("{question}: {reason}"),
     };
@@ -287,7 +295,7 @@ fn a_quantity_is_added_up_never_grouped() {
         crate::ontology::from_yaml(include_str!("../../../../examples/wholesale/ontology.yaml"))
             .unwrap();
     let lexicon = Lexicon::build(&ontology, &[]);
-    let compiled = |question: &str| match plan(&ontology, &lexicon, question, None) {
+    let compiled = |question: &str| match plan(&ontology, &lexicon, question, None, None) {
         Planned::Plan(p) => compile(&ontology, &p, Dialect::Sqlite).unwrap().sql,
         Planned::NotAnswerable(reason) => panic!("{question}: {reason}"),
     };
@@ -331,6 +339,7 @@ fn percentages_of_a_second_metric_or_of_the_same_measure() {
         &ontology,
         &lexicon,
         "What share of our revenue comes from customers in Europe?",
+        None,
         None,
     ) else {
         panic!("a share of revenue is answerable")
@@ -388,6 +397,7 @@ fn a_word_of_a_negated_value_does_not_stand_for_it() {
         &lexicon,
         "average finishing position in 2023 counting only races he was classified in",
         None,
+        None,
     ) else {
         panic!("answerable")
     };
@@ -409,4 +419,57 @@ fn a_distinct_count_reaches_its_year_through_many_rows() {
     // A sum would be multiplied by the races, so it is not read that way.
     let refused = refused("total altitude of circuits in 2024");
     assert!(refused.contains("year"), "{refused}");
+}
+
+#[test]
+fn relative_time_is_read_against_the_callers_day_and_said() {
+    let (ontology, lexicon) = f1();
+    let today = crate::time::Day {
+        year: 2026,
+        month: 12,
+        day: 1,
+    };
+    let at = |question: &str, today| match plan(&ontology, &lexicon, question, None, today) {
+        Planned::Plan(p) => (compile(&ontology, &p, Dialect::Postgres).unwrap().sql, p),
+        Planned::NotAnswerable(reason) => panic!("{question}: {reason}"),
+    };
+    let (last_year, p) = at("wins by driver last year", Some(today));
+    assert!(last_year.contains("r.year = 2025"), "{last_year}");
+    assert!(
+        p.assumptions
+            .iter()
+            .any(|a| a.text == "\"last year\" read as 2025, as of 2026-12-01"),
+        "{p:?}"
+    );
+    let (seasons, _) = at(
+        "How many races has Max Verstappen won over the last three seasons?",
+        Some(today),
+    );
+    assert!(
+        seasons.contains("r.year BETWEEN 2024 AND 2026"),
+        "{seasons}"
+    );
+    let (days, _) = at("how many races in the past 30 days", Some(today));
+    assert!(
+        days.contains("'2026-11-02'") && days.contains("'2026-12-01'"),
+        "{days}"
+    );
+    let (quarter, _) = at("races last quarter", Some(today));
+    assert!(
+        quarter.contains("'2026-07-01'") && quarter.contains("'2026-09-30'"),
+        "{quarter}"
+    );
+    // Without a clock, or into the future, nothing is guessed.
+    for (question, today) in [
+        ("wins by driver last year", None),
+        ("races next year", Some(today)),
+    ] {
+        assert!(
+            matches!(
+                plan(&ontology, &lexicon, question, None, today),
+                Planned::NotAnswerable(_)
+            ),
+            "{question}"
+        );
+    }
 }

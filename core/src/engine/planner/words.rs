@@ -6,6 +6,7 @@ use super::time::DateRange;
 use crate::engine::grammar::{self, Op};
 use crate::engine::lexicon::{Concept, Entry, Lexicon, MAX_PHRASE_WORDS};
 use crate::engine::text::{self, Word};
+use crate::time::Day;
 
 /// One recognised piece of a question.
 #[derive(Clone, Debug, PartialEq)]
@@ -22,6 +23,9 @@ pub(super) enum Piece {
     Extreme(bool),
     /// "29 November 2015", "2015/11/29", "Nov 2015": whole days, inclusive.
     Dates(DateRange),
+    /// How a phrase was read that the answer should say ("last year" as
+    /// 2025, as of the day asked).
+    Note(String),
     /// A word neither the grammar nor the lexicon knows. It blocks the
     /// question when it has to carry meaning: the thing asked for, or a name.
     Unknown {
@@ -47,7 +51,9 @@ pub(super) fn opens_focus(op: Op) -> bool {
     )
 }
 
-pub(super) fn read(lexicon: &Lexicon, question: &str) -> Vec<Piece> {
+/// `today` is the caller's day, against which "last year" is read; without
+/// it such phrases are never guessed.
+pub(super) fn read(lexicon: &Lexicon, question: &str, today: Option<Day>) -> Vec<Piece> {
     let words: Vec<Word> = text::words(question)
         .into_iter()
         .map(|word| normalise_word(lexicon, word))
@@ -146,14 +152,24 @@ pub(super) fn read(lexicon: &Lexicon, question: &str) -> Vec<Piece> {
             continue;
         }
         let word = &words[i];
-        if let Some(len) = relative_time(&plain[i..]) {
-            // "last year", "this season", "in the past 5 years": read against
-            // a clock the built-in planner does not have yet; never guessed.
-            pieces.push(Piece::Unknown {
-                word: plain[i..i + len].join(" "),
-                blocks: true,
-            });
+        if let Some((len, relative)) = relative_time(&plain[i..]) {
+            let phrase = plain[i..i + len].join(" ");
+            match today.and_then(|today| relative.on(today).map(|read| (today, read))) {
+                Some((today, (read, said))) => {
+                    pieces.extend(read);
+                    pieces.push(Piece::Note(format!(
+                        "\"{phrase}\" read as {said}, as of {}",
+                        today.iso()
+                    )));
+                }
+                // The future, or no clock: never guessed.
+                None => pieces.push(Piece::Unknown {
+                    word: phrase,
+                    blocks: true,
+                }),
+            }
             i += len;
+            focus = Focus::Outside;
             continue;
         }
         if let Some(extreme) = grammar::extreme(&word.plain)
@@ -223,28 +239,132 @@ pub(super) fn date_at(words: &[&str]) -> Option<(DateRange, usize)> {
     }
 }
 
-/// The length of a relative time phrase at the start of `words`: "last
-/// year", "this season", "past 5 years", "previous month".
-pub(super) fn relative_time(words: &[&str]) -> Option<usize> {
-    const UNITS: &[&str] = &[
-        "year", "years", "season", "seasons", "month", "months", "week", "weeks", "day", "days",
-        "quarter", "quarters",
-    ];
-    if !matches!(
-        words.first(),
-        Some(&("last" | "this" | "past" | "previous" | "current" | "next" | "recent"))
-    ) {
-        return None;
-    }
-    match words.get(1..3) {
-        Some([n, unit])
-            if UNITS.contains(unit)
-                && (n.parse::<u32>().is_ok() || grammar::small_number(n).is_some()) =>
-        {
-            Some(3)
+/// "last year", "this season", "the past 3 seasons", "last month", "the
+/// last 30 days", "next year": a span of time counted back from today.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct RelativeTime {
+    unit: TimeUnit,
+    /// How many units; `None` for "last year" (the one before this one).
+    count: Option<i64>,
+    /// "this year", "current season": the one under way.
+    current: bool,
+    /// "next year": not in any data yet, so never answered.
+    future: bool,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum TimeUnit {
+    Year,
+    Quarter,
+    Month,
+    Week,
+    Day,
+}
+
+impl RelativeTime {
+    /// The pieces the span reads as, and how to say it.
+    fn on(self, today: Day) -> Option<(Vec<Piece>, String)> {
+        if self.future {
+            return None;
         }
-        _ => words.get(1).filter(|unit| UNITS.contains(unit)).map(|_| 2),
+        let years = |first: i64, last: i64| {
+            if first == last {
+                (vec![Piece::Number(first)], first.to_string())
+            } else {
+                (
+                    vec![
+                        Piece::Op(Op::Between),
+                        Piece::Number(first),
+                        Piece::Op(Op::And),
+                        Piece::Number(last),
+                    ],
+                    format!("{first} to {last}"),
+                )
+            }
+        };
+        let dates = |first: Day, last: Day| {
+            let range = DateRange {
+                first: first.iso(),
+                last: last.iso(),
+            };
+            let said = format!("{} to {}", range.first, range.last);
+            (vec![Piece::Dates(range)], said)
+        };
+        // The month `back` months before today's, as (year, month).
+        let month_back = |back: i64| {
+            let index = today.year * 12 + i64::from(today.month) - 1 - back;
+            (index.div_euclid(12), (index.rem_euclid(12) + 1) as u32)
+        };
+        let month_range = |first: (i64, u32), last: (i64, u32)| {
+            let end = DateRange::months(last.0, last.1, last.1);
+            DateRange {
+                first: format!("{:04}-{:02}-01", first.0, first.1),
+                last: end.last,
+            }
+        };
+        Some(match (self.unit, self.count, self.current) {
+            (TimeUnit::Year, _, true) => years(today.year, today.year),
+            (TimeUnit::Year, None, false) => years(today.year - 1, today.year - 1),
+            (TimeUnit::Year, Some(n), false) => years(today.year - n + 1, today.year),
+            (TimeUnit::Quarter | TimeUnit::Month, count, current) => {
+                let per = if self.unit == TimeUnit::Quarter { 3 } else { 1 };
+                // Quarters start in January, April, July and October.
+                let into = if per == 3 {
+                    i64::from((today.month - 1) % 3)
+                } else {
+                    0
+                };
+                let (first, last) = match (count, current) {
+                    (_, true) => (month_back(into), month_back(0)),
+                    (None, false) => (month_back(into + per), month_back(into + 1)),
+                    (Some(n), false) => (month_back(into + per * (n - 1)), month_back(0)),
+                };
+                let range = month_range(first, last);
+                let said = format!("{} to {}", range.first, range.last);
+                (vec![Piece::Dates(range)], said)
+            }
+            (TimeUnit::Week | TimeUnit::Day, count, _) => {
+                let per = if self.unit == TimeUnit::Week { 7 } else { 1 };
+                let days = per * count.unwrap_or(1);
+                dates(today.minus_days(days - 1), today)
+            }
+        })
     }
+}
+
+pub(super) fn relative_time(words: &[&str]) -> Option<(usize, RelativeTime)> {
+    let unit = |word: &str| match word {
+        "year" | "years" | "season" | "seasons" => Some(TimeUnit::Year),
+        "quarter" | "quarters" => Some(TimeUnit::Quarter),
+        "month" | "months" => Some(TimeUnit::Month),
+        "week" | "weeks" => Some(TimeUnit::Week),
+        "day" | "days" => Some(TimeUnit::Day),
+        _ => None,
+    };
+    let (current, future) = match *words.first()? {
+        "last" | "past" | "previous" | "recent" => (false, false),
+        "this" | "current" => (true, false),
+        "next" => (false, true),
+        _ => return None,
+    };
+    let relative = |unit, count| RelativeTime {
+        unit,
+        count,
+        current,
+        future,
+    };
+    if let Some([n, word]) = words.get(1..3)
+        && let Some(u) = unit(word)
+    {
+        let count = n
+            .parse::<i64>()
+            .ok()
+            .or_else(|| grammar::small_number(n))
+            .filter(|n| (1..=100).contains(n))?;
+        return Some((3, relative(u, Some(count))));
+    }
+    let u = unit(words.get(1)?)?;
+    Some((2, relative(u, None)))
 }
 
 /// The object a phrase names, if it names one.
