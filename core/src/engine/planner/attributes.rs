@@ -66,14 +66,9 @@ pub(super) fn person_attribute(
     let paths = graph::Paths::from(ontology, base);
     let reachable = |object: &str| paths.distance(object).is_some_and(|(_, fans)| !fans);
     let is_person = |o: &crate::ontology::Object| {
-        let words = format!(
-            "{} {} {} {}",
-            o.name,
-            o.label,
-            o.synonyms.join(" "),
-            o.description
-        )
-        .to_lowercase();
+        // Its names only: a result's description ("one driver's result")
+        // mentions a person without being one.
+        let words = format!("{} {} {}", o.name, o.label, o.synonyms.join(" ")).to_lowercase();
         grammar::PERSON_WORDS.iter().any(|p| {
             words
                 .split(|c: char| !c.is_alphanumeric())

@@ -473,3 +473,13 @@ fn relative_time_is_read_against_the_callers_day_and_said() {
         );
     }
 }
+
+#[test]
+fn who_asks_for_a_person_not_a_thing_that_mentions_one() {
+    // A result's description mentions a driver; the result is not a person.
+    let (who, _) = sql("Who finished second in 2019?", None);
+    assert!(
+        who.contains("d.forename || ' ' || d.surname AS full_name") && !who.contains("finish_time"),
+        "{who}"
+    );
+}
