@@ -50,6 +50,10 @@ pub struct Lexicon {
     entries: HashMap<String, Vec<Entry>>,
     /// Single-word keys of six letters or more, for one-typo matches.
     fuzzy_words: Vec<String>,
+    /// Concept names as written ("customers", "revenue") with their keys:
+    /// a typo of the written word ("custmers") can be further from the
+    /// stem than one letter.
+    written: Vec<(String, String)>,
     /// Stems of the ontology's own description ("Formula 1"): words that
     /// name the domain, not a value, however they are capitalised.
     domain: HashSet<String>,
@@ -174,6 +178,12 @@ impl Lexicon {
         if key.is_empty() || key.split(' ').count() > MAX_PHRASE_WORDS {
             return;
         }
+        if strength < Strength::Value && !key.contains(' ') {
+            let written = text::fold(phrase.trim());
+            if written.chars().count() >= 5 && !self.written.iter().any(|(w, _)| *w == written) {
+                self.written.push((written, key.clone()));
+            }
+        }
         let entries = self.entries.entry(key).or_default();
         match entries.iter_mut().find(|e| e.concept == concept) {
             Some(existing) => existing.strength = existing.strength.min(strength),
@@ -244,7 +254,17 @@ impl Lexicon {
     /// unless the typo drops or doubles a letter:
     /// one edit turns many ordinary words into a surname ("career" is one
     /// from "Carter"), and a filter on the wrong value is a wrong answer.
-    pub fn fuzzy(&self, stem: &str) -> Option<&str> {
+    pub fn fuzzy(&self, word: &text::Word) -> Option<&str> {
+        let stem = word.stem.as_str();
+        // The written form first: "custmers" is one letter from "customers".
+        if word.plain.chars().count() >= 5
+            && let Some((_, key)) = self
+                .written
+                .iter()
+                .find(|(written, _)| strsim::damerau_levenshtein(written, &word.plain) == 1)
+        {
+            return Some(key.as_str());
+        }
         if stem.chars().count() < 6 {
             return None;
         }

@@ -40,6 +40,8 @@ pub(super) struct Reading {
     weak_metric: bool,
     /// The object the weak metric's word also named.
     weak_object: Option<usize>,
+    /// The weak metric's word came right after "how many".
+    weak_counted: bool,
     /// "average quantity": an aggregate of a measure attribute.
     aggregates: Vec<(AttributeRef, Aggregate)>,
     /// A count asked of an object ("how many drivers").
@@ -56,6 +58,8 @@ pub(super) struct Reading {
     quantities: Vec<AttributeRef>,
     /// "average" or "on average" anywhere in the question.
     averaged: bool,
+    /// Rows named by their key: "order number 1".
+    keys: Vec<(usize, i64)>,
     /// "per" named a grouping: with "average", the average is over it.
     per: bool,
     /// "what percentage of", "podium rate": the answer is a share.
@@ -226,6 +230,11 @@ impl Reading {
                         previous_op = None;
                     }
                 }
+                Piece::Key { object, key } => {
+                    reading.keys.push((*object, *key));
+                    reading.mentioned.push(*object);
+                    previous_op = None;
+                }
                 Piece::Unknown { .. } | Piece::Note(_) => {}
             }
         }
@@ -383,12 +392,18 @@ impl Reading {
                 // "how many races did Hamilton win": the later metric is meant.
                 self.displaced = Some(self.metrics[0].0);
                 self.metrics[0] = (m, None);
+                // "how many customers ordered": the customers are counted,
+                // among the rows the later metric counts.
+                if self.weak_counted && self.count_of.is_none() {
+                    self.count_of = self.weak_object;
+                }
                 self.mentioned.extend(self.weak_object.take());
                 self.weak_metric = ambiguous;
                 self.weak_object = object;
                 return;
             }
             if self.metrics.is_empty() {
+                self.weak_counted = ambiguous && previous_op == Some(Op::Count);
                 self.weak_metric = ambiguous;
                 self.weak_object = object;
             }
@@ -988,6 +1003,29 @@ impl Reading {
             }
         }
 
+        // Keys: the object's one-column primary key, read as an identifier.
+        for (o, key) in &self.keys {
+            let object = &ontology.objects[*o];
+            let Some(attribute) = (object.primary_key.len() == 1)
+                .then(|| {
+                    object
+                        .attributes
+                        .iter()
+                        .find(|a| a.column_name() == Some(object.primary_key[0].as_str()))
+                })
+                .flatten()
+            else {
+                return Planned::NotAnswerable(format!(
+                    "the question names {} {key} by number, but the ontology declares no single key for {}",
+                    object.name, object.name
+                ));
+            };
+            plan.filters.push(Filter {
+                attribute: AttributeRef::new(&object.name, &attribute.name),
+                condition: Condition::OneOf(vec![Literal::Integer(*key)]),
+            });
+        }
+
         // Years: on the time attribute in reach of what is measured or shown.
         if !self.years.is_empty() {
             let anchor = self.time_anchor(ontology, anchor.as_deref(), &plan);
@@ -1003,9 +1041,25 @@ impl Reading {
                         }
                 )
             });
-            let time = anchor.as_deref().and_then(|a| {
-                year_attribute(ontology, a).or_else(|| {
-                    year_attribute_reaching(ontology, a, distinct_only).filter(|_| distinct_only)
+            // "shipped by truck in 1996": the date the question names is
+            // the one the year is of.
+            let named_date = self.asked.iter().find(|a| {
+                ontology
+                    .objects
+                    .iter()
+                    .find(|o| o.name == a.object)
+                    .and_then(|o| o.attributes.iter().find(|x| x.name == a.attribute))
+                    .is_some_and(|x| {
+                        x.role == AttributeRole::Time
+                            && matches!(x.data_type, DataType::Date | DataType::Timestamp)
+                    })
+            });
+            let time = named_date.cloned().or_else(|| {
+                anchor.as_deref().and_then(|a| {
+                    year_attribute(ontology, a).or_else(|| {
+                        year_attribute_reaching(ontology, a, distinct_only)
+                            .filter(|_| distinct_only)
+                    })
                 })
             });
             let Some(time) = time else {
@@ -1016,8 +1070,11 @@ impl Reading {
             let condition = year_condition(&self.years);
             let several = matches!(&condition, Condition::OneOf(list) if list.len() > 1);
             plan.filters.retain(|f| f.attribute != time);
+            // A list that names the date still shows it ("races in 2024 with
+            // their dates"); a measure is not split by it.
+            let shown = named_date.is_some() && plan.measures.is_empty();
             plan.dimensions
-                .retain(|d| *d != time || groupings.contains(d));
+                .retain(|d| *d != time || groupings.contains(d) || shown);
             plan.filters.push(Filter {
                 attribute: time.clone(),
                 condition,

@@ -483,3 +483,41 @@ fn who_asks_for_a_person_not_a_thing_that_mentions_one() {
         "{who}"
     );
 }
+
+#[test]
+fn rows_named_by_their_key() {
+    let (nationality, _) = sql("what is the nationality of driver id 4", None);
+    assert!(nationality.contains("d.driver_id = 4"), "{nationality}");
+    let (race, _) = sql("who won race No. 1000", None);
+    assert!(race.contains("r.race_id = 1000"), "{race}");
+    // A year after an object is still a year.
+    let (year, _) = sql("wins by driver in races 2019", None);
+    assert!(!year.contains("race_id = 2019"), "{year}");
+}
+
+#[test]
+fn wholesale_counts_typos_and_the_date_a_verb_names() {
+    let ontology =
+        crate::ontology::from_yaml(include_str!("../../../../examples/wholesale/ontology.yaml"))
+            .unwrap();
+    let lexicon = Lexicon::build(&ontology, &[]);
+    let compiled = |question: &str| match plan(&ontology, &lexicon, question, None, None) {
+        Planned::Plan(p) => compile(&ontology, &p, Dialect::Sqlite).unwrap().sql,
+        Planned::NotAnswerable(reason) => panic!("{question}: {reason}"),
+    };
+    // The customers are counted among the orders, not the orders.
+    let customers = compiled("How many different customers ordered in 1998?");
+    assert!(
+        customers.contains("COUNT(DISTINCT o.o_custkey)"),
+        "{customers}"
+    );
+    // "shipped" names the ship date the year is of; nothing is grouped.
+    let shipped = compiled("how many line items shipped in 1997");
+    assert!(
+        shipped.contains("li.l_shipdate >= '1997-01-01'") && !shipped.contains("GROUP BY"),
+        "{shipped}"
+    );
+    // A typo of the written word, further than one letter from its stem.
+    let typo = compiled("how many custmers are there");
+    assert!(typo.contains("FROM customer"), "{typo}");
+}

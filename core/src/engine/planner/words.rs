@@ -23,6 +23,11 @@ pub(super) enum Piece {
     Extreme(bool),
     /// "29 November 2015", "2015/11/29", "Nov 2015": whole days, inclusive.
     Dates(DateRange),
+    /// "order number 1", "race No. 18": the row of an object with this key.
+    Key {
+        object: usize,
+        key: i64,
+    },
     /// How a phrase was read that the answer should say ("last year" as
     /// 2025, as of the day asked).
     Note(String),
@@ -144,6 +149,15 @@ pub(super) fn read(lexicon: &Lexicon, question: &str, today: Option<Day>) -> Vec
                 .all(|e| matches!(e.concept, Concept::Value { .. }));
         if concept_len > 0 && !filler_value {
             let text = plain[i..i + concept_len].join(" ");
+            // "order number 1", "race No. 18", "driver id 4": one row by its key.
+            if let Some(object) = object_of(&entries)
+                && let Some((len, key)) = key_after(&plain[i + concept_len..])
+            {
+                pieces.push(Piece::Key { object, key });
+                i += concept_len + len;
+                focus = Focus::Outside;
+                continue;
+            }
             pieces.push(Piece::Concept { entries, text });
             if focus == Focus::Opening {
                 focus = Focus::Inside;
@@ -184,7 +198,7 @@ pub(super) fn read(lexicon: &Lexicon, question: &str, today: Option<Day>) -> Vec
             }
         } else if let Some(n) = grammar::small_number(&word.plain) {
             pieces.push(Piece::Number(n));
-        } else if let Some(key) = lexicon.fuzzy(&word.stem) {
+        } else if let Some(key) = lexicon.fuzzy(word) {
             pieces.push(Piece::Concept {
                 entries: lexicon.lookup(key).to_vec(),
                 text: word.plain.clone(),
@@ -441,4 +455,16 @@ fn decade(word: &str) -> Option<i64> {
     let digits = word.strip_suffix('s')?;
     let year: i64 = digits.parse().ok()?;
     (digits.len() == 4 && year % 10 == 0 && (1900..=2090).contains(&year)).then_some(year)
+}
+
+/// "number 18", "no 18", "id 4", "#7", or a bare number that cannot be a
+/// year: the key that follows an object's name, and the words it took.
+fn key_after(words: &[&str]) -> Option<(usize, i64)> {
+    let marked = matches!(
+        words.first(),
+        Some(&("number" | "no" | "id" | "key" | "nr"))
+    );
+    let at = usize::from(marked);
+    let key: i64 = words.get(at)?.parse().ok()?;
+    (marked || !(1900..=2100).contains(&key)).then_some((at + 1, key))
 }
