@@ -760,7 +760,23 @@ impl Reading {
 
         // Dimensions.
         for grouping in &groupings {
-            push_unique(&mut plan.dimensions, grouping.clone());
+            // "average quantity per order line": per row of what is measured
+            // is the plain average, not a group.
+            let per_row = self.per
+                && base.as_deref() == Some(grouping.object.as_str())
+                && ontology
+                    .objects
+                    .iter()
+                    .find(|o| o.name == grouping.object)
+                    .and_then(display_attribute)
+                    == Some(grouping.attribute.as_str())
+                && plan
+                    .measures
+                    .iter()
+                    .all(|m| matches!(m, Measure::Aggregate { .. }));
+            if !per_row {
+                push_unique(&mut plan.dimensions, grouping.clone());
+            }
         }
         // "who finished second": a finishing position of the result nearest
         // to what the question is about.
@@ -821,6 +837,24 @@ impl Reading {
                 })
                 .map(|o| AttributeRef::new(&o.name, &asked.attribute));
             push_unique(&mut plan.dimensions, own.unwrap_or_else(|| asked.clone()));
+        }
+        // "What discount do we give on average": the one number asked about,
+        // averaged, when nothing else is measured.
+        if plan.measures.is_empty()
+            && self.averaged
+            && let [asked] = plan.dimensions.as_slice()
+            && ontology
+                .objects
+                .iter()
+                .find(|o| o.name == asked.object)
+                .and_then(|o| o.attributes.iter().find(|a| a.name == asked.attribute))
+                .is_some_and(|a| matches!(a.data_type, DataType::Integer | DataType::Decimal))
+        {
+            plan.measures.push(Measure::Aggregate {
+                attribute: asked.clone(),
+                aggregate: Aggregate::Avg,
+            });
+            plan.dimensions.clear();
         }
         // "the constructors with the most wins": a ranked measure of another
         // object groups by that object.

@@ -521,3 +521,26 @@ fn wholesale_counts_typos_and_the_date_a_verb_names() {
     let typo = compiled("how many custmers are there");
     assert!(typo.contains("FROM customer"), "{typo}");
 }
+
+#[test]
+fn an_average_over_rows_is_not_grouped_by_the_rows() {
+    let ontology =
+        crate::ontology::from_yaml(include_str!("../../../../examples/wholesale/ontology.yaml"))
+            .unwrap();
+    let lexicon = Lexicon::build(&ontology, &[]);
+    let compiled = |question: &str| match plan(&ontology, &lexicon, question, None, None) {
+        Planned::Plan(p) => compile(&ontology, &p, Dialect::Sqlite).unwrap().sql,
+        Planned::NotAnswerable(reason) => panic!("{question}: {reason}"),
+    };
+    let by_mode = compiled("What's the average quantity per order line for each ship mode?");
+    assert!(
+        by_mode.contains("AVG(li.l_quantity)") && by_mode.contains("GROUP BY li.l_shipmode"),
+        "{by_mode}"
+    );
+    assert!(!by_mode.contains("l_linenumber"), "{by_mode}");
+    let discount = compiled("What discount do we give on average across all order lines?");
+    assert!(
+        discount.contains("AVG(li.l_discount)") && !discount.contains("DISTINCT"),
+        "{discount}"
+    );
+}
