@@ -588,11 +588,26 @@ impl<'a> Compiler<'a> {
         // "Who finished second in race X": rooted at the result, every other
         // object is a lookup away; rooted at the driver, the way to the race
         // would have to pick one of several fan-outs.
+        let lookup_from = |candidate: &str| {
+            graph::join_tree(self.ontology, candidate, &needed)
+                .ok()
+                .filter(|t| !t.fans_out())
+        };
+        // "Which team did Hamilton drive for in 2025": none of the three is a
+        // lookup away from the others, but their results link all three; the
+        // closest such object roots the query.
+        let bridge = || {
+            self.ontology
+                .objects
+                .iter()
+                .filter_map(|o| lookup_from(&o.name).map(|t| (t.steps.len(), o.name.as_str())))
+                .min_by_key(|(steps, _)| *steps)
+                .map(|(_, name)| name)
+        };
         let base = std::iter::once(first.as_str())
             .chain(needed.iter().copied())
-            .find(|candidate| {
-                graph::join_tree(self.ontology, candidate, &needed).is_ok_and(|t| !t.fans_out())
-            })
+            .find(|candidate| lookup_from(candidate).is_some())
+            .or_else(bridge)
             .unwrap_or(&first)
             .to_owned();
         let tree = graph::join_tree_via(self.ontology, &base, &plan.via, &needed)?;

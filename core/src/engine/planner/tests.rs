@@ -544,3 +544,15 @@ fn an_average_over_rows_is_not_grouped_by_the_rows() {
         "{discount}"
     );
 }
+
+#[test]
+fn a_lookup_across_three_objects_is_rooted_where_they_meet() {
+    // Team, driver and year are each a lookup away from a result only.
+    let (team, _) = sql("Which team did Lewis Hamilton drive for in 2025?", None);
+    assert!(
+        team.contains("FROM public.results rr")
+            && team.contains("r.year = 2025")
+            && team.contains("'Lewis Hamilton'"),
+        "{team}"
+    );
+}
