@@ -65,6 +65,7 @@ const PHRASES: &[(&str, Op)] = &[
     ("average", Op::Average),
     ("avg", Op::Average),
     ("mean", Op::Average),
+    ("most often", Op::Most),
     ("the most", Op::Most),
     ("most", Op::Most),
     ("highest", Op::Most),
@@ -140,6 +141,8 @@ const PHRASES: &[(&str, Op)] = &[
     ("just", Op::Only),
     ("instead", Op::Instead),
     ("not", Op::Negation),
+    // "non-British": the hyphen splits the word.
+    ("non", Op::Negation),
     ("excluding", Op::Negation),
     ("except", Op::Negation),
     ("without", Op::Negation),

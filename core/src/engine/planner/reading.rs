@@ -137,7 +137,11 @@ impl Reading {
                         Op::All => grouping = false,
                         _ => {}
                     }
-                    previous_op = Some(*op);
+                    // "how many non-British drivers": the negation qualifies
+                    // the value; the count still reaches the drivers.
+                    if !(*op == Op::Negation && previous_op == Some(Op::Count)) {
+                        previous_op = Some(*op);
+                    }
                 }
                 Piece::Number(n) => {
                     // "top 5", "which five customers", "5 best".

@@ -556,3 +556,42 @@ fn a_lookup_across_three_objects_is_rooted_where_they_meet() {
         "{team}"
     );
 }
+
+#[test]
+fn non_excludes_a_value_and_the_count_still_reaches_its_thing() {
+    let ontology =
+        crate::ontology::from_yaml(include_str!("../../../../examples/f1/ontology.yaml")).unwrap();
+    let driver = ontology
+        .objects
+        .iter()
+        .position(|o| o.name == "driver")
+        .unwrap();
+    let nationality = ontology.objects[driver]
+        .attributes
+        .iter()
+        .position(|a| a.name == "nationality")
+        .unwrap();
+    let values = ["British".to_owned(), "Dutch".to_owned()];
+    let lexicon = Lexicon::build(
+        &ontology,
+        &[AttributeValues {
+            object: driver,
+            attribute: nationality,
+            values: &values,
+        }],
+    );
+    let Planned::Plan(p) = plan(
+        &ontology,
+        &lexicon,
+        "How many different non-British drivers won a race in 2024?",
+        None,
+        None,
+    ) else {
+        panic!("answerable")
+    };
+    let sql = compile(&ontology, &p, Dialect::Postgres).unwrap().sql;
+    assert!(
+        sql.contains("COUNT(DISTINCT rr.driver_id)") && sql.contains("NOT IN ('British')"),
+        "{sql}"
+    );
+}
