@@ -42,6 +42,10 @@ pub(super) struct Reading {
     weak_object: Option<usize>,
     /// The weak metric's word came right after "how many".
     weak_counted: bool,
+    /// Where the weak metric's word was, and where the piece being placed is:
+    /// "Grand Prix wins" is one measure, "races did X win" is not.
+    weak_at: usize,
+    at: usize,
     /// "average quantity": an aggregate of a measure attribute.
     aggregates: Vec<(AttributeRef, Aggregate)>,
     /// A count asked of an object ("how many drivers").
@@ -114,7 +118,13 @@ impl Reading {
             match piece {
                 Piece::Op(op) => {
                     match op {
-                        Op::Average => reading.averaged = true,
+                        // "top 3 nationalities by number of drivers": a
+                        // measure after "by" ranks, it does not group.
+                        Op::Count | Op::Sum if grouping => grouping = false,
+                        Op::Average => {
+                            reading.averaged = true;
+                            grouping = false;
+                        }
                         Op::Share => reading.share = true,
                         Op::Most => reading.order = Some(true),
                         Op::Least => reading.order = Some(false),
@@ -215,6 +225,7 @@ impl Reading {
                         reading.mentioned.push(o);
                         continue;
                     }
+                    reading.at = index;
                     reading.place(ontology, entries, text, previous_op, grouping);
                     grouping = false;
                     // "average pit stop duration": the aggregate reaches past
@@ -398,7 +409,11 @@ impl Reading {
                 self.metrics[0] = (m, None);
                 // "how many customers ordered": the customers are counted,
                 // among the rows the later metric counts.
-                if self.weak_counted && self.count_of.is_none() {
+                // Right after it, a noun qualifies it ("Grand Prix wins" is
+                // one measure); a verb ("customers ordered") does not.
+                let verb = text.ends_with("ed") || text == "won";
+                let modifier = self.at == self.weak_at + 1 && !verb;
+                if self.weak_counted && self.count_of.is_none() && !modifier {
                     self.count_of = self.weak_object;
                 }
                 self.mentioned.extend(self.weak_object.take());
@@ -408,6 +423,7 @@ impl Reading {
             }
             if self.metrics.is_empty() {
                 self.weak_counted = ambiguous && previous_op == Some(Op::Count);
+                self.weak_at = self.at;
                 self.weak_metric = ambiguous;
                 self.weak_object = object;
             }

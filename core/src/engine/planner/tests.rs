@@ -595,3 +595,17 @@ fn non_excludes_a_value_and_the_count_still_reaches_its_thing() {
         "{sql}"
     );
 }
+
+#[test]
+fn a_measure_after_by_ranks_and_a_noun_before_a_metric_qualifies_it() {
+    let (nationalities, _) = sql("top 3 nationalities by number of drivers", None);
+    assert!(
+        nationalities.contains("GROUP BY d.nationality")
+            && nationalities.contains("COUNT(*) AS driver_count")
+            && nationalities.ends_with("LIMIT 3"),
+        "{nationalities}"
+    );
+    // "Grand Prix wins" is the wins, not the races that had one.
+    let (wins, _) = sql("Top 10 nationalities by number of Grand Prix wins", None);
+    assert!(wins.contains("COUNT(*) AS wins"), "{wins}");
+}
