@@ -609,3 +609,22 @@ fn a_measure_after_by_ranks_and_a_noun_before_a_metric_qualifies_it() {
     let (wins, _) = sql("Top 10 nationalities by number of Grand Prix wins", None);
     assert!(wins.contains("COUNT(*) AS wins"), "{wins}");
 }
+
+#[test]
+fn every_groups_highest_first_sorts_and_quarters_are_dates() {
+    let (every, _) = sql(
+        "Give me every driver's total race points for 2024, highest first.",
+        None,
+    );
+    assert!(
+        every.contains("GROUP BY d.forename")
+            && every.contains("ORDER BY points DESC")
+            && !every.contains("position"),
+        "{every}"
+    );
+    let (quarter, _) = sql("races in the first quarter of 2024", None);
+    assert!(
+        quarter.contains("'2024-01-01'") && quarter.contains("'2024-03-31'"),
+        "{quarter}"
+    );
+}

@@ -248,6 +248,20 @@ pub(super) fn date_at(words: &[&str]) -> Option<(DateRange, usize)> {
         Some((DateRange::months(y, m, m), 2))
     } else if let (Some(q), Some(y)) = (quarter, year(1)) {
         Some((DateRange::months(y, q * 3 - 2, q * 3), 2))
+    } else if let Some(q) = words
+        .first()
+        .and_then(|w| grammar::ordinal(w))
+        .filter(|q| (1..=4).contains(q))
+        && words.get(1) == Some(&"quarter")
+    {
+        // "the first quarter of 1995", "third quarter 1996".
+        let at = if matches!(words.get(2), Some(&("of" | "in"))) {
+            3
+        } else {
+            2
+        };
+        let q = q as u32;
+        year(at).map(|y| (DateRange::months(y, q * 3 - 2, q * 3), at + 1))
     } else {
         None
     }
