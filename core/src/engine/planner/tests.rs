@@ -628,3 +628,11 @@ fn every_groups_highest_first_sorts_and_quarters_are_dates() {
         "{quarter}"
     );
 }
+
+#[test]
+fn a_year_is_a_birth_year_only_when_the_question_says_born() {
+    let (drivers, _) = sql("how many drivers were there in 2023", None);
+    assert!(!drivers.contains("dob"), "{drivers}");
+    let (born, _) = sql("how many drivers were born in 1980", None);
+    assert!(born.contains("d.dob"), "{born}");
+}

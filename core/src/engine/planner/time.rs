@@ -71,7 +71,7 @@ pub(super) fn year_attribute_reaching(
             continue;
         }
         for attribute in &object.attributes {
-            if attribute.role != AttributeRole::Time {
+            if attribute.role != AttributeRole::Time || is_birth_date(attribute) {
                 continue;
             }
             let named_year = format!(
@@ -203,4 +203,18 @@ pub(super) fn year_condition(years: &[(Op, i64)]) -> Condition {
             Condition::OneOf(list.into_iter().map(year).collect())
         }
     }
+}
+
+/// A date of birth: a year filters on it only where the question names it
+/// ("born in 1980"), never as the default date of a person ("drivers in
+/// 2023" are the ones who raced then, not the ones born then).
+fn is_birth_date(attribute: &crate::ontology::Attribute) -> bool {
+    let words = format!(
+        "{} {} {}",
+        attribute.name,
+        attribute.label,
+        attribute.synonyms.join(" ")
+    )
+    .to_lowercase();
+    words.contains("birth") || words.contains("born") || words.split([' ', '_']).any(|w| w == "dob")
 }
