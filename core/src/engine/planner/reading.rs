@@ -634,7 +634,27 @@ impl Reading {
                 });
             }
         }
-        if self.weak_metric && !self.aggregates.is_empty() && self.metrics.len() == 1 {
+        // "how many units have been returned": a metric that sums the very
+        // quantity named, under a condition, is that quantity as asked.
+        let sums_named = |m: usize| {
+            let metric = &ontology.metrics[m];
+            self.aggregates.iter().any(|(attribute, aggregate)| {
+                *aggregate == metric.aggregate
+                    && attribute.object == metric.object
+                    && ontology
+                        .objects
+                        .iter()
+                        .find(|o| o.name == attribute.object)
+                        .and_then(|o| o.attributes.iter().find(|a| a.name == attribute.attribute))
+                        .and_then(|a| a.column_name())
+                        .is_some_and(|column| metric.expr.as_deref() == Some(column))
+            })
+        };
+        if self.weak_metric
+            && !self.aggregates.is_empty()
+            && self.metrics.len() == 1
+            && !sums_named(self.metrics[0].0)
+        {
             // "total account balance of customers": the customers are the
             // subject, the balance is what is summed.
             measures.clear();

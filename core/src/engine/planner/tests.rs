@@ -538,6 +538,9 @@ fn an_average_over_rows_is_not_grouped_by_the_rows() {
         "{by_mode}"
     );
     assert!(!by_mode.contains("l_linenumber"), "{by_mode}");
+    // The metric that sums the named quantity under a condition is meant.
+    let returned = compiled("How many units have been returned in total?");
+    assert!(returned.contains("l_returnflag = 'R'"), "{returned}");
     let discount = compiled("What discount do we give on average across all order lines?");
     assert!(
         discount.contains("AVG(li.l_discount)") && !discount.contains("DISTINCT"),
