@@ -170,6 +170,8 @@ impl Lexicon {
             .cloned()
             .collect();
         lexicon.fuzzy_words.sort();
+        lexicon.written.sort();
+        lexicon.written.dedup();
         lexicon
     }
 
@@ -180,7 +182,7 @@ impl Lexicon {
         }
         if strength < Strength::Value && !key.contains(' ') {
             let written = text::fold(phrase.trim());
-            if written.chars().count() >= 5 && !self.written.iter().any(|(w, _)| *w == written) {
+            if written.chars().count() >= 5 {
                 self.written.push((written, key.clone()));
             }
         }
