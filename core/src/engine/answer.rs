@@ -97,6 +97,17 @@ pub fn filter_phrase(ontology: &Ontology, plan: &SemanticPlan) -> String {
                 attribute_label(ontology, &filter.attribute).to_lowercase(),
                 list(values)
             ),
+            Condition::NotAmong { metric } => format!(
+                "with no {}",
+                measure_label(
+                    ontology,
+                    &Measure::Metric {
+                        metric: metric.clone(),
+                        variant: None,
+                    }
+                )
+                .to_lowercase()
+            ),
             Condition::AtLeast(v) => format!("since {v}"),
             Condition::After(v) => format!("after {v}"),
             Condition::Before(v) => format!("before {v}"),

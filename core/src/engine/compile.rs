@@ -222,6 +222,42 @@ impl<'a> Compiler<'a> {
         })
     }
 
+    /// `key NOT IN (SELECT fk FROM <metric's table> WHERE <its conditions>
+    /// AND fk IS NOT NULL)`: the rows of `object` the metric counts nothing
+    /// for. The NULL guard keeps one row without a link from emptying the
+    /// answer, as NOT IN over a NULL would.
+    fn not_among(&self, key: Expr, object: &str, metric: &str) -> Result<Expr, CompileError> {
+        let resolved = self.resolve_metric(metric, None, 0)?;
+        let fk = self
+            .ontology
+            .relationships
+            .iter()
+            .find(|r| r.from == resolved.base && r.to == object && r.keys.len() == 1)
+            .map(|r| r.keys[0].from.clone())
+            .ok_or_else(|| CompileError::NotLinked {
+                from: resolved.base.clone(),
+                to: object.to_owned(),
+            })?;
+        let base = self.object(&resolved.base)?;
+        let inner = Ident::new("excluded");
+        let table = self.table(base, &inner)?;
+        let fk = Expr::CompoundIdentifier(vec![inner.clone(), self.ident(&fk)]);
+        let mut conditions = vec![format!("{fk} IS NOT NULL")];
+        for text in &resolved.filters {
+            conditions.push(self.expression(metric, text, &inner)?.to_string());
+        }
+        // Every part is the compiler's own rendering; only the shell is new.
+        let text = format!(
+            "{key} NOT IN (SELECT {fk} FROM {table} WHERE {})",
+            conditions.join(" AND ")
+        );
+        sql::parse_expression(self.dialect, &text).map_err(|error| CompileError::Expression {
+            what: format!("the rows without {metric}"),
+            text,
+            error,
+        })
+    }
+
     /// `100.0 * part / whole` over two one-row subqueries, each compiled as
     /// its own plan: the part with the plan's filters and its own, the whole
     /// with the plan's filters alone. Either may be measured on a different
@@ -500,6 +536,9 @@ impl<'a> Compiler<'a> {
 
     fn filter(&self, filter: &Filter, aliases: &Aliases) -> Result<Expr, CompileError> {
         let column = self.attribute(&filter.attribute, aliases)?;
+        if let Condition::NotAmong { metric } = &filter.condition {
+            return self.not_among(column, &filter.attribute.object, metric);
+        }
         let is_date = matches!(
             self.attribute_type(&filter.attribute),
             Some(DataType::Date | DataType::Timestamp)
@@ -1189,6 +1228,9 @@ fn and(left: Expr, right: Expr) -> Expr {
 
 fn comparison(column: Expr, condition: &Condition) -> Expr {
     match condition {
+        // `Compiler::filter` renders it, with the metric's table; it never
+        // reaches here. Were it to, matching nothing is the safe reading.
+        Condition::NotAmong { .. } => Expr::value(Value::Boolean(false)),
         Condition::OneOf(values) if values.len() == 1 => {
             binary(column, BinaryOperator::Eq, literal(&values[0]))
         }

@@ -137,6 +137,11 @@ pub enum Condition {
     After(Literal),
     /// Inclusive at both ends.
     Between(Literal, Literal),
+    /// A key with no row among those `metric` counts: "customers who never
+    /// placed an order". Set on the key of the object the metric links to.
+    NotAmong {
+        metric: String,
+    },
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]

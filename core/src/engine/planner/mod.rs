@@ -79,7 +79,7 @@ fn plan_pieces(ontology: &Ontology, pieces: &[Piece], previous: Option<&Semantic
         })
         .collect();
     let reading = Reading::of(ontology, pieces);
-    if reading.dangling_negation {
+    if reading.dangling_negation && !reading.excludes_a_measure(ontology) {
         return Planned::NotAnswerable(
             "Cassis can exclude named values (\"outside Europe\", \"except Ferrari\") but not yet a measure (\"never won\"); ask for what to include instead".to_owned(),
         );

@@ -105,8 +105,10 @@ pub(super) struct Reading {
     sort: Option<bool>,
     /// A negation waits for the value it excludes.
     negate: bool,
-    /// A negation that excluded no value ("never won"): not yet answerable.
+    /// A negation that excluded no value ("never won").
     pub(super) dangling_negation: bool,
+    /// The metric a negation excluded: "customers who never placed an order".
+    negated_metric: Option<usize>,
 }
 
 impl Reading {
@@ -394,8 +396,10 @@ impl Reading {
             return;
         }
         if metric.is_some() && values.is_empty() && self.negate {
-            // "never won": excluding a measure is not a value filter.
+            // "never won": excluding a measure is not a value filter; the
+            // plan excludes the rows the metric counts, where it can.
             self.dangling_negation = true;
+            self.negated_metric = self.negated_metric.or(metric);
             self.negate = false;
         }
         if let Some(m) = metric {
@@ -609,8 +613,53 @@ impl Reading {
         })
     }
 
-    pub(super) fn into_plan(self, ontology: &Ontology, previous: Option<&SemanticPlan>) -> Planned {
+    /// Whether a negation of a measure can be planned: as the rows of the
+    /// counted or named thing that the metric counts nothing for, where the
+    /// metric's object links to that thing directly.
+    pub(super) fn excludes_a_measure(&self, ontology: &Ontology) -> bool {
+        self.negated_metric
+            .is_some_and(|m| self.excluded_of(ontology, m).is_some())
+    }
+
+    /// The object whose rows "never <metric>" keeps.
+    fn excluded_of(&self, ontology: &Ontology, m: usize) -> Option<usize> {
+        let metric = &ontology.metrics[m];
+        // A count's rows are what it counts; "never scored a point" is about
+        // a sum's value, which rows alone do not say.
+        if metric.aggregate != Aggregate::Count {
+            return None;
+        }
+        let asked = self
+            .asked
+            .iter()
+            .filter_map(|a| ontology.objects.iter().position(|o| o.name == a.object));
+        self.count_of
+            .into_iter()
+            .chain(asked)
+            .chain(self.mentioned.iter().copied())
+            .find(|o| {
+                let object = &ontology.objects[*o];
+                object.primary_key.len() == 1
+                    && ontology.relationships.iter().any(|r| {
+                        r.from == metric.object && r.to == object.name && r.keys.len() == 1
+                    })
+            })
+    }
+
+    pub(super) fn into_plan(
+        mut self,
+        ontology: &Ontology,
+        previous: Option<&SemanticPlan>,
+    ) -> Planned {
         let mut assumptions = Vec::new();
+        // "customers who never placed an order": the orders are what is
+        // excluded, not what is measured.
+        let excluded = self
+            .negated_metric
+            .and_then(|m| self.excluded_of(ontology, m).map(|o| (m, o)));
+        if let Some((m, _)) = excluded {
+            self.metrics.retain(|(x, _)| *x != m);
+        }
         // Measures.
         let mut measures: Vec<Measure> = Vec::new();
         for (m, _) in &self.metrics {
@@ -1074,6 +1123,48 @@ impl Reading {
                         );
                     }
                 }
+            }
+        }
+
+        if let Some((m, o)) = excluded {
+            let object = &ontology.objects[o];
+            let Some(key) = object
+                .attributes
+                .iter()
+                .find(|a| a.column_name() == Some(object.primary_key[0].as_str()))
+            else {
+                return Planned::NotAnswerable(format!(
+                    "the question excludes {}, but {} has no key attribute to exclude by",
+                    ontology.metrics[m].name, object.name
+                ));
+            };
+            // Other conditions would have to apply inside the exclusion or
+            // outside it; rather than guess, only the thing's own apply.
+            if plan
+                .filters
+                .iter()
+                .any(|f| f.attribute.object != object.name)
+                || !self.years.is_empty()
+                || !self.dates.is_empty()
+            {
+                return Planned::NotAnswerable(
+                    "Cassis can exclude what a metric counts (\"never placed an order\") but not yet together with conditions on other things (a year, a race); ask without them".to_owned(),
+                );
+            }
+            // "customers who never placed an order": "placed" names the
+            // order's date, which belongs to the excluded rows, not these.
+            plan.dimensions.retain(|d| d.object == object.name);
+            plan.filters.push(Filter {
+                attribute: AttributeRef::new(&object.name, &key.name),
+                condition: Condition::NotAmong {
+                    metric: ontology.metrics[m].name.clone(),
+                },
+            });
+            if plan.measures.is_empty()
+                && plan.dimensions.is_empty()
+                && let Some(a) = display_attribute(object)
+            {
+                plan.dimensions.push(AttributeRef::new(&object.name, a));
             }
         }
 

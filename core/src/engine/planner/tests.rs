@@ -143,10 +143,21 @@ fn positions_extremes_and_dates() {
 }
 
 #[test]
-fn exclusions_apply_to_values_and_refuse_for_measures() {
+fn exclusions_apply_to_values_and_to_what_a_count_counts() {
     let (q, _) = sql("wins by constructor excluding Ferrari", None);
     assert!(q.contains("c.name NOT IN ('Ferrari')"), "{q}");
-    assert!(refused("drivers who never won").contains("never won"));
+    // The drivers the wins metric counts nothing for, NULL-safe.
+    let (never, _) = sql("how many drivers never won", None);
+    assert_eq!(
+        never,
+        "SELECT COUNT(*) AS driver_count FROM public.drivers d WHERE d.driver_id NOT IN \
+         (SELECT excluded.driver_id FROM public.results excluded \
+         WHERE excluded.driver_id IS NOT NULL AND excluded.position = 1)"
+    );
+    // A sum's value is not a matter of rows: "never scored a point" waits.
+    assert!(refused("which drivers never scored a point").contains("never won"));
+    // Nor is an exclusion guessed inside or outside another condition.
+    assert!(refused("how many drivers never won in 2023").contains("year"));
 }
 
 #[test]
