@@ -97,6 +97,11 @@ pub fn filter_phrase(ontology: &Ontology, plan: &SemanticPlan) -> String {
                 attribute_label(ontology, &filter.attribute).to_lowercase(),
                 list(values)
             ),
+            Condition::Extreme { latest, .. } => format!(
+                "at the {} {}",
+                if *latest { "latest" } else { "earliest" },
+                attribute_label(ontology, &filter.attribute).to_lowercase()
+            ),
             Condition::NotAmong { metric } => format!(
                 "with no {}",
                 measure_label(

@@ -258,6 +258,58 @@ impl<'a> Compiler<'a> {
         })
     }
 
+    /// `column = (SELECT MAX(x.column) FROM <its table> x [WHERE x.key IN
+    /// (SELECT fk FROM <among's table>)])`: the latest value, among the rows
+    /// another object has ("the most recent race" that has results).
+    fn extreme(
+        &self,
+        column: Expr,
+        attribute: &AttributeRef,
+        latest: bool,
+        among: Option<&str>,
+    ) -> Result<Expr, CompileError> {
+        let object = self.object(&attribute.object)?;
+        let own = Ident::new("extreme");
+        let mut scoped = Aliases(BTreeMap::new());
+        scoped.0.insert(object.name.clone(), own.clone());
+        let value = self.attribute(attribute, &scoped)?;
+        let table = self.table(object, &own)?;
+        let link = among.and_then(|among| {
+            self.ontology
+                .relationships
+                .iter()
+                .find(|r| r.from == among && r.to == object.name && r.keys.len() == 1)
+                .map(|r| (among, r.keys[0].from.clone(), r.keys[0].to.clone()))
+        });
+        let scope = match link {
+            Some((among, fk, key)) => {
+                let rows = self.object(among)?;
+                let inner = Ident::new("having_rows");
+                format!(
+                    " WHERE {}.{} IN (SELECT {}.{} FROM {})",
+                    own,
+                    self.ident(&key),
+                    inner,
+                    self.ident(&fk),
+                    self.table(rows, &inner)?
+                )
+            }
+            None => String::new(),
+        };
+        let aggregate = if latest { "MAX" } else { "MIN" };
+        // Every part is the compiler's own rendering; only the shell is new.
+        let text = format!("{column} = (SELECT {aggregate}({value}) FROM {table}{scope})");
+        sql::parse_expression(self.dialect, &text).map_err(|error| CompileError::Expression {
+            what: format!(
+                "the {} {}",
+                if latest { "latest" } else { "earliest" },
+                attribute.attribute
+            ),
+            text,
+            error,
+        })
+    }
+
     /// `100.0 * part / whole` over two one-row subqueries, each compiled as
     /// its own plan: the part with the plan's filters and its own, the whole
     /// with the plan's filters alone. Either may be measured on a different
@@ -538,6 +590,9 @@ impl<'a> Compiler<'a> {
         let column = self.attribute(&filter.attribute, aliases)?;
         if let Condition::NotAmong { metric } = &filter.condition {
             return self.not_among(column, &filter.attribute.object, metric);
+        }
+        if let Condition::Extreme { latest, among } = &filter.condition {
+            return self.extreme(column, &filter.attribute, *latest, among.as_deref());
         }
         let is_date = matches!(
             self.attribute_type(&filter.attribute),
@@ -1230,7 +1285,9 @@ fn comparison(column: Expr, condition: &Condition) -> Expr {
     match condition {
         // `Compiler::filter` renders it, with the metric's table; it never
         // reaches here. Were it to, matching nothing is the safe reading.
-        Condition::NotAmong { .. } => Expr::value(Value::Boolean(false)),
+        Condition::NotAmong { .. } | Condition::Extreme { .. } => {
+            Expr::value(Value::Boolean(false))
+        }
         Condition::OneOf(values) if values.len() == 1 => {
             binary(column, BinaryOperator::Eq, literal(&values[0]))
         }

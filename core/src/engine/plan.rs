@@ -142,6 +142,14 @@ pub enum Condition {
     NotAmong {
         metric: String,
     },
+    /// The latest (or earliest) value of the attribute, among the rows of
+    /// `among` where given ("the most recent race" with results): "who won
+    /// the most recent race", "races in the latest season".
+    Extreme {
+        latest: bool,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        among: Option<String>,
+    },
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]

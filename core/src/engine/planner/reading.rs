@@ -1319,6 +1319,35 @@ impl Reading {
             return Planned::Plan(plan);
         }
 
+        // "Races in the latest season", "who won the most recent race": the
+        // measure at the latest value, among the rows it measures.
+        if let Some(latest) = self.extreme
+            && !plan.measures.is_empty()
+            && let Some(o) = extreme_object
+        {
+            let name = &ontology.objects[o].name;
+            // A race's own date, a season's year: the finest grain it has.
+            let Some(time) =
+                date_attribute(ontology, name).or_else(|| year_attribute(ontology, name))
+            else {
+                return Planned::NotAnswerable(format!(
+                    "the question asks for the {} {name}, but it has no date or year in the ontology",
+                    if latest { "latest" } else { "earliest" }
+                ));
+            };
+            let among = base.clone().filter(|b| {
+                ontology
+                    .relationships
+                    .iter()
+                    .any(|r| r.from == *b && r.to == time.object && r.keys.len() == 1)
+            });
+            plan.filters.retain(|f| f.attribute != time);
+            plan.filters.push(Filter {
+                attribute: time,
+                condition: Condition::Extreme { latest, among },
+            });
+        }
+
         // "Average points per race": a sum or count per race, averaged.
         if self.averaged
             && self.per

@@ -650,3 +650,19 @@ fn a_year_is_a_birth_year_only_when_the_question_says_born() {
     let (born, _) = sql("how many drivers were born in 1980", None);
     assert!(born.contains("d.dob"), "{born}");
 }
+
+#[test]
+fn the_latest_of_a_thing_is_its_latest_date_among_the_measured_rows() {
+    // The most recent race that has results, by its date.
+    let (recent, _) = sql("who won the most recent race?", None);
+    assert!(
+        recent.contains(
+            "r.date = (SELECT MAX(extreme.date) FROM public.races extreme \
+             WHERE extreme.race_id IN (SELECT having_rows.race_id FROM public.results having_rows))"
+        ),
+        "{recent}"
+    );
+    // A season has a year, not a date.
+    let (season, _) = sql("How many races are there in the latest season?", None);
+    assert!(season.contains("SELECT MAX(extreme.year)"), "{season}");
+}
