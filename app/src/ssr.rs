@@ -113,9 +113,11 @@ pub async fn project_of(user: &User, id: &str) -> Result<cassis_core::project::P
 /// A chat the caller may read: their own, or any of the organization's for
 /// an admin. Anything else is refused the same way, so ids cannot be probed.
 pub async fn visible_chat(user: &User, id: &str) -> Result<cassis_core::store::Chat, AppError> {
-    let chat = context()?.store.chat(id.trim()).await?.filter(|chat| {
-        chat.organization_id == user.organization_id && (user.is_admin() || chat.user_id == user.id)
-    });
+    let chat = context()?
+        .store
+        .chat(id.trim())
+        .await?
+        .filter(|chat| chat.readable_by(user));
     chat.ok_or_else(|| respond_with(AppError::Forbidden))
 }
 

@@ -1,18 +1,8 @@
-import { test, expect, type Page } from '@playwright/test';
+import { test, expect } from '@playwright/test';
+import { email, password, signIn } from './session';
 import * as path from 'node:path';
 
-const email = process.env.CASSIS_E2E_EMAIL ?? 'admin@example.com';
-const password = process.env.CASSIS_E2E_PASSWORD ?? '';
 const screenshots = path.join(__dirname, '..', 'screenshots');
-
-async function signIn(page: Page) {
-  await page.goto('/login');
-  await expect(page.locator('body')).toHaveAttribute('data-hydrated', 'true');
-  await page.getByLabel('Email').fill(email);
-  await page.getByLabel('Password').fill(password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await expect(page).toHaveURL(/\/projects$/);
-}
 
 const pingBody = JSON.stringify({
   jsonrpc: '2.0',

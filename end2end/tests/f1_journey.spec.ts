@@ -1,4 +1,5 @@
 import { test, expect, type Page } from '@playwright/test';
+import { email, signIn } from './session';
 import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -7,21 +8,10 @@ import * as path from 'node:path';
 // ontology, publish, ask the seed's questions in the playground and through
 // an MCP client, and turn a good answer into a verified question.
 
-const email = process.env.CASSIS_E2E_EMAIL ?? 'admin@example.com';
-const password = process.env.CASSIS_E2E_PASSWORD ?? '';
 const f1Url = process.env.CASSIS_E2E_F1_URL ?? '';
 const python = process.env.CASSIS_TEST_PYTHON ?? '';
 const repo = path.join(__dirname, '..', '..');
 const screenshots = path.join(__dirname, '..', 'screenshots');
-
-async function signIn(page: Page) {
-  await page.goto('/login');
-  await expect(page.locator('body')).toHaveAttribute('data-hydrated', 'true');
-  await page.getByLabel('Email').fill(email);
-  await page.getByLabel('Password').fill(password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await expect(page).toHaveURL(/\/projects$/);
-}
 
 async function hydrated(page: Page) {
   await expect(page.locator('body')).toHaveAttribute('data-hydrated', 'true');

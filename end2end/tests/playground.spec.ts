@@ -1,17 +1,11 @@
 import { test, expect } from '@playwright/test';
+import { signIn } from './session';
 import * as path from 'node:path';
 
-const email = process.env.CASSIS_E2E_EMAIL ?? 'admin@example.com';
-const password = process.env.CASSIS_E2E_PASSWORD ?? '';
 const screenshots = path.join(__dirname, '..', 'screenshots');
 
 test('the playground answers, follows up, and runs a plan once approved', async ({ page }) => {
-  await page.goto('/login');
-  await expect(page.locator('body')).toHaveAttribute('data-hydrated', 'true');
-  await page.getByLabel('Email').fill(email);
-  await page.getByLabel('Password').fill(password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await expect(page).toHaveURL(/\/projects$/);
+  await signIn(page);
 
   await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Playground' }).click();
   await expect(page.getByRole('heading', { name: 'Playground', level: 1 })).toBeVisible();
@@ -67,15 +61,6 @@ test('the playground answers, follows up, and runs a plan once approved', async 
   await page.getByLabel('Status').selectOption('not_answerable');
   await expect(page.getByText('Nothing asked yet that matches.')).toBeVisible();
 });
-
-async function signIn(page: import('@playwright/test').Page) {
-  await page.goto('/login');
-  await expect(page.locator('body')).toHaveAttribute('data-hydrated', 'true');
-  await page.getByLabel('Email').fill(email);
-  await page.getByLabel('Password').fill(password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await expect(page).toHaveURL(/\/projects$/);
-}
 
 test('the playground opened by its address answers at once, for the project it shows', async ({ page }) => {
   await signIn(page);

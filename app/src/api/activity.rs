@@ -111,10 +111,7 @@ pub async fn verify_question(chat_id: String, turn: i64) -> Result<bool, AppErro
     let chat = store
         .chat(chat_id.trim())
         .await?
-        .filter(|chat| {
-            chat.organization_id == user.organization_id
-                && (user.is_admin() || chat.user_id == user.id)
-        })
+        .filter(|chat| chat.readable_by(&user))
         .ok_or_else(|| crate::ssr::respond_with(AppError::NotFound("chat".to_owned())))?;
     // The project may have been closed to this editor since.
     crate::ssr::project_of(&user, &chat.project_id.to_string()).await?;

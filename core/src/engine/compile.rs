@@ -51,7 +51,7 @@ pub enum CompileError {
     #[error(
         "a percentage or an average per group is computed on its own, not beside other measures or per group; ask for it alone"
     )]
-    ShareNotAlone,
+    NotAlone,
     #[error(
         "{from} holds no direct link to {to}, so Cassis cannot count the distinct {to}s among them"
     )]
@@ -101,22 +101,30 @@ pub fn compile(
     } else {
         compiler.aggregate(plan)?
     };
-    let objects = objects
+    let tables = objects
         .into_iter()
         .map(|name| compiler.object(&name).map(|o| o.table.clone()))
         .collect::<Result<Vec<_>, _>>()?;
-    let mut tables: Vec<String> = Vec::new();
-    for table in objects {
-        if !tables.contains(&table) {
-            tables.push(table);
+    Ok(CompiledQuery::new(query, columns, tables))
+}
+
+impl CompiledQuery {
+    /// The query with its SQL text, and each table read listed once, in the
+    /// order first read.
+    fn new(query: Query, columns: Vec<String>, tables: Vec<String>) -> Self {
+        let mut objects: Vec<String> = Vec::new();
+        for table in tables {
+            if !objects.contains(&table) {
+                objects.push(table);
+            }
+        }
+        CompiledQuery {
+            sql: query.to_string(),
+            query,
+            columns,
+            objects,
         }
     }
-    Ok(CompiledQuery {
-        sql: query.to_string(),
-        query,
-        columns,
-        objects: tables,
-    })
 }
 
 /// A measure resolved against the ontology.
@@ -188,7 +196,7 @@ impl<'a> Compiler<'a> {
     ) -> Result<CompiledQuery, CompileError> {
         let nested = matches!(of, Measure::Share { .. } | Measure::AveragePer { .. });
         if !plan.dimensions.is_empty() || nested {
-            return Err(CompileError::ShareNotAlone);
+            return Err(CompileError::NotAlone);
         }
         let grouped = SemanticPlan {
             measures: vec![of.clone()],
@@ -208,18 +216,8 @@ impl<'a> Compiler<'a> {
             ident(&name),
             inner.sql,
         );
-        let query =
-            sql::parse_select(self.dialect, &text).map_err(|error| CompileError::Expression {
-                what: "the average per group".to_owned(),
-                text: text.clone(),
-                error,
-            })?;
-        Ok(CompiledQuery {
-            sql: query.to_string(),
-            query,
-            columns: vec![name],
-            objects: inner.objects,
-        })
+        let query = self.shell("the average per group", text)?;
+        Ok(CompiledQuery::new(query, vec![name], inner.objects))
     }
 
     /// `key NOT IN (SELECT fk FROM <metric's table> WHERE <its conditions>
@@ -228,12 +226,8 @@ impl<'a> Compiler<'a> {
     /// answer, as NOT IN over a NULL would.
     fn not_among(&self, key: Expr, object: &str, metric: &str) -> Result<Expr, CompileError> {
         let resolved = self.resolve_metric(metric, None, 0)?;
-        let fk = self
-            .ontology
-            .relationships
-            .iter()
-            .find(|r| r.from == resolved.base && r.to == object && r.keys.len() == 1)
-            .map(|r| r.keys[0].from.clone())
+        let fk = graph::direct_link(self.ontology, &resolved.base, object)
+            .map(|key| key.from.clone())
             .ok_or_else(|| CompileError::NotLinked {
                 from: resolved.base.clone(),
                 to: object.to_owned(),
@@ -251,11 +245,7 @@ impl<'a> Compiler<'a> {
             "{key} NOT IN (SELECT {fk} FROM {table} WHERE {})",
             conditions.join(" AND ")
         );
-        sql::parse_expression(self.dialect, &text).map_err(|error| CompileError::Expression {
-            what: format!("the rows without {metric}"),
-            text,
-            error,
-        })
+        self.shell_expression(&format!("the rows without {metric}"), text)
     }
 
     /// `column = (SELECT MAX(x.column) FROM <its table> x [WHERE x.key IN
@@ -275,11 +265,8 @@ impl<'a> Compiler<'a> {
         let value = self.attribute(attribute, &scoped)?;
         let table = self.table(object, &own)?;
         let link = among.and_then(|among| {
-            self.ontology
-                .relationships
-                .iter()
-                .find(|r| r.from == among && r.to == object.name && r.keys.len() == 1)
-                .map(|r| (among, r.keys[0].from.clone(), r.keys[0].to.clone()))
+            graph::direct_link(self.ontology, among, &object.name)
+                .map(|key| (among, key.from.clone(), key.to.clone()))
         });
         let scope = match link {
             Some((among, fk, key)) => {
@@ -299,15 +286,8 @@ impl<'a> Compiler<'a> {
         let aggregate = if latest { "MAX" } else { "MIN" };
         // Every part is the compiler's own rendering; only the shell is new.
         let text = format!("{column} = (SELECT {aggregate}({value}) FROM {table}{scope})");
-        sql::parse_expression(self.dialect, &text).map_err(|error| CompileError::Expression {
-            what: format!(
-                "the {} {}",
-                if latest { "latest" } else { "earliest" },
-                attribute.attribute
-            ),
-            text,
-            error,
-        })
+        let which = if latest { "latest" } else { "earliest" };
+        self.shell_expression(&format!("the {which} {}", attribute.attribute), text)
     }
 
     /// `100.0 * part / whole` over two one-row subqueries, each compiled as
@@ -323,7 +303,7 @@ impl<'a> Compiler<'a> {
     ) -> Result<CompiledQuery, CompileError> {
         let nested = |m: &Measure| matches!(m, Measure::Share { .. });
         if !plan.dimensions.is_empty() || nested(part) || nested(whole) {
-            return Err(CompileError::ShareNotAlone);
+            return Err(CompileError::NotAlone);
         }
         let alone = |measure: &Measure, filters: Vec<Filter>| SemanticPlan {
             measures: vec![measure.clone()],
@@ -349,23 +329,27 @@ impl<'a> Compiler<'a> {
             part.sql,
             whole.sql,
         );
-        let query =
-            sql::parse_select(self.dialect, &text).map_err(|error| CompileError::Expression {
-                what: "the percentage".to_owned(),
-                text: text.clone(),
-                error,
-            })?;
-        let mut objects = part.objects;
-        for table in whole.objects {
-            if !objects.contains(&table) {
-                objects.push(table);
-            }
-        }
-        Ok(CompiledQuery {
-            sql: query.to_string(),
-            query,
-            columns: vec![name],
-            objects,
+        let query = self.shell("the percentage", text)?;
+        let objects = part.objects.into_iter().chain(whole.objects).collect();
+        Ok(CompiledQuery::new(query, vec![name], objects))
+    }
+
+    /// Parses a query the compiler wrapped around its own output
+    /// ("SELECT 100.0 * part.x / … FROM (<compiled>) AS part …").
+    fn shell(&self, what: &str, text: String) -> Result<Query, CompileError> {
+        sql::parse_select(self.dialect, &text).map_err(|error| CompileError::Expression {
+            what: what.to_owned(),
+            text,
+            error,
+        })
+    }
+
+    /// Parses a condition the compiler built from its own renderings.
+    fn shell_expression(&self, what: &str, text: String) -> Result<Expr, CompileError> {
+        sql::parse_expression(self.dialect, &text).map_err(|error| CompileError::Expression {
+            what: what.to_owned(),
+            text,
+            error,
         })
     }
 
@@ -460,17 +444,13 @@ impl<'a> Compiler<'a> {
             Measure::Metric { metric, variant } => {
                 self.resolve_metric(metric, variant.as_deref(), 0)
             }
-            Measure::Share { .. } | Measure::AveragePer { .. } => Err(CompileError::ShareNotAlone),
+            Measure::Share { .. } | Measure::AveragePer { .. } => Err(CompileError::NotAlone),
             Measure::DistinctOf { object, metric } => {
                 let counted = self.object(object)?;
                 let mut resolved = self.resolve_metric(metric, None, 0)?;
                 // The counted object's key as the metric's rows hold it.
-                let key = self
-                    .ontology
-                    .relationships
-                    .iter()
-                    .find(|r| r.from == resolved.base && r.to == counted.name && r.keys.len() == 1)
-                    .map(|r| r.keys[0].from.clone())
+                let key = graph::direct_link(self.ontology, &resolved.base, &counted.name)
+                    .map(|key| key.from.clone())
                     .ok_or_else(|| CompileError::NotLinked {
                         from: resolved.base.clone(),
                         to: counted.name.clone(),

@@ -1,7 +1,7 @@
 //! The relationship graph: which objects join, along which declared keys, and
 //! whether a step fans out (one-to-many), which would count rows twice.
 
-use crate::ontology::{Cardinality, Ontology};
+use crate::ontology::{Cardinality, KeyPair, Ontology};
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
 
@@ -134,6 +134,17 @@ impl<'a> Paths<'a> {
         let steps = self.path(target).ok()?;
         Some((steps.len(), steps.iter().any(|s| s.fans_out)))
     }
+}
+
+/// The one-column link by which rows of `from` name a row of `to`
+/// (`results.driver_id` for a driver): what "how many different drivers
+/// won" counts, and what "drivers who never won" excludes.
+pub fn direct_link<'o>(ontology: &'o Ontology, from: &str, to: &str) -> Option<&'o KeyPair> {
+    ontology
+        .relationships
+        .iter()
+        .find(|r| r.from == from && r.to == to && r.keys.len() == 1)
+        .map(|r| &r.keys[0])
 }
 
 /// Cheapest paths from `base` to each of `targets`, merged into one tree.

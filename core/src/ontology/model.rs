@@ -74,7 +74,24 @@ pub struct Attribute {
     pub known_values: Vec<String>,
 }
 
+impl Ontology {
+    /// The attribute `attribute` of the object `object`, if both exist.
+    pub fn attribute(&self, object: &str, attribute: &str) -> Option<&Attribute> {
+        self.objects
+            .iter()
+            .find(|o| o.name == object)?
+            .attributes
+            .iter()
+            .find(|a| a.name == attribute)
+    }
+}
+
 impl Attribute {
+    /// Its name, label and synonyms in lower case: what people may call it.
+    pub fn naming_words(&self) -> String {
+        format!("{} {} {}", self.name, self.label, self.synonyms.join(" ")).to_lowercase()
+    }
+
     /// The column this attribute reads when it is not an expression.
     pub fn column_name(&self) -> Option<&str> {
         match (&self.column, &self.expr) {

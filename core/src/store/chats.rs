@@ -15,6 +15,14 @@ pub struct Chat {
     pub created_at: Timestamp,
 }
 
+impl Chat {
+    /// Who may read a chat's turns: its owner, or an admin of its
+    /// organization; nobody from another organization.
+    pub fn readable_by(&self, user: &crate::account::User) -> bool {
+        self.organization_id == user.organization_id && (user.is_admin() || self.user_id == user.id)
+    }
+}
+
 /// One question and what came of it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ChatTurn {

@@ -165,19 +165,10 @@ impl Reading {
                     if (after_top || before_best) && (1..=1000).contains(n) {
                         reading.limit = Some(*n as u32);
                     } else if (1900..=2100).contains(n) {
+                        // "2022 vs 2023" compares two years.
                         let op = match previous_op {
-                            Some(
-                                op @ (Op::Since
-                                | Op::After
-                                | Op::Before
-                                | Op::Until
-                                | Op::Between
-                                | Op::From
-                                | Op::To
-                                | Op::And
-                                | Op::Versus),
-                            ) => op,
-                            _ => Op::Only,
+                            Some(Op::Versus) => Op::Versus,
+                            other => time_bound(other),
                         };
                         reading.years.push((op, *n));
                     }
@@ -192,20 +183,7 @@ impl Reading {
                     reading.extreme_object = None;
                 }
                 Piece::Dates(range) => {
-                    let op = match previous_op {
-                        Some(
-                            op @ (Op::Since
-                            | Op::After
-                            | Op::Before
-                            | Op::Until
-                            | Op::Between
-                            | Op::From
-                            | Op::To
-                            | Op::And),
-                        ) => op,
-                        _ => Op::Only,
-                    };
-                    reading.dates.push((op, range.clone()));
+                    reading.dates.push((time_bound(previous_op), range.clone()));
                     previous_op = None;
                 }
                 Piece::Concept { entries, text } => {
@@ -516,14 +494,7 @@ impl Reading {
         };
         let is_time = |filter: &Filter| {
             ontology
-                .objects
-                .iter()
-                .find(|o| o.name == filter.attribute.object)
-                .and_then(|o| {
-                    o.attributes
-                        .iter()
-                        .find(|a| a.name == filter.attribute.attribute)
-                })
+                .attribute(&filter.attribute.object, &filter.attribute.attribute)
                 .is_some_and(|a| a.role == AttributeRole::Time)
         };
         let second = self
@@ -640,9 +611,7 @@ impl Reading {
             .find(|o| {
                 let object = &ontology.objects[*o];
                 object.primary_key.len() == 1
-                    && ontology.relationships.iter().any(|r| {
-                        r.from == metric.object && r.to == object.name && r.keys.len() == 1
-                    })
+                    && graph::direct_link(ontology, &metric.object, &object.name).is_some()
             })
     }
 
@@ -691,10 +660,7 @@ impl Reading {
                 *aggregate == metric.aggregate
                     && attribute.object == metric.object
                     && ontology
-                        .objects
-                        .iter()
-                        .find(|o| o.name == attribute.object)
-                        .and_then(|o| o.attributes.iter().find(|a| a.name == attribute.attribute))
+                        .attribute(&attribute.object, &attribute.attribute)
                         .and_then(|a| a.column_name())
                         .is_some_and(|column| metric.expr.as_deref() == Some(column))
             })
@@ -763,10 +729,7 @@ impl Reading {
             let linked = |metric: &str| {
                 let base = ontology.metrics.iter().find(|m| m.name == metric);
                 base.is_some_and(|m| {
-                    ontology
-                        .relationships
-                        .iter()
-                        .any(|r| r.from == m.object && r.to == counted.name && r.keys.len() == 1)
+                    graph::direct_link(ontology, &m.object, &counted.name).is_some()
                 })
             };
             if let [Measure::Metric { metric, .. }] = measures.as_slice()
@@ -933,10 +896,7 @@ impl Reading {
             && self.averaged
             && let [asked] = plan.dimensions.as_slice()
             && ontology
-                .objects
-                .iter()
-                .find(|o| o.name == asked.object)
-                .and_then(|o| o.attributes.iter().find(|a| a.name == asked.attribute))
+                .attribute(&asked.object, &asked.attribute)
                 .is_some_and(|a| matches!(a.data_type, DataType::Integer | DataType::Decimal))
         {
             plan.measures.push(Measure::Aggregate {
@@ -1106,13 +1066,7 @@ impl Reading {
                 .and_then(|name| ontology.objects.iter().find(|o| o.name == name))
             {
                 for attribute in &object.attributes {
-                    let words = format!(
-                        "{} {} {}",
-                        attribute.name,
-                        attribute.label,
-                        attribute.synonyms.join(" ")
-                    )
-                    .to_lowercase();
+                    let words = attribute.naming_words();
                     if ["location", "city", "address", "place", "country"]
                         .iter()
                         .any(|w| words.contains(w))
@@ -1210,10 +1164,7 @@ impl Reading {
             // the one the year is of.
             let named_date = self.asked.iter().find(|a| {
                 ontology
-                    .objects
-                    .iter()
-                    .find(|o| o.name == a.object)
-                    .and_then(|o| o.attributes.iter().find(|x| x.name == a.attribute))
+                    .attribute(&a.object, &a.attribute)
                     .is_some_and(|x| {
                         x.role == AttributeRole::Time
                             && matches!(x.data_type, DataType::Date | DataType::Timestamp)
@@ -1335,12 +1286,9 @@ impl Reading {
                     if latest { "latest" } else { "earliest" }
                 ));
             };
-            let among = base.clone().filter(|b| {
-                ontology
-                    .relationships
-                    .iter()
-                    .any(|r| r.from == *b && r.to == time.object && r.keys.len() == 1)
-            });
+            let among = base
+                .clone()
+                .filter(|b| graph::direct_link(ontology, b, &time.object).is_some());
             plan.filters.retain(|f| f.attribute != time);
             plan.filters.push(Filter {
                 attribute: time,
@@ -1461,5 +1409,23 @@ fn adds_up(ontology: &Ontology, measure: &Measure) -> bool {
             matches!(aggregate, Aggregate::Count | Aggregate::Sum)
         }
         Measure::AveragePer { .. } | Measure::Share { .. } => false,
+    }
+}
+
+/// How the word before a year or a date bounds it: "since", "until",
+/// "between … and"; anything else means that year or day only.
+fn time_bound(previous: Option<Op>) -> Op {
+    match previous {
+        Some(
+            op @ (Op::Since
+            | Op::After
+            | Op::Before
+            | Op::Until
+            | Op::Between
+            | Op::From
+            | Op::To
+            | Op::And),
+        ) => op,
+        _ => Op::Only,
     }
 }

@@ -51,6 +51,29 @@ fn sql(question: &str, previous: Option<&SemanticPlan>) -> (String, SemanticPlan
     }
 }
 
+/// The Wholesale demo ontology, with no values from data.
+fn wholesale() -> (crate::ontology::Ontology, Lexicon) {
+    let ontology =
+        crate::ontology::from_yaml(include_str!("../../../../examples/wholesale/ontology.yaml"))
+            .unwrap();
+    let lexicon = Lexicon::build(&ontology, &[]);
+    (ontology, lexicon)
+}
+
+/// The SQL a new chat's question compiles to; panics with the reason when
+/// it is not answerable.
+fn compiled(
+    ontology: &crate::ontology::Ontology,
+    lexicon: &Lexicon,
+    question: &str,
+    dialect: Dialect,
+) -> String {
+    match plan(ontology, lexicon, question, None, None) {
+        Planned::Plan(p) => compile(ontology, &p, dialect).unwrap().sql,
+        Planned::NotAnswerable(reason) => panic!("{question}: {reason}"),
+    }
+}
+
 #[test]
 fn the_seed_questions() {
     let (q1, _) = sql("Who won the most races in 2023?", None);
@@ -174,10 +197,7 @@ fn a_default_variant_is_stated_not_asked() {
 
 #[test]
 fn a_second_way_to_the_same_object_is_a_fork_unless_named() {
-    let ontology =
-        crate::ontology::from_yaml(include_str!("../../../../examples/wholesale/ontology.yaml"))
-            .unwrap();
-    let lexicon = Lexicon::build(&ontology, &[]);
+    let (ontology, lexicon) = wholesale();
     let Planned::Plan(by_region) = plan(&ontology, &lexicon, "revenue by region", None, None)
     else {
         panic!("revenue by region is answerable")
@@ -220,27 +240,26 @@ fn unknown_words_are_named() {
     assert!(reason.contains("temperature"), "{reason}");
 }
 
-/// The F1 lexicon with surnames that share a stem or one letter with
-/// ordinary words: "Downing" (down), "Carter" (career).
-fn with_surnames(surnames: &[&str]) -> (crate::ontology::Ontology, Lexicon) {
+/// The F1 ontology with the values of one attribute, as read from data.
+fn f1_with(object: &str, attribute: &str, values: &[&str]) -> (crate::ontology::Ontology, Lexicon) {
     let ontology =
         crate::ontology::from_yaml(include_str!("../../../../examples/f1/ontology.yaml")).unwrap();
-    let driver = ontology
+    let o = ontology
         .objects
         .iter()
-        .position(|o| o.name == "driver")
+        .position(|x| x.name == object)
         .unwrap();
-    let surname = ontology.objects[driver]
+    let a = ontology.objects[o]
         .attributes
         .iter()
-        .position(|a| a.name == "surname")
+        .position(|x| x.name == attribute)
         .unwrap();
-    let values: Vec<String> = surnames.iter().map(|s| (*s).to_owned()).collect();
+    let values: Vec<String> = values.iter().map(|v| (*v).to_owned()).collect();
     let lexicon = Lexicon::build(
         &ontology,
         &[AttributeValues {
-            object: driver,
-            attribute: surname,
+            object: o,
+            attribute: a,
             values: &values,
         }],
     );
@@ -249,11 +268,14 @@ fn with_surnames(surnames: &[&str]) -> (crate::ontology::Ontology, Lexicon) {
 
 #[test]
 fn names_are_matched_as_spelled_and_ordinary_words_never_become_names() {
-    let (ontology, lexicon) = with_surnames(&["Downing", "Carter", "Norris", "Verstappen"]);
-    let compiled = |question: &str| match plan(&ontology, &lexicon, question, None, None) {
-        Planned::Plan(p) => compile(&ontology, &p, Dialect::Postgres).unwrap().sql,
-        Planned::NotAnswerable(reason) => panic!("{question}: {reason}"),
-    };
+    // Surnames that share a stem or one letter with ordinary words:
+    // "Downing" (down), "Carter" (career).
+    let (ontology, lexicon) = f1_with(
+        "driver",
+        "surname",
+        &["Downing", "Carter", "Norris", "Verstappen"],
+    );
+    let compiled = |question: &str| compiled(&ontology, &lexicon, question, Dialect::Postgres);
     // "down" is the stem of "Downing"; "career" is one letter from "Carter".
     let broken_down = compiled("pit stops in 2023 broken down by race");
     assert!(!broken_down.contains("Downing"), "{broken_down}");
@@ -302,14 +324,8 @@ fn how_many_different_counts_distinct_values_and_things() {
 
 #[test]
 fn a_quantity_is_added_up_never_grouped() {
-    let ontology =
-        crate::ontology::from_yaml(include_str!("../../../../examples/wholesale/ontology.yaml"))
-            .unwrap();
-    let lexicon = Lexicon::build(&ontology, &[]);
-    let compiled = |question: &str| match plan(&ontology, &lexicon, question, None, None) {
-        Planned::Plan(p) => compile(&ontology, &p, Dialect::Sqlite).unwrap().sql,
-        Planned::NotAnswerable(reason) => panic!("{question}: {reason}"),
-    };
+    let (ontology, lexicon) = wholesale();
+    let compiled = |question: &str| compiled(&ontology, &lexicon, question, Dialect::Sqlite);
     // Before: grouped by quantity, one row per quantity, counting orders.
     let units = compiled("How many units did customers order in 1996?");
     assert!(
@@ -342,10 +358,7 @@ fn percentages_of_a_second_metric_or_of_the_same_measure() {
     );
     assert_eq!(rate.matches("Lewis Hamilton").count(), 2, "{rate}");
     // One measure: the value names the part.
-    let ontology =
-        crate::ontology::from_yaml(include_str!("../../../../examples/wholesale/ontology.yaml"))
-            .unwrap();
-    let lexicon = Lexicon::build(&ontology, &[]);
+    let (ontology, lexicon) = wholesale();
     let Planned::Plan(europe) = plan(
         &ontology,
         &lexicon,
@@ -383,36 +396,13 @@ fn an_average_per_thing_averages_the_measure_over_the_things() {
 
 #[test]
 fn a_word_of_a_negated_value_does_not_stand_for_it() {
-    let ontology =
-        crate::ontology::from_yaml(include_str!("../../../../examples/f1/ontology.yaml")).unwrap();
-    let status = ontology
-        .objects
-        .iter()
-        .position(|o| o.name == "status")
-        .unwrap();
-    let values = ["Not classified".to_owned(), "Finished".to_owned()];
-    let lexicon = Lexicon::build(
-        &ontology,
-        &[AttributeValues {
-            object: status,
-            attribute: ontology.objects[status]
-                .attributes
-                .iter()
-                .position(|a| a.name == "status")
-                .unwrap(),
-            values: &values,
-        }],
-    );
-    let Planned::Plan(p) = plan(
+    let (ontology, lexicon) = f1_with("status", "status", &["Not classified", "Finished"]);
+    let sql = compiled(
         &ontology,
         &lexicon,
         "average finishing position in 2023 counting only races he was classified in",
-        None,
-        None,
-    ) else {
-        panic!("answerable")
-    };
-    let sql = compile(&ontology, &p, Dialect::Postgres).unwrap().sql;
+        Dialect::Postgres,
+    );
     assert!(!sql.contains("Not classified"), "{sql}");
 }
 
@@ -508,14 +498,8 @@ fn rows_named_by_their_key() {
 
 #[test]
 fn wholesale_counts_typos_and_the_date_a_verb_names() {
-    let ontology =
-        crate::ontology::from_yaml(include_str!("../../../../examples/wholesale/ontology.yaml"))
-            .unwrap();
-    let lexicon = Lexicon::build(&ontology, &[]);
-    let compiled = |question: &str| match plan(&ontology, &lexicon, question, None, None) {
-        Planned::Plan(p) => compile(&ontology, &p, Dialect::Sqlite).unwrap().sql,
-        Planned::NotAnswerable(reason) => panic!("{question}: {reason}"),
-    };
+    let (ontology, lexicon) = wholesale();
+    let compiled = |question: &str| compiled(&ontology, &lexicon, question, Dialect::Sqlite);
     // The customers are counted among the orders, not the orders.
     let customers = compiled("How many different customers ordered in 1998?");
     assert!(
@@ -535,14 +519,8 @@ fn wholesale_counts_typos_and_the_date_a_verb_names() {
 
 #[test]
 fn an_average_over_rows_is_not_grouped_by_the_rows() {
-    let ontology =
-        crate::ontology::from_yaml(include_str!("../../../../examples/wholesale/ontology.yaml"))
-            .unwrap();
-    let lexicon = Lexicon::build(&ontology, &[]);
-    let compiled = |question: &str| match plan(&ontology, &lexicon, question, None, None) {
-        Planned::Plan(p) => compile(&ontology, &p, Dialect::Sqlite).unwrap().sql,
-        Planned::NotAnswerable(reason) => panic!("{question}: {reason}"),
-    };
+    let (ontology, lexicon) = wholesale();
+    let compiled = |question: &str| compiled(&ontology, &lexicon, question, Dialect::Sqlite);
     let by_mode = compiled("What's the average quantity per order line for each ship mode?");
     assert!(
         by_mode.contains("AVG(li.l_quantity)") && by_mode.contains("GROUP BY li.l_shipmode"),
@@ -573,37 +551,13 @@ fn a_lookup_across_three_objects_is_rooted_where_they_meet() {
 
 #[test]
 fn non_excludes_a_value_and_the_count_still_reaches_its_thing() {
-    let ontology =
-        crate::ontology::from_yaml(include_str!("../../../../examples/f1/ontology.yaml")).unwrap();
-    let driver = ontology
-        .objects
-        .iter()
-        .position(|o| o.name == "driver")
-        .unwrap();
-    let nationality = ontology.objects[driver]
-        .attributes
-        .iter()
-        .position(|a| a.name == "nationality")
-        .unwrap();
-    let values = ["British".to_owned(), "Dutch".to_owned()];
-    let lexicon = Lexicon::build(
-        &ontology,
-        &[AttributeValues {
-            object: driver,
-            attribute: nationality,
-            values: &values,
-        }],
-    );
-    let Planned::Plan(p) = plan(
+    let (ontology, lexicon) = f1_with("driver", "nationality", &["British", "Dutch"]);
+    let sql = compiled(
         &ontology,
         &lexicon,
         "How many different non-British drivers won a race in 2024?",
-        None,
-        None,
-    ) else {
-        panic!("answerable")
-    };
-    let sql = compile(&ontology, &p, Dialect::Postgres).unwrap().sql;
+        Dialect::Postgres,
+    );
     assert!(
         sql.contains("COUNT(DISTINCT rr.driver_id)") && sql.contains("NOT IN ('British')"),
         "{sql}"

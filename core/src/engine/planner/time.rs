@@ -74,13 +74,7 @@ pub(super) fn year_attribute_reaching(
             if attribute.role != AttributeRole::Time || is_birth_date(attribute) {
                 continue;
             }
-            let named_year = format!(
-                "{} {} {}",
-                attribute.name,
-                attribute.label,
-                attribute.synonyms.join(" ")
-            )
-            .to_lowercase();
+            let named_year = attribute.naming_words();
             let plain_date = is_plain_date(attribute);
             let rank = match attribute.data_type {
                 DataType::Integer
@@ -160,10 +154,7 @@ pub(super) fn date_condition(dates: &[(Op, DateRange)]) -> Condition {
 /// A date attribute grouped by year; a year attribute as it is.
 pub(super) fn by_year_if_date(ontology: &Ontology, attribute: AttributeRef) -> AttributeRef {
     let is_date = ontology
-        .objects
-        .iter()
-        .find(|o| o.name == attribute.object)
-        .and_then(|o| o.attributes.iter().find(|a| a.name == attribute.attribute))
+        .attribute(&attribute.object, &attribute.attribute)
         .is_some_and(|a| matches!(a.data_type, DataType::Date | DataType::Timestamp));
     if is_date {
         attribute.by_year()
@@ -209,12 +200,6 @@ pub(super) fn year_condition(years: &[(Op, i64)]) -> Condition {
 /// ("born in 1980"), never as the default date of a person ("drivers in
 /// 2023" are the ones who raced then, not the ones born then).
 fn is_birth_date(attribute: &crate::ontology::Attribute) -> bool {
-    let words = format!(
-        "{} {} {}",
-        attribute.name,
-        attribute.label,
-        attribute.synonyms.join(" ")
-    )
-    .to_lowercase();
+    let words = attribute.naming_words();
     words.contains("birth") || words.contains("born") || words.split([' ', '_']).any(|w| w == "dob")
 }
