@@ -24,6 +24,8 @@ pub struct AppContext {
     pub engine: Engine,
     /// The public base URL, without a trailing slash.
     pub public_url: std::sync::Arc<str>,
+    /// Bytes an ontology YAML document may have.
+    pub max_ontology_bytes: usize,
 }
 
 impl AppContext {

@@ -105,6 +105,15 @@ pub struct SettingsArgs {
     )]
     pub question_timeout: Option<u64>,
 
+    /// Bytes an ontology YAML document may have, in the app and on import [default: 4194304]
+    #[arg(
+        long,
+        env = "CASSIS_MAX_ONTOLOGY_BYTES",
+        global = true,
+        value_name = "BYTES"
+    )]
+    pub max_ontology_bytes: Option<usize>,
+
     /// Who turns questions into plans: the built-in planner (offline, deterministic), Claude through the Anthropic Messages API, or any OpenAI-compatible chat completions endpoint; the model's key is read from CASSIS_LLM_API_KEY [default: builtin]
     #[arg(long, env = "CASSIS_PLANNER", global = true, value_enum)]
     pub planner: Option<PlannerKind>,

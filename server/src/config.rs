@@ -5,10 +5,16 @@ use crate::cli::SettingsArgs;
 use cassis_core::demo;
 use cassis_core::engine::llm::{self, LlmPlanner, LlmProvider, LlmSettings};
 use cassis_core::engine::{DEFAULT_MAX_QUERY_COST, DEFAULT_QUESTION_TIMEOUT, EngineSettings};
+use cassis_core::ontology;
 use serde::{Deserialize, Serialize};
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
+
+/// The bounds of `--max-ontology-bytes`: small enough settings would refuse the
+/// examples, large ones let one editor hold a worker for seconds.
+const MIN_ONTOLOGY_BYTES: usize = 64 * 1024;
+const MAX_ONTOLOGY_BYTES: usize = 256 * 1024 * 1024;
 
 pub const DEFAULT_ADDR: &str = "127.0.0.1:3000";
 pub const DEFAULT_DATA_DIR: &str = "cassis-data";
@@ -66,6 +72,7 @@ struct FileSettings {
     demo_scale_factor: Option<f64>,
     log_format: Option<LogFormat>,
     question_timeout: Option<u64>,
+    max_ontology_bytes: Option<usize>,
     max_query_cost: Option<f64>,
     planner: Option<PlannerKind>,
     llm_url: Option<String>,
@@ -87,6 +94,8 @@ pub struct Settings {
     pub log_format: LogFormat,
     /// Seconds a question may take before it is cancelled.
     pub question_timeout: u64,
+    /// Bytes an ontology YAML document may have.
+    pub max_ontology_bytes: usize,
     /// EXPLAIN cost above which a query waits for approval.
     pub max_query_cost: f64,
     /// MCP without credentials, on loopback only (conformance tests).
@@ -115,6 +124,10 @@ pub enum ConfigError {
     MaxQueryCost(f64),
     #[error("the question timeout must be between 1 and 3600 seconds, not {0}")]
     QuestionTimeout(u64),
+    #[error(
+        "the largest ontology must be between {MIN_ONTOLOGY_BYTES} and {MAX_ONTOLOGY_BYTES} bytes, not {0}"
+    )]
+    MaxOntologyBytes(usize),
     #[error("--planner {0} needs the model's API key in CASSIS_LLM_API_KEY")]
     LlmApiKeyMissing(&'static str),
     #[error("--planner openai needs --llm-model (the model the endpoint serves)")]
@@ -176,6 +189,13 @@ impl Settings {
         if !(1..=3600).contains(&question_timeout) {
             return Err(ConfigError::QuestionTimeout(question_timeout));
         }
+        let max_ontology_bytes = args
+            .max_ontology_bytes
+            .or(file.max_ontology_bytes)
+            .unwrap_or(ontology::DEFAULT_MAX_YAML_BYTES);
+        if !(MIN_ONTOLOGY_BYTES..=MAX_ONTOLOGY_BYTES).contains(&max_ontology_bytes) {
+            return Err(ConfigError::MaxOntologyBytes(max_ontology_bytes));
+        }
         if args.insecure_mcp_without_auth && !addr.ip().is_loopback() {
             return Err(ConfigError::InsecureOnPublicAddress(addr));
         }
@@ -235,6 +255,7 @@ impl Settings {
             max_query_cost,
             insecure_mcp_without_auth: args.insecure_mcp_without_auth,
             question_timeout,
+            max_ontology_bytes,
             data_dir,
             database_url,
             addr,

@@ -66,6 +66,7 @@ mod tests {
                 engine: cassis_core::engine::Engine::new(store.clone(), Default::default()),
                 store: store.clone(),
                 public_url: "http://127.0.0.1:3000".into(),
+                max_ontology_bytes: cassis_core::ontology::DEFAULT_MAX_YAML_BYTES,
             },
             mcp_without_auth: false,
             key_cache: Default::default(),

@@ -3,54 +3,10 @@
 
 mod common;
 
+use common::session::{call, call_with, client, cookie_pair, sign_in, sign_in_as};
 use common::{ADMIN_EMAIL, ADMIN_PASSWORD, Server, cassis, run_with_stdin, stdout};
 use reqwest::StatusCode;
 use reqwest::header::{COOKIE, LOCATION, ORIGIN, SET_COOKIE};
-
-fn client() -> reqwest::Client {
-    reqwest::Client::builder()
-        .redirect(reqwest::redirect::Policy::none())
-        .build()
-        .unwrap()
-}
-
-/// Signs in through the login server function and returns the session cookie.
-async fn sign_in(server: &Server, password: &str) -> (StatusCode, Option<String>) {
-    sign_in_as(server, ADMIN_EMAIL, password).await
-}
-
-async fn sign_in_as(server: &Server, email: &str, password: &str) -> (StatusCode, Option<String>) {
-    let response = client()
-        .post(format!("{}/api/login", server.url))
-        .header(ORIGIN, &server.url)
-        .form(&[("email", email), ("password", password)])
-        .send()
-        .await
-        .unwrap();
-    let cookie = response
-        .headers()
-        .get_all(SET_COOKIE)
-        .iter()
-        .map(|v| v.to_str().unwrap().to_owned())
-        .find(|c| c.starts_with("cassis_session=") && !c.starts_with("cassis_session=;"));
-    (response.status(), cookie)
-}
-
-fn cookie_pair(set_cookie: &str) -> &str {
-    set_cookie.split(';').next().unwrap()
-}
-
-/// Calls a server function as the signed-in browser would, returning the status and body.
-async fn call(server: &Server, set_cookie: &str, function: &str) -> (StatusCode, String) {
-    let response = client()
-        .post(format!("{}/api/{function}", server.url))
-        .header(COOKIE, cookie_pair(set_cookie))
-        .header(ORIGIN, &server.url)
-        .send()
-        .await
-        .unwrap();
-    (response.status(), response.text().await.unwrap())
-}
 
 #[tokio::test]
 async fn first_start_serves_health_login_and_the_demo_project() {
@@ -326,23 +282,6 @@ async fn roles_and_sessions_are_enforced_by_the_server_not_the_page() {
 }
 
 /// Calls a server function with form fields, as an `ActionForm` posts them.
-async fn call_with(
-    server: &Server,
-    set_cookie: &str,
-    function: &str,
-    form: &[(&str, &str)],
-) -> (StatusCode, String) {
-    let response = client()
-        .post(format!("{}/api/{function}", server.url))
-        .header(COOKIE, cookie_pair(set_cookie))
-        .header(ORIGIN, &server.url)
-        .form(form)
-        .send()
-        .await
-        .unwrap();
-    (response.status(), response.text().await.unwrap())
-}
-
 #[tokio::test]
 async fn admins_manage_projects_editors_shape_ontologies_viewers_read() {
     let dir = tempfile::tempdir().unwrap();

@@ -34,26 +34,54 @@ fn problems_of(
     yaml: &str,
     dialect: cassis_core::project::Dialect,
 ) -> Vec<ProblemView> {
-    cassis_core::ontology::validate(ontology, dialect)
+    let (listed, total) = cassis_core::ontology::located_problems(ontology, dialect, yaml);
+    let unlisted = total - listed.len();
+    let mut problems: Vec<ProblemView> = listed
         .into_iter()
         .map(|p| ProblemView {
-            line: cassis_core::ontology::locate(yaml, &p.path),
-            path: p.path,
-            message: p.message,
+            line: p.line,
+            path: p.problem.path,
+            message: p.problem.message,
         })
-        .collect()
+        .collect();
+    if unlisted > 0 {
+        problems.push(ProblemView {
+            path: String::new(),
+            message: format!("and {unlisted} more problems"),
+            line: None,
+        });
+    }
+    problems
 }
 
-/// Parses YAML typed in the editor; a syntax error is one problem at its line.
+/// Reads YAML typed in the editor and lists its problems; a syntax error is
+/// one problem at its line. Runs on a blocking thread: a document of a few
+/// megabytes takes long enough to read and check to stall the async workers.
 #[cfg(feature = "ssr")]
-fn parse(yaml: &str) -> Result<Ontology, ProblemView> {
-    if yaml.trim().is_empty() {
-        return Ok(Ontology::default());
-    }
-    cassis_core::ontology::from_yaml(yaml).map_err(|error| ProblemView {
-        path: String::new(),
-        message: error.message.clone(),
-        line: error.line,
+async fn read_draft(
+    yaml: std::sync::Arc<str>,
+    dialect: cassis_core::project::Dialect,
+) -> Result<Result<(Ontology, Vec<ProblemView>), ProblemView>, AppError> {
+    let max_bytes = crate::ssr::context()?.max_ontology_bytes;
+    tokio::task::spawn_blocking(move || {
+        if yaml.trim().is_empty() {
+            return Ok((Ontology::default(), Vec::new()));
+        }
+        let ontology =
+            cassis_core::ontology::from_yaml_within(&yaml, max_bytes).map_err(|error| {
+                ProblemView {
+                    path: String::new(),
+                    message: error.message.clone(),
+                    line: error.line,
+                }
+            })?;
+        let problems = problems_of(&ontology, &yaml, dialect);
+        Ok((ontology, problems))
+    })
+    .await
+    .map_err(|error| {
+        tracing::error!(%error, "reading a draft failed");
+        AppError::Internal
     })
 }
 
@@ -88,8 +116,8 @@ pub async fn check_draft(project_id: String, yaml: String) -> Result<Vec<Problem
     use cassis_core::ontology::publishing::dialect_of;
     let user = crate::ssr::require_user().await?;
     let project = crate::ssr::project_of(&user, &project_id).await?;
-    Ok(match parse(&yaml) {
-        Ok(ontology) => problems_of(&ontology, &yaml, dialect_of(&project)),
+    Ok(match read_draft(yaml.into(), dialect_of(&project)).await? {
+        Ok((_, problems)) => problems,
         Err(problem) => vec![problem],
     })
 }
@@ -101,18 +129,20 @@ pub async fn save_draft(project_id: String, yaml: String) -> Result<Vec<ProblemV
     use cassis_core::ontology::publishing::dialect_of;
     let user = crate::ssr::require_editor().await?;
     let project = crate::ssr::project_of(&user, &project_id).await?;
-    let ontology = parse(&yaml).map_err(|problem| {
-        crate::ssr::respond_with(AppError::Invalid(match problem.line {
-            Some(line) => format!("Nothing was saved: line {line}: {}", problem.message),
-            None => format!("Nothing was saved: {}", problem.message),
-        }))
-    })?;
+    let (ontology, problems) = read_draft(yaml.into(), dialect_of(&project))
+        .await?
+        .map_err(|problem| {
+            crate::ssr::respond_with(AppError::Invalid(match problem.line {
+                Some(line) => format!("Nothing was saved: line {line}: {}", problem.message),
+                None => format!("Nothing was saved: {}", problem.message),
+            }))
+        })?;
     crate::ssr::context()?
         .store
         .save_draft(project.id, &ontology, user.id, crate::ssr::now())
         .await?;
     tracing::info!(user = %user.id, project = %project.id, "saved a draft");
-    Ok(problems_of(&ontology, &yaml, dialect_of(&project)))
+    Ok(problems)
 }
 
 /// Replaces the draft with one read from the data source's tables or from

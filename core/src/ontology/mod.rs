@@ -17,4 +17,7 @@ pub use edit::{Element, tidy_synonyms};
 pub use model::*;
 pub use validate::{Problem, problems_of_added, validate};
 #[cfg(feature = "ssr")]
-pub use yaml::{YamlError, from_yaml, locate, to_yaml};
+pub use yaml::{
+    DEFAULT_MAX_YAML_BYTES, LineIndex, LocatedProblem, MAX_LISTED_PROBLEMS, YamlError, from_yaml,
+    from_yaml_within, located_problems, to_yaml,
+};

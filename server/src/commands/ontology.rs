@@ -5,7 +5,7 @@ use crate::config::Settings;
 use crate::{clock, startup};
 use anyhow::{Context, bail};
 use cassis_core::account::{Email, User};
-use cassis_core::ontology::{self, Ontology, Problem, publishing};
+use cassis_core::ontology::{self, LocatedProblem, Ontology, publishing};
 use cassis_core::project::Project;
 use cassis_core::store::Store;
 use std::path::Path;
@@ -57,18 +57,20 @@ pub async fn acting_user(
     }
 }
 
-fn report(problems: &[Problem], text: &str, file: &Path) -> String {
-    let lines: Vec<String> = problems
+fn report(problems: &[LocatedProblem], total: usize, file: &Path) -> String {
+    let mut lines: Vec<String> = problems
         .iter()
-        .map(|p| match ontology::locate(text, &p.path) {
-            Some(line) => format!("  {}:{line}: {p}", file.display()),
-            None => format!("  {}: {p}", file.display()),
+        .map(|p| match p.line {
+            Some(line) => format!("  {}:{line}: {}", file.display(), p.problem),
+            None => format!("  {}: {}", file.display(), p.problem),
         })
         .collect();
+    if total > problems.len() {
+        lines.push(format!("  and {} more", total - problems.len()));
+    }
     format!(
-        "{} has {} problem(s):\n{}",
+        "{} has {total} problem(s):\n{}",
         file.display(),
-        problems.len(),
         lines.join("\n")
     )
 }
@@ -83,13 +85,14 @@ pub async fn import(
 ) -> anyhow::Result<()> {
     let text =
         std::fs::read_to_string(file).with_context(|| format!("reading {}", file.display()))?;
-    let parsed: Ontology =
-        ontology::from_yaml(&text).map_err(|e| anyhow::anyhow!("{}: {e}", file.display()))?;
+    let parsed: Ontology = ontology::from_yaml_within(&text, settings.max_ontology_bytes)
+        .map_err(|e| anyhow::anyhow!("{}: {e}", file.display()))?;
     let (store, project) = open_project(settings, project).await?;
     let user = acting_user(&store, project.organization_id, as_user).await?;
-    let problems = ontology::validate(&parsed, publishing::dialect_of(&project));
-    if !problems.is_empty() {
-        bail!("{}\nnothing was imported", report(&problems, &text, file));
+    let (problems, total) =
+        ontology::located_problems(&parsed, publishing::dialect_of(&project), &text);
+    if total > 0 {
+        bail!("{}\nnothing was imported", report(&problems, total, file));
     }
     store
         .save_draft(project.id, &parsed, user.id, clock::now())

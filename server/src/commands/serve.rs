@@ -50,6 +50,7 @@ pub async fn run(settings: Settings) -> anyhow::Result<()> {
             engine: Engine::new(store.clone(), settings.engine()?),
             store: store.clone(),
             public_url: settings.public_url.as_str().into(),
+            max_ontology_bytes: settings.max_ontology_bytes,
         },
     });
     let listener = TcpListener::bind(settings.addr)

@@ -2,6 +2,8 @@
 
 #![allow(dead_code)]
 
+pub mod session;
+
 use std::io::Write;
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};

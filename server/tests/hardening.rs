@@ -1,0 +1,153 @@
+//! Attacks on the running server by a signed-in viewer, an API key holder or
+//! an anonymous caller, each refused without costing the server its memory,
+//! its workers or anything outside the ontology.
+
+mod common;
+
+use common::session::{call, call_with, sign_in_as};
+use common::{Server, cassis, run_with_stdin};
+use reqwest::StatusCode;
+use std::path::Path;
+
+const VIEWER: &str = "viewer@example.com";
+const PASSWORD: &str = "a long password";
+
+fn create_user(data: &Path, email: &str, role: &str) {
+    let mut create = cassis(data);
+    create.args(["user", "create", "--email", email, "--role", role]);
+    assert!(
+        run_with_stdin(create, &format!("{PASSWORD}\n"))
+            .status
+            .success()
+    );
+}
+
+/// The id of the first project the session lists (the demo's Wholesale).
+async fn first_project(server: &Server, session: &str) -> String {
+    let (status, body) = call(server, session, "list_projects").await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let projects: serde_json::Value = serde_json::from_str(&body).unwrap();
+    projects[0]["id"].as_str().unwrap().to_owned()
+}
+
+/// A memory figure of the server process from /proc, in kB: `VmHWM` is the
+/// most it has ever held.
+fn memory_kb(server: &Server, field: &str) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{}/status", server.child.id())).unwrap();
+    status
+        .lines()
+        .find_map(|line| line.strip_prefix(field))
+        .and_then(|rest| rest.trim_start_matches(':').trim().split(' ').next())
+        .and_then(|kb| kb.parse().ok())
+        .unwrap_or_else(|| panic!("no {field} in /proc status"))
+}
+
+#[tokio::test]
+async fn yaml_that_expands_into_gigabytes_is_refused_without_the_memory() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let server = Server::start(&data, |_| {});
+    create_user(&data, VIEWER, "viewer");
+    let viewer = sign_in_as(&server, VIEWER, PASSWORD).await.1.unwrap();
+    let project = first_project(&server, &viewer).await;
+
+    // One megabyte anchored once and repeated by 2,000 aliases: 2 GB once read.
+    let mut bomb = format!(
+        "objects:\n  - name: x\n    description: &big \"{}\"\n    synonyms: [",
+        "x".repeat(1_000_000)
+    );
+    bomb.push_str(&vec!["*big"; 2_000].join(","));
+    bomb.push_str("]\n");
+    let before = memory_kb(&server, "VmHWM");
+    let (status, body) = call_with(
+        &server,
+        &viewer,
+        "check_draft",
+        &[("project_id", &project), ("yaml", &bomb)],
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert!(body.contains("anchors and aliases repeat"), "{body}");
+    let grown = memory_kb(&server, "VmHWM") - before;
+    assert!(
+        grown < 100_000,
+        "the server's peak memory grew by {grown} kB"
+    );
+
+    // The classic nested form is refused too.
+    let mut laughs = String::from("l0: &l0 [lol, lol, lol, lol, lol, lol, lol, lol, lol]\n");
+    for level in 1..10 {
+        let aliases = vec![format!("*l{}", level - 1); 9].join(", ");
+        laughs.push_str(&format!("l{level}: &l{level} [{aliases}]\n"));
+    }
+    let (status, body) = call_with(
+        &server,
+        &viewer,
+        "check_draft",
+        &[("project_id", &project), ("yaml", &laughs)],
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert!(body.contains("line") || body.contains("repeat"), "{body}");
+}
+
+#[tokio::test]
+async fn ontology_documents_beyond_the_size_setting_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let server = Server::start(&data, |c| {
+        c.args(["--max-ontology-bytes", "100000"]);
+    });
+    create_user(&data, VIEWER, "viewer");
+    let viewer = sign_in_as(&server, VIEWER, PASSWORD).await.1.unwrap();
+    let project = first_project(&server, &viewer).await;
+    let large = format!("objects: []\n# {}\n", "x".repeat(150_000));
+    let (status, body) = call_with(
+        &server,
+        &viewer,
+        "check_draft",
+        &[("project_id", &project), ("yaml", &large)],
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert!(
+        body.contains("the document is 0.2 MB; an ontology may be at most 0.1 MB"),
+        "{body}"
+    );
+}
+
+#[tokio::test]
+async fn thousands_of_problems_are_counted_not_all_located() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let server = Server::start(&data, |_| {});
+    create_user(&data, VIEWER, "viewer");
+    let viewer = sign_in_as(&server, VIEWER, PASSWORD).await.1.unwrap();
+    let project = first_project(&server, &viewer).await;
+
+    // 20,000 objects that each name a table nobody wrote: one problem each.
+    let mut yaml = String::from("objects:\n");
+    for n in 0..20_000 {
+        yaml.push_str(&format!("- name: o{n}\n  table: ''\n"));
+    }
+    let (status, body) = call_with(
+        &server,
+        &viewer,
+        "check_draft",
+        &[("project_id", &project), ("yaml", &yaml)],
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let problems: Vec<serde_json::Value> = serde_json::from_str(&body).unwrap();
+    assert_eq!(
+        problems.len(),
+        201,
+        "200 located and one that counts the rest"
+    );
+    assert!(problems[0]["line"].is_u64(), "{:?}", problems[0]);
+    let more = problems[200]["message"].as_str().unwrap();
+    assert!(
+        more.starts_with("and ") && more.ends_with(" more problems"),
+        "{more}"
+    );
+}
