@@ -11,6 +11,8 @@ use serde::{Deserialize, Serialize};
 pub enum AppError {
     #[error("Incorrect email or password.")]
     InvalidCredentials,
+    #[error("Too many sign-in attempts. Try again in {retry_after_secs} seconds.")]
+    TooManyAttempts { retry_after_secs: u64 },
     #[error("Your session has ended. Please sign in again.")]
     Unauthenticated,
     #[error("Only an admin can see this.")]
@@ -36,6 +38,7 @@ impl AppError {
             AppError::Forbidden | AppError::EditorsOnly => 403,
             AppError::NotFound(_) => 404,
             AppError::Transport(_) | AppError::Invalid(_) => 400,
+            AppError::TooManyAttempts { .. } => 429,
             AppError::Internal => 500,
         }
     }
@@ -62,6 +65,9 @@ impl From<cassis_core::auth::SignInError> for AppError {
     fn from(error: cassis_core::auth::SignInError) -> Self {
         match error {
             cassis_core::auth::SignInError::InvalidCredentials => AppError::InvalidCredentials,
+            cassis_core::auth::SignInError::TooManyAttempts(wait) => AppError::TooManyAttempts {
+                retry_after_secs: wait.retry_after.as_secs(),
+            },
             cassis_core::auth::SignInError::Store(error) => error.into(),
         }
     }

@@ -26,6 +26,8 @@ pub struct AppContext {
     pub public_url: std::sync::Arc<str>,
     /// Bytes an ontology YAML document may have.
     pub max_ontology_bytes: usize,
+    /// Rate limits on signing in, shared by every request.
+    pub sign_in_throttle: std::sync::Arc<cassis_core::auth::SignInThrottle>,
 }
 
 impl AppContext {
@@ -125,11 +127,25 @@ pub async fn visible_chat(user: &User, id: &str) -> Result<cassis_core::store::C
 
 /// Sets the response status for a failing server function, so a refused
 /// sign-in is a 401 in the logs rather than a server error.
+/// The address of the client that sent the request being served, as the
+/// connection shows it.
+pub fn client_address() -> Option<std::net::IpAddr> {
+    use_context::<http::request::Parts>()?
+        .extensions
+        .get::<axum::extract::ConnectInfo<std::net::SocketAddr>>()
+        .map(|info| info.0.ip())
+}
+
 pub fn respond_with(error: AppError) -> AppError {
     if let Some(response) = use_context::<leptos_axum::ResponseOptions>()
         && let Ok(status) = http::StatusCode::from_u16(error.status_code())
     {
         response.set_status(status);
+        if let AppError::TooManyAttempts { retry_after_secs } = &error
+            && let Ok(value) = http::HeaderValue::from_str(&retry_after_secs.to_string())
+        {
+            response.insert_header(http::header::RETRY_AFTER, value);
+        }
     }
     error
 }

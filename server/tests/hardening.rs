@@ -4,10 +4,12 @@
 
 mod common;
 
-use common::session::{call, call_with, sign_in_as};
-use common::{Server, cassis, run_with_stdin};
+use common::session::{call, call_with, client, sign_in_as};
+use common::{ADMIN_EMAIL, ADMIN_PASSWORD, Server, cassis, run_with_stdin, stderr, stdout};
 use reqwest::StatusCode;
+use reqwest::header::{ORIGIN, RETRY_AFTER};
 use std::path::Path;
+use std::time::Duration;
 
 const VIEWER: &str = "viewer@example.com";
 const PASSWORD: &str = "a long password";
@@ -20,6 +22,22 @@ fn create_user(data: &Path, email: &str, role: &str) {
             .status
             .success()
     );
+}
+
+fn create_key(data: &Path) -> String {
+    let output = cassis(data)
+        .args([
+            "apikey",
+            "create",
+            "--user",
+            ADMIN_EMAIL,
+            "--name",
+            "hardening",
+        ])
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", stderr(&output));
+    stdout(&output).trim().to_owned()
 }
 
 /// The id of the first project the session lists (the demo's Wholesale).
@@ -150,4 +168,109 @@ async fn thousands_of_problems_are_counted_not_all_located() {
         more.starts_with("and ") && more.ends_with(" more problems"),
         "{more}"
     );
+}
+
+/// A login attempt as the browser's form sends it: the status, the
+/// `Retry-After` header and the body.
+async fn attempt(
+    server: &Server,
+    email: &str,
+    password: &str,
+) -> (StatusCode, Option<String>, String) {
+    let response = client()
+        .post(format!("{}/api/login", server.url))
+        .header(ORIGIN, &server.url)
+        .form(&[("email", email), ("password", password)])
+        .send()
+        .await
+        .unwrap();
+    let retry_after = response
+        .headers()
+        .get(RETRY_AFTER)
+        .map(|v| v.to_str().unwrap().to_owned());
+    (
+        response.status(),
+        retry_after,
+        response.text().await.unwrap(),
+    )
+}
+
+#[tokio::test]
+async fn password_guessing_waits_longer_after_each_failure() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let server = Server::start(&data, |c| {
+        c.arg("--no-demo");
+    });
+    for _ in 0..5 {
+        let (status, _, body) = attempt(&server, ADMIN_EMAIL, "a wrong guess").await;
+        assert_eq!(status, StatusCode::UNAUTHORIZED, "{body}");
+    }
+    // Now even the right password waits, and the answer says how long.
+    let (status, retry_after, body) = attempt(&server, ADMIN_EMAIL, ADMIN_PASSWORD).await;
+    assert_eq!(status, StatusCode::TOO_MANY_REQUESTS, "{body}");
+    assert_eq!(retry_after.as_deref(), Some("2"));
+    assert_eq!(body, r#"{"TooManyAttempts":{"retry_after_secs":2}}"#);
+    tokio::time::sleep(Duration::from_millis(2_100)).await;
+    let (status, _, body) = attempt(&server, ADMIN_EMAIL, "another wrong guess").await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED, "{body}");
+    let (_, retry_after, _) = attempt(&server, ADMIN_EMAIL, ADMIN_PASSWORD).await;
+    assert_eq!(retry_after.as_deref(), Some("4"), "the wait doubles");
+    tokio::time::sleep(Duration::from_millis(4_100)).await;
+    let (status, _, body) = attempt(&server, ADMIN_EMAIL, ADMIN_PASSWORD).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+}
+
+#[tokio::test]
+async fn a_storm_of_logins_is_cut_off_and_mcp_keeps_answering() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let server = Server::start(&data, |c| {
+        c.arg("--no-demo");
+    });
+    let key = create_key(&data);
+    // 40 parallel guesses on 40 accounts from one address: 30 are checked,
+    // the rest are refused before any password is.
+    let storm: Vec<_> = (0..40)
+        .map(|n| {
+            let url = server.url.clone();
+            tokio::spawn(async move {
+                client()
+                    .post(format!("{url}/api/login"))
+                    .header(ORIGIN, &url)
+                    .form(&[
+                        ("email", format!("user{n}@example.com").as_str()),
+                        ("password", "guess"),
+                    ])
+                    .send()
+                    .await
+                    .unwrap()
+                    .status()
+            })
+        })
+        .collect();
+    let ping = client()
+        .post(format!("{}/mcp/", server.url))
+        .bearer_auth(&key)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2025-11-25")
+        .body(r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"ping","arguments":{}}}"#)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(ping.status(), StatusCode::OK);
+    let mut statuses = Vec::new();
+    for request in storm {
+        statuses.push(request.await.unwrap());
+    }
+    let refused = statuses
+        .iter()
+        .filter(|&&s| s == StatusCode::TOO_MANY_REQUESTS)
+        .count();
+    let checked = statuses
+        .iter()
+        .filter(|&&s| s == StatusCode::UNAUTHORIZED)
+        .count();
+    assert_eq!((checked, refused), (30, 10), "{statuses:?}");
 }

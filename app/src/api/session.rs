@@ -26,9 +26,16 @@ pub async fn login(
     #[server(default)] next: Option<String>,
 ) -> Result<Option<String>, AppError> {
     let ctx = crate::ssr::context()?;
-    let signed_in = cassis_core::auth::sign_in(&ctx.store, &email, &password, crate::ssr::now())
-        .await
-        .map_err(|e| crate::ssr::respond_with(e.into()))?;
+    let signed_in = cassis_core::auth::sign_in(
+        &ctx.store,
+        &ctx.sign_in_throttle,
+        crate::ssr::client_address(),
+        &email,
+        &password,
+        crate::ssr::now(),
+    )
+    .await
+    .map_err(|e| crate::ssr::respond_with(e.into()))?;
     tracing::info!(user = %signed_in.user.id, "signed in");
     crate::ssr::set_session_cookie(&signed_in, ctx.secure_cookies());
     let plain_form = use_context::<http::request::Parts>().is_some_and(|parts| {

@@ -4,6 +4,7 @@ mod api_key;
 pub mod oauth;
 mod password;
 mod session;
+mod throttle;
 
 pub use api_key::{
     API_KEY_PREFIX, ApiKey, ApiKeySecret, InvalidLifetime, hash_key, is_well_formed, key_digest,
@@ -11,6 +12,7 @@ pub use api_key::{
 };
 pub use password::{Password, PasswordError, PasswordHash};
 pub use session::{SESSION_LIFETIME, SessionToken, SessionTokenHash};
+pub use throttle::{SignInThrottle, TooManyAttempts};
 
 use crate::account::{Email, User};
 use crate::store::{Store, StoreError};
@@ -22,6 +24,10 @@ pub enum SignInError {
     /// disabled account, so that sign-in does not reveal which accounts exist.
     #[error("incorrect email or password")]
     InvalidCredentials,
+    /// Refused before any password was checked: too many recent attempts from
+    /// the address or on the account.
+    #[error("too many sign-in attempts; try again in {} seconds", .0.retry_after.as_secs())]
+    TooManyAttempts(TooManyAttempts),
     #[error(transparent)]
     Store(#[from] StoreError),
 }
@@ -35,24 +41,32 @@ pub struct SignedIn {
     pub expires_at: Timestamp,
 }
 
-/// Checks an email and password and opens a session.
+/// Checks an email and password from a client at `address` and opens a
+/// session, within the throttle's limits.
 pub async fn sign_in(
     store: &Store,
+    throttle: &SignInThrottle,
+    address: Option<std::net::IpAddr>,
     email: &str,
     password: &str,
     now: Timestamp,
 ) -> Result<SignedIn, SignInError> {
-    let Ok(email) = Email::parse(email) else {
-        PasswordHash::spend_verification_time(password);
+    throttle
+        .admit(address, email)
+        .map_err(SignInError::TooManyAttempts)?;
+    let credentials = match Email::parse(email) {
+        Ok(email) => store.user_credentials(&email).await?,
+        Err(_) => None,
+    };
+    let (user, hash) = match credentials {
+        Some((user, hash)) => (Some(user), Some(hash)),
+        None => (None, None),
+    };
+    let matches = throttle.verify(hash, password).await;
+    throttle.record(email, matches);
+    let Some(user) = user.filter(|user| matches && user.disabled_at.is_none()) else {
         return Err(SignInError::InvalidCredentials);
     };
-    let Some((user, hash)) = store.user_credentials(&email).await? else {
-        PasswordHash::spend_verification_time(password);
-        return Err(SignInError::InvalidCredentials);
-    };
-    if !hash.verify(password) || user.disabled_at.is_some() {
-        return Err(SignInError::InvalidCredentials);
-    }
     let token = SessionToken::generate();
     let expires_at = now.saturating_add(SESSION_LIFETIME);
     store

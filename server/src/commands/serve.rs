@@ -51,6 +51,7 @@ pub async fn run(settings: Settings) -> anyhow::Result<()> {
             store: store.clone(),
             public_url: settings.public_url.as_str().into(),
             max_ontology_bytes: settings.max_ontology_bytes,
+            sign_in_throttle: Default::default(),
         },
     });
     let listener = TcpListener::bind(settings.addr)
@@ -65,9 +66,12 @@ pub async fn run(settings: Settings) -> anyhow::Result<()> {
     tracing::info!(addr = %settings.addr, public_url = %settings.public_url, "Cassis is listening");
     let sweeper = tokio::spawn(sweep_sessions(store.clone()));
 
-    axum::serve(listener, router::app(state))
-        .with_graceful_shutdown(shutdown_signal())
-        .await?;
+    axum::serve(
+        listener,
+        router::app(state).into_make_service_with_connect_info::<std::net::SocketAddr>(),
+    )
+    .with_graceful_shutdown(shutdown_signal())
+    .await?;
 
     sweeper.abort();
     // The router, and with it every handle on the audit log, is gone: the
