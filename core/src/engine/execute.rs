@@ -366,3 +366,139 @@ pub async fn estimated_cost(warehouse: &Warehouse, sql: &str) -> Result<Option<f
 pub async fn all_rows(warehouse: &Warehouse, sql: &str) -> Result<Vec<Vec<Json>>, ExecuteError> {
     fetch_rows(warehouse, sql.to_owned(), None, Budget::unlimited()).await
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sql;
+    use sqlx::sqlite::SqlitePoolOptions;
+
+    /// An in-memory SQLite source with `notes(id, body)`: `rows` rows whose
+    /// body holds `bytes` bytes of text. One connection, so every use sees
+    /// the same database.
+    async fn notes(rows: u32, bytes: usize) -> Warehouse {
+        let pool = SqlitePoolOptions::new()
+            .max_connections(1)
+            .idle_timeout(None)
+            .max_lifetime(None)
+            .connect("sqlite::memory:")
+            .await
+            .unwrap();
+        sqlx::query("CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT)")
+            .execute(&pool)
+            .await
+            .unwrap();
+        for id in 0..rows {
+            sqlx::query("INSERT INTO notes (id, body) VALUES (?, ?)")
+                .bind(id)
+                .bind("x".repeat(bytes))
+                .execute(&pool)
+                .await
+                .unwrap();
+        }
+        Warehouse::Sqlite(pool)
+    }
+
+    fn query(text: &str) -> CompiledQuery {
+        let query = sql::parse_select(Dialect::Sqlite, text).unwrap();
+        let columns = match query.body.as_ref() {
+            SetExpr::Select(select) => select.projection.iter().map(|i| i.to_string()).collect(),
+            _ => Vec::new(),
+        };
+        CompiledQuery {
+            sql: query.to_string(),
+            query,
+            columns,
+            objects: vec!["notes".into()],
+        }
+    }
+
+    const TIMEOUT: Duration = Duration::from_secs(30);
+
+    #[tokio::test]
+    async fn a_result_within_the_caps_comes_back_whole() {
+        let warehouse = notes(3, 1000).await;
+        let result = execute(&warehouse, &query("SELECT id, body FROM notes"), TIMEOUT)
+            .await
+            .unwrap();
+        assert_eq!(result.rows.len(), 3);
+        assert_eq!(result.rows[0][1], Json::from("x".repeat(1000)));
+    }
+
+    #[tokio::test]
+    async fn a_value_over_the_cell_cap_fails_the_result() {
+        let warehouse = notes(1, MAX_CELL_BYTES + 1).await;
+        let error = execute(&warehouse, &query("SELECT id, body FROM notes"), TIMEOUT)
+            .await
+            .unwrap_err();
+        assert!(
+            matches!(error, ExecuteError::TooLarge(ResultTooLarge::Cell)),
+            "{error}"
+        );
+        assert!(error.to_string().starts_with("the result is too large"));
+    }
+
+    #[tokio::test]
+    async fn values_over_the_result_cap_together_fail_the_result() {
+        // Every value under the cell cap, but 100 rows of three of them
+        // come to more than the result's cap.
+        let bytes = MAX_CELL_BYTES - 1;
+        assert!(MAX_ROWS * 3 * bytes > MAX_RESULT_BYTES);
+        let warehouse = notes(MAX_ROWS as u32, bytes).await;
+        let error = execute(
+            &warehouse,
+            &query("SELECT body AS a, body AS b, body AS c FROM notes"),
+            TIMEOUT,
+        )
+        .await
+        .unwrap_err();
+        assert!(
+            matches!(error, ExecuteError::TooLarge(ResultTooLarge::Total)),
+            "{error}"
+        );
+    }
+
+    #[tokio::test]
+    async fn the_execute_time_check_refuses_what_written_sql_refuses() {
+        let warehouse = notes(1, 10).await;
+        for text in [
+            "SELECT randomblob(1000000000) AS b FROM notes",
+            "SELECT zeroblob(1000000000) AS b FROM notes",
+            "SELECT load_extension('/tmp/evil.so') AS e FROM notes",
+            "SELECT \"readfile\"('/etc/passwd') AS f FROM notes",
+            "SELECT id FROM notes WHERE id IN (SELECT sqlite_version())",
+            "SELECT x FROM generate_series(1, 10) AS x",
+        ] {
+            let error = execute(&warehouse, &query(text), TIMEOUT)
+                .await
+                .unwrap_err();
+            assert!(matches!(error, ExecuteError::Refused(_)), "{text}: {error}");
+        }
+        let compiled = query("SELECT strftime('%Y', 'now') AS y, COUNT(*) AS n FROM notes");
+        assert!(execute(&warehouse, &compiled, TIMEOUT).await.is_ok());
+    }
+
+    #[test]
+    fn runnable_is_the_written_sql_allowlist() {
+        for (dialect, text) in [
+            (Dialect::Postgres, "SELECT pg_read_file('/etc/passwd') AS f"),
+            (
+                Dialect::Postgres,
+                "SELECT pg_catalog.pg_read_file('/etc/passwd') AS f",
+            ),
+            (Dialect::Postgres, "SELECT \"dblink\"('x', 'y') AS d"),
+            (Dialect::Postgres, "SELECT nextval('s') AS n"),
+            (Dialect::Postgres, "SELECT 1 AS one FOR UPDATE"),
+            (Dialect::Sqlite, "SELECT randomblob(10) AS b"),
+        ] {
+            let query = sql::parse_select(dialect, text).unwrap();
+            assert!(runnable(&query, dialect).is_err(), "{text}");
+        }
+        let query = sql::parse_select(
+            Dialect::Postgres,
+            "SELECT DATE_TRUNC('year', date) AS y, COUNT(*) OVER () AS n FROM races",
+        )
+        .unwrap();
+        assert_eq!(runnable(&query, Dialect::Postgres), Ok(()));
+    }
+}
