@@ -158,7 +158,7 @@ fn allowlists(dialect: Dialect) -> &'static [&'static [&'static str]] {
 }
 
 /// Whether `name`, an unqualified function name's value, may be called.
-pub fn is_allowed(dialect: Dialect, name: &str) -> bool {
+fn is_allowed(dialect: Dialect, name: &str) -> bool {
     let name = name.to_lowercase();
     allowlists(dialect)
         .iter()
@@ -256,7 +256,7 @@ fn check_function(dialect: Dialect, function: &Function) -> Result<(), SqlReject
 }
 
 /// Whether a `replace(text, from, to)` can only keep or shorten its text:
-/// `from` and `to` literals with `to` no longer. Nested replacements that
+/// `from` and `to` literals with `to` no more bytes. Nested replacements that
 /// lengthen multiply the text's size with each level.
 fn shrinks(function: &Function) -> bool {
     let FunctionArguments::List(list) = &function.args else {
@@ -264,7 +264,7 @@ fn shrinks(function: &Function) -> bool {
     };
     let literal = |arg: &FunctionArg| match arg {
         FunctionArg::Unnamed(FunctionArgExpr::Expr(Expr::Value(value))) => match &value.value {
-            Value::SingleQuotedString(text) => Some(text.chars().count()),
+            Value::SingleQuotedString(text) => Some(text.len()),
             _ => None,
         },
         _ => None,

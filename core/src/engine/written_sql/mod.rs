@@ -6,7 +6,7 @@
 mod functions;
 mod scope;
 
-pub use functions::{check_calls, is_allowed};
+pub use functions::check_calls;
 
 use crate::engine::compile::CompiledQuery;
 use crate::ontology::Ontology;
