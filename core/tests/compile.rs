@@ -3,10 +3,11 @@
 //! parses, and grouped counts never exceed what the measured table holds.
 
 use cassis_core::engine::compile::{CompiledQuery, compile};
-use cassis_core::engine::execute::all_rows;
+use cassis_core::engine::execute::{all_rows, runnable};
 use cassis_core::engine::plan::{
     AttributeRef, Condition, Filter, Literal, Measure, Order, SemanticPlan,
 };
+use cassis_core::engine::written_sql;
 use cassis_core::ontology::{AttributeRole, Ontology, from_yaml};
 use cassis_core::project::Dialect;
 use cassis_core::warehouse::Warehouse;
@@ -170,6 +171,14 @@ fn any_plan_over_f1_compiles_to_sql_both_databases_read() {
                 compile(&ontology, &plan, Dialect::Postgres).expect("compiles for PostgreSQL too");
             cassis_core::sql::parse_select(Dialect::Postgres, &postgres.sql)
                 .map_err(|e| TestCaseError::fail(format!("{e}: {}", postgres.sql)))?;
+            // The compiler's SQL calls only what the execute-time allowlist
+            // allows, and reads only what written SQL may read.
+            for (dialect, query) in [(Dialect::Sqlite, &compiled), (Dialect::Postgres, &postgres)] {
+                runnable(&query.query, dialect)
+                    .map_err(|e| TestCaseError::fail(format!("{e}: {}", query.sql)))?;
+                written_sql::check(&ontology, dialect, &query.sql)
+                    .map_err(|e| TestCaseError::fail(format!("{e}: {}", query.sql)))?;
+            }
             let rows = runtime
                 .block_on(all_rows(&warehouse, &compiled.sql))
                 .map_err(|e| TestCaseError::fail(format!("{e}: {}", compiled.sql)))?;

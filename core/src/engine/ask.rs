@@ -641,15 +641,19 @@ impl Engine {
         let Some(warehouse) = connected else {
             return Ok(None);
         };
-        if !execute::is_read_only(&compiled.query) {
-            return Err("Cassis refused to run a query that could change data.".to_owned());
-        }
         match execute::execute(&warehouse, compiled, self.settings.question_timeout).await {
             Ok(results) => Ok(Some(results)),
             Err(ExecuteError::Timeout(limit)) => Err(format!(
                 "The question took longer than the limit of {} and was cancelled; narrow it (a shorter period, fewer groups) and ask again.",
                 humanize(limit)
             )),
+            Err(ExecuteError::TooLarge(too_large)) => Err(format!(
+                "Cassis did not show the answer because {too_large}; ask for fewer or shorter columns."
+            )),
+            Err(ExecuteError::Refused(rejection)) => {
+                tracing::warn!(project = %project.id, %rejection, sql = %compiled.sql, "refused to run a query");
+                Err(format!("Cassis refused to run the query: {rejection}."))
+            }
             Err(error) => {
                 tracing::warn!(project = %project.id, %error, sql = %compiled.sql, "a compiled query failed");
                 Err(format!("The data source could not run the query: {error}"))

@@ -1,17 +1,16 @@
-//! Runs a compiled query read-only: at most [`MAX_ROWS`] rows come back, the
-//! total is counted in the same statement, and the question timeout cancels
-//! the statement on PostgreSQL (`statement_timeout`) and abandons it on SQLite.
+//! Runs a compiled query read-only: at most [`MAX_ROWS`] rows and
+//! [`MAX_RESULT_BYTES`] come back, the total is counted in the same statement,
+//! and the question timeout cancels the statement on PostgreSQL
+//! (`statement_timeout`) and abandons it on SQLite.
 
 use crate::engine::compile::CompiledQuery;
 use crate::engine::response::ResultSet;
+use crate::engine::written_sql::{self, SqlRejection};
 use crate::project::Dialect;
 use crate::warehouse::Warehouse;
 use serde_json::Value as Json;
-use sqlparser::ast::{
-    Expr, GroupByExpr, LimitClause, Query, SelectItem, SetExpr, Value, visit_expressions,
-};
+use sqlparser::ast::{Expr, GroupByExpr, LimitClause, Query, SelectItem, SetExpr, Value};
 use sqlx::{AssertSqlSafe, Row, TypeInfo, ValueRef};
-use std::ops::ControlFlow;
 use std::time::{Duration, Instant};
 
 /// Rows returned inline; the rest are counted, not sent.
@@ -19,6 +18,12 @@ pub const MAX_ROWS: usize = 100;
 const TOTAL_COLUMN: &str = "cassis_total_rows";
 /// SQLite virtual-machine steps between deadline checks: microseconds apart.
 const SQLITE_PROGRESS_STEPS: i32 = 10_000;
+/// The most bytes one value of a result may hold: a long description fits,
+/// a document or a generated blob does not.
+pub const MAX_CELL_BYTES: usize = 64 * 1024;
+/// The most bytes the values of a result may hold together, so what is sent,
+/// shown and kept in the chat stays small whatever the query selects.
+pub const MAX_RESULT_BYTES: usize = 8 * 1024 * 1024;
 
 #[derive(Debug, thiserror::Error)]
 pub enum ExecuteError {
@@ -26,6 +31,58 @@ pub enum ExecuteError {
     Timeout(Duration),
     #[error("the data source refused the query: {0}")]
     Query(#[from] sqlx::Error),
+    #[error("Cassis refused to run the query: {0}")]
+    Refused(#[from] SqlRejection),
+    #[error(transparent)]
+    TooLarge(#[from] ResultTooLarge),
+}
+
+/// A result over [`MAX_CELL_BYTES`] or [`MAX_RESULT_BYTES`]: refused whole,
+/// as a silently cut value or a missing row would be a wrong answer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ResultTooLarge {
+    #[error(
+        "the result is too large: one of its values holds more than {} KiB",
+        MAX_CELL_BYTES / 1024
+    )]
+    Cell,
+    #[error(
+        "the result is too large: its values hold more than {} MiB together",
+        MAX_RESULT_BYTES / (1024 * 1024)
+    )]
+    Total,
+}
+
+/// What is left of a result's allowance of bytes.
+struct Budget {
+    cell: usize,
+    left: usize,
+}
+
+impl Budget {
+    fn capped() -> Self {
+        Budget {
+            cell: MAX_CELL_BYTES,
+            left: MAX_RESULT_BYTES,
+        }
+    }
+
+    /// Reads Cassis runs for itself (gold SQL, known values) are not answers
+    /// to a user and are bounded by their own queries.
+    fn unlimited() -> Self {
+        Budget {
+            cell: usize::MAX,
+            left: usize::MAX,
+        }
+    }
+
+    fn spend(&mut self, bytes: usize) -> Result<(), ResultTooLarge> {
+        if bytes > self.cell {
+            return Err(ResultTooLarge::Cell);
+        }
+        self.left = self.left.checked_sub(bytes).ok_or(ResultTooLarge::Total)?;
+        Ok(())
+    }
 }
 
 /// The statement that is run: the compiled query with a count of all its rows
@@ -80,21 +137,15 @@ fn limit_of(query: &Query) -> Option<u64> {
     }
 }
 
-/// Whether a query only reads: one SELECT without data-changing parts. The
-/// compiler never writes anything else; this is the last line of defence.
-pub fn is_read_only(query: &Query) -> bool {
-    let mut writes = false;
-    let _ = visit_expressions(query, |expr| {
-        if let Expr::Function(f) = expr {
-            let name = f.name.to_string().to_ascii_lowercase();
-            // Functions that change state or read files on PostgreSQL.
-            writes |= ["nextval", "setval", "pg_read_file", "lo_import", "dblink"]
-                .iter()
-                .any(|w| name.ends_with(w));
-        }
-        ControlFlow::<()>::Continue(())
-    });
-    !writes && query.locks.is_empty()
+/// Whether a query may run: it locks no rows and calls only the functions
+/// written SQL may call, checked by the same function. The compiler emits
+/// nothing else; this is the last line of defence for its queries and the
+/// model's alike.
+pub fn runnable(query: &Query, dialect: Dialect) -> Result<(), SqlRejection> {
+    if !query.locks.is_empty() {
+        return Err(SqlRejection::Unsupported("row locks (FOR UPDATE)"));
+    }
+    written_sql::check_calls(dialect, query)
 }
 
 pub async fn execute(
@@ -102,17 +153,18 @@ pub async fn execute(
     compiled: &CompiledQuery,
     timeout: Duration,
 ) -> Result<ResultSet, ExecuteError> {
+    runnable(&compiled.query, warehouse.dialect())?;
     let sql = executed_query(compiled).to_string();
-    let run = fetch_rows(warehouse, sql, Some(timeout));
+    let run = fetch_rows(warehouse, sql, Some(timeout), Budget::capped());
     let rows = match tokio::time::timeout(timeout, run).await {
         Ok(Ok(rows)) => rows,
         // PostgreSQL's statement timeout, SQLite's interrupt.
-        Ok(Err(sqlx::Error::Database(e)))
+        Ok(Err(ExecuteError::Query(sqlx::Error::Database(e))))
             if matches!(e.code().as_deref(), Some("57014") | Some("9")) =>
         {
             return Err(ExecuteError::Timeout(timeout));
         }
-        Ok(Err(e)) => return Err(ExecuteError::Query(e)),
+        Ok(Err(e)) => return Err(e),
         Err(_) => return Err(ExecuteError::Timeout(timeout)),
     };
     // A limit the question asked for ("top 3") bounds what the query matched.
@@ -138,8 +190,16 @@ pub async fn execute(
     })
 }
 
-fn sqlite_row(row: &sqlx::sqlite::SqliteRow) -> Vec<Json> {
-    (0..row.columns().len())
+/// A row's values, once their bytes fit in `budget`.
+fn sqlite_row(
+    row: &sqlx::sqlite::SqliteRow,
+    budget: &mut Budget,
+) -> Result<Vec<Json>, ResultTooLarge> {
+    for i in 0..row.columns().len() {
+        // Text and blobs by their length; numbers are a few bytes.
+        budget.spend(row.try_get::<&[u8], _>(i).map_or(8, <[u8]>::len))?;
+    }
+    let values = (0..row.columns().len())
         .map(|i| {
             let null = row.try_get_raw(i).map(|v| v.is_null()).unwrap_or(true);
             if null {
@@ -154,11 +214,17 @@ fn sqlite_row(row: &sqlx::sqlite::SqliteRow) -> Vec<Json> {
                 Json::Null
             }
         })
-        .collect()
+        .collect();
+    Ok(values)
 }
 
-fn pg_row(row: &sqlx::postgres::PgRow) -> Vec<Json> {
-    (0..row.columns().len())
+/// A row's values, once their bytes fit in `budget`.
+fn pg_row(row: &sqlx::postgres::PgRow, budget: &mut Budget) -> Result<Vec<Json>, ResultTooLarge> {
+    for i in 0..row.columns().len() {
+        let raw = row.try_get_raw(i).ok();
+        budget.spend(raw.and_then(|v| v.as_bytes().ok()).map_or(0, <[u8]>::len))?;
+    }
+    let values = (0..row.columns().len())
         .map(|i| {
             let Ok(raw) = row.try_get_raw(i) else {
                 return Json::Null;
@@ -191,7 +257,8 @@ fn pg_row(row: &sqlx::postgres::PgRow) -> Vec<Json> {
             };
             value.unwrap_or(Json::Null)
         })
-        .collect()
+        .collect();
+    Ok(values)
 }
 
 /// Whole numbers as integers, so 860.0 points reads as 860.
@@ -213,13 +280,14 @@ fn decimal(d: rust_decimal::Decimal) -> Json {
     }
 }
 
-/// Every row of `sql`, decoded; on PostgreSQL in a read-only transaction
-/// that the server itself cancels after `timeout`.
+/// Every row of `sql`, decoded within `budget`; on PostgreSQL in a read-only
+/// transaction that the server itself cancels after `timeout`.
 async fn fetch_rows(
     warehouse: &Warehouse,
     sql: String,
     timeout: Option<Duration>,
-) -> Result<Vec<Vec<Json>>, sqlx::Error> {
+    mut budget: Budget,
+) -> Result<Vec<Vec<Json>>, ExecuteError> {
     match warehouse {
         Warehouse::Sqlite(pool) => {
             let mut connection = pool.acquire().await?;
@@ -242,7 +310,8 @@ async fn fetch_rows(
             let rows = sqlx::query(AssertSqlSafe(sql))
                 .fetch_all(&mut *connection)
                 .await?;
-            Ok(rows.iter().map(sqlite_row).collect())
+            let decoded = rows.iter().map(|row| sqlite_row(row, &mut budget));
+            Ok(decoded.collect::<Result<_, _>>()?)
         }
         Warehouse::Postgres(pool) => {
             let mut tx = read_only_transaction(pool).await?;
@@ -256,7 +325,8 @@ async fn fetch_rows(
             }
             let rows = sqlx::query(AssertSqlSafe(sql)).fetch_all(&mut *tx).await?;
             tx.rollback().await?;
-            Ok(rows.iter().map(pg_row).collect())
+            let decoded = rows.iter().map(|row| pg_row(row, &mut budget));
+            Ok(decoded.collect::<Result<_, _>>()?)
         }
     }
 }
@@ -293,6 +363,142 @@ pub async fn estimated_cost(warehouse: &Warehouse, sql: &str) -> Result<Option<f
 
 /// Every row of a read-only query, decoded as the engine decodes results: how
 /// the evaluation reads gold SQL and the engine reads known values.
-pub async fn all_rows(warehouse: &Warehouse, sql: &str) -> Result<Vec<Vec<Json>>, sqlx::Error> {
-    fetch_rows(warehouse, sql.to_owned(), None).await
+pub async fn all_rows(warehouse: &Warehouse, sql: &str) -> Result<Vec<Vec<Json>>, ExecuteError> {
+    fetch_rows(warehouse, sql.to_owned(), None, Budget::unlimited()).await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sql;
+    use sqlx::sqlite::SqlitePoolOptions;
+
+    /// An in-memory SQLite source with `notes(id, body)`: `rows` rows whose
+    /// body holds `bytes` bytes of text. One connection, so every use sees
+    /// the same database.
+    async fn notes(rows: u32, bytes: usize) -> Warehouse {
+        let pool = SqlitePoolOptions::new()
+            .max_connections(1)
+            .idle_timeout(None)
+            .max_lifetime(None)
+            .connect("sqlite::memory:")
+            .await
+            .unwrap();
+        sqlx::query("CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT)")
+            .execute(&pool)
+            .await
+            .unwrap();
+        for id in 0..rows {
+            sqlx::query("INSERT INTO notes (id, body) VALUES (?, ?)")
+                .bind(id)
+                .bind("x".repeat(bytes))
+                .execute(&pool)
+                .await
+                .unwrap();
+        }
+        Warehouse::Sqlite(pool)
+    }
+
+    fn query(text: &str) -> CompiledQuery {
+        let query = sql::parse_select(Dialect::Sqlite, text).unwrap();
+        let columns = match query.body.as_ref() {
+            SetExpr::Select(select) => select.projection.iter().map(|i| i.to_string()).collect(),
+            _ => Vec::new(),
+        };
+        CompiledQuery {
+            sql: query.to_string(),
+            query,
+            columns,
+            objects: vec!["notes".into()],
+        }
+    }
+
+    const TIMEOUT: Duration = Duration::from_secs(30);
+
+    #[tokio::test]
+    async fn a_result_within_the_caps_comes_back_whole() {
+        let warehouse = notes(3, 1000).await;
+        let result = execute(&warehouse, &query("SELECT id, body FROM notes"), TIMEOUT)
+            .await
+            .unwrap();
+        assert_eq!(result.rows.len(), 3);
+        assert_eq!(result.rows[0][1], Json::from("x".repeat(1000)));
+    }
+
+    #[tokio::test]
+    async fn a_value_over_the_cell_cap_fails_the_result() {
+        let warehouse = notes(1, MAX_CELL_BYTES + 1).await;
+        let error = execute(&warehouse, &query("SELECT id, body FROM notes"), TIMEOUT)
+            .await
+            .unwrap_err();
+        assert!(
+            matches!(error, ExecuteError::TooLarge(ResultTooLarge::Cell)),
+            "{error}"
+        );
+        assert!(error.to_string().starts_with("the result is too large"));
+    }
+
+    #[tokio::test]
+    async fn values_over_the_result_cap_together_fail_the_result() {
+        // Every value under the cell cap, but 100 rows of three of them
+        // come to more than the result's cap.
+        let bytes = MAX_CELL_BYTES - 1;
+        assert!(MAX_ROWS * 3 * bytes > MAX_RESULT_BYTES);
+        let warehouse = notes(MAX_ROWS as u32, bytes).await;
+        let error = execute(
+            &warehouse,
+            &query("SELECT body AS a, body AS b, body AS c FROM notes"),
+            TIMEOUT,
+        )
+        .await
+        .unwrap_err();
+        assert!(
+            matches!(error, ExecuteError::TooLarge(ResultTooLarge::Total)),
+            "{error}"
+        );
+    }
+
+    #[tokio::test]
+    async fn the_execute_time_check_refuses_what_written_sql_refuses() {
+        let warehouse = notes(1, 10).await;
+        for text in [
+            "SELECT randomblob(1000000000) AS b FROM notes",
+            "SELECT zeroblob(1000000000) AS b FROM notes",
+            "SELECT load_extension('/tmp/evil.so') AS e FROM notes",
+            "SELECT \"readfile\"('/etc/passwd') AS f FROM notes",
+            "SELECT id FROM notes WHERE id IN (SELECT sqlite_version())",
+            "SELECT x FROM generate_series(1, 10) AS x",
+        ] {
+            let error = execute(&warehouse, &query(text), TIMEOUT)
+                .await
+                .unwrap_err();
+            assert!(matches!(error, ExecuteError::Refused(_)), "{text}: {error}");
+        }
+        let compiled = query("SELECT strftime('%Y', 'now') AS y, COUNT(*) AS n FROM notes");
+        assert!(execute(&warehouse, &compiled, TIMEOUT).await.is_ok());
+    }
+
+    #[test]
+    fn runnable_is_the_written_sql_allowlist() {
+        for (dialect, text) in [
+            (Dialect::Postgres, "SELECT pg_read_file('/etc/passwd') AS f"),
+            (
+                Dialect::Postgres,
+                "SELECT pg_catalog.pg_read_file('/etc/passwd') AS f",
+            ),
+            (Dialect::Postgres, "SELECT \"dblink\"('x', 'y') AS d"),
+            (Dialect::Postgres, "SELECT nextval('s') AS n"),
+            (Dialect::Postgres, "SELECT 1 AS one FOR UPDATE"),
+            (Dialect::Sqlite, "SELECT randomblob(10) AS b"),
+        ] {
+            let query = sql::parse_select(dialect, text).unwrap();
+            assert!(runnable(&query, dialect).is_err(), "{text}");
+        }
+        let query = sql::parse_select(
+            Dialect::Postgres,
+            "SELECT DATE_TRUNC('year', date) AS y, COUNT(*) OVER () AS n FROM races",
+        )
+        .unwrap();
+        assert_eq!(runnable(&query, Dialect::Postgres), Ok(()));
+    }
 }
