@@ -141,12 +141,12 @@ on_every_backend! {
     async fn signing_in_opens_a_session_that_expires_and_can_be_ended(store: &Store) {
         let grace = user(store, "grace@example.com", "compilers rock", Role::Editor).await;
 
-        let wrong = auth::sign_in(store, "grace@example.com", "compilers suck", NOW).await.unwrap_err();
+        let wrong = auth::sign_in(store, &Default::default(), None, "grace@example.com", "compilers suck", NOW).await.unwrap_err();
         assert!(matches!(wrong, SignInError::InvalidCredentials));
-        let unknown = auth::sign_in(store, "nobody@example.com", "compilers rock", NOW).await.unwrap_err();
+        let unknown = auth::sign_in(store, &Default::default(), None, "nobody@example.com", "compilers rock", NOW).await.unwrap_err();
         assert!(matches!(unknown, SignInError::InvalidCredentials));
 
-        let signed_in = auth::sign_in(store, " GRACE@example.com", "compilers rock", NOW).await.unwrap();
+        let signed_in = auth::sign_in(store, &Default::default(), None, " GRACE@example.com", "compilers rock", NOW).await.unwrap();
         assert_eq!(signed_in.user.id, grace.id);
         let token = signed_in.token.expose().to_owned();
 
@@ -159,7 +159,7 @@ on_every_backend! {
         assert!(auth::session_user(store, &token, signed_in.expires_at).await.unwrap().is_none());
         assert_eq!(store.delete_expired_sessions(signed_in.expires_at).await.unwrap(), 1);
 
-        let second = auth::sign_in(store, "grace@example.com", "compilers rock", NOW).await.unwrap();
+        let second = auth::sign_in(store, &Default::default(), None, "grace@example.com", "compilers rock", NOW).await.unwrap();
         auth::sign_out(store, second.token.expose()).await.unwrap();
         assert!(auth::session_user(store, second.token.expose(), NOW).await.unwrap().is_none());
         // Ending a session twice is harmless.
@@ -204,7 +204,7 @@ on_every_backend! {
                 let store = store.clone();
                 tokio::spawn(async move {
                     let now = NOW.saturating_add(Duration::from_millis(i));
-                    auth::sign_in(&store, "linus@example.com", "many eyes make", now).await.unwrap().token.expose().to_owned()
+                    auth::sign_in(&store, &Default::default(), None, "linus@example.com", "many eyes make", now).await.unwrap().token.expose().to_owned()
                 })
             })
             .collect();
