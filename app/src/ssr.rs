@@ -115,18 +115,23 @@ pub async fn project_of(user: &User, id: &str) -> Result<cassis_core::project::P
 }
 
 /// A chat the caller may read: their own, or any of the organization's for
-/// an admin. Anything else is refused the same way, so ids cannot be probed.
+/// an admin, on a project still open to them. Anything else is refused the
+/// same way, so ids cannot be probed.
 pub async fn visible_chat(user: &User, id: &str) -> Result<cassis_core::store::Chat, AppError> {
-    let chat = context()?
-        .store
+    let store = context()?.store;
+    let refused = || respond_with(AppError::Forbidden);
+    let chat = store
         .chat(id.trim())
         .await?
-        .filter(|chat| chat.readable_by(user));
-    chat.ok_or_else(|| respond_with(AppError::Forbidden))
+        .filter(|chat| chat.readable_by(user))
+        .ok_or_else(refused)?;
+    store
+        .accessible_project(user, chat.project_id)
+        .await?
+        .ok_or_else(refused)?;
+    Ok(chat)
 }
 
-/// Sets the response status for a failing server function, so a refused
-/// sign-in is a 401 in the logs rather than a server error.
 /// The address of the client that sent the request being served, as the
 /// connection shows it.
 pub fn client_address() -> Option<std::net::IpAddr> {
@@ -136,6 +141,8 @@ pub fn client_address() -> Option<std::net::IpAddr> {
         .map(|info| info.0.ip())
 }
 
+/// Sets the response status for a failing server function, so a refused
+/// sign-in is a 401 in the logs rather than a server error.
 pub fn respond_with(error: AppError) -> AppError {
     if let Some(response) = use_context::<leptos_axum::ResponseOptions>()
         && let Ok(status) = http::StatusCode::from_u16(error.status_code())

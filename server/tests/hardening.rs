@@ -25,15 +25,12 @@ fn create_user(data: &Path, email: &str, role: &str) {
 }
 
 fn create_key(data: &Path) -> String {
+    create_key_for(data, ADMIN_EMAIL)
+}
+
+fn create_key_for(data: &Path, email: &str) -> String {
     let output = cassis(data)
-        .args([
-            "apikey",
-            "create",
-            "--user",
-            ADMIN_EMAIL,
-            "--name",
-            "hardening",
-        ])
+        .args(["apikey", "create", "--user", email, "--name", "hardening"])
         .output()
         .unwrap();
     assert!(output.status.success(), "{}", stderr(&output));
@@ -273,4 +270,129 @@ async fn a_storm_of_logins_is_cut_off_and_mcp_keeps_answering() {
         .filter(|&&s| s == StatusCode::UNAUTHORIZED)
         .count();
     assert_eq!((checked, refused), (30, 10), "{statuses:?}");
+}
+
+/// Calls an MCP tool with an API key and returns its structured result.
+async fn mcp_tool(
+    server: &Server,
+    key: &str,
+    tool: &str,
+    arguments: serde_json::Value,
+) -> serde_json::Value {
+    let body = serde_json::json!({
+        "jsonrpc": "2.0", "id": 1, "method": "tools/call",
+        "params": {"name": tool, "arguments": arguments},
+    });
+    let response = client()
+        .post(format!("{}/mcp/", server.url))
+        .bearer_auth(key)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2025-11-25")
+        .body(body.to_string())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), StatusCode::OK);
+    let reply: serde_json::Value = response.json().await.unwrap();
+    reply["result"]["structuredContent"].clone()
+}
+
+#[tokio::test]
+async fn a_chat_is_continued_only_by_the_user_who_started_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let server = Server::start(&data, |_| {});
+    create_user(&data, "ada@example.com", "viewer");
+    create_user(&data, "bob@example.com", "viewer");
+    let ada = create_key_for(&data, "ada@example.com");
+    let bob = create_key_for(&data, "bob@example.com");
+    let admin = create_key(&data);
+    let projects = mcp_tool(&server, &ada, "list_projects", serde_json::json!({})).await;
+    let project = projects["projects"][0]["id"].as_str().unwrap().to_owned();
+
+    let first = mcp_tool(
+        &server,
+        &ada,
+        "ask_question",
+        serde_json::json!({"project_id": project, "question": "How many customers are there?"}),
+    )
+    .await;
+    assert_eq!(first["status"], "answered", "{first}");
+    let chat = first["chat_id"].as_str().unwrap();
+
+    // Another viewer, and even an admin, are told there is no such chat.
+    for key in [&bob, &admin] {
+        let follow_up = mcp_tool(
+            &server,
+            key,
+            "ask_question",
+            serde_json::json!({"project_id": project, "question": "and in 1995?", "chat_id": chat}),
+        )
+        .await;
+        assert_eq!(follow_up["status"], "error", "{follow_up}");
+        assert!(
+            follow_up["answer"]
+                .as_str()
+                .unwrap()
+                .contains("There is no chat"),
+            "{follow_up}"
+        );
+        let approve = mcp_tool(
+            &server,
+            key,
+            "ask_question",
+            serde_json::json!({"project_id": project, "question": "execute_pending_plan", "chat_id": chat}),
+        )
+        .await;
+        assert_eq!(approve["status"], "error", "{approve}");
+    }
+    // Its owner goes on.
+    let own = mcp_tool(
+        &server,
+        &ada,
+        "ask_question",
+        serde_json::json!({"project_id": project, "question": "How many orders are there?", "chat_id": chat}),
+    )
+    .await;
+    assert_eq!(own["chat_id"], chat, "{own}");
+    assert_eq!(own["status"], "answered", "{own}");
+}
+
+#[tokio::test]
+async fn chats_on_a_project_closed_to_the_user_leave_their_activity() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let server = Server::start(&data, |_| {});
+    create_user(&data, VIEWER, "viewer");
+    let key = create_key_for(&data, VIEWER);
+    let viewer = sign_in_as(&server, VIEWER, PASSWORD).await.1.unwrap();
+    let admin = sign_in_as(&server, ADMIN_EMAIL, ADMIN_PASSWORD)
+        .await
+        .1
+        .unwrap();
+    let project = first_project(&server, &viewer).await;
+    let answer = mcp_tool(
+        &server,
+        &key,
+        "ask_question",
+        serde_json::json!({"project_id": project, "question": "How many customers are there?"}),
+    )
+    .await;
+    let chat = answer["chat_id"].as_str().unwrap().to_owned();
+    let (_, listed) = call(&server, &viewer, "list_activity").await;
+    assert!(listed.contains(&chat), "{listed}");
+
+    let (status, body) = call_with(
+        &server,
+        &admin,
+        "set_project_access",
+        &[("id", &project), ("access", "members")],
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let (_, listed) = call(&server, &viewer, "list_activity").await;
+    assert_eq!(listed, "[]");
+    let (status, _) = call_with(&server, &viewer, "chat_turns", &[("chat_id", &chat)]).await;
+    assert_eq!(status, StatusCode::FORBIDDEN);
 }

@@ -50,12 +50,20 @@ pub async fn list_activity(
         user_id: asked_by,
         status: Some(status.trim().to_owned()).filter(|s| !s.is_empty()),
     };
-    let chats = crate::ssr::context()?
-        .store
+    let store = crate::ssr::context()?.store;
+    let chats = store
         .recent_chats(user.organization_id, &filter, 200)
         .await?;
+    // A project closed to the user since takes its chats out of view.
+    let accessible: std::collections::HashSet<uuid::Uuid> = store
+        .accessible_projects(&user)
+        .await?
+        .into_iter()
+        .map(|p| p.id)
+        .collect();
     Ok(chats
         .into_iter()
+        .filter(|c| accessible.contains(&c.chat.project_id))
         .map(|c| ActivityRow {
             chat_id: c.chat.id,
             project: c.project_name,

@@ -247,10 +247,9 @@ impl Engine {
                 }
                 let chat = self.store.chat(chat_id).await?;
                 match chat {
-                    Some(chat)
-                        if chat.project_id == project.id
-                            && chat.organization_id == caller.organization_id =>
-                    {
+                    // Someone else's chat is refused as if it did not exist,
+                    // so chat ids cannot be probed.
+                    Some(chat) if chat.project_id == project.id && chat.continuable_by(caller) => {
                         Some(chat)
                     }
                     _ => {

@@ -21,6 +21,12 @@ impl Chat {
     pub fn readable_by(&self, user: &crate::account::User) -> bool {
         self.organization_id == user.organization_id && (user.is_admin() || self.user_id == user.id)
     }
+
+    /// Who may add turns to a chat or run its pending plan: its owner only.
+    /// An admin reads others' chats but does not speak in them.
+    pub fn continuable_by(&self, user: &crate::account::User) -> bool {
+        self.organization_id == user.organization_id && self.user_id == user.id
+    }
 }
 
 /// One question and what came of it.
