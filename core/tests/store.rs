@@ -7,7 +7,7 @@ use cassis_core::auth::{self, Password, SignInError};
 use cassis_core::ontology::publishing::{self, PublishError};
 use cassis_core::ontology::{Object, Ontology};
 use cassis_core::project::{DataSource, Dialect, ProjectAccess, ProjectName};
-use cassis_core::store::{Backend, InstanceFlag, NewUser, Store, StoreError};
+use cassis_core::store::{Backend, InstanceFlag, NewUser, Store, StoreError, UserUpdate};
 use cassis_core::time::Timestamp;
 use sqlx::{AnyConnection, AssertSqlSafe, Connection, PgConnection};
 use std::time::Duration;
@@ -195,6 +195,46 @@ on_every_backend! {
         store.set_flag(InstanceFlag::DemoProjectCreated).await.unwrap();
         store.set_flag(InstanceFlag::DemoProjectCreated).await.unwrap();
         assert!(store.flag_is_set(InstanceFlag::DemoProjectCreated).await.unwrap());
+    }
+
+    async fn two_admins_demoting_each_other_at_once_leave_one_admin(store: &Store) {
+        let ada = user(store, "ada@example.com", "a long password", Role::Admin).await;
+        let bob = user(store, "bob@example.com", "a long password", Role::Admin).await;
+        let org = ada.organization_id;
+        for round in 0..10 {
+            // Demote each other (even rounds) or disable each other (odd ones) at once.
+            let (a, b) = if round % 2 == 0 {
+                tokio::join!(
+                    store.set_user_role(org, bob.id, Role::Viewer),
+                    store.set_user_role(org, ada.id, Role::Editor),
+                )
+            } else {
+                tokio::join!(
+                    store.set_user_disabled(org, bob.id, Some(NOW)),
+                    store.set_user_disabled(org, ada.id, Some(NOW)),
+                )
+            };
+            let outcomes = [a.unwrap(), b.unwrap()];
+            assert!(outcomes.contains(&UserUpdate::Done), "{outcomes:?}");
+            assert!(outcomes.contains(&UserUpdate::WouldLeaveNoAdmin), "{outcomes:?}");
+            let admins = store
+                .list_users(org)
+                .await
+                .unwrap()
+                .into_iter()
+                .filter(|u| u.role == Role::Admin && u.disabled_at.is_none())
+                .count();
+            assert_eq!(admins, 1, "round {round}");
+            // Both admins again for the next round.
+            for id in [ada.id, bob.id] {
+                store.set_user_role(org, id, Role::Admin).await.unwrap();
+                store.set_user_disabled(org, id, None).await.unwrap();
+            }
+        }
+        assert_eq!(
+            store.set_user_role(org, Uuid::new_v4(), Role::Viewer).await.unwrap(),
+            UserUpdate::NoSuchUser
+        );
     }
 
     async fn concurrent_sign_ins_each_get_their_own_session(store: &Store) {

@@ -94,6 +94,21 @@ fn other_user(admin: &cassis_core::account::User, id: &str) -> Result<uuid::Uuid
     Ok(id)
 }
 
+#[cfg(feature = "ssr")]
+fn refuse_unless_done(update: cassis_core::store::UserUpdate) -> Result<(), AppError> {
+    use cassis_core::store::UserUpdate;
+    match update {
+        UserUpdate::Done => Ok(()),
+        UserUpdate::NoSuchUser => Err(crate::ssr::respond_with(AppError::NotFound(
+            "user".to_owned(),
+        ))),
+        UserUpdate::WouldLeaveNoAdmin => Err(crate::ssr::respond_with(AppError::Invalid(
+            "That would leave the organization without an admin; make someone else an admin first."
+                .to_owned(),
+        ))),
+    }
+}
+
 #[server(endpoint = "set_user_role")]
 pub async fn set_user_role(id: String, role: String) -> Result<(), AppError> {
     let admin = crate::ssr::require_admin().await?;
@@ -103,13 +118,11 @@ pub async fn set_user_role(id: String, role: String) -> Result<(), AppError> {
         .map_err(|e: cassis_core::account::UnknownRole| {
             crate::ssr::respond_with(AppError::Invalid(e.to_string()))
         })?;
-    if !crate::ssr::context()?
+    let update = crate::ssr::context()?
         .store
         .set_user_role(admin.organization_id, id, role)
-        .await?
-    {
-        return Err(crate::ssr::respond_with(AppError::Forbidden));
-    }
+        .await?;
+    refuse_unless_done(update)?;
     tracing::info!(admin = %admin.id, user = %id, %role, "changed a user's role");
     Ok(())
 }
@@ -119,13 +132,11 @@ pub async fn set_user_disabled(id: String, disabled: bool) -> Result<(), AppErro
     let admin = crate::ssr::require_admin().await?;
     let id = other_user(&admin, &id)?;
     let when = disabled.then(crate::ssr::now);
-    if !crate::ssr::context()?
+    let update = crate::ssr::context()?
         .store
         .set_user_disabled(admin.organization_id, id, when)
-        .await?
-    {
-        return Err(crate::ssr::respond_with(AppError::Forbidden));
-    }
+        .await?;
+    refuse_unless_done(update)?;
     tracing::info!(admin = %admin.id, user = %id, disabled, "changed whether a user may sign in");
     Ok(())
 }

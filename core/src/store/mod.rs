@@ -22,7 +22,7 @@ pub use chats::{ActivityFilter, Chat, ChatSummary, ChatTurn};
 pub use ontologies::{Draft, PublishedVersion, VersionInfo};
 pub use settings::InstanceFlag;
 pub use tool_calls::ToolCall;
-pub use users::NewUser;
+pub use users::{NewUser, UserUpdate};
 
 use sqlx::any::{AnyPoolOptions, AnyRow};
 use sqlx::{AnyPool, Row};

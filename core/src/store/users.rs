@@ -121,23 +121,20 @@ impl Store {
         .collect()
     }
 
-    /// Changes a user's role; false when the organization has no such user.
+    /// Changes a user's role, unless that leaves the organization without an
+    /// enabled admin.
     pub async fn set_user_role(
         &self,
         organization_id: Uuid,
         id: Uuid,
         role: crate::account::Role,
-    ) -> Result<bool, StoreError> {
-        let done = sqlx::query("UPDATE users SET role = $1 WHERE id = $2 AND organization_id = $3")
-            .bind(role.as_str())
-            .bind(id.to_string())
-            .bind(organization_id.to_string())
-            .execute(&self.pool)
-            .await?;
-        Ok(done.rows_affected() == 1)
+    ) -> Result<UserUpdate, StoreError> {
+        self.update_user(organization_id, id, UserChange::Role(role))
+            .await
     }
 
-    /// Disables a user (`Some(when)`) or enables one again (`None`). A disabled
+    /// Disables a user (`Some(when)`) or enables one again (`None`), unless
+    /// that leaves the organization without an enabled admin. A disabled
     /// user's sessions, API keys and OAuth tokens stop working: every check
     /// of them reads this column.
     pub async fn set_user_disabled(
@@ -145,16 +142,79 @@ impl Store {
         organization_id: Uuid,
         id: Uuid,
         disabled_at: Option<Timestamp>,
-    ) -> Result<bool, StoreError> {
-        let done =
-            sqlx::query("UPDATE users SET disabled_at = $1 WHERE id = $2 AND organization_id = $3")
-                .bind(disabled_at.map(Timestamp::as_millis))
-                .bind(id.to_string())
-                .bind(organization_id.to_string())
-                .execute(&self.pool)
-                .await?;
-        Ok(done.rows_affected() == 1)
+    ) -> Result<UserUpdate, StoreError> {
+        self.update_user(organization_id, id, UserChange::Disabled(disabled_at))
+            .await
     }
+
+    /// Applies `change` in a transaction that first locks the organization's
+    /// row, so two admins demoting or disabling each other at once are
+    /// serialized and the second sees the first's change.
+    async fn update_user(
+        &self,
+        organization_id: Uuid,
+        id: Uuid,
+        change: UserChange,
+    ) -> Result<UserUpdate, StoreError> {
+        let mut tx = self.pool.begin().await?;
+        sqlx::query("UPDATE organizations SET name = name WHERE id = $1")
+            .bind(organization_id.to_string())
+            .execute(&mut *tx)
+            .await?;
+        let removes_an_admin = match change {
+            UserChange::Role(role) => role != crate::account::Role::Admin,
+            UserChange::Disabled(when) => when.is_some(),
+        };
+        if removes_an_admin {
+            let others: i64 = sqlx::query_scalar(
+                "SELECT COUNT(*) FROM users WHERE organization_id = $1 AND id <> $2 \
+                 AND role = 'admin' AND disabled_at IS NULL",
+            )
+            .bind(organization_id.to_string())
+            .bind(id.to_string())
+            .fetch_one(&mut *tx)
+            .await?;
+            if others == 0 {
+                return Ok(UserUpdate::WouldLeaveNoAdmin);
+            }
+        }
+        let update = match change {
+            UserChange::Role(role) => {
+                sqlx::query("UPDATE users SET role = $1 WHERE id = $2 AND organization_id = $3")
+                    .bind(role.as_str())
+            }
+            UserChange::Disabled(when) => sqlx::query(
+                "UPDATE users SET disabled_at = $1 WHERE id = $2 AND organization_id = $3",
+            )
+            .bind(when.map(Timestamp::as_millis)),
+        };
+        let done = update
+            .bind(id.to_string())
+            .bind(organization_id.to_string())
+            .execute(&mut *tx)
+            .await?;
+        if done.rows_affected() != 1 {
+            return Ok(UserUpdate::NoSuchUser);
+        }
+        tx.commit().await?;
+        Ok(UserUpdate::Done)
+    }
+}
+
+#[derive(Clone, Copy)]
+enum UserChange {
+    Role(crate::account::Role),
+    Disabled(Option<Timestamp>),
+}
+
+/// What became of a change to a user's role or sign-in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum UserUpdate {
+    Done,
+    /// The organization has no such user.
+    NoSuchUser,
+    /// The change would leave the organization without an enabled admin.
+    WouldLeaveNoAdmin,
 }
 
 pub(super) fn user_from_row(row: &AnyRow) -> Result<User, StoreError> {
