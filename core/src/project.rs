@@ -106,24 +106,63 @@ impl DataSource {
 
     /// The connection URL with any password replaced, fit to show or log.
     pub fn redacted_url(&self) -> Option<String> {
-        self.connection_url.as_deref().map(redact_url_password)
+        self.connection_url.as_deref().map(redact_url)
     }
 }
 
-/// Replaces the password in `scheme://user:password@host/...` with `***`.
-pub fn redact_url_password(url: &str) -> String {
-    let Some((scheme, rest)) = url.split_once("://") else {
-        return url.to_owned();
+/// Parts of query parameter names that mark their values as credentials:
+/// libpq's `password` and `sslpassword`, cloud drivers' tokens, keys and
+/// secrets. `key` also hides key file paths, which is no loss on screen.
+const CREDENTIAL_NAMES: [&str; 7] = [
+    "pass",
+    "pwd",
+    "secret",
+    "token",
+    "key",
+    "credential",
+    "auth",
+];
+
+/// The URL with every credential-bearing part replaced by `***`: the password
+/// of `scheme://user:password@host`, the values of query parameters such as
+/// `?password=` or `?access_token=`, and any fragment.
+pub fn redact_url(url: &str) -> String {
+    let (head, rest) = match url.split_once("://") {
+        Some((scheme, rest)) => (format!("{scheme}://"), rest),
+        None => (String::new(), url),
     };
     let authority_end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
     let (authority, tail) = rest.split_at(authority_end);
-    match authority.rsplit_once('@') {
-        Some((userinfo, host)) => match userinfo.split_once(':') {
-            Some((user, _password)) => format!("{scheme}://{user}:***@{host}{tail}"),
-            None => url.to_owned(),
+    let authority = match authority.rsplit_once('@') {
+        Some((userinfo, host)) if !head.is_empty() => match userinfo.split_once(':') {
+            Some((user, _password)) => format!("{user}:***@{host}"),
+            None => authority.to_owned(),
         },
-        None => url.to_owned(),
-    }
+        _ => authority.to_owned(),
+    };
+    let (tail, fragment) = match tail.split_once('#') {
+        Some((tail, _)) => (tail, "#***"),
+        None => (tail, ""),
+    };
+    let tail = match tail.split_once('?') {
+        Some((path, query)) => {
+            let parameters: Vec<String> = query
+                .split('&')
+                .map(|pair| match pair.split_once('=') {
+                    Some((name, _)) if is_credential_name(name) => format!("{name}=***"),
+                    _ => pair.to_owned(),
+                })
+                .collect();
+            format!("{path}?{}", parameters.join("&"))
+        }
+        None => tail.to_owned(),
+    };
+    format!("{head}{authority}{tail}{fragment}")
+}
+
+fn is_credential_name(name: &str) -> bool {
+    let name = name.to_ascii_lowercase();
+    CREDENTIAL_NAMES.iter().any(|part| name.contains(part))
 }
 
 /// Who in the organization may see and ask a project.
@@ -209,21 +248,38 @@ mod tests {
     #[test]
     fn passwords_never_leave_in_a_redacted_url() {
         assert_eq!(
-            redact_url_password("postgres://ana:s3cr3t@db.internal:5432/sales?sslmode=require"),
+            redact_url("postgres://ana:s3cr3t@db.internal:5432/sales?sslmode=require"),
             "postgres://ana:***@db.internal:5432/sales?sslmode=require"
         );
         assert_eq!(
-            redact_url_password("postgres://ana@db/sales"),
+            redact_url("postgres://ana@db/sales"),
             "postgres://ana@db/sales"
         );
         assert_eq!(
-            redact_url_password("sqlite:///data/w.sqlite?mode=ro"),
+            redact_url("sqlite:///data/w.sqlite?mode=ro"),
             "sqlite:///data/w.sqlite?mode=ro"
         );
         // An @ in the path is not userinfo.
         assert_eq!(
-            redact_url_password("sqlite:///a/b@c.sqlite"),
+            redact_url("sqlite:///a/b@c.sqlite"),
             "sqlite:///a/b@c.sqlite"
+        );
+        // Credentials in query parameters and fragments.
+        assert_eq!(
+            redact_url(
+                "postgres://db/sales?user=ana&password=s3cr3t&sslmode=require&sslpassword=x&PGPASS=y"
+            ),
+            "postgres://db/sales?user=ana&password=***&sslmode=require&sslpassword=***&PGPASS=***"
+        );
+        assert_eq!(
+            redact_url(
+                "snowflake://acct/db?authenticator=jwt&private_key=abc&token=t&warehouse=wh#x"
+            ),
+            "snowflake://acct/db?authenticator=***&private_key=***&token=***&warehouse=wh#***"
+        );
+        assert_eq!(
+            redact_url("mysql://u:p@h/d?client_secret=z"),
+            "mysql://u:***@h/d?client_secret=***"
         );
     }
 

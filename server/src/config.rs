@@ -294,7 +294,7 @@ impl Settings {
     /// The settings as TOML, with any database password masked.
     pub fn to_redacted_toml(&self) -> String {
         let mut shown = self.clone();
-        shown.database_url = cassis_core::project::redact_url_password(&self.database_url);
+        shown.database_url = cassis_core::project::redact_url(&self.database_url);
         toml::to_string(&shown).expect("settings serialize to TOML")
     }
 }

@@ -396,3 +396,25 @@ async fn chats_on_a_project_closed_to_the_user_leave_their_activity() {
     let (status, _) = call_with(&server, &viewer, "chat_turns", &[("chat_id", &chat)]).await;
     assert_eq!(status, StatusCode::FORBIDDEN);
 }
+
+#[tokio::test]
+async fn viewers_see_no_connection_url() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let server = Server::start(&data, |_| {});
+    create_user(&data, VIEWER, "viewer");
+    let viewer = sign_in_as(&server, VIEWER, PASSWORD).await.1.unwrap();
+    let admin = sign_in_as(&server, ADMIN_EMAIL, ADMIN_PASSWORD)
+        .await
+        .1
+        .unwrap();
+    let project = first_project(&server, &viewer).await;
+    for (session, shown) in [(&viewer, false), (&admin, true)] {
+        let (_, listed) = call(&server, session, "list_projects").await;
+        let listed: serde_json::Value = serde_json::from_str(&listed).unwrap();
+        assert_eq!(listed[0]["connection"].is_string(), shown, "{listed}");
+        let (_, detail) = call_with(&server, session, "get_project", &[("id", &project)]).await;
+        let detail: serde_json::Value = serde_json::from_str(&detail).unwrap();
+        assert_eq!(detail["connection"].is_string(), shown, "{detail}");
+    }
+}

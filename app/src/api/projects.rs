@@ -16,6 +16,20 @@ pub struct ProjectSummary {
     pub connection: Option<String>,
 }
 
+/// The connection URL a user may see: redacted, and none at all for a
+/// viewer, who only asks questions.
+#[cfg(feature = "ssr")]
+fn shown_connection(
+    user: &cassis_core::account::User,
+    project: &cassis_core::project::Project,
+) -> Option<String> {
+    use cassis_core::account::Role;
+    if user.role == Role::Viewer {
+        return None;
+    }
+    project.data_source.as_ref().and_then(|s| s.redacted_url())
+}
+
 #[server(endpoint = "list_projects")]
 pub async fn list_projects() -> Result<Vec<ProjectSummary>, AppError> {
     let user = crate::ssr::require_user().await?;
@@ -26,12 +40,12 @@ pub async fn list_projects() -> Result<Vec<ProjectSummary>, AppError> {
     Ok(projects
         .into_iter()
         .map(|p| ProjectSummary {
+            connection: shown_connection(&user, &p),
             id: p.id,
             name: p.name,
             description: p.description,
             dialect: p.data_source.as_ref().map(|s| s.dialect),
             executable: p.data_source.as_ref().is_some_and(|s| s.is_executable()),
-            connection: p.data_source.as_ref().and_then(|s| s.redacted_url()),
         })
         .collect())
 }
@@ -43,7 +57,8 @@ pub struct ProjectDetail {
     pub name: String,
     pub description: String,
     pub dialect: Dialect,
-    /// The connection URL with its password replaced by `***`.
+    /// The connection URL with its credentials replaced by `***`; none for
+    /// a viewer.
     pub connection: Option<String>,
     /// Admins manage data sources; editors shape the ontology.
     pub can_manage: bool,
@@ -69,10 +84,10 @@ pub async fn get_project(id: String) -> Result<ProjectDetail, AppError> {
         }
     };
     Ok(ProjectDetail {
+        connection: shown_connection(&user, &project),
         access,
         id: project.id,
         dialect: dialect_of(&project),
-        connection: project.data_source.as_ref().and_then(|s| s.redacted_url()),
         name: project.name,
         description: project.description,
         can_manage: user.is_admin(),
@@ -97,7 +112,7 @@ fn data_source_of(
     connection_url: &str,
     schema_only: bool,
 ) -> Result<cassis_core::project::DataSource, AppError> {
-    use cassis_core::project::{DataSource, redact_url_password};
+    use cassis_core::project::{DataSource, redact_url};
     let invalid = |message: String| crate::ssr::respond_with(AppError::Invalid(message));
     let url = connection_url.trim();
     let chosen = match dialect.trim() {
@@ -126,14 +141,14 @@ fn data_source_of(
         (Some(chosen), Some(implied)) if chosen != implied => {
             return Err(invalid(format!(
                 "`{}` is a {implied} URL, but the dialect chosen is {chosen}.",
-                redact_url_password(url)
+                redact_url(url)
             )));
         }
         (Some(dialect), _) | (None, Some(dialect)) => dialect,
         (None, None) => {
             return Err(invalid(format!(
                 "Cassis connects to sqlite:// and postgres:// URLs, not `{}`.",
-                redact_url_password(url)
+                redact_url(url)
             )));
         }
     };

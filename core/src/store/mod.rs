@@ -94,9 +94,7 @@ impl Store {
         } else if url.starts_with("postgres://") || url.starts_with("postgresql://") {
             Backend::Postgres
         } else {
-            return Err(StoreError::UnsupportedUrl(
-                crate::project::redact_url_password(url),
-            ));
+            return Err(StoreError::UnsupportedUrl(crate::project::redact_url(url)));
         };
         let url = match backend {
             Backend::Sqlite => prepare_sqlite_url(url)?,

@@ -124,9 +124,9 @@ pub async fn load_csv_dir(
 ) -> Result<Vec<LoadedTable>, CsvLoadError> {
     let postgres = url.starts_with("postgres://") || url.starts_with("postgresql://");
     if !postgres && !url.starts_with("sqlite:") {
-        return Err(CsvLoadError::UnsupportedUrl(
-            crate::project::redact_url_password(url),
-        ));
+        return Err(CsvLoadError::UnsupportedUrl(crate::project::redact_url(
+            url,
+        )));
     }
     let io = |source| CsvLoadError::Io {
         path: dir.to_owned(),

@@ -6,7 +6,7 @@ pub mod csv_load;
 mod introspect;
 
 use crate::ontology::bootstrap::Catalog;
-use crate::project::{Dialect, redact_url_password};
+use crate::project::{Dialect, redact_url};
 use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
 use sqlx::sqlite::{SqliteConnectOptions, SqlitePoolOptions};
 use sqlx::{PgPool, SqlitePool};
@@ -32,7 +32,7 @@ pub enum Warehouse {
 
 impl Warehouse {
     pub async fn connect(url: &str) -> Result<Self, WarehouseError> {
-        let unsupported = || WarehouseError::UnsupportedUrl(redact_url_password(url));
+        let unsupported = || WarehouseError::UnsupportedUrl(redact_url(url));
         if url.starts_with("sqlite:") {
             let options = SqliteConnectOptions::from_str(url)
                 .map_err(|_| unsupported())?

@@ -20,7 +20,7 @@ pub async fn open_store(settings: &Settings) -> anyhow::Result<Store> {
         .with_context(|| {
             format!(
                 "opening {}",
-                cassis_core::project::redact_url_password(&settings.database_url)
+                cassis_core::project::redact_url(&settings.database_url)
             )
         })?;
     store.migrate().await?;

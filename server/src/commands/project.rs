@@ -4,7 +4,7 @@ use crate::config::Settings;
 use crate::startup;
 use anyhow::{Context, bail};
 use cassis_core::ontology::bootstrap;
-use cassis_core::project::{DataSource, Dialect, ProjectName, redact_url_password};
+use cassis_core::project::{DataSource, Dialect, ProjectName, redact_url};
 use cassis_core::store::StoreError;
 use cassis_core::warehouse::Warehouse;
 use serde_json::json;
@@ -38,7 +38,7 @@ pub async fn create(
         (None, Some(url)) => Dialect::of_url(url).with_context(|| {
             format!(
                 "cannot tell the dialect of `{}`: pass --dialect",
-                redact_url_password(url)
+                redact_url(url)
             )
         })?,
         (None, None) => bail!("a schema-only project needs --dialect"),
@@ -51,7 +51,7 @@ pub async fn create(
                 .warehouse
                 .as_deref()
                 .context("--introspect needs --warehouse")?;
-            tracing::info!(warehouse = %redact_url_password(url), "introspecting the data source");
+            tracing::info!(warehouse = %redact_url(url), "introspecting the data source");
             let catalog = Warehouse::read_catalog(url, schema.as_deref()).await?;
             Some(bootstrap::draft_from_catalog(&catalog, dialect))
         }

@@ -1,11 +1,11 @@
 //! `cassis warehouse`: loading data to try Cassis on.
 
-use cassis_core::project::redact_url_password;
+use cassis_core::project::redact_url;
 use cassis_core::warehouse::csv_load::{self, LoadOptions, LoadedTable};
 use std::path::Path;
 
 pub async fn load_csv(url: &str, dir: &Path, options: &LoadOptions) -> anyhow::Result<()> {
-    tracing::info!(warehouse = %redact_url_password(url), dir = %dir.display(), "loading CSV files");
+    tracing::info!(warehouse = %redact_url(url), dir = %dir.display(), "loading CSV files");
     let mut progress = |t: &LoadedTable| {
         let key = t
             .primary_key
