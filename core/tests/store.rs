@@ -620,7 +620,7 @@ async fn tool_calls_are_recorded_in_multi_row_batches() {
                 user_id: ada.id,
                 api_key_id: None,
                 tool: if i % 2 == 0 { "ping" } else { "list_projects" },
-                project_id: (i == 7).then(|| "not-a-uuid".to_owned()),
+                project_id: (i == 7).then_some(Uuid::from_u128(7)),
                 status: "ok",
                 duration_ms: i,
                 created_at: NOW,
@@ -637,12 +637,12 @@ async fn tool_calls_are_recorded_in_multi_row_batches() {
         .await
         .unwrap();
         assert_eq!((rows, durations, distinct_ids), (250, (0..250).sum(), 250));
-        let odd: String =
+        let project: String =
             sqlx::query_scalar("SELECT project_id FROM tool_calls WHERE duration_ms = 7")
                 .fetch_one(&pool)
                 .await
                 .unwrap();
-        assert_eq!(odd, "not-a-uuid");
+        assert_eq!(project, Uuid::from_u128(7).to_string());
         pool.close().await;
     }
 }

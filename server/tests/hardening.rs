@@ -418,3 +418,36 @@ async fn viewers_see_no_connection_url() {
         assert_eq!(detail["connection"].is_string(), shown, "{detail}");
     }
 }
+
+#[tokio::test]
+async fn the_audit_trail_keeps_no_text_a_caller_sent_as_a_project_id() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let server = Server::start(&data, |_| {});
+    let key = create_key(&data);
+    let junk = "x".repeat(1_000_000);
+    let answer = mcp_tool(
+        &server,
+        &key,
+        "ask_question",
+        serde_json::json!({"project_id": junk, "question": "How many customers are there?"}),
+    )
+    .await;
+    assert_eq!(answer["status"], "error", "{answer}");
+
+    let db = format!("sqlite://{}", data.join("cassis.sqlite").display());
+    let pool = sqlx::SqlitePool::connect(&db).await.unwrap();
+    // Written in batches off the request path, within moments.
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    let rows: Vec<(String, Option<String>)> = loop {
+        let rows = sqlx::query_as("SELECT tool, project_id FROM tool_calls")
+            .fetch_all(&pool)
+            .await
+            .unwrap();
+        if !rows.is_empty() || std::time::Instant::now() > deadline {
+            break rows;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    assert_eq!(rows, [("ask_question".to_owned(), None)]);
+}

@@ -11,7 +11,10 @@ pub struct ToolCall {
     pub api_key_id: Option<Uuid>,
     /// A tool's name: the server's own, never the caller's text.
     pub tool: &'static str,
-    pub project_id: Option<String>,
+    /// The project asked about, when the caller named an existing-looking one:
+    /// what was sent is not stored unless it is a project id, so a caller
+    /// cannot fill the audit trail with megabytes of text.
+    pub project_id: Option<Uuid>,
     /// `ok` for `ping` and `list_projects`; the response status for `ask_question`.
     pub status: &'static str,
     pub duration_ms: i64,
@@ -37,7 +40,7 @@ impl Store {
                     .bind(call.user_id.to_string())
                     .bind(call.api_key_id.map(|id| id.to_string()))
                     .bind(call.tool)
-                    .bind(call.project_id.clone())
+                    .bind(call.project_id.map(|id| id.to_string()))
                     .bind(call.status)
                     .bind(call.duration_ms)
                     .bind(call.created_at.as_millis());

@@ -123,7 +123,7 @@ impl CassisTools {
     ) -> Result<Json<AskResponse>, ErrorData> {
         let started = Instant::now();
         let caller = caller(&parts)?;
-        let project_id = input.project_id.clone();
+        let project_id = uuid::Uuid::parse_str(input.project_id.trim()).ok();
         let request = AskRequest {
             project_id: input.project_id,
             question: input.question.unwrap_or_default(),
@@ -140,7 +140,7 @@ impl CassisTools {
         self.record(
             caller,
             "ask_question",
-            Some(project_id),
+            project_id,
             response.status.as_str(),
             started,
         )
@@ -203,7 +203,7 @@ impl CassisTools {
         &self,
         caller: &Caller,
         tool: &'static str,
-        project_id: Option<String>,
+        project_id: Option<uuid::Uuid>,
         status: &'static str,
         started: Instant,
     ) {
