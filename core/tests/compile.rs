@@ -180,7 +180,11 @@ fn any_plan_over_f1_compiles_to_sql_both_databases_read() {
                     .map_err(|e| TestCaseError::fail(format!("{e}: {}", query.sql)))?;
             }
             let rows = runtime
-                .block_on(all_rows(&warehouse, &compiled.sql))
+                .block_on(all_rows(
+                    &warehouse,
+                    &compiled.sql,
+                    std::time::Duration::from_secs(60),
+                ))
                 .map_err(|e| TestCaseError::fail(format!("{e}: {}", compiled.sql)))?;
             if let Some(limit) = plan.limit {
                 prop_assert!(rows.len() <= limit as usize, "{}", compiled.sql);

@@ -154,3 +154,79 @@ async fn introspecting_the_warehouse_bootstraps_a_valid_draft() {
     );
     warehouse.close().await;
 }
+
+/// Simultaneous first questions on a version read its known values once: the
+/// rest wait for that reading instead of each scanning the warehouse again.
+#[tokio::test]
+async fn first_questions_arriving_together_ground_the_version_once() {
+    use cassis_core::account::{Email, Role};
+    use cassis_core::auth::Password;
+    use cassis_core::engine::{AskRequest, Client, Engine};
+    use cassis_core::project::{DataSource, ProjectName};
+    use cassis_core::store::{NewUser, Store};
+    use cassis_core::time::Timestamp;
+
+    let now = Timestamp::from_millis(1_800_000_000_000);
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("wholesale.sqlite");
+    demo::generate_warehouse(&path, 0.01, &mut |_: &str, _: u64| {})
+        .await
+        .unwrap();
+    let store = Store::connect(&format!(
+        "sqlite://{}",
+        dir.path().join("meta.sqlite").display()
+    ))
+    .await
+    .unwrap();
+    store.migrate().await.unwrap();
+    let org = store.create_organization("Acme", now).await.unwrap();
+    let new_user = |email: &str| NewUser {
+        organization_id: org.id,
+        email: Email::parse(email).unwrap(),
+        password_hash: Password::new("a long password").unwrap().hash().unwrap(),
+        role: Role::Admin,
+    };
+    let mut users = Vec::new();
+    for n in 0..3 {
+        let user = new_user(&format!("user{n}@example.com"));
+        users.push(store.create_user(user, now).await.unwrap());
+    }
+    let project = store
+        .create_project(
+            org.id,
+            &ProjectName::parse("Wholesale").unwrap(),
+            "",
+            Some(DataSource {
+                dialect: Dialect::Sqlite,
+                connection_url: Some(demo::warehouse_url(&path)),
+            }),
+            now,
+        )
+        .await
+        .unwrap();
+    let ontology = ontology::from_yaml(demo::WHOLESALE_ONTOLOGY).unwrap();
+    ontology::publishing::publish(&store, &project, &ontology, users[0].id, "v1", now)
+        .await
+        .unwrap();
+
+    let engine = Engine::new(store, Default::default());
+    let asks: Vec<_> = users
+        .iter()
+        .cycle()
+        .take(9)
+        .map(|user| {
+            let (engine, user) = (engine.clone(), user.clone());
+            let request = AskRequest {
+                project_id: project.id.to_string(),
+                question: "How many customers are in GERMANY?".to_owned(),
+                ..AskRequest::default()
+            };
+            tokio::spawn(async move { engine.ask(&user, Client::Cli, request, now).await })
+        })
+        .collect();
+    for ask in asks {
+        let response = ask.await.unwrap();
+        assert_eq!(response.status.as_str(), "answered", "{}", response.answer);
+    }
+    assert_eq!(engine.groundings_built(), 1);
+}

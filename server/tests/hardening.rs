@@ -61,8 +61,28 @@ fn memory_kb(server: &Server, field: &str) -> u64 {
 async fn yaml_that_expands_into_gigabytes_is_refused_without_the_memory() {
     let dir = tempfile::tempdir().unwrap();
     let data = dir.path().join("data");
-    let server = Server::start(&data, |_| {});
+    // No demo: generating its warehouse in the background would move the
+    // peak memory this test watches.
+    let server = Server::start(&data, |c| {
+        c.arg("--no-demo");
+    });
     create_user(&data, VIEWER, "viewer");
+    let admin = sign_in_as(&server, ADMIN_EMAIL, ADMIN_PASSWORD)
+        .await
+        .1
+        .unwrap();
+    let (status, body) = call_with(
+        &server,
+        &admin,
+        "create_project",
+        &[
+            ("name", "Schema"),
+            ("source", "schema_only"),
+            ("dialect", "postgres"),
+        ],
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
     let viewer = sign_in_as(&server, VIEWER, PASSWORD).await.1.unwrap();
     let project = first_project(&server, &viewer).await;
 
@@ -450,4 +470,75 @@ async fn the_audit_trail_keeps_no_text_a_caller_sent_as_a_project_id() {
         tokio::time::sleep(Duration::from_millis(100)).await;
     };
     assert_eq!(rows, [("ask_question".to_owned(), None)]);
+}
+
+/// The files the server process has open.
+fn open_files(server: &Server) -> Vec<std::path::PathBuf> {
+    std::fs::read_dir(format!("/proc/{}/fd", server.child.id()))
+        .unwrap()
+        .filter_map(|fd| std::fs::read_link(fd.ok()?.path()).ok())
+        .collect()
+}
+
+#[tokio::test]
+async fn a_reconnected_or_deleted_project_lets_go_of_its_old_source() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let server = Server::start(&data, |_| {});
+    let key = create_key(&data);
+    let admin = sign_in_as(&server, ADMIN_EMAIL, ADMIN_PASSWORD)
+        .await
+        .1
+        .unwrap();
+    let project = first_project(&server, &admin).await;
+    let original = data.join("wholesale.sqlite").canonicalize().unwrap();
+    let copy = dir.path().join("copy.sqlite");
+    std::fs::copy(&original, &copy).unwrap();
+    let copy = copy.canonicalize().unwrap();
+    let ask = || async {
+        let answer = mcp_tool(
+            &server,
+            &key,
+            "ask_question",
+            serde_json::json!({"project_id": project, "question": "How many customers are there?"}),
+        )
+        .await;
+        assert_eq!(answer["status"], "answered", "{answer}");
+    };
+    ask().await;
+    assert!(open_files(&server).contains(&original));
+
+    let (status, body) = call_with(
+        &server,
+        &admin,
+        "update_project",
+        &[
+            ("id", project.as_str()),
+            ("name", "Wholesale"),
+            ("connection_url", &format!("sqlite://{}", copy.display())),
+        ],
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    ask().await;
+    let open = open_files(&server);
+    assert!(open.contains(&copy), "{open:?}");
+    assert!(
+        !open.contains(&original),
+        "the old pool is still open: {open:?}"
+    );
+
+    let (status, body) = call_with(
+        &server,
+        &admin,
+        "delete_project",
+        &[("id", project.as_str()), ("confirm", "Wholesale")],
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let open = open_files(&server);
+    assert!(
+        !open.contains(&copy),
+        "the deleted project's pool is still open: {open:?}"
+    );
 }

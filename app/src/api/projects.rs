@@ -329,7 +329,8 @@ pub async fn update_project(
         url => url.to_owned(),
     };
     let data_source = data_source_of(&dialect, &url, schema_only)?;
-    match crate::ssr::context()?
+    let ctx = crate::ssr::context()?;
+    match ctx
         .store
         .update_project(
             user.organization_id,
@@ -342,6 +343,11 @@ pub async fn update_project(
         .await
     {
         Ok(true) => {
+            // A new connection URL leaves the old pool and the values read
+            // through it behind.
+            if project.data_source != Some(data_source) {
+                ctx.engine.forget_project(project.id).await;
+            }
             tracing::info!(user = %user.id, project = %project.id, "changed a project");
             Ok(())
         }
@@ -371,10 +377,11 @@ pub async fn delete_project(
             project.name
         ))));
     }
-    crate::ssr::context()?
-        .store
+    let ctx = crate::ssr::context()?;
+    ctx.store
         .delete_project(user.organization_id, project.id)
         .await?;
+    ctx.engine.forget_project(project.id).await;
     tracing::info!(user = %user.id, project = %project.id, name = %project.name, "deleted a project");
     Ok(())
 }

@@ -2,6 +2,7 @@
 //! share. Ground, plan, decide, compile, execute, answer, and record the turn.
 
 use crate::account::User;
+use crate::engine::admission::{Admission, Busy};
 use crate::engine::answer::{answer_text, filter_phrase, written_sql_text};
 use crate::engine::compile::{self, CompiledQuery};
 use crate::engine::execute::{self, ExecuteError};
@@ -16,10 +17,12 @@ use crate::ontology::{AttributeRole, DataType, Ontology};
 use crate::project::Project;
 use crate::store::{Chat, ChatTurn, Store, StoreError};
 use crate::time::Timestamp;
-use crate::warehouse::Warehouse;
+use crate::warehouse::{HOUSEKEEPING_TIMEOUT, Warehouse};
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
+use tokio::sync::OnceCell;
 use uuid::Uuid;
 
 /// Longer questions are refused before any work: no business question needs more.
@@ -27,6 +30,9 @@ pub const MAX_QUESTION_CHARS: usize = 4_000;
 /// Attributes with more distinct values than this are not indexed as known values.
 const MAX_INDEXED_VALUES: usize = 5_000;
 pub const DEFAULT_QUESTION_TIMEOUT: Duration = Duration::from_secs(5 * 60);
+/// How long reading a version's known values may take in all; attributes
+/// left when it runs out are grounded by name only.
+const VALUES_BUDGET: Duration = Duration::from_secs(60);
 
 /// What a caller asks, as the MCP tool receives it.
 #[derive(Clone, Debug, Default)]
@@ -84,6 +90,9 @@ impl Default for EngineSettings {
 /// A project's published version.
 type VersionKey = (Uuid, u32);
 
+/// A version's grounding, filled once by whichever question needs it first.
+type GroundingCell = Arc<OnceCell<Arc<Grounding>>>;
+
 /// Chat turns a model is shown: enough for follow-ups, bounded for the prompt.
 const HISTORY_TURNS: usize = 10;
 
@@ -99,8 +108,11 @@ struct Grounding {
 pub struct Engine {
     store: Store,
     settings: EngineSettings,
-    groundings: Arc<Mutex<HashMap<VersionKey, Arc<Grounding>>>>,
+    /// Built once per version even when its first questions arrive together.
+    groundings: Arc<Mutex<HashMap<VersionKey, GroundingCell>>>,
+    groundings_built: Arc<AtomicUsize>,
     warehouses: Arc<Mutex<HashMap<Uuid, (String, Warehouse)>>>,
+    admission: Arc<Admission>,
 }
 
 impl std::fmt::Debug for Engine {
@@ -146,7 +158,33 @@ impl Engine {
             store,
             settings,
             groundings: Arc::default(),
+            groundings_built: Arc::default(),
             warehouses: Arc::default(),
+            admission: Arc::default(),
+        }
+    }
+
+    /// How many versions' groundings (ontology, lexicon and the values read
+    /// from the data) this engine has built.
+    pub fn groundings_built(&self) -> usize {
+        self.groundings_built.load(Ordering::Relaxed)
+    }
+
+    /// Drops what the engine holds for a project whose data source changed or
+    /// which was deleted: its open pool is closed and its groundings rebuilt
+    /// on the next question.
+    pub async fn forget_project(&self, project: Uuid) {
+        let warehouse = self
+            .warehouses
+            .lock()
+            .expect("not poisoned")
+            .remove(&project);
+        self.groundings
+            .lock()
+            .expect("not poisoned")
+            .retain(|(id, _), _| *id != project);
+        if let Some((_, warehouse)) = warehouse {
+            warehouse.close().await;
         }
     }
 
@@ -221,6 +259,16 @@ impl Engine {
             .accessible_project(caller, project_id)
             .await?
             .ok_or_else(not_available)?;
+        let _admitted = self
+            .admission
+            .admit(caller.id, project.id)
+            .await
+            .map_err(|busy| {
+                refuse(match busy {
+                    Busy::User => "You have several questions running already; try again when one has finished.",
+                    Busy::Project => "The project is busy; try again in a moment.",
+                })
+            })?;
 
         let question = request.question.trim();
         if !request.execute_pending_plan {
@@ -687,10 +735,16 @@ impl Engine {
             return Ok(warehouse.clone());
         }
         let warehouse = Warehouse::connect(url).await?;
-        self.warehouses
+        let replaced = self
+            .warehouses
             .lock()
             .expect("not poisoned")
             .insert(project, (url.to_owned(), warehouse.clone()));
+        // The project was reconnected: its old pool holds connections to a
+        // source nobody asks any more.
+        if let Some((_, old)) = replaced {
+            old.close().await;
+        }
         Ok(warehouse)
     }
 
@@ -702,23 +756,30 @@ impl Engine {
         version: u32,
     ) -> Result<Arc<Grounding>, TurnError> {
         let key = (project.id, version);
-        if let Some(found) = self.groundings.lock().expect("not poisoned").get(&key) {
-            return Ok(found.clone());
-        }
-        let published = self
-            .store
-            .version(project.id, version)
-            .await?
-            .ok_or_else(|| TurnError::Store(StoreError::NotFound("the chat's ontology version")))?;
-        let grounding = Arc::new(self.ground(project, published.ontology).await);
-        self.groundings
+        let cell = self
+            .groundings
             .lock()
             .expect("not poisoned")
-            .insert(key, grounding.clone());
-        Ok(grounding)
+            .entry(key)
+            .or_default()
+            .clone();
+        let grounding = cell
+            .get_or_try_init(|| async {
+                let published =
+                    self.store
+                        .version(project.id, version)
+                        .await?
+                        .ok_or(TurnError::Store(StoreError::NotFound(
+                            "the chat's ontology version",
+                        )))?;
+                Ok::<_, TurnError>(Arc::new(self.ground(project, published.ontology).await))
+            })
+            .await?;
+        Ok(grounding.clone())
     }
 
     async fn ground(&self, project: &Project, ontology: Ontology) -> Grounding {
+        self.groundings_built.fetch_add(1, Ordering::Relaxed);
         let values = self.data_values(project, &ontology).await;
         let borrowed: Vec<AttributeValues<'_>> = values
             .iter()
@@ -790,6 +851,7 @@ impl Engine {
             return Vec::new();
         };
         let dialect = dialect_of(project);
+        let deadline = Instant::now() + VALUES_BUDGET;
         let mut found = Vec::new();
         for (o, object) in ontology.objects.iter().enumerate() {
             for (a, attribute) in object.attributes.iter().enumerate() {
@@ -797,6 +859,11 @@ impl Engine {
                     || attribute.role != AttributeRole::Dimension
                 {
                     continue;
+                }
+                let left = deadline.saturating_duration_since(Instant::now());
+                if left.is_zero() {
+                    tracing::warn!(project = %project.id, "reading known values ran out of time; later attributes have none");
+                    return found;
                 }
                 let plan = SemanticPlan {
                     dimensions: vec![crate::engine::plan::AttributeRef::new(
@@ -809,7 +876,7 @@ impl Engine {
                 let Ok(compiled) = compile::compile(ontology, &plan, dialect) else {
                     continue;
                 };
-                match execute::all_rows(&warehouse, &compiled.sql)
+                match execute::all_rows(&warehouse, &compiled.sql, left.min(HOUSEKEEPING_TIMEOUT))
                     .await
                     .map(texts)
                 {

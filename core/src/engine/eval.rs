@@ -436,7 +436,7 @@ mod run {
     ) -> Result<(), String> {
         let gold = match &expectation.sql {
             Some(sql) => Some(
-                execute::all_rows(warehouse, sql)
+                execute::all_rows(warehouse, sql, crate::engine::DEFAULT_QUESTION_TIMEOUT)
                     .await
                     .map_err(|e| format!("the gold SQL failed: {e}"))?,
             ),

@@ -11,13 +11,11 @@ use crate::warehouse::Warehouse;
 use serde_json::Value as Json;
 use sqlparser::ast::{Expr, GroupByExpr, LimitClause, Query, SelectItem, SetExpr, Value};
 use sqlx::{AssertSqlSafe, Row, TypeInfo, ValueRef};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// Rows returned inline; the rest are counted, not sent.
 pub const MAX_ROWS: usize = 100;
 const TOTAL_COLUMN: &str = "cassis_total_rows";
-/// SQLite virtual-machine steps between deadline checks: microseconds apart.
-const SQLITE_PROGRESS_STEPS: i32 = 10_000;
 /// The most bytes one value of a result may hold: a long description fits,
 /// a document or a generated blob does not.
 pub const MAX_CELL_BYTES: usize = 64 * 1024;
@@ -290,23 +288,7 @@ async fn fetch_rows(
 ) -> Result<Vec<Vec<Json>>, ExecuteError> {
     match warehouse {
         Warehouse::Sqlite(pool) => {
-            let mut connection = pool.acquire().await?;
-            // SQLite has no statement timeout: a progress handler interrupts
-            // the statement once the deadline passes, so a cancelled question
-            // stops using the CPU. Set (or cleared) on every use, as an
-            // abandoned query may have left a handler behind on this connection.
-            {
-                let mut handle = connection.lock_handle().await?;
-                match timeout {
-                    Some(timeout) => {
-                        let deadline = Instant::now() + timeout;
-                        handle.set_progress_handler(SQLITE_PROGRESS_STEPS, move || {
-                            Instant::now() < deadline
-                        });
-                    }
-                    None => handle.remove_progress_handler(),
-                }
-            }
+            let mut connection = crate::warehouse::sqlite_connection(pool, timeout).await?;
             let rows = sqlx::query(AssertSqlSafe(sql))
                 .fetch_all(&mut *connection)
                 .await?;
@@ -363,8 +345,20 @@ pub async fn estimated_cost(warehouse: &Warehouse, sql: &str) -> Result<Option<f
 
 /// Every row of a read-only query, decoded as the engine decodes results: how
 /// the evaluation reads gold SQL and the engine reads known values.
-pub async fn all_rows(warehouse: &Warehouse, sql: &str) -> Result<Vec<Vec<Json>>, ExecuteError> {
-    fetch_rows(warehouse, sql.to_owned(), None, Budget::unlimited()).await
+pub async fn all_rows(
+    warehouse: &Warehouse,
+    sql: &str,
+    timeout: Duration,
+) -> Result<Vec<Vec<Json>>, ExecuteError> {
+    let run = fetch_rows(
+        warehouse,
+        sql.to_owned(),
+        Some(timeout),
+        Budget::unlimited(),
+    );
+    tokio::time::timeout(timeout, run)
+        .await
+        .unwrap_or(Err(ExecuteError::Timeout(timeout)))
 }
 
 #[cfg(test)]

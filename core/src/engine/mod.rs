@@ -16,12 +16,16 @@ pub mod text;
 pub mod written_sql;
 
 #[cfg(feature = "ssr")]
+mod admission;
+#[cfg(feature = "ssr")]
 mod ask;
 #[cfg(feature = "ssr")]
 pub mod execute;
 #[cfg(feature = "ssr")]
 pub mod llm;
 
+#[cfg(feature = "ssr")]
+pub use admission::{ADMISSION_WAIT, QUESTIONS_PER_PROJECT, QUESTIONS_PER_USER};
 #[cfg(feature = "ssr")]
 pub use ask::{
     AskRequest, Client, DEFAULT_MAX_QUERY_COST, DEFAULT_QUESTION_TIMEOUT, Engine, EngineSettings,

@@ -1,10 +1,11 @@
 //! Reading a live source's schema.
 
-use super::{Warehouse, WarehouseError};
+use super::{HOUSEKEEPING_TIMEOUT, Warehouse, WarehouseError};
 use crate::ontology::DataType;
 use crate::ontology::bootstrap::{Catalog, ColumnSchema, ForeignKey, TableSchema, data_type_of};
 use sqlparser::ast::Ident;
 use sqlx::{AssertSqlSafe, PgPool, Row, SqlitePool};
+use std::time::{Duration, Instant};
 
 /// A text column with at most this many distinct values lists them as known values.
 const MAX_KNOWN_VALUES: i64 = 50;
@@ -167,12 +168,19 @@ pub(super) async fn postgres_catalog(
     Ok(catalog)
 }
 
+/// How long sampling known values may take in all: past it, the remaining
+/// columns keep no samples rather than the catalog failing.
+const SAMPLING_BUDGET: Duration = Duration::from_secs(60);
+
 /// Lists the values of text columns with few distinct values, so questions
-/// that name them ("in GERMANY", "the AUTOMOBILE segment") ground.
+/// that name them ("in GERMANY", "the AUTOMOBILE segment") ground. Each query
+/// stops at the housekeeping timeout and all of them within the sampling
+/// budget.
 pub(super) async fn sample_known_values(
     warehouse: &Warehouse,
     catalog: &mut Catalog,
 ) -> Result<(), WarehouseError> {
+    let deadline = Instant::now() + SAMPLING_BUDGET;
     for table in &mut catalog.tables {
         let from = match &table.schema {
             Some(schema) => format!("{}.{}", quoted(schema), quoted(&table.name)),
@@ -182,57 +190,118 @@ pub(super) async fn sample_known_values(
             if data_type_of(&column.sql_type) != DataType::Text {
                 continue;
             }
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                tracing::warn!(table = %table.name, "sampling known values ran out of time; later columns have none");
+                return Ok(());
+            }
+            let timeout = left.min(HOUSEKEEPING_TIMEOUT);
             let col = quoted(&column.name);
             // Identifiers are quoted by the SQL library; nothing else is spliced.
             let count_sql = format!("SELECT COUNT(DISTINCT {col}) AS n FROM {from}");
             let values_sql = format!(
                 "SELECT DISTINCT CAST({col} AS TEXT) AS v FROM {from} WHERE {col} IS NOT NULL ORDER BY 1 LIMIT {MAX_KNOWN_VALUES}"
             );
-            let distinct = warehouse.count(count_sql).await?;
+            let distinct = match warehouse.first_column(count_sql, timeout).await {
+                Ok(rows) => rows
+                    .first()
+                    .and_then(|n| n.parse::<i64>().ok())
+                    .unwrap_or(0),
+                Err(WarehouseError::Timeout(_)) => continue,
+                Err(error) => return Err(error),
+            };
             if distinct == 0 || distinct > MAX_KNOWN_VALUES {
                 continue;
             }
-            let values = warehouse.texts(values_sql).await?;
-            column.sample_values = values;
+            match warehouse.first_column(values_sql, timeout).await {
+                Ok(values) => column.sample_values = values,
+                Err(WarehouseError::Timeout(_)) => continue,
+                Err(error) => return Err(error),
+            }
         }
     }
     Ok(())
 }
 
 impl Warehouse {
-    /// The first column of the first row, as a count.
-    async fn count(&self, sql: String) -> Result<i64, sqlx::Error> {
-        match self {
-            Warehouse::Sqlite(pool) => sqlx::query(AssertSqlSafe(sql))
-                .fetch_one(pool)
-                .await?
-                .try_get(0),
-            Warehouse::Postgres(pool) => sqlx::query(AssertSqlSafe(sql))
-                .fetch_one(pool)
-                .await?
-                .try_get(0),
-        }
-    }
-
-    /// The first column of every row, as text.
-    async fn texts(&self, sql: String) -> Result<Vec<String>, sqlx::Error> {
-        match self {
-            Warehouse::Sqlite(pool) => sqlx::query(AssertSqlSafe(sql))
-                .fetch_all(pool)
-                .await?
-                .iter()
-                .map(|r| r.try_get(0))
-                .collect(),
-            Warehouse::Postgres(pool) => sqlx::query(AssertSqlSafe(sql))
-                .fetch_all(pool)
-                .await?
-                .iter()
-                .map(|r| r.try_get(0))
-                .collect(),
+    /// The first column of every row as text, within `timeout`.
+    async fn first_column(
+        &self,
+        sql: String,
+        timeout: Duration,
+    ) -> Result<Vec<String>, WarehouseError> {
+        let read = async {
+            match self {
+                Warehouse::Sqlite(pool) => {
+                    let mut connection = super::sqlite_connection(pool, Some(timeout)).await?;
+                    let rows = sqlx::query(AssertSqlSafe(sql))
+                        .fetch_all(&mut *connection)
+                        .await?;
+                    rows.iter().map(text_of_first).collect()
+                }
+                // The pool's sessions carry the housekeeping statement timeout.
+                Warehouse::Postgres(pool) => sqlx::query(AssertSqlSafe(sql))
+                    .fetch_all(pool)
+                    .await?
+                    .iter()
+                    .map(text_of_first)
+                    .collect(),
+            }
+        };
+        match tokio::time::timeout(timeout, read).await {
+            Ok(Err(sqlx::Error::Database(e)))
+                if matches!(e.code().as_deref(), Some("57014") | Some("9")) =>
+            {
+                Err(WarehouseError::Timeout(timeout))
+            }
+            Ok(result) => result.map_err(WarehouseError::Query),
+            Err(_) => Err(WarehouseError::Timeout(timeout)),
         }
     }
 }
 
+/// The first column of a row as text: counts arrive as integers.
+fn text_of_first<R: Row>(row: &R) -> Result<String, sqlx::Error>
+where
+    usize: sqlx::ColumnIndex<R>,
+    for<'r> String: sqlx::Decode<'r, R::Database> + sqlx::Type<R::Database>,
+    for<'r> i64: sqlx::Decode<'r, R::Database> + sqlx::Type<R::Database>,
+{
+    row.try_get::<String, _>(0)
+        .or_else(|_| row.try_get::<i64, _>(0).map(|n| n.to_string()))
+}
+
 fn quoted(identifier: &str) -> String {
     Ident::with_quote('"', identifier).to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn a_runaway_housekeeping_query_stops_at_its_timeout() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("w.sqlite");
+        std::fs::File::create(&path).unwrap();
+        let warehouse = Warehouse::connect(&format!("sqlite://{}", path.display()))
+            .await
+            .unwrap();
+        let endless = "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) \
+                       SELECT COUNT(*) FROM c"
+            .to_owned();
+        let outcome = warehouse
+            .first_column(endless, Duration::from_millis(200))
+            .await;
+        assert!(
+            matches!(outcome, Err(WarehouseError::Timeout(_))),
+            "{outcome:?}"
+        );
+        // The statement itself was interrupted: the connection is free again.
+        let answer = warehouse
+            .first_column("SELECT 42".to_owned(), Duration::from_secs(5))
+            .await
+            .unwrap();
+        assert_eq!(answer, ["42"]);
+    }
 }

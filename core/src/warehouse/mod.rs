@@ -7,11 +7,21 @@ mod introspect;
 
 use crate::ontology::bootstrap::Catalog;
 use crate::project::{Dialect, redact_url};
+use sqlx::pool::PoolConnection;
 use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
 use sqlx::sqlite::{SqliteConnectOptions, SqlitePoolOptions};
-use sqlx::{PgPool, SqlitePool};
+use sqlx::{PgPool, Sqlite, SqlitePool};
 use std::str::FromStr;
-use std::time::Duration;
+use std::time::{Duration, Instant};
+
+/// How long one query Cassis runs for itself may take (reading the catalog,
+/// sampling known values, reading a version's values): long enough for a
+/// full scan of a large table, short enough that a slow source cannot hold a
+/// pool connection for everyone else. Questions set their own timeout.
+pub const HOUSEKEEPING_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// Virtual machine steps between checks of a SQLite query's deadline.
+const SQLITE_PROGRESS_STEPS: i32 = 10_000;
 
 #[derive(Debug, thiserror::Error)]
 pub enum WarehouseError {
@@ -21,6 +31,8 @@ pub enum WarehouseError {
     Connect(#[source] sqlx::Error),
     #[error("reading the data source failed: {0}")]
     Query(#[from] sqlx::Error),
+    #[error("the data source did not answer within {} seconds", .0.as_secs())]
+    Timeout(Duration),
 }
 
 /// An open, read-only connection pool to a data source.
@@ -45,9 +57,17 @@ impl Warehouse {
                 .map_err(WarehouseError::Connect)?;
             Ok(Warehouse::Sqlite(pool))
         } else if url.starts_with("postgres://") || url.starts_with("postgresql://") {
+            // A query that sets no timeout of its own stops at the
+            // housekeeping one; questions set theirs per transaction.
             let options = PgConnectOptions::from_str(url)
                 .map_err(|_| unsupported())?
-                .options([("default_transaction_read_only", "on")]);
+                .options([
+                    ("default_transaction_read_only", "on"),
+                    (
+                        "statement_timeout",
+                        &HOUSEKEEPING_TIMEOUT.as_millis().to_string(),
+                    ),
+                ]);
             let pool = PgPoolOptions::new()
                 .max_connections(4)
                 .acquire_timeout(Duration::from_secs(10))
@@ -71,10 +91,15 @@ impl Warehouse {
     /// values of low-cardinality text columns. `schema` limits PostgreSQL to
     /// one schema; SQLite has one.
     pub async fn catalog(&self, schema: Option<&str>) -> Result<Catalog, WarehouseError> {
-        let mut catalog = match self {
-            Warehouse::Sqlite(pool) => introspect::sqlite_catalog(pool).await?,
-            Warehouse::Postgres(pool) => introspect::postgres_catalog(pool, schema).await?,
+        let read = async {
+            match self {
+                Warehouse::Sqlite(pool) => introspect::sqlite_catalog(pool).await,
+                Warehouse::Postgres(pool) => introspect::postgres_catalog(pool, schema).await,
+            }
         };
+        let mut catalog = tokio::time::timeout(HOUSEKEEPING_TIMEOUT, read)
+            .await
+            .map_err(|_| WarehouseError::Timeout(HOUSEKEEPING_TIMEOUT))??;
         introspect::sample_known_values(self, &mut catalog).await?;
         Ok(catalog)
     }
@@ -94,4 +119,28 @@ impl Warehouse {
             Warehouse::Postgres(pool) => pool.close().await,
         }
     }
+}
+
+/// A connection to a SQLite source whose statements stop at `timeout` (none
+/// without one). SQLite has no statement timeout: a progress handler
+/// interrupts the statement once the deadline passes, so an abandoned query
+/// stops using the CPU. Set or cleared on every use, since an earlier use may
+/// have left a handler behind on this connection.
+pub(crate) async fn sqlite_connection(
+    pool: &SqlitePool,
+    timeout: Option<Duration>,
+) -> Result<PoolConnection<Sqlite>, sqlx::Error> {
+    let mut connection = pool.acquire().await?;
+    {
+        let mut handle = connection.lock_handle().await?;
+        match timeout {
+            Some(timeout) => {
+                let deadline = Instant::now() + timeout;
+                handle
+                    .set_progress_handler(SQLITE_PROGRESS_STEPS, move || Instant::now() < deadline);
+            }
+            None => handle.remove_progress_handler(),
+        }
+    }
+    Ok(connection)
 }
