@@ -613,3 +613,64 @@ async fn a_members_only_project_is_invisible_to_others_in_the_app_and_over_mcp()
         "only admins change access: {body}"
     );
 }
+
+/// `next` after signing in stays on this server, whatever a browser would
+/// make of it: tabs it drops, backslashes it reads as slashes, encodings of
+/// either.
+#[tokio::test]
+async fn sign_in_never_redirects_to_another_site() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::start(&dir.path().join("data"), |c| {
+        c.arg("--no-demo");
+    });
+    let (_, cookie) = sign_in(&server, ADMIN_PASSWORD).await;
+    let cookie = cookie.expect("a session cookie");
+    let bypasses = [
+        "/\t/evil.example",
+        "/%09/evil.example",
+        "/%5Cevil.example",
+        "/\\evil.example",
+        "//evil.example",
+        "https://evil.example",
+        "/%2F%2Fevil.example",
+        " /evil",
+    ];
+    let good = "/oauth/authorize?client_id=cassis-1&redirect_uri=https%3A%2F%2Fclient.example%2Fcb";
+    // Signed in already, the login page sends the browser on.
+    for (next, expected) in bypasses
+        .iter()
+        .map(|next| (*next, "/projects"))
+        .chain([(good, good)])
+    {
+        let response = client()
+            .get(format!("{}/login", server.url))
+            .query(&[("next", next)])
+            .header(COOKIE, cookie_pair(&cookie))
+            .send()
+            .await
+            .unwrap();
+        assert!(response.status().is_redirection(), "{next:?}");
+        assert_eq!(response.headers()[LOCATION], expected, "{next:?}");
+    }
+    // Signing in with the plain login form.
+    for (next, expected) in bypasses
+        .iter()
+        .map(|next| (*next, "/projects"))
+        .chain([(good, good)])
+    {
+        let response = client()
+            .post(format!("{}/api/login", server.url))
+            .header(ORIGIN, &server.url)
+            .header("accept", "text/html")
+            .form(&[
+                ("email", ADMIN_EMAIL),
+                ("password", ADMIN_PASSWORD),
+                ("next", next),
+            ])
+            .send()
+            .await
+            .unwrap();
+        assert!(response.status().is_redirection(), "{next:?}");
+        assert_eq!(response.headers()[LOCATION], expected, "{next:?}");
+    }
+}
