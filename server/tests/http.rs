@@ -614,6 +614,47 @@ async fn a_members_only_project_is_invisible_to_others_in_the_app_and_over_mcp()
     );
 }
 
+/// Pages cannot be framed (clickjacking), carry a foreign `<base>` or
+/// plugin, post forms off-site, leak their URLs to other sites, or be
+/// sniffed into another content type.
+#[tokio::test]
+async fn pages_send_security_headers() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::start(&dir.path().join("data"), |c| {
+        c.arg("--no-demo");
+    });
+    let (_, cookie) = sign_in(&server, ADMIN_PASSWORD).await;
+    let cookie = cookie.expect("a session cookie");
+    for (path, cookie) in [("/login", None), ("/projects", Some(cookie_pair(&cookie)))] {
+        let mut request = client().get(format!("{}{path}", server.url));
+        if let Some(cookie) = cookie {
+            request = request.header(COOKIE, cookie);
+        }
+        let page = request.send().await.unwrap();
+        assert_eq!(page.status(), StatusCode::OK, "{path}");
+        let header = |name: &str| {
+            page.headers()
+                .get(name)
+                .unwrap_or_else(|| panic!("{path} has no {name} header"))
+                .to_str()
+                .unwrap()
+                .to_owned()
+        };
+        assert_eq!(header("x-frame-options"), "DENY", "{path}");
+        assert_eq!(header("x-content-type-options"), "nosniff", "{path}");
+        assert_eq!(header("referrer-policy"), "same-origin", "{path}");
+        let policy = header("content-security-policy");
+        for directive in [
+            "frame-ancestors 'none'",
+            "base-uri 'self'",
+            "form-action 'self'",
+            "object-src 'none'",
+        ] {
+            assert!(policy.contains(directive), "{path}: {policy}");
+        }
+    }
+}
+
 /// `next` after signing in stays on this server, whatever a browser would
 /// make of it: tabs it drops, backslashes it reads as slashes, encodings of
 /// either.

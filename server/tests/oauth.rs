@@ -1107,3 +1107,41 @@ async fn connected_clients_are_listed_and_disconnected_by_their_user_or_an_admin
         false
     );
 }
+
+fn start_without_demo(configure: impl FnOnce(&mut Command)) -> (tempfile::TempDir, Server) {
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::start(&dir.path().join("data"), |c| {
+        c.arg("--no-demo");
+        configure(c);
+    });
+    (dir, server)
+}
+
+/// The consent page cannot be framed by another site (clickjacking the
+/// Approve button), while its form may still end at the client.
+#[tokio::test]
+async fn the_consent_page_cannot_be_framed() {
+    let (_dir, server) = start_without_demo(|_| {});
+    let client_id = register(&server, "Framed").await;
+    let cookie = sign_in(&server).await;
+    let page = get_authorize(
+        &server,
+        Some(&cookie),
+        &with_resource(&server, authorize_params(&client_id)),
+    )
+    .await;
+    assert_eq!(page.status(), StatusCode::OK);
+    let header = |name: &str| page.headers()[name].to_str().unwrap().to_owned();
+    assert_eq!(header("x-frame-options"), "DENY");
+    assert_eq!(header("x-content-type-options"), "nosniff");
+    assert_eq!(header("referrer-policy"), "same-origin");
+    let policy = header("content-security-policy");
+    for directive in [
+        "frame-ancestors 'none'",
+        "base-uri 'self'",
+        "object-src 'none'",
+        "form-action 'self' http://127.0.0.1:45454",
+    ] {
+        assert!(policy.contains(directive), "{policy}");
+    }
+}
