@@ -4,6 +4,7 @@
 //! they go back to the client as the spec says, with `state` and `iss`.
 
 use super::clients::{ClientLookupError, find_client};
+use super::limits::{ClientAddress, TooMany};
 use super::{issuer, names_mcp_resource, resource};
 use crate::clock;
 use crate::page_guard::{LOGIN_PATH, signed_in_user};
@@ -66,15 +67,18 @@ enum Refusal {
         description: String,
     },
     Unavailable,
+    /// This address started too many metadata document fetches.
+    TooMany(TooMany),
 }
 
 pub async fn show(
     State(state): State<AppState>,
+    ClientAddress(address): ClientAddress,
     headers: HeaderMap,
     RawQuery(query): RawQuery,
     Query(params): Query<AuthorizeParams>,
 ) -> Response {
-    let valid = match validate(&state, &params).await {
+    let valid = match validate(&state, &params, address).await {
         Ok(valid) => valid,
         Err(refusal) => return refuse(&state, refusal),
     };
@@ -130,10 +134,11 @@ fn form_target(redirect_uri: &str) -> Option<String> {
 
 pub async fn decide(
     State(state): State<AppState>,
+    ClientAddress(address): ClientAddress,
     headers: HeaderMap,
     Form(form): Form<Decision>,
 ) -> Response {
-    let valid = match validate(&state, &form.params).await {
+    let valid = match validate(&state, &form.params, address).await {
         Ok(valid) => valid,
         Err(refusal) => return refuse(&state, refusal),
     };
@@ -195,7 +200,11 @@ pub async fn decide(
     Redirect::to(&with_query(&valid.redirect_uri, &pairs)).into_response()
 }
 
-async fn validate(state: &AppState, params: &AuthorizeParams) -> Result<Valid, Refusal> {
+async fn validate(
+    state: &AppState,
+    params: &AuthorizeParams,
+    address: Option<std::net::IpAddr>,
+) -> Result<Valid, Refusal> {
     let client_id = params.client_id.as_deref().unwrap_or_default();
     if client_id.is_empty() {
         return Err(Refusal::Page(
@@ -203,12 +212,13 @@ async fn validate(state: &AppState, params: &AuthorizeParams) -> Result<Valid, R
             "The request does not say which client is asking (client_id is missing).".to_owned(),
         ));
     }
-    let client = match find_client(state, client_id).await {
+    let client = match find_client(state, client_id, address).await {
         Ok(client) => client,
         Err(ClientLookupError::Store(error)) => {
             tracing::error!(%error, "reading an OAuth client failed");
             return Err(Refusal::Unavailable);
         }
+        Err(ClientLookupError::TooManyFetches(refused)) => return Err(Refusal::TooMany(refused)),
         Err(error) => {
             return Err(Refusal::Page(
                 StatusCode::BAD_REQUEST,
@@ -297,6 +307,21 @@ fn refuse(state: &AppState, refusal: Refusal) -> Response {
             "Cassis is unavailable",
             "Cassis could not reach its database. Try again in a moment.",
         ),
+        Refusal::TooMany(refused) => {
+            let seconds = refused.retry_after_secs();
+            let mut response = page(
+                StatusCode::TOO_MANY_REQUESTS,
+                "Too many requests",
+                &format!(
+                    "Cassis looked up too many client metadata documents for your address. \
+                     Try again in {seconds} s."
+                ),
+            );
+            response
+                .headers_mut()
+                .insert(header::RETRY_AFTER, HeaderValue::from(seconds));
+            response
+        }
         Refusal::Redirect {
             redirect_uri,
             state: client_state,
