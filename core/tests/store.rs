@@ -646,3 +646,47 @@ async fn tool_calls_are_recorded_in_multi_row_batches() {
         pool.close().await;
     }
 }
+
+on_every_backend! {
+    async fn registered_clients_that_never_got_a_code_are_counted_and_forgotten(store: &Store) {
+        use cassis_core::auth::oauth::{AuthorizationCode, ClientKind, OAuthClient};
+        let ada = user(store, "ada@example.com", "analytical engine", Role::Admin).await;
+        let hour = Duration::from_secs(3600);
+        let client = |id: &str, kind: ClientKind, created_at: Timestamp| OAuthClient {
+            id: id.to_owned(),
+            name: id.to_owned(),
+            redirect_uris: vec!["http://127.0.0.1:45454/callback".to_owned()],
+            kind,
+            created_at,
+        };
+        let old = Timestamp::from_millis(NOW.as_millis() - (hour * 48).as_millis() as i64);
+        for saved in [
+            client("old-unused", ClientKind::Registered, old),
+            client("old-used", ClientKind::Registered, old),
+            client("new-unused", ClientKind::Registered, NOW),
+            client("https://client.example/meta.json", ClientKind::MetadataDocument, old),
+        ] {
+            store.save_oauth_client(&saved, NOW).await.unwrap();
+        }
+        let code = AuthorizationCode {
+            client_id: "old-used".to_owned(),
+            organization_id: ada.organization_id,
+            user_id: ada.id,
+            redirect_uri: "http://127.0.0.1:45454/callback".to_owned(),
+            code_challenge: "c".repeat(43),
+            resource: "http://127.0.0.1:3000/mcp/".to_owned(),
+            scope: "mcp".to_owned(),
+            expires_at: NOW,
+        };
+        store.create_authorization_code("hash", &code, NOW).await.unwrap();
+        assert_eq!(store.count_unused_oauth_clients().await.unwrap(), 2);
+
+        let day_ago = Timestamp::from_millis(NOW.as_millis() - (hour * 24).as_millis() as i64);
+        assert_eq!(store.delete_unused_oauth_clients(day_ago).await.unwrap(), 1);
+        assert!(store.oauth_client("old-unused").await.unwrap().is_none());
+        for kept in ["old-used", "new-unused", "https://client.example/meta.json"] {
+            assert!(store.oauth_client(kept).await.unwrap().is_some(), "{kept}");
+        }
+        assert_eq!(store.count_unused_oauth_clients().await.unwrap(), 1);
+    }
+}

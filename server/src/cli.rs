@@ -114,6 +114,15 @@ pub struct SettingsArgs {
     )]
     pub max_ontology_bytes: Option<usize>,
 
+    /// Client registrations (/oauth/register) that were never used kept at most; beyond it registration is refused until unused ones expire after a day [default: 1000]
+    #[arg(
+        long,
+        env = "CASSIS_OAUTH_MAX_UNUSED_CLIENTS",
+        global = true,
+        value_name = "N"
+    )]
+    pub oauth_max_unused_clients: Option<usize>,
+
     /// Who turns questions into plans: the built-in planner (offline, deterministic), Claude through the Anthropic Messages API, or any OpenAI-compatible chat completions endpoint; the model's key is read from CASSIS_LLM_API_KEY [default: builtin]
     #[arg(long, env = "CASSIS_PLANNER", global = true, value_enum)]
     pub planner: Option<PlannerKind>,

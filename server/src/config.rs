@@ -74,6 +74,7 @@ struct FileSettings {
     question_timeout: Option<u64>,
     max_ontology_bytes: Option<usize>,
     max_query_cost: Option<f64>,
+    oauth_max_unused_clients: Option<usize>,
     planner: Option<PlannerKind>,
     llm_url: Option<String>,
     llm_model: Option<String>,
@@ -98,6 +99,8 @@ pub struct Settings {
     pub max_ontology_bytes: usize,
     /// EXPLAIN cost above which a query waits for approval.
     pub max_query_cost: f64,
+    /// Registered OAuth clients that were never used kept at most.
+    pub oauth_max_unused_clients: usize,
     /// MCP without credentials, on loopback only (conformance tests).
     pub insecure_mcp_without_auth: bool,
     pub planner: PlannerKind,
@@ -122,6 +125,8 @@ pub enum ConfigError {
     InsecureOnPublicAddress(SocketAddr),
     #[error("the maximum query cost must be a positive number, not {0}")]
     MaxQueryCost(f64),
+    #[error("the most unused OAuth clients kept must be at least 1, not {0}")]
+    OAuthMaxUnusedClients(usize),
     #[error("the question timeout must be between 1 and 3600 seconds, not {0}")]
     QuestionTimeout(u64),
     #[error(
@@ -206,6 +211,13 @@ impl Settings {
         if !(max_query_cost.is_finite() && max_query_cost > 0.0) {
             return Err(ConfigError::MaxQueryCost(max_query_cost));
         }
+        let oauth_max_unused_clients = args
+            .oauth_max_unused_clients
+            .or(file.oauth_max_unused_clients)
+            .unwrap_or(crate::oauth::DEFAULT_MAX_UNUSED_CLIENTS);
+        if oauth_max_unused_clients == 0 {
+            return Err(ConfigError::OAuthMaxUnusedClients(oauth_max_unused_clients));
+        }
         let planner = args.planner.or(file.planner).unwrap_or_default();
         let model = match planner {
             PlannerKind::Builtin => None,
@@ -253,6 +265,7 @@ impl Settings {
             planner,
             model,
             max_query_cost,
+            oauth_max_unused_clients,
             insecure_mcp_without_auth: args.insecure_mcp_without_auth,
             question_timeout,
             max_ontology_bytes,

@@ -48,7 +48,8 @@ pub async fn require_session(
                     .map(|(_, value)| value.into_owned())
             });
             let destination =
-                cassis_app::api::session::local_destination(next.as_deref()).unwrap_or("/projects");
+                cassis_app::api::session::local_destination(next.as_deref(), &state.app.public_url)
+                    .unwrap_or("/projects");
             Redirect::to(destination).into_response()
         }
         (Some(_), false) | (None, true) => next.run(request).await,

@@ -4,6 +4,7 @@
 use crate::{health, mcp, oauth, ontology_export, page_guard, request_log};
 use axum::Router;
 use axum::extract::FromRef;
+use axum::http::{HeaderValue, header};
 use axum::middleware;
 use axum::routing::get;
 use cassis_app::ssr::AppContext;
@@ -15,9 +16,19 @@ use leptos_axum::{LeptosRoutes, generate_route_list};
 use std::sync::Arc;
 use tower::ServiceBuilder;
 use tower_http::limit::RequestBodyLimitLayer;
+use tower_http::set_header::SetResponseHeaderLayer;
 
 /// Larger bodies are refused with 413 before any handler reads them.
 const MAX_REQUEST_BODY_BYTES: usize = 2 * 1024 * 1024;
+
+/// No page may be framed (the consent page and the admin buttons would be a
+/// clickjacking target), carry a `<base>` or plugin, or post a form off-site.
+/// There is no `script-src`: the hydration script is inline and loads the
+/// WebAssembly bundle, and a script policy needs a browser test proving it
+/// keeps hydration working. The consent page sets its own policy, whose
+/// `form-action` also names the client's redirect URI (see `oauth`).
+pub const CONTENT_SECURITY_POLICY: &str =
+    "frame-ancestors 'none'; base-uri 'self'; form-action 'self'; object-src 'none'";
 
 /// What every handler and middleware shares. Middlewares with state clone it
 /// per request, so it is one reference count: [`SharedState`] behind an `Arc`.
@@ -101,6 +112,24 @@ pub fn app(state: AppState) -> Router {
     // endpoint's time went to it.
     let every_request = ServiceBuilder::new()
         .layer(middleware::from_fn(request_log::log_request))
+        .layer(SetResponseHeaderLayer::if_not_present(
+            header::CONTENT_SECURITY_POLICY,
+            HeaderValue::from_static(CONTENT_SECURITY_POLICY),
+        ))
+        .layer(SetResponseHeaderLayer::overriding(
+            header::X_FRAME_OPTIONS,
+            HeaderValue::from_static("DENY"),
+        ))
+        // Not `no-referrer`: with it, browsers send `Origin: null` on
+        // same-origin form posts, which `same_origin_writes` refuses.
+        .layer(SetResponseHeaderLayer::overriding(
+            header::REFERRER_POLICY,
+            HeaderValue::from_static("same-origin"),
+        ))
+        .layer(SetResponseHeaderLayer::overriding(
+            header::X_CONTENT_TYPE_OPTIONS,
+            HeaderValue::from_static("nosniff"),
+        ))
         .layer(middleware::from_fn_with_state(
             state,
             page_guard::same_origin_writes,

@@ -613,3 +613,105 @@ async fn a_members_only_project_is_invisible_to_others_in_the_app_and_over_mcp()
         "only admins change access: {body}"
     );
 }
+
+/// Pages cannot be framed (clickjacking), carry a foreign `<base>` or
+/// plugin, post forms off-site, leak their URLs to other sites, or be
+/// sniffed into another content type.
+#[tokio::test]
+async fn pages_send_security_headers() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::start(&dir.path().join("data"), |c| {
+        c.arg("--no-demo");
+    });
+    let (_, cookie) = sign_in(&server, ADMIN_PASSWORD).await;
+    let cookie = cookie.expect("a session cookie");
+    for (path, cookie) in [("/login", None), ("/projects", Some(cookie_pair(&cookie)))] {
+        let mut request = client().get(format!("{}{path}", server.url));
+        if let Some(cookie) = cookie {
+            request = request.header(COOKIE, cookie);
+        }
+        let page = request.send().await.unwrap();
+        assert_eq!(page.status(), StatusCode::OK, "{path}");
+        let header = |name: &str| {
+            page.headers()
+                .get(name)
+                .unwrap_or_else(|| panic!("{path} has no {name} header"))
+                .to_str()
+                .unwrap()
+                .to_owned()
+        };
+        assert_eq!(header("x-frame-options"), "DENY", "{path}");
+        assert_eq!(header("x-content-type-options"), "nosniff", "{path}");
+        assert_eq!(header("referrer-policy"), "same-origin", "{path}");
+        let policy = header("content-security-policy");
+        for directive in [
+            "frame-ancestors 'none'",
+            "base-uri 'self'",
+            "form-action 'self'",
+            "object-src 'none'",
+        ] {
+            assert!(policy.contains(directive), "{path}: {policy}");
+        }
+    }
+}
+
+/// `next` after signing in stays on this server, whatever a browser would
+/// make of it: tabs it drops, backslashes it reads as slashes, encodings of
+/// either.
+#[tokio::test]
+async fn sign_in_never_redirects_to_another_site() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::start(&dir.path().join("data"), |c| {
+        c.arg("--no-demo");
+    });
+    let (_, cookie) = sign_in(&server, ADMIN_PASSWORD).await;
+    let cookie = cookie.expect("a session cookie");
+    let bypasses = [
+        "/\t/evil.example",
+        "/%09/evil.example",
+        "/%5Cevil.example",
+        "/\\evil.example",
+        "//evil.example",
+        "https://evil.example",
+        "/%2F%2Fevil.example",
+        " /evil",
+    ];
+    let good = "/oauth/authorize?client_id=cassis-1&redirect_uri=https%3A%2F%2Fclient.example%2Fcb";
+    // Signed in already, the login page sends the browser on.
+    for (next, expected) in bypasses
+        .iter()
+        .map(|next| (*next, "/projects"))
+        .chain([(good, good)])
+    {
+        let response = client()
+            .get(format!("{}/login", server.url))
+            .query(&[("next", next)])
+            .header(COOKIE, cookie_pair(&cookie))
+            .send()
+            .await
+            .unwrap();
+        assert!(response.status().is_redirection(), "{next:?}");
+        assert_eq!(response.headers()[LOCATION], expected, "{next:?}");
+    }
+    // Signing in with the plain login form.
+    for (next, expected) in bypasses
+        .iter()
+        .map(|next| (*next, "/projects"))
+        .chain([(good, good)])
+    {
+        let response = client()
+            .post(format!("{}/api/login", server.url))
+            .header(ORIGIN, &server.url)
+            .header("accept", "text/html")
+            .form(&[
+                ("email", ADMIN_EMAIL),
+                ("password", ADMIN_PASSWORD),
+                ("next", next),
+            ])
+            .send()
+            .await
+            .unwrap();
+        assert!(response.status().is_redirection(), "{next:?}");
+        assert_eq!(response.headers()[LOCATION], expected, "{next:?}");
+    }
+}

@@ -1107,3 +1107,248 @@ async fn connected_clients_are_listed_and_disconnected_by_their_user_or_an_admin
         false
     );
 }
+
+fn start_without_demo(configure: impl FnOnce(&mut Command)) -> (tempfile::TempDir, Server) {
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::start(&dir.path().join("data"), |c| {
+        c.arg("--no-demo");
+        configure(c);
+    });
+    (dir, server)
+}
+
+/// What a client id makes `/oauth/authorize` answer before anyone signs in.
+async fn authorize_answer(server: &Server, client_id: &str) -> (StatusCode, String) {
+    let response = get_authorize(
+        server,
+        None,
+        &with_resource(server, authorize_params(client_id)),
+    )
+    .await;
+    (response.status(), response.text().await.unwrap())
+}
+
+/// A client id that is a metadata document URL makes Cassis fetch it before
+/// anyone signs in. Pointed at the network Cassis runs in, the fetch must
+/// connect nowhere, and every failure must read the same, or the answers
+/// would tell which internal ports are open.
+#[tokio::test]
+async fn metadata_document_urls_cannot_reach_or_probe_the_internal_network() {
+    let (_dir, server) = start_without_demo(|_| {});
+    // An internal service that must never see a connection from Cassis.
+    let internal = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let open = internal.local_addr().unwrap().port();
+    let closed = {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        listener.local_addr().unwrap().port()
+    };
+    let client_ids = [
+        format!("https://127.0.0.1:{open}/client.json"),
+        format!("https://127.0.0.1:{closed}/client.json"),
+        format!("https://localhost:{open}/client.json"),
+        format!("https://[::ffff:127.0.0.1]:{open}/client.json"),
+        "https://169.254.169.254/latest/meta-data/client.json".to_owned(),
+        "https://cassis-test.invalid/client.json".to_owned(),
+    ];
+    let mut answers = Vec::new();
+    for client_id in &client_ids {
+        let (status, body) = authorize_answer(&server, client_id).await;
+        assert_eq!(status, StatusCode::BAD_REQUEST, "{client_id}: {body}");
+        answers.push((client_id, body));
+    }
+    internal.set_nonblocking(true).unwrap();
+    assert!(
+        matches!(internal.accept(), Err(e) if e.kind() == std::io::ErrorKind::WouldBlock),
+        "Cassis connected to a loopback port named in a client id"
+    );
+    for (client_id, body) in &answers[1..] {
+        assert_eq!(
+            body, &answers[0].1,
+            "{client_id} is answered differently from {}",
+            answers[0].0
+        );
+    }
+    assert!(
+        answers[0]
+            .1
+            .contains("its client metadata document could not be fetched or used"),
+        "{}",
+        answers[0].1
+    );
+
+    // The token endpoint fetches unknown metadata documents too.
+    let mut descriptions = Vec::new();
+    for port in [open, closed] {
+        let (status, body) = token(
+            &server,
+            &[
+                ("grant_type", "authorization_code"),
+                ("client_id", &format!("https://127.0.0.1:{port}/other.json")),
+                ("code", "x"),
+                ("redirect_uri", REDIRECT),
+                ("code_verifier", VERIFIER),
+            ],
+        )
+        .await;
+        assert_eq!(status, StatusCode::UNAUTHORIZED, "{body}");
+        assert_eq!(body["error"], "invalid_client");
+        descriptions.push(body["error_description"].clone());
+    }
+    assert_eq!(descriptions[0], descriptions[1]);
+
+    // The reasons are in the log, for the operator.
+    assert!(
+        server.log_text().contains("not a public address"),
+        "{}",
+        server.log_text()
+    );
+}
+
+/// A failed document is not fetched again for a while, however often it is
+/// asked for; new URLs from one address are fetched only so often.
+#[tokio::test]
+async fn metadata_document_fetches_are_remembered_and_limited_per_address() {
+    let (_dir, server) = start_without_demo(|_| {});
+    let same = "https://127.0.0.1:1/client.json";
+    for _ in 0..30 {
+        let (status, body) = authorize_answer(&server, same).await;
+        assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
+    }
+    let mut statuses = Vec::new();
+    let mut retry_after = None;
+    for i in 0..30 {
+        let response = get_authorize(
+            &server,
+            None,
+            &with_resource(
+                &server,
+                authorize_params(&format!("https://127.0.0.1:1/client-{i}.json")),
+            ),
+        )
+        .await;
+        statuses.push(response.status());
+        if response.status() == StatusCode::TOO_MANY_REQUESTS {
+            retry_after = response
+                .headers()
+                .get("retry-after")
+                .map(|v| v.to_str().unwrap().parse::<u64>().unwrap());
+            break;
+        }
+    }
+    // The same URL thirty times counted once; then a burst of new ones.
+    assert!(
+        statuses[..5].iter().all(|s| *s == StatusCode::BAD_REQUEST),
+        "{statuses:?}"
+    );
+    assert_eq!(
+        statuses.last(),
+        Some(&StatusCode::TOO_MANY_REQUESTS),
+        "{statuses:?}"
+    );
+    assert!(retry_after.is_some_and(|s| s >= 1), "{retry_after:?}");
+    // The remembered failure is still answered, without a fetch.
+    assert_eq!(
+        authorize_answer(&server, same).await.0,
+        StatusCode::BAD_REQUEST
+    );
+}
+
+async fn register_raw(server: &Server, name: &str) -> reqwest::Response {
+    http()
+        .post(format!("{}/oauth/register", server.url))
+        .json(&json!({"client_name": name, "redirect_uris": [REDIRECT]}))
+        .send()
+        .await
+        .unwrap()
+}
+
+/// One address may register only so often, and is told when to retry.
+#[tokio::test]
+async fn registration_is_limited_per_address() {
+    let (_dir, server) = start_without_demo(|_| {});
+    let mut statuses = Vec::new();
+    for i in 0..40 {
+        let response = register_raw(&server, &format!("Flood {i}")).await;
+        let status = response.status();
+        statuses.push(status);
+        if status == StatusCode::TOO_MANY_REQUESTS {
+            let retry_after: u64 = response.headers()["retry-after"]
+                .to_str()
+                .unwrap()
+                .parse()
+                .unwrap();
+            assert!(retry_after >= 1);
+            let body: Value = response.json().await.unwrap();
+            assert_eq!(body["error"], "temporarily_unavailable");
+            break;
+        }
+    }
+    assert!(
+        statuses[..5].iter().all(|s| *s == StatusCode::CREATED),
+        "{statuses:?}"
+    );
+    assert_eq!(
+        statuses.last(),
+        Some(&StatusCode::TOO_MANY_REQUESTS),
+        "{statuses:?}"
+    );
+}
+
+/// Registrations nobody ever used are capped; a client that was used (an
+/// authorization code was issued to it) no longer counts.
+#[tokio::test]
+async fn registered_clients_that_were_never_used_are_capped() {
+    let (_dir, server) = start_without_demo(|c| {
+        c.args(["--oauth-max-unused-clients", "2"]);
+    });
+    let first = register(&server, "First").await;
+    register(&server, "Second").await;
+    let refused = register_raw(&server, "Third").await;
+    assert_eq!(refused.status(), StatusCode::SERVICE_UNAVAILABLE);
+    let body: Value = refused.json().await.unwrap();
+    assert_eq!(body["error"], "temporarily_unavailable");
+    assert!(
+        body["error_description"]
+            .as_str()
+            .unwrap()
+            .contains("never used"),
+        "{body}"
+    );
+
+    let cookie = sign_in(&server).await;
+    approve(&server, &cookie, &first).await;
+    register(&server, "Third").await;
+    assert_eq!(
+        register_raw(&server, "Fourth").await.status(),
+        StatusCode::SERVICE_UNAVAILABLE
+    );
+}
+
+/// The consent page cannot be framed by another site (clickjacking the
+/// Approve button), while its form may still end at the client.
+#[tokio::test]
+async fn the_consent_page_cannot_be_framed() {
+    let (_dir, server) = start_without_demo(|_| {});
+    let client_id = register(&server, "Framed").await;
+    let cookie = sign_in(&server).await;
+    let page = get_authorize(
+        &server,
+        Some(&cookie),
+        &with_resource(&server, authorize_params(&client_id)),
+    )
+    .await;
+    assert_eq!(page.status(), StatusCode::OK);
+    let header = |name: &str| page.headers()[name].to_str().unwrap().to_owned();
+    assert_eq!(header("x-frame-options"), "DENY");
+    assert_eq!(header("x-content-type-options"), "nosniff");
+    assert_eq!(header("referrer-policy"), "same-origin");
+    let policy = header("content-security-policy");
+    for directive in [
+        "frame-ancestors 'none'",
+        "base-uri 'self'",
+        "object-src 'none'",
+        "form-action 'self' http://127.0.0.1:45454",
+    ] {
+        assert!(policy.contains(directive), "{policy}");
+    }
+}

@@ -22,6 +22,14 @@ fn client_from_row(row: &AnyRow) -> Result<OAuthClient, StoreError> {
     })
 }
 
+/// A registered client (`$1`) no authorization code was ever issued to:
+/// codes are kept after use, and every grant starts from one.
+macro_rules! unused_client {
+    () => {
+        "kind = $1 AND NOT EXISTS (SELECT 1 FROM oauth_codes c WHERE c.client_id = oauth_clients.id)"
+    };
+}
+
 macro_rules! select_grants {
     () => {
         "SELECT g.id, g.client_id, c.name AS client_name, g.organization_id, g.user_id, g.resource, \
@@ -107,6 +115,32 @@ impl Store {
         .execute(&self.pool)
         .await?;
         Ok(())
+    }
+
+    /// Forgets registered clients that never received an authorization code
+    /// and were registered before `before`; how many.
+    pub async fn delete_unused_oauth_clients(&self, before: Timestamp) -> Result<u64, StoreError> {
+        let done = sqlx::query(concat!(
+            "DELETE FROM oauth_clients WHERE created_at < $2 AND ",
+            unused_client!()
+        ))
+        .bind(ClientKind::Registered.as_str())
+        .bind(before.as_millis())
+        .execute(&self.pool)
+        .await?;
+        Ok(done.rows_affected())
+    }
+
+    /// Registered clients that never received an authorization code.
+    pub async fn count_unused_oauth_clients(&self) -> Result<i64, StoreError> {
+        Ok(sqlx::query(concat!(
+            "SELECT COUNT(*) AS n FROM oauth_clients WHERE ",
+            unused_client!()
+        ))
+        .bind(ClientKind::Registered.as_str())
+        .fetch_one(&self.pool)
+        .await?
+        .try_get("n")?)
     }
 
     /// A client and, for a metadata document, when it was fetched.

@@ -44,7 +44,7 @@ pub async fn run(settings: Settings) -> anyhow::Result<()> {
         mcp_without_auth: settings.insecure_mcp_without_auth,
         key_cache: Default::default(),
         audit,
-        oauth: Default::default(),
+        oauth: crate::oauth::OAuthState::new(settings.oauth_max_unused_clients),
         leptos_options: leptos_options.into(),
         app: AppContext {
             engine: Engine::new(store.clone(), settings.engine()?),

@@ -4,13 +4,15 @@
 //! they go back to the client as the spec says, with `state` and `iss`.
 
 use super::clients::{ClientLookupError, find_client};
+use super::limits::{ClientAddress, TooMany};
 use super::{issuer, names_mcp_resource, resource};
 use crate::clock;
 use crate::page_guard::{LOGIN_PATH, signed_in_user};
 use crate::router::AppState;
+use crate::router::CONTENT_SECURITY_POLICY;
 use axum::Form;
 use axum::extract::{Query, RawQuery, State};
-use axum::http::{HeaderMap, StatusCode};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{Html, IntoResponse, Redirect, Response};
 use cassis_app::ssr::session_token;
 use cassis_core::account::User;
@@ -65,15 +67,18 @@ enum Refusal {
         description: String,
     },
     Unavailable,
+    /// This address started too many metadata document fetches.
+    TooMany(TooMany),
 }
 
 pub async fn show(
     State(state): State<AppState>,
+    ClientAddress(address): ClientAddress,
     headers: HeaderMap,
     RawQuery(query): RawQuery,
     Query(params): Query<AuthorizeParams>,
 ) -> Response {
-    let valid = match validate(&state, &params).await {
+    let valid = match validate(&state, &params, address).await {
         Ok(valid) => valid,
         Err(refusal) => return refuse(&state, refusal),
     };
@@ -86,15 +91,54 @@ pub async fn show(
         return Redirect::to(&format!("{LOGIN_PATH}?{login}")).into_response();
     };
     let token = session_token(&headers).unwrap_or_default();
-    Html(consent_page(&valid, &user, &params, &csrf_token(&token))).into_response()
+    let mut response =
+        Html(consent_page(&valid, &user, &params, &csrf_token(&token))).into_response();
+    if let Ok(policy) = HeaderValue::from_str(&consent_policy(&valid.redirect_uri)) {
+        response
+            .headers_mut()
+            .insert(header::CONTENT_SECURITY_POLICY, policy);
+    }
+    response
+}
+
+/// The policy of every page, except that the consent form may also end at
+/// the client: browsers check `form-action` on the redirect that follows a
+/// form post, and approving redirects to the client's redirect URI.
+fn consent_policy(redirect_uri: &str) -> String {
+    let Some(target) = form_target(redirect_uri) else {
+        return CONTENT_SECURITY_POLICY.to_owned();
+    };
+    CONTENT_SECURITY_POLICY.replace(
+        "form-action 'self'",
+        &format!("form-action 'self' {target}"),
+    )
+}
+
+/// A CSP source naming the redirect URI's origin: `scheme://host:port` when
+/// the host fits the host-source grammar, else the scheme alone (a native
+/// app's `com.example.app:`, or an IPv6 literal, which CSP cannot name).
+fn form_target(redirect_uri: &str) -> Option<String> {
+    let url = url::Url::parse(redirect_uri).ok()?;
+    let scheme = url.scheme();
+    let host = url.host_str().filter(|host| {
+        !host.is_empty()
+            && host
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '.')
+    });
+    Some(match (host, url.port_or_known_default()) {
+        (Some(host), Some(port)) => format!("{scheme}://{host}:{port}"),
+        _ => format!("{scheme}:"),
+    })
 }
 
 pub async fn decide(
     State(state): State<AppState>,
+    ClientAddress(address): ClientAddress,
     headers: HeaderMap,
     Form(form): Form<Decision>,
 ) -> Response {
-    let valid = match validate(&state, &form.params).await {
+    let valid = match validate(&state, &form.params, address).await {
         Ok(valid) => valid,
         Err(refusal) => return refuse(&state, refusal),
     };
@@ -156,7 +200,11 @@ pub async fn decide(
     Redirect::to(&with_query(&valid.redirect_uri, &pairs)).into_response()
 }
 
-async fn validate(state: &AppState, params: &AuthorizeParams) -> Result<Valid, Refusal> {
+async fn validate(
+    state: &AppState,
+    params: &AuthorizeParams,
+    address: Option<std::net::IpAddr>,
+) -> Result<Valid, Refusal> {
     let client_id = params.client_id.as_deref().unwrap_or_default();
     if client_id.is_empty() {
         return Err(Refusal::Page(
@@ -164,12 +212,13 @@ async fn validate(state: &AppState, params: &AuthorizeParams) -> Result<Valid, R
             "The request does not say which client is asking (client_id is missing).".to_owned(),
         ));
     }
-    let client = match find_client(state, client_id).await {
+    let client = match find_client(state, client_id, address).await {
         Ok(client) => client,
         Err(ClientLookupError::Store(error)) => {
             tracing::error!(%error, "reading an OAuth client failed");
             return Err(Refusal::Unavailable);
         }
+        Err(ClientLookupError::TooManyFetches(refused)) => return Err(Refusal::TooMany(refused)),
         Err(error) => {
             return Err(Refusal::Page(
                 StatusCode::BAD_REQUEST,
@@ -258,6 +307,21 @@ fn refuse(state: &AppState, refusal: Refusal) -> Response {
             "Cassis is unavailable",
             "Cassis could not reach its database. Try again in a moment.",
         ),
+        Refusal::TooMany(refused) => {
+            let seconds = refused.retry_after_secs();
+            let mut response = page(
+                StatusCode::TOO_MANY_REQUESTS,
+                "Too many requests",
+                &format!(
+                    "Cassis looked up too many client metadata documents for your address. \
+                     Try again in {seconds} s."
+                ),
+            );
+            response
+                .headers_mut()
+                .insert(header::RETRY_AFTER, HeaderValue::from(seconds));
+            response
+        }
         Refusal::Redirect {
             redirect_uri,
             state: client_state,
@@ -416,6 +480,28 @@ mod tests {
         assert_eq!(
             escape(r#"<a href="x">'&'</a>"#),
             "&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;"
+        );
+    }
+
+    #[test]
+    fn the_consent_form_may_end_at_the_redirect_uri_only() {
+        let policy = consent_policy("http://127.0.0.1:45454/callback?x=1");
+        assert!(policy.contains("frame-ancestors 'none'"), "{policy}");
+        assert!(
+            policy.contains("form-action 'self' http://127.0.0.1:45454;"),
+            "{policy}"
+        );
+        assert_eq!(
+            form_target("https://client.example/cb").as_deref(),
+            Some("https://client.example:443")
+        );
+        assert_eq!(
+            form_target("com.example.app:/callback").as_deref(),
+            Some("com.example.app:")
+        );
+        assert_eq!(
+            form_target("http://[::1]:8080/cb").as_deref(),
+            Some("http:")
         );
     }
 

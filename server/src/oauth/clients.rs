@@ -1,7 +1,9 @@
 //! Who the clients are: dynamic registration (RFC 7591) and client ids that
 //! are the https URL of a metadata document, fetched with limits and kept.
 
-use super::{no_store, oauth_error};
+use super::fetch::FetchFailure;
+use super::limits::{ClientAddress, TooMany};
+use super::{no_store, oauth_error, too_many};
 use crate::clock;
 use crate::router::AppState;
 use axum::Json;
@@ -15,16 +17,42 @@ use cassis_core::auth::oauth::{
 use cassis_core::store::StoreError;
 use cassis_core::time::Timestamp;
 use serde_json::json;
+use std::net::IpAddr;
 use std::time::Duration;
 
-/// A metadata document is small; anything bigger is refused unread.
-const MAX_DOCUMENT_BYTES: usize = 64 * 1024;
-const FETCH_TIMEOUT: Duration = Duration::from_secs(5);
 /// A fetched document is used this long before it is fetched again.
 const DOCUMENT_TTL: Duration = Duration::from_secs(60 * 60);
 
+/// A registration that no authorization code was issued to within a day was
+/// abandoned: it is forgotten, so that it no longer counts against
+/// `--oauth-max-unused-clients`.
+const UNUSED_CLIENT_TTL: Duration = Duration::from_secs(24 * 60 * 60);
+
 /// `POST /oauth/register`: a public client, its id returned once.
-pub async fn register(State(state): State<AppState>, body: Bytes) -> Response {
+///
+/// Registering needs no credential and stores a row, so each client address
+/// may register only so often, and Cassis keeps at most
+/// `--oauth-max-unused-clients` registrations that no authorization code was
+/// ever issued to. Beyond that it refuses rather than evicting: evicting
+/// would let a flood of registrations cancel the sign-in of a real client
+/// that registered a moment earlier, while a refusal leaves every client that
+/// is already connected, and every metadata-document client, working.
+/// Unused registrations are forgotten after a day, which ends the refusal.
+pub async fn register(
+    State(state): State<AppState>,
+    ClientAddress(address): ClientAddress,
+    body: Bytes,
+) -> Response {
+    if let Err(refused) = state.oauth.registrations.check(address) {
+        tracing::warn!(
+            ?address,
+            "refused a client registration: too many from this address"
+        );
+        return too_many(
+            refused,
+            "too many client registrations from this address; try again later",
+        );
+    }
     let request: ClientRegistration = match serde_json::from_slice(&body) {
         Ok(request) => request,
         Err(error) => {
@@ -47,6 +75,29 @@ pub async fn register(State(state): State<AppState>, body: Bytes) -> Response {
             );
         }
     };
+    match room_for_a_client(&state, now).await {
+        Ok(true) => {}
+        Ok(false) => {
+            let max = state.oauth.max_unused_clients;
+            tracing::warn!(
+                max,
+                "refused a client registration: too many unused registrations"
+            );
+            return oauth_error(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "temporarily_unavailable",
+                &format!(
+                    "Cassis already keeps {max} client registrations that were never used, \
+                     the most it keeps; unused registrations are forgotten after a day. \
+                     Try again later, or use the URL of a client metadata document as client_id."
+                ),
+            );
+        }
+        Err(error) => {
+            tracing::error!(%error, "counting unused clients failed");
+            return StatusCode::SERVICE_UNAVAILABLE.into_response();
+        }
+    }
     if let Err(error) = state.store().save_oauth_client(&client, now).await {
         tracing::error!(%error, "storing a registered client failed");
         return StatusCode::SERVICE_UNAVAILABLE.into_response();
@@ -69,21 +120,42 @@ pub async fn register(State(state): State<AppState>, body: Bytes) -> Response {
     )
 }
 
+/// Whether one more unused registration fits, after forgetting those
+/// abandoned for [`UNUSED_CLIENT_TTL`].
+async fn room_for_a_client(state: &AppState, now: Timestamp) -> Result<bool, StoreError> {
+    let before = Timestamp::from_millis(now.as_millis() - UNUSED_CLIENT_TTL.as_millis() as i64);
+    let forgotten = state.store().delete_unused_oauth_clients(before).await?;
+    if forgotten > 0 {
+        tracing::info!(
+            clients = forgotten,
+            "forgot client registrations that were never used"
+        );
+    }
+    let unused = state.store().count_unused_oauth_clients().await?;
+    Ok(unused < i64::try_from(state.oauth.max_unused_clients).unwrap_or(i64::MAX))
+}
+
 #[derive(Debug, thiserror::Error)]
 pub enum ClientLookupError {
     #[error("no client is registered with this id")]
     Unknown,
-    #[error("the client's metadata document could not be used: {0}")]
-    Document(String),
+    /// Whatever went wrong (a refused address, DNS, a timeout, the status,
+    /// the size, the JSON): the reason is logged, never shown, or the
+    /// answers would map the network Cassis runs in.
+    #[error("its client metadata document could not be fetched or used")]
+    Document,
+    #[error("this address started too many metadata document fetches")]
+    TooManyFetches(TooMany),
     #[error(transparent)]
     Store(#[from] StoreError),
 }
 
 /// The client `client_id` names: registered, or a metadata document fetched
-/// now if never seen or stale.
+/// now, for a request from `address`, if never seen or stale.
 pub async fn find_client(
     state: &AppState,
     client_id: &str,
+    address: Option<IpAddr>,
 ) -> Result<OAuthClient, ClientLookupError> {
     let now = clock::now();
     let stored = state.store().oauth_client(client_id).await?;
@@ -100,14 +172,21 @@ pub async fn find_client(
     {
         return Ok(client.clone());
     }
-    let body = state
-        .oauth
-        .fetcher
-        .fetch(client_id)
-        .await
-        .map_err(ClientLookupError::Document)?;
-    let mut client = parse_metadata_document(client_id, &body, now)
-        .map_err(|e| ClientLookupError::Document(e.to_string()))?;
+    let fetcher = &state.oauth.fetcher;
+    if fetcher.failed_recently(client_id) {
+        return Err(ClientLookupError::Document);
+    }
+    fetcher
+        .admit(address)
+        .map_err(ClientLookupError::TooManyFetches)?;
+    let mut client = match fetch_document(state, client_id, now).await {
+        Ok(client) => client,
+        Err(reason) => {
+            tracing::warn!(client_id, ?address, %reason, "a client metadata document could not be used");
+            fetcher.remember_failure(client_id);
+            return Err(ClientLookupError::Document);
+        }
+    };
     if let Some((known, _)) = stored {
         client.created_at = known.created_at;
     }
@@ -115,50 +194,20 @@ pub async fn find_client(
     Ok(client)
 }
 
-/// Fetches client metadata documents: https only, no redirects, a size cap
-/// and a short timeout, since the URL comes from whoever starts a flow.
-#[derive(Clone, Debug)]
-pub struct MetadataFetcher(reqwest::Client);
-
-impl Default for MetadataFetcher {
-    fn default() -> Self {
-        let client = reqwest::Client::builder()
-            .timeout(FETCH_TIMEOUT)
-            .redirect(reqwest::redirect::Policy::none())
-            .https_only(true)
-            .user_agent(concat!("cassis/", env!("CARGO_PKG_VERSION")))
-            .build()
-            .expect("the TLS backend initialises");
-        Self(client)
-    }
+/// Why a metadata document was not used, for the log.
+#[derive(Debug, thiserror::Error)]
+enum DocumentFailure {
+    #[error("fetching it failed: {0}")]
+    Fetch(#[from] FetchFailure),
+    #[error("it is not a valid client metadata document: {0}")]
+    Invalid(String),
 }
 
-impl MetadataFetcher {
-    async fn fetch(&self, url: &str) -> Result<Vec<u8>, String> {
-        let mut response = self
-            .0
-            .get(url)
-            .header(reqwest::header::ACCEPT, "application/json")
-            .send()
-            .await
-            .map_err(|e| format!("fetching it failed: {e}"))?;
-        if !response.status().is_success() {
-            return Err(format!(
-                "fetching it returned HTTP {}",
-                response.status().as_u16()
-            ));
-        }
-        let mut body = Vec::new();
-        while let Some(chunk) = response
-            .chunk()
-            .await
-            .map_err(|e| format!("reading it failed: {e}"))?
-        {
-            body.extend_from_slice(&chunk);
-            if body.len() > MAX_DOCUMENT_BYTES {
-                return Err(format!("it is larger than {MAX_DOCUMENT_BYTES} bytes"));
-            }
-        }
-        Ok(body)
-    }
+async fn fetch_document(
+    state: &AppState,
+    url: &str,
+    now: Timestamp,
+) -> Result<OAuthClient, DocumentFailure> {
+    let body = state.oauth.fetcher.fetch(url).await?;
+    parse_metadata_document(url, &body, now).map_err(|e| DocumentFailure::Invalid(e.to_string()))
 }

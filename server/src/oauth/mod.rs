@@ -7,7 +7,9 @@
 
 mod authorize;
 mod clients;
+mod fetch;
 mod keys;
+mod limits;
 mod metadata;
 mod token;
 
@@ -19,12 +21,42 @@ use axum::Router;
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
+use std::time::Duration;
 
-/// OAuth state shared by every request: cheap to clone.
-#[derive(Clone, Debug, Default)]
+/// Registrations one client address may make: ten at once, then one every
+/// thirty seconds. A real client registers once per connection it sets up.
+const REGISTRATION_BURST: u32 = 10;
+const REGISTRATION_PERIOD: Duration = Duration::from_secs(30);
+
+/// Registered clients that were never used kept at most, unless configured.
+pub const DEFAULT_MAX_UNUSED_CLIENTS: usize = 1000;
+
+/// OAuth state shared by every request.
+#[derive(Debug)]
 pub struct OAuthState {
     pub keys: KeyRing,
-    pub fetcher: clients::MetadataFetcher,
+    pub fetcher: fetch::MetadataFetcher,
+    /// Registrations per client address.
+    pub registrations: limits::AddressLimit,
+    /// Registered clients no authorization code was issued to, kept at most.
+    pub max_unused_clients: usize,
+}
+
+impl Default for OAuthState {
+    fn default() -> Self {
+        Self::new(DEFAULT_MAX_UNUSED_CLIENTS)
+    }
+}
+
+impl OAuthState {
+    pub fn new(max_unused_clients: usize) -> Self {
+        Self {
+            keys: KeyRing::default(),
+            fetcher: fetch::MetadataFetcher::default(),
+            registrations: limits::AddressLimit::new(REGISTRATION_BURST, REGISTRATION_PERIOD),
+            max_unused_clients,
+        }
+    }
 }
 
 /// Endpoints that clients call from anywhere without a cookie, so the
@@ -92,6 +124,20 @@ fn oauth_error(status: StatusCode, error: &str, description: &str) -> Response {
         )
             .into_response(),
     )
+}
+
+/// `429 Too Many Requests` as an OAuth error, with `Retry-After`.
+fn too_many(refused: limits::TooMany, description: &str) -> Response {
+    let mut response = oauth_error(
+        StatusCode::TOO_MANY_REQUESTS,
+        "temporarily_unavailable",
+        description,
+    );
+    response.headers_mut().insert(
+        header::RETRY_AFTER,
+        HeaderValue::from(refused.retry_after_secs()),
+    );
+    response
 }
 
 /// Token responses must not be cached (RFC 6749 §5.1).

@@ -2,7 +2,8 @@
 //! `/oauth/revoke` (RFC 7009). Every failure is an RFC 6749 error body.
 
 use super::clients::{ClientLookupError, find_client};
-use super::{issuer, names_mcp_resource, no_store, oauth_error, resource};
+use super::limits::{ClientAddress, TooMany};
+use super::{issuer, names_mcp_resource, no_store, oauth_error, resource, too_many};
 use crate::clock;
 use crate::router::AppState;
 use axum::Form;
@@ -19,6 +20,7 @@ use cassis_core::store::StoreError;
 use cassis_core::time::Timestamp;
 use serde::Deserialize;
 use serde_json::json;
+use std::net::IpAddr;
 use uuid::Uuid;
 
 #[derive(Debug, Default, Deserialize)]
@@ -32,10 +34,14 @@ pub struct TokenRequest {
     resource: Option<String>,
 }
 
-pub async fn token(State(state): State<AppState>, Form(request): Form<TokenRequest>) -> Response {
+pub async fn token(
+    State(state): State<AppState>,
+    ClientAddress(address): ClientAddress,
+    Form(request): Form<TokenRequest>,
+) -> Response {
     let outcome = match request.grant_type.as_deref() {
-        Some("authorization_code") => exchange_code(&state, &request).await,
-        Some("refresh_token") => refresh(&state, &request).await,
+        Some("authorization_code") => exchange_code(&state, &request, address).await,
+        Some("refresh_token") => refresh(&state, &request, address).await,
         Some(other) => Err(TokenError::Grant(
             "unsupported_grant_type",
             format!("the grant type `{other}` is not supported"),
@@ -54,6 +60,10 @@ pub async fn token(State(state): State<AppState>, Form(request): Form<TokenReque
         Err(TokenError::Client(description)) => {
             oauth_error(StatusCode::UNAUTHORIZED, "invalid_client", &description)
         }
+        Err(TokenError::TooMany(refused)) => too_many(
+            refused,
+            "too many client metadata documents fetched for this address; try again later",
+        ),
         Err(TokenError::Store(error)) => {
             tracing::error!(%error, "the token endpoint could not reach the database");
             oauth_error(
@@ -70,6 +80,8 @@ enum TokenError {
     /// An error code of RFC 6749 §5.2 and its description.
     Grant(&'static str, String),
     Client(String),
+    /// This address started too many metadata document fetches.
+    TooMany(TooMany),
     Store(StoreError),
 }
 
@@ -90,11 +102,16 @@ fn required<'a>(value: &'a Option<String>, name: &str) -> Result<&'a str, TokenE
         .ok_or_else(|| TokenError::Request(format!("{name} is required")))
 }
 
-async fn client_of(state: &AppState, request: &TokenRequest) -> Result<String, TokenError> {
+async fn client_of(
+    state: &AppState,
+    request: &TokenRequest,
+    address: Option<IpAddr>,
+) -> Result<String, TokenError> {
     let client_id = required(&request.client_id, "client_id")?;
-    match find_client(state, client_id).await {
+    match find_client(state, client_id, address).await {
         Ok(client) => Ok(client.id),
         Err(ClientLookupError::Store(error)) => Err(TokenError::Store(error)),
+        Err(ClientLookupError::TooManyFetches(refused)) => Err(TokenError::TooMany(refused)),
         Err(error) => Err(TokenError::Client(error.to_string())),
     }
 }
@@ -110,8 +127,12 @@ fn check_resource(state: &AppState, request: &TokenRequest) -> Result<(), TokenE
     }
 }
 
-async fn exchange_code(state: &AppState, request: &TokenRequest) -> Result<Response, TokenError> {
-    let client_id = client_of(state, request).await?;
+async fn exchange_code(
+    state: &AppState,
+    request: &TokenRequest,
+    address: Option<IpAddr>,
+) -> Result<Response, TokenError> {
+    let client_id = client_of(state, request, address).await?;
     let code = required(&request.code, "code")?;
     let verifier = required(&request.code_verifier, "code_verifier")?;
     let redirect_uri = required(&request.redirect_uri, "redirect_uri")?;
@@ -161,8 +182,12 @@ async fn exchange_code(state: &AppState, request: &TokenRequest) -> Result<Respo
     token_response(state, &issued, &refresh, now).await
 }
 
-async fn refresh(state: &AppState, request: &TokenRequest) -> Result<Response, TokenError> {
-    let client_id = client_of(state, request).await?;
+async fn refresh(
+    state: &AppState,
+    request: &TokenRequest,
+    address: Option<IpAddr>,
+) -> Result<Response, TokenError> {
+    let client_id = client_of(state, request, address).await?;
     let presented = required(&request.refresh_token, "refresh_token")?;
     check_resource(state, request)?;
     let now = clock::now();
