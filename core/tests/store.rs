@@ -437,6 +437,29 @@ on_every_backend! {
     }
 }
 
+/// A metadata database (this server's, or a copy) is never a data source:
+/// its password hashes and signing keys would become known values.
+#[tokio::test]
+async fn a_metadata_database_is_refused_as_a_data_source() {
+    use cassis_core::warehouse::{Warehouse, WarehouseError};
+    for backend in backends().await {
+        let outcome = Warehouse::connect(&backend.url).await;
+        assert!(
+            matches!(outcome, Err(WarehouseError::MetadataDatabase)),
+            "{:?}: {outcome:?}",
+            backend.store.backend()
+        );
+    }
+}
+
+/// Credentials come from the URL alone, never from PGPASSWORD or ~/.pgpass.
+#[tokio::test]
+async fn a_postgres_source_uses_only_the_credentials_in_its_url() {
+    use cassis_core::warehouse::{Warehouse, WarehouseError};
+    let no_user = Warehouse::connect("postgres://127.0.0.1:1/db").await;
+    assert!(matches!(no_user, Err(WarehouseError::NoUser(_))), "{no_user:?}");
+}
+
 #[tokio::test]
 async fn concurrent_publishers_get_distinct_consecutive_versions() {
     for backend in backends().await {

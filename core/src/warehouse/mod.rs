@@ -10,7 +10,7 @@ use crate::project::{Dialect, redact_url};
 use sqlx::pool::PoolConnection;
 use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
 use sqlx::sqlite::{SqliteConnectOptions, SqlitePoolOptions};
-use sqlx::{PgPool, Sqlite, SqlitePool};
+use sqlx::{AssertSqlSafe, PgPool, Sqlite, SqlitePool};
 use std::str::FromStr;
 use std::time::{Duration, Instant};
 
@@ -19,6 +19,9 @@ use std::time::{Duration, Instant};
 /// full scan of a large table, short enough that a slow source cannot hold a
 /// pool connection for everyone else. Questions set their own timeout.
 pub const HOUSEKEEPING_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// Tables a Cassis metadata database holds together.
+const METADATA_TABLES: [&str; 4] = ["users", "sessions", "api_keys", "oauth_signing_keys"];
 
 /// Virtual machine steps between checks of a SQLite query's deadline.
 const SQLITE_PROGRESS_STEPS: i32 = 10_000;
@@ -33,6 +36,12 @@ pub enum WarehouseError {
     Query(#[from] sqlx::Error),
     #[error("the data source did not answer within {} seconds", .0.as_secs())]
     Timeout(Duration),
+    #[error("`{0}` names no user: a PostgreSQL source needs its user (and password) in the URL")]
+    NoUser(String),
+    #[error(
+        "this is a Cassis metadata database, with its users, sessions and keys: Cassis does not answer questions from it"
+    )]
+    MetadataDatabase,
 }
 
 /// An open, read-only connection pool to a data source.
@@ -55,12 +64,14 @@ impl Warehouse {
                 .connect_with(options)
                 .await
                 .map_err(WarehouseError::Connect)?;
-            Ok(Warehouse::Sqlite(pool))
+            Warehouse::Sqlite(pool).unless_metadata().await
         } else if url.starts_with("postgres://") || url.starts_with("postgresql://") {
             // A query that sets no timeout of its own stops at the
             // housekeeping one; questions set theirs per transaction.
             let options = PgConnectOptions::from_str(url)
-                .map_err(|_| unsupported())?
+                .map_err(|_| unsupported())?;
+            let options = with_credentials_of_url(options, url)
+                .ok_or_else(|| WarehouseError::NoUser(redact_url(url)))?
                 .options([
                     ("default_transaction_read_only", "on"),
                     (
@@ -74,10 +85,44 @@ impl Warehouse {
                 .connect_with(options)
                 .await
                 .map_err(WarehouseError::Connect)?;
-            Ok(Warehouse::Postgres(pool))
+            Warehouse::Postgres(pool).unless_metadata().await
         } else {
             Err(unsupported())
         }
+    }
+
+    /// Refuses (and closes) a pool whose database is a Cassis metadata
+    /// database, this server's or any other's: its password hashes and
+    /// signing keys would become known values every viewer and the model see.
+    /// Judged by the tables it holds, so no path, host alias or copy gets
+    /// past it.
+    async fn unless_metadata(self) -> Result<Self, WarehouseError> {
+        let names = METADATA_TABLES
+            .iter()
+            .map(|t| format!("'{t}'"))
+            .collect::<Vec<_>>()
+            .join(", ");
+        // Constant table names, not input.
+        let found: i64 = match &self {
+            Warehouse::Sqlite(pool) => {
+                let sql = format!(
+                    "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name IN ({names})"
+                );
+                sqlx::query_scalar(AssertSqlSafe(sql)).fetch_one(pool).await?
+            }
+            Warehouse::Postgres(pool) => {
+                let sql = format!(
+                    "SELECT COUNT(DISTINCT relname) FROM pg_catalog.pg_class \
+                     WHERE relkind IN ('r', 'p', 'v', 'm', 'f') AND relname IN ({names})"
+                );
+                sqlx::query_scalar(AssertSqlSafe(sql)).fetch_one(pool).await?
+            }
+        };
+        if found == METADATA_TABLES.len() as i64 {
+            self.close().await;
+            return Err(WarehouseError::MetadataDatabase);
+        }
+        Ok(self)
     }
 
     pub fn dialect(&self) -> Dialect {
@@ -143,4 +188,24 @@ pub(crate) async fn sqlite_connection(
         }
     }
     Ok(connection)
+}
+
+/// `options` with exactly the user and password the URL names. The driver
+/// otherwise falls back to `PGUSER`, `PGPASSWORD` and `~/.pgpass`: the
+/// server's own credentials, which may well open its metadata database.
+/// `None` when the URL names no user.
+fn with_credentials_of_url(options: PgConnectOptions, url: &str) -> Option<PgConnectOptions> {
+    let parsed = url::Url::parse(url).ok()?;
+    let decode = |text: &str| {
+        percent_encoding::percent_decode_str(text)
+            .decode_utf8()
+            .ok()
+            .map(|t| t.into_owned())
+    };
+    let user = decode(parsed.username()).filter(|u| !u.is_empty())?;
+    let password = match parsed.password() {
+        Some(password) => decode(password)?,
+        None => String::new(),
+    };
+    Some(options.username(&user).password(&password))
 }
