@@ -147,6 +147,45 @@ fn planning(c: &mut Criterion) {
     c.bench_function("plan+compile/1000 objects, 20000 attributes", |b| {
         b.iter(|| plan_and_compile(&big, &big_lexicon, black_box(question)))
     });
+    // A hostile question: 4,000 characters of words nobody defined, each a
+    // candidate for typo matching against every key of the lexicon.
+    let mut noise = String::new();
+    let mut n = 0u64;
+    while noise.len() < 3_990 {
+        n = n
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        let word: String = (0..7 + (n >> 60) as usize)
+            .map(|i| char::from(b'a' + ((n >> (i * 5)) % 26) as u8))
+            .collect();
+        noise.push_str(&word);
+        noise.push(' ');
+    }
+    c.bench_function("plan/1000 objects/4000 characters of unknown words", |b| {
+        b.iter(|| plan(&big, &big_lexicon, black_box(&noise), None, None))
+    });
+    // The same against F1 with 5,000 one-word names known: every unknown
+    // word is a typo candidate for each of them.
+    let names: Vec<String> = (0..5_000u64)
+        .map(|i| {
+            let x = i.wrapping_mul(2862933555777941757).wrapping_add(3037000493);
+            (0..8)
+                .map(|k| char::from(b'a' + ((x >> (k * 6)) % 26) as u8))
+                .collect()
+        })
+        .collect();
+    let named = Lexicon::build(
+        &f1,
+        &[AttributeValues {
+            object: 3,
+            attribute: 1,
+            values: &names,
+        }],
+    );
+    c.bench_function(
+        "plan/f1 with 5000 names/4000 characters of unknown words",
+        |b| b.iter(|| plan(&f1, &named, black_box(&noise), None, None)),
+    );
     c.bench_function("lexicon build/1000 objects, 20000 attributes", |b| {
         b.iter(|| Lexicon::build(&big, &attribute_values).len())
     });

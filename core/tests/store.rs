@@ -457,7 +457,10 @@ async fn a_metadata_database_is_refused_as_a_data_source() {
 async fn a_postgres_source_uses_only_the_credentials_in_its_url() {
     use cassis_core::warehouse::{Warehouse, WarehouseError};
     let no_user = Warehouse::connect("postgres://127.0.0.1:1/db").await;
-    assert!(matches!(no_user, Err(WarehouseError::NoUser(_))), "{no_user:?}");
+    assert!(
+        matches!(no_user, Err(WarehouseError::NoUser(_))),
+        "{no_user:?}"
+    );
 }
 
 #[tokio::test]

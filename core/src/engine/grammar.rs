@@ -561,7 +561,7 @@ pub fn correct_operator_word(plain: &str) -> Option<&'static str> {
         .iter()
         .flat_map(|(phrase, _)| phrase.split(' '))
         .filter(|word| word.len() >= 5)
-        .find(|word| strsim::damerau_levenshtein(word, plain) == 1)
+        .find(|word| crate::engine::lexicon::one_edit_apart(word, plain))
 }
 
 /// Words that make an object a person, whom "who" asks about.

@@ -3,7 +3,7 @@
 
 use crate::engine::text;
 use crate::ontology::{AttributeRole, DataType, Ontology};
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 /// Longest phrase looked up, in words.
 pub const MAX_PHRASE_WORDS: usize = 6;
@@ -48,15 +48,63 @@ pub struct Entry {
 #[derive(Debug, Default)]
 pub struct Lexicon {
     entries: HashMap<String, Vec<Entry>>,
-    /// Single-word keys of six letters or more, for one-typo matches.
-    fuzzy_words: Vec<String>,
-    /// Concept names as written ("customers", "revenue") with their keys:
-    /// a typo of the written word ("custmers") can be further from the
-    /// stem than one letter.
-    written: Vec<(String, String)>,
+    /// Single-word keys of five letters or more, for one-typo matches, by
+    /// their length in characters: a word one edit away is within one
+    /// character of the other's length, so a lookup compares three lists,
+    /// not the whole lexicon.
+    fuzzy_words: BTreeMap<usize, Vec<String>>,
+    /// Concept names as written ("customers", "revenue") with their keys,
+    /// by length: a typo of the written word ("custmers") can be further
+    /// from the stem than one letter.
+    written: BTreeMap<usize, Vec<(String, String)>>,
     /// Stems of the ontology's own description ("Formula 1"): words that
     /// name the domain, not a value, however they are capitalised.
     domain: HashSet<String>,
+}
+
+/// Words longer than this are never matched with a typo: no name people
+/// misspell is that long, and comparing long strings costs the most.
+const MAX_FUZZY_CHARS: usize = 24;
+
+/// Whether `a` becomes `b` by exactly one edit: a letter changed, added,
+/// dropped, or two neighbours swapped (Damerau–Levenshtein distance 1).
+/// Linear and without allocating: it runs against thousands of names per
+/// unknown word, where a full distance matrix dominated the planner's time.
+pub(crate) fn one_edit_apart(a: &str, b: &str) -> bool {
+    let (la, lb) = (a.chars().count(), b.chars().count());
+    let shorter = la.min(lb);
+    if la.abs_diff(lb) > 1 || a == b {
+        return false;
+    }
+    let prefix = a.chars().zip(b.chars()).take_while(|(x, y)| x == y).count();
+    let suffix = a
+        .chars()
+        .rev()
+        .zip(b.chars().rev())
+        .take_while(|(x, y)| x == y)
+        .count()
+        .min(shorter - prefix);
+    if la != lb {
+        // Dropping the one letter between the common ends of the longer.
+        return prefix + suffix == shorter;
+    }
+    if prefix + suffix == la - 1 {
+        return true;
+    }
+    // Two neighbours swapped: the middle is exactly "xy" against "yx".
+    prefix + suffix + 2 == la && {
+        let mut ma = a.chars().skip(prefix);
+        let mut mb = b.chars().skip(prefix);
+        let (a0, a1, b0, b1) = (ma.next(), ma.next(), mb.next(), mb.next());
+        a0 == b1 && a1 == b0
+    }
+}
+
+/// The entries of the lists whose length is within one of `length`.
+fn near<T>(by_length: &BTreeMap<usize, Vec<T>>, length: usize) -> impl Iterator<Item = &T> {
+    by_length
+        .range(length.saturating_sub(1)..=length + 1)
+        .flat_map(|(_, list)| list)
 }
 
 impl Entry {
@@ -163,15 +211,23 @@ impl Lexicon {
             }
         }
         lexicon.entries.retain(|_, entries| !entries.is_empty());
-        lexicon.fuzzy_words = lexicon
-            .entries
-            .keys()
-            .filter(|k| !k.contains(' ') && k.chars().count() >= 5)
-            .cloned()
-            .collect();
-        lexicon.fuzzy_words.sort();
-        lexicon.written.sort();
-        lexicon.written.dedup();
+        for key in lexicon.entries.keys() {
+            let length = key.chars().count();
+            if !key.contains(' ') && (5..=MAX_FUZZY_CHARS).contains(&length) {
+                lexicon
+                    .fuzzy_words
+                    .entry(length)
+                    .or_default()
+                    .push(key.clone());
+            }
+        }
+        for list in lexicon.fuzzy_words.values_mut() {
+            list.sort();
+        }
+        for list in lexicon.written.values_mut() {
+            list.sort();
+            list.dedup();
+        }
         lexicon
     }
 
@@ -182,8 +238,12 @@ impl Lexicon {
         }
         if strength < Strength::Value && !key.contains(' ') {
             let written = text::fold(phrase.trim());
-            if written.chars().count() >= 5 {
-                self.written.push((written, key.clone()));
+            let length = written.chars().count();
+            if (5..=MAX_FUZZY_CHARS).contains(&length) {
+                self.written
+                    .entry(length)
+                    .or_default()
+                    .push((written, key.clone()));
             }
         }
         let entries = self.entries.entry(key).or_default();
@@ -258,32 +318,35 @@ impl Lexicon {
     /// from "Carter"), and a filter on the wrong value is a wrong answer.
     pub fn fuzzy(&self, word: &text::Word) -> Option<&str> {
         let stem = word.stem.as_str();
+        let plain_length = word.plain.chars().count();
+        let stem_length = stem.chars().count();
+        if plain_length > MAX_FUZZY_CHARS + 1 {
+            return None;
+        }
         // The written form first: "custmers" is one letter from "customers".
-        if word.plain.chars().count() >= 5
-            && let Some((_, key)) = self
-                .written
-                .iter()
-                .find(|(written, _)| strsim::damerau_levenshtein(written, &word.plain) == 1)
+        if plain_length >= 5
+            && let Some((_, key)) = near(&self.written, plain_length)
+                .filter(|(written, _)| one_edit_apart(written, &word.plain))
+                .min()
         {
             return Some(key.as_str());
         }
-        if stem.chars().count() < 6 {
+        if stem_length < 6 {
             return None;
         }
-        self.fuzzy_words
-            .iter()
-            .filter(|candidate| strsim::damerau_levenshtein(candidate, stem) == 1)
-            .find(|candidate| {
+        near(&self.fuzzy_words, stem_length)
+            .filter(|candidate| one_edit_apart(candidate, stem))
+            .filter(|candidate| {
                 let names_concept = self
                     .lookup(candidate)
                     .iter()
                     .any(|e| e.strength < Strength::Value);
                 // A dropped or doubled letter ("ferari") is a typo at any
                 // length; a changed letter only in a long word.
-                let long_enough =
-                    stem.chars().count() >= 7 || candidate.chars().count() != stem.chars().count();
+                let long_enough = stem_length >= 7 || candidate.chars().count() != stem_length;
                 names_concept || (long_enough && candidate.chars().take(2).eq(stem.chars().take(2)))
             })
+            .min()
             .map(String::as_str)
     }
 
@@ -298,5 +361,32 @@ impl Lexicon {
 
     pub fn is_empty(&self) -> bool {
         self.entries.is_empty()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn one_edit_apart_agrees_with_the_damerau_distance() {
+        // Every pair of words up to four letters over a three-letter alphabet.
+        let alphabet = ['a', 'b', 'é'];
+        let mut words = vec![String::new()];
+        let mut last = vec![String::new()];
+        for _ in 0..4 {
+            last = last
+                .iter()
+                .flat_map(|word| alphabet.iter().map(move |c| format!("{word}{c}")))
+                .collect();
+            words.extend(last.iter().cloned());
+        }
+        for a in &words {
+            for b in &words {
+                assert_eq!(
+                    super::one_edit_apart(a, b),
+                    strsim::damerau_levenshtein(a, b) == 1,
+                    "{a:?} {b:?}"
+                );
+            }
+        }
     }
 }

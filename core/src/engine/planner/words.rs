@@ -56,6 +56,9 @@ pub(super) fn opens_focus(op: Op) -> bool {
     )
 }
 
+/// Words of one question looked up for typos at most.
+const MAX_FUZZY_LOOKUPS: usize = 32;
+
 /// `today` is the caller's day, against which "last year" is read; without
 /// it such phrases are never guessed.
 pub(super) fn read(lexicon: &Lexicon, question: &str, today: Option<Day>) -> Vec<Piece> {
@@ -66,6 +69,15 @@ pub(super) fn read(lexicon: &Lexicon, question: &str, today: Option<Day>) -> Vec
     let plain: Vec<&str> = words.iter().map(|w| w.plain.as_str()).collect();
     let mut pieces = Vec::new();
     let mut focus = Focus::Outside;
+    // Typo matching is the costly lookup; a question that needs more than a
+    // few dozen is not a question with typos.
+    let fuzzy_lookups = std::cell::Cell::new(0);
+    let fuzzy = |word: &Word| {
+        fuzzy_lookups.set(fuzzy_lookups.get() + 1);
+        (fuzzy_lookups.get() <= MAX_FUZZY_LOOKUPS)
+            .then(|| lexicon.fuzzy(word))
+            .flatten()
+    };
     let mut i = 0;
     while i < words.len() {
         // Dates, before their numbers are read as years.
@@ -198,7 +210,7 @@ pub(super) fn read(lexicon: &Lexicon, question: &str, today: Option<Day>) -> Vec
             }
         } else if let Some(n) = grammar::small_number(&word.plain) {
             pieces.push(Piece::Number(n));
-        } else if let Some(key) = lexicon.fuzzy(word) {
+        } else if let Some(key) = fuzzy(word) {
             pieces.push(Piece::Concept {
                 entries: lexicon.lookup(key).to_vec(),
                 text: word.plain.clone(),
