@@ -68,8 +68,7 @@ impl Warehouse {
         } else if url.starts_with("postgres://") || url.starts_with("postgresql://") {
             // A query that sets no timeout of its own stops at the
             // housekeeping one; questions set theirs per transaction.
-            let options = PgConnectOptions::from_str(url)
-                .map_err(|_| unsupported())?;
+            let options = PgConnectOptions::from_str(url).map_err(|_| unsupported())?;
             let options = with_credentials_of_url(options, url)
                 .ok_or_else(|| WarehouseError::NoUser(redact_url(url)))?
                 .options([
@@ -108,14 +107,18 @@ impl Warehouse {
                 let sql = format!(
                     "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name IN ({names})"
                 );
-                sqlx::query_scalar(AssertSqlSafe(sql)).fetch_one(pool).await?
+                sqlx::query_scalar(AssertSqlSafe(sql))
+                    .fetch_one(pool)
+                    .await?
             }
             Warehouse::Postgres(pool) => {
                 let sql = format!(
                     "SELECT COUNT(DISTINCT relname) FROM pg_catalog.pg_class \
                      WHERE relkind IN ('r', 'p', 'v', 'm', 'f') AND relname IN ({names})"
                 );
-                sqlx::query_scalar(AssertSqlSafe(sql)).fetch_one(pool).await?
+                sqlx::query_scalar(AssertSqlSafe(sql))
+                    .fetch_one(pool)
+                    .await?
             }
         };
         if found == METADATA_TABLES.len() as i64 {
