@@ -841,3 +841,77 @@ on_every_backend! {
         assert_eq!(store.count_unused_oauth_clients().await.unwrap(), 1);
     }
 }
+
+/// A small edit that finds another save in its way is applied again to the
+/// newer draft: both changes stay. The other save comes from a second
+/// connection on its own thread, in the middle of the edit.
+#[tokio::test]
+async fn a_small_edit_racing_another_save_keeps_both() {
+    let test = sqlite().await;
+    let store = &test.store;
+    let (project, editor) = project_and_editor(store).await;
+    store
+        .save_draft(
+            project.id,
+            &ontology_with(&["driver"]),
+            DraftBase::Revision(0),
+            editor.id,
+            "saved",
+            NOW,
+        )
+        .await
+        .unwrap();
+    let mut applied = 0;
+    drafts::edit(
+        store,
+        project.id,
+        editor.id,
+        "added race",
+        NOW,
+        |ontology| {
+            applied += 1;
+            if applied == 1 {
+                let url = test.url.clone();
+                std::thread::spawn(move || {
+                    let runtime = tokio::runtime::Builder::new_current_thread()
+                        .enable_all()
+                        .build()
+                        .unwrap();
+                    runtime.block_on(async {
+                        let other = Store::connect(&url).await.unwrap();
+                        let mut draft = other.draft(project.id).await.unwrap().unwrap();
+                        draft
+                            .ontology
+                            .objects
+                            .extend(ontology_with(&["circuit"]).objects);
+                        other
+                            .save_draft(
+                                project.id,
+                                &draft.ontology,
+                                DraftBase::Revision(draft.revision),
+                                editor.id,
+                                "added circuit",
+                                NOW,
+                            )
+                            .await
+                            .unwrap();
+                        other.close().await;
+                    });
+                })
+                .join()
+                .unwrap();
+            }
+            ontology.objects.extend(ontology_with(&["race"]).objects);
+            Ok::<_, StoreError>(())
+        },
+    )
+    .await
+    .unwrap();
+    assert_eq!(applied, 2, "applied again after the other save");
+    let draft = store.draft(project.id).await.unwrap().unwrap();
+    assert_eq!(
+        draft.ontology,
+        ontology_with(&["driver", "circuit", "race"])
+    );
+    assert_eq!((draft.revision, draft.reason.as_str()), (3, "added race"));
+}
