@@ -25,6 +25,12 @@ pub enum AppError {
     Internal,
     #[error("The request did not reach the server function: {0}")]
     Transport(String),
+    /// The draft was saved by someone else since the page read it; saving
+    /// again with `overwrite` replaces their save (kept in the history).
+    #[error(
+        "The draft was changed by {by} at {at} since you opened it; reload, or save again to overwrite."
+    )]
+    DraftChanged { by: String, at: String },
     /// Input the user can fix; the message says how.
     #[error("{0}")]
     Invalid(String),
@@ -38,6 +44,7 @@ impl AppError {
             AppError::Forbidden | AppError::EditorsOnly => 403,
             AppError::NotFound(_) => 404,
             AppError::Transport(_) | AppError::Invalid(_) => 400,
+            AppError::DraftChanged { .. } => 409,
             AppError::TooManyAttempts { .. } => 429,
             AppError::Internal => 500,
         }
@@ -55,8 +62,18 @@ impl FromServerFnError for AppError {
 #[cfg(feature = "ssr")]
 impl From<cassis_core::store::StoreError> for AppError {
     fn from(error: cassis_core::store::StoreError) -> Self {
-        tracing::error!(%error, "metadata store failed");
-        AppError::Internal
+        use cassis_core::store::StoreError;
+        match error {
+            // Not a failure: another editor saved first, and the page says who.
+            StoreError::StaleDraft(stamp) => crate::ssr::respond_with(AppError::DraftChanged {
+                by: stamp.saved_by().to_owned(),
+                at: stamp.saved_at.to_utc_minutes(),
+            }),
+            error => {
+                tracing::error!(%error, "metadata store failed");
+                AppError::Internal
+            }
+        }
     }
 }
 

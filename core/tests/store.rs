@@ -4,10 +4,13 @@
 
 use cassis_core::account::{Email, Role};
 use cassis_core::auth::{self, Password, SignInError};
+use cassis_core::ontology::drafts::{self, RestoreError};
 use cassis_core::ontology::publishing::{self, PublishError};
 use cassis_core::ontology::{Object, Ontology};
 use cassis_core::project::{DataSource, Dialect, ProjectAccess, ProjectName};
-use cassis_core::store::{Backend, InstanceFlag, NewUser, Store, StoreError, UserUpdate};
+use cassis_core::store::{
+    Backend, DRAFT_HISTORY_KEPT, DraftBase, InstanceFlag, NewUser, Store, StoreError, UserUpdate,
+};
 use cassis_core::time::Timestamp;
 use sqlx::{AnyConnection, AssertSqlSafe, Connection, PgConnection};
 use std::time::Duration;
@@ -312,14 +315,14 @@ on_every_backend! {
             "the project has no draft to publish"
         );
 
-        store.save_draft(project.id, &ontology_with(&["driver"]), editor.id, NOW).await.unwrap();
-        store.save_draft(project.id, &ontology_with(&["driver", "race"]), editor.id, NOW).await.unwrap();
+        store.save_draft(project.id, &ontology_with(&["driver"]), DraftBase::Current, editor.id, "saved", NOW).await.unwrap();
+        store.save_draft(project.id, &ontology_with(&["driver", "race"]), DraftBase::Current, editor.id, "saved", NOW).await.unwrap();
         let draft = store.draft(project.id).await.unwrap().unwrap();
         assert_eq!(draft.ontology, ontology_with(&["driver", "race"]));
         assert_eq!(draft.updated_by, Some(editor.id));
 
         assert_eq!(publishing::publish_draft(store, &project, editor.id, " first ", NOW).await.unwrap(), 1);
-        store.save_draft(project.id, &ontology_with(&["driver", "race", "circuit"]), editor.id, NOW).await.unwrap();
+        store.save_draft(project.id, &ontology_with(&["driver", "race", "circuit"]), DraftBase::Current, editor.id, "saved", NOW).await.unwrap();
         assert_eq!(publishing::publish_draft(store, &project, editor.id, "second", NOW).await.unwrap(), 2);
 
         let versions = store.list_versions(project.id).await.unwrap();
@@ -333,7 +336,7 @@ on_every_backend! {
 
     async fn an_invalid_draft_is_never_published(store: &Store) {
         let (project, editor) = project_and_editor(store).await;
-        store.save_draft(project.id, &ontology_with(&["Bad Name"]), editor.id, NOW).await.unwrap();
+        store.save_draft(project.id, &ontology_with(&["Bad Name"]), DraftBase::Current, editor.id, "saved", NOW).await.unwrap();
         match publishing::publish_draft(store, &project, editor.id, "", NOW).await {
             Err(PublishError::Invalid(problems)) => assert_eq!(problems[0].path, "objects.Bad Name.name"),
             other => panic!("expected problems, got {other:?}"),
@@ -368,7 +371,7 @@ on_every_backend! {
         ));
 
         // Deleting takes the draft and the (otherwise immutable) versions along.
-        store.save_draft(project.id, &ontology_with(&["driver"]), editor.id, NOW).await.unwrap();
+        store.save_draft(project.id, &ontology_with(&["driver"]), DraftBase::Current, editor.id, "saved", NOW).await.unwrap();
         publishing::publish_draft(store, &project, editor.id, "", NOW).await.unwrap();
         assert!(store.delete_project(editor.organization_id, project.id).await.unwrap());
         assert!(store.project(editor.organization_id, project.id).await.unwrap().is_none());
@@ -418,6 +421,128 @@ on_every_backend! {
 
         store.set_project_access(editor.organization_id, project.id, ProjectAccess::Organization).await.unwrap();
         assert!(store.accessible_project(&editor, project.id).await.unwrap().is_some());
+    }
+
+    async fn of_two_saves_over_the_same_revision_exactly_one_wins(store: &Store) {
+        let (project, editor) = project_and_editor(store).await;
+        let ada = user(store, "ada@example.com", "ada's password", Role::Editor).await;
+        let later = Timestamp::from_millis(NOW.as_millis() + 60_000);
+        let first = store.save_draft(project.id, &ontology_with(&["driver"]), DraftBase::Revision(0), editor.id, "saved in the editor", NOW).await.unwrap();
+        assert_eq!(first, 1);
+        // A second "first draft" finds the first one in its way.
+        match store.save_draft(project.id, &ontology_with(&["race"]), DraftBase::Revision(0), ada.id, "", NOW).await {
+            Err(StoreError::StaleDraft(stamp)) => assert_eq!((stamp.revision, stamp.saved_by()), (1, "editor@example.com")),
+            other => panic!("expected a stale draft, got {other:?}"),
+        }
+
+        // Both opened revision 1; Ada saves first, the editor's save is refused
+        // with who and when, and Ada's work is still the draft.
+        let read = store.draft(project.id).await.unwrap().unwrap();
+        assert_eq!((read.revision, read.reason.as_str()), (1, "saved in the editor"));
+        assert_eq!(read.updated_by_email.as_deref(), Some("editor@example.com"));
+        let adas = ontology_with(&["driver", "race"]);
+        assert_eq!(store.save_draft(project.id, &adas, DraftBase::Revision(read.revision), ada.id, "saved in the editor", later).await.unwrap(), 2);
+        let err = store
+            .save_draft(project.id, &ontology_with(&["driver", "circuit"]), DraftBase::Revision(read.revision), editor.id, "saved in the editor", later)
+            .await
+            .unwrap_err();
+        match &err {
+            StoreError::StaleDraft(stamp) => {
+                assert_eq!(stamp.revision, 2);
+                assert_eq!(stamp.saved_by_email.as_deref(), Some("ada@example.com"));
+                assert_eq!(stamp.saved_at, later);
+            }
+            other => panic!("expected a stale draft, got {other:?}"),
+        }
+        assert!(err.to_string().contains("changed by ada@example.com at "), "{err}");
+        assert_eq!(store.draft(project.id).await.unwrap().unwrap().ontology, adas);
+
+        // Saves racing over one revision: exactly one wins each round.
+        for round in 0..5u64 {
+            let base = DraftBase::Revision(2 + round);
+            let (mine, theirs) = (ontology_with(&["a"]), ontology_with(&["b"]));
+            let (a, b) = tokio::join!(
+                store.save_draft(project.id, &mine, base, ada.id, "race", NOW),
+                store.save_draft(project.id, &theirs, base, editor.id, "race", NOW),
+            );
+            assert!(a.is_ok() != b.is_ok(), "round {round}: {a:?} {b:?}");
+            let lost = if a.is_ok() { b } else { a };
+            assert!(matches!(lost, Err(StoreError::StaleDraft(_))), "{lost:?}");
+        }
+        assert_eq!(store.draft(project.id).await.unwrap().unwrap().revision, 7);
+
+        // Overwriting takes whatever the draft is, and keeps it in the history.
+        assert_eq!(store.save_draft(project.id, &ontology_with(&["mine"]), DraftBase::Current, editor.id, "overwrote", NOW).await.unwrap(), 8);
+        let history = store.draft_history(project.id).await.unwrap();
+        assert_eq!(history.iter().map(|h| h.revision).collect::<Vec<_>>(), [7, 6, 5, 4, 3, 2, 1]);
+        assert_eq!(history[5].saved_by_email.as_deref(), Some("ada@example.com"));
+        assert_eq!(history[5].reason, "saved in the editor");
+        assert_eq!(store.draft_revision(project.id, 2).await.unwrap(), Some(adas));
+    }
+
+    async fn the_history_keeps_the_last_fifty_saves(store: &Store) {
+        let (project, editor) = project_and_editor(store).await;
+        let saves = DRAFT_HISTORY_KEPT + 10;
+        for n in 0..=saves {
+            let name = format!("object{n}");
+            let revision = store
+                .save_draft(project.id, &ontology_with(&[&name]), DraftBase::Revision(n), editor.id, &format!("save {n}"), NOW)
+                .await
+                .unwrap();
+            assert_eq!(revision, n + 1);
+        }
+        let history = store.draft_history(project.id).await.unwrap();
+        assert_eq!(history.len() as u64, DRAFT_HISTORY_KEPT);
+        assert_eq!(history.first().unwrap().revision, saves);
+        assert_eq!(history.last().unwrap().revision, saves - DRAFT_HISTORY_KEPT + 1);
+        assert_eq!(history.last().unwrap().reason, format!("save {}", saves - DRAFT_HISTORY_KEPT));
+        assert!(store.draft_revision(project.id, saves - DRAFT_HISTORY_KEPT).await.unwrap().is_none());
+        assert_eq!(
+            store.draft_revision(project.id, saves).await.unwrap(),
+            Some(ontology_with(&[&format!("object{}", saves - 1)]))
+        );
+    }
+
+    async fn a_restore_brings_back_a_replaced_draft_and_is_itself_kept(store: &Store) {
+        let (project, editor) = project_and_editor(store).await;
+        let work = ontology_with(&["driver", "race"]);
+        store.save_draft(project.id, &work, DraftBase::Revision(0), editor.id, "saved in the editor", NOW).await.unwrap();
+        // Rolling back replaces the draft outright; the work stays in the history.
+        publishing::publish(store, &project, &ontology_with(&["driver"]), editor.id, "", NOW).await.unwrap();
+        publishing::roll_back(store, &project, 1, editor.id, "", NOW).await.unwrap();
+        let draft = store.draft(project.id).await.unwrap().unwrap();
+        assert_eq!((draft.revision, draft.reason.as_str()), (2, "rolled back to version 1"));
+        let history = store.draft_history(project.id).await.unwrap();
+        assert_eq!((history[0].revision, history[0].reason.as_str()), (1, "saved in the editor"));
+
+        assert_eq!(drafts::restore(store, project.id, 1, editor.id, NOW).await.unwrap(), 3);
+        let draft = store.draft(project.id).await.unwrap().unwrap();
+        assert_eq!(draft.ontology, work);
+        assert_eq!(draft.reason, "restored revision 1");
+        // The rolled-back draft the restore replaced can come back in turn.
+        assert_eq!(store.draft_history(project.id).await.unwrap()[0].revision, 2);
+        assert_eq!(drafts::restore(store, project.id, 2, editor.id, NOW).await.unwrap(), 4);
+        assert_eq!(store.draft(project.id).await.unwrap().unwrap().ontology, ontology_with(&["driver"]));
+        assert!(matches!(
+            drafts::restore(store, project.id, 99, editor.id, NOW).await,
+            Err(RestoreError::NoSuchRevision(99))
+        ));
+    }
+
+    async fn a_small_edit_is_applied_to_the_draft_as_saved(store: &Store) {
+        let (project, editor) = project_and_editor(store).await;
+        let added = drafts::edit(store, project.id, editor.id, "added driver", NOW, |o| {
+            o.objects.extend(ontology_with(&["driver"]).objects);
+            Ok::<_, StoreError>(1)
+        })
+        .await
+        .unwrap();
+        assert_eq!(added, 1);
+        // An edit that changes nothing saves nothing.
+        drafts::edit(store, project.id, editor.id, "nothing", NOW, |_| Ok::<_, StoreError>(())).await.unwrap();
+        let draft = store.draft(project.id).await.unwrap().unwrap();
+        assert_eq!((draft.revision, draft.reason.as_str()), (1, "added driver"));
+        assert_eq!(draft.ontology, ontology_with(&["driver"]));
     }
 
     async fn rolling_back_publishes_old_content_anew(store: &Store) {
@@ -715,4 +840,78 @@ on_every_backend! {
         }
         assert_eq!(store.count_unused_oauth_clients().await.unwrap(), 1);
     }
+}
+
+/// A small edit that finds another save in its way is applied again to the
+/// newer draft: both changes stay. The other save comes from a second
+/// connection on its own thread, in the middle of the edit.
+#[tokio::test]
+async fn a_small_edit_racing_another_save_keeps_both() {
+    let test = sqlite().await;
+    let store = &test.store;
+    let (project, editor) = project_and_editor(store).await;
+    store
+        .save_draft(
+            project.id,
+            &ontology_with(&["driver"]),
+            DraftBase::Revision(0),
+            editor.id,
+            "saved",
+            NOW,
+        )
+        .await
+        .unwrap();
+    let mut applied = 0;
+    drafts::edit(
+        store,
+        project.id,
+        editor.id,
+        "added race",
+        NOW,
+        |ontology| {
+            applied += 1;
+            if applied == 1 {
+                let url = test.url.clone();
+                std::thread::spawn(move || {
+                    let runtime = tokio::runtime::Builder::new_current_thread()
+                        .enable_all()
+                        .build()
+                        .unwrap();
+                    runtime.block_on(async {
+                        let other = Store::connect(&url).await.unwrap();
+                        let mut draft = other.draft(project.id).await.unwrap().unwrap();
+                        draft
+                            .ontology
+                            .objects
+                            .extend(ontology_with(&["circuit"]).objects);
+                        other
+                            .save_draft(
+                                project.id,
+                                &draft.ontology,
+                                DraftBase::Revision(draft.revision),
+                                editor.id,
+                                "added circuit",
+                                NOW,
+                            )
+                            .await
+                            .unwrap();
+                        other.close().await;
+                    });
+                })
+                .join()
+                .unwrap();
+            }
+            ontology.objects.extend(ontology_with(&["race"]).objects);
+            Ok::<_, StoreError>(())
+        },
+    )
+    .await
+    .unwrap();
+    assert_eq!(applied, 2, "applied again after the other save");
+    let draft = store.draft(project.id).await.unwrap().unwrap();
+    assert_eq!(
+        draft.ontology,
+        ontology_with(&["driver", "circuit", "race"])
+    );
+    assert_eq!((draft.revision, draft.reason.as_str()), (3, "added race"));
 }

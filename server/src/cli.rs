@@ -367,6 +367,21 @@ pub enum OntologyCommand {
         #[arg(long = "as", value_name = "EMAIL")]
         as_user: Option<String>,
     },
+    /// List the draft's current revision and the replaced ones kept (the last 50), newest first
+    History {
+        #[arg(long)]
+        project: String,
+    },
+    /// Make a replaced draft from the history the draft again; the draft it replaces is kept too
+    Restore {
+        #[arg(long)]
+        project: String,
+        /// A revision `cassis ontology history` lists
+        #[arg(long)]
+        revision: u64,
+        #[arg(long = "as", value_name = "EMAIL")]
+        as_user: Option<String>,
+    },
 }
 
 #[cfg(test)]

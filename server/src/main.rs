@@ -172,5 +172,11 @@ async fn ontology(settings: &Settings, command: OntologyCommand) -> anyhow::Resu
             note,
             as_user,
         } => o::roll_back(settings, &project, to, &note, as_user.as_deref()).await,
+        OntologyCommand::History { project } => o::history(settings, &project).await,
+        OntologyCommand::Restore {
+            project,
+            revision,
+            as_user,
+        } => o::restore(settings, &project, revision, as_user.as_deref()).await,
     }
 }

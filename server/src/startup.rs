@@ -8,7 +8,7 @@ use cassis_core::auth::Password;
 use cassis_core::demo;
 use cassis_core::ontology::{self, publishing};
 use cassis_core::project::{DataSource, Dialect, Project, ProjectName};
-use cassis_core::store::{InstanceFlag, NewUser, Store};
+use cassis_core::store::{DraftBase, InstanceFlag, NewUser, Store};
 use std::path::Path;
 use std::time::Instant;
 
@@ -91,7 +91,14 @@ async fn publish_demo_ontology(
         .await?
         .context("no admin to publish the demo ontology")?;
     store
-        .save_draft(project.id, &ontology, admin.id, clock::now())
+        .save_draft(
+            project.id,
+            &ontology,
+            DraftBase::Current,
+            admin.id,
+            "the demo ontology",
+            clock::now(),
+        )
         .await?;
     let version = publishing::publish(
         store,

@@ -386,6 +386,7 @@ async fn admins_manage_projects_editors_shape_ontologies_viewers_read() {
         &[
             ("project_id", &id),
             ("yaml", &yaml.replace("name: drivers\n", "name: Drivers\n")),
+            ("revision", "1"),
         ],
     )
     .await;
@@ -398,7 +399,7 @@ async fn admins_manage_projects_editors_shape_ontologies_viewers_read() {
         &server,
         &editor,
         "save_draft",
-        &[("project_id", &id), ("yaml", &yaml)],
+        &[("project_id", &id), ("yaml", &yaml), ("revision", "2")],
     )
     .await;
     assert_eq!(status, StatusCode::OK);
@@ -466,6 +467,193 @@ async fn admins_manage_projects_editors_shape_ontologies_viewers_read() {
     assert_eq!(status, StatusCode::OK);
     let (status, body) = call_with(&server, &admin, "get_draft", &[("project_id", &id)]).await;
     assert_eq!(status, StatusCode::NOT_FOUND, "{body}");
+}
+
+/// The draft as two editors share it: a save over a draft someone else saved
+/// since is refused with who and when, overwriting is deliberate, and every
+/// replaced draft (by a save, a bootstrap, a roll back) can be restored.
+#[tokio::test]
+async fn a_stale_save_is_refused_and_replaced_drafts_can_be_restored() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let server = Server::start(&data, |c| {
+        c.arg("--no-demo");
+    });
+    for (email, role) in [
+        ("ada@example.com", "editor"),
+        ("bob@example.com", "editor"),
+        ("viewer@example.com", "viewer"),
+    ] {
+        let mut create = cassis(&data);
+        create.args(["user", "create", "--email", email, "--role", role]);
+        assert!(run_with_stdin(create, "a long password\n").status.success());
+    }
+    let admin = sign_in(&server, ADMIN_PASSWORD).await.1.unwrap();
+    let session = |email: &'static str| {
+        let server = &server;
+        async move {
+            sign_in_as(server, email, "a long password")
+                .await
+                .1
+                .unwrap()
+        }
+    };
+    let (ada, bob, viewer) = (
+        session("ada@example.com").await,
+        session("bob@example.com").await,
+        session("viewer@example.com").await,
+    );
+    let ddl = "CREATE TABLE drivers (driver_id INTEGER PRIMARY KEY, name TEXT);\n\
+               CREATE TABLE results (result_id INTEGER PRIMARY KEY, driver_id INTEGER REFERENCES drivers (driver_id), points REAL);";
+    let (status, body) = call_with(
+        &server,
+        &admin,
+        "create_project",
+        &[
+            ("name", "F1"),
+            ("source", "schema_only"),
+            ("dialect", "postgres"),
+            ("bootstrap", "ddl"),
+            ("ddl", ddl),
+        ],
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let id: String = serde_json::from_str(&body).unwrap();
+    let draft = |who: &String| {
+        let (server, id, who) = (&server, id.clone(), who.clone());
+        async move {
+            let (status, body) = call_with(server, &who, "get_draft", &[("project_id", &id)]).await;
+            assert_eq!(status, StatusCode::OK, "{body}");
+            serde_json::from_str::<serde_json::Value>(&body).unwrap()
+        }
+    };
+    let restore = |who: &String, revision: &str| {
+        let (server, id, who, revision) = (&server, id.clone(), who.clone(), revision.to_owned());
+        async move {
+            call_with(
+                server,
+                &who,
+                "restore_draft",
+                &[("project_id", &id), ("revision", &revision)],
+            )
+            .await
+        }
+    };
+
+    // Both open revision 1, the draft the project was created with.
+    let (for_ada, for_bob) = (draft(&ada).await, draft(&bob).await);
+    assert_eq!(
+        (&for_ada["revision"], &for_bob["revision"]),
+        (&1.into(), &1.into())
+    );
+    let yaml = for_ada["yaml"].as_str().unwrap().to_owned();
+    let adas = yaml.replace("name: drivers\n", "name: Drivers\n");
+    let bobs = yaml.replace("name: results\n", "name: Results\n");
+    assert!(adas != yaml && bobs != yaml);
+    let save = |who: &String, yaml: &str, revision: &str, overwrite: bool| {
+        let (server, id, who) = (&server, id.clone(), who.clone());
+        let (yaml, revision) = (yaml.to_owned(), revision.to_owned());
+        async move {
+            let overwrite = overwrite.to_string();
+            call_with(
+                server,
+                &who,
+                "save_draft",
+                &[
+                    ("project_id", id.as_str()),
+                    ("yaml", &yaml),
+                    ("revision", &revision),
+                    ("overwrite", &overwrite),
+                ],
+            )
+            .await
+        }
+    };
+    let (status, body) = save(&ada, &adas, "1", false).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(
+        serde_json::from_str::<serde_json::Value>(&body).unwrap()["revision"],
+        2
+    );
+
+    // Bob's save over revision 1 is refused, naming Ada; her work stays.
+    let (status, body) = save(&bob, &bobs, "1", false).await;
+    assert_eq!(status, StatusCode::CONFLICT, "{body}");
+    assert!(
+        body.contains("DraftChanged") && body.contains("ada@example.com"),
+        "{body}"
+    );
+    let now = draft(&bob).await;
+    assert_eq!(now["revision"], 2);
+    assert!(now["yaml"].as_str().unwrap().contains("name: Drivers\n"));
+
+    // Saving again with overwrite replaces it deliberately.
+    let (status, body) = save(&bob, &bobs, "1", true).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let now = draft(&bob).await;
+    assert_eq!(now["revision"], 3);
+    assert_eq!(now["yaml"].as_str().unwrap(), bobs);
+
+    // Viewers read the history but cannot restore; editors restore Ada's save.
+    let (status, body) = call_with(&server, &viewer, "draft_history", &[("project_id", &id)]).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let history: serde_json::Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(history[0]["revision"], 2);
+    assert_eq!(history[0]["saved_by"], "ada@example.com");
+    assert_eq!(history[0]["reason"], "saved in the editor");
+    assert_eq!(
+        history[1]["reason"],
+        "bootstrapped when the project was created"
+    );
+    let (status, body) = restore(&viewer, "2").await;
+    assert_eq!(status, StatusCode::FORBIDDEN, "{body}");
+    let (status, body) = restore(&bob, "2").await;
+    assert_eq!((status, body.as_str()), (StatusCode::OK, "4"));
+    assert_eq!(draft(&bob).await["yaml"].as_str().unwrap(), adas);
+    let (status, _) = restore(&bob, "99").await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+
+    // Bootstrapping replaces the draft outright; restore brings it back.
+    let (status, body) = call_with(
+        &server,
+        &bob,
+        "bootstrap_draft",
+        &[("project_id", &id), ("from", "ddl"), ("ddl", ddl)],
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(draft(&bob).await["yaml"].as_str().unwrap(), yaml);
+    let (status, body) = restore(&bob, "4").await;
+    assert_eq!((status, body.as_str()), (StatusCode::OK, "6"));
+    assert_eq!(draft(&bob).await["yaml"].as_str().unwrap(), adas);
+
+    // So does rolling back to a published version.
+    let (status, body) = restore(&bob, "1").await;
+    assert_eq!((status, body.as_str()), (StatusCode::OK, "7"));
+    let (status, body) = call_with(&server, &bob, "publish_draft", &[("project_id", &id)]).await;
+    assert_eq!((status, body.as_str()), (StatusCode::OK, "1"), "{body}");
+    let (status, body) = save(&ada, &adas, "7", false).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let (status, body) = call_with(
+        &server,
+        &ada,
+        "roll_back",
+        &[("project_id", &id), ("to", "1")],
+    )
+    .await;
+    assert_eq!((status, body.as_str()), (StatusCode::OK, "2"), "{body}");
+    let now = draft(&ada).await;
+    assert_eq!(
+        (&now["revision"], now["yaml"].as_str().unwrap()),
+        (&9.into(), yaml.as_str())
+    );
+    let (_, body) = call_with(&server, &ada, "draft_history", &[("project_id", &id)]).await;
+    let history: serde_json::Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(history[0]["revision"], 8);
+    let (status, body) = restore(&ada, "8").await;
+    assert_eq!((status, body.as_str()), (StatusCode::OK, "10"));
+    assert_eq!(draft(&ada).await["yaml"].as_str().unwrap(), adas);
 }
 
 /// Calls an MCP tool with a raw JSON-RPC request and returns its structured result.

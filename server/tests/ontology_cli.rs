@@ -195,6 +195,42 @@ fn story(cli: &Cli) {
         ]),
         "no changes\n"
     );
+    // Every import and the roll back replaced the draft; each is kept.
+    let history = cli.ok(&["ontology", "history", "--project", "F1"]);
+    let lines: Vec<&str> = history.lines().collect();
+    assert_eq!(lines.len(), 4, "{history}");
+    assert!(lines[0].starts_with("4\t"), "newest first: {history}");
+    assert!(
+        lines[0].ends_with("\tadmin@example.com\trolled back to version 1 (current)"),
+        "{history}"
+    );
+    assert!(lines[1].starts_with("3\t") && lines[1].ends_with("\timported from f1.yaml"));
+    assert!(lines[3].starts_with("1\t") && lines[3].ends_with("\timported from small.yaml"));
+    let out = cli.ok(&["ontology", "restore", "--project", "F1", "--revision", "3"]);
+    assert_eq!(out, "restored revision 3 as revision 5 of the draft\n");
+    assert_eq!(
+        cli.ok(&["ontology", "diff", "--project", "F1"]),
+        diff,
+        "the edited draft is back"
+    );
+    let history = cli.ok(&["ontology", "history", "--project", "F1"]);
+    assert!(
+        history.starts_with("5\t")
+            && history
+                .lines()
+                .next()
+                .unwrap()
+                .ends_with("\trestored revision 3 (current)"),
+        "{history}"
+    );
+    let failed = cli.run(&["ontology", "restore", "--project", "F1", "--revision", "99"]);
+    assert_eq!(failed.status.code(), Some(2));
+    assert!(
+        stderr(&failed).contains("revision 99 is not in the draft history"),
+        "{}",
+        stderr(&failed)
+    );
+
     let missing = cli.run(&["ontology", "export", "--project", "Nope"]);
     assert!(
         stderr(&missing).contains("no project `Nope`"),

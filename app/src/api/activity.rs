@@ -143,20 +143,31 @@ pub async fn verify_question(chat_id: String, turn: i64) -> Result<bool, AppErro
     } else {
         turns[position].question.clone()
     };
-    let mut ontology = match store.draft(chat.project_id).await? {
-        Some(draft) => draft.ontology,
-        None => store
-            .latest_version(chat.project_id)
-            .await?
-            .map(|v| v.ontology)
-            .unwrap_or_default(),
+    let (mut ontology, base) = match store.draft(chat.project_id).await? {
+        Some(draft) => (draft.ontology, draft.revision),
+        None => (
+            store
+                .latest_version(chat.project_id)
+                .await?
+                .map(|v| v.ontology)
+                .unwrap_or_default(),
+            0,
+        ),
     };
     let description = format!("Verified from chat {} by {}", chat.id, user.email);
     if !ontology.verify_question(&question, &sql, &description) {
         return Ok(false);
     }
+    // Only over the draft read: a save in between is reported, not lost.
     store
-        .save_draft(chat.project_id, &ontology, user.id, crate::ssr::now())
+        .save_draft(
+            chat.project_id,
+            &ontology,
+            cassis_core::store::DraftBase::Revision(base),
+            user.id,
+            "verified a question from a chat",
+            crate::ssr::now(),
+        )
         .await?;
     tracing::info!(user = %user.id, project = %chat.project_id, chat = %chat.id, "verified a question");
     Ok(true)

@@ -25,7 +25,29 @@ pub struct DraftView {
     pub latest_version: Option<u32>,
     /// When the draft was last saved, `YYYY-MM-DD HH:MM UTC`.
     pub updated_at: Option<String>,
+    pub updated_by: Option<String>,
+    /// The revision read, which a save from the editor sends back: 0 when
+    /// there is no draft yet.
+    pub revision: u64,
     pub can_edit: bool,
+}
+
+/// What saving from the editor answers.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SavedDraft {
+    pub problems: Vec<ProblemView>,
+    /// The revision saved, which the next save replaces.
+    pub revision: u64,
+}
+
+/// One replaced draft the history keeps.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DraftHistoryRow {
+    pub revision: u64,
+    pub saved_by: String,
+    /// `YYYY-MM-DD HH:MM UTC`.
+    pub saved_at: String,
+    pub reason: String,
 }
 
 #[cfg(feature = "ssr")]
@@ -105,7 +127,9 @@ pub async fn get_draft(project_id: String) -> Result<DraftView, AppError> {
         yaml,
         ontology,
         latest_version,
-        updated_at: draft.map(|d| d.updated_at.to_utc_minutes()),
+        updated_at: draft.as_ref().map(|d| d.updated_at.to_utc_minutes()),
+        updated_by: draft.as_ref().and_then(|d| d.updated_by_email.clone()),
+        revision: draft.map_or(0, |d| d.revision),
         can_edit: user.role != Role::Viewer,
     })
 }
@@ -124,9 +148,20 @@ pub async fn check_draft(project_id: String, yaml: String) -> Result<Vec<Problem
 
 /// Saves the YAML as the draft. A draft may keep validation problems (they
 /// block only publishing); YAML that is not an ontology is refused.
+///
+/// `revision` is the draft the editor opened (0: none): when someone saved
+/// since, nothing is saved and [`AppError::DraftChanged`] says who. With
+/// `overwrite` the save replaces whatever the draft is; the replaced draft
+/// stays in the history either way.
 #[server(endpoint = "save_draft")]
-pub async fn save_draft(project_id: String, yaml: String) -> Result<Vec<ProblemView>, AppError> {
+pub async fn save_draft(
+    project_id: String,
+    yaml: String,
+    #[server(default)] revision: u64,
+    #[server(default)] overwrite: bool,
+) -> Result<SavedDraft, AppError> {
     use cassis_core::ontology::publishing::dialect_of;
+    use cassis_core::store::DraftBase;
     let user = crate::ssr::require_editor().await?;
     let project = crate::ssr::project_of(&user, &project_id).await?;
     let (ontology, problems) = read_draft(yaml.into(), dialect_of(&project))
@@ -137,12 +172,24 @@ pub async fn save_draft(project_id: String, yaml: String) -> Result<Vec<ProblemV
                 None => format!("Nothing was saved: {}", problem.message),
             }))
         })?;
-    crate::ssr::context()?
+    let (base, reason) = if overwrite {
+        (DraftBase::Current, "saved in the editor over another save")
+    } else {
+        (DraftBase::Revision(revision), "saved in the editor")
+    };
+    let revision = crate::ssr::context()?
         .store
-        .save_draft(project.id, &ontology, user.id, crate::ssr::now())
+        .save_draft(
+            project.id,
+            &ontology,
+            base,
+            user.id,
+            reason,
+            crate::ssr::now(),
+        )
         .await?;
-    tracing::info!(user = %user.id, project = %project.id, "saved a draft");
-    Ok(problems)
+    tracing::info!(user = %user.id, project = %project.id, revision, overwrite, "saved a draft");
+    Ok(SavedDraft { problems, revision })
 }
 
 /// Replaces the draft with one read from the data source's tables or from
@@ -181,33 +228,48 @@ pub async fn bootstrap_draft(
             .map_err(|e| invalid(format!("{e}.")))?
     };
     let draft = draft_from_catalog(&catalog, dialect);
+    let reason = if from == "ddl" {
+        "bootstrapped from DDL"
+    } else {
+        "bootstrapped from the data source"
+    };
+    // Replaces the draft outright; the one replaced stays in the history.
     crate::ssr::context()?
         .store
-        .save_draft(project.id, &draft, user.id, crate::ssr::now())
+        .save_draft(
+            project.id,
+            &draft,
+            cassis_core::store::DraftBase::Current,
+            user.id,
+            reason,
+            crate::ssr::now(),
+        )
         .await?;
     tracing::info!(user = %user.id, project = %project.id, tables = catalog.tables.len(), "bootstrapped a draft");
     Ok((draft.objects.len(), draft.relationships.len()))
 }
 
-/// Loads the draft, applies `edit`, saves it. The draft must exist.
+/// Applies `edit` to the draft and saves it. When another save got in
+/// between, `edit` runs again on the newer draft (see
+/// [`cassis_core::ontology::drafts::edit`]), so neither change is lost.
 #[cfg(feature = "ssr")]
 async fn edit_draft<T>(
     project_id: &str,
-    edit: impl FnOnce(&mut Ontology) -> Result<T, AppError>,
+    reason: &str,
+    edit: impl FnMut(&mut Ontology) -> Result<T, AppError>,
 ) -> Result<T, AppError> {
     let user = crate::ssr::require_editor().await?;
     let project = crate::ssr::project_of(&user, project_id).await?;
     let store = crate::ssr::context()?.store;
-    let mut ontology = store
-        .draft(project.id)
-        .await?
-        .map(|d| d.ontology)
-        .unwrap_or_default();
-    let outcome = edit(&mut ontology)?;
-    store
-        .save_draft(project.id, &ontology, user.id, crate::ssr::now())
-        .await?;
-    Ok(outcome)
+    cassis_core::ontology::drafts::edit(
+        &store,
+        project.id,
+        user.id,
+        reason,
+        crate::ssr::now(),
+        edit,
+    )
+    .await
 }
 
 /// Sets the synonyms of one element, named by its path (`objects.driver`).
@@ -218,13 +280,14 @@ pub async fn set_synonyms(
     #[server(default)] synonyms: Vec<String>,
 ) -> Result<(), AppError> {
     use cassis_core::ontology::{Element, tidy_synonyms};
-    edit_draft(&project_id, |ontology| {
+    let reason = format!("set the synonyms of {element}");
+    edit_draft(&project_id, &reason, |ontology| {
         let target = Element::parse(&element)
             .and_then(|e| ontology.synonyms_mut(&e))
             .ok_or_else(|| {
                 crate::ssr::respond_with(AppError::NotFound("element of the draft".to_owned()))
             })?;
-        *target = tidy_synonyms(synonyms);
+        *target = tidy_synonyms(synonyms.clone());
         Ok(())
     })
     .await
@@ -249,39 +312,44 @@ pub struct MetricForm {
 /// validation path (`metrics.wins`, `verified_questions[3]`). When the new
 /// element has problems nothing is saved and they come back, each with the
 /// field it belongs to (`name`, `object`, `expr`, `filters`, `sql`, ...).
+/// Like [`edit_draft`], `add` runs again on a newer draft when someone saved
+/// in between, and is checked against that one.
 #[cfg(feature = "ssr")]
 async fn add_to_draft(
     project_id: &str,
     what: &str,
-    add: impl FnOnce(&mut Ontology) -> Result<(String, String), AppError>,
+    label: &str,
+    mut add: impl FnMut(&mut Ontology) -> Result<(String, String), AppError>,
 ) -> Result<Vec<(String, String)>, AppError> {
     use cassis_core::ontology::problems_of_added;
     use cassis_core::ontology::publishing::dialect_of;
     let user = crate::ssr::require_editor().await?;
     let project = crate::ssr::project_of(&user, project_id).await?;
     let store = crate::ssr::context()?.store;
-    let mut ontology = store
-        .draft(project.id)
-        .await?
-        .map(|d| d.ontology)
-        .unwrap_or_default();
-    let before = ontology.clone();
-    let (by_name, by_index) = add(&mut ontology)?;
-    let field_problems = problems_of_added(
-        &before,
-        &ontology,
-        dialect_of(&project),
-        &by_name,
-        &by_index,
-    );
-    if !field_problems.is_empty() {
-        return Ok(field_problems);
+    let dialect = dialect_of(&project);
+    let reason = format!("added the {what} {}", label.trim());
+    let field_problems = cassis_core::ontology::drafts::edit(
+        &store,
+        project.id,
+        user.id,
+        reason.trim(),
+        crate::ssr::now(),
+        |ontology| {
+            let before = ontology.clone();
+            let (by_name, by_index) = add(ontology)?;
+            let problems = problems_of_added(&before, ontology, dialect, &by_name, &by_index);
+            if !problems.is_empty() {
+                // Left as it was, the draft is not saved.
+                *ontology = before;
+            }
+            Ok::<_, AppError>(problems)
+        },
+    )
+    .await?;
+    if field_problems.is_empty() {
+        tracing::info!(user = %user.id, project = %project.id, what, "added to a draft");
     }
-    store
-        .save_draft(project.id, &ontology, user.id, crate::ssr::now())
-        .await?;
-    tracing::info!(user = %user.id, project = %project.id, what, "added to a draft");
-    Ok(Vec::new())
+    Ok(field_problems)
 }
 
 /// Adds a metric to the draft; see [`add_to_draft`] for what comes back.
@@ -300,7 +368,7 @@ pub async fn add_metric(
             metric.aggregate
         )))
     })?;
-    add_to_draft(&project_id, "metric", |ontology| {
+    add_to_draft(&project_id, "metric", &metric.name, |ontology| {
         let name = metric.name.trim().to_owned();
         let index = ontology.metrics.len();
         ontology.metrics.push(Metric {
@@ -334,7 +402,7 @@ pub async fn add_rule(
     #[server(default)] synonyms: String,
 ) -> Result<Vec<(String, String)>, AppError> {
     use cassis_core::ontology::{BusinessRule, tidy_synonyms};
-    add_to_draft(&project_id, "rule", |ontology| {
+    add_to_draft(&project_id, "rule", &name, |ontology| {
         let name = name.trim().to_owned();
         let index = ontology.rules.len();
         ontology.rules.push(BusinessRule {
@@ -356,7 +424,7 @@ pub async fn add_verified_question(
     #[server(default)] description: String,
 ) -> Result<Vec<(String, String)>, AppError> {
     use cassis_core::ontology::VerifiedQuestion;
-    add_to_draft(&project_id, "verified question", |ontology| {
+    add_to_draft(&project_id, "verified question", &question, |ontology| {
         let index = ontology.verified_questions.len();
         ontology.verified_questions.push(VerifiedQuestion {
             question: question.trim().to_owned(),
@@ -378,7 +446,8 @@ pub async fn update_element(
     #[server(default)] description: String,
 ) -> Result<(), AppError> {
     use cassis_core::ontology::Element;
-    edit_draft(&project_id, |ontology| {
+    let reason = format!("edited {element}");
+    edit_draft(&project_id, &reason, |ontology| {
         let missing =
             || crate::ssr::respond_with(AppError::NotFound("element of the draft".to_owned()));
         let element = Element::parse(&element).ok_or_else(missing)?;
@@ -402,7 +471,8 @@ pub async fn update_element(
 #[server(endpoint = "remove_element")]
 pub async fn remove_element(project_id: String, element: String) -> Result<(), AppError> {
     use cassis_core::ontology::Element;
-    edit_draft(&project_id, |ontology| {
+    let reason = format!("removed {element}");
+    edit_draft(&project_id, &reason, |ontology| {
         let missing =
             || crate::ssr::respond_with(AppError::NotFound("element of the draft".to_owned()));
         let element = Element::parse(&element).ok_or_else(missing)?;
@@ -413,4 +483,45 @@ pub async fn remove_element(project_id: String, element: String) -> Result<(), A
         }
     })
     .await
+}
+
+/// The replaced drafts the history keeps, newest first. Whoever may read the
+/// draft may read what it was.
+#[server(endpoint = "draft_history")]
+pub async fn draft_history(project_id: String) -> Result<Vec<DraftHistoryRow>, AppError> {
+    let user = crate::ssr::require_user().await?;
+    let project = crate::ssr::project_of(&user, &project_id).await?;
+    let history = crate::ssr::context()?
+        .store
+        .draft_history(project.id)
+        .await?;
+    Ok(history
+        .into_iter()
+        .map(|h| DraftHistoryRow {
+            revision: h.revision,
+            saved_by: h.saved_by_email.unwrap_or_else(|| "someone".to_owned()),
+            saved_at: h.saved_at.to_utc_minutes(),
+            reason: h.reason,
+        })
+        .collect())
+}
+
+/// Makes a revision from the history the draft again; returns the new
+/// revision. Changing the draft, it needs an editor like saving does.
+#[server(endpoint = "restore_draft")]
+pub async fn restore_draft(project_id: String, revision: u64) -> Result<u64, AppError> {
+    use cassis_core::ontology::drafts::{self, RestoreError};
+    let user = crate::ssr::require_editor().await?;
+    let project = crate::ssr::project_of(&user, &project_id).await?;
+    let store = crate::ssr::context()?.store;
+    match drafts::restore(&store, project.id, revision, user.id, crate::ssr::now()).await {
+        Ok(saved) => {
+            tracing::info!(user = %user.id, project = %project.id, revision, saved, "restored a draft");
+            Ok(saved)
+        }
+        Err(RestoreError::NoSuchRevision(_)) => Err(crate::ssr::respond_with(AppError::NotFound(
+            format!("revision {revision} in the draft history"),
+        ))),
+        Err(RestoreError::Store(error)) => Err(error.into()),
+    }
 }

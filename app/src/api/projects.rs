@@ -285,7 +285,14 @@ pub async fn create_project(
     };
     if let Some(draft) = draft {
         ctx.store
-            .save_draft(project.id, &draft, user.id, now)
+            .save_draft(
+                project.id,
+                &draft,
+                cassis_core::store::DraftBase::Revision(0),
+                user.id,
+                "bootstrapped when the project was created",
+                now,
+            )
             .await?;
     }
     tracing::info!(user = %user.id, project = %project.id, "created a project");

@@ -4,6 +4,8 @@
 
 pub mod bootstrap;
 mod diff;
+#[cfg(feature = "ssr")]
+pub mod drafts;
 mod edit;
 mod model;
 #[cfg(feature = "ssr")]

@@ -5,7 +5,7 @@ use crate::account::User;
 use crate::engine::Engine;
 use crate::engine::regression::{self, RegressionCheck};
 use crate::project::{Dialect, Project};
-use crate::store::{Store, StoreError};
+use crate::store::{DraftBase, Store, StoreError};
 use crate::time::Timestamp;
 use uuid::Uuid;
 
@@ -64,7 +64,8 @@ pub async fn publish_draft(
 }
 
 /// Rolling back is publishing an old version's content as a new version; the
-/// draft follows, so the next edit starts from what is live.
+/// draft follows, so the next edit starts from what is live, and the draft it
+/// replaces can be restored from the draft history.
 pub async fn roll_back(
     store: &Store,
     project: &Project,
@@ -83,8 +84,16 @@ pub async fn roll_back(
         note.to_owned()
     };
     let number = publish(store, project, &old.ontology, user_id, &note, now).await?;
+    // Over whatever the draft is: the replaced draft stays in its history.
     store
-        .save_draft(project.id, &old.ontology, user_id, now)
+        .save_draft(
+            project.id,
+            &old.ontology,
+            DraftBase::Current,
+            user_id,
+            &format!("rolled back to version {to}"),
+            now,
+        )
         .await?;
     Ok(number)
 }

@@ -19,7 +19,9 @@ mod users;
 
 pub use api_keys::NewApiKey;
 pub use chats::{ActivityFilter, Chat, ChatSummary, ChatTurn};
-pub use ontologies::{Draft, PublishedVersion, VersionInfo};
+pub use ontologies::{
+    DRAFT_HISTORY_KEPT, Draft, DraftBase, DraftRevision, DraftStamp, PublishedVersion, VersionInfo,
+};
 pub use settings::InstanceFlag;
 pub use tool_calls::ToolCall;
 pub use users::{NewUser, UserUpdate};
@@ -55,6 +57,14 @@ pub enum StoreError {
     Conflict(&'static str),
     #[error("{0} does not exist")]
     NotFound(&'static str),
+    /// A save named the draft it replaces, and someone saved another since.
+    #[error(
+        "the draft was changed by {} at {} since it was read (now revision {})",
+        .0.saved_by(),
+        .0.saved_at.to_utc_minutes(),
+        .0.revision
+    )]
+    StaleDraft(DraftStamp),
     #[error("the metadata database holds an invalid {column}: {detail}")]
     Corrupt {
         column: &'static str,

@@ -5,9 +5,9 @@ use crate::config::Settings;
 use crate::{clock, startup};
 use anyhow::{Context, bail};
 use cassis_core::account::{Email, User};
-use cassis_core::ontology::{self, LocatedProblem, Ontology, publishing};
+use cassis_core::ontology::{self, LocatedProblem, Ontology, drafts, publishing};
 use cassis_core::project::Project;
-use cassis_core::store::Store;
+use cassis_core::store::{DraftBase, Store};
 use std::path::Path;
 use uuid::Uuid;
 
@@ -94,8 +94,18 @@ pub async fn import(
     if total > 0 {
         bail!("{}\nnothing was imported", report(&problems, total, file));
     }
+    // The file replaces the draft as a whole; the replaced one stays in the
+    // draft history (`cassis ontology history`).
+    let file_name = file.file_name().unwrap_or(file.as_os_str());
     store
-        .save_draft(project.id, &parsed, user.id, clock::now())
+        .save_draft(
+            project.id,
+            &parsed,
+            DraftBase::Current,
+            user.id,
+            &format!("imported from {}", file_name.to_string_lossy()),
+            clock::now(),
+        )
         .await?;
     println!(
         "imported {} into the draft of {}",
@@ -235,5 +245,46 @@ pub async fn roll_back(
     let user = acting_user(&store, project.organization_id, as_user).await?;
     let number = publishing::roll_back(&store, &project, to, user.id, note, clock::now()).await?;
     println!("published version {number} with the content of version {to}");
+    Ok(())
+}
+
+/// Prints the current draft and the replaced drafts kept, newest first:
+/// revision, time (milliseconds, like `versions`), who, why.
+pub async fn history(settings: &Settings, project: &str) -> anyhow::Result<()> {
+    let (store, project) = open_project(settings, project).await?;
+    let Some(draft) = store.draft(project.id).await? else {
+        println!("no draft");
+        return Ok(());
+    };
+    let nobody = || "-".to_owned();
+    println!(
+        "{}\t{}\t{}\t{} (current)",
+        draft.revision,
+        draft.updated_at.as_millis(),
+        draft.updated_by_email.unwrap_or_else(nobody),
+        draft.reason
+    );
+    for saved in store.draft_history(project.id).await? {
+        println!(
+            "{}\t{}\t{}\t{}",
+            saved.revision,
+            saved.saved_at.as_millis(),
+            saved.saved_by_email.unwrap_or_else(nobody),
+            saved.reason
+        );
+    }
+    Ok(())
+}
+
+pub async fn restore(
+    settings: &Settings,
+    project: &str,
+    revision: u64,
+    as_user: Option<&str>,
+) -> anyhow::Result<()> {
+    let (store, project) = open_project(settings, project).await?;
+    let user = acting_user(&store, project.organization_id, as_user).await?;
+    let saved = drafts::restore(&store, project.id, revision, user.id, clock::now()).await?;
+    println!("restored revision {revision} as revision {saved} of the draft");
     Ok(())
 }

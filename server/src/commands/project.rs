@@ -5,7 +5,7 @@ use crate::startup;
 use anyhow::{Context, bail};
 use cassis_core::ontology::bootstrap;
 use cassis_core::project::{DataSource, Dialect, ProjectName, redact_url};
-use cassis_core::store::StoreError;
+use cassis_core::store::{DraftBase, StoreError};
 use cassis_core::warehouse::Warehouse;
 use serde_json::json;
 use std::path::PathBuf;
@@ -83,7 +83,14 @@ pub async fn create(
             .await?
             .context("no admin exists: create one with `cassis user create`")?;
         store
-            .save_draft(project.id, &draft, admin.id, clock::now())
+            .save_draft(
+                project.id,
+                &draft,
+                DraftBase::Revision(0),
+                admin.id,
+                "bootstrapped when the project was created",
+                clock::now(),
+            )
             .await?;
         let problems = cassis_core::ontology::validate(&draft, dialect);
         eprintln!(

@@ -4,12 +4,13 @@
 //! bootstrapping from the data source or DDL.
 
 mod diagram;
+mod history;
 mod outline;
 mod yaml_editor;
 
 use crate::api::ontology::{
-    AddMetric, AddRule, AddVerifiedQuestion, BootstrapDraft, DraftView, RemoveElement, SaveDraft,
-    SetSynonyms, UpdateElement, get_draft,
+    AddMetric, AddRule, AddVerifiedQuestion, BootstrapDraft, DraftView, RemoveElement,
+    RestoreDraft, SaveDraft, SetSynonyms, UpdateElement, get_draft,
 };
 use crate::components::page::{ErrorNotice, Loading};
 use crate::components::project_tabs::ProjectTabs;
@@ -33,6 +34,7 @@ struct Actions {
     rule: ServerAction<AddRule>,
     question: ServerAction<AddVerifiedQuestion>,
     remove: ServerAction<RemoveElement>,
+    restore: ServerAction<RestoreDraft>,
     /// Bumped after every change that was saved: the draft is read again.
     saved: RwSignal<u32>,
     /// The element shown beside the tree, by path.
@@ -52,6 +54,7 @@ pub fn OntologyPage() -> impl IntoView {
         rule: ServerAction::new(),
         question: ServerAction::new(),
         remove: ServerAction::new(),
+        restore: ServerAction::new(),
         saved: RwSignal::new(0),
         selected: RwSignal::new(None),
         search: RwSignal::new(String::new()),
@@ -104,6 +107,12 @@ pub fn OntologyPage() -> impl IntoView {
             bump();
         }
     });
+    Effect::new(move |_| {
+        if let Some(Ok(_)) = actions.restore.value().get() {
+            actions.selected.set(None);
+            bump();
+        }
+    });
     let draft = Resource::new(
         move || (id.get(), actions.saved.get()),
         |(id, _)| get_draft(id),
@@ -130,7 +139,13 @@ fn Editor(project_id: String, draft: DraftView, actions: Actions) -> impl IntoVi
             .updated_at
             .as_ref()
             .map_or("No draft saved yet".to_owned(), |at| format!(
-                "Draft saved {at}"
+                "Draft revision {} saved {at}{}",
+                draft.revision,
+                draft
+                    .updated_by
+                    .as_ref()
+                    .map(|by| format!(" by {by}"))
+                    .unwrap_or_default()
             )),
         draft
             .latest_version
@@ -170,7 +185,8 @@ fn Editor(project_id: String, draft: DraftView, actions: Actions) -> impl IntoVi
         </div>
         {can_edit.then(|| view! { <MetricForm project_id=project_id.clone() ontology actions /> })}
         {can_edit.then(|| view! { <RuleAndQuestionForms project_id=project_id.clone() actions /> })}
-        <yaml_editor::YamlEditor project_id=project_id.clone() yaml=draft.yaml problems=draft.problems save=actions.save can_edit />
+        <yaml_editor::YamlEditor project_id=project_id.clone() yaml=draft.yaml problems=draft.problems revision=draft.revision save=actions.save can_edit />
+        <history::DraftHistory project_id=project_id.clone() restore=actions.restore saved=actions.saved can_edit />
         {can_edit.then(|| view! { <Bootstrap project_id=project_id.clone() actions /> })}
     }
 }

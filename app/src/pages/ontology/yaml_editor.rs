@@ -4,6 +4,7 @@
 use crate::api::ontology::{CheckDraft, ProblemView, SaveDraft};
 use crate::components::page::ErrorNotice;
 use crate::components::style::{BUTTON, CARD, CARD_TITLE, SUCCESS};
+use crate::error::AppError;
 use leptos::prelude::*;
 use std::time::Duration;
 
@@ -15,9 +16,26 @@ pub fn YamlEditor(
     project_id: String,
     yaml: String,
     problems: Vec<ProblemView>,
+    /// The draft's revision as read; a save replaces only that one.
+    revision: u64,
     save: ServerAction<SaveDraft>,
     can_edit: bool,
 ) -> impl IntoView {
+    let revision = RwSignal::new(revision);
+    // The save action outlives this editor: only its saves count here, not a
+    // refusal shown before the draft was read again.
+    let opened_at = save.version().get_untracked();
+    let refused_as_stale = move || {
+        save.version().get() > opened_at
+            && matches!(save.value().get(), Some(Err(AppError::DraftChanged { .. })))
+    };
+    Effect::new(move |_| {
+        if save.version().get() > opened_at
+            && let Some(Ok(saved)) = save.value().get()
+        {
+            revision.set(saved.revision);
+        }
+    });
     // What was saved, to tell the user when the editor holds more: edits
     // made elsewhere on the page re-read the draft and would replace them.
     let saved = StoredValue::new(yaml.clone());
@@ -51,10 +69,13 @@ pub fn YamlEditor(
         Some(Ok(checked)) => checked,
         _ => problems.clone(),
     };
+    // After a refusal as stale, the next click overwrites deliberately.
     let on_save = move |_| {
         save.dispatch(SaveDraft {
             project_id: project_id.get_value(),
             yaml: text.get_untracked(),
+            revision: revision.get_untracked(),
+            overwrite: refused_as_stale(),
         });
     };
     view! {
@@ -101,7 +122,9 @@ pub fn YamlEditor(
             </div>
             {can_edit.then(|| view! {
                 <div class="mt-4 flex items-center gap-3">
-                    <button type="button" class=BUTTON disabled=move || save.pending().get() on:click=on_save>"Save draft"</button>
+                    <button type="button" class=BUTTON disabled=move || save.pending().get() on:click=on_save data-testid="save-draft">
+                        {move || if refused_as_stale() { "Save anyway, replacing their changes" } else { "Save draft" }}
+                    </button>
                     {move || save.value().get().map(|result| match result {
                         Ok(_) => view! { <span class=SUCCESS role="status">"Draft saved."</span> }.into_any(),
                         Err(error) => view! { <ErrorNotice error /> }.into_any(),
