@@ -4,7 +4,8 @@
 
 mod common;
 
-use common::session::{call, call_with, client, sign_in_as};
+use common::mcp::call_tool;
+use common::session::{call, call_with, client, login, sign_in_as};
 use common::{ADMIN_EMAIL, ADMIN_PASSWORD, Server, cassis, run_with_stdin, stderr, stdout};
 use reqwest::StatusCode;
 use reqwest::header::{ORIGIN, RETRY_AFTER};
@@ -187,20 +188,13 @@ async fn thousands_of_problems_are_counted_not_all_located() {
     );
 }
 
-/// A login attempt as the browser's form sends it: the status, the
-/// `Retry-After` header and the body.
+/// A login attempt: the status, the `Retry-After` header and the body.
 async fn attempt(
     server: &Server,
     email: &str,
     password: &str,
 ) -> (StatusCode, Option<String>, String) {
-    let response = client()
-        .post(format!("{}/api/login", server.url))
-        .header(ORIGIN, &server.url)
-        .form(&[("email", email), ("password", password)])
-        .send()
-        .await
-        .unwrap();
+    let response = login(server, email, password).await;
     let retry_after = response
         .headers()
         .get(RETRY_AFTER)
@@ -292,32 +286,6 @@ async fn a_storm_of_logins_is_cut_off_and_mcp_keeps_answering() {
     assert_eq!((checked, refused), (30, 10), "{statuses:?}");
 }
 
-/// Calls an MCP tool with an API key and returns its structured result.
-async fn mcp_tool(
-    server: &Server,
-    key: &str,
-    tool: &str,
-    arguments: serde_json::Value,
-) -> serde_json::Value {
-    let body = serde_json::json!({
-        "jsonrpc": "2.0", "id": 1, "method": "tools/call",
-        "params": {"name": tool, "arguments": arguments},
-    });
-    let response = client()
-        .post(format!("{}/mcp/", server.url))
-        .bearer_auth(key)
-        .header("content-type", "application/json")
-        .header("accept", "application/json, text/event-stream")
-        .header("mcp-protocol-version", "2025-11-25")
-        .body(body.to_string())
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(response.status(), StatusCode::OK);
-    let reply: serde_json::Value = response.json().await.unwrap();
-    reply["result"]["structuredContent"].clone()
-}
-
 #[tokio::test]
 async fn a_chat_is_continued_only_by_the_user_who_started_it() {
     let dir = tempfile::tempdir().unwrap();
@@ -328,10 +296,10 @@ async fn a_chat_is_continued_only_by_the_user_who_started_it() {
     let ada = create_key_for(&data, "ada@example.com");
     let bob = create_key_for(&data, "bob@example.com");
     let admin = create_key(&data);
-    let projects = mcp_tool(&server, &ada, "list_projects", serde_json::json!({})).await;
+    let projects = call_tool(&server, &ada, "list_projects", serde_json::json!({})).await;
     let project = projects["projects"][0]["id"].as_str().unwrap().to_owned();
 
-    let first = mcp_tool(
+    let first = call_tool(
         &server,
         &ada,
         "ask_question",
@@ -343,7 +311,7 @@ async fn a_chat_is_continued_only_by_the_user_who_started_it() {
 
     // Another viewer, and even an admin, are told there is no such chat.
     for key in [&bob, &admin] {
-        let follow_up = mcp_tool(
+        let follow_up = call_tool(
             &server,
             key,
             "ask_question",
@@ -358,7 +326,7 @@ async fn a_chat_is_continued_only_by_the_user_who_started_it() {
                 .contains("There is no chat"),
             "{follow_up}"
         );
-        let approve = mcp_tool(
+        let approve = call_tool(
             &server,
             key,
             "ask_question",
@@ -368,7 +336,7 @@ async fn a_chat_is_continued_only_by_the_user_who_started_it() {
         assert_eq!(approve["status"], "error", "{approve}");
     }
     // Its owner goes on.
-    let own = mcp_tool(
+    let own = call_tool(
         &server,
         &ada,
         "ask_question",
@@ -392,7 +360,7 @@ async fn chats_on_a_project_closed_to_the_user_leave_their_activity() {
         .1
         .unwrap();
     let project = first_project(&server, &viewer).await;
-    let answer = mcp_tool(
+    let answer = call_tool(
         &server,
         &key,
         "ask_question",
@@ -446,7 +414,7 @@ async fn the_audit_trail_keeps_no_text_a_caller_sent_as_a_project_id() {
     let server = Server::start(&data, |_| {});
     let key = create_key(&data);
     let junk = "x".repeat(1_000_000);
-    let answer = mcp_tool(
+    let answer = call_tool(
         &server,
         &key,
         "ask_question",
@@ -496,7 +464,7 @@ async fn a_reconnected_or_deleted_project_lets_go_of_its_old_source() {
     std::fs::copy(&original, &copy).unwrap();
     let copy = copy.canonicalize().unwrap();
     let ask = || async {
-        let answer = mcp_tool(
+        let answer = call_tool(
             &server,
             &key,
             "ask_question",

@@ -3,6 +3,7 @@
 
 mod common;
 
+use common::mcp::call_tool;
 use common::session::{call, call_with, client, cookie_pair, sign_in, sign_in_as};
 use common::{ADMIN_EMAIL, ADMIN_PASSWORD, Server, cassis, run_with_stdin, stdout};
 use reqwest::StatusCode;
@@ -656,32 +657,6 @@ async fn a_stale_save_is_refused_and_replaced_drafts_can_be_restored() {
     assert_eq!(draft(&ada).await["yaml"].as_str().unwrap(), adas);
 }
 
-/// Calls an MCP tool with a raw JSON-RPC request and returns its structured result.
-async fn mcp_tool(
-    server: &Server,
-    key: &str,
-    tool: &str,
-    arguments: serde_json::Value,
-) -> serde_json::Value {
-    let body = serde_json::json!({
-        "jsonrpc": "2.0", "id": 7, "method": "tools/call",
-        "params": {"name": tool, "arguments": arguments},
-    });
-    let response = client()
-        .post(format!("{}/mcp/", server.url))
-        .header("authorization", format!("Bearer {key}"))
-        .header("content-type", "application/json")
-        .header("accept", "application/json, text/event-stream")
-        .header("mcp-protocol-version", "2025-11-25")
-        .body(body.to_string())
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(response.status(), StatusCode::OK);
-    let reply: serde_json::Value = response.json().await.unwrap();
-    reply["result"]["structuredContent"].clone()
-}
-
 #[tokio::test]
 async fn a_members_only_project_is_invisible_to_others_in_the_app_and_over_mcp() {
     let dir = tempfile::tempdir().unwrap();
@@ -712,11 +687,11 @@ async fn a_members_only_project_is_invisible_to_others_in_the_app_and_over_mcp()
         .1
         .unwrap();
 
-    let listed = mcp_tool(&server, &viewer_key, "list_projects", serde_json::json!({})).await;
+    let listed = call_tool(&server, &viewer_key, "list_projects", serde_json::json!({})).await;
     let wholesale = listed["projects"][0]["id"].as_str().unwrap().to_owned();
     let ask = serde_json::json!({"project_id": wholesale, "question": "how many customers?"});
     assert_eq!(
-        mcp_tool(&server, &viewer_key, "ask_question", ask.clone()).await["status"],
+        call_tool(&server, &viewer_key, "ask_question", ask.clone()).await["status"],
         "answered"
     );
 
@@ -736,11 +711,11 @@ async fn a_members_only_project_is_invisible_to_others_in_the_app_and_over_mcp()
     );
 
     assert_eq!(
-        mcp_tool(&server, &viewer_key, "list_projects", serde_json::json!({})).await["projects"],
+        call_tool(&server, &viewer_key, "list_projects", serde_json::json!({})).await["projects"],
         serde_json::json!([])
     );
-    let refused = mcp_tool(&server, &viewer_key, "ask_question", ask.clone()).await;
-    let made_up = mcp_tool(
+    let refused = call_tool(&server, &viewer_key, "ask_question", ask.clone()).await;
+    let made_up = call_tool(
         &server,
         &viewer_key,
         "ask_question",
@@ -761,7 +736,7 @@ async fn a_members_only_project_is_invisible_to_others_in_the_app_and_over_mcp()
     let (status, _) = call_with(&server, &viewer, "get_draft", &[("project_id", &wholesale)]).await;
     assert_eq!(status, StatusCode::NOT_FOUND);
     assert_eq!(
-        mcp_tool(&server, &admin_key, "ask_question", ask.clone()).await["status"],
+        call_tool(&server, &admin_key, "ask_question", ask.clone()).await["status"],
         "answered"
     );
 
@@ -785,7 +760,7 @@ async fn a_members_only_project_is_invisible_to_others_in_the_app_and_over_mcp()
     .await;
     assert_eq!(status, StatusCode::OK);
     assert_eq!(
-        mcp_tool(&server, &viewer_key, "ask_question", ask).await["status"],
+        call_tool(&server, &viewer_key, "ask_question", ask).await["status"],
         "answered"
     );
     let (status, body) = call_with(

@@ -48,20 +48,11 @@ async fn register(server: &Server, name: &str) -> String {
 
 /// Signs in on the login page's server function; the session cookie pair.
 async fn sign_in(server: &Server) -> String {
-    let response = http()
-        .post(format!("{}/api/login", server.url))
-        .header(ORIGIN, &server.url)
-        .form(&[("email", ADMIN_EMAIL), ("password", ADMIN_PASSWORD)])
-        .send()
+    let cookie = common::session::sign_in(server, ADMIN_PASSWORD)
         .await
-        .unwrap();
-    response
-        .headers()
-        .get_all(SET_COOKIE)
-        .iter()
-        .map(|v| v.to_str().unwrap().split(';').next().unwrap().to_owned())
-        .find(|c| c.starts_with("cassis_session=") && c.len() > "cassis_session=".len())
-        .expect("signing in sets the session cookie")
+        .1
+        .expect("signing in sets the session cookie");
+    common::session::cookie_pair(&cookie).to_owned()
 }
 
 fn authorize_params(client_id: &str) -> Vec<(&'static str, String)> {

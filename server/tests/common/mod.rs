@@ -2,6 +2,7 @@
 
 #![allow(dead_code)]
 
+pub mod mcp;
 pub mod session;
 
 use std::io::Write;

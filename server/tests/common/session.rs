@@ -17,18 +17,23 @@ pub async fn sign_in(server: &Server, password: &str) -> (StatusCode, Option<Str
     sign_in_as(server, ADMIN_EMAIL, password).await
 }
 
-pub async fn sign_in_as(
-    server: &Server,
-    email: &str,
-    password: &str,
-) -> (StatusCode, Option<String>) {
-    let response = client()
+/// A login attempt as the login form sends it.
+pub async fn login(server: &Server, email: &str, password: &str) -> reqwest::Response {
+    client()
         .post(format!("{}/api/login", server.url))
         .header(ORIGIN, &server.url)
         .form(&[("email", email), ("password", password)])
         .send()
         .await
-        .unwrap();
+        .unwrap()
+}
+
+pub async fn sign_in_as(
+    server: &Server,
+    email: &str,
+    password: &str,
+) -> (StatusCode, Option<String>) {
+    let response = login(server, email, password).await;
     let cookie = response
         .headers()
         .get_all(SET_COOKIE)
