@@ -26,6 +26,8 @@ pub struct AppContext {
     pub public_url: std::sync::Arc<str>,
     /// Bytes an ontology YAML document may have.
     pub max_ontology_bytes: usize,
+    /// The folder SQLite data sources must be in.
+    pub warehouse_dir: std::sync::Arc<std::path::Path>,
     /// Rate limits on signing in, shared by every request.
     pub sign_in_throttle: std::sync::Arc<cassis_core::auth::SignInThrottle>,
 }

@@ -99,7 +99,80 @@ pub struct DataSource {
     pub connection_url: Option<String>,
 }
 
+/// Why a data source as entered (in the app's form or on the command line)
+/// is refused.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum DataSourceError {
+    #[error("A schema-only source needs its SQL dialect: choose one.")]
+    NoDialect,
+    #[error(
+        "Enter the connection URL (sqlite:///path/to/file.sqlite or postgres://user:password@host/db), or choose a schema-only source."
+    )]
+    NoUrl,
+    #[error("`{url}` is a {implied} URL, but the dialect chosen is {chosen}.")]
+    ContradictsUrl {
+        url: String,
+        implied: Dialect,
+        chosen: Dialect,
+    },
+    #[error("Cassis connects to sqlite:// and postgres:// URLs, not `{0}`.")]
+    UnknownUrl(String),
+    #[error(
+        "Cassis cannot connect to {0} yet; choose a schema-only source to get SQL written for it."
+    )]
+    NotConnectable(Dialect),
+    #[error(
+        "`{url}` is outside the warehouse folder {folder}: SQLite sources must be files in it (the server's --warehouse-dir)."
+    )]
+    OutsideWarehouseFolder { url: String, folder: String },
+}
+
 impl DataSource {
+    /// A data source from what a user entered: the dialect chosen (if any),
+    /// the connection URL (`None` for a schema-only source), and the folder
+    /// SQLite files must be in. The one rule for the app's form and
+    /// `cassis project create`.
+    #[cfg(feature = "ssr")]
+    pub fn parse(
+        chosen: Option<Dialect>,
+        url: Option<&str>,
+        warehouse_dir: &std::path::Path,
+    ) -> Result<DataSource, DataSourceError> {
+        let Some(url) = url.map(str::trim) else {
+            return Ok(DataSource {
+                dialect: chosen.ok_or(DataSourceError::NoDialect)?,
+                connection_url: None,
+            });
+        };
+        if url.is_empty() {
+            return Err(DataSourceError::NoUrl);
+        }
+        let dialect = match (chosen, Dialect::of_url(url)) {
+            (Some(chosen), Some(implied)) if chosen != implied => {
+                return Err(DataSourceError::ContradictsUrl {
+                    url: redact_url(url),
+                    implied,
+                    chosen,
+                });
+            }
+            (Some(dialect), _) | (None, Some(dialect)) => dialect,
+            (None, None) => return Err(DataSourceError::UnknownUrl(redact_url(url))),
+        };
+        if !matches!(dialect, Dialect::Sqlite | Dialect::Postgres) {
+            return Err(DataSourceError::NotConnectable(dialect));
+        }
+        if dialect == Dialect::Sqlite && !sqlite_file_within(url, warehouse_dir) {
+            return Err(DataSourceError::OutsideWarehouseFolder {
+                url: redact_url(url),
+                folder: warehouse_dir.display().to_string(),
+            });
+        }
+        Ok(DataSource {
+            dialect,
+            connection_url: Some(url.to_owned()),
+        })
+    }
+
     pub fn is_executable(&self) -> bool {
         self.connection_url.is_some()
     }
@@ -107,6 +180,37 @@ impl DataSource {
     /// The connection URL with any password replaced, fit to show or log.
     pub fn redacted_url(&self) -> Option<String> {
         self.connection_url.as_deref().map(redact_url)
+    }
+}
+
+/// Whether the file a `sqlite:` URL opens lies in `folder`, symbolic links
+/// and `..` resolved, so an admin cannot point a project at any file the
+/// server can read. A file that does not exist yet is judged by its folder.
+#[cfg(feature = "ssr")]
+fn sqlite_file_within(url: &str, folder: &std::path::Path) -> bool {
+    let rest = url
+        .strip_prefix("sqlite://")
+        .or_else(|| url.strip_prefix("sqlite:"))
+        .unwrap_or(url);
+    let path = rest.split(['?', '#']).next().unwrap_or_default();
+    if path.is_empty() || path == ":memory:" {
+        // An empty private database reads nothing.
+        return true;
+    }
+    let path = std::path::Path::new(path);
+    let resolved = path.canonicalize().or_else(|_| {
+        let parent = path.parent().filter(|p| !p.as_os_str().is_empty());
+        let name = path.file_name().ok_or(std::io::ErrorKind::InvalidInput)?;
+        Ok::<_, std::io::Error>(
+            parent
+                .unwrap_or(std::path::Path::new("."))
+                .canonicalize()?
+                .join(name),
+        )
+    });
+    match (resolved, folder.canonicalize()) {
+        (Ok(file), Ok(folder)) => file.starts_with(folder),
+        _ => false,
     }
 }
 
@@ -280,6 +384,43 @@ mod tests {
         assert_eq!(
             redact_url("mysql://u:p@h/d?client_secret=z"),
             "mysql://u:***@h/d?client_secret=***"
+        );
+    }
+
+    #[test]
+    fn sqlite_sources_must_be_files_in_the_warehouse_folder() {
+        let dir = tempfile::tempdir().unwrap();
+        let folder = dir.path().join("warehouses");
+        std::fs::create_dir(&folder).unwrap();
+        std::fs::write(folder.join("f1.sqlite"), b"").unwrap();
+        std::fs::write(dir.path().join("cassis.sqlite"), b"").unwrap();
+        std::os::unix::fs::symlink(dir.path().join("cassis.sqlite"), folder.join("link.sqlite"))
+            .unwrap();
+        let url = |path: &std::path::Path| format!("sqlite://{}", path.display());
+        let parse = |url: &str| DataSource::parse(None, Some(url), &folder);
+        assert!(parse(&url(&folder.join("f1.sqlite"))).is_ok());
+        assert!(parse(&format!("{}?mode=ro", url(&folder.join("f1.sqlite")))).is_ok());
+        assert!(parse(&url(&folder.join("new.sqlite"))).is_ok());
+        for outside in [
+            url(&dir.path().join("cassis.sqlite")),
+            url(&folder.join("link.sqlite")),
+            url(&folder.join("../cassis.sqlite")),
+            "sqlite:///etc/passwd".to_owned(),
+            "sqlite:relative.sqlite".to_owned(),
+        ] {
+            assert!(
+                matches!(
+                    parse(&outside),
+                    Err(DataSourceError::OutsideWarehouseFolder { .. })
+                ),
+                "{outside}"
+            );
+        }
+        // Schema-only sources and PostgreSQL have no file.
+        assert!(DataSource::parse(Some(Dialect::Snowflake), None, &folder).is_ok());
+        assert_eq!(
+            DataSource::parse(None, Some("mysql://db/x"), &folder),
+            Err(DataSourceError::NotConnectable(Dialect::MySql))
         );
     }
 

@@ -105,6 +105,10 @@ pub struct SettingsArgs {
     )]
     pub question_timeout: Option<u64>,
 
+    /// The folder SQLite data sources must be in; projects cannot name a file elsewhere [default: <data-dir>/warehouses]
+    #[arg(long, env = "CASSIS_WAREHOUSE_DIR", global = true, value_name = "DIR")]
+    pub warehouse_dir: Option<PathBuf>,
+
     /// Bytes an ontology YAML document may have, in the app and on import [default: 4194304]
     #[arg(
         long,

@@ -73,6 +73,7 @@ struct FileSettings {
     log_format: Option<LogFormat>,
     question_timeout: Option<u64>,
     max_ontology_bytes: Option<usize>,
+    warehouse_dir: Option<PathBuf>,
     max_query_cost: Option<f64>,
     oauth_max_unused_clients: Option<usize>,
     planner: Option<PlannerKind>,
@@ -97,6 +98,8 @@ pub struct Settings {
     pub question_timeout: u64,
     /// Bytes an ontology YAML document may have.
     pub max_ontology_bytes: usize,
+    /// The folder SQLite data sources must be in.
+    pub warehouse_dir: PathBuf,
     /// EXPLAIN cost above which a query waits for approval.
     pub max_query_cost: f64,
     /// Registered OAuth clients that were never used kept at most.
@@ -269,6 +272,11 @@ impl Settings {
             insecure_mcp_without_auth: args.insecure_mcp_without_auth,
             question_timeout,
             max_ontology_bytes,
+            warehouse_dir: args
+                .warehouse_dir
+                .clone()
+                .or(file.warehouse_dir)
+                .unwrap_or_else(|| data_dir.join("warehouses")),
             data_dir,
             database_url,
             addr,

@@ -67,6 +67,7 @@ mod tests {
                 store: store.clone(),
                 public_url: "http://127.0.0.1:3000".into(),
                 max_ontology_bytes: cassis_core::ontology::DEFAULT_MAX_YAML_BYTES,
+                warehouse_dir: dir.path().into(),
                 sign_in_throttle: Default::default(),
             },
             mcp_without_auth: false,

@@ -118,14 +118,15 @@ async fn publish_demo_ontology(
 pub async fn demo_project(
     store: &Store,
     org: &Organization,
-    data_dir: &Path,
+    warehouse_dir: &Path,
     scale_factor: f64,
 ) -> anyhow::Result<()> {
     if store.flag_is_set(InstanceFlag::DemoProjectCreated).await? {
         return Ok(());
     }
-    let data_dir = std::path::absolute(data_dir).context("resolving the data directory")?;
-    let path = data_dir.join("wholesale.sqlite");
+    let warehouse_dir =
+        std::path::absolute(warehouse_dir).context("resolving the warehouse folder")?;
+    let path = warehouse_dir.join("wholesale.sqlite");
     if !path.exists() {
         tracing::info!(scale_factor, path = %path.display(), "generating the demo TPC-H warehouse");
         let started = Instant::now();

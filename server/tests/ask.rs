@@ -145,7 +145,7 @@ fn unanswerable_and_bad_input_get_clear_errors_and_change_nothing() {
     let dir = tempfile::tempdir().unwrap();
     let data = dir.path().join("data");
     f1_sqlite_project(dir.path(), &data);
-    let warehouse = dir.path().join("f1.sqlite");
+    let warehouse = data.join("warehouses/f1.sqlite");
     let before = file_digest(&warehouse);
 
     let temperature = ask(&data, &["What was the track temperature at Monza in 2023?"]);

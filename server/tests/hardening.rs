@@ -459,8 +459,11 @@ async fn a_reconnected_or_deleted_project_lets_go_of_its_old_source() {
         .1
         .unwrap();
     let project = first_project(&server, &admin).await;
-    let original = data.join("wholesale.sqlite").canonicalize().unwrap();
-    let copy = dir.path().join("copy.sqlite");
+    let original = data
+        .join("warehouses/wholesale.sqlite")
+        .canonicalize()
+        .unwrap();
+    let copy = data.join("warehouses/copy.sqlite");
     std::fs::copy(&original, &copy).unwrap();
     let copy = copy.canonicalize().unwrap();
     let ask = || async {

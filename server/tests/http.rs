@@ -109,7 +109,7 @@ async fn first_start_serves_health_login_and_the_demo_project() {
     );
 
     // The demo data is real and queryable, and the CLI sees the project.
-    let warehouse = data.join("wholesale.sqlite");
+    let warehouse = data.join("warehouses/wholesale.sqlite");
     assert!(warehouse.metadata().unwrap().len() > 100_000);
     let output = cassis(&data)
         .args(["project", "list", "--json"])
@@ -339,13 +339,36 @@ async fn admins_manage_projects_editors_shape_ontologies_viewers_read() {
         "create_project",
         &[
             ("name", "X"),
-            ("connection_url", "sqlite:///nowhere/f1.sqlite"),
+            (
+                "connection_url",
+                &format!(
+                    "sqlite://{}",
+                    data.join("warehouses/missing.sqlite").display()
+                ),
+            ),
             ("bootstrap", "source"),
         ],
     )
     .await;
     assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
     assert!(body.contains("cannot connect to the data source"), "{body}");
+    // A file outside the warehouse folder (here the server's own database)
+    // is refused before Cassis opens it.
+    let (status, body) = call_with(
+        &server,
+        &admin,
+        "create_project",
+        &[
+            ("name", "X"),
+            (
+                "connection_url",
+                &format!("sqlite://{}", data.join("cassis.sqlite").display()),
+            ),
+        ],
+    )
+    .await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
+    assert!(body.contains("is outside the warehouse folder"), "{body}");
     let (_, projects) = call(&server, &admin, "list_projects").await;
     assert_eq!(projects, "[]");
 

@@ -360,7 +360,7 @@ fn sql_from_the_model_runs_only_when_it_is_one_select_over_the_ontology() {
     let dir = tempfile::tempdir().unwrap();
     let data = dir.path().join("data");
     f1_sqlite_project(dir.path(), &data);
-    let warehouse = dir.path().join("f1.sqlite");
+    let warehouse = data.join("warehouses/f1.sqlite");
     let before = std::fs::read(&warehouse).unwrap();
     let model = FakeModel::start();
 

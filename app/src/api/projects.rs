@@ -112,9 +112,8 @@ fn data_source_of(
     connection_url: &str,
     schema_only: bool,
 ) -> Result<cassis_core::project::DataSource, AppError> {
-    use cassis_core::project::{DataSource, redact_url};
+    use cassis_core::project::DataSource;
     let invalid = |message: String| crate::ssr::respond_with(AppError::Invalid(message));
-    let url = connection_url.trim();
     let chosen = match dialect.trim() {
         "" => None,
         name => Some(
@@ -122,45 +121,9 @@ fn data_source_of(
                 .map_err(|e| invalid(e.to_string()))?,
         ),
     };
-    if schema_only {
-        let dialect = chosen.ok_or_else(|| {
-            invalid("A schema-only source needs its SQL dialect: choose one.".to_owned())
-        })?;
-        return Ok(DataSource {
-            dialect,
-            connection_url: None,
-        });
-    }
-    if url.is_empty() {
-        return Err(invalid(
-            "Enter the connection URL (sqlite:///path/to/file.sqlite or postgres://user:password@host/db), or choose a schema-only source.".to_owned(),
-        ));
-    }
-    let implied = Dialect::of_url(url);
-    let dialect = match (chosen, implied) {
-        (Some(chosen), Some(implied)) if chosen != implied => {
-            return Err(invalid(format!(
-                "`{}` is a {implied} URL, but the dialect chosen is {chosen}.",
-                redact_url(url)
-            )));
-        }
-        (Some(dialect), _) | (None, Some(dialect)) => dialect,
-        (None, None) => {
-            return Err(invalid(format!(
-                "Cassis connects to sqlite:// and postgres:// URLs, not `{}`.",
-                redact_url(url)
-            )));
-        }
-    };
-    if !matches!(dialect, Dialect::Sqlite | Dialect::Postgres) {
-        return Err(invalid(format!(
-            "Cassis cannot connect to {dialect} yet; choose a schema-only source to get SQL written for it."
-        )));
-    }
-    Ok(DataSource {
-        dialect,
-        connection_url: Some(url.to_owned()),
-    })
+    let url = (!schema_only).then_some(connection_url);
+    DataSource::parse(chosen, url, &crate::ssr::context()?.warehouse_dir)
+        .map_err(|e| invalid(e.to_string()))
 }
 
 #[cfg(feature = "ssr")]
@@ -335,7 +298,17 @@ pub async fn update_project(
             .unwrap_or_default(),
         url => url.to_owned(),
     };
-    let data_source = data_source_of(&dialect, &url, schema_only)?;
+    // The stored source stands as it is: a rename must not fail on a
+    // SQLite file that predates the warehouse folder.
+    let unchanged = project.data_source.as_ref().filter(|s| {
+        !schema_only
+            && s.connection_url.as_deref() == Some(url.trim())
+            && (dialect.trim().is_empty() || dialect.trim().parse::<Dialect>() == Ok(s.dialect))
+    });
+    let data_source = match unchanged {
+        Some(source) => source.clone(),
+        None => data_source_of(&dialect, &url, schema_only)?,
+    };
     let ctx = crate::ssr::context()?;
     match ctx
         .store

@@ -33,16 +33,12 @@ pub async fn create(
     bootstrap: Bootstrap,
 ) -> anyhow::Result<()> {
     let name = ProjectName::parse(name)?;
-    let dialect = match (source.dialect, source.warehouse.as_deref()) {
-        (Some(dialect), _) => dialect,
-        (None, Some(url)) => Dialect::of_url(url).with_context(|| {
-            format!(
-                "cannot tell the dialect of `{}`: pass --dialect",
-                redact_url(url)
-            )
-        })?,
-        (None, None) => bail!("a schema-only project needs --dialect"),
-    };
+    let data_source = DataSource::parse(
+        source.dialect,
+        source.warehouse.as_deref(),
+        &settings.warehouse_dir,
+    )?;
+    let dialect = data_source.dialect;
     // Read the schema before creating anything, so a bad URL or file leaves no project behind.
     let draft = match &bootstrap {
         Bootstrap::None => None,
@@ -62,10 +58,6 @@ pub async fn create(
                 .map_err(|e| anyhow::anyhow!("{}: the DDL {e}", file.display()))?;
             Some(bootstrap::draft_from_catalog(&catalog, dialect))
         }
-    };
-    let data_source = DataSource {
-        dialect,
-        connection_url: source.warehouse,
     };
     let store = open_store(settings).await?;
     let org = startup::organization(&store).await?;

@@ -17,8 +17,14 @@ pub async fn run(settings: Settings) -> anyhow::Result<()> {
     let store = open_store(&settings).await?;
     let org = startup::organization(&store).await?;
     startup::first_admin(&store, &org, FirstAdmin::from_env()).await?;
+    std::fs::create_dir_all(&settings.warehouse_dir).with_context(|| {
+        format!(
+            "creating the warehouse folder {}",
+            settings.warehouse_dir.display()
+        )
+    })?;
     if let Some(scale_factor) = settings.demo_scale_factor {
-        startup::demo_project(&store, &org, &settings.data_dir, scale_factor).await?;
+        startup::demo_project(&store, &org, &settings.warehouse_dir, scale_factor).await?;
     }
 
     let mut leptos_options = leptos::config::get_configuration(None)?.leptos_options;
@@ -51,6 +57,7 @@ pub async fn run(settings: Settings) -> anyhow::Result<()> {
             store: store.clone(),
             public_url: settings.public_url.as_str().into(),
             max_ontology_bytes: settings.max_ontology_bytes,
+            warehouse_dir: settings.warehouse_dir.as_path().into(),
             sign_in_throttle: Default::default(),
         },
     });

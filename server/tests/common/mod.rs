@@ -164,7 +164,10 @@ pub fn f1_data() -> PathBuf {
 /// and publishes the F1 ontology, its tables unqualified as SQLite names them.
 /// Returns the project id.
 pub fn f1_sqlite_project(dir: &Path, data_dir: &Path) -> String {
-    let warehouse = dir.join("f1.sqlite");
+    // SQLite sources live in the server's warehouse folder.
+    let warehouses = data_dir.join("warehouses");
+    std::fs::create_dir_all(&warehouses).unwrap();
+    let warehouse = warehouses.join("f1.sqlite");
     let url = format!("sqlite://{}", warehouse.display());
     let ok = |output: Output| {
         assert!(output.status.success(), "{}", stderr(&output));
