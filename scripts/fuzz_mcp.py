@@ -62,10 +62,12 @@ def body(rng):
 
 
 def post(data, rng):
+    # Mostly the headers a client sends, so most bodies reach the parser.
+    odd = rng.random() < 0.1
     headers = {
         "Authorization": f"Bearer {KEY}",
-        "Content-Type": rng.choice(["application/json", "application/json", "text/plain", "application/x-www-form-urlencoded"]),
-        "Accept": rng.choice(["application/json, text/event-stream", "application/json", "*/*"]),
+        "Content-Type": rng.choice(["text/plain", "application/x-www-form-urlencoded"]) if odd else "application/json",
+        "Accept": rng.choice(["application/json", "*/*", "text/html"]) if odd else "application/json, text/event-stream",
         "MCP-Protocol-Version": rng.choice(["2025-11-25", "2025-06-18", "2024-11-05", "garbage"]),
     }
     request = urllib.request.Request(URL, data=data, headers=headers, method="POST")
