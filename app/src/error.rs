@@ -83,7 +83,7 @@ impl From<cassis_core::auth::SignInError> for AppError {
         match error {
             cassis_core::auth::SignInError::InvalidCredentials => AppError::InvalidCredentials,
             cassis_core::auth::SignInError::TooManyAttempts(wait) => AppError::TooManyAttempts {
-                retry_after_secs: wait.retry_after.as_secs(),
+                retry_after_secs: wait.retry_after_secs(),
             },
             cassis_core::auth::SignInError::Store(error) => error.into(),
         }

@@ -1,6 +1,7 @@
 //! Credentials: password hashing, browser sessions, signing in and out.
 
 mod api_key;
+mod limits;
 pub mod oauth;
 mod password;
 mod session;
@@ -10,9 +11,10 @@ pub use api_key::{
     API_KEY_PREFIX, ApiKey, ApiKeySecret, InvalidLifetime, hash_key, is_well_formed, key_digest,
     parse_lifetime,
 };
+pub use limits::{AddressLimit, TooMany};
 pub use password::{Password, PasswordError, PasswordHash};
 pub use session::{SESSION_LIFETIME, SessionToken, SessionTokenHash};
-pub use throttle::{SignInThrottle, TooManyAttempts};
+pub use throttle::SignInThrottle;
 
 use crate::account::{Email, User};
 use crate::store::{Store, StoreError};
@@ -26,8 +28,8 @@ pub enum SignInError {
     InvalidCredentials,
     /// Refused before any password was checked: too many recent attempts from
     /// the address or on the account.
-    #[error("too many sign-in attempts; try again in {} seconds", .0.retry_after.as_secs())]
-    TooManyAttempts(TooManyAttempts),
+    #[error("too many sign-in attempts; try again in {} seconds", .0.retry_after_secs())]
+    TooManyAttempts(TooMany),
     #[error(transparent)]
     Store(#[from] StoreError),
 }

@@ -2,21 +2,12 @@
 //! tens of milliseconds of a core), so unlimited attempts are both a way to
 //! guess passwords and a way to take the CPU from everyone else.
 
-use super::PasswordHash;
-use governor::clock::{Clock, DefaultClock};
-use governor::{DefaultKeyedRateLimiter, Quota};
+use super::{AddressLimit, PasswordHash, TooMany};
 use std::collections::HashMap;
 use std::net::IpAddr;
-use std::num::NonZeroU32;
-use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use tokio::sync::Semaphore;
-
-/// How often (in attempts) the address limiter forgets clients whose limits
-/// have refilled, so that attempts from many addresses do not grow it without
-/// bound.
-const FORGET_EVERY: u32 = 1024;
 
 /// Emails longer than this are cut before they key the failure record.
 const MAX_KEYED_EMAIL: usize = 320;
@@ -36,25 +27,18 @@ const MAX_TRACKED_ACCOUNTS: usize = 100_000;
 pub struct SignInThrottle {
     /// Every attempt from one address counts: thirty at once, then one every
     /// two seconds. Successes count too, so this is generous.
-    by_address: DefaultKeyedRateLimiter<IpAddr>,
+    by_address: AddressLimit,
     /// Failures per account, whatever address they came from. Only failures
     /// count and a success forgets them, which a token bucket cannot express,
     /// so this one is kept by hand.
     failures: Mutex<HashMap<String, Failures>>,
     verifications: Arc<Semaphore>,
-    attempts: AtomicU32,
 }
 
 #[derive(Clone, Copy, Debug)]
 struct Failures {
     count: u32,
     locked_until: Instant,
-}
-
-/// An attempt refused before any password was checked.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct TooManyAttempts {
-    pub retry_after: Duration,
 }
 
 impl std::fmt::Debug for SignInThrottle {
@@ -80,34 +64,20 @@ impl SignInThrottle {
     /// At most `concurrent` verifications run at once; the rest wait their
     /// turn without holding a worker.
     pub fn new(concurrent: usize) -> Self {
-        let quota = Quota::with_period(Duration::from_secs(2))
-            .expect("a non-zero period")
-            .allow_burst(NonZeroU32::new(30).expect("a non-zero burst"));
         Self {
-            by_address: DefaultKeyedRateLimiter::keyed(quota),
+            by_address: AddressLimit::new(30, Duration::from_secs(2)),
             failures: Mutex::new(HashMap::new()),
             verifications: Arc::new(Semaphore::new(concurrent.max(1))),
-            attempts: AtomicU32::new(0),
         }
     }
 
     /// Counts an attempt from `address` on `email`, or says how long to wait.
-    pub fn admit(&self, address: Option<IpAddr>, email: &str) -> Result<(), TooManyAttempts> {
-        if self.attempts.fetch_add(1, Ordering::Relaxed) % FORGET_EVERY == FORGET_EVERY - 1 {
-            self.by_address.retain_recent();
-        }
-        if let Some(address) = address {
-            let clock = DefaultClock::default();
-            self.by_address
-                .check_key(&address)
-                .map_err(|not_until| TooManyAttempts {
-                    retry_after: whole_seconds(not_until.wait_time_from(clock.now())),
-                })?;
-        }
+    pub fn admit(&self, address: Option<IpAddr>, email: &str) -> Result<(), TooMany> {
+        self.by_address.check(address)?;
         let now = Instant::now();
         match self.failures().get(&account_key(email)) {
-            Some(failures) if failures.locked_until > now => Err(TooManyAttempts {
-                retry_after: whole_seconds(failures.locked_until - now),
+            Some(failures) if failures.locked_until > now => Err(TooMany {
+                retry_after: failures.locked_until - now,
             }),
             _ => Ok(()),
         }
@@ -171,11 +141,6 @@ impl SignInThrottle {
     }
 }
 
-/// Rounded up, so that trying again after the wait succeeds.
-fn whole_seconds(wait: Duration) -> Duration {
-    Duration::from_secs(wait.as_secs() + u64::from(wait.subsec_nanos() > 0))
-}
-
 fn account_key(email: &str) -> String {
     email
         .trim()
@@ -200,12 +165,12 @@ mod tests {
         assert!(throttle.admit(address, "a@example.com").is_ok());
         throttle.record("a@example.com ", false);
         let first = throttle.admit(address, "a@example.com").unwrap_err();
-        assert_eq!(first.retry_after, Duration::from_secs(2));
+        assert_eq!(first.retry_after_secs(), 2);
         // From another address too, and each failure doubles the wait.
         throttle.record("a@example.com", false);
         let elsewhere = Some("192.0.2.9".parse().unwrap());
         let second = throttle.admit(elsewhere, "a@example.com").unwrap_err();
-        assert_eq!(second.retry_after, Duration::from_secs(4));
+        assert_eq!(second.retry_after_secs(), 4);
         // Other accounts are not affected, and a success forgets the failures.
         assert!(throttle.admit(address, "b@example.com").is_ok());
         throttle.record("a@example.com", true);

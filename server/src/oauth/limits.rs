@@ -1,20 +1,12 @@
-//! Per-address limits on what anyone may make the authorization server do
-//! before signing in: store a registered client, or fetch a URL named as a
-//! client id.
+//! Who is asking, for the per-address limits on what anyone may make the
+//! authorization server do before signing in (`cassis_core::auth::AddressLimit`).
 
 use axum::extract::{ConnectInfo, FromRequestParts};
 use axum::http::request::Parts;
-use governor::clock::{Clock, DefaultClock};
-use governor::{DefaultKeyedRateLimiter, Quota};
 use std::convert::Infallible;
-use std::net::{IpAddr, Ipv6Addr, SocketAddr};
-use std::num::NonZeroU32;
-use std::sync::atomic::{AtomicU32, Ordering};
-use std::time::Duration;
+use std::net::{IpAddr, SocketAddr};
 
-/// How often (in checks) a limiter forgets addresses whose limits have
-/// refilled, so that requests from many addresses do not grow it unbounded.
-const FORGET_EVERY: u32 = 1024;
+pub use cassis_core::auth::{AddressLimit, TooMany};
 
 /// The address a request came from, or `None` when the server was not
 /// started with connection info (routers driven in-process by tests).
@@ -31,102 +23,5 @@ impl<S: Send + Sync> FromRequestParts<S> for ClientAddress {
                 .get::<ConnectInfo<SocketAddr>>()
                 .map(|info| info.0.ip()),
         ))
-    }
-}
-
-/// A refusal: the caller may try again after `retry_after`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct TooMany {
-    pub retry_after: Duration,
-}
-
-impl TooMany {
-    /// Whole seconds, at least one, for a `Retry-After` header.
-    pub fn retry_after_secs(&self) -> u64 {
-        self.retry_after.as_secs_f64().ceil().max(1.0) as u64
-    }
-}
-
-/// A token bucket per client address: `burst` at once, then one per
-/// `period`.
-pub struct AddressLimit {
-    limiter: DefaultKeyedRateLimiter<IpAddr>,
-    checks: AtomicU32,
-}
-
-impl std::fmt::Debug for AddressLimit {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("AddressLimit").finish_non_exhaustive()
-    }
-}
-
-impl AddressLimit {
-    pub fn new(burst: u32, period: Duration) -> Self {
-        let quota = Quota::with_period(period)
-            .expect("a non-zero period")
-            .allow_burst(NonZeroU32::new(burst).expect("a non-zero burst"));
-        Self {
-            limiter: DefaultKeyedRateLimiter::keyed(quota),
-            checks: AtomicU32::new(0),
-        }
-    }
-
-    /// Counts one request from `address`, or says how long to wait.
-    pub fn check(&self, address: Option<IpAddr>) -> Result<(), TooMany> {
-        if self.checks.fetch_add(1, Ordering::Relaxed) % FORGET_EVERY == FORGET_EVERY - 1 {
-            self.limiter.retain_recent();
-        }
-        self.limiter
-            .check_key(&limit_key(address))
-            .map_err(|not_until| TooMany {
-                retry_after: not_until.wait_time_from(DefaultClock::default().now()),
-            })
-    }
-}
-
-/// What one client is counted as. An IPv6 host usually has a whole /64 to
-/// pick addresses from, so the /64 is one client; an IPv4 address written as
-/// IPv6 is that IPv4 address. Requests without a known address share one
-/// bucket rather than escaping the limit.
-fn limit_key(address: Option<IpAddr>) -> IpAddr {
-    match address.map(|ip| ip.to_canonical()) {
-        Some(IpAddr::V6(v6)) => {
-            let prefix = u128::from(v6) & !((1u128 << 64) - 1);
-            IpAddr::V6(Ipv6Addr::from(prefix))
-        }
-        Some(v4) => v4,
-        None => IpAddr::V6(Ipv6Addr::UNSPECIFIED),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn an_ipv6_slash_64_is_one_client() {
-        let a: IpAddr = "2001:db8:1:2:aaaa::1".parse().unwrap();
-        let b: IpAddr = "2001:db8:1:2:bbbb::2".parse().unwrap();
-        let c: IpAddr = "2001:db8:1:3::1".parse().unwrap();
-        assert_eq!(limit_key(Some(a)), limit_key(Some(b)));
-        assert_ne!(limit_key(Some(a)), limit_key(Some(c)));
-        let mapped: IpAddr = "::ffff:192.0.2.7".parse().unwrap();
-        assert_eq!(
-            limit_key(Some(mapped)),
-            "192.0.2.7".parse::<IpAddr>().unwrap()
-        );
-    }
-
-    #[test]
-    fn a_burst_then_a_wait() {
-        let limit = AddressLimit::new(2, Duration::from_secs(60));
-        let one = Some("192.0.2.1".parse().unwrap());
-        let other = Some("192.0.2.2".parse().unwrap());
-        assert!(limit.check(one).is_ok());
-        assert!(limit.check(one).is_ok());
-        let refused = limit.check(one).unwrap_err();
-        assert!(refused.retry_after_secs() >= 1);
-        assert!(limit.check(other).is_ok());
-        assert!(limit.check(None).is_ok());
     }
 }
