@@ -173,6 +173,29 @@ impl DataSource {
         })
     }
 
+    /// The data source a changed form describes, given the one stored: the
+    /// stored source stands as it is when the form names it again, so a
+    /// rename never fails on a SQLite file that predates the warehouse
+    /// folder; anything else is parsed anew.
+    #[cfg(feature = "ssr")]
+    pub fn parse_change(
+        stored: Option<&DataSource>,
+        chosen: Option<Dialect>,
+        url: Option<&str>,
+        warehouse_dir: &std::path::Path,
+    ) -> Result<DataSource, DataSourceError> {
+        match stored {
+            Some(stored)
+                if url.is_some()
+                    && stored.connection_url.as_deref() == url.map(str::trim)
+                    && chosen.is_none_or(|d| d == stored.dialect) =>
+            {
+                Ok(stored.clone())
+            }
+            _ => DataSource::parse(chosen, url, warehouse_dir),
+        }
+    }
+
     pub fn is_executable(&self) -> bool {
         self.connection_url.is_some()
     }
@@ -416,6 +439,20 @@ mod tests {
                 "{outside}"
             );
         }
+        // A stored source named again stands, even outside the folder.
+        let stored = DataSource {
+            dialect: Dialect::Sqlite,
+            connection_url: Some(url(&dir.path().join("cassis.sqlite"))),
+        };
+        let same = stored.connection_url.as_deref();
+        assert_eq!(
+            DataSource::parse_change(Some(&stored), None, same, &folder),
+            Ok(stored.clone())
+        );
+        assert!(
+            DataSource::parse_change(Some(&stored), None, Some("sqlite:///etc/passwd"), &folder)
+                .is_err()
+        );
         // Schema-only sources and PostgreSQL have no file.
         assert!(DataSource::parse(Some(Dialect::Snowflake), None, &folder).is_ok());
         assert_eq!(

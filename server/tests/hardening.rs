@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::mcp::call_tool;
+use common::mcp::{call_tool, post_tool_call};
 use common::session::{call, call_with, client, login, sign_in_as};
 use common::{ADMIN_EMAIL, ADMIN_PASSWORD, Server, cassis, run_with_stdin, stderr, stdout};
 use reqwest::StatusCode;
@@ -260,16 +260,7 @@ async fn a_storm_of_logins_is_cut_off_and_mcp_keeps_answering() {
             })
         })
         .collect();
-    let ping = client()
-        .post(format!("{}/mcp/", server.url))
-        .bearer_auth(&key)
-        .header("content-type", "application/json")
-        .header("accept", "application/json, text/event-stream")
-        .header("mcp-protocol-version", "2025-11-25")
-        .body(r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"ping","arguments":{}}}"#)
-        .send()
-        .await
-        .unwrap();
+    let ping = post_tool_call(&server, &key, "ping", serde_json::json!({})).await;
     assert_eq!(ping.status(), StatusCode::OK);
     let mut statuses = Vec::new();
     for request in storm {

@@ -5,6 +5,7 @@
 mod common;
 
 use cassis_core::auth::oauth::{AccessClaims, SigningKey, challenge_of};
+use common::session::client as http;
 use common::{ADMIN_EMAIL, ADMIN_PASSWORD, Server, cassis, run_with_stdin, stderr, stdout};
 use reqwest::StatusCode;
 use reqwest::header::{COOKIE, LOCATION, ORIGIN, SET_COOKIE, WWW_AUTHENTICATE};
@@ -14,13 +15,6 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 const REDIRECT: &str = "http://127.0.0.1:45454/callback";
 const VERIFIER: &str = "a-verifier-that-is-long-enough-for-rfc-7636-0123456789";
-
-fn http() -> reqwest::Client {
-    reqwest::Client::builder()
-        .redirect(reqwest::redirect::Policy::none())
-        .build()
-        .unwrap()
-}
 
 fn start() -> (tempfile::TempDir, Server) {
     let dir = tempfile::tempdir().unwrap();
@@ -219,16 +213,7 @@ async fn refresh(server: &Server, client_id: &str, refresh_token: &str) -> (Stat
 
 /// A `ping` tool call with `token`: the status and the WWW-Authenticate header.
 async fn mcp_ping(server: &Server, token: &str) -> (StatusCode, Option<String>) {
-    let response = http()
-        .post(format!("{}/mcp/", server.url))
-        .bearer_auth(token)
-        .header("content-type", "application/json")
-        .header("accept", "application/json, text/event-stream")
-        .header("mcp-protocol-version", "2025-11-25")
-        .body(r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"ping","arguments":{}}}"#)
-        .send()
-        .await
-        .unwrap();
+    let response = common::mcp::post_tool_call(server, token, "ping", json!({})).await;
     let challenge = response
         .headers()
         .get(WWW_AUTHENTICATE)
@@ -993,23 +978,6 @@ async fn the_oauth2_crate_authorizes_refreshes_and_revokes() {
     assert_eq!(mcp_ping(&server, &access).await.0, StatusCode::UNAUTHORIZED);
 }
 
-async fn server_fn(
-    server: &Server,
-    cookie: &str,
-    name: &str,
-    form: &[(&str, &str)],
-) -> (StatusCode, String) {
-    let response = http()
-        .post(format!("{}/api/{name}", server.url))
-        .header(COOKIE, cookie)
-        .header(ORIGIN, &server.url)
-        .form(form)
-        .send()
-        .await
-        .unwrap();
-    (response.status(), response.text().await.unwrap())
-}
-
 #[tokio::test]
 async fn connected_clients_are_listed_and_disconnected_by_their_user_or_an_admin() {
     let (dir, server) = start();
@@ -1018,7 +986,8 @@ async fn connected_clients_are_listed_and_disconnected_by_their_user_or_an_admin
     assert_eq!(mcp_ping(&server, access).await.0, StatusCode::OK);
     let admin = sign_in(&server).await;
 
-    let (status, body) = server_fn(&server, &admin, "list_connected_clients", &[]).await;
+    let (status, body) =
+        common::session::call_with(&server, &admin, "list_connected_clients", &[]).await;
     assert_eq!(status, StatusCode::OK, "{body}");
     let listed: Value = serde_json::from_str(&body).unwrap();
     assert_eq!(listed[0]["client_name"], "Attack test");
@@ -1062,9 +1031,10 @@ async fn connected_clients_are_listed_and_disconnected_by_their_user_or_an_admin
             .unwrap()
             .to_owned()
     };
-    let (status, body) = server_fn(&server, &viewer, "list_connected_clients", &[]).await;
+    let (status, body) =
+        common::session::call_with(&server, &viewer, "list_connected_clients", &[]).await;
     assert_eq!((status, body.as_str()), (StatusCode::OK, "[]"));
-    let (status, _) = server_fn(
+    let (status, _) = common::session::call_with(
         &server,
         &viewer,
         "disconnect_client",
@@ -1076,7 +1046,7 @@ async fn connected_clients_are_listed_and_disconnected_by_their_user_or_an_admin
 
     // The admin disconnects it: within the credential cache's few seconds
     // the token stops working, and the list says so.
-    let (status, body) = server_fn(
+    let (status, body) = common::session::call_with(
         &server,
         &admin,
         "disconnect_client",
@@ -1092,7 +1062,8 @@ async fn connected_clients_are_listed_and_disconnected_by_their_user_or_an_admin
         );
         tokio::time::sleep(std::time::Duration::from_millis(250)).await;
     }
-    let (_, body) = server_fn(&server, &admin, "list_connected_clients", &[]).await;
+    let (_, body) =
+        common::session::call_with(&server, &admin, "list_connected_clients", &[]).await;
     assert_eq!(
         serde_json::from_str::<Value>(&body).unwrap()[0]["active"],
         false

@@ -105,9 +105,11 @@ pub struct ConnectionReport {
 }
 
 /// The data source a form describes: a dialect (or one implied by the URL)
-/// and a connection URL, or a schema-only source.
+/// and a connection URL, or a schema-only source; `stored` stands when the
+/// form names it again (see `DataSource::parse_change`).
 #[cfg(feature = "ssr")]
 fn data_source_of(
+    stored: Option<&cassis_core::project::DataSource>,
     dialect: &str,
     connection_url: &str,
     schema_only: bool,
@@ -122,7 +124,7 @@ fn data_source_of(
         ),
     };
     let url = (!schema_only).then_some(connection_url);
-    DataSource::parse(chosen, url, &crate::ssr::context()?.warehouse_dir)
+    DataSource::parse_change(stored, chosen, url, &crate::ssr::context()?.warehouse_dir)
         .map_err(|e| invalid(e.to_string()))
 }
 
@@ -172,7 +174,7 @@ pub async fn test_connection(
     } else {
         connection_url
     };
-    let source = data_source_of(&dialect, &url, false)?;
+    let source = data_source_of(None, &dialect, &url, false)?;
     let catalog = read_catalog(source.connection_url.as_deref().unwrap_or_default()).await?;
     Ok(ConnectionReport {
         dialect: source.dialect,
@@ -201,7 +203,7 @@ pub async fn create_project(
     let invalid = |message: String| crate::ssr::respond_with(AppError::Invalid(message));
     let name = ProjectName::parse(&name)
         .map_err(|e| invalid(format!("{}.", capitalized(&e.to_string()))))?;
-    let data_source = data_source_of(&dialect, &connection_url, source == "schema_only")?;
+    let data_source = data_source_of(None, &dialect, &connection_url, source == "schema_only")?;
     let draft = match bootstrap.as_str() {
         "source" => {
             let url = data_source.connection_url.as_deref().ok_or_else(|| {
@@ -298,17 +300,7 @@ pub async fn update_project(
             .unwrap_or_default(),
         url => url.to_owned(),
     };
-    // The stored source stands as it is: a rename must not fail on a
-    // SQLite file that predates the warehouse folder.
-    let unchanged = project.data_source.as_ref().filter(|s| {
-        !schema_only
-            && s.connection_url.as_deref() == Some(url.trim())
-            && (dialect.trim().is_empty() || dialect.trim().parse::<Dialect>() == Ok(s.dialect))
-    });
-    let data_source = match unchanged {
-        Some(source) => source.clone(),
-        None => data_source_of(&dialect, &url, schema_only)?,
-    };
+    let data_source = data_source_of(project.data_source.as_ref(), &dialect, &url, schema_only)?;
     let ctx = crate::ssr::context()?;
     match ctx
         .store

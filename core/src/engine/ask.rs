@@ -17,7 +17,7 @@ use crate::ontology::{AttributeRole, DataType, Ontology};
 use crate::project::Project;
 use crate::store::{Chat, ChatTurn, Store, StoreError};
 use crate::time::Timestamp;
-use crate::warehouse::{HOUSEKEEPING_TIMEOUT, Warehouse};
+use crate::warehouse::{HousekeepingBudget, Warehouse};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -30,9 +30,6 @@ pub const MAX_QUESTION_CHARS: usize = 4_000;
 /// Attributes with more distinct values than this are not indexed as known values.
 const MAX_INDEXED_VALUES: usize = 5_000;
 pub const DEFAULT_QUESTION_TIMEOUT: Duration = Duration::from_secs(5 * 60);
-/// How long reading a version's known values may take in all; attributes
-/// left when it runs out are grounded by name only.
-const VALUES_BUDGET: Duration = Duration::from_secs(60);
 
 /// What a caller asks, as the MCP tool receives it.
 #[derive(Clone, Debug, Default)]
@@ -851,7 +848,7 @@ impl Engine {
             return Vec::new();
         };
         let dialect = dialect_of(project);
-        let deadline = Instant::now() + VALUES_BUDGET;
+        let budget = HousekeepingBudget::start();
         let mut found = Vec::new();
         for (o, object) in ontology.objects.iter().enumerate() {
             for (a, attribute) in object.attributes.iter().enumerate() {
@@ -860,11 +857,10 @@ impl Engine {
                 {
                     continue;
                 }
-                let left = deadline.saturating_duration_since(Instant::now());
-                if left.is_zero() {
+                let Some(timeout) = budget.next_timeout() else {
                     tracing::warn!(project = %project.id, "reading known values ran out of time; later attributes have none");
                     return found;
-                }
+                };
                 let plan = SemanticPlan {
                     dimensions: vec![crate::engine::plan::AttributeRef::new(
                         &object.name,
@@ -876,7 +872,7 @@ impl Engine {
                 let Ok(compiled) = compile::compile(ontology, &plan, dialect) else {
                     continue;
                 };
-                match execute::all_rows(&warehouse, &compiled.sql, left.min(HOUSEKEEPING_TIMEOUT))
+                match execute::all_rows(&warehouse, &compiled.sql, timeout)
                     .await
                     .map(texts)
                 {

@@ -154,17 +154,7 @@ pub async fn execute(
     runnable(&compiled.query, warehouse.dialect())?;
     let sql = executed_query(compiled).to_string();
     let run = fetch_rows(warehouse, sql, Some(timeout), Budget::capped());
-    let rows = match tokio::time::timeout(timeout, run).await {
-        Ok(Ok(rows)) => rows,
-        // PostgreSQL's statement timeout, SQLite's interrupt.
-        Ok(Err(ExecuteError::Query(sqlx::Error::Database(e))))
-            if matches!(e.code().as_deref(), Some("57014") | Some("9")) =>
-        {
-            return Err(ExecuteError::Timeout(timeout));
-        }
-        Ok(Err(e)) => return Err(e),
-        Err(_) => return Err(ExecuteError::Timeout(timeout)),
-    };
+    let rows = within(timeout, run).await?;
     // A limit the question asked for ("top 3") bounds what the query matched.
     let asked_limit = limit_of(&compiled.query);
     let mut total_rows = 0u64;
@@ -343,6 +333,22 @@ pub async fn estimated_cost(warehouse: &Warehouse, sql: &str) -> Result<Option<f
         .and_then(Json::as_f64))
 }
 
+/// The rows `run` fetches, or a timeout whether the source stopped the
+/// statement (PostgreSQL's `statement_timeout`, SQLite's interrupt) or Cassis
+/// gave up waiting first.
+async fn within(
+    timeout: Duration,
+    run: impl Future<Output = Result<Vec<Vec<Json>>, ExecuteError>>,
+) -> Result<Vec<Vec<Json>>, ExecuteError> {
+    match tokio::time::timeout(timeout, run).await {
+        Ok(Err(ExecuteError::Query(e))) if crate::warehouse::is_statement_timeout(&e) => {
+            Err(ExecuteError::Timeout(timeout))
+        }
+        Ok(result) => result,
+        Err(_) => Err(ExecuteError::Timeout(timeout)),
+    }
+}
+
 /// Every row of a read-only query, decoded as the engine decodes results: how
 /// the evaluation reads gold SQL and the engine reads known values.
 pub async fn all_rows(
@@ -356,9 +362,7 @@ pub async fn all_rows(
         Some(timeout),
         Budget::unlimited(),
     );
-    tokio::time::timeout(timeout, run)
-        .await
-        .unwrap_or(Err(ExecuteError::Timeout(timeout)))
+    within(timeout, run).await
 }
 
 #[cfg(test)]

@@ -1,11 +1,11 @@
 //! Reading a live source's schema.
 
-use super::{HOUSEKEEPING_TIMEOUT, Warehouse, WarehouseError};
+use super::{HousekeepingBudget, Warehouse, WarehouseError};
 use crate::ontology::DataType;
 use crate::ontology::bootstrap::{Catalog, ColumnSchema, ForeignKey, TableSchema, data_type_of};
 use sqlparser::ast::Ident;
 use sqlx::{AssertSqlSafe, PgPool, Row, SqlitePool};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// A text column with at most this many distinct values lists them as known values.
 const MAX_KNOWN_VALUES: i64 = 50;
@@ -168,19 +168,14 @@ pub(super) async fn postgres_catalog(
     Ok(catalog)
 }
 
-/// How long sampling known values may take in all: past it, the remaining
-/// columns keep no samples rather than the catalog failing.
-const SAMPLING_BUDGET: Duration = Duration::from_secs(60);
-
 /// Lists the values of text columns with few distinct values, so questions
-/// that name them ("in GERMANY", "the AUTOMOBILE segment") ground. Each query
-/// stops at the housekeeping timeout and all of them within the sampling
-/// budget.
+/// that name them ("in GERMANY", "the AUTOMOBILE segment") ground, within one
+/// housekeeping budget.
 pub(super) async fn sample_known_values(
     warehouse: &Warehouse,
     catalog: &mut Catalog,
 ) -> Result<(), WarehouseError> {
-    let deadline = Instant::now() + SAMPLING_BUDGET;
+    let budget = HousekeepingBudget::start();
     for table in &mut catalog.tables {
         let from = match &table.schema {
             Some(schema) => format!("{}.{}", quoted(schema), quoted(&table.name)),
@@ -190,12 +185,10 @@ pub(super) async fn sample_known_values(
             if data_type_of(&column.sql_type) != DataType::Text {
                 continue;
             }
-            let left = deadline.saturating_duration_since(Instant::now());
-            if left.is_zero() {
+            let Some(timeout) = budget.next_timeout() else {
                 tracing::warn!(table = %table.name, "sampling known values ran out of time; later columns have none");
                 return Ok(());
-            }
-            let timeout = left.min(HOUSEKEEPING_TIMEOUT);
+            };
             let col = quoted(&column.name);
             // Identifiers are quoted by the SQL library; nothing else is spliced.
             let count_sql = format!("SELECT COUNT(DISTINCT {col}) AS n FROM {from}");
@@ -249,9 +242,7 @@ impl Warehouse {
             }
         };
         match tokio::time::timeout(timeout, read).await {
-            Ok(Err(sqlx::Error::Database(e)))
-                if matches!(e.code().as_deref(), Some("57014") | Some("9")) =>
-            {
+            Ok(Err(error)) if super::is_statement_timeout(&error) => {
                 Err(WarehouseError::Timeout(timeout))
             }
             Ok(result) => result.map_err(WarehouseError::Query),

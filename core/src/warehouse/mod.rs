@@ -20,6 +20,38 @@ use std::time::{Duration, Instant};
 /// pool connection for everyone else. Questions set their own timeout.
 pub const HOUSEKEEPING_TIMEOUT: Duration = Duration::from_secs(30);
 
+/// How long all of Cassis's own queries for one task (sampling a catalog's
+/// known values, reading a version's values) may take together; what is
+/// left when it runs out goes without values rather than failing.
+const HOUSEKEEPING_BUDGET: Duration = Duration::from_secs(60);
+
+/// The time left for a series of housekeeping queries.
+#[derive(Clone, Copy, Debug)]
+pub struct HousekeepingBudget {
+    deadline: Instant,
+}
+
+impl HousekeepingBudget {
+    pub fn start() -> Self {
+        Self {
+            deadline: Instant::now() + HOUSEKEEPING_BUDGET,
+        }
+    }
+
+    /// The timeout of the next query: the housekeeping timeout, or less when
+    /// the budget is nearly spent; `None` once it is.
+    pub fn next_timeout(&self) -> Option<Duration> {
+        let left = self.deadline.saturating_duration_since(Instant::now());
+        (!left.is_zero()).then(|| left.min(HOUSEKEEPING_TIMEOUT))
+    }
+}
+
+/// Whether the source stopped a statement at its deadline: PostgreSQL's
+/// `statement_timeout` (57014) or SQLite's interrupt (9).
+pub(crate) fn is_statement_timeout(error: &sqlx::Error) -> bool {
+    matches!(error, sqlx::Error::Database(e) if matches!(e.code().as_deref(), Some("57014") | Some("9")))
+}
+
 /// Tables a Cassis metadata database holds together.
 const METADATA_TABLES: [&str; 4] = ["users", "sessions", "api_keys", "oauth_signing_keys"];
 

@@ -256,21 +256,28 @@ pub async fn history(settings: &Settings, project: &str) -> anyhow::Result<()> {
         println!("no draft");
         return Ok(());
     };
-    let nobody = || "-".to_owned();
+    let line = |revision, at: cassis_core::time::Timestamp, by: Option<String>, reason| {
+        let by = by.unwrap_or_else(|| "-".to_owned());
+        format!("{revision}\t{}\t{by}\t{reason}", at.as_millis())
+    };
     println!(
-        "{}\t{}\t{}\t{} (current)",
-        draft.revision,
-        draft.updated_at.as_millis(),
-        draft.updated_by_email.unwrap_or_else(nobody),
-        draft.reason
+        "{} (current)",
+        line(
+            draft.revision,
+            draft.updated_at,
+            draft.updated_by_email,
+            draft.reason
+        )
     );
     for saved in store.draft_history(project.id).await? {
         println!(
-            "{}\t{}\t{}\t{}",
-            saved.revision,
-            saved.saved_at.as_millis(),
-            saved.saved_by_email.unwrap_or_else(nobody),
-            saved.reason
+            "{}",
+            line(
+                saved.revision,
+                saved.saved_at,
+                saved.saved_by_email,
+                saved.reason
+            )
         );
     }
     Ok(())
