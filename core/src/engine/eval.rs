@@ -57,12 +57,27 @@ pub struct Expectation {
     pub ordered: bool,
 }
 
+/// How an answer matched its gold rows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Matched {
+    /// Row for row, as BIRD scores.
+    Rows,
+    /// The answer is a ranking and its first place is the gold: "who won the
+    /// most races" is answered with the ranking, leader first (the product
+    /// pages' own example), where gold written with `LIMIT 1` holds the
+    /// leader alone.
+    Leaders,
+}
+
 /// How one question went.
 #[derive(Clone, Debug)]
 pub struct Outcome {
     pub category: String,
     pub question: String,
     pub correct: bool,
+    /// Correct only as a ranking led by the gold rows; a strict, BIRD-style
+    /// score counts these as wrong.
+    pub by_leaders: bool,
     /// What differed, for the report.
     pub detail: String,
 }
@@ -104,11 +119,19 @@ impl Report {
             ));
         }
         let correct = self.outcomes.iter().filter(|o| o.correct).count();
+        let total = self.outcomes.len();
         out.push_str(&format!(
             "{:<16} {:>9} {:>8.1}%\n",
             "all",
-            format!("{correct}/{}", self.outcomes.len()),
+            format!("{correct}/{total}"),
             100.0 * self.accuracy()
+        ));
+        let strict = correct - self.outcomes.iter().filter(|o| o.by_leaders).count();
+        out.push_str(&format!(
+            "{:<16} {:>9} {:>8.1}%   (a ranking led by the gold rows counted wrong)\n",
+            "strict",
+            format!("{strict}/{total}"),
+            100.0 * strict as f64 / total.max(1) as f64
         ));
         out
     }
@@ -219,12 +242,43 @@ pub fn same_results(
     Ok(())
 }
 
+/// Whether `got`, ranked by its last number, is led by exactly the `gold`
+/// rows: the rows tied for first place are the gold rows, or, where gold
+/// broke a tie with `LIMIT 1`, include its one row. A ranking that is not
+/// sorted, that is all one place, or whose rows carry no number is not
+/// judged this way.
+pub fn led_by(got: &[Vec<Json>], got_total: u64, gold: &[Vec<Json>]) -> bool {
+    let measure = |row: &[Json]| row.iter().rev().find_map(Json::as_f64);
+    let Some(measures) = got.iter().map(|r| measure(r)).collect::<Option<Vec<f64>>>() else {
+        return false;
+    };
+    let sorted =
+        measures.windows(2).all(|w| w[0] >= w[1]) || measures.windows(2).all(|w| w[0] <= w[1]);
+    let leaders = measures.iter().take_while(|m| **m == measures[0]).count();
+    if gold.is_empty() || !sorted || leaders as u64 >= got_total || leaders < gold.len() {
+        return false;
+    }
+    if gold.len() != leaders && gold.len() != 1 {
+        return false;
+    }
+    let mut unmatched: Vec<Vec<String>> = got[..leaders].iter().map(|r| row_cells(r)).collect();
+    gold.iter().map(|r| row_cells(r)).all(|expected| {
+        match unmatched.iter().position(|g| covers(g, &expected)) {
+            Some(i) => {
+                unmatched.swap_remove(i);
+                true
+            }
+            None => false,
+        }
+    })
+}
+
 /// Checks one response against its expectation, given the gold rows.
 pub fn judge(
     response: &AskResponse,
     expectation: &Expectation,
     gold: Option<&[Vec<Json>]>,
-) -> Result<(), String> {
+) -> Result<Matched, String> {
     if let Some(gold) = gold {
         if response.status != AskStatus::Answered {
             return Err(format!(
@@ -236,23 +290,27 @@ pub fn judge(
         let Some(results) = &response.results else {
             return Err("no results".to_owned());
         };
-        return same_results(&results.rows, results.total_rows, gold, expectation.ordered);
+        return match same_results(&results.rows, results.total_rows, gold, expectation.ordered) {
+            Ok(()) => Ok(Matched::Rows),
+            Err(_) if led_by(&results.rows, results.total_rows, gold) => Ok(Matched::Leaders),
+            Err(differs) => Err(differs),
+        };
     }
     match expectation.expect {
-        Some(status) if status == response.status => Ok(()),
+        Some(status) if status == response.status => Ok(Matched::Rows),
         Some(status) => Err(format!(
             "status {}, expected {}: {}",
             response.status.as_str(),
             status.as_str(),
             response.answer
         )),
-        None => Ok(()),
+        None => Ok(Matched::Rows),
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::same_results;
+    use super::{led_by, same_results};
     use serde_json::json;
 
     fn rows(value: serde_json::Value) -> Vec<Vec<serde_json::Value>> {
@@ -323,11 +381,50 @@ mod tests {
         );
         assert!(same_results(&got, 2, &rows(json!([["Max Verstappen", 19]])), false).is_err());
     }
+
+    #[test]
+    fn a_ranking_is_judged_by_its_leaders_only_when_they_are_the_gold() {
+        let ranking = rows(json!([
+            ["Max Verstappen", 19],
+            ["Sergio Pérez", 2],
+            ["Carlos Sainz", 1]
+        ]));
+        let leader = rows(json!([["Max Verstappen", 19]]));
+        assert!(led_by(&ranking, 3, &leader));
+        // The wrong leader, or a ranking read the wrong way round.
+        assert!(!led_by(&ranking, 3, &rows(json!([["Sergio Pérez", 2]]))));
+        let reversed: Vec<_> = ranking.iter().rev().cloned().collect();
+        assert!(!led_by(&reversed, 3, &leader));
+        // "Top 2" asked and the limit dropped: the gold is two places, the
+        // ranking's first place one row.
+        let top_two = rows(json!([["Max Verstappen", 19], ["Sergio Pérez", 2]]));
+        assert!(!led_by(&ranking, 3, &top_two));
+        // Rows in no order, or with nothing that ranks them.
+        let unsorted = rows(json!([
+            ["Max Verstappen", 19],
+            ["Carlos Sainz", 1],
+            ["Sergio Pérez", 2]
+        ]));
+        assert!(!led_by(&unsorted, 3, &leader));
+        let names = rows(json!([["Max Verstappen"], ["Sergio Pérez"]]));
+        assert!(!led_by(&names, 2, &rows(json!([["Max Verstappen"]]))));
+        // A tie for first: all tied rows are the gold, or gold broke the tie.
+        let tied = rows(json!([["IRAN", 72], ["MOROCCO", 72], ["CANADA", 69]]));
+        assert!(led_by(
+            &tied,
+            3,
+            &rows(json!([["MOROCCO", 72], ["IRAN", 72]]))
+        ));
+        assert!(led_by(&tied, 3, &rows(json!([["MOROCCO", 72]]))));
+        assert!(!led_by(&tied, 3, &rows(json!([["CANADA", 69]]))));
+        // Everyone tied: nothing leads.
+        assert!(!led_by(&tied[..2], 2, &rows(json!([["IRAN", 72]]))));
+    }
 }
 
 #[cfg(feature = "ssr")]
 mod run {
-    use super::{EvalItem, EvalTurn, Expectation, Outcome, QuestionSet, Report, judge};
+    use super::{EvalItem, EvalTurn, Expectation, Matched, Outcome, QuestionSet, Report, judge};
     use crate::account::User;
     use crate::engine::response::AskStatus;
     use crate::engine::{AskRequest, Client, Engine, execute};
@@ -385,7 +482,7 @@ mod run {
             .collect::<Vec<_>>()
             .join(" → ");
         let mut chat_id = None;
-        let mut verdict = Ok(());
+        let mut verdict = Ok(Matched::Rows);
         for turn in turns {
             let ask = |question: Option<String>, execute: bool, chat: Option<String>| AskRequest {
                 project_id: project.id.to_string(),
@@ -425,6 +522,7 @@ mod run {
             category: item.category.clone(),
             question: label,
             correct: verdict.is_ok(),
+            by_leaders: verdict == Ok(Matched::Leaders),
             detail: verdict.err().unwrap_or_default(),
         }
     }
@@ -433,7 +531,7 @@ mod run {
         warehouse: &Warehouse,
         response: &crate::engine::AskResponse,
         expectation: &Expectation,
-    ) -> Result<(), String> {
+    ) -> Result<Matched, String> {
         let gold = match &expectation.sql {
             Some(sql) => Some(
                 execute::all_rows(warehouse, sql, crate::engine::DEFAULT_QUESTION_TIMEOUT)
