@@ -26,10 +26,10 @@ test('the playground answers, follows up, and runs a plan once approved', async 
   await expect(turns.nth(1).getByTestId('status')).toHaveText('answered');
   await expect(turns.nth(1).getByTestId('sql')).toContainText('EUROPE');
 
-  // A genuine fork waits for approval, then runs.
+  // A genuine fork (several part types are brass) waits for approval, then runs.
   await page.getByRole('button', { name: 'New chat' }).click();
   await expect(turns).toHaveCount(0);
-  await page.getByLabel('Question').fill('revenue by nation in 1995');
+  await page.getByLabel('Question').fill('revenue for part brass');
   await page.getByRole('button', { name: 'Ask' }).click();
   await expect(turns.nth(0).getByTestId('status')).toHaveText('needs approval');
   await expect(turns.nth(0).getByTestId('plan')).toBeVisible();
@@ -37,7 +37,8 @@ test('the playground answers, follows up, and runs a plan once approved', async 
   await page.getByRole('button', { name: 'Approve and run' }).click();
   await expect(turns).toHaveCount(2);
   await expect(turns.nth(1).getByTestId('status')).toHaveText('answered');
-  await expect(turns.nth(1).getByTestId('results').locator('tbody tr')).toHaveCount(25);
+  await expect(turns.nth(1).getByTestId('results').locator('tbody tr')).toHaveCount(1);
+  await expect(turns.nth(1).getByTestId('sql')).toContainText('BRASS');
   await expect(page.getByRole('button', { name: 'Approve and run' })).toHaveCount(0);
   await page.screenshot({ path: path.join(screenshots, 'playground.png'), fullPage: true });
 
@@ -48,7 +49,7 @@ test('the playground answers, follows up, and runs a plan once approved', async 
   await page.getByLabel('Project').selectOption({ label: 'Wholesale' });
   const chats = page.getByTestId('activity-chat');
   await expect(chats).toHaveCount(2);
-  await expect(chats.nth(0)).toContainText('revenue by nation in 1995');
+  await expect(chats.nth(0)).toContainText('revenue for part brass');
   await expect(chats.nth(0)).toContainText('playground');
   await expect(chats.nth(0).getByTestId('activity-status')).toHaveText('answered');
   await expect(chats.nth(1)).toContainText('customers per market segment');

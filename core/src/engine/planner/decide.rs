@@ -105,10 +105,11 @@ pub fn settle_routes(ontology: &Ontology, plan: &mut SemanticPlan, named: &[Stri
                 })
                 .count()
         };
+        let used: Vec<usize> = ways.iter().map(|(by, _)| uses(by)).collect();
         let selected = ways
             .iter()
             .enumerate()
-            .max_by_key(|(i, (by, _))| (uses(by), std::cmp::Reverse(*i)))
+            .max_by_key(|(i, _)| (used[*i], std::cmp::Reverse(*i)))
             .map(|(_, (by, _))| by.clone())
             .unwrap_or_default();
         let label = |name: &str| {
@@ -120,6 +121,23 @@ pub fn settle_routes(ontology: &Ontology, plan: &mut SemanticPlan, named: &[Stri
                 .unwrap_or_else(|| name.to_owned())
         };
         let options: Vec<String> = ways.iter().map(|(by, _)| by.clone()).collect();
+        // The data team's own verified questions go one way only: that
+        // settles it, as a default variant settles a metric; stated, not asked.
+        if used.iter().filter(|n| **n > 0).count() == 1 {
+            let others: Vec<String> = options
+                .iter()
+                .filter(|o| **o != selected)
+                .map(|o| label(o))
+                .collect();
+            plan.assumptions.push(PlanAssumption::stated(format!(
+                "{} through the {}, as the verified questions reach it (not the {})",
+                label(&target),
+                label(&selected),
+                others.join(" or the ")
+            )));
+            plan.via.push(selected);
+            continue;
+        }
         plan.assumptions.push(PlanAssumption {
             text: format!(
                 "{} can be reached through the {}; using the {}'s",

@@ -196,18 +196,47 @@ fn a_default_variant_is_stated_not_asked() {
 }
 
 #[test]
-fn a_second_way_to_the_same_object_is_a_fork_unless_named() {
+fn a_second_way_to_the_same_object_is_settled_by_the_verified_questions_or_asked() {
     let (ontology, lexicon) = wholesale();
-    let Planned::Plan(by_region) = plan(&ontology, &lexicon, "revenue by region", None, None)
-    else {
-        panic!("revenue by region is answerable")
+    let by_region = |ontology: &crate::ontology::Ontology| {
+        let lexicon = Lexicon::build(ontology, &[]);
+        match plan(ontology, &lexicon, "revenue by region", None, None) {
+            Planned::Plan(plan) => plan,
+            other => panic!("revenue by region is answerable: {other:?}"),
+        }
     };
-    let fork = by_region.assumptions.iter().find(|a| a.is_fork()).unwrap();
-    assert_eq!(fork.options, ["supplier", "customer"]);
-    // The verified questions join revenue to regions through customers.
-    assert_eq!(fork.selected.as_deref(), Some("customer"));
-    let sql = compile(&ontology, &by_region, Dialect::Sqlite).unwrap().sql;
+    // The verified questions join revenue to regions through customers only:
+    // settled, and said.
+    let settled = by_region(&ontology);
+    assert!(
+        settled.assumptions.iter().all(|a| !a.is_fork()),
+        "{settled:?}"
+    );
+    assert!(
+        settled
+            .assumptions
+            .iter()
+            .any(|a| a.text == "region through the customer, as the verified questions reach it (not the supplier)"),
+        "{settled:?}"
+    );
+    let sql = compile(&ontology, &settled, Dialect::Sqlite).unwrap().sql;
     assert!(sql.contains("JOIN customer c"), "{sql}");
+    // Without them, or with verified questions going both ways, it is a fork.
+    let mut unverified = ontology.clone();
+    unverified.verified_questions.clear();
+    let fork = by_region(&unverified);
+    let fork = fork.assumptions.iter().find(|a| a.is_fork()).unwrap();
+    assert_eq!(fork.options, ["supplier", "customer"]);
+    let mut both = ontology.clone();
+    let mut by_supplier = both.verified_questions[0].clone();
+    by_supplier.sql = "SELECT r.r_name FROM lineitem l JOIN supplier s ON s.s_suppkey = l.l_suppkey \
+        JOIN nation n ON n.n_nationkey = s.s_nationkey JOIN region r ON r.r_regionkey = n.n_regionkey"
+        .to_owned();
+    both.verified_questions.push(by_supplier);
+    let fork = by_region(&both);
+    let fork = fork.assumptions.iter().find(|a| a.is_fork()).unwrap();
+    assert_eq!(fork.options, ["supplier", "customer"]);
+    // A question that names the way settles it.
     let Planned::Plan(named) = plan(
         &ontology,
         &lexicon,
