@@ -186,7 +186,11 @@ impl Reading {
                     reading.dates.push((time_bound(previous_op), range.clone()));
                     previous_op = None;
                 }
-                Piece::Concept { entries, text } => {
+                Piece::Concept {
+                    entries,
+                    text,
+                    scoped,
+                } => {
                     if reading.extreme.is_some()
                         && reading.extreme_object.is_none()
                         && let Some(o) = object_of(entries)
@@ -206,7 +210,7 @@ impl Reading {
                         continue;
                     }
                     reading.at = index;
-                    reading.place(ontology, entries, text, previous_op, grouping);
+                    reading.place(ontology, entries, text, *scoped, previous_op, grouping);
                     grouping = false;
                     // "average pit stop duration": the aggregate reaches past
                     // the object to its attribute.
@@ -244,6 +248,7 @@ impl Reading {
         ontology: &Ontology,
         entries: &[Entry],
         text: &str,
+        scoped: bool,
         previous_op: Option<Op>,
         grouping: bool,
     ) {
@@ -379,6 +384,19 @@ impl Reading {
             self.dangling_negation = true;
             self.negated_metric = self.negated_metric.or(metric);
             self.negate = false;
+        }
+        // "points in Grands Prix": after "in", a word that is also a metric
+        // scopes the measure already named; it is not a second measure.
+        if scoped
+            && let Some(m) = metric
+            && !(self.metrics.is_empty() && self.variants.is_empty())
+            && !self.metrics.iter().any(|(x, _)| *x == m)
+            && !self.variants.iter().any(|(x, _)| *x == m)
+        {
+            if let Some(o) = object {
+                self.mentioned.push(o);
+            }
+            return;
         }
         if let Some(m) = metric {
             // "won the most races": once a metric is named, a word that is

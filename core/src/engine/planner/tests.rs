@@ -1,7 +1,7 @@
 use super::{Planned, plan};
 use crate::engine::compile::compile;
 use crate::engine::lexicon::{AttributeValues, Lexicon};
-use crate::engine::plan::SemanticPlan;
+use crate::engine::plan::{Measure, SemanticPlan};
 use crate::project::Dialect;
 
 fn f1() -> (crate::ontology::Ontology, Lexicon) {
@@ -648,4 +648,38 @@ fn the_latest_of_a_thing_is_its_latest_date_among_the_measured_rows() {
     // A season has a year, not a date.
     let (season, _) = sql("How many races are there in the latest season?", None);
     assert!(season.contains("SELECT MAX(extreme.year)"), "{season}");
+}
+
+#[test]
+fn a_metric_word_after_in_scopes_the_measure_named_before_it() {
+    for question in [
+        "How many points did Lewis Hamilton score in Grands Prix in 2019?",
+        "Total points in Grand Prix races in 2010?",
+    ] {
+        let plan = planned(question);
+        assert_eq!(
+            plan.measures,
+            [Measure::Metric {
+                metric: "points".to_owned(),
+                variant: None
+            }],
+            "{question}: {plan:?}"
+        );
+    }
+    // Without "in", the later metric is the one asked for.
+    let plan = planned("how many races did Lewis Hamilton win");
+    assert!(
+        matches!(&plan.measures[..], [Measure::DistinctOf { metric, .. }] if metric == "wins"),
+        "{plan:?}"
+    );
+}
+
+#[test]
+fn a_verb_after_the_measure_does_not_block_but_an_unknown_noun_does() {
+    let plan = planned("Total points handed out in 2010");
+    assert!(
+        matches!(&plan.measures[..], [Measure::Metric { metric, .. }] if metric == "points"),
+        "{plan:?}"
+    );
+    assert!(refused("What was the track temperature at Monza in 2023?").contains("temperature"));
 }

@@ -16,6 +16,9 @@ pub(super) enum Piece {
     Concept {
         entries: Vec<Entry>,
         text: String,
+        /// Right after "in", "at", "during": a scope of what is asked
+        /// ("points in Grands Prix"), not what is asked.
+        scoped: bool,
     },
     /// "second", "P2", "3rd": a finishing position.
     Ordinal(i64),
@@ -78,6 +81,7 @@ pub(super) fn read(lexicon: &Lexicon, question: &str, today: Option<Day>) -> Vec
             .then(|| lexicon.fuzzy(word))
             .flatten()
     };
+    let mut scope_ends: Option<usize> = None;
     let mut i = 0;
     while i < words.len() {
         // Dates, before their numbers are read as years.
@@ -170,7 +174,16 @@ pub(super) fn read(lexicon: &Lexicon, question: &str, today: Option<Day>) -> Vec
                 focus = Focus::Outside;
                 continue;
             }
-            pieces.push(Piece::Concept { entries, text });
+            // "in Grand Prix races": the phrase after "in" is all scope.
+            let scoped = scoped(&plain, i) || scope_ends == Some(i);
+            if scoped {
+                scope_ends = Some(i + concept_len);
+            }
+            pieces.push(Piece::Concept {
+                entries,
+                text,
+                scoped,
+            });
             if focus == Focus::Opening {
                 focus = Focus::Inside;
             }
@@ -214,24 +227,41 @@ pub(super) fn read(lexicon: &Lexicon, question: &str, today: Option<Day>) -> Vec
             pieces.push(Piece::Concept {
                 entries: lexicon.lookup(key).to_vec(),
                 text: word.plain.clone(),
+                scoped: scoped(&plain, i),
             });
             if focus == Focus::Opening {
                 focus = Focus::Inside;
             }
         } else {
             let names_something = word.capital && i > 0 && !lexicon.names_domain(&word.stem);
-            let asked_for = focus != Focus::Outside;
+            // "how many blorps", "the track temperature": the unknown word
+            // is what is asked for. A past participle after what is named
+            // ("points handed out") is its verb.
+            let verb = focus == Focus::Inside && word.plain.len() > 4 && word.plain.ends_with("ed");
+            let asked_for = focus != Focus::Outside && !verb;
             pieces.push(Piece::Unknown {
                 word: word.plain.clone(),
                 blocks: names_something || asked_for,
             });
-            if asked_for {
-                focus = Focus::Inside;
-            }
+            focus = if asked_for {
+                Focus::Inside
+            } else {
+                Focus::Outside
+            };
         }
         i += 1;
     }
     pieces
+}
+
+/// Whether the word at `i` follows a preposition that scopes what comes
+/// after it.
+fn scoped(plain: &[&str], i: usize) -> bool {
+    i > 0
+        && matches!(
+            plain[i - 1],
+            "in" | "at" | "during" | "across" | "throughout" | "within"
+        )
 }
 
 /// A day, month or quarter written at the start of `words`, and how many
