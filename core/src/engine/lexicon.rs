@@ -5,6 +5,11 @@ use crate::engine::text;
 use crate::ontology::{AttributeRole, DataType, Ontology};
 use std::collections::{BTreeMap, HashMap, HashSet};
 
+/// A value of two or three capital letters: a country or driver code.
+fn is_code(value: &str) -> bool {
+    (2..=3).contains(&value.chars().count()) && value.chars().all(|c| c.is_ascii_uppercase())
+}
+
 /// Longest phrase looked up, in words.
 pub const MAX_PHRASE_WORDS: usize = 6;
 
@@ -48,6 +53,10 @@ pub struct Entry {
 #[derive(Debug, Default)]
 pub struct Lexicon {
     entries: HashMap<String, Vec<Entry>>,
+    /// Values of two or three letters ("USA", "HAM"), by their folded
+    /// spelling: they collide with words, so they are matched only where
+    /// the question types them in capitals.
+    codes: HashMap<String, Vec<Entry>>,
     /// Single-word keys of five letters or more, for one-typo matches, by
     /// their length in characters: a word one edit away is within one
     /// character of the other's length, so a lookup compares three lists,
@@ -254,9 +263,26 @@ impl Lexicon {
     }
 
     fn add_values(&mut self, object: usize, attribute: usize, values: &[String]) {
-        // Codes of three letters or fewer ("HAD", "VER") collide with words.
+        // Codes of three letters or fewer ("HAD", "VER") collide with words:
+        // kept apart, for capitals only.
+        let (codes, values): (Vec<&String>, Vec<&String>) =
+            values.iter().partition(|v| is_code(v.trim()));
+        for code in codes {
+            let entries = self.codes.entry(text::fold(code.trim())).or_default();
+            let concept = Concept::Value {
+                object,
+                attribute,
+                value: code.clone(),
+            };
+            if !entries.iter().any(|e| e.concept == concept) {
+                entries.push(Entry {
+                    concept,
+                    strength: Strength::Value,
+                });
+            }
+        }
         let values: Vec<&String> = values
-            .iter()
+            .into_iter()
             .filter(|v| v.trim().chars().count() > 3)
             .collect();
         let worded: Vec<(&String, Vec<text::Word>)> =
@@ -302,6 +328,12 @@ impl Lexicon {
                 }
             }
         }
+    }
+
+    /// The values spelled by a word of two or three letters typed in
+    /// capitals ("USA").
+    pub fn code(&self, plain: &str) -> &[Entry] {
+        self.codes.get(plain).map(Vec::as_slice).unwrap_or_default()
     }
 
     /// Everything the exact phrase `key` can mean.

@@ -17,6 +17,8 @@ pub struct Word {
     pub stem: String,
     /// Typed with a capital letter: a name, unless it starts the question.
     pub capital: bool,
+    /// Typed all in capitals, two letters or more: a code such as "USA".
+    pub capitals: bool,
 }
 
 /// Lower case without accents: "Pérez" becomes "perez".
@@ -38,6 +40,7 @@ pub fn words(text: &str) -> Vec<Word> {
             Word {
                 stem: stem(&plain),
                 capital: token.chars().next().is_some_and(char::is_uppercase),
+                capitals: token.chars().count() >= 2 && token.chars().all(|c| c.is_uppercase()),
                 plain,
             }
         })

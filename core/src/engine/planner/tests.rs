@@ -683,3 +683,49 @@ fn a_verb_after_the_measure_does_not_block_but_an_unknown_noun_does() {
     );
     assert!(refused("What was the track temperature at Monza in 2023?").contains("temperature"));
 }
+
+#[test]
+fn a_code_typed_in_capitals_is_a_value_and_only_then() {
+    let ontology =
+        crate::ontology::from_yaml(include_str!("../../../../examples/f1/ontology.yaml")).unwrap();
+    let circuit = ontology
+        .objects
+        .iter()
+        .position(|o| o.name == "circuit")
+        .unwrap();
+    let country = ontology.objects[circuit]
+        .attributes
+        .iter()
+        .position(|a| a.name == "country")
+        .unwrap();
+    let countries = ["USA", "UK", "Italy"].map(String::from);
+    let lexicon = Lexicon::build(
+        &ontology,
+        &[AttributeValues {
+            object: circuit,
+            attribute: country,
+            values: &countries,
+        }],
+    );
+    let sql = compiled(
+        &ontology,
+        &lexicon,
+        "How many races were held in the USA since 2015?",
+        Dialect::Sqlite,
+    );
+    assert!(sql.contains("c.country = 'USA'"), "{sql}");
+    // In lower case, or in a question typed all in capitals, "us" and "uk"
+    // are words, not codes.
+    for question in [
+        "how many races were in the usa",
+        "HOW MANY RACES WERE IN THE USA",
+    ] {
+        match plan(&ontology, &lexicon, question, None, None) {
+            Planned::Plan(p) => {
+                let sql = compile(&ontology, &p, Dialect::Sqlite).unwrap().sql;
+                assert!(!sql.contains("'USA'"), "{question}: {sql}");
+            }
+            Planned::NotAnswerable(_) => {}
+        }
+    }
+}

@@ -82,6 +82,10 @@ pub(super) fn read(lexicon: &Lexicon, question: &str, today: Option<Day>) -> Vec
             .flatten()
     };
     let mut scope_ends: Option<usize> = None;
+    let shouted = words
+        .iter()
+        .filter(|w| !w.capitals)
+        .all(|w| w.plain.chars().all(|c| !c.is_alphabetic()) || w.plain.chars().count() < 2);
     let mut i = 0;
     while i < words.len() {
         // Dates, before their numbers are read as years.
@@ -123,6 +127,19 @@ pub(super) fn read(lexicon: &Lexicon, question: &str, today: Option<Day>) -> Vec
         if plain[i] == "most" && plain.get(i + 1) == Some(&"recent") {
             pieces.push(Piece::Extreme(true));
             i += 2;
+            continue;
+        }
+        // "in the USA": a code typed in capitals, in a question that is not
+        // typed all in capitals.
+        let codes = lexicon.code(&words[i].plain);
+        if words[i].capitals && !shouted && !codes.is_empty() {
+            pieces.push(Piece::Concept {
+                entries: codes.to_vec(),
+                text: words[i].plain.clone(),
+                scoped: false,
+            });
+            focus = Focus::Outside;
+            i += 1;
             continue;
         }
         let (concept_len, entries) = longest_concept(lexicon, &words[i..]);
