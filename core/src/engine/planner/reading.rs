@@ -103,6 +103,9 @@ pub(super) struct Reading {
     dates: Vec<(Op, DateRange)>,
     /// "in descending order": how a list is sorted, true for descending.
     sort: Option<bool>,
+    /// The one metric so far was typed as a verb ("started"): a metric
+    /// right after it ("on pole") is the one meant.
+    verb_metric: bool,
     /// A negation waits for the value it excludes.
     negate: bool,
     /// A negation that excluded no value ("never won").
@@ -421,7 +424,18 @@ impl Reading {
                 self.weak_object = object;
                 return;
             }
+            if self.verb_metric
+                && self.at == self.weak_at + 1
+                && self.metrics.len() == 1
+                && !repeated
+            {
+                // "started on pole": the verb leads to the measure meant.
+                self.metrics[0] = (m, None);
+                self.verb_metric = false;
+                return;
+            }
             if self.metrics.is_empty() {
+                self.verb_metric = text.len() > 4 && !text.contains(' ') && text.ends_with("ed");
                 self.weak_counted = ambiguous && previous_op == Some(Op::Count);
                 self.weak_at = self.at;
                 self.weak_metric = ambiguous;

@@ -729,3 +729,12 @@ fn a_code_typed_in_capitals_is_a_value_and_only_then() {
         }
     }
 }
+
+#[test]
+fn a_metric_typed_as_a_verb_leads_to_the_metric_right_after_it() {
+    let plan = planned("Who started on pole most often in 2023?");
+    assert!(
+        matches!(&plan.measures[..], [Measure::Metric { metric, .. }] if metric == "poles"),
+        "{plan:?}"
+    );
+}
