@@ -764,13 +764,29 @@ impl Reading {
                     graph::direct_link(ontology, &m.object, &counted.name).is_some()
                 })
             };
-            if let [Measure::Metric { metric, .. }] = measures.as_slice()
-                && linked(metric)
-            {
-                measures = vec![Measure::DistinctOf {
-                    object: counted.name.clone(),
-                    metric: metric.clone(),
-                }];
+            // "How many drivers took part in a race in 2023": a metric that
+            // only counts the rows of its object ("races") names the object
+            // the counted things are among, through the conditions on it.
+            let counts_rows = |metric: &str| {
+                ontology.metrics.iter().any(|m| {
+                    m.name == metric
+                        && m.aggregate == Aggregate::Count
+                        && m.expr.is_none()
+                        && m.filters.is_empty()
+                        && m.variants.is_empty()
+                })
+            };
+            if let [Measure::Metric { metric, .. }] = measures.as_slice() {
+                if linked(metric) {
+                    measures = vec![Measure::DistinctOf {
+                        object: counted.name.clone(),
+                        metric: metric.clone(),
+                    }];
+                } else if counts_rows(metric) {
+                    measures = vec![Measure::CountOf {
+                        object: counted.name.clone(),
+                    }];
+                }
             }
         }
         if let Some(o) = self.count_of

@@ -738,3 +738,16 @@ fn a_metric_typed_as_a_verb_leads_to_the_metric_right_after_it() {
         "{plan:?}"
     );
 }
+
+#[test]
+fn counting_things_among_the_rows_of_an_object_a_metric_only_counts() {
+    let plan = planned("How many drivers raced in at least one race in 2023?");
+    assert!(
+        matches!(&plan.measures[..], [Measure::CountOf { object }] if object == "driver"),
+        "{plan:?}"
+    );
+    assert!(
+        plan.filters.iter().any(|f| f.attribute.object == "race"),
+        "{plan:?}"
+    );
+}
