@@ -751,3 +751,21 @@ fn counting_things_among_the_rows_of_an_object_a_metric_only_counts() {
         "{plan:?}"
     );
 }
+
+#[test]
+fn an_unknown_word_right_before_a_thing_qualifies_it_and_blocks() {
+    let (ontology, lexicon) = wholesale();
+    let refused = |question: &str| match plan(&ontology, &lexicon, question, None, None) {
+        Planned::NotAnswerable(reason) => reason,
+        Planned::Plan(p) => panic!("{question} was planned: {p:?}"),
+    };
+    assert!(refused("how many active customers are in Europe").contains("\"active\""));
+    assert!(refused("Did online orders bring in more revenue in 1997?").contains("\"online\""));
+    // A verb or a particle before it does not.
+    compiled(
+        &ontology,
+        &lexicon,
+        "Break down sales by shipping method.",
+        Dialect::Sqlite,
+    );
+}

@@ -82,6 +82,8 @@ pub(super) fn read(lexicon: &Lexicon, question: &str, today: Option<Day>) -> Vec
             .flatten()
     };
     let mut scope_ends: Option<usize> = None;
+    // The word index of the last unknown word that may qualify the next.
+    let mut unknown_at: Option<usize> = None;
     let shouted = words
         .iter()
         .filter(|w| !w.capitals)
@@ -191,6 +193,15 @@ pub(super) fn read(lexicon: &Lexicon, question: &str, today: Option<Day>) -> Vec
                 focus = Focus::Outside;
                 continue;
             }
+            // "online orders", "active customers": an unknown word right
+            // before a thing qualifies it, and a qualifier nobody can apply
+            // changes the answer, so it blocks.
+            if object_of(&entries).is_some()
+                && unknown_at.is_some_and(|at| at + 1 == i)
+                && let Some(Piece::Unknown { blocks, .. }) = pieces.last_mut()
+            {
+                *blocks = true;
+            }
             // "in Grand Prix races": the phrase after "in" is all scope.
             let scoped = scoped(&plain, i) || scope_ends == Some(i);
             if scoped {
@@ -256,6 +267,9 @@ pub(super) fn read(lexicon: &Lexicon, question: &str, today: Option<Day>) -> Vec
             // ("points handed out") is its verb.
             let verb = focus == Focus::Inside && word.plain.len() > 4 && word.plain.ends_with("ed");
             let asked_for = focus != Focus::Outside && !verb;
+            if !word.plain.ends_with("ed") {
+                unknown_at = Some(i);
+            }
             pieces.push(Piece::Unknown {
                 word: word.plain.clone(),
                 blocks: names_something || asked_for,
