@@ -106,6 +106,8 @@ pub(super) struct Reading {
     /// The one metric so far was typed as a verb ("started"): a metric
     /// right after it ("on pole") is the one meant.
     verb_metric: bool,
+    /// "how many winners": the people a metric's rows name, counted.
+    agents_counted: bool,
     /// A negation waits for the value it excludes.
     negate: bool,
     /// A negation that excluded no value ("never won").
@@ -235,6 +237,30 @@ impl Reading {
                 Piece::Key { object, key } => {
                     reading.keys.push((*object, *key));
                     reading.mentioned.push(*object);
+                    previous_op = None;
+                }
+                Piece::Agent { metric, text } => {
+                    // "how many different winners": the people among the
+                    // rows the metric counts; "the winners": who they are.
+                    // "how many race winners": the words before it in the
+                    // counted phrase qualify it.
+                    let counted = pieces[..index]
+                        .iter()
+                        .rev()
+                        .find(|p| !matches!(p, Piece::Concept { .. }))
+                        .is_some_and(|p| matches!(p, Piece::Op(Op::Count)));
+                    if counted {
+                        reading.agents_counted = true;
+                        reading.count_of = None;
+                    } else {
+                        reading.who = true;
+                    }
+                    reading.at = index;
+                    let entries = [Entry {
+                        concept: Concept::Metric(*metric),
+                        strength: Strength::Synonym,
+                    }];
+                    reading.place(ontology, &entries, text, false, previous_op, false);
                     previous_op = None;
                 }
                 Piece::Unknown { .. } | Piece::Note(_) => {}
@@ -746,6 +772,18 @@ impl Reading {
             measures.push(Measure::CountOf {
                 object: ontology.objects[*o].name.clone(),
             });
+        }
+        // "How many different race winners": the people among the rows the
+        // metric counts.
+        if self.agents_counted
+            && let [Measure::Metric { metric, .. }] = measures.as_slice()
+            && let Some(base) = ontology.metrics.iter().find(|m| m.name == *metric)
+            && let Some(person) = person_attribute(ontology, &base.object, &self.mentioned)
+        {
+            measures = vec![Measure::DistinctOf {
+                object: person.object,
+                metric: metric.clone(),
+            }];
         }
         // "How many drivers raced in 2010" asks for drivers; a plan that
         // counts races instead would answer another question.

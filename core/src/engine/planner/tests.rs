@@ -769,3 +769,21 @@ fn an_unknown_word_right_before_a_thing_qualifies_it_and_blocks() {
         Dialect::Sqlite,
     );
 }
+
+#[test]
+fn winners_are_whoever_did_what_the_metric_counts() {
+    let counted = planned("How many different race winners have there been since 2010?");
+    assert!(
+        matches!(&counted.measures[..], [Measure::DistinctOf { object, metric }]
+            if object == "driver" && metric == "wins"),
+        "{counted:?}"
+    );
+    let listed = planned("list the winners in 2012");
+    assert_eq!(listed.dimensions[0].object, "driver", "{listed:?}");
+    assert!(
+        matches!(&listed.measures[..], [Measure::Metric { metric, .. }] if metric == "wins"),
+        "{listed:?}"
+    );
+    // A word ending in -er that names no metric's verb stays unknown.
+    assert!(refused("how many blorpers won in 2012").contains("blorpers"));
+}

@@ -31,6 +31,11 @@ pub(super) enum Piece {
         object: usize,
         key: i64,
     },
+    /// "winners", "scorers": whoever did what the metric counts.
+    Agent {
+        metric: usize,
+        text: String,
+    },
     /// How a phrase was read that the answer should say ("last year" as
     /// 2025, as of the day asked).
     Note(String),
@@ -251,6 +256,14 @@ pub(super) fn read(lexicon: &Lexicon, question: &str, today: Option<Day>) -> Vec
             }
         } else if let Some(n) = grammar::small_number(&word.plain) {
             pieces.push(Piece::Number(n));
+        } else if let Some(metric) = agent_of(lexicon, &word.stem) {
+            pieces.push(Piece::Agent {
+                metric,
+                text: word.plain.clone(),
+            });
+            if focus == Focus::Opening {
+                focus = Focus::Inside;
+            }
         } else if let Some(key) = fuzzy(word) {
             pieces.push(Piece::Concept {
                 entries: lexicon.lookup(key).to_vec(),
@@ -283,6 +296,28 @@ pub(super) fn read(lexicon: &Lexicon, question: &str, today: Option<Day>) -> Vec
         i += 1;
     }
     pieces
+}
+
+/// The metric an agent noun names by its verb: "winner" for "win",
+/// "scorer" for "score", "starter" for "start".
+fn agent_of(lexicon: &Lexicon, stem: &str) -> Option<usize> {
+    let verb = stem.strip_suffix("er")?;
+    let undoubled = verb
+        .chars()
+        .last()
+        .filter(|_| verb.len() > 2)
+        .filter(|last| verb[..verb.len() - 1].ends_with(*last))
+        .map(|_| &verb[..verb.len() - 1]);
+    [Some(verb), undoubled]
+        .into_iter()
+        .flatten()
+        .filter(|v| v.len() >= 3)
+        .find_map(|v| {
+            lexicon.lookup(v).iter().find_map(|e| match e.concept {
+                Concept::Metric(m) => Some(m),
+                _ => None,
+            })
+        })
 }
 
 /// Whether the word at `i` follows a preposition that scopes what comes
