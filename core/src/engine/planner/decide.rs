@@ -29,9 +29,18 @@ pub fn settle_routes(ontology: &Ontology, plan: &mut SemanticPlan, named: &[Stri
     for target in targets {
         let routes = graph::routes(ontology, &base, &target);
         // Each route is known by the last object only it passes through.
+        // A route that takes a detour to an object the measured object has a
+        // key of its own for reaches the same row the short way does ("a
+        // pit stop's race", not the race of the pit stop's result).
         let objects: Vec<Vec<String>> = routes
             .iter()
-            .map(|route| route.iter().map(|s| s.to.clone()).collect())
+            .map(|route| route.iter().map(|s| s.to.clone()).collect::<Vec<String>>())
+            .filter(|route| {
+                !route
+                    .iter()
+                    .skip(1)
+                    .any(|o| graph::direct_link(ontology, &base, o).is_some())
+            })
             .collect();
         let mut ways: Vec<(String, Vec<String>)> = Vec::new();
         for (i, route) in objects.iter().enumerate() {
@@ -54,6 +63,7 @@ pub fn settle_routes(ontology: &Ontology, plan: &mut SemanticPlan, named: &[Stri
         if ways.len() < 2 {
             continue;
         }
+
         let on_route = |names: &[String]| {
             ways.iter()
                 .find(|(by, objects)| {

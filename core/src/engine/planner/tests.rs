@@ -787,3 +787,21 @@ fn winners_are_whoever_did_what_the_metric_counts() {
     // A word ending in -er that names no metric's verb stays unknown.
     assert!(refused("how many blorpers won in 2012").contains("blorpers"));
 }
+
+#[test]
+fn a_detour_to_what_the_measured_object_has_a_key_for_is_no_second_way() {
+    let plan = planned("How many pit stops did each team make in 2023?");
+    assert!(plan.assumptions.iter().all(|a| !a.is_fork()), "{plan:?}");
+    let (ontology, _) = f1();
+    let sql = compile(&ontology, &plan, Dialect::Sqlite).unwrap().sql;
+    assert!(
+        sql.contains("ps.race_id = rr.race_id AND ps.driver_id = rr.driver_id")
+            && sql.contains("JOIN public.races r ON ps.race_id = r.race_id"),
+        "{sql}"
+    );
+    let by_circuit = planned("pit stops by circuit in 2022");
+    assert!(
+        by_circuit.assumptions.iter().all(|a| !a.is_fork()),
+        "{by_circuit:?}"
+    );
+}
