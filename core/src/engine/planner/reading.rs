@@ -347,9 +347,15 @@ impl Reading {
             self.rolled_up.push(o);
             return;
         }
-        // "which race": the race itself, even where "races" is also a count.
+        // "which race": the race itself, even where "races" is also a count;
+        // "what was the fastest lap": the result's lap time, where "fastest
+        // laps" also counts results.
+        let own_attribute = attribute.is_some_and(|(o, a)| {
+            ontology.objects[o].attributes[a].role != AttributeRole::Measure
+                && metric.is_some_and(|m| ontology.metrics[m].object == ontology.objects[o].name)
+        });
         if previous_op == Some(Op::Which)
-            && (metric.is_none() || object.is_some())
+            && (metric.is_none() || object.is_some() || own_attribute)
             && let Some(entity) = entity.clone()
         {
             self.asked.push(entity);

@@ -805,3 +805,36 @@ fn a_detour_to_what_the_measured_object_has_a_key_for_is_no_second_way() {
         "{by_circuit:?}"
     );
 }
+
+#[test]
+fn a_fastest_lap_is_a_time_asked_of_a_name_and_a_count_when_counted() {
+    let (ontology, lexicon) = f1();
+    let sql = compiled(
+        &ontology,
+        &lexicon,
+        "What is Lewis Hamilton's fastest lap in 2023?",
+        Dialect::Sqlite,
+    );
+    assert!(
+        sql.contains("rr.fastest_lap_time AS fastest_lap_time"),
+        "{sql}"
+    );
+    let counted = compiled(
+        &ontology,
+        &lexicon,
+        "Who set the fastest lap of the race most often in 2023?",
+        Dialect::Sqlite,
+    );
+    assert!(
+        counted.contains("COUNT(*) AS fastest_laps") && counted.contains("rr.rank = 1"),
+        "{counted}"
+    );
+    // A possessive does not turn a measure into a list of its values.
+    let points = compiled(
+        &ontology,
+        &lexicon,
+        "What were Lewis Hamilton's points in 2020?",
+        Dialect::Sqlite,
+    );
+    assert!(points.contains("SUM(rr.points)"), "{points}");
+}

@@ -130,6 +130,17 @@ pub(super) fn read(lexicon: &Lexicon, question: &str, today: Option<Day>) -> Vec
             i += len;
             continue;
         }
+        // "Hamilton's fastest lap": what follows a name's possessive is asked
+        // of it.
+        if plain[i] == "s"
+            && matches!(pieces.last(), Some(Piece::Concept { entries, .. })
+                if entries.iter().all(|e| matches!(e.concept, Concept::Value { .. })))
+        {
+            pieces.push(Piece::Op(Op::Which));
+            focus = Focus::Outside;
+            i += 1;
+            continue;
+        }
         // "most recent": the latest.
         if plain[i] == "most" && plain.get(i + 1) == Some(&"recent") {
             pieces.push(Piece::Extreme(true));
