@@ -208,8 +208,11 @@ impl Reading {
                         continue;
                     }
                     // "by customer region": the customer says whose region.
-                    let qualifies_next =
-                        grouping && matches!(pieces.get(index + 1), Some(Piece::Concept { .. }));
+                    // A name after it is a filter ("per race for Max
+                    // Verstappen"), not what it qualifies.
+                    let qualifies_next = grouping
+                        && matches!(pieces.get(index + 1), Some(Piece::Concept { entries, .. })
+                            if entries.iter().any(|e| !matches!(e.concept, Concept::Value { .. })));
                     if qualifies_next && let Some(o) = object_of(entries) {
                         reading.mentioned.push(o);
                         continue;

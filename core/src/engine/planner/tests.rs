@@ -838,3 +838,16 @@ fn a_fastest_lap_is_a_time_asked_of_a_name_and_a_count_when_counted() {
     );
     assert!(points.contains("SUM(rr.points)"), "{points}");
 }
+
+#[test]
+fn a_name_after_per_filters_and_keeps_the_average() {
+    let plan = planned("Average points per race for Max Verstappen in 2023");
+    assert!(
+        matches!(&plan.measures[..], [Measure::AveragePer { per, .. }] if per.object == "race"),
+        "{plan:?}"
+    );
+    assert!(
+        plan.filters.iter().any(|f| f.attribute.object == "driver"),
+        "{plan:?}"
+    );
+}
