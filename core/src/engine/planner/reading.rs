@@ -106,6 +106,9 @@ pub(super) struct Reading {
     /// The one metric so far was typed as a verb ("started"): a metric
     /// right after it ("on pole") is the one meant.
     verb_metric: bool,
+    /// Dates named by a verb ("shipped", "ordered"): what a time in the
+    /// question is of, never a grouping of their own.
+    verb_dates: Vec<AttributeRef>,
     /// "how many winners": the people a metric's rows name, counted.
     agents_counted: bool,
     /// A negation waits for the value it excludes.
@@ -526,6 +529,10 @@ impl Reading {
             if is_quantity {
                 self.quantities.push(attribute_ref((o, a)));
             } else {
+                let x = &ontology.objects[o].attributes[a];
+                if x.role == AttributeRole::Time && text.ends_with("ed") {
+                    self.verb_dates.push(attribute_ref((o, a)));
+                }
                 self.asked.push(attribute_ref((o, a)));
             }
             return;
@@ -1295,6 +1302,14 @@ impl Reading {
             }
         }
 
+        // "average discount for items shipped by air": the verb says how they
+        // went, not that the measure is split by the day they did.
+        if !plan.measures.is_empty() {
+            plan.dimensions.retain(|d| {
+                !self.verb_dates.contains(d) || self.groupings.iter().any(|g| g.contains(d))
+            });
+        }
+
         if self.per_year
             && !plan.measures.is_empty()
             && let Some(time) = base.as_deref().and_then(|a| year_attribute(ontology, a))
@@ -1420,6 +1435,20 @@ impl Reading {
             return Planned::Plan(plan);
         }
 
+        // "Which customers spent the most": a ranking by nothing it can
+        // measure would be a list in an order that means nothing.
+        if self.order.is_some() && self.sort.is_none() && plan.measures.is_empty() {
+            return Planned::NotAnswerable(
+                "the question ranks by something it does not name as a measure; name a metric to rank by (such as one listed in the ontology)".to_owned(),
+            );
+        }
+        // "Top 5 customers" with nothing to rank them by is one number, and
+        // a limit on one number is a limit dropped.
+        if self.limit.is_some_and(|n| n > 1) && plan.dimensions.is_empty() {
+            return Planned::NotAnswerable(
+                "the question asks for a top few, but names nothing to rank them by; name a metric (such as one listed in the ontology)".to_owned(),
+            );
+        }
         // Order and limit.
         if let Some(descending) = self.order.or(self.sort) {
             plan.order = if plan.measures.is_empty() {

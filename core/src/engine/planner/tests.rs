@@ -851,3 +851,40 @@ fn a_name_after_per_filters_and_keeps_the_average() {
         "{plan:?}"
     );
 }
+
+#[test]
+fn a_ranking_or_a_top_few_by_nothing_measured_is_refused_not_listed() {
+    let (ontology, lexicon) = wholesale();
+    let refused = |question: &str| match plan(&ontology, &lexicon, question, None, None) {
+        Planned::NotAnswerable(reason) => reason,
+        Planned::Plan(p) => panic!("{question} was planned: {p:?}"),
+    };
+    assert!(refused("Which customers in the BUILDING segment spent the most?").contains("ranks"));
+    assert!(refused("top 5 customers").contains("top few"));
+    let sql = compiled(
+        &ontology,
+        &lexicon,
+        "top 5 customers by revenue",
+        Dialect::Sqlite,
+    );
+    assert!(sql.ends_with("LIMIT 5"), "{sql}");
+}
+
+#[test]
+fn a_date_named_by_a_verb_does_not_split_the_measure() {
+    let (ontology, lexicon) = wholesale();
+    let sql = compiled(
+        &ontology,
+        &lexicon,
+        "Average discount for line items shipped by AIR",
+        Dialect::Sqlite,
+    );
+    assert!(!sql.contains("GROUP BY"), "{sql}");
+    let dated = compiled(
+        &ontology,
+        &lexicon,
+        "revenue from parts shipped in 1996",
+        Dialect::Sqlite,
+    );
+    assert!(dated.contains("li.l_shipdate >= '1996-01-01'"), "{dated}");
+}
