@@ -973,12 +973,27 @@ impl Reading {
                 None => {}
             }
         }
+        // "the URL of the 2009 Australian Grand Prix": the race's own URL,
+        // not its circuit's; a name of one kind of thing names that thing.
+        let named: Vec<usize> = self
+            .values
+            .iter()
+            .filter_map(|v| {
+                let (first, _) = v.options.first()?;
+                v.options
+                    .iter()
+                    .all(|(a, _)| a.object == first.object)
+                    .then(|| ontology.objects.iter().position(|o| o.name == first.object))
+                    .flatten()
+            })
+            .collect();
         for asked in &self.asked {
             // "which nationality has the most constructors": the
             // constructors' nationality, where several objects have one.
             let own = self
                 .mentioned
                 .iter()
+                .chain(&named)
                 .map(|o| &ontology.objects[*o])
                 .chain(self.count_of.map(|o| &ontology.objects[o]))
                 .find(|o| o.attributes.iter().any(|a| a.name == asked.attribute))

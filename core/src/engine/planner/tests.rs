@@ -888,3 +888,37 @@ fn a_date_named_by_a_verb_does_not_split_the_measure() {
     );
     assert!(dated.contains("li.l_shipdate >= '1996-01-01'"), "{dated}");
 }
+
+#[test]
+fn an_attribute_asked_of_a_name_is_the_named_things_own() {
+    let (ontology, lexicon) = f1();
+    let sql = compiled(
+        &ontology,
+        &lexicon,
+        "nationality of Ferrari",
+        Dialect::Sqlite,
+    );
+    assert!(
+        sql.contains("c.nationality") && !sql.contains("drivers"),
+        "{sql}"
+    );
+    let url = compiled(
+        &ontology,
+        &lexicon,
+        "what is the url of Lewis Hamilton",
+        Dialect::Sqlite,
+    );
+    assert!(url.contains("d.url"), "{url}");
+}
+
+#[test]
+fn from_the_year_of_a_named_event_is_that_event_not_a_range() {
+    let (ontology, lexicon) = f1();
+    let from = compiled(
+        &ontology,
+        &lexicon,
+        "How many points did Max Verstappen score from the 2023 season onwards?",
+        Dialect::Sqlite,
+    );
+    assert!(from.contains("r.year >= 2023"), "{from}");
+}

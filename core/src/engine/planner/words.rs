@@ -164,15 +164,30 @@ pub(super) fn read(lexicon: &Lexicon, question: &str, today: Option<Day>) -> Vec
         let operator = grammar::operator_at(&plain[i..]);
         // "before discounts", "ordered from us in 1998": a time word is one
         // only when a time follows it.
+        // "retired from the 2023 Monaco Grand Prix": the year names an event,
+        // and "from" is where they retired from, not a time.
+        let names_event = |at: usize| {
+            plain.get(at) == Some(&"the")
+                && plain
+                    .get(at + 1)
+                    .is_some_and(|y| y.parse::<i64>().is_ok_and(|y| (1900..=2100).contains(&y)))
+                && words.get(at + 2).is_some_and(|_| {
+                    let (_, entries) = longest_concept(lexicon, &words[at + 2..]);
+                    !entries.is_empty()
+                        && entries
+                            .iter()
+                            .all(|e| matches!(e.concept, Concept::Value { .. }))
+                })
+        };
         if let Some((op_len, op)) = operator
             && is_time_bound(op)
             && concept_len == 0
-            && !plain.get(i + op_len).is_some_and(|next| {
+            && (!plain.get(i + op_len).is_some_and(|next| {
                 next.starts_with(|c: char| c.is_ascii_digit())
                     || grammar::month(next).is_some()
                     || decade(next).is_some()
                     || matches!(*next, "the" | "last" | "this" | "next")
-            })
+            }) || names_event(i + op_len))
         {
             i += op_len;
             continue;
