@@ -448,6 +448,15 @@ impl<'a> Compiler<'a> {
             Measure::DistinctOf { object, metric } => {
                 let counted = self.object(object)?;
                 let mut resolved = self.resolve_metric(metric, None, 0)?;
+                resolved.name = format!("{object}_count");
+                resolved.plus.clear();
+                // "How many line items were returned": the metric's rows are
+                // the counted things, one row each.
+                if resolved.base == counted.name {
+                    resolved.aggregate = Aggregate::Count;
+                    resolved.input = None;
+                    return Ok(resolved);
+                }
                 // The counted object's key as the metric's rows hold it.
                 let key = graph::direct_link(self.ontology, &resolved.base, &counted.name)
                     .map(|key| key.from.clone())
@@ -455,10 +464,8 @@ impl<'a> Compiler<'a> {
                         from: resolved.base.clone(),
                         to: counted.name.clone(),
                     })?;
-                resolved.name = format!("{object}_count");
                 resolved.aggregate = Aggregate::CountDistinct;
                 resolved.input = Some(quoted_ident(self.dialect, &key).to_string());
-                resolved.plus.clear();
                 Ok(resolved)
             }
             Measure::Aggregate {

@@ -815,7 +815,10 @@ impl Reading {
             let linked = |metric: &str| {
                 let base = ontology.metrics.iter().find(|m| m.name == metric);
                 base.is_some_and(|m| {
-                    graph::direct_link(ontology, &m.object, &counted.name).is_some()
+                    // "how many line items were returned": the rows the
+                    // metric counts are the counted things themselves.
+                    m.object == counted.name
+                        || graph::direct_link(ontology, &m.object, &counted.name).is_some()
                 })
             };
             // "How many drivers took part in a race in 2023": a metric that

@@ -922,3 +922,18 @@ fn from_the_year_of_a_named_event_is_that_event_not_a_range() {
     );
     assert!(from.contains("r.year >= 2023"), "{from}");
 }
+
+#[test]
+fn counting_the_rows_a_metric_of_their_own_counts() {
+    let (ontology, lexicon) = wholesale();
+    let sql = compiled(
+        &ontology,
+        &lexicon,
+        "How many line items were returned in 1995?",
+        Dialect::Sqlite,
+    );
+    assert!(
+        sql.starts_with("SELECT COUNT(*) AS line_item_count") && sql.contains("l_returnflag = 'R'"),
+        "{sql}"
+    );
+}
