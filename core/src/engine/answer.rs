@@ -102,17 +102,32 @@ pub fn filter_phrase(ontology: &Ontology, plan: &SemanticPlan) -> String {
                 if *latest { "latest" } else { "earliest" },
                 attribute_label(ontology, &filter.attribute).to_lowercase()
             ),
-            Condition::NotAmong { metric } => format!(
-                "with no {}",
-                measure_label(
+            Condition::NotAmong { metric, within } => {
+                // "with no wins for Red Bull": what the excluded rows were,
+                // where the question said more than the rows themselves do.
+                let own = SemanticPlan {
+                    filters: within
+                        .iter()
+                        .filter(|f| !plan.filters.contains(f))
+                        .cloned()
+                        .collect(),
+                    ..SemanticPlan::default()
+                };
+                let scope = filter_phrase(ontology, &own);
+                let label = measure_label(
                     ontology,
                     &Measure::Metric {
                         metric: metric.clone(),
                         variant: None,
-                    }
+                    },
                 )
-                .to_lowercase()
-            ),
+                .to_lowercase();
+                if scope.is_empty() {
+                    format!("with no {label}")
+                } else {
+                    format!("with no {label} {scope}")
+                }
+            }
             Condition::AtLeast(v) => format!("since {v}"),
             Condition::After(v) => format!("after {v}"),
             Condition::Before(v) => format!("before {v}"),

@@ -220,11 +220,18 @@ impl<'a> Compiler<'a> {
         Ok(CompiledQuery::new(query, vec![name], inner.objects))
     }
 
-    /// `key NOT IN (SELECT fk FROM <metric's table> WHERE <its conditions>
-    /// AND fk IS NOT NULL)`: the rows of `object` the metric counts nothing
-    /// for. The NULL guard keeps one row without a link from emptying the
-    /// answer, as NOT IN over a NULL would.
-    fn not_among(&self, key: Expr, object: &str, metric: &str) -> Result<Expr, CompileError> {
+    /// `key NOT IN (SELECT fk FROM <metric's table> [JOIN ...] WHERE <its
+    /// conditions> [AND <within>] AND fk IS NOT NULL)`: the rows of `object`
+    /// the metric counts nothing for, among the rows `within` keeps. The NULL
+    /// guard keeps one row without a link from emptying the answer, as NOT IN
+    /// over a NULL would. The subquery's aliases are its own scope.
+    fn not_among(
+        &self,
+        key: Expr,
+        object: &str,
+        metric: &str,
+        within: &[Filter],
+    ) -> Result<Expr, CompileError> {
         let resolved = self.resolve_metric(metric, None, 0)?;
         let fk = graph::direct_link(self.ontology, &resolved.base, object)
             .map(|key| key.from.clone())
@@ -232,20 +239,24 @@ impl<'a> Compiler<'a> {
                 from: resolved.base.clone(),
                 to: object.to_owned(),
             })?;
-        let base = self.object(&resolved.base)?;
-        let inner = Ident::new("excluded");
-        let table = self.table(base, &inner)?;
-        let fk = Expr::CompoundIdentifier(vec![inner.clone(), self.ident(&fk)]);
-        let mut conditions = vec![format!("{fk} IS NOT NULL")];
-        for text in &resolved.filters {
-            conditions.push(self.expression(metric, text, &inner)?.to_string());
-        }
-        // Every part is the compiler's own rendering; only the shell is new.
-        let text = format!(
-            "{key} NOT IN (SELECT {fk} FROM {table} WHERE {})",
-            conditions.join(" AND ")
-        );
-        self.shell_expression(&format!("the rows without {metric}"), text)
+        let needed: Vec<&str> = within.iter().map(|f| f.attribute.object.as_str()).collect();
+        let tree = graph::join_tree(self.ontology, &resolved.base, &needed)?;
+        refuse_chasm_trap(&tree)?;
+        let aliases = Aliases::for_objects(tree.objects());
+        let base = aliases.of(&resolved.base).clone();
+        let fk = Expr::CompoundIdentifier(vec![base.clone(), self.ident(&fk)]);
+        let mut extra = vec![Expr::IsNotNull(Box::new(fk.clone()))];
+        extra.extend(self.measure_parts(&resolved, &base)?.1);
+        let mut select = empty_select();
+        select.projection = vec![SelectItem::UnnamedExpr(fk)];
+        select.from = vec![self.joined_tables(&tree, &aliases)?];
+        select.selection = self.where_clause(within, extra, &aliases)?;
+        Ok(Expr::In {
+            expr: Box::new(key),
+            target: InTarget::Subquery(Box::new(query_of(SetExpr::Select(Box::new(select))))),
+            negated: true,
+            global: false,
+        })
     }
 
     /// `column = (SELECT MAX(x.column) FROM <its table> x [WHERE x.key IN
@@ -575,8 +586,8 @@ impl<'a> Compiler<'a> {
 
     fn filter(&self, filter: &Filter, aliases: &Aliases) -> Result<Expr, CompileError> {
         let column = self.attribute(&filter.attribute, aliases)?;
-        if let Condition::NotAmong { metric } = &filter.condition {
-            return self.not_among(column, &filter.attribute.object, metric);
+        if let Condition::NotAmong { metric, within } = &filter.condition {
+            return self.not_among(column, &filter.attribute.object, metric, within);
         }
         if let Condition::Extreme { latest, among } = &filter.condition {
             return self.extreme(column, &filter.attribute, *latest, among.as_deref());

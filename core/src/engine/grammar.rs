@@ -33,6 +33,9 @@ pub enum Op {
     /// "in descending order", "alphabetically": how a list is sorted.
     Descending,
     Ascending,
+    /// "but": a condition that holds, then one that does not ("raced in
+    /// 2024 but never made the podium").
+    Contrast,
     /// "per": groups like "by", and after "average" says what the average
     /// is taken over ("average points per race").
     Per,
@@ -138,6 +141,7 @@ const PHRASES: &[(&str, Op)] = &[
     ("yearly", Op::Year),
     ("annually", Op::Year),
     ("only", Op::Only),
+    ("but", Op::Contrast),
     ("just", Op::Only),
     ("instead", Op::Instead),
     ("not", Op::Negation),

@@ -141,6 +141,10 @@ pub enum Condition {
     /// placed an order". Set on the key of the object the metric links to.
     NotAmong {
         metric: String,
+        /// Conditions on the excluded rows: "never made the podium in 2024"
+        /// excludes the 2024 podiums only.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        within: Vec<Filter>,
     },
     /// The latest (or earliest) value of the attribute, among the rows of
     /// `among` where given ("the most recent race" with results): "who won

@@ -109,6 +109,10 @@ pub(super) struct Reading {
     /// Dates named by a verb ("shipped", "ordered"): what a time in the
     /// question is of, never a grouping of their own.
     verb_dates: Vec<AttributeRef>,
+    /// "but": what the question excludes is set against what holds.
+    contrast: bool,
+    /// "how many" anywhere in the question.
+    counts: bool,
     /// "how many winners": the people a metric's rows name, counted.
     agents_counted: bool,
     /// A negation waits for the value it excludes.
@@ -127,6 +131,7 @@ impl Reading {
         for (index, piece) in pieces.iter().enumerate() {
             match piece {
                 Piece::Op(op) => {
+                    reading.counts |= *op == Op::Count;
                     match op {
                         // "top 3 nationalities by number of drivers": a
                         // measure after "by" ranks, it does not group.
@@ -143,6 +148,7 @@ impl Reading {
                         Op::When => reading.when = true,
                         Op::Versus => reading.comparison = true,
                         Op::Only => reading.only = true,
+                        Op::Contrast => reading.contrast = true,
                         Op::Where => reading.place = true,
                         Op::Year if grouping => reading.per_year = true,
                         Op::Negation => reading.negate = true,
@@ -276,6 +282,49 @@ impl Reading {
             reading.dangling_negation = true;
         }
         reading
+    }
+
+    /// "Customers who never ordered in 1997", "races in 2022 not won by Red
+    /// Bull": a condition on anything but the excluded things themselves
+    /// applies to the rows excluded. A time applies to the things as well
+    /// where the question sets what holds against what does not ("raced in
+    /// 2024 but never made the podium that year").
+    fn scope_exclusion(&self, ontology: &Ontology, plan: &mut SemanticPlan) {
+        let Some(at) = plan
+            .filters
+            .iter()
+            .position(|f| matches!(f.condition, Condition::NotAmong { .. }))
+        else {
+            return;
+        };
+        let object = plan.filters[at].attribute.object.clone();
+        let is_time = |f: &Filter| {
+            ontology
+                .attribute(&f.attribute.object, &f.attribute.attribute)
+                .is_some_and(|a| a.role == AttributeRole::Time)
+        };
+        let mut within = Vec::new();
+        let mut kept = Vec::new();
+        for (i, filter) in std::mem::take(&mut plan.filters).into_iter().enumerate() {
+            if i == at || filter.attribute.object == object {
+                kept.push(filter);
+            } else if is_time(&filter) && self.contrast {
+                within.push(filter.clone());
+                kept.push(filter);
+            } else {
+                within.push(filter);
+            }
+        }
+        if let Some(Filter {
+            condition: Condition::NotAmong { within: scoped, .. },
+            ..
+        }) = kept
+            .iter_mut()
+            .find(|f| matches!(f.condition, Condition::NotAmong { .. }))
+        {
+            *scoped = within;
+        }
+        plan.filters = kept;
     }
 
     fn place(
@@ -1212,19 +1261,6 @@ impl Reading {
                     ontology.metrics[m].name, object.name
                 ));
             };
-            // Other conditions would have to apply inside the exclusion or
-            // outside it; rather than guess, only the thing's own apply.
-            if plan
-                .filters
-                .iter()
-                .any(|f| f.attribute.object != object.name)
-                || !self.years.is_empty()
-                || !self.dates.is_empty()
-            {
-                return Planned::NotAnswerable(
-                    "Cassis can exclude what a metric counts (\"never placed an order\") but not yet together with conditions on other things (a year, a race); ask without them".to_owned(),
-                );
-            }
             // "customers who never placed an order": "placed" names the
             // order's date, which belongs to the excluded rows, not these.
             plan.dimensions.retain(|d| d.object == object.name);
@@ -1232,8 +1268,17 @@ impl Reading {
                 attribute: AttributeRef::new(&object.name, &key.name),
                 condition: Condition::NotAmong {
                     metric: ontology.metrics[m].name.clone(),
+                    within: Vec::new(),
                 },
             });
+            // "How many of the 2022 races were not won by Red Bull": the
+            // races left are counted.
+            if plan.measures.is_empty() && self.counts {
+                plan.measures.push(Measure::CountOf {
+                    object: object.name.clone(),
+                });
+                plan.dimensions.clear();
+            }
             if plan.measures.is_empty()
                 && plan.dimensions.is_empty()
                 && let Some(a) = display_attribute(object)
@@ -1452,6 +1497,8 @@ impl Reading {
             }
             return Planned::Plan(plan);
         }
+
+        self.scope_exclusion(ontology, &mut plan);
 
         // "Which customers spent the most": a ranking by nothing it can
         // measure would be a list in an order that means nothing.

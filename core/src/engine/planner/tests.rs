@@ -174,13 +174,30 @@ fn exclusions_apply_to_values_and_to_what_a_count_counts() {
     assert_eq!(
         never,
         "SELECT COUNT(*) AS driver_count FROM public.drivers d WHERE d.driver_id NOT IN \
-         (SELECT excluded.driver_id FROM public.results excluded \
-         WHERE excluded.driver_id IS NOT NULL AND excluded.position = 1)"
+         (SELECT rr.driver_id FROM public.results rr \
+         WHERE rr.driver_id IS NOT NULL AND rr.position = 1)"
     );
     // A sum's value is not a matter of rows: "never scored a point" waits.
     assert!(refused("which drivers never scored a point").contains("never won"));
-    // Nor is an exclusion guessed inside or outside another condition.
-    assert!(refused("how many drivers never won in 2023").contains("year"));
+    // Another condition applies to the rows excluded: the drivers without a
+    // 2023 win, whether they raced in 2023 or not.
+    let (in_2023, _) = sql("how many drivers never won in 2023", None);
+    assert_eq!(
+        in_2023,
+        "SELECT COUNT(*) AS driver_count FROM public.drivers d WHERE d.driver_id NOT IN \
+         (SELECT rr.driver_id FROM public.results rr JOIN public.races r ON rr.race_id = r.race_id \
+         WHERE r.year = 2023 AND rr.driver_id IS NOT NULL AND rr.position = 1)"
+    );
+    // "but" sets what holds against what does not: the time applies to both.
+    let (but, _) = sql(
+        "Which drivers raced in 2024 but never made the podium that year?",
+        None,
+    );
+    assert!(
+        but.ends_with("AND rr.position <= 3) AND r.year = 2024 ORDER BY full_name ASC")
+            && but.contains("NOT IN (SELECT rr.driver_id FROM public.results rr JOIN public.races r ON rr.race_id = r.race_id WHERE r.year = 2024"),
+        "{but}"
+    );
 }
 
 #[test]
