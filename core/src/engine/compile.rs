@@ -409,6 +409,7 @@ impl<'a> Compiler<'a> {
         };
         Ok(match reference.bucket {
             Some(TimeBucket::Year) => self.year_of(expr),
+            Some(TimeBucket::Month) => self.month_of(expr),
             None => expr,
         })
     }
@@ -425,6 +426,23 @@ impl<'a> Compiler<'a> {
         };
         let mut expr =
             sql::parse_expression(self.dialect, template).expect("the year template parses");
+        substitute(&mut expr, "cassis_value", &date);
+        expr
+    }
+
+    /// The year and month of a date as `YYYY-MM` text, in the dialect's
+    /// words; ISO text in SQLite reads the same way.
+    fn month_of(&self, date: Expr) -> Expr {
+        let template = match self.dialect {
+            Dialect::Sqlite => "strftime('%Y-%m', cassis_value)",
+            Dialect::MySql => "DATE_FORMAT(cassis_value, '%Y-%m')",
+            Dialect::BigQuery => "FORMAT_DATE('%Y-%m', cassis_value)",
+            Dialect::DuckDb => "strftime(cassis_value, '%Y-%m')",
+            Dialect::Databricks => "date_format(cassis_value, 'yyyy-MM')",
+            _ => "TO_CHAR(cassis_value, 'YYYY-MM')",
+        };
+        let mut expr =
+            sql::parse_expression(self.dialect, template).expect("the month template parses");
         substitute(&mut expr, "cassis_value", &date);
         expr
     }

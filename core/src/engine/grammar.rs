@@ -27,6 +27,8 @@ pub enum Op {
     Where,
     /// "year" after a grouping word: group a date by year.
     Year,
+    /// "month" after a grouping word: group a date by year and month.
+    Month,
     Only,
     Instead,
     Negation,
@@ -140,6 +142,9 @@ const PHRASES: &[(&str, Op)] = &[
     ("years", Op::Year),
     ("yearly", Op::Year),
     ("annually", Op::Year),
+    ("month", Op::Month),
+    ("months", Op::Month),
+    ("monthly", Op::Month),
     ("only", Op::Only),
     ("but", Op::Contrast),
     ("just", Op::Only),

@@ -91,6 +91,8 @@ pub struct AttributeRef {
 #[serde(rename_all = "snake_case")]
 pub enum TimeBucket {
     Year,
+    /// "1997-03": the year and month, which sort as text.
+    Month,
 }
 
 impl AttributeRef {
@@ -102,6 +104,11 @@ impl AttributeRef {
         }
     }
 
+    pub fn by_month(mut self) -> Self {
+        self.bucket = Some(TimeBucket::Month);
+        self
+    }
+
     pub fn by_year(mut self) -> Self {
         self.bucket = Some(TimeBucket::Year);
         self
@@ -111,6 +118,7 @@ impl AttributeRef {
     pub fn column(&self) -> String {
         match self.bucket {
             Some(TimeBucket::Year) => format!("{}_year", self.attribute),
+            Some(TimeBucket::Month) => format!("{}_month", self.attribute),
             None => self.attribute.clone(),
         }
     }

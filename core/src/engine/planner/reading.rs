@@ -93,6 +93,8 @@ pub(super) struct Reading {
     place: bool,
     /// "by year", "each year", "per year".
     per_year: bool,
+    /// "by month", "each month", "monthly".
+    per_month: bool,
     /// "second", "P3": finishing positions asked about.
     ordinals: Vec<i64>,
     /// "oldest", "the latest race": the extreme of a date, true for latest.
@@ -151,6 +153,7 @@ impl Reading {
                         Op::Contrast => reading.contrast = true,
                         Op::Where => reading.place = true,
                         Op::Year if grouping => reading.per_year = true,
+                        Op::Month if grouping => reading.per_month = true,
                         Op::Negation => reading.negate = true,
                         Op::Descending => reading.sort = Some(true),
                         Op::Ascending => reading.sort = Some(false),
@@ -946,7 +949,8 @@ impl Reading {
                         })
                         .collect();
                 }
-                if !self.groupings.is_empty() {
+                // "by month instead": a new grouping replaces the last one.
+                if !self.groupings.is_empty() || self.per_year || self.per_month {
                     plan.dimensions.clear();
                     plan.order = None;
                 }
@@ -1382,6 +1386,33 @@ impl Reading {
                 !(d.object == time.object && d.attribute == time.attribute && d.bucket.is_none())
             });
             push_unique(&mut plan.dimensions, by_year_if_date(ontology, time));
+        }
+
+        // "orders by month": the date grouped by its year and month.
+        // The date a time filter already reads is the one to split by
+        // ("revenue per month in 1996": the order date, as the year is).
+        let filtered_date = plan
+            .filters
+            .iter()
+            .map(|f| &f.attribute)
+            .find(|a| {
+                a.bucket.is_none()
+                    && ontology
+                        .attribute(&a.object, &a.attribute)
+                        .is_some_and(|x| {
+                            x.role == AttributeRole::Time
+                                && matches!(x.data_type, DataType::Date | DataType::Timestamp)
+                        })
+            })
+            .cloned();
+        if self.per_month
+            && !plan.measures.is_empty()
+            && let Some(time) =
+                filtered_date.or_else(|| base.as_deref().and_then(|a| date_attribute(ontology, a)))
+        {
+            plan.dimensions
+                .retain(|d| !(d.object == time.object && d.attribute == time.attribute));
+            push_unique(&mut plan.dimensions, time.by_month());
         }
 
         if self.when

@@ -954,3 +954,43 @@ fn counting_the_rows_a_metric_of_their_own_counts() {
         "{sql}"
     );
 }
+
+#[test]
+fn by_month_groups_the_date_a_time_filter_reads_and_replaces_a_grouping() {
+    let (ontology, lexicon) = wholesale();
+    let sql = compiled(
+        &ontology,
+        &lexicon,
+        "revenue per month in 1996",
+        Dialect::Sqlite,
+    );
+    assert!(
+        sql.starts_with("SELECT strftime('%Y-%m', o.o_orderdate) AS order_date_month"),
+        "{sql}"
+    );
+    let first = match plan(
+        &ontology,
+        &lexicon,
+        "number of orders by priority in 1997",
+        None,
+        None,
+    ) {
+        Planned::Plan(p) => p,
+        other => panic!("{other:?}"),
+    };
+    let Planned::Plan(then) = plan(
+        &ontology,
+        &lexicon,
+        "what about by month instead?",
+        Some(&first),
+        None,
+    ) else {
+        panic!("the follow-up is answerable")
+    };
+    let sql = compile(&ontology, &then, Dialect::Postgres).unwrap().sql;
+    assert!(
+        sql.starts_with("SELECT TO_CHAR(o.o_orderdate, 'YYYY-MM') AS order_date_month, COUNT(*)")
+            && !sql.contains("o_orderpriority"),
+        "{sql}"
+    );
+}
