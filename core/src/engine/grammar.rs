@@ -374,6 +374,7 @@ const STOP_WORDS: &[&str] = &[
     "look",
     "up",
     "down",
+    "once",
     "out",
     "off",
     "quick",

@@ -222,9 +222,18 @@ impl Reading {
                     // "by customer region": the customer says whose region.
                     // A name after it is a filter ("per race for Max
                     // Verstappen"), not what it qualifies.
+                    // Nor is a date ("does a customer place"): a thing's
+                    // place, region or name is what qualifying asks for.
                     let qualifies_next = grouping
                         && matches!(pieces.get(index + 1), Some(Piece::Concept { entries, .. })
-                            if entries.iter().any(|e| !matches!(e.concept, Concept::Value { .. })));
+                        if entries.iter().any(|e| match e.concept {
+                            Concept::Value { .. } => false,
+                            Concept::Attribute { object, attribute } => {
+                                ontology.objects[object].attributes[attribute].role
+                                    != AttributeRole::Time
+                            }
+                            _ => true,
+                        }));
                     if qualifies_next && let Some(o) = object_of(entries) {
                         reading.mentioned.push(o);
                         continue;
@@ -581,8 +590,12 @@ impl Reading {
             if is_quantity {
                 self.quantities.push(attribute_ref((o, a)));
             } else {
+                // "shipped", "placed", "does a customer place": a date
+                // named outside a grouping says what a time is of.
                 let x = &ontology.objects[o].attributes[a];
-                if x.role == AttributeRole::Time && text.ends_with("ed") {
+                if x.role == AttributeRole::Time
+                    && matches!(x.data_type, DataType::Date | DataType::Timestamp)
+                {
                     self.verb_dates.push(attribute_ref((o, a)));
                 }
                 self.asked.push(attribute_ref((o, a)));

@@ -994,3 +994,20 @@ fn by_month_groups_the_date_a_time_filter_reads_and_replaces_a_grouping() {
         "{sql}"
     );
 }
+
+#[test]
+fn with_an_average_a_thing_after_a_is_what_it_is_per() {
+    let (ontology, lexicon) = wholesale();
+    for question in [
+        "On average, how many orders does a customer place?",
+        "how many orders does a customer place on average",
+    ] {
+        let sql = compiled(&ontology, &lexicon, question, Dialect::Sqlite);
+        assert!(
+            sql.starts_with(
+                "SELECT AVG(per_group.order_count) AS average_order_count_per_customer"
+            ),
+            "{question}: {sql}"
+        );
+    }
+}

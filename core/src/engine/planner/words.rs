@@ -89,6 +89,8 @@ pub(super) fn read(lexicon: &Lexicon, question: &str, today: Option<Day>) -> Vec
     let mut scope_ends: Option<usize> = None;
     // The word index of the last unknown word that may qualify the next.
     let mut unknown_at: Option<usize> = None;
+    // Where a thing follows "a" or "an", by piece.
+    let mut one_of: Vec<usize> = Vec::new();
     let shouted = words
         .iter()
         .filter(|w| !w.capitals)
@@ -233,6 +235,10 @@ pub(super) fn read(lexicon: &Lexicon, question: &str, today: Option<Day>) -> Vec
             {
                 *blocks = true;
             }
+            // "a customer": one of the things, which an average may be per.
+            if i > 0 && matches!(plain[i - 1], "a" | "an") && object_of(&entries).is_some() {
+                one_of.push(pieces.len());
+            }
             // "in Grand Prix races": the phrase after "in" is all scope.
             let scoped = scoped(&plain, i) || scope_ends == Some(i);
             if scoped {
@@ -320,6 +326,13 @@ pub(super) fn read(lexicon: &Lexicon, question: &str, today: Option<Day>) -> Vec
             };
         }
         i += 1;
+    }
+    // "On average, how many orders does a customer place": with an average,
+    // "a customer" is what the average is per.
+    if pieces.iter().any(|p| matches!(p, Piece::Op(Op::Average))) {
+        for at in one_of.into_iter().rev() {
+            pieces.insert(at, Piece::Op(Op::Per));
+        }
     }
     pieces
 }
