@@ -102,13 +102,28 @@ pub fn runnable(query: &Query, dialect: Dialect) -> Result<(), SqlRejection> {
     written_sql::check_calls(dialect, query)
 }
 
+/// The text of `query`, once it reads back as the very tree that was checked.
+/// The SQL printer doubles a quote in a text value except after a backslash
+/// or beside another quote, and never escapes a backslash: a value such as
+/// `\' OR 1=1 --` would otherwise end its literal early where backslashes
+/// are plain characters (PostgreSQL, SQLite) and the rest would run
+/// unchecked, and a value ending in a backslash would swallow what follows
+/// where a backslash escapes (MySQL). Such values are refused instead.
+pub fn faithful_text(query: &Query, dialect: Dialect) -> Result<String, SqlRejection> {
+    let text = query.to_string();
+    match crate::sql::parse_select(dialect, &text) {
+        Ok(reread) if reread == *query => Ok(text),
+        _ => Err(SqlRejection::Unfaithful),
+    }
+}
+
 pub async fn execute(
     warehouse: &Warehouse,
     compiled: &CompiledQuery,
     timeout: Duration,
 ) -> Result<ResultSet, ExecuteError> {
     runnable(&compiled.query, warehouse.dialect())?;
-    let sql = executed_query(compiled).to_string();
+    let sql = faithful_text(&executed_query(compiled), warehouse.dialect())?;
     let run = warehouse.fetch_rows(sql, Some(timeout), Budget::capped());
     let rows = within(timeout, run).await?;
     // A limit the question asked for ("top 3") bounds what the query matched.
@@ -271,6 +286,44 @@ mod tests {
         }
         let compiled = query("SELECT strftime('%Y', 'now') AS y, COUNT(*) AS n FROM notes");
         assert!(execute(&warehouse, &compiled, TIMEOUT).await.is_ok());
+    }
+
+    #[test]
+    fn values_that_would_not_read_back_as_themselves_are_refused() {
+        let with_value = |dialect: Dialect, text: &str| {
+            let mut query =
+                sql::parse_select(dialect, "SELECT n FROM t WHERE label = 'x'").unwrap();
+            let _ = sqlparser::ast::visit_expressions_mut(&mut query, |expr| {
+                if let Expr::Value(value) = expr {
+                    value.value = Value::SingleQuotedString(text.to_owned());
+                }
+                std::ops::ControlFlow::<()>::Continue(())
+            });
+            faithful_text(&query, dialect)
+        };
+        for dialect in [Dialect::Sqlite, Dialect::Postgres, Dialect::MySql] {
+            for ordinary in ["O'Brien", "'quoted'", "Pérez", "50% off", "a;b -- c"] {
+                let text = with_value(dialect, ordinary).unwrap();
+                assert!(text.contains(&ordinary.replace('\'', "''")), "{text}");
+            }
+            for (value, why) in [
+                (r"\' OR 1=1 -- ", "a quote after a backslash is not doubled"),
+                ("it''s", "two quotes in a row are not doubled"),
+                (
+                    r"C:\",
+                    "a trailing backslash escapes the closing quote in MySQL",
+                ),
+            ] {
+                if dialect != Dialect::MySql && why.contains("MySQL") {
+                    continue;
+                }
+                assert_eq!(
+                    with_value(dialect, value),
+                    Err(SqlRejection::Unfaithful),
+                    "{dialect:?} {value}: {why}"
+                );
+            }
+        }
     }
 
     #[test]

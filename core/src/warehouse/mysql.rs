@@ -1,6 +1,5 @@
 //! MySQL and MariaDB sources. Every session is read-only (`SET SESSION
-//! TRANSACTION READ ONLY`), reads string literals as the SQL printer writes
-//! them, and carries a statement time limit that each use sets anew: MySQL's
+//! TRANSACTION READ ONLY`) and carries a statement time limit that each use sets anew: MySQL's
 //! `max_execution_time` or MariaDB's `max_statement_time`, which differ in
 //! name and unit, so the server is told apart once per connection. A
 //! statement Cassis stops waiting for is killed (`KILL QUERY`), so an
@@ -76,21 +75,17 @@ pub(crate) fn is_statement_timeout(error: &sqlx::Error) -> bool {
         .is_some_and(|e| matches!(e.number(), MARIADB_STATEMENT_TIMEOUT | MYSQL_QUERY_TIMEOUT))
 }
 
-/// Sets up a fresh session: read-only, literals read as printed, and the
-/// housekeeping time limit until a use sets its own.
+/// Sets up a fresh session: read-only, with the housekeeping time limit
+/// until a use sets its own.
 async fn prepare_session(connection: &mut MySqlConnection) -> Result<(), sqlx::Error> {
     sqlx::query("SET SESSION TRANSACTION READ ONLY")
         .execute(&mut *connection)
         .await?;
-    // The SQL printer escapes a quote in a literal by doubling it and leaves
-    // backslashes alone; by default MySQL reads `\'` as a quote, so a value
-    // ending in a backslash would end its literal early. With
-    // NO_BACKSLASH_ESCAPES the server reads literals exactly as printed.
-    // (The driver already sets PIPES_AS_CONCAT, so `||` concatenates, as
-    // the parser reads it.)
-    sqlx::query("SET SESSION sql_mode = CONCAT(@@sql_mode, ',NO_BACKSLASH_ESCAPES')")
-        .execute(&mut *connection)
-        .await?;
+    // The session reads SQL as the parser Cassis checks it with reads
+    // MySQL: backslashes escape in literals (the server's default; the
+    // engine refuses a value whose printed literal would read back
+    // differently), `"…"` is a string, and `||` concatenates (the driver
+    // sets PIPES_AS_CONCAT).
     let version: String = sqlx::query_scalar("SELECT VERSION()")
         .fetch_one(&mut *connection)
         .await?;
@@ -232,18 +227,17 @@ impl MySqlSource {
             });
         }
 
-        // Primary and foreign keys, column pairs in key order. A foreign
-        // key's referenced columns are on its own usage rows.
+        // Primary and foreign keys, column pairs in key order. A primary key
+        // is always named PRIMARY; a foreign key's rows name what it refers
+        // to; other rows are unique keys. (TABLE_CONSTRAINTS would say so
+        // too, but MariaDB shows it empty to a user with only SELECT.)
         let keys = sqlx::query(
             "SELECT k.constraint_name AS constraint_name, k.table_schema AS table_schema, \
                     k.table_name AS table_name, k.column_name AS column_name, \
                     k.referenced_table_schema AS ref_schema, k.referenced_table_name AS ref_table, \
-                    k.referenced_column_name AS ref_column, tc.constraint_type AS kind \
+                    k.referenced_column_name AS ref_column \
              FROM information_schema.key_column_usage k \
-             JOIN information_schema.table_constraints tc \
-               ON tc.constraint_schema = k.constraint_schema AND tc.table_name = k.table_name \
-              AND tc.constraint_name = k.constraint_name \
-             WHERE tc.constraint_type IN ('PRIMARY KEY', 'FOREIGN KEY') \
+             WHERE (k.constraint_name = 'PRIMARY' OR k.referenced_table_name IS NOT NULL) \
                AND k.table_schema NOT IN ('mysql', 'information_schema', 'performance_schema', 'sys') \
                AND (? IS NULL OR k.table_schema = ?) \
              ORDER BY k.table_schema, k.table_name, k.constraint_name, k.ordinal_position",
@@ -263,7 +257,7 @@ impl MySqlSource {
             };
             let constraint = text(&key, "constraint_name")?;
             let column = text(&key, "column_name")?;
-            if text(&key, "kind")? == "PRIMARY KEY" {
+            if constraint == "PRIMARY" {
                 table.primary_key.push(column);
                 continue;
             }

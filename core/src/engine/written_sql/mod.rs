@@ -45,6 +45,10 @@ pub enum SqlRejection {
     GrowingReplace(String),
     #[error("the SQL uses {0}, which Cassis does not check and so does not run")]
     Unsupported(&'static str),
+    #[error(
+        "the SQL holds a text value that its dialect would read differently from what was checked (a backslash or quotes in a row in a value)"
+    )]
+    Unfaithful,
 }
 
 /// Parses `text` and checks it against `ontology`; the result runs like a
