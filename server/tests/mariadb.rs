@@ -78,6 +78,18 @@ async fn formula_one_on_mariadb_answers_the_seed_questions_over_mcp() {
         "{progress}"
     );
     assert!(!progress.contains("cassis-test"), "{progress}");
+    // Tables hold any name, whatever the server's default character set
+    // (latin1 on this one).
+    let mut admin = MySqlConnection::connect(&loader_url).await.unwrap();
+    let collation: String = sqlx::query_scalar(
+        "SELECT table_collation FROM information_schema.tables \
+         WHERE table_schema = DATABASE() AND table_name = 'drivers'",
+    )
+    .fetch_one(&mut admin)
+    .await
+    .unwrap();
+    admin.close().await.unwrap();
+    assert!(collation.starts_with("utf8mb4"), "{collation}");
     // Loading again without --replace refuses rather than duplicating rows.
     let again = load_csv();
     assert_eq!(again.status.code(), Some(2));
