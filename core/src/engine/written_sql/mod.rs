@@ -522,6 +522,29 @@ mod tests {
                 "SELECT date_trunc('year', date) AS y FROM races",
                 "date_trunc",
             ),
+            (Dialect::MySql, "SELECT sleep(10) AS s", "sleep"),
+            (
+                Dialect::MySql,
+                "SELECT benchmark(1000000000, md5('x')) AS b",
+                "benchmark",
+            ),
+            (
+                Dialect::MySql,
+                "SELECT load_file('/etc/passwd') AS f",
+                "load_file",
+            ),
+            (Dialect::MySql, "SELECT get_lock('a', 10) AS l", "get_lock"),
+            (
+                Dialect::MySql,
+                "SELECT repeat('x', 1000000000) AS r",
+                "repeat",
+            ),
+            (Dialect::MySql, "SELECT version() AS v", "version"),
+            (
+                Dialect::MySql,
+                "SELECT date_trunc('year', date) AS y FROM public.races",
+                "date_trunc",
+            ),
         ] {
             assert_eq!(
                 refused(dialect, sql),
@@ -529,6 +552,15 @@ mod tests {
                 "{sql}"
             );
         }
+        assert!(
+            check(
+                &ontology,
+                Dialect::MySql,
+                "SELECT ifnull(surname, '') AS s, date_format(dob, '%Y') AS y, \
+                 year(dob) AS born FROM public.drivers"
+            )
+            .is_ok()
+        );
         assert_eq!(
             refused(
                 Dialect::Postgres,
