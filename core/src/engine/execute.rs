@@ -288,6 +288,28 @@ mod tests {
         assert!(execute(&warehouse, &compiled, TIMEOUT).await.is_ok());
     }
 
+    #[tokio::test]
+    async fn a_value_that_would_end_its_literal_early_never_runs() {
+        let warehouse = notes(3, 10).await;
+        let mut compiled = query("SELECT id FROM notes WHERE body = 'x'");
+        let _ = sqlparser::ast::visit_expressions_mut(&mut compiled.query, |expr| {
+            if let Expr::Value(value) = expr {
+                // Printed as '\' OR 1=1 -- ': on SQLite the literal is `\`
+                // and the rest is SQL that would match every note.
+                value.value = Value::SingleQuotedString(r"\' OR 1=1 -- ".to_owned());
+            }
+            std::ops::ControlFlow::<()>::Continue(())
+        });
+        let outcome = execute(&warehouse, &compiled, TIMEOUT).await;
+        assert!(
+            matches!(
+                outcome,
+                Err(ExecuteError::Refused(SqlRejection::Unfaithful))
+            ),
+            "{outcome:?}"
+        );
+    }
+
     #[test]
     fn values_that_would_not_read_back_as_themselves_are_refused() {
         let with_value = |dialect: Dialect, text: &str| {
