@@ -53,7 +53,7 @@ impl Dialect {
         match scheme.to_ascii_lowercase().as_str() {
             "sqlite" => Some(Dialect::Sqlite),
             "postgres" | "postgresql" => Some(Dialect::Postgres),
-            "mysql" => Some(Dialect::MySql),
+            "mysql" | "mariadb" => Some(Dialect::MySql),
             _ => None,
         }
     }
@@ -106,7 +106,7 @@ pub enum DataSourceError {
     #[error("A schema-only source needs its SQL dialect: choose one.")]
     NoDialect,
     #[error(
-        "Enter the connection URL (sqlite:///path/to/file.sqlite or postgres://user:password@host/db), or choose a schema-only source."
+        "Enter the connection URL (sqlite:///path/to/file.sqlite, postgres://user:password@host/db or mysql://user:password@host/db), or choose a schema-only source."
     )]
     NoUrl,
     #[error("`{url}` is a {implied} URL, but the dialect chosen is {chosen}.")]
@@ -115,7 +115,7 @@ pub enum DataSourceError {
         implied: Dialect,
         chosen: Dialect,
     },
-    #[error("Cassis connects to sqlite:// and postgres:// URLs, not `{0}`.")]
+    #[error("Cassis connects to sqlite://, postgres:// and mysql:// URLs, not `{0}`.")]
     UnknownUrl(String),
     #[error(
         "Cassis cannot connect to {0} yet; choose a schema-only source to get SQL written for it."
@@ -158,7 +158,10 @@ impl DataSource {
             (Some(dialect), _) | (None, Some(dialect)) => dialect,
             (None, None) => return Err(DataSourceError::UnknownUrl(redact_url(url))),
         };
-        if !matches!(dialect, Dialect::Sqlite | Dialect::Postgres) {
+        if !matches!(
+            dialect,
+            Dialect::Sqlite | Dialect::Postgres | Dialect::MySql
+        ) {
             return Err(DataSourceError::NotConnectable(dialect));
         }
         if dialect == Dialect::Sqlite && !sqlite_file_within(url, warehouse_dir) {
@@ -456,9 +459,24 @@ mod tests {
         // Schema-only sources and PostgreSQL have no file.
         assert!(DataSource::parse(Some(Dialect::Snowflake), None, &folder).is_ok());
         assert_eq!(
-            DataSource::parse(None, Some("mysql://db/x"), &folder),
-            Err(DataSourceError::NotConnectable(Dialect::MySql))
+            DataSource::parse(None, Some("snowflake://acct/db"), &folder),
+            Err(DataSourceError::UnknownUrl("snowflake://acct/db".into()))
         );
+        assert_eq!(
+            DataSource::parse(
+                Some(Dialect::Snowflake),
+                Some("snowflake://acct/db"),
+                &folder
+            ),
+            Err(DataSourceError::NotConnectable(Dialect::Snowflake))
+        );
+        // MySQL and MariaDB connect, under either scheme.
+        for url in ["mysql://ana:pw@db/shop", "mariadb://ana:pw@db/shop"] {
+            assert_eq!(
+                DataSource::parse(None, Some(url), &folder).map(|s| s.dialect),
+                Ok(Dialect::MySql)
+            );
+        }
     }
 
     #[test]

@@ -3,7 +3,7 @@
 //! parses, and grouped counts never exceed what the measured table holds.
 
 use cassis_core::engine::compile::{CompiledQuery, compile};
-use cassis_core::engine::execute::{all_rows, runnable};
+use cassis_core::engine::execute::{all_rows, executed_query, faithful_text, runnable};
 use cassis_core::engine::plan::{
     AttributeRef, Condition, Filter, Literal, Measure, Order, SemanticPlan,
 };
@@ -173,8 +173,16 @@ fn any_plan_over_f1_compiles_to_sql_both_databases_read() {
                 .map_err(|e| TestCaseError::fail(format!("{e}: {}", postgres.sql)))?;
             // The compiler's SQL calls only what the execute-time allowlist
             // allows, and reads only what written SQL may read.
-            for (dialect, query) in [(Dialect::Sqlite, &compiled), (Dialect::Postgres, &postgres)] {
+            let mysql = compile(&ontology, &plan, Dialect::MySql).expect("compiles for MySQL too");
+            for (dialect, query) in [
+                (Dialect::Sqlite, &compiled),
+                (Dialect::Postgres, &postgres),
+                (Dialect::MySql, &mysql),
+            ] {
                 runnable(&query.query, dialect)
+                    .map_err(|e| TestCaseError::fail(format!("{e}: {}", query.sql)))?;
+                // What runs reads back as what was checked.
+                faithful_text(&executed_query(query), dialect)
                     .map_err(|e| TestCaseError::fail(format!("{e}: {}", query.sql)))?;
                 written_sql::check(&ontology, dialect, &query.sql)
                     .map_err(|e| TestCaseError::fail(format!("{e}: {}", query.sql)))?;

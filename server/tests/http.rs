@@ -325,12 +325,16 @@ async fn admins_manage_projects_editors_shape_ontologies_viewers_read() {
         &server,
         &admin,
         "create_project",
-        &[("name", "X"), ("connection_url", "mysql://db/x")],
+        &[
+            ("name", "X"),
+            ("dialect", "databricks"),
+            ("connection_url", "databricks://host/x"),
+        ],
     )
     .await;
     assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
     assert!(
-        body.contains("Cassis cannot connect to mysql yet"),
+        body.contains("Cassis cannot connect to databricks yet"),
         "{body}"
     );
     let (status, body) = call_with(

@@ -662,7 +662,7 @@ impl Engine {
     /// The estimated cost when it is above the limit.
     async fn expensive(&self, project: &Project, compiled: &CompiledQuery) -> Option<f64> {
         let warehouse = self.warehouse_of(project).await.ok()??;
-        match execute::estimated_cost(&warehouse, &compiled.sql).await {
+        match warehouse.estimated_cost(&compiled.sql).await {
             Ok(Some(cost)) if cost > self.settings.max_query_cost => Some(cost),
             Ok(_) => None,
             Err(error) => {

@@ -1,27 +1,22 @@
 //! Runs a compiled query read-only: at most [`MAX_ROWS`] rows and
 //! [`MAX_RESULT_BYTES`] come back, the total is counted in the same statement,
-//! and the question timeout cancels the statement on PostgreSQL
-//! (`statement_timeout`) and abandons it on SQLite.
+//! and the question timeout cancels the statement (how is the warehouse's
+//! business: see [`Warehouse::fetch_rows`]).
 
 use crate::engine::compile::CompiledQuery;
 use crate::engine::response::ResultSet;
 use crate::engine::written_sql::{self, SqlRejection};
 use crate::project::Dialect;
-use crate::warehouse::Warehouse;
+use crate::warehouse::{Budget, FetchError, Warehouse};
 use serde_json::Value as Json;
 use sqlparser::ast::{Expr, GroupByExpr, LimitClause, Query, SelectItem, SetExpr, Value};
-use sqlx::{AssertSqlSafe, Row, TypeInfo, ValueRef};
 use std::time::Duration;
+
+pub use crate::warehouse::{MAX_CELL_BYTES, MAX_RESULT_BYTES, ResultTooLarge};
 
 /// Rows returned inline; the rest are counted, not sent.
 pub const MAX_ROWS: usize = 100;
 const TOTAL_COLUMN: &str = "cassis_total_rows";
-/// The most bytes one value of a result may hold: a long description fits,
-/// a document or a generated blob does not.
-pub const MAX_CELL_BYTES: usize = 64 * 1024;
-/// The most bytes the values of a result may hold together, so what is sent,
-/// shown and kept in the chat stays small whatever the query selects.
-pub const MAX_RESULT_BYTES: usize = 8 * 1024 * 1024;
 
 #[derive(Debug, thiserror::Error)]
 pub enum ExecuteError {
@@ -35,51 +30,12 @@ pub enum ExecuteError {
     TooLarge(#[from] ResultTooLarge),
 }
 
-/// A result over [`MAX_CELL_BYTES`] or [`MAX_RESULT_BYTES`]: refused whole,
-/// as a silently cut value or a missing row would be a wrong answer.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
-pub enum ResultTooLarge {
-    #[error(
-        "the result is too large: one of its values holds more than {} KiB",
-        MAX_CELL_BYTES / 1024
-    )]
-    Cell,
-    #[error(
-        "the result is too large: its values hold more than {} MiB together",
-        MAX_RESULT_BYTES / (1024 * 1024)
-    )]
-    Total,
-}
-
-/// What is left of a result's allowance of bytes.
-struct Budget {
-    cell: usize,
-    left: usize,
-}
-
-impl Budget {
-    fn capped() -> Self {
-        Budget {
-            cell: MAX_CELL_BYTES,
-            left: MAX_RESULT_BYTES,
+impl From<FetchError> for ExecuteError {
+    fn from(error: FetchError) -> Self {
+        match error {
+            FetchError::Query(error) => ExecuteError::Query(error),
+            FetchError::TooLarge(too_large) => ExecuteError::TooLarge(too_large),
         }
-    }
-
-    /// Reads Cassis runs for itself (gold SQL, known values) are not answers
-    /// to a user and are bounded by their own queries.
-    fn unlimited() -> Self {
-        Budget {
-            cell: usize::MAX,
-            left: usize::MAX,
-        }
-    }
-
-    fn spend(&mut self, bytes: usize) -> Result<(), ResultTooLarge> {
-        if bytes > self.cell {
-            return Err(ResultTooLarge::Cell);
-        }
-        self.left = self.left.checked_sub(bytes).ok_or(ResultTooLarge::Total)?;
-        Ok(())
     }
 }
 
@@ -146,14 +102,29 @@ pub fn runnable(query: &Query, dialect: Dialect) -> Result<(), SqlRejection> {
     written_sql::check_calls(dialect, query)
 }
 
+/// The text of `query`, once it reads back as the very tree that was checked.
+/// The SQL printer doubles a quote in a text value except after a backslash
+/// or beside another quote, and never escapes a backslash: a value such as
+/// `\' OR 1=1 --` would otherwise end its literal early where backslashes
+/// are plain characters (PostgreSQL, SQLite) and the rest would run
+/// unchecked, and a value ending in a backslash would swallow what follows
+/// where a backslash escapes (MySQL). Such values are refused instead.
+pub fn faithful_text(query: &Query, dialect: Dialect) -> Result<String, SqlRejection> {
+    let text = query.to_string();
+    match crate::sql::parse_select(dialect, &text) {
+        Ok(reread) if reread == *query => Ok(text),
+        _ => Err(SqlRejection::Unfaithful),
+    }
+}
+
 pub async fn execute(
     warehouse: &Warehouse,
     compiled: &CompiledQuery,
     timeout: Duration,
 ) -> Result<ResultSet, ExecuteError> {
     runnable(&compiled.query, warehouse.dialect())?;
-    let sql = executed_query(compiled).to_string();
-    let run = fetch_rows(warehouse, sql, Some(timeout), Budget::capped());
+    let sql = faithful_text(&executed_query(compiled), warehouse.dialect())?;
+    let run = warehouse.fetch_rows(sql, Some(timeout), Budget::capped());
     let rows = within(timeout, run).await?;
     // A limit the question asked for ("top 3") bounds what the query matched.
     let asked_limit = limit_of(&compiled.query);
@@ -178,173 +149,19 @@ pub async fn execute(
     })
 }
 
-/// A row's values, once their bytes fit in `budget`.
-fn sqlite_row(
-    row: &sqlx::sqlite::SqliteRow,
-    budget: &mut Budget,
-) -> Result<Vec<Json>, ResultTooLarge> {
-    for i in 0..row.columns().len() {
-        // Text and blobs by their length; numbers are a few bytes.
-        budget.spend(row.try_get::<&[u8], _>(i).map_or(8, <[u8]>::len))?;
-    }
-    let values = (0..row.columns().len())
-        .map(|i| {
-            let null = row.try_get_raw(i).map(|v| v.is_null()).unwrap_or(true);
-            if null {
-                Json::Null
-            } else if let Ok(n) = row.try_get::<i64, _>(i) {
-                Json::from(n)
-            } else if let Ok(x) = row.try_get::<f64, _>(i) {
-                number(x)
-            } else if let Ok(s) = row.try_get::<String, _>(i) {
-                Json::from(s)
-            } else {
-                Json::Null
-            }
-        })
-        .collect();
-    Ok(values)
-}
-
-/// A row's values, once their bytes fit in `budget`.
-fn pg_row(row: &sqlx::postgres::PgRow, budget: &mut Budget) -> Result<Vec<Json>, ResultTooLarge> {
-    for i in 0..row.columns().len() {
-        let raw = row.try_get_raw(i).ok();
-        budget.spend(raw.and_then(|v| v.as_bytes().ok()).map_or(0, <[u8]>::len))?;
-    }
-    let values = (0..row.columns().len())
-        .map(|i| {
-            let Ok(raw) = row.try_get_raw(i) else {
-                return Json::Null;
-            };
-            if raw.is_null() {
-                return Json::Null;
-            }
-            let kind = raw.type_info().name().to_owned();
-            let value = match kind.as_str() {
-                "INT8" => row.try_get::<i64, _>(i).map(Json::from).ok(),
-                "INT4" => row.try_get::<i32, _>(i).map(Json::from).ok(),
-                "INT2" => row.try_get::<i16, _>(i).map(Json::from).ok(),
-                "FLOAT8" => row.try_get::<f64, _>(i).map(number).ok(),
-                "FLOAT4" => row.try_get::<f32, _>(i).map(|x| number(f64::from(x))).ok(),
-                "NUMERIC" => row.try_get::<rust_decimal::Decimal, _>(i).ok().map(decimal),
-                "BOOL" => row.try_get::<bool, _>(i).map(Json::from).ok(),
-                "DATE" => row
-                    .try_get::<chrono::NaiveDate, _>(i)
-                    .map(|d| Json::from(d.to_string()))
-                    .ok(),
-                "TIMESTAMP" => row
-                    .try_get::<chrono::NaiveDateTime, _>(i)
-                    .map(|d| Json::from(d.to_string()))
-                    .ok(),
-                "TIMESTAMPTZ" => row
-                    .try_get::<chrono::DateTime<chrono::Utc>, _>(i)
-                    .map(|d| Json::from(d.to_rfc3339()))
-                    .ok(),
-                _ => row.try_get::<String, _>(i).map(Json::from).ok(),
-            };
-            value.unwrap_or(Json::Null)
-        })
-        .collect();
-    Ok(values)
-}
-
-/// Whole numbers as integers, so 860.0 points reads as 860.
-fn number(x: f64) -> Json {
-    if x.fract() == 0.0 && x.abs() < 9.0e15 {
-        Json::from(x as i64)
-    } else {
-        serde_json::Number::from_f64(x).map_or(Json::Null, Json::Number)
-    }
-}
-
-fn decimal(d: rust_decimal::Decimal) -> Json {
-    use rust_decimal::prelude::ToPrimitive;
-    if d.fract().is_zero() {
-        d.to_i64()
-            .map_or_else(|| Json::from(d.to_string()), Json::from)
-    } else {
-        number(d.round_dp(6).to_f64().unwrap_or(f64::NAN))
-    }
-}
-
-/// Every row of `sql`, decoded within `budget`; on PostgreSQL in a read-only
-/// transaction that the server itself cancels after `timeout`.
-async fn fetch_rows(
-    warehouse: &Warehouse,
-    sql: String,
-    timeout: Option<Duration>,
-    mut budget: Budget,
-) -> Result<Vec<Vec<Json>>, ExecuteError> {
-    match warehouse {
-        Warehouse::Sqlite(pool) => {
-            let mut connection = crate::warehouse::sqlite_connection(pool, timeout).await?;
-            let rows = sqlx::query(AssertSqlSafe(sql))
-                .fetch_all(&mut *connection)
-                .await?;
-            let decoded = rows.iter().map(|row| sqlite_row(row, &mut budget));
-            Ok(decoded.collect::<Result<_, _>>()?)
-        }
-        Warehouse::Postgres(pool) => {
-            let mut tx = read_only_transaction(pool).await?;
-            if let Some(timeout) = timeout {
-                // A number we format ourselves, not input.
-                let limit = format!(
-                    "SET LOCAL statement_timeout = {}",
-                    timeout.as_millis().max(1)
-                );
-                sqlx::query(AssertSqlSafe(limit)).execute(&mut *tx).await?;
-            }
-            let rows = sqlx::query(AssertSqlSafe(sql)).fetch_all(&mut *tx).await?;
-            tx.rollback().await?;
-            let decoded = rows.iter().map(|row| pg_row(row, &mut budget));
-            Ok(decoded.collect::<Result<_, _>>()?)
-        }
-    }
-}
-
-async fn read_only_transaction(
-    pool: &sqlx::PgPool,
-) -> Result<sqlx::Transaction<'static, sqlx::Postgres>, sqlx::Error> {
-    let mut tx = pool.begin().await?;
-    sqlx::query("SET TRANSACTION READ ONLY")
-        .execute(&mut *tx)
-        .await?;
-    Ok(tx)
-}
-
-/// The planner's estimate of a query's total cost, where the source offers
-/// one (PostgreSQL's EXPLAIN); `None` elsewhere.
-pub async fn estimated_cost(warehouse: &Warehouse, sql: &str) -> Result<Option<f64>, sqlx::Error> {
-    let Warehouse::Postgres(pool) = warehouse else {
-        return Ok(None);
-    };
-    let mut tx = read_only_transaction(pool).await?;
-    // The compiled query, from the AST: not input.
-    let explain = format!("EXPLAIN (FORMAT JSON) {sql}");
-    let plan: Json = sqlx::query_scalar(AssertSqlSafe(explain))
-        .fetch_one(&mut *tx)
-        .await?;
-    tx.rollback().await?;
-    Ok(plan
-        .get(0)
-        .and_then(|p| p.get("Plan"))
-        .and_then(|p| p.get("Total Cost"))
-        .and_then(Json::as_f64))
-}
-
 /// The rows `run` fetches, or a timeout whether the source stopped the
-/// statement (PostgreSQL's `statement_timeout`, SQLite's interrupt) or Cassis
-/// gave up waiting first.
+/// statement (PostgreSQL's `statement_timeout`, SQLite's interrupt, MySQL's
+/// and MariaDB's time limits) or Cassis gave up waiting first (and dropping
+/// `run` cancels the statement).
 async fn within(
     timeout: Duration,
-    run: impl Future<Output = Result<Vec<Vec<Json>>, ExecuteError>>,
+    run: impl Future<Output = Result<Vec<Vec<Json>>, FetchError>>,
 ) -> Result<Vec<Vec<Json>>, ExecuteError> {
     match tokio::time::timeout(timeout, run).await {
-        Ok(Err(ExecuteError::Query(e))) if crate::warehouse::is_statement_timeout(&e) => {
+        Ok(Err(FetchError::Query(e))) if crate::warehouse::is_statement_timeout(&e) => {
             Err(ExecuteError::Timeout(timeout))
         }
-        Ok(result) => result,
+        Ok(result) => Ok(result?),
         Err(_) => Err(ExecuteError::Timeout(timeout)),
     }
 }
@@ -356,12 +173,7 @@ pub async fn all_rows(
     sql: &str,
     timeout: Duration,
 ) -> Result<Vec<Vec<Json>>, ExecuteError> {
-    let run = fetch_rows(
-        warehouse,
-        sql.to_owned(),
-        Some(timeout),
-        Budget::unlimited(),
-    );
+    let run = warehouse.fetch_rows(sql.to_owned(), Some(timeout), Budget::unlimited());
     within(timeout, run).await
 }
 
@@ -474,6 +286,66 @@ mod tests {
         }
         let compiled = query("SELECT strftime('%Y', 'now') AS y, COUNT(*) AS n FROM notes");
         assert!(execute(&warehouse, &compiled, TIMEOUT).await.is_ok());
+    }
+
+    #[tokio::test]
+    async fn a_value_that_would_end_its_literal_early_never_runs() {
+        let warehouse = notes(3, 10).await;
+        let mut compiled = query("SELECT id FROM notes WHERE body = 'x'");
+        let _ = sqlparser::ast::visit_expressions_mut(&mut compiled.query, |expr| {
+            if let Expr::Value(value) = expr {
+                // Printed as '\' OR 1=1 -- ': on SQLite the literal is `\`
+                // and the rest is SQL that would match every note.
+                value.value = Value::SingleQuotedString(r"\' OR 1=1 -- ".to_owned());
+            }
+            std::ops::ControlFlow::<()>::Continue(())
+        });
+        let outcome = execute(&warehouse, &compiled, TIMEOUT).await;
+        assert!(
+            matches!(
+                outcome,
+                Err(ExecuteError::Refused(SqlRejection::Unfaithful))
+            ),
+            "{outcome:?}"
+        );
+    }
+
+    #[test]
+    fn values_that_would_not_read_back_as_themselves_are_refused() {
+        let with_value = |dialect: Dialect, text: &str| {
+            let mut query =
+                sql::parse_select(dialect, "SELECT n FROM t WHERE label = 'x'").unwrap();
+            let _ = sqlparser::ast::visit_expressions_mut(&mut query, |expr| {
+                if let Expr::Value(value) = expr {
+                    value.value = Value::SingleQuotedString(text.to_owned());
+                }
+                std::ops::ControlFlow::<()>::Continue(())
+            });
+            faithful_text(&query, dialect)
+        };
+        for dialect in [Dialect::Sqlite, Dialect::Postgres, Dialect::MySql] {
+            for ordinary in ["O'Brien", "'quoted'", "Pérez", "50% off", "a;b -- c"] {
+                let text = with_value(dialect, ordinary).unwrap();
+                assert!(text.contains(&ordinary.replace('\'', "''")), "{text}");
+            }
+            for (value, why) in [
+                (r"\' OR 1=1 -- ", "a quote after a backslash is not doubled"),
+                ("it''s", "two quotes in a row are not doubled"),
+                (
+                    r"C:\",
+                    "a trailing backslash escapes the closing quote in MySQL",
+                ),
+            ] {
+                if dialect != Dialect::MySql && why.contains("MySQL") {
+                    continue;
+                }
+                assert_eq!(
+                    with_value(dialect, value),
+                    Err(SqlRejection::Unfaithful),
+                    "{dialect:?} {value}: {why}"
+                );
+            }
+        }
     }
 
     #[test]

@@ -1,9 +1,11 @@
-//! Loads a folder of CSV exports into a SQLite or PostgreSQL database, one
-//! table per file, because data teams try tools on CSV exports first.
+//! Loads a folder of CSV exports into a SQLite, PostgreSQL, MySQL or MariaDB
+//! database, one table per file, because data teams try tools on CSV exports
+//! first.
 //!
 //! Each file is read twice, streaming: once to infer column types and find a
 //! primary key, once to insert. A file's table is written in one transaction,
-//! so a failure leaves no half-loaded table behind.
+//! so a failure leaves no half-loaded table behind (on MySQL, where creating
+//! a table commits, the table is dropped again).
 
 use crate::ontology::bootstrap::snake_case;
 use sqlparser::ast::Ident;
@@ -16,7 +18,7 @@ use std::time::{Duration, Instant};
 #[derive(Debug, thiserror::Error)]
 pub enum CsvLoadError {
     #[error(
-        "Cassis can load CSV files only into sqlite://PATH or postgres://... databases, not `{0}`"
+        "Cassis can load CSV files only into sqlite://PATH, postgres://... or mysql://... databases, not `{0}`"
     )]
     UnsupportedUrl(String),
     #[error("cannot read {path}: {source}")]
@@ -44,7 +46,8 @@ pub enum CsvLoadError {
 
 #[derive(Clone, Debug, Default)]
 pub struct LoadOptions {
-    /// PostgreSQL schema to create the tables in (created when missing).
+    /// PostgreSQL schema (MySQL database) to create the tables in, created
+    /// when missing.
     pub schema: Option<String>,
     /// `raceId` becomes `race_id`, `Race Results.csv` becomes `race_results`.
     pub snake_case: bool,
@@ -111,8 +114,42 @@ fn merge(seen: Option<ColumnType>, value: ColumnType) -> ColumnType {
     }
 }
 
-fn quoted(identifier: &str) -> String {
-    Ident::with_quote('"', identifier).to_string()
+/// The database a URL opens, as far as loading differs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Engine {
+    Sqlite,
+    Postgres,
+    MySql,
+}
+
+impl Engine {
+    fn of_url(url: &str) -> Option<Engine> {
+        match crate::project::Dialect::of_url(url)? {
+            crate::project::Dialect::Sqlite => Some(Engine::Sqlite),
+            crate::project::Dialect::Postgres => Some(Engine::Postgres),
+            crate::project::Dialect::MySql => Some(Engine::MySql),
+            _ => None,
+        }
+    }
+
+    /// An identifier as the engine reads it: MySQL reads `"x"` as a string.
+    fn quoted(self, identifier: &str) -> String {
+        let quote = if self == Engine::MySql { '`' } else { '"' };
+        Ident::with_quote(quote, identifier).to_string()
+    }
+
+    fn column_type(self, column: ColumnType, key: bool) -> &'static str {
+        match (column, self) {
+            (ColumnType::Integer, _) => "BIGINT",
+            (ColumnType::Real, Engine::Postgres) => "DOUBLE PRECISION",
+            (ColumnType::Real, Engine::MySql) => "DOUBLE",
+            (ColumnType::Real, Engine::Sqlite) => "REAL",
+            (ColumnType::Date, _) => "DATE",
+            // MySQL indexes TEXT only by a prefix, so a text key has a length.
+            (ColumnType::Text, Engine::MySql) if key => "VARCHAR(255)",
+            (ColumnType::Text, _) => "TEXT",
+        }
+    }
 }
 
 /// Loads every `*.csv` file in `dir`, in name order, calling `progress` after each.
@@ -122,12 +159,11 @@ pub async fn load_csv_dir(
     options: &LoadOptions,
     progress: &mut dyn FnMut(&LoadedTable),
 ) -> Result<Vec<LoadedTable>, CsvLoadError> {
-    let postgres = url.starts_with("postgres://") || url.starts_with("postgresql://");
-    if !postgres && !url.starts_with("sqlite:") {
+    let Some(engine) = Engine::of_url(url) else {
         return Err(CsvLoadError::UnsupportedUrl(crate::project::redact_url(
             url,
         )));
-    }
+    };
     let io = |source| CsvLoadError::Io {
         path: dir.to_owned(),
         source,
@@ -148,7 +184,7 @@ pub async fn load_csv_dir(
     }
 
     sqlx::any::install_default_drivers();
-    let url = if postgres || url.contains("mode=") {
+    let url = if engine != Engine::Sqlite || url.contains("mode=") {
         url.to_owned()
     } else {
         format!("{url}?mode=rwc")
@@ -158,8 +194,8 @@ pub async fn load_csv_dir(
         .connect(&url)
         .await
         .map_err(CsvLoadError::Connect)?;
-    if let (true, Some(schema)) = (postgres, &options.schema) {
-        let sql = format!("CREATE SCHEMA IF NOT EXISTS {}", quoted(schema));
+    if let (Engine::Postgres | Engine::MySql, Some(schema)) = (engine, &options.schema) {
+        let sql = format!("CREATE SCHEMA IF NOT EXISTS {}", engine.quoted(schema));
         sqlx::query(AssertSqlSafe(sql))
             .execute(&pool)
             .await
@@ -170,7 +206,7 @@ pub async fn load_csv_dir(
     }
     let mut loaded = Vec::new();
     for file in files {
-        let table = load_file(&pool, postgres, &file, options).await?;
+        let table = load_file(&pool, engine, &file, options).await?;
         progress(&table);
         loaded.push(table);
     }
@@ -264,7 +300,7 @@ fn infer_shape(path: &Path, options: &LoadOptions) -> Result<Shape, CsvLoadError
 
 async fn load_file(
     pool: &AnyPool,
-    postgres: bool,
+    engine: Engine,
     path: &Path,
     options: &LoadOptions,
 ) -> Result<LoadedTable, CsvLoadError> {
@@ -279,11 +315,14 @@ async fn load_file(
     } else {
         stem
     };
-    let table = match (&options.schema, postgres) {
-        (Some(schema), true) => format!("{}.{}", quoted(schema), quoted(&table_name)),
+    let quoted = |name: &str| engine.quoted(name);
+    let table = match (&options.schema, engine) {
+        (Some(schema), Engine::Postgres | Engine::MySql) => {
+            format!("{}.{}", quoted(schema), quoted(&table_name))
+        }
         _ => quoted(&table_name),
     };
-    let shown = table.replace('"', "");
+    let shown = table.replace(['"', '`'], "");
     let write = |source| CsvLoadError::Write {
         table: shown.clone(),
         source,
@@ -300,14 +339,9 @@ async fn load_file(
         .columns
         .iter()
         .zip(&shape.types)
-        .map(|(name, t)| {
-            let sql_type = match (t, postgres) {
-                (ColumnType::Integer, _) => "BIGINT",
-                (ColumnType::Real, true) => "DOUBLE PRECISION",
-                (ColumnType::Real, false) => "REAL",
-                (ColumnType::Date, _) => "DATE",
-                (ColumnType::Text, _) => "TEXT",
-            };
+        .enumerate()
+        .map(|(i, (name, t))| {
+            let sql_type = engine.column_type(*t, shape.primary_key == Some(i));
             format!("{} {sql_type}", quoted(name))
         })
         .chain(
@@ -316,7 +350,14 @@ async fn load_file(
                 .map(|i| format!("PRIMARY KEY ({})", quoted(&shape.columns[i]))),
         )
         .collect();
-    let create = format!("CREATE TABLE {table} ({})", definitions.join(", "));
+    // MySQL's tables take the server's default character set, often latin1:
+    // names from anywhere in the world need utf8mb4.
+    let charset = if engine == Engine::MySql {
+        " DEFAULT CHARSET = utf8mb4"
+    } else {
+        ""
+    };
+    let create = format!("CREATE TABLE {table} ({}){charset}", definitions.join(", "));
     if let Err(source) = sqlx::query(AssertSqlSafe(create)).execute(&mut *tx).await {
         let exists = source
             .as_database_error()
@@ -353,9 +394,11 @@ async fn load_file(
                             let n = r * per_row + c + 1;
                             // SQLite looks `$N` up by name, linearly, which makes
                             // a statement with thousands of them quadratic; `?` is not.
-                            match shape.types[c] {
-                                ColumnType::Date if postgres => format!("CAST(${n} AS DATE)"),
-                                _ if postgres => format!("${n}"),
+                            match (shape.types[c], engine) {
+                                (ColumnType::Date, Engine::Postgres) => {
+                                    format!("CAST(${n} AS DATE)")
+                                }
+                                (_, Engine::Postgres) => format!("${n}"),
                                 _ => "?".to_owned(),
                             }
                         })
@@ -382,7 +425,17 @@ async fn load_file(
                     };
                 }
             }
-            query.execute(&mut *tx).await.map_err(write)?;
+            if let Err(source) = query.execute(&mut *tx).await {
+                drop(tx);
+                if engine == Engine::MySql {
+                    // CREATE TABLE committed; the rollback kept only the table.
+                    let drop_table = format!("DROP TABLE IF EXISTS {table}");
+                    if let Err(error) = sqlx::query(AssertSqlSafe(drop_table)).execute(pool).await {
+                        tracing::warn!(%error, table = %shown, "dropping a half-loaded table failed");
+                    }
+                }
+                return Err(write(source));
+            }
             rows += batch.len() as u64;
             batch.clear();
         }

@@ -3,6 +3,7 @@
 use super::{HousekeepingBudget, Warehouse, WarehouseError};
 use crate::ontology::DataType;
 use crate::ontology::bootstrap::{Catalog, ColumnSchema, ForeignKey, TableSchema, data_type_of};
+use crate::project::Dialect;
 use sqlparser::ast::Ident;
 use sqlx::{AssertSqlSafe, PgPool, Row, SqlitePool};
 use std::time::Duration;
@@ -176,6 +177,14 @@ pub(super) async fn sample_known_values(
     catalog: &mut Catalog,
 ) -> Result<(), WarehouseError> {
     let budget = HousekeepingBudget::start();
+    let dialect = warehouse.dialect();
+    let quoted = |name: &str| quoted(dialect, name);
+    // MySQL has no TEXT type to cast to; CHAR is its text.
+    let text = if dialect == Dialect::MySql {
+        "CHAR"
+    } else {
+        "TEXT"
+    };
     for table in &mut catalog.tables {
         let from = match &table.schema {
             Some(schema) => format!("{}.{}", quoted(schema), quoted(&table.name)),
@@ -193,7 +202,7 @@ pub(super) async fn sample_known_values(
             // Identifiers are quoted by the SQL library; nothing else is spliced.
             let count_sql = format!("SELECT COUNT(DISTINCT {col}) AS n FROM {from}");
             let values_sql = format!(
-                "SELECT DISTINCT CAST({col} AS TEXT) AS v FROM {from} WHERE {col} IS NOT NULL ORDER BY 1 LIMIT {MAX_KNOWN_VALUES}"
+                "SELECT DISTINCT CAST({col} AS {text}) AS v FROM {from} WHERE {col} IS NOT NULL ORDER BY 1 LIMIT {MAX_KNOWN_VALUES}"
             );
             let distinct = match warehouse.first_column(count_sql, timeout).await {
                 Ok(rows) => rows
@@ -239,6 +248,12 @@ impl Warehouse {
                     .iter()
                     .map(text_of_first)
                     .collect(),
+                Warehouse::MySql(source) => source
+                    .fetch_all(sql, timeout)
+                    .await?
+                    .iter()
+                    .map(text_of_first)
+                    .collect(),
             }
         };
         match tokio::time::timeout(timeout, read).await {
@@ -262,8 +277,10 @@ where
         .or_else(|_| row.try_get::<i64, _>(0).map(|n| n.to_string()))
 }
 
-fn quoted(identifier: &str) -> String {
-    Ident::with_quote('"', identifier).to_string()
+/// An identifier as the source reads it: MySQL reads `"x"` as a string.
+fn quoted(dialect: Dialect, identifier: &str) -> String {
+    let quote = if dialect == Dialect::MySql { '`' } else { '"' };
+    Ident::with_quote(quote, identifier).to_string()
 }
 
 #[cfg(test)]

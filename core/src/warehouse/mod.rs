@@ -1,9 +1,13 @@
 //! Connections to the data sources Cassis answers from. Every connection is
 //! read-only: SQLite files are opened read-only, PostgreSQL sessions start with
-//! read-only transactions.
+//! read-only transactions, MySQL and MariaDB sessions are read-only.
 
 pub mod csv_load;
 mod introspect;
+pub mod mysql;
+mod rows;
+
+pub use rows::{Budget, FetchError, MAX_CELL_BYTES, MAX_RESULT_BYTES, ResultTooLarge};
 
 use crate::ontology::bootstrap::Catalog;
 use crate::project::{Dialect, redact_url};
@@ -47,9 +51,11 @@ impl HousekeepingBudget {
 }
 
 /// Whether the source stopped a statement at its deadline: PostgreSQL's
-/// `statement_timeout` (57014) or SQLite's interrupt (9).
+/// `statement_timeout` (57014), SQLite's interrupt (9), or MySQL's and
+/// MariaDB's statement time limits.
 pub(crate) fn is_statement_timeout(error: &sqlx::Error) -> bool {
-    matches!(error, sqlx::Error::Database(e) if matches!(e.code().as_deref(), Some("57014") | Some("9")))
+    mysql::is_statement_timeout(error)
+        || matches!(error, sqlx::Error::Database(e) if matches!(e.code().as_deref(), Some("57014") | Some("9")))
 }
 
 /// Tables a Cassis metadata database holds together.
@@ -60,7 +66,7 @@ const SQLITE_PROGRESS_STEPS: i32 = 10_000;
 
 #[derive(Debug, thiserror::Error)]
 pub enum WarehouseError {
-    #[error("Cassis cannot connect to `{0}`: use sqlite://PATH or postgres://...")]
+    #[error("Cassis cannot connect to `{0}`: use sqlite://PATH, postgres://... or mysql://...")]
     UnsupportedUrl(String),
     #[error("cannot connect to the data source: {0}")]
     Connect(#[source] sqlx::Error),
@@ -68,7 +74,9 @@ pub enum WarehouseError {
     Query(#[from] sqlx::Error),
     #[error("the data source did not answer within {} seconds", .0.as_secs())]
     Timeout(Duration),
-    #[error("`{0}` names no user: a PostgreSQL source needs its user (and password) in the URL")]
+    #[error(
+        "`{0}` names no user: a PostgreSQL or MySQL source needs its user (and password) in the URL"
+    )]
     NoUser(String),
     #[error(
         "this is a Cassis metadata database, with its users, sessions and keys: Cassis does not answer questions from it"
@@ -81,6 +89,8 @@ pub enum WarehouseError {
 pub enum Warehouse {
     Sqlite(SqlitePool),
     Postgres(PgPool),
+    /// MySQL or MariaDB.
+    MySql(mysql::MySqlSource),
 }
 
 impl Warehouse {
@@ -117,6 +127,9 @@ impl Warehouse {
                 .await
                 .map_err(WarehouseError::Connect)?;
             Warehouse::Postgres(pool).unless_metadata().await
+        } else if url.starts_with("mysql://") || url.starts_with("mariadb://") {
+            let source = mysql::MySqlSource::connect(url).await?;
+            Warehouse::MySql(source).unless_metadata().await
         } else {
             Err(unsupported())
         }
@@ -152,6 +165,7 @@ impl Warehouse {
                     .fetch_one(pool)
                     .await?
             }
+            Warehouse::MySql(source) => source.metadata_tables_found().await?,
         };
         if found == METADATA_TABLES.len() as i64 {
             self.close().await;
@@ -164,17 +178,19 @@ impl Warehouse {
         match self {
             Warehouse::Sqlite(_) => Dialect::Sqlite,
             Warehouse::Postgres(_) => Dialect::Postgres,
+            Warehouse::MySql(_) => Dialect::MySql,
         }
     }
 
     /// The tables and views, their columns and keys, and a sample of the
     /// values of low-cardinality text columns. `schema` limits PostgreSQL to
-    /// one schema; SQLite has one.
+    /// one schema and MySQL to one database; SQLite has one.
     pub async fn catalog(&self, schema: Option<&str>) -> Result<Catalog, WarehouseError> {
         let read = async {
             match self {
                 Warehouse::Sqlite(pool) => introspect::sqlite_catalog(pool).await,
                 Warehouse::Postgres(pool) => introspect::postgres_catalog(pool, schema).await,
+                Warehouse::MySql(source) => source.catalog(schema).await,
             }
         };
         let mut catalog = tokio::time::timeout(HOUSEKEEPING_TIMEOUT, read)
@@ -197,6 +213,7 @@ impl Warehouse {
         match self {
             Warehouse::Sqlite(pool) => pool.close().await,
             Warehouse::Postgres(pool) => pool.close().await,
+            Warehouse::MySql(source) => source.close().await,
         }
     }
 }

@@ -143,16 +143,67 @@ const POSTGRES: &[&str] = &[
     "localtimestamp",
 ];
 
+/// MySQL's and MariaDB's statistics and scalars (they have no `date_trunc`
+/// or `date_part`). Not `sleep`, `benchmark`, `load_file`, `get_lock`,
+/// `repeat`, `lpad` and the like.
+const MYSQL: &[&str] = &[
+    "stddev",
+    "stddev_pop",
+    "stddev_samp",
+    "std",
+    "variance",
+    "var_pop",
+    "var_samp",
+    "greatest",
+    "least",
+    "ceil",
+    "ceiling",
+    "floor",
+    "sign",
+    "mod",
+    "sqrt",
+    "exp",
+    "ln",
+    "log",
+    "log10",
+    "log2",
+    "pow",
+    "power",
+    "truncate",
+    "ifnull",
+    "if",
+    "year",
+    "month",
+    "day",
+    "dayofmonth",
+    "dayofweek",
+    "quarter",
+    "week",
+    "date",
+    "date_format",
+    "datediff",
+    "timestampdiff",
+    "str_to_date",
+    "curdate",
+    "now",
+    "char_length",
+    "character_length",
+    "left",
+    "right",
+    "locate",
+    "instr",
+];
+
 /// The lists a dialect's queries may call from.
 fn allowlists(dialect: Dialect) -> &'static [&'static [&'static str]] {
     match dialect {
         Dialect::Sqlite => &[COMMON, SQLITE],
         Dialect::Postgres => &[COMMON, STANDARD, POSTGRES],
+        Dialect::MySql => &[COMMON, MYSQL],
         Dialect::Snowflake
         | Dialect::BigQuery
         | Dialect::Databricks
         | Dialect::Redshift
-        | Dialect::MySql
         | Dialect::DuckDb => &[COMMON, STANDARD],
     }
 }

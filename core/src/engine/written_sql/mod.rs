@@ -45,6 +45,10 @@ pub enum SqlRejection {
     GrowingReplace(String),
     #[error("the SQL uses {0}, which Cassis does not check and so does not run")]
     Unsupported(&'static str),
+    #[error(
+        "the SQL holds a text value that its dialect would read differently from what was checked (a backslash or quotes in a row in a value)"
+    )]
+    Unfaithful,
 }
 
 /// Parses `text` and checks it against `ontology`; the result runs like a
@@ -518,6 +522,29 @@ mod tests {
                 "SELECT date_trunc('year', date) AS y FROM races",
                 "date_trunc",
             ),
+            (Dialect::MySql, "SELECT sleep(10) AS s", "sleep"),
+            (
+                Dialect::MySql,
+                "SELECT benchmark(1000000000, md5('x')) AS b",
+                "benchmark",
+            ),
+            (
+                Dialect::MySql,
+                "SELECT load_file('/etc/passwd') AS f",
+                "load_file",
+            ),
+            (Dialect::MySql, "SELECT get_lock('a', 10) AS l", "get_lock"),
+            (
+                Dialect::MySql,
+                "SELECT repeat('x', 1000000000) AS r",
+                "repeat",
+            ),
+            (Dialect::MySql, "SELECT version() AS v", "version"),
+            (
+                Dialect::MySql,
+                "SELECT date_trunc('year', date) AS y FROM public.races",
+                "date_trunc",
+            ),
         ] {
             assert_eq!(
                 refused(dialect, sql),
@@ -525,6 +552,15 @@ mod tests {
                 "{sql}"
             );
         }
+        assert!(
+            check(
+                &ontology,
+                Dialect::MySql,
+                "SELECT ifnull(surname, '') AS s, date_format(dob, '%Y') AS y, \
+                 year(dob) AS born FROM public.drivers"
+            )
+            .is_ok()
+        );
         assert_eq!(
             refused(
                 Dialect::Postgres,

@@ -1,0 +1,277 @@
+//! The Formula 1 setup on MariaDB, as a data team follows it: load the CSV
+//! exports with `cassis warehouse load-csv`, create a project on a user who
+//! may only SELECT, import the F1 ontology, and ask the product pages' three
+//! example questions through MCP. Runs when `CASSIS_TEST_MARIADB_URL` names a
+//! server whose user may create databases and users (`scripts/test` starts
+//! one); skipped otherwise, unless `CASSIS_TEST_MARIADB_REQUIRED` is set.
+
+mod common;
+
+use common::mcp::call_tool;
+use common::session::{call_with, sign_in};
+use common::{
+    ADMIN_EMAIL, ADMIN_PASSWORD, Server, cassis, f1_data, run_with_stdin, stderr, stdout,
+};
+use reqwest::StatusCode;
+use serde_json::json;
+use sqlx::{AssertSqlSafe, Connection, MySqlConnection};
+use std::path::Path;
+
+fn ok(output: std::process::Output) -> (String, String) {
+    assert!(output.status.success(), "{}", stderr(&output));
+    (stdout(&output), stderr(&output))
+}
+
+/// A fresh database and a user who may only read it: the administrator's
+/// URL to it (to load it) and the reader's (to connect the project with).
+async fn fresh_database(admin_url: &str, name: &str) -> (String, String) {
+    let mut admin = MySqlConnection::connect(admin_url)
+        .await
+        .expect("CASSIS_TEST_MARIADB_URL is reachable");
+    // Our own names, not input: safe to splice.
+    for sql in [
+        format!("DROP DATABASE IF EXISTS {name}"),
+        format!("CREATE DATABASE {name}"),
+        format!("DROP USER IF EXISTS '{name}'@'127.0.0.1'"),
+        format!("CREATE USER '{name}'@'127.0.0.1' IDENTIFIED BY 'reader-s3cret'"),
+        format!("GRANT SELECT ON {name}.* TO '{name}'@'127.0.0.1'"),
+    ] {
+        sqlx::raw_sql(AssertSqlSafe(sql))
+            .execute(&mut admin)
+            .await
+            .unwrap();
+    }
+    admin.close().await.unwrap();
+    let (base, _) = admin_url.rsplit_once('/').unwrap();
+    let port = base.rsplit_once(':').unwrap().1;
+    (
+        format!("{base}/{name}"),
+        format!("mysql://{name}:reader-s3cret@127.0.0.1:{port}/{name}"),
+    )
+}
+
+#[tokio::test]
+async fn formula_one_on_mariadb_answers_the_seed_questions_over_mcp() {
+    let Ok(admin_url) = std::env::var("CASSIS_TEST_MARIADB_URL") else {
+        assert!(
+            std::env::var_os("CASSIS_TEST_MARIADB_REQUIRED").is_none(),
+            "MariaDB is required"
+        );
+        return;
+    };
+    let database = format!("cassis_f1_{}", std::process::id());
+    let (loader_url, reader_url) = fresh_database(&admin_url, &database).await;
+    let dir = tempfile::tempdir().unwrap();
+
+    let load_csv = || {
+        cassis(&dir.path().join("unused"))
+            .args(["warehouse", "load-csv", "--warehouse", &loader_url])
+            .args(["--snake-case", "--dir"])
+            .arg(f1_data())
+            .output()
+            .unwrap()
+    };
+    let (out, progress) = ok(load_csv());
+    assert_eq!(out, "loaded 13 tables, 114903 rows\n", "{progress}");
+    assert!(
+        progress.contains(
+            "loaded results.csv into results: 27178 rows, 18 columns, primary key result_id"
+        ),
+        "{progress}"
+    );
+    assert!(!progress.contains("cassis-test"), "{progress}");
+    // Tables hold any name, whatever the server's default character set
+    // (latin1 on this one).
+    let mut admin = MySqlConnection::connect(&loader_url).await.unwrap();
+    let collation: String = sqlx::query_scalar(
+        "SELECT table_collation FROM information_schema.tables \
+         WHERE table_schema = DATABASE() AND table_name = 'drivers'",
+    )
+    .fetch_one(&mut admin)
+    .await
+    .unwrap();
+    admin.close().await.unwrap();
+    assert!(collation.starts_with("utf8mb4"), "{collation}");
+    // Loading again without --replace refuses rather than duplicating rows.
+    let again = load_csv();
+    assert_eq!(again.status.code(), Some(2));
+    assert!(
+        stderr(&again).contains("already exists: pass --replace"),
+        "{}",
+        stderr(&again)
+    );
+
+    let data = dir.path().join("data");
+    let mut create = cassis(&data);
+    create.args(["user", "create", "--email", ADMIN_EMAIL, "--role", "admin"]);
+    ok(run_with_stdin(create, &format!("{ADMIN_PASSWORD}\n")));
+    let (id, bootstrapped) = ok(cassis(&data)
+        .args(["project", "create", "--name", "F1 on MariaDB"])
+        .args(["--warehouse", &reader_url, "--introspect"])
+        .output()
+        .unwrap());
+    let project = id.trim().to_owned();
+    assert_eq!(project.len(), 36);
+    assert!(
+        bootstrapped.contains("bootstrapped the draft: 13 objects"),
+        "{bootstrapped}"
+    );
+    // The password never comes back: not in logs, not in listings.
+    assert!(!bootstrapped.contains("reader-s3cret"), "{bootstrapped}");
+    let (listed, _) = ok(cassis(&data).args(["project", "list"]).output().unwrap());
+    assert!(listed.contains("mysql (connected)"), "{listed}");
+    assert!(!listed.contains("reader-s3cret"), "{listed}");
+    let (draft, _) = ok(cassis(&data)
+        .args([
+            "ontology",
+            "export",
+            "--project",
+            "F1 on MariaDB",
+            "--draft",
+        ])
+        .output()
+        .unwrap());
+    assert!(
+        draft.contains(&format!("table: {database}.results")),
+        "tables are named with their database: {draft}"
+    );
+    assert!(
+        draft.contains("known_values"),
+        "low-cardinality text columns are sampled: {draft}"
+    );
+
+    // The F1 ontology names PostgreSQL's schema; here the tables are in the
+    // fresh database.
+    let ontology = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/f1/ontology.yaml"),
+    )
+    .unwrap()
+    .replace("table: public.", &format!("table: {database}."));
+    let file = dir.path().join("f1-mariadb.yaml");
+    std::fs::write(&file, ontology).unwrap();
+    let (out, _) = ok(cassis(&data)
+        .args([
+            "ontology",
+            "import",
+            "--project",
+            "F1 on MariaDB",
+            "--publish",
+        ])
+        .arg(&file)
+        .output()
+        .unwrap());
+    assert!(out.contains("published version 1"), "{out}");
+
+    let (key, _) = ok(cassis(&data)
+        .args(["apikey", "create", "--user", ADMIN_EMAIL, "--name", "agent"])
+        .output()
+        .unwrap());
+    let key = key.trim().to_owned();
+    let server = Server::start(&data, |_| {});
+
+    // The admin app's project form connects to it too.
+    let (status, cookie) = sign_in(&server, ADMIN_PASSWORD).await;
+    assert_eq!(status, StatusCode::OK);
+    let cookie = cookie.expect("signed in");
+    let (status, report) = call_with(
+        &server,
+        &cookie,
+        "test_connection",
+        &[("connection_url", reader_url.as_str())],
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{report}");
+    assert!(
+        report.contains("mysql") && report.contains(&format!("{database}.results")),
+        "{report}"
+    );
+    let wrong = reader_url.replace("reader-s3cret", "not-the-password");
+    let (status, refused) = call_with(
+        &server,
+        &cookie,
+        "test_connection",
+        &[("connection_url", wrong.as_str())],
+    )
+    .await;
+    assert_ne!(status, StatusCode::OK);
+    assert!(
+        refused.contains("cannot connect to the data source"),
+        "{refused}"
+    );
+    assert!(!refused.contains("not-the-password"), "{refused}");
+    let (status, created) = call_with(
+        &server,
+        &cookie,
+        "create_project",
+        &[
+            ("name", "F1 from the form"),
+            ("source", "connect"),
+            ("connection_url", reader_url.as_str()),
+            ("bootstrap", "source"),
+        ],
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{created}");
+
+    let projects = call_tool(&server, &key, "list_projects", json!({})).await;
+    let listed = projects["projects"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["id"] == project.as_str())
+        .cloned()
+        .unwrap_or_else(|| panic!("{projects:#}"));
+    assert_eq!(listed["dialect"], "mysql");
+    assert_eq!(listed["data_source_connected"], true);
+    assert!(!projects.to_string().contains("reader-s3cret"));
+
+    let ask = |arguments: serde_json::Value| call_tool(&server, &key, "ask_question", arguments);
+    let wins =
+        ask(json!({"project_id": project, "question": "Who won the most races in 2023?"})).await;
+    assert_eq!(wins["status"], "answered", "{wins:#}");
+    assert_eq!(
+        wins["results"]["rows"],
+        json!([
+            ["Max Verstappen", 19],
+            ["Sergio Pérez", 2],
+            ["Carlos Sainz", 1]
+        ]),
+        "{wins:#}"
+    );
+    assert_eq!(
+        wins["objects_used"],
+        json!([
+            format!("{database}.results"),
+            format!("{database}.drivers"),
+            format!("{database}.races")
+        ])
+    );
+
+    let plan = ask(json!({
+        "project_id": project,
+        "question": "Compare total points scored by all drivers in 2022 vs 2023, including sprint results."
+    }))
+    .await;
+    assert_eq!(plan["status"], "needs_execution", "{plan:#}");
+    let chat = plan["chat_id"].clone();
+    let points =
+        ask(json!({"project_id": project, "chat_id": chat, "execute_pending_plan": true})).await;
+    assert_eq!(points["status"], "answered", "{points:#}");
+    assert_eq!(
+        points["results"]["rows"],
+        json!([[2022, 2350], [2023, 2458]]),
+        "{points:#}"
+    );
+    let by_team = ask(json!({
+        "project_id": project,
+        "chat_id": chat,
+        "question": "Now break it down by constructor for 2023"
+    }))
+    .await;
+    assert_eq!(by_team["status"], "answered", "{by_team:#}");
+    assert_eq!(
+        by_team["results"]["rows"][0],
+        json!(["Red Bull", 860]),
+        "{by_team:#}"
+    );
+}
