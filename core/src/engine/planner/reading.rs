@@ -105,12 +105,14 @@ pub(super) struct Reading {
     dates: Vec<(Op, DateRange)>,
     /// "in descending order": how a list is sorted, true for descending.
     sort: Option<bool>,
-    /// The one metric so far was typed as a verb ("started"): a metric
-    /// right after it ("on pole") is the one meant.
-    verb_metric: bool,
+    /// Where the one metric so far was typed as a verb ("started"): a
+    /// metric right after it ("on pole") is the one meant.
+    verb_at: Option<usize>,
     /// Dates named by a verb ("shipped", "ordered"): what a time in the
     /// question is of, never a grouping of their own.
     verb_dates: Vec<AttributeRef>,
+    /// Of those, the ones typed as a verb ("born", "shipped").
+    dated_by_verb: Vec<AttributeRef>,
     /// "but": what the question excludes is set against what holds.
     contrast: bool,
     /// "how many" anywhere in the question.
@@ -189,7 +191,11 @@ impl Reading {
                         };
                         reading.years.push((op, *n));
                     }
-                    previous_op = None;
+                    // "list the 2024 races": the year qualifies what is
+                    // listed, which is still what "list" asks for.
+                    if !(previous_op == Some(Op::Which) && (1900..=2100).contains(n)) {
+                        previous_op = None;
+                    }
                 }
                 Piece::Ordinal(n) => {
                     reading.ordinals.push(*n);
@@ -268,10 +274,11 @@ impl Reading {
                     // rows the metric counts; "the winners": who they are.
                     // "how many race winners": the words before it in the
                     // counted phrase qualify it.
+                    let qualifier = |p: &Piece| matches!(p, Piece::Concept { entries, .. } if object_of(entries).is_some());
                     let counted = pieces[..index]
                         .iter()
                         .rev()
-                        .find(|p| !matches!(p, Piece::Concept { .. }))
+                        .find(|p| !qualifier(p))
                         .is_some_and(|p| matches!(p, Piece::Op(Op::Count)));
                     if counted {
                         reading.agents_counted = true;
@@ -521,20 +528,20 @@ impl Reading {
                 self.mentioned.extend(self.weak_object.take());
                 self.weak_metric = ambiguous;
                 self.weak_object = object;
+                self.verb_at = typed_as_verb(ontology, m, text).then_some(self.at);
                 return;
             }
-            if self.verb_metric
-                && self.at == self.weak_at + 1
+            if self.verb_at.is_some_and(|at| self.at == at + 1)
                 && self.metrics.len() == 1
                 && !repeated
             {
                 // "started on pole": the verb leads to the measure meant.
                 self.metrics[0] = (m, None);
-                self.verb_metric = false;
+                self.verb_at = None;
                 return;
             }
             if self.metrics.is_empty() {
-                self.verb_metric = text.len() > 4 && !text.contains(' ') && text.ends_with("ed");
+                self.verb_at = typed_as_verb(ontology, m, text).then_some(self.at);
                 self.weak_counted = ambiguous && previous_op == Some(Op::Count);
                 self.weak_at = self.at;
                 self.weak_metric = ambiguous;
@@ -597,6 +604,9 @@ impl Reading {
                     && matches!(x.data_type, DataType::Date | DataType::Timestamp)
                 {
                     self.verb_dates.push(attribute_ref((o, a)));
+                    if text.ends_with("ed") || text == "born" {
+                        self.dated_by_verb.push(attribute_ref((o, a)));
+                    }
                 }
                 self.asked.push(attribute_ref((o, a)));
             }
@@ -1370,7 +1380,10 @@ impl Reading {
             plan.filters.retain(|f| f.attribute != time);
             // A list that names the date still shows it ("races in 2024 with
             // their dates"); a measure is not split by it.
-            let shown = named_date.is_some() && plan.measures.is_empty();
+            // A verb's date ("born in 1980", "shipped in 1996") says which
+            // rows, and is not asked to be shown.
+            let shown = named_date.is_some_and(|d| !self.dated_by_verb.contains(d))
+                && plan.measures.is_empty();
             plan.dimensions
                 .retain(|d| *d != time || groupings.contains(d) || shown);
             plan.filters.push(Filter {
@@ -1661,4 +1674,11 @@ fn time_bound(previous: Option<Op>) -> Op {
         ) => op,
         _ => Op::Only,
     }
+}
+
+/// "started", or "start" where the metric is "starts": a metric named by
+/// its verb, which another metric right after it may complete.
+fn typed_as_verb(ontology: &Ontology, metric: usize, text: &str) -> bool {
+    let bare = ontology.metrics[metric].name.strip_suffix('s') == Some(text);
+    !text.contains(' ') && ((text.len() > 4 && text.ends_with("ed")) || bare)
 }

@@ -1011,3 +1011,41 @@ fn with_an_average_a_thing_after_a_is_what_it_is_per() {
         );
     }
 }
+
+#[test]
+fn verbs_years_and_dates_in_lists() {
+    let (ontology, lexicon) = f1();
+    // "start" where the metric is "starts" is a verb that "from pole" completes.
+    let poles = compiled(
+        &ontology,
+        &lexicon,
+        "how many races did Lewis Hamilton start from pole",
+        Dialect::Sqlite,
+    );
+    assert!(
+        poles.contains("COUNT(DISTINCT rr.race_id)") && poles.contains("rr.grid = 1"),
+        "{poles}"
+    );
+    // A year between "list" and the things listed keeps them listed.
+    let listed = compiled(
+        &ontology,
+        &lexicon,
+        "list the 2024 races with their dates",
+        Dialect::Sqlite,
+    );
+    assert!(
+        listed.starts_with("SELECT DISTINCT r.name AS race_name, r.date AS race_date"),
+        "{listed}"
+    );
+    // "born in 1980" says which drivers; it does not ask for their birthdays.
+    let born = compiled(
+        &ontology,
+        &lexicon,
+        "List the surnames of drivers born in 1980",
+        Dialect::Sqlite,
+    );
+    assert!(
+        born.starts_with("SELECT DISTINCT d.surname AS surname FROM"),
+        "{born}"
+    );
+}
