@@ -316,3 +316,54 @@ fn the_wholesale_question_set_runs_on_the_demo_project() {
     let table = eval(&data, "Wholesale", "wholesale");
     assert!(table.contains("not-answerable         5/5"), "{table}");
 }
+
+#[test]
+fn a_question_the_planner_cannot_read_follows_a_verified_one_up_to_its_year() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    f1_sqlite_project(dir.path(), &data);
+    let asked = "How many hat tricks were there in 2019?";
+    // The planner alone knows no "hat tricks".
+    let before = ask(&data, &[asked]);
+    assert_eq!(before["status"], "not_answerable", "{before:#}");
+
+    // The data team verifies the question for 2018.
+    let ontology = std::fs::read_to_string(dir.path().join("f1-sqlite.yaml")).unwrap();
+    let verified = "verified_questions:\n  - question: How many hat tricks were there in 2018?\n    sql: \
+        SELECT COUNT(*) AS hat_tricks FROM results r JOIN races ra ON ra.race_id = r.race_id \
+        WHERE ra.year = 2018 AND r.position = 1 AND r.grid = 1 AND r.rank = 1\n";
+    let file = dir.path().join("verified.yaml");
+    std::fs::write(
+        &file,
+        ontology.replacen("verified_questions:\n", verified, 1),
+    )
+    .unwrap();
+    let output = cassis(&data)
+        .env("CASSIS_NO_DEMO", "1")
+        .args(["ontology", "import", "--project", "F1", "--publish"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", stderr(&output));
+
+    let after = ask(&data, &[asked]);
+    assert_eq!(after["status"], "answered", "{after:#}");
+    let sql = after["sql"].as_str().unwrap();
+    assert!(
+        sql.contains("ra.year = 2019") && !sql.contains("2018"),
+        "{sql}"
+    );
+    let answer = after["answer"].as_str().unwrap();
+    assert!(
+        answer.contains(
+            "verified question \"How many hat tricks were there in 2018?\", with 2019 for 2018"
+        ),
+        "{answer}"
+    );
+    // One win from pole with the fastest lap in 2019 in this data; none in
+    // 2018, so the figure is 2019's.
+    assert_eq!(after["results"]["rows"], json!([[1]]), "{after:#}");
+    // Words the exemplar does not have are not guessed into it.
+    let other = ask(&data, &["How many hat tricks did Ferrari score in 2019?"]);
+    assert_eq!(other["status"], "not_answerable", "{other:#}");
+}

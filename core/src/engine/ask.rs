@@ -556,9 +556,16 @@ impl Engine {
             let today = Some(now.utc_day());
             return match planner::plan(ontology, &grounding.lexicon, question, last_plan, today) {
                 Planned::Plan(plan) => Planning::Plan { plan, by: None },
-                Planned::NotAnswerable(reason) => Planning::NotAnswerable(format!(
-                    "This project's ontology cannot answer that: {reason}."
-                )),
+                // What the planner cannot read, a verified question that
+                // reads the same up to its values may answer.
+                Planned::NotAnswerable(reason) => {
+                    match self.follow_verified(project, grounding, question, last_plan.is_some()) {
+                        Some(followed) => followed,
+                        None => Planning::NotAnswerable(format!(
+                            "This project's ontology cannot answer that: {reason}."
+                        )),
+                    }
+                }
             };
         };
         let name = model.name().to_owned();
@@ -612,6 +619,58 @@ impl Engine {
         }
     }
 
+    /// The verified question `question` follows, with its SQL adapted and
+    /// checked as any written SQL is. Only a chat's first question: a
+    /// follow-up refines a plan, which a verified question's SQL is not.
+    fn follow_verified(
+        &self,
+        project: &Project,
+        grounding: &Grounding,
+        question: &str,
+        follow_up: bool,
+    ) -> Option<Planning> {
+        if follow_up {
+            return None;
+        }
+        let dialect = dialect_of(project);
+        let followed = planner::follow(
+            &grounding.lexicon,
+            dialect,
+            &grounding.ontology.verified_questions,
+            question,
+        )?;
+        match written_sql::check(&grounding.ontology, dialect, &followed.query.to_string()) {
+            Ok(compiled) => {
+                let with = followed
+                    .substitutions
+                    .iter()
+                    .map(|(new, old)| format!("{new} for {old}"))
+                    .collect::<Vec<_>>()
+                    .join(", ");
+                let explanation = if with.is_empty() {
+                    format!(
+                        "Answered as the verified question \"{}\"",
+                        followed.question
+                    )
+                } else {
+                    format!(
+                        "Answered as the verified question \"{}\", with {with}",
+                        followed.question
+                    )
+                };
+                Some(Planning::Sql {
+                    compiled: Box::new(compiled),
+                    explanation,
+                    by: VERIFIED.to_owned(),
+                })
+            }
+            Err(rejection) => {
+                tracing::warn!(project = %project.id, %rejection, question = %followed.question, "a verified question's SQL, adapted, was refused");
+                None
+            }
+        }
+    }
+
     /// Runs SQL a model wrote (already checked) and words its result.
     async fn answer_written_sql(
         &self,
@@ -637,11 +696,18 @@ impl Engine {
             Ok(results) => results,
             Err(message) => return refusal(&chat.id, AskStatus::Error, message, pinned),
         };
-        let provenance = format!(
-            "{model} wrote this SQL because no plan fit; Cassis checked that it reads only the ontology's tables and ran it read-only."
-        );
+        let provenance = if model == VERIFIED {
+            "Cassis followed the data team's verified SQL, checked that it reads only the ontology's tables and ran it read-only.".to_owned()
+        } else {
+            format!(
+                "{model} wrote this SQL because no plan fit; Cassis checked that it reads only the ontology's tables and ran it read-only."
+            )
+        };
         let answer = match &results {
             Some(results) => format!("{} {provenance}", written_sql_text(explanation, results)),
+            None if model == VERIFIED => format!(
+                "{explanation}. The project's data source is schema-only, so the SQL was not run."
+            ),
             None => format!(
                 "{model} wrote this SQL because no plan fit; the project's data source is schema-only, so it was not run."
             ),
@@ -899,6 +965,9 @@ fn texts(rows: Vec<Vec<serde_json::Value>>) -> Vec<String> {
 }
 
 /// How a question became something to run, or why it did not.
+/// Who "wrote" SQL that came from a verified question.
+const VERIFIED: &str = "a verified question";
+
 enum Planning {
     /// `by` names the model when one planned.
     Plan {

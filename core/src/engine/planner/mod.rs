@@ -5,6 +5,7 @@
 
 mod attributes;
 mod decide;
+mod exemplar;
 mod labels;
 mod reading;
 mod time;
@@ -12,6 +13,7 @@ mod words;
 
 pub use attributes::base_object;
 pub use decide::{settle_routes, variant_assumptions};
+pub use exemplar::{Followed, follow};
 pub use labels::{attribute_label, measure_label, plural};
 
 use self::reading::Reading;
