@@ -226,6 +226,21 @@ impl Reading {
                         continue;
                     }
                     // "by customer region": the customer says whose region.
+                    // "customer Customer#000000001", "driver Max Verstappen":
+                    // the thing's own word before its name only says what the
+                    // name is.
+                    let names = |o: usize, a: usize| {
+                        display_attribute(&ontology.objects[o])
+                            == Some(ontology.objects[o].attributes[a].name.as_str())
+                    };
+                    if let Some(o) = object_of(entries)
+                        && matches!(pieces.get(index + 1), Some(Piece::Concept { entries: next, .. })
+                            if next.iter().all(|e| matches!(e.concept,
+                                Concept::Value { object, attribute, .. } if object == o && names(o, attribute))))
+                    {
+                        reading.mentioned.push(o);
+                        continue;
+                    }
                     // A name after it is a filter ("per race for Max
                     // Verstappen"), not what it qualifies.
                     // Nor is a date ("does a customer place"): a thing's
@@ -435,7 +450,9 @@ impl Reading {
             self.asked.push(entity);
             return;
         }
-        if previous_op == Some(Op::Count)
+        // "how many drivers"; "what percentage of line items": a share of
+        // things no metric counts is of how many there are.
+        if matches!(previous_op, Some(Op::Count | Op::Share))
             && metric.is_none()
             && let Some(o) = object
         {

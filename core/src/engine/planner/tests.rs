@@ -1049,3 +1049,26 @@ fn verbs_years_and_dates_in_lists() {
         "{born}"
     );
 }
+
+#[test]
+fn a_share_of_things_counts_them_and_a_things_word_before_its_name_only_names_it() {
+    let (ontology, lexicon) = wholesale();
+    let share = compiled(
+        &ontology,
+        &lexicon,
+        "What percentage of line items were shipped by AIR?",
+        Dialect::Sqlite,
+    );
+    assert!(
+        share.contains("100.0 * part.line_item_count / NULLIF(whole.line_item_count, 0)"),
+        "{share}"
+    );
+    let (ontology, lexicon) = f1();
+    let wins = compiled(
+        &ontology,
+        &lexicon,
+        "how many wins does driver Max Verstappen have",
+        Dialect::Sqlite,
+    );
+    assert!(wins.starts_with("SELECT COUNT(*) AS wins"), "{wins}");
+}
