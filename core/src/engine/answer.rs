@@ -165,7 +165,12 @@ fn with_space(phrase: &str) -> String {
 pub fn answer_text(ontology: &Ontology, plan: &SemanticPlan, results: &ResultSet) -> String {
     let filters = with_space(&filter_phrase(ontology, plan));
     let rows = &results.rows;
-    let mut text = if rows.is_empty() {
+    let mut text = if let [Measure::Share { part, whole, only }] = plan.measures.as_slice()
+        && let [row] = rows.as_slice()
+        && let [value] = row.as_slice()
+    {
+        share_text(ontology, plan, (part, whole, only), value)
+    } else if rows.is_empty() {
         format!("Nothing matched{filters}: the query ran and returned no rows.")
     } else if plan.measures.is_empty() {
         lookup_text(ontology, plan, results, &filters)
@@ -177,6 +182,36 @@ pub fn answer_text(ontology: &Ontology, plan: &SemanticPlan, results: &ResultSet
         text.push_str(&sentence(&assumption.text));
     }
     text
+}
+
+/// "Orders with priority 1-URGENT as a percentage of orders: 20.13%": the
+/// part's own conditions with the part, the shared ones with the whole.
+fn share_text(
+    ontology: &Ontology,
+    plan: &SemanticPlan,
+    (part, whole, only): (&Measure, &Measure, &[crate::engine::plan::Filter]),
+    value: &Json,
+) -> String {
+    let phrase = |filters: &[crate::engine::plan::Filter]| {
+        with_space(&filter_phrase(
+            ontology,
+            &SemanticPlan {
+                filters: filters.to_vec(),
+                ..SemanticPlan::default()
+            },
+        ))
+    };
+    let figure = match value {
+        Json::Null => "none (the whole is empty)".to_owned(),
+        value => format!("{}%", format_value(value)),
+    };
+    format!(
+        "{}{} as a percentage of {}{}: {figure}.",
+        measure_label(ontology, part),
+        phrase(only),
+        measure_label(ontology, whole).to_lowercase(),
+        phrase(&plan.filters),
+    )
 }
 
 /// The answer to SQL a model wrote, which has no plan to word it by: what
@@ -449,5 +484,41 @@ mod tests {
         assert_eq!(format_value(&json!(860.0)), "860");
         assert_eq!(format_value(&json!(1234.5)), "1,234.5");
         assert_eq!(format_value(&json!("Ferrari")), "Ferrari");
+    }
+
+    #[test]
+    fn a_share_puts_its_own_conditions_with_the_part() {
+        use crate::engine::plan::{
+            AttributeRef, Condition, Filter, Literal, Measure, SemanticPlan,
+        };
+        use crate::engine::response::ResultSet;
+        let ontology =
+            crate::ontology::from_yaml(include_str!("../../../examples/wholesale/ontology.yaml"))
+                .unwrap();
+        let count = Measure::Metric {
+            metric: "order_count".to_owned(),
+            variant: None,
+        };
+        let plan = SemanticPlan {
+            measures: vec![Measure::Share {
+                part: Box::new(count.clone()),
+                whole: Box::new(count),
+                only: vec![Filter {
+                    attribute: AttributeRef::new("order", "order_priority"),
+                    condition: Condition::OneOf(vec![Literal::Text("1-URGENT".to_owned())]),
+                }],
+            }],
+            ..SemanticPlan::default()
+        };
+        let results = ResultSet {
+            columns: vec!["order_count_percentage".to_owned()],
+            rows: vec![vec![serde_json::json!(20.13)]],
+            total_rows: 1,
+            truncated: false,
+        };
+        assert_eq!(
+            super::answer_text(&ontology, &plan, &results),
+            "Orders with priority 1-URGENT as a percentage of orders: 20.13%."
+        );
     }
 }
