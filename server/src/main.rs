@@ -5,7 +5,9 @@ mod clock;
 mod commands;
 mod config;
 mod health;
+mod lifecycle;
 mod mcp;
+mod metrics_endpoint;
 mod oauth;
 mod ontology_export;
 mod page_guard;
@@ -45,6 +47,10 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
             commands::open_store(&settings).await?.close().await;
             println!("the metadata database is up to date");
             Ok(())
+        }
+        Command::Backup { file, force } => commands::backup::back_up(&settings, &file, force).await,
+        Command::Restore { file, force } => {
+            commands::backup::restore(&settings, &file, force).await
         }
         Command::CheckConfig => {
             print!("{}", settings.to_redacted_toml());
