@@ -16,12 +16,12 @@ pub async fn log_request(
     request: Request,
     next: Next,
 ) -> Response {
-    let _in_flight = lifecycle.request();
     let method = request.method().clone();
     // A `Uri` shares its bytes: cloning it does not copy the path, which
     // matters at tens of thousands of MCP calls a second.
     let uri = request.uri().clone();
     let path = uri.path();
+    let _in_flight = lifecycle.request(matches!(path, "/readyz" | "/healthz"));
     let started = Instant::now();
     let response = next.run(request).await;
     let elapsed = started.elapsed().as_secs_f64();

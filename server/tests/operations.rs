@@ -520,3 +520,200 @@ fn the_first_start_gives_back_what_generating_the_demo_took() {
         "{anonymous:.0} MiB anonymous memory idle after the first start"
     );
 }
+
+/// A round-robin TCP proxy, as load balancers work: it checks `/readyz` of
+/// every backend every 50 ms and sends each new connection to the next ready
+/// one (a refused connection is tried on the next; nothing is retried once
+/// bytes went through).
+struct Proxy {
+    url: String,
+    backends: std::sync::Arc<std::sync::Mutex<Vec<String>>>,
+    tasks: [tokio::task::JoinHandle<()>; 2],
+}
+
+impl Proxy {
+    async fn start(backends: Vec<String>) -> Proxy {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let url = format!("http://{}", listener.local_addr().unwrap());
+        let backends = std::sync::Arc::new(std::sync::Mutex::new(backends));
+        let ready = std::sync::Arc::new(std::sync::Mutex::new(Vec::<String>::new()));
+        let checks = tokio::spawn({
+            let (backends, ready) = (backends.clone(), ready.clone());
+            async move {
+                let client = reqwest::Client::builder()
+                    .timeout(Duration::from_millis(200))
+                    .build()
+                    .unwrap();
+                loop {
+                    let list = backends.lock().unwrap().clone();
+                    let mut up = Vec::new();
+                    for backend in list {
+                        let answer = client.get(format!("http://{backend}/readyz")).send().await;
+                        if answer.is_ok_and(|r| r.status() == StatusCode::OK) {
+                            up.push(backend);
+                        }
+                    }
+                    *ready.lock().unwrap() = up;
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                }
+            }
+        });
+        let shared = ready;
+        let task = tokio::spawn(async move {
+            let mut next = 0usize;
+            loop {
+                let Ok((mut inbound, _)) = listener.accept().await else {
+                    return;
+                };
+                next += 1;
+                let order: Vec<String> = {
+                    let list = shared.lock().unwrap();
+                    if list.is_empty() {
+                        continue;
+                    }
+                    (0..list.len())
+                        .map(|i| list[(next + i) % list.len()].clone())
+                        .collect()
+                };
+                tokio::spawn(async move {
+                    for backend in order {
+                        if let Ok(mut outbound) = tokio::net::TcpStream::connect(&backend).await {
+                            let _ =
+                                tokio::io::copy_bidirectional(&mut inbound, &mut outbound).await;
+                            return;
+                        }
+                    }
+                });
+            }
+        });
+        Proxy {
+            url,
+            backends,
+            tasks: [checks, task],
+        }
+    }
+
+    fn set(&self, backends: &[&Server]) {
+        *self.backends.lock().unwrap() = backends
+            .iter()
+            .map(|server| server.url.trim_start_matches("http://").to_owned())
+            .collect();
+    }
+}
+
+impl Drop for Proxy {
+    fn drop(&mut self) {
+        for task in &self.tasks {
+            task.abort();
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_rolling_restart_of_two_instances_loses_no_request() {
+    let dir = tempfile::tempdir().unwrap();
+    // Two instances on one metadata database (SQLite: one machine).
+    let database = format!("sqlite://{}", dir.path().join("shared.sqlite").display());
+    let instance = |name: &str| {
+        let data = dir.path().join(name);
+        let database = database.clone();
+        Server::start(&data, move |command| {
+            command
+                .env("CASSIS_NO_DEMO", "1")
+                .env("CASSIS_DATABASE_URL", &database)
+                .args(["--mcp-calls-per-minute", "0", "--drain-timeout", "10"]);
+        })
+    };
+    let a = instance("a");
+    let b = instance("b");
+    let key = {
+        let output = cassis(&dir.path().join("a"))
+            .env("CASSIS_NO_DEMO", "1")
+            .env("CASSIS_DATABASE_URL", &database)
+            .args([
+                "apikey",
+                "create",
+                "--user",
+                ADMIN_EMAIL,
+                "--name",
+                "rolling",
+            ])
+            .output()
+            .unwrap();
+        assert!(output.status.success(), "{}", stderr(&output));
+        stdout(&output).trim().to_owned()
+    };
+    let proxy = Proxy::start(vec![]).await;
+    proxy.set(&[&a, &b]);
+    // The balancer has seen both ready.
+    tokio::time::sleep(Duration::from_millis(200)).await;
+
+    // Four agents call through the proxy, each call on a new connection,
+    // until told to stop.
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let agents: Vec<_> = (0..4)
+        .map(|_| {
+            let (url, key, stop) = (proxy.url.clone(), key.clone(), stop.clone());
+            tokio::spawn(async move {
+                let client = reqwest::Client::builder()
+                    .pool_max_idle_per_host(0)
+                    .build()
+                    .unwrap();
+                let (mut answered, mut lost) = (0u32, Vec::new());
+                while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                    let sent = client
+                        .post(format!("{url}/mcp/"))
+                        .bearer_auth(&key)
+                        .header("content-type", "application/json")
+                        .header("accept", "application/json, text/event-stream")
+                        .header("mcp-protocol-version", "2025-11-25")
+                        .body(r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"ping"}}"#)
+                        .send()
+                        .await;
+                    match sent {
+                        Ok(response) if response.status() == StatusCode::OK => answered += 1,
+                        Ok(response) => lost.push(format!("status {}", response.status())),
+                        Err(error) => lost.push(format!("{error:?}")),
+                    }
+                }
+                (answered, lost)
+            })
+        })
+        .collect();
+
+    // Three rolling restarts: each instance in turn is replaced by a new one
+    // on the same database, which joins before the old one is stopped.
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let mut running = [a, b];
+    for round in 0..3 {
+        for slot in 0..2 {
+            let fresh = instance(&format!("r{round}s{slot}"));
+            proxy.set(&[&running[0], &running[1], &fresh]);
+            tokio::time::sleep(Duration::from_millis(300)).await;
+            let mut old = std::mem::replace(&mut running[slot], fresh);
+            sigterm(&old);
+            assert_eq!(
+                wait_for_exit(&mut old, Duration::from_secs(15)).code(),
+                Some(0)
+            );
+            proxy.set(&[&running[0], &running[1]]);
+        }
+    }
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+
+    let (mut answered, mut lost) = (0, Vec::new());
+    for agent in agents {
+        let (n, failures) = agent.await.unwrap();
+        answered += n;
+        lost.extend(failures);
+    }
+    assert!(answered > 100, "only {answered} calls were answered");
+    assert!(
+        lost.is_empty(),
+        "{} of {} calls were lost: {:?}",
+        lost.len(),
+        answered as usize + lost.len(),
+        &lost[..lost.len().min(5)]
+    );
+}

@@ -15,6 +15,10 @@ use std::num::NonZeroU32;
 use std::time::{Duration, Instant};
 use tokio::net::TcpListener;
 
+/// No new request for this long during a drain: the load balancer has
+/// stopped sending any, and the listener may close.
+const DRAIN_QUIET: Duration = Duration::from_millis(250);
+
 /// How long the metadata pool may take to close once requests are done.
 const STORE_CLOSE_TIMEOUT: Duration = Duration::from_secs(2);
 
@@ -96,8 +100,11 @@ pub async fn run(settings: Settings) -> anyhow::Result<()> {
     let upkeep = tokio::spawn(crate::metrics_endpoint::upkeep(metrics));
 
     // The drain: on the signal `/readyz` turns 503 while everything is still
-    // served; once the requests in flight at the signal have ended, the
-    // listener closes and the rest finish, all within the drain timeout.
+    // served; once the requests in flight at the signal have ended and no new
+    // one has come for DRAIN_QUIET (a load balancer has taken the instance
+    // out), the listener closes and the rest finish, all within the drain
+    // timeout. Closing while a balancer still sends would reset connections
+    // it has just opened.
     let drain_timeout = Duration::from_secs(settings.drain_timeout);
     let (drain_started_tx, drain_started) = tokio::sync::oneshot::channel::<Instant>();
     let stop_accepting = {
@@ -112,7 +119,11 @@ pub async fn run(settings: Settings) -> anyhow::Result<()> {
                 drain_timeout_secs = drain_timeout.as_secs(),
                 "shutdown requested: not ready any more, finishing in-flight requests"
             );
-            let _ = tokio::time::timeout(drain_timeout, lifecycle.earlier_requests_done()).await;
+            let drained = async {
+                lifecycle.earlier_requests_done().await;
+                lifecycle.quiet_for(DRAIN_QUIET).await;
+            };
+            let _ = tokio::time::timeout(drain_timeout, drained).await;
             tracing::info!(
                 in_flight = lifecycle.in_flight(),
                 "no longer accepting connections"
