@@ -5,10 +5,18 @@
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqliteSynchronous};
 use sqlx::{Connection, SqliteConnection};
 use std::path::{Path, PathBuf};
+use tpchgen::distribution::Distributions;
 use tpchgen::generators::{
     CustomerGenerator, LineItemGenerator, NationGenerator, OrderGenerator, PartGenerator,
     PartSuppGenerator, RegionGenerator, SupplierGenerator,
 };
+use tpchgen::text::TextPool;
+
+/// The size of tpchgen's default text pool (TPC-H's 300 MiB of generated
+/// sentences that comments are cut from): the same size gives the same rows.
+/// The pool is built for one generation and freed after it; tpchgen's
+/// default is a static that would stay resident for the server's lifetime.
+const TEXT_POOL_BYTES: i32 = 300 * 1024 * 1024;
 
 /// The demo project's ontology, published as its first version.
 pub const WHOLESALE_ONTOLOGY: &str = include_str!("../../examples/wholesale/ontology.yaml");
@@ -149,6 +157,11 @@ macro_rules! insert_rows {
 /// Generates the warehouse into `path`, replacing nothing: it writes a
 /// temporary file next to it and renames it into place only when complete, so
 /// an interrupted run never leaves a half-written warehouse behind.
+///
+/// The work runs on a thread of its own that ends with it. Generation needs
+/// TPC-H's 300 MiB text pool; allocated and freed on one thread that then
+/// exits, the allocator hands it back to the system at once, where a block
+/// freed on another thread waits for the thread that allocated it.
 pub async fn generate_warehouse(
     path: &Path,
     scale_factor: f64,
@@ -157,6 +170,43 @@ pub async fn generate_warehouse(
     if !(MIN_SCALE_FACTOR..=MAX_SCALE_FACTOR).contains(&scale_factor) {
         return Err(DemoError::ScaleFactor(scale_factor));
     }
+    let io_error = |source| DemoError::Io {
+        path: path.to_owned(),
+        source,
+    };
+    let (done_tx, mut done) = tokio::sync::mpsc::unbounded_channel::<(&'static str, u64)>();
+    let target = path.to_owned();
+    let worker = std::thread::Builder::new()
+        .name("demo-warehouse".into())
+        .spawn(move || {
+            let runtime = tokio::runtime::Builder::new_current_thread()
+                .enable_time()
+                .build()
+                .map_err(|source| DemoError::Io {
+                    path: target.clone(),
+                    source,
+                })?;
+            let mut report = |table: &'static str, rows: u64| {
+                let _ = done_tx.send((table, rows));
+            };
+            runtime.block_on(write_warehouse(&target, scale_factor, &mut report))
+        })
+        .map_err(io_error)?;
+    // Ends when the thread drops its sender, that is when it is done.
+    while let Some((table, rows)) = done.recv().await {
+        progress.table_done(table, rows);
+    }
+    match worker.join() {
+        Ok(written) => written,
+        Err(panic) => std::panic::resume_unwind(panic),
+    }
+}
+
+async fn write_warehouse(
+    path: &Path,
+    scale_factor: f64,
+    progress: &mut dyn FnMut(&'static str, u64),
+) -> Result<(), DemoError> {
     let io_error = |source| DemoError::Io {
         path: path.to_owned(),
         source,
@@ -176,25 +226,26 @@ pub async fn generate_warehouse(
     let mut tx = conn.begin().await?;
     sqlx::raw_sql(SCHEMA).execute(&mut *tx).await?;
 
-    let (sf, part, parts) = (scale_factor, 1, 1);
+    let pool = TextPool::new(TEXT_POOL_BYTES, Distributions::static_default());
+    let (sf, part, parts, d, text) = (scale_factor, 1, 1, Distributions::static_default(), &pool);
     let n = insert_rows!(
         tx,
         "INSERT INTO region VALUES ($1, $2, $3)",
-        RegionGenerator::new(sf, part, parts).iter(),
+        RegionGenerator::new_with_distributions_and_text_pool(d, text).iter(),
         |r| [r.r_regionkey, r.r_name, r.r_comment]
     );
-    progress.table_done("region", n);
+    progress("region", n);
     let n = insert_rows!(
         tx,
         "INSERT INTO nation VALUES ($1, $2, $3, $4)",
-        NationGenerator::new(sf, part, parts).iter(),
+        NationGenerator::new_with_distributions_and_text_pool(d, text).iter(),
         |r| [r.n_nationkey, r.n_name, r.n_regionkey, r.n_comment]
     );
-    progress.table_done("nation", n);
+    progress("nation", n);
     let n = insert_rows!(
         tx,
         "INSERT INTO part VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
-        PartGenerator::new(sf, part, parts).iter(),
+        PartGenerator::new_with_distributions_and_text_pool(sf, part, parts, d, text).iter(),
         |r| [
             r.p_partkey,
             r.p_name.to_string(),
@@ -207,11 +258,11 @@ pub async fn generate_warehouse(
             r.p_comment
         ]
     );
-    progress.table_done("part", n);
+    progress("part", n);
     let n = insert_rows!(
         tx,
         "INSERT INTO supplier VALUES ($1, $2, $3, $4, $5, $6, $7)",
-        SupplierGenerator::new(sf, part, parts).iter(),
+        SupplierGenerator::new_with_distributions_and_text_pool(sf, part, parts, d, text).iter(),
         |r| [
             r.s_suppkey,
             r.s_name.to_string(),
@@ -222,11 +273,11 @@ pub async fn generate_warehouse(
             r.s_comment.clone()
         ]
     );
-    progress.table_done("supplier", n);
+    progress("supplier", n);
     let n = insert_rows!(
         tx,
         "INSERT INTO partsupp VALUES ($1, $2, $3, $4, $5)",
-        PartSuppGenerator::new(sf, part, parts).iter(),
+        PartSuppGenerator::new_with_text_pool(sf, part, parts, text).iter(),
         |r| [
             r.ps_partkey,
             r.ps_suppkey,
@@ -235,11 +286,11 @@ pub async fn generate_warehouse(
             r.ps_comment
         ]
     );
-    progress.table_done("partsupp", n);
+    progress("partsupp", n);
     let n = insert_rows!(
         tx,
         "INSERT INTO customer VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
-        CustomerGenerator::new(sf, part, parts).iter(),
+        CustomerGenerator::new_with_distributions_and_text_pool(sf, part, parts, d, text).iter(),
         |r| [
             r.c_custkey,
             r.c_name.to_string(),
@@ -251,11 +302,11 @@ pub async fn generate_warehouse(
             r.c_comment
         ]
     );
-    progress.table_done("customer", n);
+    progress("customer", n);
     let n = insert_rows!(
         tx,
         "INSERT INTO orders VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
-        OrderGenerator::new(sf, part, parts).iter(),
+        OrderGenerator::new_with_distributions_and_text_pool(sf, part, parts, d, text).iter(),
         |r| [
             r.o_orderkey,
             r.o_custkey,
@@ -268,11 +319,11 @@ pub async fn generate_warehouse(
             r.o_comment
         ]
     );
-    progress.table_done("orders", n);
+    progress("orders", n);
     let n = insert_rows!(
         tx,
         "INSERT INTO lineitem VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)",
-        LineItemGenerator::new(sf, part, parts).iter(),
+        LineItemGenerator::new_with_distributions_and_text_pool(sf, part, parts, d, text).iter(),
         |r| [
             r.l_orderkey,
             r.l_partkey,
@@ -292,10 +343,11 @@ pub async fn generate_warehouse(
             r.l_comment
         ]
     );
-    progress.table_done("lineitem", n);
+    progress("lineitem", n);
 
     tx.commit().await?;
     conn.close().await?;
+    drop(pool);
     std::fs::rename(&partial, path).map_err(io_error)?;
     Ok(())
 }
@@ -310,4 +362,30 @@ fn remove_if_present(path: &Path) -> std::io::Result<()> {
 /// The connection URL Cassis uses to query the demo warehouse: read-only.
 pub fn warehouse_url(path: &Path) -> String {
     format!("sqlite://{}?mode=ro", path.display())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The demo's answers (the Wholesale question set) were written against
+    /// rows cut from tpchgen's default pool: an own pool must give the same.
+    #[test]
+    fn an_own_text_pool_gives_the_rows_of_the_default_one() {
+        let pool = TextPool::new(TEXT_POOL_BYTES, Distributions::static_default());
+        let d = Distributions::static_default();
+        let ours: Vec<String> =
+            LineItemGenerator::new_with_distributions_and_text_pool(0.01, 1, 1, d, &pool)
+                .iter()
+                .step_by(97)
+                .map(|row| row.l_comment.to_owned())
+                .collect();
+        let default: Vec<String> = LineItemGenerator::new(0.01, 1, 1)
+            .iter()
+            .step_by(97)
+            .map(|row| row.l_comment.to_owned())
+            .collect();
+        assert!(ours.len() > 500);
+        assert_eq!(ours, default);
+    }
 }

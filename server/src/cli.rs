@@ -127,6 +127,43 @@ pub struct SettingsArgs {
     )]
     pub oauth_max_unused_clients: Option<usize>,
 
+    /// Networks that may read /metrics without a token, comma-separated CIDRs or addresses; empty for none [default: 127.0.0.0/8,::1]
+    #[arg(
+        long,
+        env = "CASSIS_METRICS_ALLOW",
+        global = true,
+        value_name = "CIDR,..."
+    )]
+    pub metrics_allow: Option<String>,
+
+    /// A bearer token that lets any address read /metrics (at least 16 characters); better set through the environment [default: none]
+    #[arg(
+        long,
+        env = "CASSIS_METRICS_TOKEN",
+        global = true,
+        value_name = "TOKEN",
+        hide_env_values = true
+    )]
+    pub metrics_token: Option<String>,
+
+    /// On SIGTERM: seconds in-flight requests get to finish before the server exits anyway [default: 10]
+    #[arg(
+        long,
+        env = "CASSIS_DRAIN_TIMEOUT",
+        global = true,
+        value_name = "SECONDS"
+    )]
+    pub drain_timeout: Option<u64>,
+
+    /// MCP calls one API key or OAuth grant may make per minute (all at once, then refilled evenly); beyond it 429 with Retry-After; 0 for no limit [default: 600]
+    #[arg(
+        long,
+        env = "CASSIS_MCP_CALLS_PER_MINUTE",
+        global = true,
+        value_name = "N"
+    )]
+    pub mcp_calls_per_minute: Option<u32>,
+
     /// Who turns questions into plans: the built-in planner (offline, deterministic), Claude through the Anthropic Messages API, or any OpenAI-compatible chat completions endpoint; the model's key is read from CASSIS_LLM_API_KEY [default: builtin]
     #[arg(long, env = "CASSIS_PLANNER", global = true, value_enum)]
     pub planner: Option<PlannerKind>,
@@ -161,6 +198,22 @@ pub enum Command {
     Migrate,
     /// Print the effective settings after flags, environment and file, then exit
     CheckConfig,
+    /// Copy the SQLite metadata database to FILE, consistently, while the server runs (PostgreSQL: use pg_dump)
+    Backup {
+        /// Where to write the copy
+        file: PathBuf,
+        /// Replace FILE if it exists
+        #[arg(long)]
+        force: bool,
+    },
+    /// Replace the SQLite metadata database by a backup, after checking it; the server must be stopped
+    Restore {
+        /// A file `cassis backup` wrote
+        file: PathBuf,
+        /// Replace the existing metadata database
+        #[arg(long)]
+        force: bool,
+    },
     /// Manage users
     #[command(subcommand)]
     User(UserCommand),

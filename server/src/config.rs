@@ -17,6 +17,14 @@ const MIN_ONTOLOGY_BYTES: usize = 64 * 1024;
 const MAX_ONTOLOGY_BYTES: usize = 256 * 1024 * 1024;
 
 pub const DEFAULT_ADDR: &str = "127.0.0.1:3000";
+/// Loopback only: a scraper on the same machine or a sidecar.
+pub const DEFAULT_METRICS_ALLOW: &str = "127.0.0.0/8,::1";
+pub const DEFAULT_DRAIN_TIMEOUT: u64 = 10;
+/// Ten a second on average for one agent: far above what a person's agent
+/// asks, low enough that a loop in one cannot take the server from others.
+pub const DEFAULT_MCP_CALLS_PER_MINUTE: u32 = 600;
+/// Shorter tokens are guessable over enough scrapes.
+const MIN_METRICS_TOKEN_CHARS: usize = 16;
 pub const DEFAULT_DATA_DIR: &str = "cassis-data";
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
@@ -81,6 +89,10 @@ struct FileSettings {
     llm_model: Option<String>,
     llm_name: Option<String>,
     llm_timeout: Option<u64>,
+    metrics_allow: Option<String>,
+    metrics_token: Option<String>,
+    drain_timeout: Option<u64>,
+    mcp_calls_per_minute: Option<u32>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -109,6 +121,15 @@ pub struct Settings {
     pub planner: PlannerKind,
     /// Set when `planner` is a model.
     pub model: Option<ModelSettings>,
+    /// Networks that may read /metrics without the token.
+    pub metrics_allow: Vec<ipnet::IpNet>,
+    /// Lets any address read /metrics; never printed.
+    #[serde(skip)]
+    pub metrics_token: Option<String>,
+    /// Seconds in-flight requests get on SIGTERM.
+    pub drain_timeout: u64,
+    /// MCP calls per credential per minute; 0 for no limit.
+    pub mcp_calls_per_minute: u32,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -146,6 +167,12 @@ pub enum ConfigError {
     LlmTimeout(u64),
     #[error("the model's HTTP client could not start: {0}")]
     LlmClient(String),
+    #[error("--metrics-allow: `{0}` is not a network (such as 10.0.0.0/8) or an address")]
+    MetricsAllow(String),
+    #[error("the metrics token must have at least {MIN_METRICS_TOKEN_CHARS} characters")]
+    MetricsToken,
+    #[error("the drain timeout must be between 1 and 3600 seconds, not {0}")]
+    DrainTimeout(u64),
     #[error("the demo scale factor must be between {min} and {max}, not {value}", min = demo::MIN_SCALE_FACTOR, max = demo::MAX_SCALE_FACTOR)]
     DemoScaleFactor { value: f64 },
 }
@@ -221,6 +248,34 @@ impl Settings {
         if oauth_max_unused_clients == 0 {
             return Err(ConfigError::OAuthMaxUnusedClients(oauth_max_unused_clients));
         }
+        let metrics_allow = parse_networks(
+            args.metrics_allow
+                .as_deref()
+                .or(file.metrics_allow.as_deref())
+                .unwrap_or(DEFAULT_METRICS_ALLOW),
+        )?;
+        let metrics_token = args
+            .metrics_token
+            .clone()
+            .or(file.metrics_token)
+            .map(|token| token.trim().to_owned());
+        if metrics_token
+            .as_ref()
+            .is_some_and(|token| token.chars().count() < MIN_METRICS_TOKEN_CHARS)
+        {
+            return Err(ConfigError::MetricsToken);
+        }
+        let drain_timeout = args
+            .drain_timeout
+            .or(file.drain_timeout)
+            .unwrap_or(DEFAULT_DRAIN_TIMEOUT);
+        if !(1..=3600).contains(&drain_timeout) {
+            return Err(ConfigError::DrainTimeout(drain_timeout));
+        }
+        let mcp_calls_per_minute = args
+            .mcp_calls_per_minute
+            .or(file.mcp_calls_per_minute)
+            .unwrap_or(DEFAULT_MCP_CALLS_PER_MINUTE);
         let planner = args.planner.or(file.planner).unwrap_or_default();
         let model = match planner {
             PlannerKind::Builtin => None,
@@ -267,6 +322,10 @@ impl Settings {
         Ok(Settings {
             planner,
             model,
+            metrics_allow,
+            metrics_token,
+            drain_timeout,
+            mcp_calls_per_minute,
             max_query_cost,
             oauth_max_unused_clients,
             insecure_mcp_without_auth: args.insecure_mcp_without_auth,
@@ -336,6 +395,20 @@ fn provider_of(planner: PlannerKind) -> Option<LlmProvider> {
         PlannerKind::Anthropic => Some(LlmProvider::Anthropic),
         PlannerKind::Openai => Some(LlmProvider::Openai),
     }
+}
+
+/// Comma-separated networks; a bare address is a network of one.
+fn parse_networks(list: &str) -> Result<Vec<ipnet::IpNet>, ConfigError> {
+    list.split(',')
+        .map(str::trim)
+        .filter(|item| !item.is_empty())
+        .map(|item| {
+            item.parse::<ipnet::IpNet>()
+                .or_else(|_| item.parse::<std::net::IpAddr>().map(ipnet::IpNet::from))
+                .map(|net| net.trunc())
+                .map_err(|_| ConfigError::MetricsAllow(item.to_owned()))
+        })
+        .collect()
 }
 
 fn read_file(path: &Path) -> Result<FileSettings, ConfigError> {
@@ -479,6 +552,41 @@ mod tests {
             Settings::resolve(&args),
             Err(ConfigError::DemoScaleFactor { .. })
         ));
+    }
+
+    #[test]
+    fn metrics_are_for_loopback_unless_configured() {
+        let settings = Settings::resolve(&SettingsArgs::default()).unwrap();
+        assert_eq!(
+            settings.metrics_allow,
+            vec![
+                "127.0.0.0/8".parse::<ipnet::IpNet>().unwrap(),
+                "::1/128".parse().unwrap()
+            ]
+        );
+        let (args, _dir) = args_with_file(
+            "metrics_allow = \"10.1.2.3, 192.168.0.0/16\"\nmetrics_token = \"a-token-long-enough\"\n",
+        );
+        let settings = Settings::resolve(&args).unwrap();
+        assert_eq!(settings.metrics_allow.len(), 2);
+        assert_eq!(settings.metrics_allow[0].to_string(), "10.1.2.3/32");
+        assert!(
+            !settings.to_redacted_toml().contains("a-token-long-enough"),
+            "the token is never printed"
+        );
+        for (allow, token) in [(Some("10.0.0.0/33"), None), (None, Some("short"))] {
+            let args = SettingsArgs {
+                metrics_allow: allow.map(Into::into),
+                metrics_token: token.map(Into::into),
+                ..Default::default()
+            };
+            assert!(Settings::resolve(&args).is_err(), "{allow:?} {token:?}");
+        }
+        let none = SettingsArgs {
+            metrics_allow: Some(String::new()),
+            ..Default::default()
+        };
+        assert!(Settings::resolve(&none).unwrap().metrics_allow.is_empty());
     }
 
     #[test]

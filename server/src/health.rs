@@ -1,4 +1,5 @@
-//! `/healthz`: the process answers. `/readyz`: and it can reach its database.
+//! `/healthz`: the process answers. `/readyz`: and it can reach its database
+//! and is not draining for a shutdown.
 
 use crate::router::AppState;
 use axum::Json;
@@ -11,6 +12,13 @@ pub async fn live() -> Json<Value> {
 }
 
 pub async fn ready(State(state): State<AppState>) -> (StatusCode, Json<Value>) {
+    // Checked first: a draining server is going away whatever its database.
+    if state.lifecycle.is_draining() {
+        return (
+            StatusCode::SERVICE_UNAVAILABLE,
+            Json(json!({ "status": "draining", "reason": "the server is shutting down" })),
+        );
+    }
     match state.store().ping().await {
         Ok(()) => (StatusCode::OK, Json(json!({ "status": "ready" }))),
         Err(error) => {
@@ -74,7 +82,11 @@ mod tests {
             key_cache: Default::default(),
             audit: crate::mcp::AuditLog::start(store.clone()).0,
             oauth: Default::default(),
+            metrics: Default::default(),
+            lifecycle: Default::default(),
+            mcp_limit: None,
         });
+        let lifecycle = state.lifecycle.clone();
         let router = app(state);
         assert_eq!(get(router.clone(), "/readyz").await.0, StatusCode::OK);
 
@@ -86,8 +98,13 @@ mod tests {
             "{body}"
         );
         assert_eq!(
-            get(router, "/healthz").await,
+            get(router.clone(), "/healthz").await,
             (StatusCode::OK, r#"{"status":"ok"}"#.to_owned())
         );
+
+        lifecycle.start_draining();
+        let (status, body) = get(router, "/readyz").await;
+        assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE);
+        assert!(body.contains("draining"), "{body}");
     }
 }

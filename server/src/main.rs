@@ -5,7 +5,9 @@ mod clock;
 mod commands;
 mod config;
 mod health;
+mod lifecycle;
 mod mcp;
+mod metrics_endpoint;
 mod oauth;
 mod ontology_export;
 mod page_guard;
@@ -23,6 +25,14 @@ use std::process::ExitCode;
 
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
+/// Returns memory freed a moment ago to the system now. mimalloc hands back
+/// freed memory a second later, and only when it next allocates or frees;
+/// a server idle after a burst (the demo's generation) would keep it.
+pub fn return_freed_memory() {
+    // SAFETY: mi_collect takes no pointers; it is safe to call at any time.
+    unsafe { libmimalloc_sys::mi_collect(true) }
+}
 
 #[tokio::main]
 async fn main() -> ExitCode {
@@ -45,6 +55,10 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
             commands::open_store(&settings).await?.close().await;
             println!("the metadata database is up to date");
             Ok(())
+        }
+        Command::Backup { file, force } => commands::backup::back_up(&settings, &file, force).await,
+        Command::Restore { file, force } => {
+            commands::backup::restore(&settings, &file, force).await
         }
         Command::CheckConfig => {
             print!("{}", settings.to_redacted_toml());

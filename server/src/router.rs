@@ -1,7 +1,8 @@
 //! The one axum router: health checks, the admin app and its server
 //! functions, wrapped in request logging and a body size cap.
 
-use crate::{health, mcp, oauth, ontology_export, page_guard, request_log};
+use crate::metrics_endpoint::{self, MetricsEndpoint, RouteLabelLayer};
+use crate::{health, lifecycle, mcp, oauth, ontology_export, page_guard, request_log};
 use axum::Router;
 use axum::extract::FromRef;
 use axum::http::{HeaderValue, header};
@@ -48,6 +49,12 @@ pub struct SharedState {
     pub audit: crate::mcp::AuditLog,
     /// Signing keys and the client metadata fetcher of the OAuth server.
     pub oauth: crate::oauth::OAuthState,
+    /// `/metrics`: the recorder and who may read it.
+    pub metrics: MetricsEndpoint,
+    /// Requests in flight and whether the server is draining.
+    pub lifecycle: lifecycle::Lifecycle,
+    /// MCP calls per credential per minute; `None` for no limit.
+    pub mcp_limit: Option<cassis_core::auth::CredentialLimit>,
 }
 
 impl AppState {
@@ -97,6 +104,7 @@ pub fn app(state: AppState) -> Router {
     let routes = Router::new()
         .route("/healthz", get(health::live))
         .route("/readyz", get(health::ready))
+        .route("/metrics", get(metrics_endpoint::scrape))
         .route(
             "/projects/{id}/ontology.yaml",
             get(ontology_export::download),
@@ -104,6 +112,8 @@ pub fn app(state: AppState) -> Router {
         .merge(mcp::router(&state))
         .merge(oauth::router())
         .merge(pages)
+        // Last, so it wraps every route above and the fallback.
+        .layer(RouteLabelLayer)
         .with_state(state.clone());
 
     // Wrapped around the router once rather than added with `Router::layer`,
@@ -111,7 +121,10 @@ pub fn app(state: AppState) -> Router {
     // each request would clone that nest box by box: a tenth of a busy MCP
     // endpoint's time went to it.
     let every_request = ServiceBuilder::new()
-        .layer(middleware::from_fn(request_log::log_request))
+        .layer(middleware::from_fn_with_state(
+            state.lifecycle.clone(),
+            request_log::log_request,
+        ))
         .layer(SetResponseHeaderLayer::if_not_present(
             header::CONTENT_SECURITY_POLICY,
             HeaderValue::from_static(CONTENT_SECURITY_POLICY),

@@ -26,12 +26,33 @@ impl TooMany {
     }
 }
 
-/// A token bucket per client address: `burst` at once, then one per
-/// `period`.
-pub struct AddressLimit {
-    limiter: DefaultKeyedRateLimiter<IpAddr>,
+/// A token bucket per key that forgets refilled keys now and then.
+struct Buckets<K: std::hash::Hash + Eq + Clone> {
+    limiter: DefaultKeyedRateLimiter<K>,
     checks: AtomicU32,
 }
+
+impl<K: std::hash::Hash + Eq + Clone> Buckets<K> {
+    fn new(quota: Quota) -> Self {
+        Self {
+            limiter: DefaultKeyedRateLimiter::keyed(quota),
+            checks: AtomicU32::new(0),
+        }
+    }
+
+    fn check(&self, key: &K) -> Result<(), TooMany> {
+        if self.checks.fetch_add(1, Ordering::Relaxed) % FORGET_EVERY == FORGET_EVERY - 1 {
+            self.limiter.retain_recent();
+        }
+        self.limiter.check_key(key).map_err(|not_until| TooMany {
+            retry_after: not_until.wait_time_from(DefaultClock::default().now()),
+        })
+    }
+}
+
+/// A token bucket per client address: `burst` at once, then one per
+/// `period`.
+pub struct AddressLimit(Buckets<IpAddr>);
 
 impl std::fmt::Debug for AddressLimit {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -44,22 +65,43 @@ impl AddressLimit {
         let quota = Quota::with_period(period)
             .expect("a non-zero period")
             .allow_burst(NonZeroU32::new(burst).expect("a non-zero burst"));
-        Self {
-            limiter: DefaultKeyedRateLimiter::keyed(quota),
-            checks: AtomicU32::new(0),
-        }
+        Self(Buckets::new(quota))
     }
 
     /// Counts one request from `address`, or says how long to wait.
     pub fn check(&self, address: Option<IpAddr>) -> Result<(), TooMany> {
-        if self.checks.fetch_add(1, Ordering::Relaxed) % FORGET_EVERY == FORGET_EVERY - 1 {
-            self.limiter.retain_recent();
+        self.0.check(&limit_key(address))
+    }
+}
+
+/// Calls per minute per credential (an API key, or an OAuth grant whose
+/// access tokens all count together): the whole minute's calls may come at
+/// once, then they refill evenly, so one runaway agent cannot crowd out the
+/// rest.
+pub struct CredentialLimit {
+    buckets: Buckets<uuid::Uuid>,
+    per_minute: NonZeroU32,
+}
+
+impl std::fmt::Debug for CredentialLimit {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CredentialLimit")
+            .field("per_minute", &self.per_minute)
+            .finish_non_exhaustive()
+    }
+}
+
+impl CredentialLimit {
+    pub fn per_minute(calls: NonZeroU32) -> Self {
+        Self {
+            buckets: Buckets::new(Quota::per_minute(calls)),
+            per_minute: calls,
         }
-        self.limiter
-            .check_key(&limit_key(address))
-            .map_err(|not_until| TooMany {
-                retry_after: not_until.wait_time_from(DefaultClock::default().now()),
-            })
+    }
+
+    /// Counts one call made with `credential`, or says how long to wait.
+    pub fn check(&self, credential: uuid::Uuid) -> Result<(), TooMany> {
+        self.buckets.check(&credential)
     }
 }
 
@@ -94,6 +136,22 @@ mod tests {
             limit_key(Some(mapped)),
             "192.0.2.7".parse::<IpAddr>().unwrap()
         );
+    }
+
+    #[test]
+    fn each_credential_has_its_own_minute() {
+        let limit = CredentialLimit::per_minute(NonZeroU32::new(3).unwrap());
+        let (one, other) = (uuid::Uuid::from_u128(1), uuid::Uuid::from_u128(2));
+        for _ in 0..3 {
+            assert!(limit.check(one).is_ok());
+        }
+        let refused = limit.check(one).unwrap_err();
+        // A third of a minute until one more call is allowed.
+        assert!(
+            (1..=20).contains(&refused.retry_after_secs()),
+            "{refused:?}"
+        );
+        assert!(limit.check(other).is_ok());
     }
 
     #[test]

@@ -11,7 +11,7 @@ pub use api_key::{
     API_KEY_PREFIX, ApiKey, ApiKeySecret, InvalidLifetime, hash_key, is_well_formed, key_digest,
     parse_lifetime,
 };
-pub use limits::{AddressLimit, TooMany};
+pub use limits::{AddressLimit, CredentialLimit, TooMany};
 pub use password::{Password, PasswordError, PasswordHash};
 pub use session::{SESSION_LIFETIME, SessionToken, SessionTokenHash};
 pub use throttle::SignInThrottle;
@@ -53,9 +53,10 @@ pub async fn sign_in(
     password: &str,
     now: Timestamp,
 ) -> Result<SignedIn, SignInError> {
-    throttle
-        .admit(address, email)
-        .map_err(SignInError::TooManyAttempts)?;
+    throttle.admit(address, email).map_err(|refused| {
+        metrics::counter!("cassis_sign_in_failures_total", "reason" => "throttled").increment(1);
+        SignInError::TooManyAttempts(refused)
+    })?;
     let credentials = match Email::parse(email) {
         Ok(email) => store.user_credentials(&email).await?,
         Err(_) => None,
@@ -67,6 +68,8 @@ pub async fn sign_in(
     let matches = throttle.verify(hash, password).await;
     throttle.record(email, matches);
     let Some(user) = user.filter(|user| matches && user.disabled_at.is_none()) else {
+        metrics::counter!("cassis_sign_in_failures_total", "reason" => "invalid_credentials")
+            .increment(1);
         return Err(SignInError::InvalidCredentials);
     };
     let token = SessionToken::generate();

@@ -167,6 +167,17 @@ impl Engine {
         self.groundings_built.load(Ordering::Relaxed)
     }
 
+    /// The connection pool of every project's data source this engine has
+    /// connected, for the metrics.
+    pub fn warehouse_pools(&self) -> Vec<(Uuid, crate::warehouse::PoolUsage)> {
+        self.warehouses
+            .lock()
+            .expect("not poisoned")
+            .iter()
+            .map(|(project, (_, warehouse))| (*project, warehouse.pool_usage()))
+            .collect()
+    }
+
     /// Drops what the engine holds for a project whose data source changed or
     /// which was deleted: its open pool is closed and its groundings rebuilt
     /// on the next question.
@@ -199,7 +210,7 @@ impl Engine {
             Some(id) if !id.is_empty() => id.to_owned(),
             _ => new_chat_id(now),
         };
-        match self
+        let response = match self
             .turn(caller, client, &request, &chat_id, now, started)
             .await
         {
@@ -214,7 +225,23 @@ impl Engine {
                     None,
                 )
             }
-        }
+        };
+        metrics::histogram!(
+            "cassis_question_duration_seconds",
+            "status" => response.status.as_str(),
+            "planner" => self.planner_label(),
+        )
+        .record(started.elapsed().as_secs_f64());
+        response
+    }
+
+    /// The configured planner, as metrics label it: `builtin` or the model's
+    /// provider.
+    fn planner_label(&self) -> &'static str {
+        self.settings
+            .planner
+            .as_ref()
+            .map_or("builtin", |model| model.provider().as_str())
     }
 
     async fn turn(
@@ -751,7 +778,22 @@ impl Engine {
         let Some(warehouse) = connected else {
             return Ok(None);
         };
-        match execute::execute(&warehouse, compiled, self.settings.question_timeout).await {
+        let started = Instant::now();
+        let executed = execute::execute(&warehouse, compiled, self.settings.question_timeout).await;
+        let outcome = match &executed {
+            Ok(_) => "ok",
+            Err(ExecuteError::Timeout(_)) => "timeout",
+            Err(_) => "error",
+        };
+        // Per project: a slow source shows as that project, not as a slower
+        // Cassis. Project ids are few; the label set stays small.
+        metrics::histogram!(
+            "cassis_warehouse_query_duration_seconds",
+            "project" => project.id.to_string(),
+            "outcome" => outcome,
+        )
+        .record(started.elapsed().as_secs_f64());
+        match executed {
             Ok(results) => Ok(Some(results)),
             Err(ExecuteError::Timeout(limit)) => Err(format!(
                 "The question took longer than the limit of {} and was cancelled; narrow it (a shorter period, fewer groups) and ask again.",

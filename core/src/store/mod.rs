@@ -7,6 +7,7 @@
 //! never drift between them.
 
 mod api_keys;
+pub mod backup;
 mod chats;
 mod oauth;
 mod ontologies;

@@ -93,7 +93,27 @@ pub enum Warehouse {
     MySql(mysql::MySqlSource),
 }
 
+/// How many connections a warehouse pool holds and how many of them are idle.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PoolUsage {
+    pub open: u32,
+    pub idle: usize,
+}
+
 impl Warehouse {
+    pub fn pool_usage(&self) -> PoolUsage {
+        match self {
+            Warehouse::Sqlite(pool) => PoolUsage {
+                open: pool.size(),
+                idle: pool.num_idle(),
+            },
+            Warehouse::Postgres(pool) => PoolUsage {
+                open: pool.size(),
+                idle: pool.num_idle(),
+            },
+        }
+    }
+
     pub async fn connect(url: &str) -> Result<Self, WarehouseError> {
         let unsupported = || WarehouseError::UnsupportedUrl(redact_url(url));
         if url.starts_with("sqlite:") {

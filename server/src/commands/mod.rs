@@ -2,6 +2,7 @@
 
 pub mod apikey;
 pub mod ask;
+pub mod backup;
 pub mod eval;
 pub mod ontology;
 pub mod project;

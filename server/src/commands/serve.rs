@@ -1,19 +1,33 @@
 use super::open_store;
 use crate::clock;
 use crate::config::Settings;
+use crate::lifecycle::Lifecycle;
+use crate::metrics_endpoint::{MetricsAccess, MetricsEndpoint};
 use crate::router::{self, AppState, SharedState};
 use crate::startup::{self, FirstAdmin};
 use anyhow::Context;
 use cassis_app::ssr::AppContext;
+use cassis_core::auth::CredentialLimit;
 use cassis_core::engine::Engine;
 use cassis_core::store::Store;
-use std::time::Duration;
+use std::future::IntoFuture;
+use std::num::NonZeroU32;
+use std::time::{Duration, Instant};
 use tokio::net::TcpListener;
+
+/// No new request for this long during a drain: the load balancer has
+/// stopped sending any, and the listener may close.
+const DRAIN_QUIET: Duration = Duration::from_millis(250);
+
+/// How long the metadata pool may take to close once requests are done.
+const STORE_CLOSE_TIMEOUT: Duration = Duration::from_secs(2);
 
 /// How often ended sessions are swept from the database.
 const SESSION_SWEEP_INTERVAL: Duration = Duration::from_secs(60 * 60);
 
 pub async fn run(settings: Settings) -> anyhow::Result<()> {
+    // Held while serving, so `cassis restore` cannot replace the file.
+    let _serve_lock = cassis_core::store::backup::ServeLock::take(&settings.database_url)?;
     let store = open_store(&settings).await?;
     let org = startup::organization(&store).await?;
     startup::first_admin(&store, &org, FirstAdmin::from_env()).await?;
@@ -46,7 +60,18 @@ pub async fn run(settings: Settings) -> anyhow::Result<()> {
         );
     }
     let (audit, audit_writer) = crate::mcp::AuditLog::start(store.clone());
+    let metrics = crate::metrics_endpoint::install();
+    let lifecycle = Lifecycle::default();
     let state = AppState::new(SharedState {
+        metrics: MetricsEndpoint {
+            handle: Some(metrics.clone()),
+            access: MetricsAccess {
+                allow: settings.metrics_allow.clone(),
+                token: settings.metrics_token.clone(),
+            },
+        },
+        lifecycle: lifecycle.clone(),
+        mcp_limit: NonZeroU32::new(settings.mcp_calls_per_minute).map(CredentialLimit::per_minute),
         mcp_without_auth: settings.insecure_mcp_without_auth,
         key_cache: Default::default(),
         audit,
@@ -72,21 +97,80 @@ pub async fn run(settings: Settings) -> anyhow::Result<()> {
     }
     tracing::info!(addr = %settings.addr, public_url = %settings.public_url, "Cassis is listening");
     let sweeper = tokio::spawn(sweep_sessions(store.clone()));
+    let upkeep = tokio::spawn(crate::metrics_endpoint::upkeep(metrics));
 
-    axum::serve(
+    // The drain: on the signal `/readyz` turns 503 while everything is still
+    // served; once the requests in flight at the signal have ended and no new
+    // one has come for DRAIN_QUIET (a load balancer has taken the instance
+    // out), the listener closes and the rest finish, all within the drain
+    // timeout. Closing while a balancer still sends would reset connections
+    // it has just opened.
+    let drain_timeout = Duration::from_secs(settings.drain_timeout);
+    let (drain_started_tx, drain_started) = tokio::sync::oneshot::channel::<Instant>();
+    let stop_accepting = {
+        let lifecycle = lifecycle.clone();
+        async move {
+            shutdown_signal().await;
+            let started = Instant::now();
+            lifecycle.start_draining();
+            let _ = drain_started_tx.send(started);
+            tracing::info!(
+                in_flight = lifecycle.in_flight(),
+                drain_timeout_secs = drain_timeout.as_secs(),
+                "shutdown requested: not ready any more, finishing in-flight requests"
+            );
+            let drained = async {
+                lifecycle.earlier_requests_done().await;
+                lifecycle.quiet_for(DRAIN_QUIET).await;
+            };
+            let _ = tokio::time::timeout(drain_timeout, drained).await;
+            tracing::info!(
+                in_flight = lifecycle.in_flight(),
+                "no longer accepting connections"
+            );
+        }
+    };
+    let serve = axum::serve(
         listener,
         router::app(state).into_make_service_with_connect_info::<std::net::SocketAddr>(),
     )
-    .with_graceful_shutdown(shutdown_signal())
-    .await?;
+    .with_graceful_shutdown(stop_accepting)
+    .into_future();
+    tokio::pin!(serve);
+    let served = tokio::select! {
+        // Biased: a serve loop that has ended is never polled again below.
+        biased;
+        served = &mut serve => served,
+        started = drain_started => {
+            // Signalled: the serve loop gets what is left of the timeout.
+            let deadline = started.unwrap_or_else(|_| Instant::now()) + drain_timeout;
+            match tokio::time::timeout_at(deadline.into(), &mut serve).await {
+                Ok(served) => served,
+                Err(_) => {
+                    tracing::warn!(
+                        in_flight = lifecycle.in_flight(),
+                        "the drain timeout passed: stopping with requests still in flight"
+                    );
+                    Ok(())
+                }
+            }
+        }
+    };
+    served?;
 
     sweeper.abort();
-    // The router, and with it every handle on the audit log, is gone: the
-    // writer stores what is queued and ends.
-    if let Err(error) = audit_writer.await {
-        tracing::error!(%error, "the audit writer failed");
+    upkeep.abort();
+    // Requests cut off by the timeout may still hold the audit log: the
+    // writer is told to store what is queued and end.
+    audit_writer.finish().await;
+    // A request cut off mid-query holds a connection that closing would wait
+    // for; the database ends its session anyway when the process exits.
+    if tokio::time::timeout(STORE_CLOSE_TIMEOUT, store.close())
+        .await
+        .is_err()
+    {
+        tracing::warn!("closing the metadata database timed out");
     }
-    store.close().await;
     tracing::info!("stopped");
     Ok(())
 }
@@ -103,8 +187,7 @@ async fn sweep_sessions(store: Store) {
     }
 }
 
-/// Resolves on SIGTERM or Ctrl-C; axum then stops accepting connections and
-/// lets in-flight requests finish.
+/// Resolves on SIGTERM or Ctrl-C.
 async fn shutdown_signal() {
     let ctrl_c = async {
         let _ = tokio::signal::ctrl_c().await;
@@ -124,5 +207,4 @@ async fn shutdown_signal() {
         () = ctrl_c => {},
         () = terminate => {},
     }
-    tracing::info!("shutdown requested: finishing in-flight requests");
 }

@@ -5,7 +5,7 @@
 
 use cassis_core::store::{Store, ToolCall};
 use std::time::Duration;
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, oneshot};
 use tokio::task::JoinHandle;
 
 const QUEUE: usize = 4_096;
@@ -16,12 +16,22 @@ const FLUSH_EVERY: Duration = Duration::from_millis(50);
 #[derive(Clone, Debug)]
 pub struct AuditLog(mpsc::Sender<ToolCall>);
 
+/// The task that writes the log, and how to tell it to finish.
+#[derive(Debug)]
+pub struct AuditWriter {
+    task: JoinHandle<()>,
+    finish: oneshot::Sender<()>,
+}
+
 impl AuditLog {
     /// The log and the task that writes it; the task ends, having written
-    /// everything, once every clone of the log is dropped.
-    pub fn start(store: Store) -> (Self, JoinHandle<()>) {
+    /// everything, once every clone of the log is dropped or it is told to
+    /// finish.
+    pub fn start(store: Store) -> (Self, AuditWriter) {
         let (sender, receiver) = mpsc::channel(QUEUE);
-        (Self(sender), tokio::spawn(write_batches(store, receiver)))
+        let (finish, finished) = oneshot::channel();
+        let task = tokio::spawn(write_batches(store, receiver, finished));
+        (Self(sender), AuditWriter { task, finish })
     }
 
     pub async fn record(&self, call: ToolCall) {
@@ -29,12 +39,49 @@ impl AuditLog {
             tracing::error!("the audit writer has stopped; a tool call was not recorded");
         }
     }
+
+    /// Records waiting to be written.
+    pub fn queued(&self) -> usize {
+        self.0.max_capacity() - self.0.capacity()
+    }
 }
 
-async fn write_batches(store: Store, mut receiver: mpsc::Receiver<ToolCall>) {
+impl AuditWriter {
+    /// Stops taking records, writes every queued one and waits until they
+    /// are stored. Requests cut off by the drain timeout may still hold the
+    /// log, so the writer cannot wait for every clone to be dropped.
+    pub async fn finish(self) {
+        let _ = self.finish.send(());
+        if let Err(error) = self.task.await {
+            tracing::error!(%error, "the audit writer failed");
+        }
+    }
+}
+
+async fn write_batches(
+    store: Store,
+    mut receiver: mpsc::Receiver<ToolCall>,
+    finished: oneshot::Receiver<()>,
+) {
     let mut batch = Vec::with_capacity(BATCH);
+    let mut finished = std::pin::pin!(finished);
+    let mut finishing = false;
     loop {
-        let received = receiver.recv_many(&mut batch, BATCH).await;
+        let received = if finishing {
+            receiver.recv_many(&mut batch, BATCH).await
+        } else {
+            tokio::select! {
+                received = receiver.recv_many(&mut batch, BATCH) => received,
+                // A writer dropped without `finish` leaves the task running.
+                Ok(()) = &mut finished => {
+                    // What is queued is still received, then `recv_many`
+                    // answers 0 and the loop ends.
+                    receiver.close();
+                    finishing = true;
+                    continue;
+                }
+            }
+        };
         if received == 0 {
             break;
         }

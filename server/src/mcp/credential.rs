@@ -6,7 +6,7 @@
 use crate::router::AppState;
 use crate::{clock, oauth};
 use axum::extract::{Request, State};
-use axum::http::header::{AUTHORIZATION, WWW_AUTHENTICATE};
+use axum::http::header::{AUTHORIZATION, RETRY_AFTER, WWW_AUTHENTICATE};
 use axum::http::{HeaderMap, HeaderValue, StatusCode};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
@@ -89,45 +89,74 @@ pub async fn require_credential(
     mut request: Request,
     next: Next,
 ) -> Response {
+    let caller = match authenticate(&state, request.headers()).await {
+        Ok(caller) => caller,
+        Err(refusal) => return refusal,
+    };
+    if let Some(refusal) = over_limit(&state, &caller) {
+        return refusal;
+    }
+    request.extensions_mut().insert(caller);
+    next.run(request).await
+}
+
+/// Counts the call against its credential's minute; beyond it, the 429
+/// with `Retry-After` that answers it. The unauthenticated conformance mode
+/// has no credential to count.
+fn over_limit(state: &AppState, caller: &Caller) -> Option<Response> {
+    let limit = state.mcp_limit.as_ref()?;
+    let credential = caller.api_key_id.or(caller.grant_id)?;
+    let refused = limit.check(credential).err()?;
+    metrics::counter!("cassis_mcp_rate_limited_total").increment(1);
+    let seconds = refused.retry_after_secs();
+    let mut response = (
+        StatusCode::TOO_MANY_REQUESTS,
+        format!("too many MCP calls with this credential; try again in {seconds} seconds"),
+    )
+        .into_response();
+    response
+        .headers_mut()
+        .insert(RETRY_AFTER, HeaderValue::from(seconds));
+    Some(response)
+}
+
+/// The caller the request's credential speaks for, or the response that
+/// refuses it.
+async fn authenticate(state: &AppState, headers: &HeaderMap) -> Result<Caller, Response> {
     let challenge = || unauthorized(&state.app.public_url);
     if state.mcp_without_auth {
-        return match Box::pin(first_admin(&state)).await {
-            Some(user) => {
-                request.extensions_mut().insert(Caller {
-                    user: user.into(),
-                    api_key_id: None,
-                    grant_id: None,
-                });
-                next.run(request).await
-            }
-            None => StatusCode::SERVICE_UNAVAILABLE.into_response(),
+        return match Box::pin(first_admin(state)).await {
+            Some(user) => Ok(Caller {
+                user: user.into(),
+                api_key_id: None,
+                grant_id: None,
+            }),
+            None => Err(StatusCode::SERVICE_UNAVAILABLE.into_response()),
         };
     }
-    let Some(token) = bearer_token(request.headers()) else {
-        return challenge();
+    let Some(token) = bearer_token(headers) else {
+        return Err(challenge());
     };
     let now = clock::now();
     let is_api_key = auth::is_well_formed(token);
     // The raw digest, not its hex: no allocation on the cached path.
     let hash = (is_api_key || looks_like_jwt(token)).then(|| auth::key_digest(token));
     if let Some(caller) = hash.as_ref().and_then(|h| state.key_cache.get(h, now)) {
-        request.extensions_mut().insert(caller);
-        return next.run(request).await;
+        return Ok(caller);
     }
     if let (false, Some(hash)) = (is_api_key, hash) {
         // The slow paths are boxed: their futures hold database queries, and
         // an unboxed one would make every cached request's future as large.
-        return match Box::pin(access_token_caller(&state, token, now)).await {
+        return match Box::pin(access_token_caller(state, token, now)).await {
             Ok((caller, expires_at)) => {
                 state.key_cache.put(hash, caller.clone(), Some(expires_at));
-                request.extensions_mut().insert(caller);
-                next.run(request).await
+                Ok(caller)
             }
-            Err(AccessRefused::Unavailable) => StatusCode::SERVICE_UNAVAILABLE.into_response(),
-            Err(AccessRefused::Scope) => insufficient_scope(&state.app.public_url),
+            Err(AccessRefused::Unavailable) => Err(StatusCode::SERVICE_UNAVAILABLE.into_response()),
+            Err(AccessRefused::Scope) => Err(insufficient_scope(&state.app.public_url)),
             Err(AccessRefused::Invalid(reason)) => {
                 tracing::info!(%reason, "refused an MCP access token");
-                challenge()
+                Err(challenge())
             }
         };
     }
@@ -141,18 +170,17 @@ pub async fn require_credential(
             if let Some(hash) = hash {
                 state.key_cache.put(hash, caller.clone(), key.expires_at);
             }
-            request.extensions_mut().insert(caller);
-            next.run(request).await
+            Ok(caller)
         }
         Err(ApiKeyRejected::Store(error)) => {
             tracing::error!(%error, "checking an API key failed");
-            StatusCode::SERVICE_UNAVAILABLE.into_response()
+            Err(StatusCode::SERVICE_UNAVAILABLE.into_response())
         }
         Err(reason) => {
             // The reason is for the operator; the caller learns nothing more
             // than that the credential does not work.
             tracing::info!(%reason, "refused an MCP credential");
-            challenge()
+            Err(challenge())
         }
     }
 }

@@ -174,6 +174,8 @@ impl CassisTools {
             .accessible_projects(&caller.user)
             .await
             .map_err(|error| {
+                metrics::counter!("cassis_mcp_tool_calls_total", "tool" => "list_projects", "status" => "error")
+                    .increment(1);
                 tracing::error!(%error, "listing projects for MCP failed");
                 ErrorData::internal_error("the project list is unavailable right now", None)
             })?;
@@ -207,6 +209,8 @@ impl CassisTools {
         status: &'static str,
         started: Instant,
     ) {
+        metrics::counter!("cassis_mcp_tool_calls_total", "tool" => tool, "status" => status)
+            .increment(1);
         let call = ToolCall {
             organization_id: caller.user.organization_id,
             user_id: caller.user.id,

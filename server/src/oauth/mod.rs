@@ -9,7 +9,7 @@ mod authorize;
 mod clients;
 mod fetch;
 mod keys;
-mod limits;
+pub mod limits;
 mod metadata;
 mod token;
 

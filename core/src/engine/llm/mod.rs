@@ -27,6 +27,14 @@ pub enum LlmProvider {
 }
 
 impl LlmProvider {
+    /// The provider as the `--planner` setting and the metrics name it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            LlmProvider::Anthropic => "anthropic",
+            LlmProvider::Openai => "openai",
+        }
+    }
+
     pub fn default_url(self) -> &'static str {
         match self {
             LlmProvider::Anthropic => "https://api.anthropic.com",
@@ -148,6 +156,10 @@ impl LlmPlanner {
 
     pub fn name(&self) -> &str {
         &self.settings.name
+    }
+
+    pub fn provider(&self) -> LlmProvider {
+        self.settings.provider
     }
 
     /// Asks the model for a plan, retrying overloads, rate limits, timeouts
