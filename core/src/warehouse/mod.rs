@@ -111,6 +111,7 @@ impl Warehouse {
                 open: pool.size(),
                 idle: pool.num_idle(),
             },
+            Warehouse::MySql(source) => source.pool_usage(),
         }
     }
 

@@ -97,6 +97,14 @@ async fn prepare_session(connection: &mut MySqlConnection) -> Result<(), sqlx::E
 }
 
 impl MySqlSource {
+    /// The pool's open and idle connections, for the metrics endpoint.
+    pub fn pool_usage(&self) -> super::PoolUsage {
+        super::PoolUsage {
+            open: self.pool.size(),
+            idle: self.pool.num_idle(),
+        }
+    }
+
     pub(super) async fn connect(url: &str) -> Result<Self, WarehouseError> {
         let options = MySqlConnectOptions::from_str(url)
             .map_err(|_| WarehouseError::UnsupportedUrl(redact_url(url)))?;
