@@ -881,6 +881,18 @@ impl Reading {
                 object: ontology.objects[*o].name.clone(),
             });
         }
+        // "Which ship mode is used most often": with nothing else named, how
+        // many of the rows that hold the attribute have each value.
+        if measures.is_empty()
+            && self.order.is_some()
+            && self.mentioned.is_empty()
+            && self.groupings.is_empty()
+            && let [asked] = self.asked.as_slice()
+        {
+            measures.push(Measure::CountOf {
+                object: asked.object.clone(),
+            });
+        }
         // "How many different race winners": the people among the rows the
         // metric counts.
         if self.agents_counted

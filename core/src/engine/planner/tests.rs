@@ -1072,3 +1072,36 @@ fn a_share_of_things_counts_them_and_a_things_word_before_its_name_only_names_it
     );
     assert!(wins.starts_with("SELECT COUNT(*) AS wins"), "{wins}");
 }
+
+#[test]
+fn by_after_a_participle_names_who_and_most_often_counts_rows() {
+    let (ontology, lexicon) = wholesale();
+    let placed = compiled(
+        &ontology,
+        &lexicon,
+        "How many orders were placed by customers in the HOUSEHOLD segment?",
+        Dialect::Sqlite,
+    );
+    assert!(!placed.contains("GROUP BY"), "{placed}");
+    let by_year = compiled(
+        &ontology,
+        &lexicon,
+        "orders placed by year",
+        Dialect::Sqlite,
+    );
+    assert!(
+        by_year.contains("GROUP BY CAST(strftime('%Y', o.o_orderdate)"),
+        "{by_year}"
+    );
+    let often = compiled(
+        &ontology,
+        &lexicon,
+        "Which ship mode is used most often?",
+        Dialect::Sqlite,
+    );
+    assert!(
+        often.starts_with("SELECT li.l_shipmode AS ship_mode, COUNT(*) AS line_item_count")
+            && often.ends_with("ORDER BY line_item_count DESC"),
+        "{often}"
+    );
+}

@@ -194,6 +194,28 @@ pub(super) fn read(lexicon: &Lexicon, question: &str, today: Option<Day>) -> Vec
             i += op_len;
             continue;
         }
+        // "placed by customers": "by" between a past participle and the
+        // things that did it says who did it, not what to group by ("placed
+        // by year" still groups).
+        if operator == Some((1, Op::GroupBy))
+            && plain[i] == "by"
+            && i > 0
+            && (plain[i - 1].len() > 3 && plain[i - 1].ends_with("ed")
+                || matches!(
+                    plain[i - 1],
+                    "made" | "won" | "sold" | "done" | "driven" | "held" | "set"
+                ))
+            && words.get(i + 1).is_some_and(|_| {
+                let (_, next) = longest_concept(lexicon, &words[i + 1..]);
+                object_of(&next).is_some()
+                    && !next
+                        .iter()
+                        .any(|e| matches!(e.concept, Concept::Value { .. }))
+            })
+        {
+            i += 1;
+            continue;
+        }
         match operator {
             Some((op_len, op)) if op_len >= concept_len => {
                 pieces.push(Piece::Op(op));
