@@ -67,6 +67,11 @@ pub fn filter_phrase(ontology: &Ontology, plan: &SemanticPlan) -> String {
     });
     for filter in plan.filters.iter().chain(part_only) {
         let is_year = |v: &Literal| matches!(v, Literal::Integer(n) if (1900..=2100).contains(n));
+        let is_time = |f: &crate::engine::plan::Filter| {
+            ontology
+                .attribute(&f.attribute.object, &f.attribute.attribute)
+                .is_some_and(|a| a.role == crate::ontology::AttributeRole::Time)
+        };
         let list = |values: &[Literal]| {
             let names: Vec<String> = values.iter().map(ToString::to_string).collect();
             join_and(&names)
@@ -129,6 +134,17 @@ pub fn filter_phrase(ontology: &Ontology, plan: &SemanticPlan) -> String {
                 }
             }
             Condition::AtLeast(v) => format!("since {v}"),
+            Condition::After(v) | Condition::Before(v) if !is_time(filter) => {
+                format!(
+                    "with {} {} {v}",
+                    attribute_label(ontology, &filter.attribute).to_lowercase(),
+                    if matches!(filter.condition, Condition::After(_)) {
+                        "above"
+                    } else {
+                        "below"
+                    }
+                )
+            }
             Condition::After(v) => format!("after {v}"),
             Condition::Before(v) => format!("before {v}"),
             Condition::AtMost(v) if is_year(v) => format!("up to {v}"),

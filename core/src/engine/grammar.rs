@@ -35,6 +35,10 @@ pub enum Op {
     /// "in descending order", "alphabetically": how a list is sorted.
     Descending,
     Ascending,
+    /// "over 9000", "less than 5": a number compared with the quantity just
+    /// named.
+    Above,
+    Below,
     /// "but": a condition that holds, then one that does not ("raced in
     /// 2024 but never made the podium").
     Contrast,
@@ -145,6 +149,16 @@ const PHRASES: &[(&str, Op)] = &[
     ("month", Op::Month),
     ("months", Op::Month),
     ("monthly", Op::Month),
+    ("more than", Op::Above),
+    ("greater than", Op::Above),
+    ("higher than", Op::Above),
+    ("above", Op::Above),
+    ("over", Op::Above),
+    ("less than", Op::Below),
+    ("lower than", Op::Below),
+    ("fewer than", Op::Below),
+    ("below", Op::Below),
+    ("under", Op::Below),
     ("only", Op::Only),
     ("but", Op::Contrast),
     ("just", Op::Only),

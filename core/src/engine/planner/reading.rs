@@ -113,6 +113,10 @@ pub(super) struct Reading {
     verb_dates: Vec<AttributeRef>,
     /// Of those, the ones typed as a verb ("born", "shipped").
     dated_by_verb: Vec<AttributeRef>,
+    /// The numeric attribute named last, which "over 9000" compares.
+    last_quantity: Option<AttributeRef>,
+    /// Numeric attributes compared with a number: above it (true) or below.
+    compared: Vec<(AttributeRef, bool, i64)>,
     /// "but": what the question excludes is set against what holds.
     contrast: bool,
     /// "how many" anywhere in the question.
@@ -173,6 +177,19 @@ impl Reading {
                     if !(*op == Op::Negation && previous_op == Some(Op::Count)) {
                         previous_op = Some(*op);
                     }
+                }
+                // "account balance over 9000": the quantity just named, compared.
+                Piece::Number(n)
+                    if matches!(previous_op, Some(Op::Above | Op::Below))
+                        && reading.last_quantity.is_some() =>
+                {
+                    let attribute = reading.last_quantity.take().expect("checked above");
+                    reading.quantities.retain(|q| *q != attribute);
+                    reading.asked.retain(|q| *q != attribute);
+                    reading
+                        .compared
+                        .push((attribute, previous_op == Some(Op::Above), *n));
+                    previous_op = None;
                 }
                 Piece::Number(n) => {
                     // "top 5", "which five customers", "5 best".
@@ -611,6 +628,12 @@ impl Reading {
                     ontology.objects[o].attributes[a].data_type,
                     DataType::Integer | DataType::Decimal
                 );
+            if matches!(
+                ontology.objects[o].attributes[a].data_type,
+                DataType::Integer | DataType::Decimal
+            ) {
+                self.last_quantity = Some(attribute_ref((o, a)));
+            }
             if is_quantity {
                 self.quantities.push(attribute_ref((o, a)));
             } else {
@@ -1340,6 +1363,25 @@ impl Reading {
                 && let Some(a) = display_attribute(object)
             {
                 plan.dimensions.push(AttributeRef::new(&object.name, a));
+            }
+        }
+
+        // "customers with an account balance over 9000".
+        for (attribute, above, n) in &self.compared {
+            plan.filters.push(Filter {
+                attribute: attribute.clone(),
+                condition: if *above {
+                    Condition::After(Literal::Integer(*n))
+                } else {
+                    Condition::Before(Literal::Integer(*n))
+                },
+            });
+            if plan.measures.is_empty()
+                && plan.dimensions.is_empty()
+                && let Some(o) = ontology.objects.iter().find(|o| o.name == attribute.object)
+                && let Some(a) = display_attribute(o)
+            {
+                plan.dimensions.push(AttributeRef::new(&o.name, a));
             }
         }
 

@@ -1105,3 +1105,35 @@ fn by_after_a_participle_names_who_and_most_often_counts_rows() {
         "{often}"
     );
 }
+
+#[test]
+fn a_quantity_compared_with_a_number_filters() {
+    let (ontology, lexicon) = wholesale();
+    let over = compiled(
+        &ontology,
+        &lexicon,
+        "Which customers have an account balance over 9000?",
+        Dialect::Sqlite,
+    );
+    assert!(
+        over.starts_with(
+            "SELECT DISTINCT c.c_name AS customer_name FROM customer c WHERE c.c_acctbal > 9000"
+        ),
+        "{over}"
+    );
+    let under = compiled(
+        &ontology,
+        &lexicon,
+        "how many line items have a quantity under 5",
+        Dialect::Sqlite,
+    );
+    assert!(under.ends_with("WHERE li.l_quantity < 5"), "{under}");
+    // A number with nothing numeric named before it is no comparison.
+    let years = compiled(
+        &ontology,
+        &lexicon,
+        "revenue over the years",
+        Dialect::Sqlite,
+    );
+    assert!(!years.contains('>'), "{years}");
+}
