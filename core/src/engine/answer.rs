@@ -2,7 +2,7 @@
 //! rests on. Numbers are formatted here and only here.
 
 use crate::engine::compile::display_attribute;
-use crate::engine::plan::{Condition, Literal, Measure, Order, SemanticPlan};
+use crate::engine::plan::{Condition, Filter, Literal, Measure, Order, SemanticPlan};
 use crate::engine::planner::{attribute_label, measure_label, plural};
 use crate::engine::response::ResultSet;
 use crate::ontology::Ontology;
@@ -59,15 +59,21 @@ fn group_thousands(n: i64) -> String {
 
 /// "in 2023", "for Ferrari", "since 2015 for British drivers".
 pub fn filter_phrase(ontology: &Ontology, plan: &SemanticPlan) -> String {
-    let mut parts = Vec::new();
     // A share's own filters say whose part it is ("for Max Verstappen").
     let part_only = plan.measures.iter().flat_map(|m| match m {
         Measure::Share { only, .. } => only.as_slice(),
         _ => &[],
     });
-    for filter in plan.filters.iter().chain(part_only) {
+    let filters: Vec<&Filter> = plan.filters.iter().chain(part_only).collect();
+    filters_phrase(ontology, &filters)
+}
+
+/// The words for some filters, in order.
+fn filters_phrase(ontology: &Ontology, filters: &[&Filter]) -> String {
+    let mut parts = Vec::new();
+    for filter in filters {
         let is_year = |v: &Literal| matches!(v, Literal::Integer(n) if (1900..=2100).contains(n));
-        let is_time = |f: &crate::engine::plan::Filter| {
+        let is_time = |f: &Filter| {
             ontology
                 .attribute(&f.attribute.object, &f.attribute.attribute)
                 .is_some_and(|a| a.role == crate::ontology::AttributeRole::Time)
@@ -109,16 +115,9 @@ pub fn filter_phrase(ontology: &Ontology, plan: &SemanticPlan) -> String {
             ),
             Condition::NotAmong { metric, within } => {
                 // "with no wins for Red Bull": what the excluded rows were,
-                // where the question said more than the rows themselves do.
-                let own = SemanticPlan {
-                    filters: within
-                        .iter()
-                        .filter(|f| !plan.filters.contains(f))
-                        .cloned()
-                        .collect(),
-                    ..SemanticPlan::default()
-                };
-                let scope = filter_phrase(ontology, &own);
+                // beyond the conditions the things themselves meet.
+                let own: Vec<&Filter> = within.iter().filter(|f| !filters.contains(f)).collect();
+                let scope = filters_phrase(ontology, &own);
                 let label = measure_label(
                     ontology,
                     &Measure::Metric {
@@ -205,16 +204,13 @@ pub fn answer_text(ontology: &Ontology, plan: &SemanticPlan, results: &ResultSet
 fn share_text(
     ontology: &Ontology,
     plan: &SemanticPlan,
-    (part, whole, only): (&Measure, &Measure, &[crate::engine::plan::Filter]),
+    (part, whole, only): (&Measure, &Measure, &[Filter]),
     value: &Json,
 ) -> String {
-    let phrase = |filters: &[crate::engine::plan::Filter]| {
-        with_space(&filter_phrase(
+    let phrase = |filters: &[Filter]| {
+        with_space(&filters_phrase(
             ontology,
-            &SemanticPlan {
-                filters: filters.to_vec(),
-                ..SemanticPlan::default()
-            },
+            &filters.iter().collect::<Vec<_>>(),
         ))
     };
     let figure = match value {

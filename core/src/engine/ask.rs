@@ -93,10 +93,12 @@ type GroundingCell = Arc<OnceCell<Arc<Grounding>>>;
 /// Chat turns a model is shown: enough for follow-ups, bounded for the prompt.
 const HISTORY_TURNS: usize = 10;
 
-/// A published version ready for questions: its ontology and lexicon.
+/// A published version ready for questions: its ontology, lexicon and
+/// verified questions read as exemplars.
 struct Grounding {
     ontology: Ontology,
     lexicon: Lexicon,
+    exemplars: planner::Exemplars,
 }
 
 /// The question engine. Cheap to clone; clones share caches of lexicons and
@@ -660,12 +662,7 @@ impl Engine {
             return None;
         }
         let dialect = dialect_of(project);
-        let followed = planner::follow(
-            &grounding.lexicon,
-            dialect,
-            &grounding.ontology.verified_questions,
-            question,
-        )?;
+        let followed = grounding.exemplars.follow(&grounding.lexicon, question)?;
         match written_sql::check(&grounding.ontology, dialect, &followed.query.to_string()) {
             Ok(compiled) => {
                 let with = followed
@@ -896,7 +893,13 @@ impl Engine {
             .collect();
         let lexicon = Lexicon::build(&ontology, &borrowed);
         drop(borrowed);
-        Grounding { ontology, lexicon }
+        let exemplars =
+            planner::Exemplars::build(&lexicon, dialect_of(project), &ontology.verified_questions);
+        Grounding {
+            ontology,
+            lexicon,
+            exemplars,
+        }
     }
 
     /// Answers each question, as a new chat would, against `ontology`, which

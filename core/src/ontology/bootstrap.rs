@@ -20,6 +20,27 @@ pub struct Catalog {
     pub tables: Vec<TableSchema>,
 }
 
+impl Catalog {
+    /// Adds a column of `schema.table`, read in table order: a column of the
+    /// table read last joins it, any other starts a new table.
+    pub fn push_column(&mut self, schema: String, table: String, column: ColumnSchema) {
+        let is_current = self
+            .tables
+            .last()
+            .is_some_and(|t| t.schema.as_deref() == Some(schema.as_str()) && t.name == table);
+        if !is_current {
+            self.tables.push(TableSchema {
+                schema: Some(schema),
+                name: table,
+                ..Default::default()
+            });
+        }
+        if let Some(last) = self.tables.last_mut() {
+            last.columns.push(column);
+        }
+    }
+}
+
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct TableSchema {
     /// `None` for the source's default schema (SQLite's `main`).

@@ -94,24 +94,15 @@ pub(super) async fn postgres_catalog(
     .await?;
     let mut catalog = Catalog::default();
     for row in columns {
-        let (table_schema, table_name): (String, String) =
-            (row.try_get("table_schema")?, row.try_get("table_name")?);
-        let is_current = catalog.tables.last().is_some_and(|t: &TableSchema| {
-            t.schema.as_deref() == Some(table_schema.as_str()) && t.name == table_name
-        });
-        if !is_current {
-            catalog.tables.push(TableSchema {
-                schema: Some(table_schema),
-                name: table_name,
-                ..Default::default()
-            });
-        }
-        let table = catalog.tables.last_mut().expect("a table was just pushed");
-        table.columns.push(ColumnSchema {
-            name: row.try_get("column_name")?,
-            sql_type: row.try_get("data_type")?,
-            sample_values: Vec::new(),
-        });
+        catalog.push_column(
+            row.try_get("table_schema")?,
+            row.try_get("table_name")?,
+            ColumnSchema {
+                name: row.try_get("column_name")?,
+                sql_type: row.try_get("data_type")?,
+                sample_values: Vec::new(),
+            },
+        );
     }
 
     // Primary and foreign keys from the system catalog, column pairs in key order.

@@ -6,7 +6,7 @@
 //! abandoned question stops using the server at once.
 
 use super::{HOUSEKEEPING_TIMEOUT, METADATA_TABLES, WarehouseError};
-use crate::ontology::bootstrap::{Catalog, ColumnSchema, ForeignKey, TableSchema};
+use crate::ontology::bootstrap::{Catalog, ColumnSchema, ForeignKey};
 use crate::project::redact_url;
 use sqlx::mysql::{MySqlConnectOptions, MySqlConnection, MySqlPoolOptions};
 use sqlx::pool::PoolConnection;
@@ -215,24 +215,15 @@ impl MySqlSource {
         .await?;
         let mut catalog = Catalog::default();
         for row in columns {
-            let (table_schema, table_name): (String, String) =
-                (text(&row, "table_schema")?, text(&row, "table_name")?);
-            let is_current = catalog.tables.last().is_some_and(|t: &TableSchema| {
-                t.schema.as_deref() == Some(table_schema.as_str()) && t.name == table_name
-            });
-            if !is_current {
-                catalog.tables.push(TableSchema {
-                    schema: Some(table_schema),
-                    name: table_name,
-                    ..Default::default()
-                });
-            }
-            let table = catalog.tables.last_mut().expect("a table was just pushed");
-            table.columns.push(ColumnSchema {
-                name: text(&row, "column_name")?,
-                sql_type: text(&row, "data_type")?,
-                sample_values: Vec::new(),
-            });
+            catalog.push_column(
+                text(&row, "table_schema")?,
+                text(&row, "table_name")?,
+                ColumnSchema {
+                    name: text(&row, "column_name")?,
+                    sql_type: text(&row, "data_type")?,
+                    sample_values: Vec::new(),
+                },
+            );
         }
 
         // Primary and foreign keys, column pairs in key order. A primary key

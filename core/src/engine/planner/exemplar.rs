@@ -32,53 +32,78 @@ enum Slot {
     Text { from: String, to: String },
 }
 
-/// The first verified question `question` follows, with its SQL adapted.
-pub fn follow(
-    lexicon: &Lexicon,
-    dialect: Dialect,
-    verified: &[VerifiedQuestion],
-    question: &str,
-) -> Option<Followed> {
-    let asked = read(lexicon, question, None);
-    verified.iter().find_map(|exemplar| {
-        let slots = align(&read(lexicon, &exemplar.question, None), &asked)?;
-        let mut query = sql::parse_select(dialect, &exemplar.sql).ok()?;
-        for slot in &slots {
-            if !substitute(&mut query, slot) {
-                // The SQL does not carry the value the question changes: it
-                // cannot be adapted, only guessed at.
-                return None;
-            }
-        }
-        Some(Followed {
-            question: exemplar.question.clone(),
-            query,
-            substitutions: slots
+/// A verified question read once per version: its pieces and parsed SQL.
+struct Exemplar {
+    question: String,
+    pieces: Vec<Piece>,
+    query: Query,
+}
+
+/// The verified questions of one version, read and parsed once, so that a
+/// question the planner refuses costs a comparison per exemplar, not a read.
+#[derive(Default)]
+pub struct Exemplars(Vec<Exemplar>);
+
+impl Exemplars {
+    /// The verified questions whose SQL parses in `dialect`.
+    pub fn build(lexicon: &Lexicon, dialect: Dialect, verified: &[VerifiedQuestion]) -> Self {
+        Self(
+            verified
                 .iter()
-                .map(|slot| match slot {
-                    Slot::Year { from, to } => (to.to_string(), from.to_string()),
-                    Slot::Text { from, to } => (to.clone(), from.clone()),
+                .filter_map(|v| {
+                    Some(Exemplar {
+                        question: v.question.clone(),
+                        pieces: meaningful(read(lexicon, &v.question, None)),
+                        query: sql::parse_select(dialect, &v.sql).ok()?,
+                    })
                 })
                 .collect(),
+        )
+    }
+
+    /// The first verified question `question` follows, with its SQL adapted.
+    pub fn follow(&self, lexicon: &Lexicon, question: &str) -> Option<Followed> {
+        let asked = meaningful(read(lexicon, question, None));
+        self.0.iter().find_map(|exemplar| {
+            let slots = align(&exemplar.pieces, &asked)?;
+            let mut query = exemplar.query.clone();
+            for slot in &slots {
+                if !substitute(&mut query, slot) {
+                    // The SQL does not carry the value the question changes:
+                    // it cannot be adapted, only guessed at.
+                    return None;
+                }
+            }
+            Some(Followed {
+                question: exemplar.question.clone(),
+                query,
+                substitutions: slots
+                    .iter()
+                    .map(|slot| match slot {
+                        Slot::Year { from, to } => (to.to_string(), from.to_string()),
+                        Slot::Text { from, to } => (to.clone(), from.clone()),
+                    })
+                    .collect(),
+            })
         })
-    })
+    }
+}
+
+/// What a reading says, without the notes on how it read phrases.
+fn meaningful(pieces: Vec<Piece>) -> Vec<Piece> {
+    pieces
+        .into_iter()
+        .filter(|p| !matches!(p, Piece::Note(_)))
+        .collect()
 }
 
 /// The literals that differ between two readings alike in everything else.
 fn align(exemplar: &[Piece], asked: &[Piece]) -> Option<Vec<Slot>> {
-    let meaningful = |pieces: &[Piece]| -> Vec<Piece> {
-        pieces
-            .iter()
-            .filter(|p| !matches!(p, Piece::Note(_)))
-            .cloned()
-            .collect()
-    };
-    let (exemplar, asked) = (meaningful(exemplar), meaningful(asked));
     if exemplar.len() != asked.len() {
         return None;
     }
     let mut slots = Vec::new();
-    for (was, is) in exemplar.iter().zip(&asked) {
+    for (was, is) in exemplar.iter().zip(asked) {
         match (was, is) {
             (Piece::Number(a), Piece::Number(b)) if a == b => {}
             (Piece::Number(a), Piece::Number(b)) if is_year(*a) && is_year(*b) => {
@@ -194,10 +219,19 @@ fn replaced_value(value: &Value, slot: &Slot) -> Option<Value> {
 
 #[cfg(all(test, feature = "ssr"))]
 mod tests {
-    use super::follow;
+    use super::{Exemplars, Followed};
     use crate::engine::lexicon::Lexicon;
     use crate::ontology::VerifiedQuestion;
     use crate::project::Dialect;
+
+    fn follow(
+        lexicon: &Lexicon,
+        dialect: Dialect,
+        verified: &[VerifiedQuestion],
+        question: &str,
+    ) -> Option<Followed> {
+        Exemplars::build(lexicon, dialect, verified).follow(lexicon, question)
+    }
 
     fn wholesale() -> (crate::ontology::Ontology, Lexicon) {
         let ontology = crate::ontology::from_yaml(include_str!(

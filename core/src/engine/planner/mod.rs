@@ -13,7 +13,7 @@ mod words;
 
 pub use attributes::base_object;
 pub use decide::{settle_routes, variant_assumptions};
-pub use exemplar::{Followed, follow};
+pub use exemplar::{Exemplars, Followed};
 pub use labels::{attribute_label, measure_label, plural};
 
 use self::reading::Reading;

@@ -7,8 +7,8 @@ use super::attributes::{base_object, nearest, person_attribute, position_attribu
 use super::decide::{settle_routes, variant_assumptions};
 use super::labels::{attribute_label, label_of, measure_label, plural};
 use super::time::{
-    DateRange, by_year_if_date, date_attribute, date_condition, day_attribute, year_attribute,
-    year_attribute_reaching, year_condition,
+    DateRange, by_year_if_date, date_attribute, date_condition, day_attribute, is_dated,
+    names_date, year_attribute, year_attribute_reaching, year_condition,
 };
 use super::words::{Piece, object_of};
 use crate::engine::compile::display_attribute;
@@ -639,10 +639,7 @@ impl Reading {
             } else {
                 // "shipped", "placed", "does a customer place": a date
                 // named outside a grouping says what a time is of.
-                let x = &ontology.objects[o].attributes[a];
-                if x.role == AttributeRole::Time
-                    && matches!(x.data_type, DataType::Date | DataType::Timestamp)
-                {
+                if is_dated(&ontology.objects[o].attributes[a]) {
                     self.verb_dates.push(attribute_ref((o, a)));
                     if text.ends_with("ed") || text == "born" {
                         self.dated_by_verb.push(attribute_ref((o, a)));
@@ -1425,14 +1422,7 @@ impl Reading {
             });
             // "shipped by truck in 1996": the date the question names is
             // the one the year is of.
-            let named_date = self.asked.iter().find(|a| {
-                ontology
-                    .attribute(&a.object, &a.attribute)
-                    .is_some_and(|x| {
-                        x.role == AttributeRole::Time
-                            && matches!(x.data_type, DataType::Date | DataType::Timestamp)
-                    })
-            });
+            let named_date = self.asked.iter().find(|a| names_date(ontology, a));
             let time = named_date.cloned().or_else(|| {
                 anchor.as_deref().and_then(|a| {
                     year_attribute(ontology, a).or_else(|| {
@@ -1492,15 +1482,7 @@ impl Reading {
             .filters
             .iter()
             .map(|f| &f.attribute)
-            .find(|a| {
-                a.bucket.is_none()
-                    && ontology
-                        .attribute(&a.object, &a.attribute)
-                        .is_some_and(|x| {
-                            x.role == AttributeRole::Time
-                                && matches!(x.data_type, DataType::Date | DataType::Timestamp)
-                        })
-            })
+            .find(|a| a.bucket.is_none() && names_date(ontology, a))
             .cloned();
         if self.per_month
             && !plan.measures.is_empty()

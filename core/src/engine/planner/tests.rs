@@ -118,7 +118,13 @@ fn planned(question: &str) -> SemanticPlan {
 
 fn refused(question: &str) -> String {
     let (ontology, lexicon) = f1();
-    match plan(&ontology, &lexicon, question, None, None) {
+    refused_by(&ontology, &lexicon, question)
+}
+
+/// Why `question` is not answerable over `ontology`; panics with the plan
+/// when it is.
+fn refused_by(ontology: &crate::ontology::Ontology, lexicon: &Lexicon, question: &str) -> String {
+    match plan(ontology, lexicon, question, None, None) {
         Planned::Plan(p) => panic!("{question} was planned: {p:?}"),
         Planned::NotAnswerable(reason) => reason,
     }
@@ -772,10 +778,7 @@ fn counting_things_among_the_rows_of_an_object_a_metric_only_counts() {
 #[test]
 fn an_unknown_word_right_before_a_thing_qualifies_it_and_blocks() {
     let (ontology, lexicon) = wholesale();
-    let refused = |question: &str| match plan(&ontology, &lexicon, question, None, None) {
-        Planned::NotAnswerable(reason) => reason,
-        Planned::Plan(p) => panic!("{question} was planned: {p:?}"),
-    };
+    let refused = |question: &str| refused_by(&ontology, &lexicon, question);
     assert!(refused("how many active customers are in Europe").contains("\"active\""));
     assert!(refused("Did online orders bring in more revenue in 1997?").contains("\"online\""));
     // A verb or a particle before it does not.
@@ -872,10 +875,7 @@ fn a_name_after_per_filters_and_keeps_the_average() {
 #[test]
 fn a_ranking_or_a_top_few_by_nothing_measured_is_refused_not_listed() {
     let (ontology, lexicon) = wholesale();
-    let refused = |question: &str| match plan(&ontology, &lexicon, question, None, None) {
-        Planned::NotAnswerable(reason) => reason,
-        Planned::Plan(p) => panic!("{question} was planned: {p:?}"),
-    };
+    let refused = |question: &str| refused_by(&ontology, &lexicon, question);
     assert!(refused("Which customers in the BUILDING segment spent the most?").contains("ranks"));
     assert!(refused("top 5 customers").contains("top few"));
     let sql = compiled(

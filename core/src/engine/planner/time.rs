@@ -163,16 +163,26 @@ pub(super) fn by_year_if_date(ontology: &Ontology, attribute: AttributeRef) -> A
     }
 }
 
+/// A time attribute that holds days, not a year number.
+pub(super) fn is_dated(attribute: &crate::ontology::Attribute) -> bool {
+    attribute.role == AttributeRole::Time
+        && matches!(attribute.data_type, DataType::Date | DataType::Timestamp)
+}
+
+/// Whether `reference` names a dated time attribute.
+pub(super) fn names_date(ontology: &Ontology, reference: &AttributeRef) -> bool {
+    ontology
+        .attribute(&reference.object, &reference.attribute)
+        .is_some_and(is_dated)
+}
+
 /// The date "when" asks for.
 pub(super) fn date_attribute(ontology: &Ontology, anchor: &str) -> Option<AttributeRef> {
     let object = ontology.objects.iter().find(|o| o.name == anchor)?;
     object
         .attributes
         .iter()
-        .find(|a| {
-            a.role == AttributeRole::Time
-                && matches!(a.data_type, DataType::Date | DataType::Timestamp)
-        })
+        .find(|a| is_dated(a))
         .map(|a| AttributeRef::new(&object.name, &a.name))
 }
 
