@@ -710,8 +710,22 @@ pub fn filler_phrase(words: &[&str]) -> Option<usize> {
         &["in", "the", "data"],
         &["in", "the", "database"],
     ];
+    // "since the start of 1997" is since 1997.
+    const BEFORE_A_YEAR: &[&[&str]] = &[
+        &["the", "start", "of"],
+        &["the", "beginning", "of"],
+        &["start", "of"],
+        &["beginning", "of"],
+    ];
+    let before_year = BEFORE_A_YEAR.iter().find(|phrase| {
+        words.starts_with(phrase)
+            && words
+                .get(phrase.len())
+                .is_some_and(|year| year.len() == 4 && year.parse::<u16>().is_ok())
+    });
     PHRASES
         .iter()
+        .chain(before_year)
         .find(|phrase| words.starts_with(phrase))
         .map(|phrase| phrase.len())
 }

@@ -1,7 +1,7 @@
 //! Every phrase a question may use for something in one published ontology
 //! version, indexed by its stemmed words. Built once per version and shared.
 
-use crate::engine::text;
+use crate::engine::{demonyms, text};
 use crate::ontology::{AttributeRole, DataType, Ontology};
 use std::collections::{BTreeMap, HashMap, HashSet};
 
@@ -48,6 +48,9 @@ pub enum Strength {
 pub struct Entry {
     pub concept: Concept,
     pub strength: Strength,
+    /// Found under another word for the value ("Finland" for the
+    /// nationality "Finnish"), so the question's words are not the value's.
+    pub alias: bool,
 }
 
 #[derive(Debug, Default)]
@@ -124,6 +127,9 @@ impl Entry {
         let Concept::Value { value, .. } = &self.concept else {
             return true;
         };
+        if self.alias {
+            return true;
+        }
         let own: Vec<String> = text::words(value).into_iter().map(|w| w.plain).collect();
         plain.iter().all(|word| {
             own.iter().any(|v| {
@@ -258,11 +264,46 @@ impl Lexicon {
         let entries = self.entries.entry(key).or_default();
         match entries.iter_mut().find(|e| e.concept == concept) {
             Some(existing) => existing.strength = existing.strength.min(strength),
-            None => entries.push(Entry { concept, strength }),
+            None => entries.push(Entry {
+                concept,
+                strength,
+                alias: false,
+            }),
+        }
+    }
+
+    /// Another word for a value: a country's adjective for its name, or
+    /// the other way round.
+    fn add_alias(&mut self, alias: &str, concept: Concept) {
+        let entries = if is_code(alias) {
+            self.codes.entry(text::fold(alias)).or_default()
+        } else {
+            let key = text::key(alias);
+            if key.is_empty() {
+                return;
+            }
+            self.entries.entry(key).or_default()
+        };
+        if !entries.iter().any(|e| e.concept == concept) {
+            entries.push(Entry {
+                concept,
+                strength: Strength::Value,
+                alias: true,
+            });
         }
     }
 
     fn add_values(&mut self, object: usize, attribute: usize, values: &[String]) {
+        for value in values {
+            for alias in demonyms::kin(value) {
+                let concept = Concept::Value {
+                    object,
+                    attribute,
+                    value: value.clone(),
+                };
+                self.add_alias(alias, concept);
+            }
+        }
         // Codes of three letters or fewer ("HAD", "VER") collide with words:
         // kept apart, for capitals only.
         let (codes, values): (Vec<&String>, Vec<&String>) =
@@ -278,6 +319,7 @@ impl Lexicon {
                 entries.push(Entry {
                     concept,
                     strength: Strength::Value,
+                    alias: false,
                 });
             }
         }

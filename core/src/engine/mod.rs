@@ -4,6 +4,7 @@
 
 pub mod answer;
 pub mod compile;
+pub mod demonyms;
 pub mod eval;
 pub mod grammar;
 pub mod graph;

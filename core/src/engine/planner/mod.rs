@@ -19,7 +19,8 @@ pub use labels::{attribute_label, measure_label, plural};
 use self::reading::Reading;
 use self::words::{Piece, read};
 use crate::engine::lexicon::Lexicon;
-use crate::engine::plan::{PlanAssumption, SemanticPlan};
+use crate::engine::plan::{Condition, Literal, PlanAssumption, SemanticPlan};
+use crate::ontology::AttributeRole;
 use crate::ontology::Ontology;
 use crate::time::Day;
 
@@ -51,12 +52,50 @@ pub fn plan(
         })
         .collect();
     match plan_pieces(ontology, &pieces, previous) {
+        Planned::Plan(plan)
+            if let Some(start) = today.and_then(|today| future_start(ontology, &plan, today)) =>
+        {
+            Planned::NotAnswerable(format!(
+                "{start} is still to come, and the data holds only what has already happened"
+            ))
+        }
         Planned::Plan(mut plan) => {
             plan.assumptions.extend(notes);
             Planned::Plan(plan)
         }
         refused => refused,
     }
+}
+
+/// The first time a plan's time filters admit, when every time they admit
+/// is after `today`: "who will win the 2028 championship" asks the future.
+fn future_start(ontology: &Ontology, plan: &SemanticPlan, today: Day) -> Option<String> {
+    let today_text = format!("{:04}-{:02}-{:02}", today.year, today.month, today.day);
+    let after_today = |literal: &Literal| match literal {
+        Literal::Integer(year) => *year > today.year,
+        Literal::Text(date) => date.len() >= 10 && date.as_str() > today_text.as_str(),
+    };
+    plan.filters
+        .iter()
+        .filter(|filter| {
+            ontology
+                .attribute(&filter.attribute.object, &filter.attribute.attribute)
+                .is_some_and(|a| a.role == AttributeRole::Time)
+        })
+        .find_map(|filter| {
+            let earliest = match &filter.condition {
+                Condition::OneOf(list) if !list.is_empty() && list.iter().all(after_today) => {
+                    list.first()
+                }
+                Condition::Between(first, _) | Condition::AtLeast(first) | Condition::After(first)
+                    if after_today(first) =>
+                {
+                    Some(first)
+                }
+                _ => None,
+            };
+            earliest.map(ToString::to_string)
+        })
 }
 
 fn plan_pieces(ontology: &Ontology, pieces: &[Piece], previous: Option<&SemanticPlan>) -> Planned {

@@ -322,6 +322,7 @@ impl Reading {
                     let entries = [Entry {
                         concept: Concept::Metric(*metric),
                         strength: Strength::Synonym,
+                        alias: false,
                     }];
                     reading.place(ontology, &entries, text, false, previous_op, false);
                     previous_op = None;
@@ -546,6 +547,16 @@ impl Reading {
             // also an object ("races") is the object, not a second metric.
             let ambiguous = object.is_some() || attribute.is_some();
             let repeated = self.metrics.iter().any(|(x, _)| *x == m);
+            // "net revenue on orders": the variant already named the
+            // measure, so a word that is also a thing is the thing.
+            if ambiguous
+                && self.metrics.is_empty()
+                && self.variants.iter().any(|(x, _)| *x != m)
+                && let Some(o) = object
+            {
+                self.mentioned.push(o);
+                return;
+            }
             if self.weak_metric && self.metrics.len() == 1 && !repeated {
                 // "how many races did Hamilton win": the later metric is meant.
                 self.displaced = Some(self.metrics[0].0);

@@ -1137,3 +1137,49 @@ fn a_quantity_compared_with_a_number_filters() {
     );
     assert!(!years.contains('>'), "{years}");
 }
+
+#[test]
+fn a_country_and_its_people_name_each_other() {
+    let (ontology, lexicon) = f1_with("driver", "nationality", &["Finnish", "British"]);
+    let compiled = |question: &str| compiled(&ontology, &lexicon, question, Dialect::Postgres);
+    let finns = compiled("which drivers are from Finland");
+    assert!(finns.contains("'Finnish'"), "{finns}");
+    let british = compiled("how many drivers are from the UK");
+    assert!(british.contains("'British'"), "{british}");
+}
+
+#[test]
+fn a_variant_names_its_measure_and_dates_may_share_a_year() {
+    let (ontology, lexicon) = wholesale();
+    let compiled = |question: &str| compiled(&ontology, &lexicon, question, Dialect::Postgres);
+    // "orders" is also the order count: after "net revenue" it is the thing.
+    let spring = compiled("net revenue on orders placed between March 1 and May 31, 1996");
+    assert!(
+        spring.contains("BETWEEN '1996-03-01' AND '1996-05-31'") && !spring.contains("COUNT"),
+        "{spring}"
+    );
+    let since = compiled("gross revenue since the start of 1997");
+    assert!(since.contains(">= '1997-01-01'"), "{since}");
+}
+
+#[test]
+fn the_future_is_not_in_the_data() {
+    let (ontology, lexicon) = f1();
+    let today = Some(crate::time::Day {
+        year: 2026,
+        month: 12,
+        day: 2,
+    });
+    match plan(
+        &ontology,
+        &lexicon,
+        "Who will win the 2028 championship?",
+        None,
+        today,
+    ) {
+        Planned::NotAnswerable(reason) => assert!(reason.contains("2028"), "{reason}"),
+        planned => panic!("answered the future: {planned:?}"),
+    }
+    let past = plan(&ontology, &lexicon, "Who won the most races in 2023?", None, today);
+    assert!(matches!(past, Planned::Plan(_)), "{past:?}");
+}

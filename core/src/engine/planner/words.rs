@@ -413,6 +413,14 @@ pub(super) fn date_at(words: &[&str]) -> Option<(DateRange, usize)> {
         && (1..=31).contains(&d)
     {
         DateRange::day(y, m, d).map(|r| (r, 3))
+    } else if let Some((m, d)) = month(0)
+        .zip(number(1))
+        .or_else(|| month(1).zip(number(0)))
+        .filter(|(_, d)| (1..=31).contains(d))
+        && let Some(y) = year_of_next_date(&words[2..])
+    {
+        // "between March 1 and May 31, 1996": the year written once, last.
+        DateRange::day(y, m, d).map(|r| (r, 2))
     } else if let (Some(m), Some(y)) = (month(0), year(1)) {
         Some((DateRange::months(y, m, m), 2))
     } else if let (Some(q), Some(y)) = (quarter, year(1)) {
@@ -434,6 +442,16 @@ pub(super) fn date_at(words: &[&str]) -> Option<(DateRange, usize)> {
     } else {
         None
     }
+}
+
+/// The year of the date after "and" or "to" at the start of `words`.
+fn year_of_next_date(words: &[&str]) -> Option<i64> {
+    let (first, rest) = words.split_first()?;
+    if !matches!(*first, "and" | "to" | "through" | "until" | "till") {
+        return None;
+    }
+    let (range, _) = date_at(rest)?;
+    range.first.get(..4)?.parse().ok()
 }
 
 /// "last year", "this season", "the past 3 seasons", "last month", "the

@@ -1,0 +1,130 @@
+//! Countries and the adjectives for their people: "drivers from Finland" ask
+//! for the nationality "Finnish", and "German customers" for the nation
+//! "GERMANY". Data hold one form or the other; questions use either.
+
+use crate::engine::text;
+
+/// Each country's names, then the adjectives of its people. The first name
+/// and adjective are the common ones; the rest are other spellings people use.
+const COUNTRIES: &[(&[&str], &[&str])] = &[
+    (&["Algeria"], &["Algerian"]),
+    (&["Argentina"], &["Argentine", "Argentinian"]),
+    (&["Australia"], &["Australian"]),
+    (&["Austria"], &["Austrian"]),
+    (&["Azerbaijan"], &["Azerbaijani", "Azeri"]),
+    (&["Bahrain"], &["Bahraini"]),
+    (&["Belgium"], &["Belgian"]),
+    (&["Brazil"], &["Brazilian"]),
+    (&["Bulgaria"], &["Bulgarian"]),
+    (&["Canada"], &["Canadian"]),
+    (&["Chile"], &["Chilean"]),
+    (&["China"], &["Chinese"]),
+    (&["Colombia"], &["Colombian"]),
+    (&["Croatia"], &["Croatian"]),
+    (&["Czech Republic", "Czechia"], &["Czech"]),
+    (&["Denmark"], &["Danish", "Dane"]),
+    (&["Egypt"], &["Egyptian"]),
+    (&["Estonia"], &["Estonian"]),
+    (&["Ethiopia"], &["Ethiopian"]),
+    (&["Finland"], &["Finnish", "Finn"]),
+    (&["France"], &["French"]),
+    (&["Germany"], &["German"]),
+    (&["Greece"], &["Greek"]),
+    (&["Hungary"], &["Hungarian"]),
+    (&["India"], &["Indian"]),
+    (&["Indonesia"], &["Indonesian"]),
+    (&["Iran"], &["Iranian"]),
+    (&["Iraq"], &["Iraqi"]),
+    (&["Ireland"], &["Irish"]),
+    (&["Israel"], &["Israeli"]),
+    (&["Italy"], &["Italian"]),
+    (&["Japan"], &["Japanese"]),
+    (&["Jordan"], &["Jordanian"]),
+    (&["Kenya"], &["Kenyan"]),
+    (&["Korea", "South Korea"], &["Korean", "South Korean"]),
+    (&["Liechtenstein"], &["Liechtensteiner"]),
+    (&["Luxembourg"], &["Luxembourgish", "Luxembourger"]),
+    (&["Malaysia"], &["Malaysian"]),
+    (&["Mexico"], &["Mexican"]),
+    (&["Monaco"], &["Monegasque", "Monacan"]),
+    (&["Morocco"], &["Moroccan"]),
+    (&["Mozambique"], &["Mozambican"]),
+    (&["Netherlands", "Holland"], &["Dutch"]),
+    (&["New Zealand"], &["New Zealander", "Kiwi"]),
+    (&["Nigeria"], &["Nigerian"]),
+    (&["Norway"], &["Norwegian"]),
+    (&["Peru"], &["Peruvian"]),
+    (&["Philippines"], &["Filipino", "Philippine"]),
+    (&["Poland"], &["Polish", "Pole"]),
+    (&["Portugal"], &["Portuguese"]),
+    (&["Qatar"], &["Qatari"]),
+    (&["Romania"], &["Romanian"]),
+    (&["Russia"], &["Russian"]),
+    (&["Saudi Arabia"], &["Saudi", "Saudi Arabian"]),
+    (&["Singapore"], &["Singaporean"]),
+    (&["Slovakia"], &["Slovak", "Slovakian"]),
+    (&["Slovenia"], &["Slovenian", "Slovene"]),
+    (&["South Africa"], &["South African"]),
+    (&["Spain"], &["Spanish", "Spaniard"]),
+    (&["Sweden"], &["Swedish", "Swede"]),
+    (&["Switzerland"], &["Swiss"]),
+    (&["Thailand"], &["Thai"]),
+    (&["Turkey", "Türkiye"], &["Turkish"]),
+    (&["UAE", "United Arab Emirates"], &["Emirati"]),
+    (&["Ukraine"], &["Ukrainian"]),
+    (
+        &["United Kingdom", "UK", "Great Britain", "Britain"],
+        &["British", "Briton"],
+    ),
+    (
+        &["United States", "USA", "US", "United States of America"],
+        &["American"],
+    ),
+    (&["Uruguay"], &["Uruguayan"]),
+    (&["Venezuela"], &["Venezuelan"]),
+    (&["Vietnam", "Viet Nam"], &["Vietnamese"]),
+];
+
+/// The other words for the country a value names: a country's adjectives
+/// and other names for a country ("Finland" → "Finnish"), a people's
+/// country names and other adjectives ("Finnish" → "Finland", "Finn").
+/// Empty when the value names no country; compared without case or accents,
+/// as data spell countries in capitals ("UNITED KINGDOM") as often as not.
+pub fn kin(value: &str) -> Vec<&'static str> {
+    let folded = text::fold(value.trim());
+    let same = |word: &&str| text::fold(word) == folded;
+    COUNTRIES
+        .iter()
+        .find(|(names, adjectives)| names.iter().any(same) || adjectives.iter().any(same))
+        .map(|(names, adjectives)| {
+            names
+                .iter()
+                .chain(adjectives.iter())
+                .filter(|word| !same(word))
+                .copied()
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::kin;
+
+    #[test]
+    fn a_country_and_its_people_name_each_other() {
+        assert!(kin("Finnish").contains(&"Finland"));
+        assert!(kin("Finland").contains(&"Finnish"));
+        assert!(kin("UNITED KINGDOM").contains(&"British"));
+        assert!(kin("British").contains(&"UK"));
+        assert!(kin("Dutch").contains(&"Netherlands"));
+        assert!(!kin("Germany").contains(&"Germany"));
+    }
+
+    #[test]
+    fn other_values_have_no_kin() {
+        assert!(kin("Ferrari").is_empty());
+        assert!(kin("American-Italian").is_empty());
+        assert!(kin("").is_empty());
+    }
+}
