@@ -10,6 +10,8 @@ pub enum Op {
     Most,
     Least,
     Top,
+    /// "bottom 5": the fewest first, then a limit.
+    Bottom,
     GroupBy,
     All,
     Since,
@@ -96,6 +98,8 @@ const PHRASES: &[(&str, Op)] = &[
     ("min", Op::Least),
     ("fewer", Op::Least),
     ("top", Op::Top),
+    ("bottom", Op::Bottom),
+    ("how many times", Op::Count),
     ("broken down by", Op::GroupBy),
     ("break it down by", Op::GroupBy),
     ("break down by", Op::GroupBy),
@@ -314,6 +318,20 @@ const STOP_WORDS: &[&str] = &[
     "scoring",
     "data",
     "ever",
+    // The span of a whole career is no time filter.
+    "career",
+    "careers",
+    // Verbs that say how something came about, not what is measured.
+    "sold",
+    "sell",
+    "sells",
+    "paid",
+    "sent",
+    "built",
+    "led",
+    "kept",
+    "gave",
+    "chose",
     "time",
     "times",
     "how",
@@ -583,10 +601,12 @@ pub fn correct_operator_word(plain: &str) -> Option<&'static str> {
     if plain.chars().count() < 5 {
         return None;
     }
+    // Long stop words too: "diffrent" is "different".
     PHRASES
         .iter()
         .flat_map(|(phrase, _)| phrase.split(' '))
         .filter(|word| word.len() >= 5)
+        .chain(STOP_WORDS.iter().copied().filter(|word| word.len() >= 7))
         .find(|word| crate::engine::lexicon::one_edit_apart(word, plain))
 }
 

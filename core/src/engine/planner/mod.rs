@@ -87,7 +87,9 @@ fn future_start(ontology: &Ontology, plan: &SemanticPlan, today: Day) -> Option<
                 Condition::OneOf(list) if !list.is_empty() && list.iter().all(after_today) => {
                     list.first()
                 }
-                Condition::Between(first, _) | Condition::AtLeast(first) | Condition::After(first)
+                Condition::Between(first, _)
+                | Condition::AtLeast(first)
+                | Condition::After(first)
                     if after_today(first) =>
                 {
                     Some(first)

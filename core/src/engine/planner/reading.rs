@@ -152,6 +152,7 @@ impl Reading {
                         Op::Most => reading.order = Some(true),
                         Op::Least => reading.order = Some(false),
                         Op::Top => reading.order = reading.order.or(Some(true)),
+                        Op::Bottom => reading.order = Some(false),
                         Op::Who => reading.who = true,
                         Op::When => reading.when = true,
                         Op::Versus => reading.comparison = true,
@@ -193,7 +194,7 @@ impl Reading {
                 }
                 Piece::Number(n) => {
                     // "top 5", "which five customers", "5 best".
-                    let after_top = matches!(previous_op, Some(Op::Top | Op::Which));
+                    let after_top = matches!(previous_op, Some(Op::Top | Op::Bottom | Op::Which));
                     let before_best = matches!(
                         pieces.get(index + 1),
                         Some(Piece::Op(Op::Most | Op::Least) | Piece::Extreme(_))
@@ -549,9 +550,10 @@ impl Reading {
             let repeated = self.metrics.iter().any(|(x, _)| *x == m);
             // "net revenue on orders": the variant already named the
             // measure, so a word that is also a thing is the thing.
+            // Likewise "the fewest units on orders": the quantity is measured.
             if ambiguous
                 && self.metrics.is_empty()
-                && self.variants.iter().any(|(x, _)| *x != m)
+                && (self.variants.iter().any(|(x, _)| *x != m) || !self.quantities.is_empty())
                 && let Some(o) = object
             {
                 self.mentioned.push(o);
@@ -899,6 +901,20 @@ impl Reading {
         {
             measures.push(Measure::CountOf {
                 object: ontology.objects[o].name.clone(),
+            });
+        }
+        // "How many times has the Monaco Grand Prix been run": counting with
+        // only a name given counts the rows the name is of.
+        if measures.is_empty()
+            && self.counts
+            && self.asked.is_empty()
+            && let [mention] = self.values.as_slice()
+            && let [(attribute, _)] = mention.options.as_slice()
+            && let Some(object) = ontology.objects.iter().find(|o| o.name == attribute.object)
+            && display_attribute(object) == Some(attribute.attribute.as_str())
+        {
+            measures.push(Measure::CountOf {
+                object: object.name.clone(),
             });
         }
         // "Which nationality has the most drivers": a superlative over things

@@ -1180,6 +1180,53 @@ fn the_future_is_not_in_the_data() {
         Planned::NotAnswerable(reason) => assert!(reason.contains("2028"), "{reason}"),
         planned => panic!("answered the future: {planned:?}"),
     }
-    let past = plan(&ontology, &lexicon, "Who won the most races in 2023?", None, today);
+    let past = plan(
+        &ontology,
+        &lexicon,
+        "Who won the most races in 2023?",
+        None,
+        today,
+    );
     assert!(matches!(past, Planned::Plan(_)), "{past:?}");
+}
+
+#[test]
+fn commands_verbs_and_typos_of_long_words_never_block() {
+    let (ontology, lexicon) = f1();
+    let compiled = |question: &str| compiled(&ontology, &lexicon, question, Dialect::Postgres);
+    let bottom = compiled("bottom 5 constructors by points in 2016");
+    assert!(bottom.contains("ASC LIMIT 5"), "{bottom}");
+    // "Rank" as a command is not a result's fastest-lap rank.
+    let ranked = compiled("Rank the drivers by number of wins in 2019, highest first");
+    assert!(!ranked.contains("rank"), "{ranked}");
+    let career = compiled("Top 5 drivers by career wins");
+    assert!(career.contains("LIMIT 5"), "{career}");
+    let typo = compiled("how many diffrent circuits hosted races in 1975");
+    assert!(typo.contains("COUNT(DISTINCT"), "{typo}");
+    let (ontology, lexicon) = wholesale();
+    let sold = super::tests::compiled(
+        &ontology,
+        &lexicon,
+        "Which 3 brands sold the fewest units on orders placed in 1993?",
+        Dialect::Postgres,
+    );
+    assert!(
+        sold.contains("SUM(li.l_quantity)") && sold.contains("ASC LIMIT 3"),
+        "{sold}"
+    );
+}
+
+#[test]
+fn counting_a_named_thing_counts_its_rows() {
+    let (ontology, lexicon) = f1_with("race", "race_name", &["Monaco Grand Prix"]);
+    let monaco = compiled(
+        &ontology,
+        &lexicon,
+        "How many times has the Monaco Grand Prix been run?",
+        Dialect::Postgres,
+    );
+    assert!(
+        monaco.contains("COUNT(*)") && monaco.contains("'Monaco Grand Prix'"),
+        "{monaco}"
+    );
 }

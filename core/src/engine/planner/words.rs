@@ -60,7 +60,7 @@ pub(super) enum Focus {
 pub(super) fn opens_focus(op: Op) -> bool {
     matches!(
         op,
-        Op::Count | Op::Sum | Op::Average | Op::Most | Op::Least | Op::Top | Op::Which
+        Op::Count | Op::Sum | Op::Average | Op::Most | Op::Least | Op::Top | Op::Bottom | Op::Which
     )
 }
 
@@ -120,10 +120,16 @@ pub(super) fn read(lexicon: &Lexicon, question: &str, today: Option<Day>) -> Vec
             pieces.push(Piece::Number(n));
             if !matches!(
                 pieces.iter().rev().nth(1),
-                Some(Piece::Op(Op::Top | Op::Which))
+                Some(Piece::Op(Op::Top | Op::Bottom | Op::Which))
             ) {
                 focus = Focus::Outside;
             }
+            i += 1;
+            continue;
+        }
+        // "Rank the drivers by wins", "sort customers by revenue": the
+        // command, not a result's rank.
+        if i == 0 && matches!(plain[0], "rank" | "sort") {
             i += 1;
             continue;
         }
