@@ -10,6 +10,10 @@ fn is_code(value: &str) -> bool {
     (2..=3).contains(&value.chars().count()) && value.chars().all(|c| c.is_ascii_uppercase())
 }
 
+/// At most this many values make an attribute a category, whose short
+/// values are words rather than codes.
+const SMALL_CATEGORIES: usize = 20;
+
 /// Longest phrase looked up, in words.
 pub const MAX_PHRASE_WORDS: usize = 6;
 
@@ -308,6 +312,26 @@ impl Lexicon {
         // kept apart, for capitals only.
         let (codes, values): (Vec<&String>, Vec<&String>) =
             values.iter().partition(|v| is_code(v.trim()));
+        // A handful of short values ("AIR", "FOB" ship modes) are words
+        // people type in lowercase ("shipped by air"); thousands of codes
+        // ("HAM", "PER") are not.
+        if values.len() <= SMALL_CATEGORIES {
+            // Not "US" or "UK": a country's code stays a code.
+            let worded = codes.iter().filter(|code| {
+                let code = code.trim();
+                code.chars().count() == 3
+                    && demonyms::kin(code).is_empty()
+                    && !crate::engine::grammar::is_stop_word(&text::fold(code))
+            });
+            for code in worded {
+                let concept = Concept::Value {
+                    object,
+                    attribute,
+                    value: (*code).clone(),
+                };
+                self.add(code, concept, Strength::Value);
+            }
+        }
         for code in codes {
             let entries = self.codes.entry(text::fold(code.trim())).or_default();
             let concept = Concept::Value {

@@ -277,9 +277,24 @@ impl Reading {
                         reading.mentioned.push(o);
                         continue;
                     }
+                    // "for each Mercedes driver": the name filters, the
+                    // thing after it is what is grouped.
+                    let value_before_thing = grouping
+                        && entries
+                            .iter()
+                            .all(|e| matches!(e.concept, Concept::Value { .. }))
+                        && matches!(pieces.get(index + 1), Some(Piece::Concept { entries: next, .. })
+                            if object_of(next).is_some());
                     reading.at = index;
-                    reading.place(ontology, entries, text, *scoped, previous_op, grouping);
-                    grouping = false;
+                    reading.place(
+                        ontology,
+                        entries,
+                        text,
+                        *scoped,
+                        previous_op,
+                        grouping && !value_before_thing,
+                    );
+                    grouping = value_before_thing;
                     // "average pit stop duration": the aggregate reaches past
                     // the object to its attribute.
                     let only_objects = entries

@@ -1230,3 +1230,22 @@ fn counting_a_named_thing_counts_its_rows() {
         "{monaco}"
     );
 }
+
+#[test]
+fn a_name_before_a_thing_filters_and_the_thing_groups() {
+    let (ontology, lexicon) = f1();
+    let compiled = |question: &str| compiled(&ontology, &lexicon, question, Dialect::Postgres);
+    let each = compiled("Points for each Mercedes driver in 2020");
+    assert!(
+        each.contains("'Mercedes'") && each.contains("GROUP BY d.forename"),
+        "{each}"
+    );
+    // Once a measure is asked for, a possessive only scopes it.
+    let scoped = compiled("How many pit stops did Red Bull's drivers make in 2022?");
+    assert!(
+        scoped.contains("'Red Bull'") && !scoped.contains("GROUP BY"),
+        "{scoped}"
+    );
+    let ranked = compiled("Rank the drivers by number of podiums in 2019");
+    assert!(ranked.contains("GROUP BY d.forename"), "{ranked}");
+}

@@ -130,6 +130,8 @@ pub(super) fn read(lexicon: &Lexicon, question: &str, today: Option<Day>) -> Vec
         // "Rank the drivers by wins", "sort customers by revenue": the
         // command, not a result's rank.
         if i == 0 && matches!(plain[0], "rank" | "sort") {
+            pieces.push(Piece::Op(Op::Top));
+            focus = Focus::Opening;
             i += 1;
             continue;
         }
@@ -144,7 +146,17 @@ pub(super) fn read(lexicon: &Lexicon, question: &str, today: Option<Day>) -> Vec
             && matches!(pieces.last(), Some(Piece::Concept { entries, .. })
                 if entries.iter().all(|e| matches!(e.concept, Concept::Value { .. })))
         {
-            pieces.push(Piece::Op(Op::Which));
+            // "How many pit stops did Red Bull's drivers make": once a
+            // measure is asked for, the possessive only scopes it.
+            let measured = pieces.iter().any(|p| {
+                matches!(
+                    p,
+                    Piece::Op(Op::Count | Op::Sum | Op::Average | Op::Most | Op::Least)
+                )
+            });
+            if !measured {
+                pieces.push(Piece::Op(Op::Which));
+            }
             focus = Focus::Outside;
             i += 1;
             continue;
