@@ -12,6 +12,8 @@ pub enum Op {
     Top,
     /// "bottom 5": the fewest first, then a limit.
     Bottom,
+    /// "them", "those": what the chat's last answer was about.
+    Back,
     GroupBy,
     All,
     Since,
@@ -99,6 +101,9 @@ const PHRASES: &[(&str, Op)] = &[
     ("fewer", Op::Least),
     ("top", Op::Top),
     ("bottom", Op::Bottom),
+    ("them", Op::Back),
+    ("those", Op::Back),
+    ("these", Op::Back),
     ("how many times", Op::Count),
     ("broken down by", Op::GroupBy),
     ("break it down by", Op::GroupBy),
@@ -729,6 +734,10 @@ pub fn filler_phrase(words: &[&str]) -> Option<usize> {
         &["in", "history"],
         &["in", "the", "data"],
         &["in", "the", "database"],
+        // "won at least one race": the rows a measure counts exist.
+        &["at", "least", "one"],
+        &["at", "least", "once"],
+        &["one", "or", "more"],
     ];
     // "since the start of 1997" is since 1997.
     const BEFORE_A_YEAR: &[&[&str]] = &[

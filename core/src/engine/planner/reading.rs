@@ -85,6 +85,9 @@ pub(super) struct Reading {
     years: Vec<(Op, i64)>,
     comparison: bool,
     who: bool,
+    /// "each of them", "which of those": the question is about what the
+    /// chat's last answer counted or listed.
+    refers_back: bool,
     when: bool,
     order: Option<bool>,
     limit: Option<u32>,
@@ -153,6 +156,10 @@ impl Reading {
                         Op::Least => reading.order = Some(false),
                         Op::Top => reading.order = reading.order.or(Some(true)),
                         Op::Bottom => reading.order = Some(false),
+                        Op::Back => {
+                            reading.refers_back = true;
+                            continue;
+                        }
                         Op::Who => reading.who = true,
                         Op::When => reading.when = true,
                         Op::Versus => reading.comparison = true,
@@ -1030,13 +1037,30 @@ impl Reading {
         }
         // A question with only a variant or filter words refines the last plan.
         let follow_up = previous.is_some()
-            && (measures.is_empty()
+            && (self.refers_back
+                || measures.is_empty()
                 || (self.groupings.is_empty() && !self.who && self.asked.is_empty()));
         let mut plan = match (follow_up, previous) {
             (true, Some(previous)) => {
                 let mut plan = previous.clone();
                 plan.assumptions.clear();
                 if !measures.is_empty() {
+                    // "how many wins does each of them have", after "how many
+                    // Brazilian drivers": one row per driver counted before.
+                    if self.refers_back
+                        && let [Measure::CountOf { object }] = previous.measures.as_slice()
+                        && let Some(counted) = ontology.objects.iter().find(|o| o.name == *object)
+                        && let Some(name) = display_attribute(counted)
+                    {
+                        push_unique(
+                            &mut plan.dimensions,
+                            AttributeRef {
+                                object: object.clone(),
+                                attribute: name.to_owned(),
+                                bucket: None,
+                            },
+                        );
+                    }
                     plan.measures = measures.clone();
                     plan.order = None;
                 } else if !self.variants.is_empty() {

@@ -1249,3 +1249,21 @@ fn a_name_before_a_thing_filters_and_the_thing_groups() {
     let ranked = compiled("Rank the drivers by number of podiums in 2019");
     assert!(ranked.contains("GROUP BY d.forename"), "{ranked}");
 }
+
+#[test]
+fn them_and_those_are_what_the_last_answer_counted_or_listed() {
+    let (ontology, lexicon) = f1_with("driver", "nationality", &["Brazilian"]);
+    let plan_of = |question: &str, previous: Option<&SemanticPlan>| match plan(
+        &ontology, &lexicon, question, previous, None,
+    ) {
+        Planned::Plan(p) => p,
+        Planned::NotAnswerable(reason) => panic!("{question}: {reason}"),
+    };
+    let counted = plan_of("How many Brazilian drivers have there been?", None);
+    let winners = plan_of("Which of them won at least one race?", Some(&counted));
+    let sql = compile(&ontology, &winners, Dialect::Postgres).unwrap().sql;
+    assert!(
+        sql.contains("'Brazilian'") && sql.contains("GROUP BY d.forename") && sql.contains("DESC"),
+        "{sql}"
+    );
+}
