@@ -268,6 +268,7 @@ impl<'a> Compiler<'a> {
         attribute: &AttributeRef,
         latest: bool,
         among: Option<&str>,
+        siblings: &[&Filter],
     ) -> Result<Expr, CompileError> {
         let object = self.object(&attribute.object)?;
         let own = Ident::new("extreme");
@@ -275,6 +276,11 @@ impl<'a> Compiler<'a> {
         scoped.0.insert(object.name.clone(), own.clone());
         let value = self.attribute(attribute, &scoped)?;
         let table = self.table(object, &own)?;
+        // "the first race of 2009": the earliest among the races of 2009.
+        let mut own_conditions = Vec::new();
+        for sibling in siblings {
+            own_conditions.push(self.filter(sibling, &scoped)?.to_string());
+        }
         let link = among.and_then(|among| {
             graph::direct_link(self.ontology, among, &object.name)
                 .map(|key| (among, key.from.clone(), key.to.clone()))
@@ -293,6 +299,11 @@ impl<'a> Compiler<'a> {
                 )
             }
             None => String::new(),
+        };
+        let scope = match (scope.is_empty(), own_conditions.is_empty()) {
+            (_, true) => scope,
+            (true, false) => format!(" WHERE {}", own_conditions.join(" AND ")),
+            (false, false) => format!("{scope} AND {}", own_conditions.join(" AND ")),
         };
         let aggregate = if latest { "MAX" } else { "MIN" };
         // Every part is the compiler's own rendering; only the shell is new.
@@ -608,7 +619,7 @@ impl<'a> Compiler<'a> {
             return self.not_among(column, &filter.attribute.object, metric, within);
         }
         if let Condition::Extreme { latest, among } = &filter.condition {
-            return self.extreme(column, &filter.attribute, *latest, among.as_deref());
+            return self.extreme(column, &filter.attribute, *latest, among.as_deref(), &[]);
         }
         let is_date = matches!(
             self.attribute_type(&filter.attribute),
@@ -626,10 +637,33 @@ impl<'a> Compiler<'a> {
         extra: Vec<Expr>,
         aliases: &Aliases,
     ) -> Result<Option<Expr>, CompileError> {
-        let mut conditions = filters
-            .iter()
-            .map(|f| self.filter(f, aliases))
-            .collect::<Result<Vec<_>, _>>()?;
+        let mut conditions = Vec::new();
+        for filter in filters {
+            let Condition::Extreme { latest, among } = &filter.condition else {
+                conditions.push(self.filter(filter, aliases)?);
+                continue;
+            };
+            // The plan's other conditions on the same object narrow the rows
+            // the extreme is taken over.
+            let siblings: Vec<&Filter> = filters
+                .iter()
+                .filter(|other| {
+                    other.attribute.object == filter.attribute.object
+                        && !matches!(
+                            other.condition,
+                            Condition::Extreme { .. } | Condition::NotAmong { .. }
+                        )
+                })
+                .collect();
+            let column = self.attribute(&filter.attribute, aliases)?;
+            conditions.push(self.extreme(
+                column,
+                &filter.attribute,
+                *latest,
+                among.as_deref(),
+                &siblings,
+            )?);
+        }
         conditions.extend(extra);
         Ok(conditions.into_iter().reduce(and))
     }

@@ -3,6 +3,8 @@
 //! "GERMANY". Data hold one form or the other; questions use either.
 
 use crate::engine::text;
+use std::collections::HashMap;
+use std::sync::LazyLock;
 
 /// Each country's names, then the adjectives of its people. The first name
 /// and adjective are the common ones; the rest are other spellings people use.
@@ -85,26 +87,42 @@ const COUNTRIES: &[(&[&str], &[&str])] = &[
     (&["Vietnam", "Viet Nam"], &["Vietnamese"]),
 ];
 
+/// Every name and adjective, folded, with the country it belongs to: built
+/// once, as lexicons look up every value of every text attribute.
+static BY_WORD: LazyLock<HashMap<String, usize>> = LazyLock::new(|| {
+    let mut by_word = HashMap::new();
+    for (i, (names, adjectives)) in COUNTRIES.iter().enumerate() {
+        for word in names.iter().chain(adjectives.iter()) {
+            by_word.insert(text::fold(word), i);
+        }
+    }
+    by_word
+});
+
+/// The longest name or adjective, in characters: longer values are no country.
+const LONGEST: usize = 24;
+
 /// The other words for the country a value names: a country's adjectives
 /// and other names for a country ("Finland" → "Finnish"), a people's
 /// country names and other adjectives ("Finnish" → "Finland", "Finn").
 /// Empty when the value names no country; compared without case or accents,
 /// as data spell countries in capitals ("UNITED KINGDOM") as often as not.
 pub fn kin(value: &str) -> Vec<&'static str> {
-    let folded = text::fold(value.trim());
-    let same = |word: &&str| text::fold(word) == folded;
-    COUNTRIES
+    let value = value.trim();
+    if value.len() > LONGEST || value.chars().any(|c| c.is_ascii_digit()) {
+        return Vec::new();
+    }
+    let folded = text::fold(value);
+    let Some(&i) = BY_WORD.get(&folded) else {
+        return Vec::new();
+    };
+    let (names, adjectives) = COUNTRIES[i];
+    names
         .iter()
-        .find(|(names, adjectives)| names.iter().any(same) || adjectives.iter().any(same))
-        .map(|(names, adjectives)| {
-            names
-                .iter()
-                .chain(adjectives.iter())
-                .filter(|word| !same(word))
-                .copied()
-                .collect()
-        })
-        .unwrap_or_default()
+        .chain(adjectives.iter())
+        .filter(|word| text::fold(word) != folded)
+        .copied()
+        .collect()
 }
 
 #[cfg(test)]
@@ -119,6 +137,15 @@ mod tests {
         assert!(kin("British").contains(&"UK"));
         assert!(kin("Dutch").contains(&"Netherlands"));
         assert!(!kin("Germany").contains(&"Germany"));
+    }
+
+    #[test]
+    fn no_name_is_longer_than_the_longest_looked_up() {
+        for (names, adjectives) in super::COUNTRIES {
+            for word in names.iter().chain(adjectives.iter()) {
+                assert!(word.len() <= super::LONGEST, "{word}");
+            }
+        }
     }
 
     #[test]

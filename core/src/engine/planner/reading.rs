@@ -1591,6 +1591,30 @@ impl Reading {
                 .retain(|d| !(filtered.contains(d) && self.asked.contains(d)));
         }
 
+        // "What was the last Grand Prix Kimi Räikkönen won", "when did
+        // Hamilton win his first race": not a count at that date but the
+        // race itself, among the rows the count would count.
+        if self.extreme.is_some()
+            && !self.counts
+            && !self.averaged
+            && !self.who
+            && let Some(o) = extreme_object
+            && let [Measure::Metric { metric, .. }] = plan.measures.as_slice()
+            && let Some(metric) = ontology.metrics.iter().find(|m| m.name == *metric)
+            && metric.aggregate == Aggregate::Count
+            && metric.object != ontology.objects[o].name
+            && let Some(conditions) = metric
+                .filters
+                .iter()
+                .map(|f| simple_filter(ontology, &metric.object, f))
+                .collect::<Option<Vec<Filter>>>()
+        {
+            plan.measures.clear();
+            plan.dimensions.clear();
+            plan.order = None;
+            plan.filters.extend(conditions);
+        }
+
         // "The oldest driver", "the first race of 2009": rows by a date,
         // earliest or latest first, one unless a number says how many.
         if let Some(latest) = self.extreme
@@ -1779,6 +1803,41 @@ fn adds_up(ontology: &Ontology, measure: &Measure) -> bool {
 
 /// How the word before a year or a date bounds it: "since", "until",
 /// "between … and"; anything else means that year or day only.
+/// A metric's filter of the form `column op literal` ("position = 1",
+/// "grid <= 3") as a plan filter on the metric's object; `None` for anything
+/// else, which only the metric's own SQL can say.
+fn simple_filter(ontology: &Ontology, object: &str, filter: &str) -> Option<Filter> {
+    let [column, op, literal] = filter.split_whitespace().collect::<Vec<_>>()[..] else {
+        return None;
+    };
+    let attribute = ontology
+        .objects
+        .iter()
+        .find(|o| o.name == object)?
+        .attributes
+        .iter()
+        .find(|a| a.column_name() == Some(column))?;
+    let literal = match literal.parse::<i64>() {
+        Ok(n) => Literal::Integer(n),
+        Err(_) => Literal::Text(
+            literal
+                .strip_prefix('\'')?
+                .strip_suffix('\'')?
+                .replace("''", "'"),
+        ),
+    };
+    let condition = match op {
+        "=" => Condition::OneOf(vec![literal]),
+        "<=" => Condition::AtMost(literal),
+        ">=" => Condition::AtLeast(literal),
+        _ => return None,
+    };
+    Some(Filter {
+        attribute: AttributeRef::new(object, &attribute.name),
+        condition,
+    })
+}
+
 fn time_bound(previous: Option<Op>) -> Op {
     match previous {
         Some(

@@ -1267,3 +1267,22 @@ fn them_and_those_are_what_the_last_answer_counted_or_listed() {
         "{sql}"
     );
 }
+
+#[test]
+fn the_first_or_last_thing_is_taken_among_the_rows_asked_about() {
+    // "the first race of 2009" is the earliest race of 2009, not of all time.
+    let (first, _) = sql("Who won the first race of 2009?", None);
+    assert!(first.contains("extreme.year = 2009"), "{first}");
+    // Not a count at the latest date, but the race itself among his wins.
+    let (last, plan) = sql(
+        "What was the last Grand Prix that Max Verstappen won?",
+        None,
+    );
+    assert!(plan.measures.is_empty(), "{plan:?}");
+    assert!(
+        last.contains("rr.position = 1")
+            && last.contains("'Max Verstappen'")
+            && last.contains("DESC LIMIT 1"),
+        "{last}"
+    );
+}
