@@ -54,6 +54,7 @@ impl Dialect {
             "sqlite" => Some(Dialect::Sqlite),
             "postgres" | "postgresql" => Some(Dialect::Postgres),
             "mysql" | "mariadb" => Some(Dialect::MySql),
+            "snowflake" => Some(Dialect::Snowflake),
             _ => None,
         }
     }
@@ -106,7 +107,7 @@ pub enum DataSourceError {
     #[error("A schema-only source needs its SQL dialect: choose one.")]
     NoDialect,
     #[error(
-        "Enter the connection URL (sqlite:///path/to/file.sqlite, postgres://user:password@host/db or mysql://user:password@host/db), or choose a schema-only source."
+        "Enter the connection URL (sqlite:///path/to/file.sqlite, postgres://user:password@host/db, mysql://user:password@host/db or snowflake://user:secret@account/database/schema?warehouse=W&role=R), or choose a schema-only source."
     )]
     NoUrl,
     #[error("`{url}` is a {implied} URL, but the dialect chosen is {chosen}.")]
@@ -115,7 +116,7 @@ pub enum DataSourceError {
         implied: Dialect,
         chosen: Dialect,
     },
-    #[error("Cassis connects to sqlite://, postgres:// and mysql:// URLs, not `{0}`.")]
+    #[error("Cassis connects to sqlite://, postgres://, mysql:// and snowflake:// URLs, not `{0}`.")]
     UnknownUrl(String),
     #[error(
         "Cassis cannot connect to {0} yet; choose a schema-only source to get SQL written for it."
@@ -160,7 +161,7 @@ impl DataSource {
         };
         if !matches!(
             dialect,
-            Dialect::Sqlite | Dialect::Postgres | Dialect::MySql
+            Dialect::Sqlite | Dialect::Postgres | Dialect::MySql | Dialect::Snowflake
         ) {
             return Err(DataSourceError::NotConnectable(dialect));
         }
