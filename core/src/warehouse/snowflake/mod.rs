@@ -510,7 +510,8 @@ impl SnowflakeSource {
         let schema = schema
             .map(str::to_owned)
             .or_else(|| self.inner.config.schema.clone());
-        let mut sql = "SELECT c.table_schema, c.table_name, c.column_name, c.data_type \
+        let mut sql = "SELECT c.table_schema, c.table_name, c.column_name, c.data_type, \
+                              c.numeric_scale \
                        FROM information_schema.columns c \
                        JOIN information_schema.tables t \
                          ON t.table_schema = c.table_schema AND t.table_name = c.table_name \
@@ -541,8 +542,14 @@ impl SnowflakeSource {
                 text(1),
                 ColumnSchema {
                     name: text(2),
-                    sql_type: match row.get(3) {
-                        Some(Json::String(s)) => s.clone(),
+                    sql_type: match (row.get(3), row.get(4)) {
+                        // NUMBER(p, 0) holds whole numbers: INTEGER is its synonym.
+                        (Some(Json::String(t)), Some(Json::Number(scale)))
+                            if t.eq_ignore_ascii_case("NUMBER") && scale.as_i64() == Some(0) =>
+                        {
+                            "INTEGER".to_owned()
+                        }
+                        (Some(Json::String(t)), _) => t.clone(),
                         _ => String::new(),
                     },
                     sample_values: Vec::new(),
