@@ -172,9 +172,11 @@ fn seconds(timeout: Duration) -> u64 {
 
 impl SnowflakeSource {
     pub(super) async fn connect(url: &str) -> Result<Self, WarehouseError> {
-        let config = Config::parse(url).map_err(|reason| SnowflakeError::Url {
-            url: redact_url(url),
-            reason,
+        let config = Config::parse(url).map_err(|reason| {
+            WarehouseError::SnowflakeConnect(SnowflakeError::Url {
+                url: redact_url(url),
+                reason,
+            })
         })?;
         let client = reqwest::Client::builder()
             .connect_timeout(Duration::from_secs(10))
