@@ -460,16 +460,28 @@ mod tests {
         // Schema-only sources and PostgreSQL have no file.
         assert!(DataSource::parse(Some(Dialect::Snowflake), None, &folder).is_ok());
         assert_eq!(
-            DataSource::parse(None, Some("snowflake://acct/db"), &folder),
-            Err(DataSourceError::UnknownUrl("snowflake://acct/db".into()))
+            DataSource::parse(None, Some("bigquery://project/dataset"), &folder),
+            Err(DataSourceError::UnknownUrl("bigquery://project/dataset".into()))
         );
         assert_eq!(
             DataSource::parse(
-                Some(Dialect::Snowflake),
-                Some("snowflake://acct/db"),
+                Some(Dialect::BigQuery),
+                Some("bigquery://project/dataset"),
                 &folder
             ),
-            Err(DataSourceError::NotConnectable(Dialect::Snowflake))
+            Err(DataSourceError::NotConnectable(Dialect::BigQuery))
+        );
+        // Snowflake connects; its secret never shows in what is kept to show.
+        let snowflake = DataSource::parse(
+            None,
+            Some("snowflake://ana:s3cret@acct/DB/PUBLIC?warehouse=WH"),
+            &folder,
+        )
+        .unwrap();
+        assert_eq!(snowflake.dialect, Dialect::Snowflake);
+        assert_eq!(
+            snowflake.redacted_url().unwrap(),
+            "snowflake://ana:***@acct/DB/PUBLIC?warehouse=WH"
         );
         // MySQL and MariaDB connect, under either scheme.
         for url in ["mysql://ana:pw@db/shop", "mariadb://ana:pw@db/shop"] {

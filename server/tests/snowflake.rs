@@ -46,7 +46,8 @@ impl Fakesnow {
         let child = Command::new(program)
             .args(["-s", "--host", "127.0.0.1", "--port", &port.to_string()])
             .current_dir(dir)
-            .stdout(Stdio::null())
+            // Its access log (every request) goes to standard output.
+            .stdout(log.try_clone().unwrap())
             .stderr(log)
             .spawn()
             .expect("CASSIS_TEST_FAKESNOW runs");
@@ -339,4 +340,56 @@ async fn formula_one_on_snowflake_answers_the_seed_questions_over_mcp() {
     let log = server.log_text();
     assert!(!log.contains("reader-s3cret"), "{log}");
     assert!(!log.contains(&key[..40]), "{log}");
+}
+
+#[tokio::test]
+async fn a_statement_past_the_question_timeout_is_aborted_on_snowflake() {
+    use cassis_core::engine::execute::{ExecuteError, all_rows};
+    use cassis_core::warehouse::Warehouse;
+    let Ok(program) = std::env::var("CASSIS_TEST_FAKESNOW") else {
+        assert!(
+            std::env::var_os("CASSIS_TEST_FAKESNOW_REQUIRED").is_none(),
+            "fakesnow is required"
+        );
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let fakesnow = Fakesnow::start(&program, dir.path());
+    let warehouse = Warehouse::connect(&fakesnow.url("CASSIS_READER", "reader-s3cret", ""))
+        .await
+        .unwrap();
+    // About a minute of work for fakesnow's DuckDB.
+    let slow = "SELECT SUM(MOD(SEQ8() * 7, 13)) AS s FROM TABLE(GENERATOR(ROWCOUNT => 100000000))";
+    let timeout = Duration::from_secs(2);
+    let started = Instant::now();
+    let outcome = all_rows(&warehouse, slow, timeout).await;
+    assert!(
+        matches!(outcome, Err(ExecuteError::Timeout(t)) if t == timeout),
+        "{outcome:?}"
+    );
+    assert!(started.elapsed() < Duration::from_secs(5), "{:?}", started.elapsed());
+    // Cassis told Snowflake to stop the statement, by its request id.
+    let log = dir.path().join("fakesnow.log");
+    let aborted = |text: &str| text.contains("POST /queries/v1/abort-request");
+    let started = Instant::now();
+    while !aborted(&std::fs::read_to_string(&log).unwrap()) {
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "no abort-request reached fakesnow: {}",
+            std::fs::read_to_string(&log).unwrap()
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    // fakesnow acknowledges the abort but cannot stop DuckDB, whose one
+    // connection per session stays busy; Snowflake runs a session's
+    // statements side by side. A new session answers at once.
+    warehouse.close().await;
+    let again = Warehouse::connect(&fakesnow.url("CASSIS_READER", "reader-s3cret", ""))
+        .await
+        .unwrap();
+    let rows = all_rows(&again, "SELECT 42 AS answer", Duration::from_secs(30))
+        .await
+        .unwrap();
+    assert_eq!(rows, vec![vec![json!(42)]]);
+    again.close().await;
 }
