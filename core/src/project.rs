@@ -116,7 +116,9 @@ pub enum DataSourceError {
         implied: Dialect,
         chosen: Dialect,
     },
-    #[error("Cassis connects to sqlite://, postgres://, mysql:// and snowflake:// URLs, not `{0}`.")]
+    #[error(
+        "Cassis connects to sqlite://, postgres://, mysql:// and snowflake:// URLs, not `{0}`."
+    )]
     UnknownUrl(String),
     #[error(
         "Cassis cannot connect to {0} yet; choose a schema-only source to get SQL written for it."
@@ -461,7 +463,9 @@ mod tests {
         assert!(DataSource::parse(Some(Dialect::Snowflake), None, &folder).is_ok());
         assert_eq!(
             DataSource::parse(None, Some("bigquery://project/dataset"), &folder),
-            Err(DataSourceError::UnknownUrl("bigquery://project/dataset".into()))
+            Err(DataSourceError::UnknownUrl(
+                "bigquery://project/dataset".into()
+            ))
         );
         assert_eq!(
             DataSource::parse(

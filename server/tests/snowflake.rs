@@ -15,13 +15,15 @@ mod common;
 
 use common::mcp::call_tool;
 use common::session::{call_with, sign_in};
-use common::{ADMIN_EMAIL, ADMIN_PASSWORD, Server, cassis, f1_data, run_with_stdin, stderr, stdout};
+use common::{
+    ADMIN_EMAIL, ADMIN_PASSWORD, Server, cassis, f1_data, run_with_stdin, stderr, stdout,
+};
 use reqwest::StatusCode;
 use serde_json::json;
 use std::collections::HashSet;
 use std::net::{TcpListener, TcpStream};
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Command};
 use std::time::{Duration, Instant};
 
 fn ok(output: std::process::Output) -> (String, String) {
@@ -151,7 +153,9 @@ async fn formula_one_on_snowflake_answers_the_seed_questions_over_mcp() {
     let (out, progress) = ok(load_csv());
     assert_eq!(out, format!("loaded 7 tables, {rows} rows\n"), "{progress}");
     assert!(
-        progress.contains("loaded drivers.csv into drivers: 864 rows, 9 columns, primary key driver_id"),
+        progress.contains(
+            "loaded drivers.csv into drivers: 864 rows, 9 columns, primary key driver_id"
+        ),
         "{progress}"
     );
     assert!(!progress.contains("loader-s3cret"), "{progress}");
@@ -195,7 +199,13 @@ async fn formula_one_on_snowflake_answers_the_seed_questions_over_mcp() {
     assert!(listed.contains("snowflake (connected)"), "{listed}");
     assert!(!listed.contains(&key[..40]), "{listed}");
     let (draft, _) = ok(cassis(&data)
-        .args(["ontology", "export", "--project", "F1 on Snowflake", "--draft"])
+        .args([
+            "ontology",
+            "export",
+            "--project",
+            "F1 on Snowflake",
+            "--draft",
+        ])
         .output()
         .unwrap());
     assert!(
@@ -213,7 +223,13 @@ async fn formula_one_on_snowflake_answers_the_seed_questions_over_mcp() {
 
     let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/f1/ontology.yaml");
     let (out, _) = ok(cassis(&data)
-        .args(["ontology", "import", "--project", "F1 on Snowflake", "--publish"])
+        .args([
+            "ontology",
+            "import",
+            "--project",
+            "F1 on Snowflake",
+            "--publish",
+        ])
         .arg(&file)
         .output()
         .unwrap());
@@ -256,9 +272,13 @@ async fn formula_one_on_snowflake_answers_the_seed_questions_over_mcp() {
             "private key",
         ),
     ] {
-        let (status, refused) =
-            call_with(&server, &cookie, "test_connection", &[("connection_url", url.as_str())])
-                .await;
+        let (status, refused) = call_with(
+            &server,
+            &cookie,
+            "test_connection",
+            &[("connection_url", url.as_str())],
+        )
+        .await;
         assert_ne!(status, StatusCode::OK, "{refused}");
         assert!(refused.contains(expected), "{refused}");
         assert!(!refused.contains("not-a-key"), "{refused}");
@@ -367,7 +387,11 @@ async fn a_statement_past_the_question_timeout_is_aborted_on_snowflake() {
         matches!(outcome, Err(ExecuteError::Timeout(t)) if t == timeout),
         "{outcome:?}"
     );
-    assert!(started.elapsed() < Duration::from_secs(5), "{:?}", started.elapsed());
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "{:?}",
+        started.elapsed()
+    );
     // Cassis told Snowflake to stop the statement, by its request id.
     let log = dir.path().join("fakesnow.log");
     let aborted = |text: &str| text.contains("POST /queries/v1/abort-request");

@@ -167,7 +167,8 @@ pub async fn load_csv_dir(
     options: &LoadOptions,
     progress: &mut dyn FnMut(&LoadedTable),
 ) -> Result<Vec<LoadedTable>, CsvLoadError> {
-    let snowflake = crate::project::Dialect::of_url(url) == Some(crate::project::Dialect::Snowflake);
+    let snowflake =
+        crate::project::Dialect::of_url(url) == Some(crate::project::Dialect::Snowflake);
     let engine = match Engine::of_url(url) {
         Some(engine) => Some(engine),
         None if snowflake => None,
@@ -500,12 +501,13 @@ mod snowflake_load {
         let outcome = async {
             if let Some(schema) = &options.schema {
                 let sql = format!("CREATE SCHEMA IF NOT EXISTS {}", identifier(schema));
-                source.execute_statement(&sql, &[]).await.map_err(|source| {
-                    CsvLoadError::WriteSnowflake {
+                source
+                    .execute_statement(&sql, &[])
+                    .await
+                    .map_err(|source| CsvLoadError::WriteSnowflake {
                         table: schema.clone(),
                         source,
-                    }
-                })?;
+                    })?;
             }
             let mut loaded = Vec::new();
             for file in files {
@@ -644,7 +646,10 @@ mod snowflake_load {
                         });
                     }
                 }
-                source.execute_statement(&sql, &bindings).await.map_err(Err)?;
+                source
+                    .execute_statement(&sql, &bindings)
+                    .await
+                    .map_err(Err)?;
                 rows += batch.len() as u64;
                 batch.clear();
             }

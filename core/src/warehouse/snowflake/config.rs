@@ -19,7 +19,7 @@ use super::key_pair::{KeyError, KeyPair};
 pub enum Credentials {
     Password(String),
     AccessToken(String),
-    KeyPair(KeyPair),
+    KeyPair(Box<KeyPair>),
 }
 
 impl std::fmt::Debug for Credentials {
@@ -114,7 +114,7 @@ impl Config {
         {
             "snowflake" => Credentials::Password(secret),
             "programmatic_access_token" => Credentials::AccessToken(secret),
-            "snowflake_jwt" => Credentials::KeyPair(KeyPair::from_text(&secret)?),
+            "snowflake_jwt" => Credentials::KeyPair(Box::new(KeyPair::from_text(&secret)?)),
             other => return Err(ConfigError::UnknownAuthenticator(other.to_owned())),
         };
         let protocol = parameter("protocol").unwrap_or_else(|| "https".into());
@@ -155,7 +155,10 @@ mod tests {
             "snowflake://cassis_reader:pa%2Fss@myorg-analytics/SALES/PUBLIC?warehouse=WH&role=READER",
         )
         .unwrap();
-        assert_eq!(config.endpoint, "https://myorg-analytics.snowflakecomputing.com");
+        assert_eq!(
+            config.endpoint,
+            "https://myorg-analytics.snowflakecomputing.com"
+        );
         assert_eq!(config.user, "cassis_reader");
         assert!(matches!(&config.credentials, Credentials::Password(p) if p == "pa/ss"));
         assert_eq!(config.database, "SALES");
@@ -180,8 +183,14 @@ mod tests {
             ("snowflake://ana@acct/DB", "no password, token or key"),
             ("snowflake://ana:pw@acct", "names no database"),
             ("snowflake://:pw@acct/DB", "names no user"),
-            ("snowflake://ana:pw@acct/DB?authenticator=okta", "unknown authenticator"),
-            ("snowflake://ana:notakey@acct/DB?authenticator=snowflake_jwt", "private key"),
+            (
+                "snowflake://ana:pw@acct/DB?authenticator=okta",
+                "unknown authenticator",
+            ),
+            (
+                "snowflake://ana:notakey@acct/DB?authenticator=snowflake_jwt",
+                "private key",
+            ),
         ] {
             let error = Config::parse(url).unwrap_err().to_string();
             assert!(error.contains(expected), "{url}: {error}");

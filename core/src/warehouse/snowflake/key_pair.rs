@@ -259,9 +259,6 @@ mod tests {
             KeyPair::from_text("not a key!"),
             Err(KeyError::NotBase64)
         ));
-        assert!(matches!(
-            KeyPair::from_text("AAAA"),
-            Err(KeyError::NotRsa)
-        ));
+        assert!(matches!(KeyPair::from_text("AAAA"), Err(KeyError::NotRsa)));
     }
 }

@@ -224,12 +224,12 @@ impl SnowflakeSource {
                 let now = std::time::SystemTime::now()
                     .duration_since(std::time::UNIX_EPOCH)
                     .map_or(0, |d| d.as_secs());
-                let token = key
-                    .token(&config.account, &config.user, now)
-                    .map_err(|e| SnowflakeError::SignIn {
+                let token = key.token(&config.account, &config.user, now).map_err(|e| {
+                    SnowflakeError::SignIn {
                         code: "key".into(),
                         message: e.to_string(),
-                    })?;
+                    }
+                })?;
                 data["AUTHENTICATOR"] = json!("SNOWFLAKE_JWT");
                 data["TOKEN"] = json!(token);
             }
@@ -257,9 +257,7 @@ impl SnowflakeSource {
         if !envelope.success {
             return Err(SnowflakeError::SignIn {
                 code: envelope.code.unwrap_or_default(),
-                message: envelope
-                    .message
-                    .unwrap_or_else(|| "no reason given".into()),
+                message: envelope.message.unwrap_or_else(|| "no reason given".into()),
             });
         }
         envelope
@@ -449,7 +447,10 @@ impl SnowflakeSource {
         if !response.status().is_success() {
             return Err(SnowflakeError::Status(response.status().as_u16()));
         }
-        let bytes = response.bytes().await.map_err(SnowflakeError::unreachable)?;
+        let bytes = response
+            .bytes()
+            .await
+            .map_err(SnowflakeError::unreachable)?;
         Ok(bytes.to_vec())
     }
 

@@ -9,8 +9,7 @@
 use super::super::rows::{Budget, ResultTooLarge, decimal, number};
 use arrow_array::cast::AsArray;
 use arrow_array::types::{
-    Date32Type, Decimal128Type, Float32Type, Float64Type, Int8Type, Int16Type, Int32Type,
-    Int64Type,
+    Date32Type, Decimal128Type, Float32Type, Float64Type, Int8Type, Int16Type, Int32Type, Int64Type,
 };
 use arrow_array::{Array, RecordBatch};
 use arrow_schema::DataType;
@@ -339,7 +338,11 @@ mod tests {
 
     #[test]
     fn arrow_rows_read_snowflake_encodings() {
-        let columns = [column("fixed", 1), column("text", 0), column("timestamp_ntz", 9)];
+        let columns = [
+            column("fixed", 1),
+            column("text", 0),
+            column("timestamp_ntz", 9),
+        ];
         let mut rows = Vec::new();
         arrow_rows(&stream(), &columns, &mut Budget::capped(), &mut rows).unwrap();
         assert_eq!(
