@@ -213,6 +213,10 @@ async fn formula_one_on_snowflake_answers_the_seed_questions_over_mcp() {
         "names Snowflake folded to upper case read in lower case: {draft}"
     );
     assert!(
+        draft.contains("table: public.drivers\n  label: Drivers\n  primary_key:\n  - driver_id\n"),
+        "declared primary keys are read (SHOW PRIMARY KEYS): {draft}"
+    );
+    assert!(
         draft.contains("name: driver_id\n    type: integer"),
         "NUMBER(38, 0) is an integer: {draft}"
     );

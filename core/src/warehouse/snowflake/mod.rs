@@ -398,7 +398,23 @@ impl SnowflakeSource {
         timeout: Duration,
         budget: &mut Budget,
     ) -> Result<Vec<Vec<Json>>, SnowflakeError> {
+        Ok(self.fetch_named(sql, bindings, timeout, budget).await?.1)
+    }
+
+    /// The column names (lower case) and every row of `sql`.
+    async fn fetch_named(
+        &self,
+        sql: &str,
+        bindings: &[Binding],
+        timeout: Duration,
+        budget: &mut Budget,
+    ) -> Result<(Vec<String>, Vec<Vec<Json>>), SnowflakeError> {
         let data = self.run(sql, bindings, timeout).await?;
+        let names = data
+            .rowtype
+            .iter()
+            .map(|c| c.name.to_ascii_lowercase())
+            .collect();
         let arrow = data
             .query_result_format
             .as_deref()
@@ -418,7 +434,7 @@ impl SnowflakeSource {
                 result::json_chunk_rows(&body, &data.rowtype, budget, &mut rows)?;
             }
         }
-        Ok(rows)
+        Ok((names, rows))
     }
 
     /// One result chunk, from the (presigned) URL the answer names, with
@@ -521,9 +537,9 @@ impl SnowflakeSource {
                        WHERE c.table_schema <> 'INFORMATION_SCHEMA'"
             .to_owned();
         let mut bindings = Vec::new();
-        if let Some(schema) = schema {
+        if let Some(schema) = &schema {
             sql.push_str(" AND UPPER(c.table_schema) = UPPER(?)");
-            bindings.push(Binding::Text(Some(schema)));
+            bindings.push(Binding::Text(Some(schema.clone())));
         }
         sql.push_str(" ORDER BY c.table_schema, c.table_name, c.ordinal_position");
         let rows = self
@@ -559,7 +575,116 @@ impl SnowflakeSource {
                 },
             );
         }
+        // Keys are declared, not enforced, in Snowflake, and only SHOW lists
+        // their columns; a catalog without them still bootstraps.
+        if let Err(error) = self.read_keys(&mut catalog, schema.as_deref()).await {
+            tracing::info!(%error, "reading Snowflake's declared keys failed; the draft has none");
+        }
         Ok(catalog)
+    }
+
+    /// The primary and foreign keys declared in the schema (or database).
+    async fn read_keys(
+        &self,
+        catalog: &mut Catalog,
+        schema: Option<&str>,
+    ) -> Result<(), SnowflakeError> {
+        let scope = match schema {
+            Some(schema) => format!(
+                "SCHEMA {}.{}",
+                identifier(&self.inner.config.database),
+                identifier(schema)
+            ),
+            None => format!("DATABASE {}", identifier(&self.inner.config.database)),
+        };
+        let read = |sql: String| async move {
+            let (names, rows) = self
+                .fetch_named(
+                    &sql,
+                    &[],
+                    super::HOUSEKEEPING_TIMEOUT,
+                    &mut Budget::unlimited(),
+                )
+                .await?;
+            Ok::<_, SnowflakeError>(
+                rows.into_iter()
+                    .map(|row| {
+                        names
+                            .iter()
+                            .cloned()
+                            .zip(row.into_iter().map(|v| match v {
+                                Json::String(s) => s,
+                                Json::Null => String::new(),
+                                other => other.to_string(),
+                            }))
+                            .collect::<std::collections::HashMap<String, String>>()
+                    })
+                    .collect::<Vec<_>>(),
+            )
+        };
+        let field = |row: &std::collections::HashMap<String, String>, name: &str| {
+            row.get(name).cloned().unwrap_or_default()
+        };
+        // Each key's columns together, in key order.
+        let in_key_order = |rows: &mut Vec<std::collections::HashMap<String, String>>,
+                            key: &str| {
+            rows.sort_by_key(|r| {
+                (
+                    field(r, key),
+                    r.get("key_sequence").and_then(|s| s.parse::<u32>().ok()),
+                )
+            });
+        };
+
+        // Scope from our own identifiers, quoted: not input spliced as SQL.
+        let mut primary = read(format!("SHOW PRIMARY KEYS IN {scope}")).await?;
+        in_key_order(&mut primary, "constraint_name");
+        for key in &primary {
+            let (schema, table) = (
+                folded(&field(key, "schema_name")),
+                folded(&field(key, "table_name")),
+            );
+            if let Some(t) = catalog
+                .tables
+                .iter_mut()
+                .find(|t| t.schema.as_deref() == Some(schema.as_str()) && t.name == table)
+            {
+                t.primary_key.push(folded(&field(key, "column_name")));
+            }
+        }
+
+        let mut imported = read(format!("SHOW IMPORTED KEYS IN {scope}")).await?;
+        in_key_order(&mut imported, "fk_name");
+        for key in &imported {
+            let referenced = folded(&field(key, "pk_table_name"));
+            if referenced.is_empty() {
+                continue;
+            }
+            let (schema, table) = (
+                folded(&field(key, "fk_schema_name")),
+                folded(&field(key, "fk_table_name")),
+            );
+            let Some(t) = catalog
+                .tables
+                .iter_mut()
+                .find(|t| t.schema.as_deref() == Some(schema.as_str()) && t.name == table)
+            else {
+                continue;
+            };
+            let continues = field(key, "key_sequence") != "1" && !t.foreign_keys.is_empty();
+            if !continues {
+                t.foreign_keys.push(crate::ontology::bootstrap::ForeignKey {
+                    referenced_schema: Some(folded(&field(key, "pk_schema_name"))),
+                    referenced_table: referenced,
+                    ..Default::default()
+                });
+            }
+            let fk = t.foreign_keys.last_mut().expect("a key was just pushed");
+            fk.columns.push(folded(&field(key, "fk_column_name")));
+            fk.referenced_columns
+                .push(folded(&field(key, "pk_column_name")));
+        }
+        Ok(())
     }
 
     /// Ends the session.

@@ -19,6 +19,8 @@ use serde_json::Value as Json;
 /// One column of a result, as the response's `rowtype` describes it.
 #[derive(Clone, Debug, Default, Deserialize)]
 pub struct ColumnType {
+    #[serde(default)]
+    pub name: String,
     /// `fixed`, `real`, `text`, `date`, `timestamp_ntz`, `boolean`, ...
     #[serde(rename = "type", default)]
     pub kind: String,
@@ -288,6 +290,7 @@ mod tests {
 
     fn column(kind: &str, scale: i64) -> ColumnType {
         ColumnType {
+            name: String::new(),
             kind: kind.into(),
             scale: Some(scale),
         }
