@@ -807,6 +807,110 @@ impl Drop for AbortOnDrop {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::sync::atomic::AtomicUsize;
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+    /// A stand-in for Snowflake's endpoint: the first session expires at
+    /// its first statement, the second gets a JSON rowset and one JSON chunk
+    /// that is served only with the result's key. Counts sign-ins.
+    async fn endpoint() -> (u16, Arc<AtomicUsize>) {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let logins = Arc::new(AtomicUsize::new(0));
+        let counted = logins.clone();
+        tokio::spawn(async move {
+            loop {
+                let (mut stream, _) = listener.accept().await.unwrap();
+                let logins = counted.clone();
+                tokio::spawn(async move {
+                    let mut request = Vec::new();
+                    let mut buffer = [0u8; 4096];
+                    let head_end = loop {
+                        let n = stream.read(&mut buffer).await.unwrap();
+                        request.extend_from_slice(&buffer[..n]);
+                        if let Some(i) = request.windows(4).position(|w| w == b"\r\n\r\n") {
+                            break i + 4;
+                        }
+                    };
+                    let head = String::from_utf8_lossy(&request[..head_end]).to_lowercase();
+                    let length: usize = head
+                        .lines()
+                        .find_map(|l| l.strip_prefix("content-length: "))
+                        .and_then(|n| n.trim().parse().ok())
+                        .unwrap_or(0);
+                    while request.len() < head_end + length {
+                        let n = stream.read(&mut buffer).await.unwrap();
+                        request.extend_from_slice(&buffer[..n]);
+                    }
+                    let path = head
+                        .split_whitespace()
+                        .nth(1)
+                        .unwrap_or_default()
+                        .to_owned();
+                    let (status, body) = if path.starts_with("/session/v1/login-request") {
+                        let n = logins.fetch_add(1, Ordering::SeqCst) + 1;
+                        (
+                            "200 OK",
+                            json!({"success": true, "data": {"token": format!("t{n}")}})
+                                .to_string(),
+                        )
+                    } else if path.starts_with("/queries/v1/query-request") {
+                        if head.contains("token=\"t1\"") {
+                            ("200 OK", json!({"success": false, "code": "390112", "message": "Your session has expired.", "data": null}).to_string())
+                        } else {
+                            ("200 OK", json!({"success": true, "data": {
+                                "rowtype": [{"name": "N", "type": "fixed", "scale": 0}, {"name": "NAME", "type": "text"}],
+                                "rowset": [["1", "a"]],
+                                "queryResultFormat": "json",
+                                "qrmk": "k3y",
+                                "chunks": [{"url": format!("http://127.0.0.1:{port}/chunk/1"), "rowCount": 2}],
+                            }}).to_string())
+                        }
+                    } else if path.starts_with("/chunk/1") {
+                        if head.contains("x-amz-server-side-encryption-customer-key: k3y") {
+                            ("200 OK", r#"["2","b"],["3",null]"#.to_owned())
+                        } else {
+                            ("403 Forbidden", String::new())
+                        }
+                    } else {
+                        ("200 OK", json!({"success": true}).to_string())
+                    };
+                    let response = format!(
+                        "HTTP/1.1 {status}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                        body.len()
+                    );
+                    let _ = stream.write_all(response.as_bytes()).await;
+                });
+            }
+        });
+        (port, logins)
+    }
+
+    #[tokio::test]
+    async fn an_expired_session_signs_in_again_and_json_rows_and_chunks_are_read() {
+        let (port, logins) = endpoint().await;
+        let url = format!("snowflake://ana:pw@acct/DB?host=127.0.0.1&port={port}&protocol=http");
+        let source = SnowflakeSource::connect(&url).await.unwrap();
+        let rows = source
+            .fetch_rows(
+                "SELECT n, name FROM t",
+                &[],
+                Duration::from_secs(10),
+                &mut Budget::capped(),
+            )
+            .await
+            .unwrap();
+        assert_eq!(
+            rows,
+            vec![
+                vec![json!(1), json!("a")],
+                vec![json!(2), json!("b")],
+                vec![json!(3), Json::Null]
+            ]
+        );
+        assert_eq!(logins.load(Ordering::SeqCst), 2, "signed in again once");
+        source.close().await;
+    }
 
     #[test]
     fn names_snowflake_folded_read_as_the_ontology_writes_them() {
