@@ -315,7 +315,11 @@ impl SnowflakeSource {
             "querySubmissionTime": std::time::SystemTime::now()
                 .duration_since(std::time::UNIX_EPOCH)
                 .map_or(0, |d| d.as_millis() as u64),
-            "parameters": {"STATEMENT_TIMEOUT_IN_SECONDS": seconds(timeout)},
+            "parameters": {
+                "STATEMENT_TIMEOUT_IN_SECONDS": seconds(timeout),
+                // One statement per request, whatever the account's default.
+                "MULTI_STATEMENT_COUNT": 1,
+            },
         });
         if !bindings.is_empty() {
             body["bindings"] = bindings
