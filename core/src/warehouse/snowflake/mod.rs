@@ -35,6 +35,8 @@ const IN_PROGRESS_CODES: [&str; 2] = ["333333", "333334"];
 const SESSION_GONE_CODES: [&str; 3] = ["390112", "390104", "390114"];
 /// How long signing in may take.
 const SIGN_IN_TIMEOUT: Duration = Duration::from_secs(30);
+/// How long an idle connection to Snowflake is kept for the next request.
+const POOL_IDLE_TIMEOUT: Duration = Duration::from_secs(4);
 /// How long a request may wait beyond its statement's own time limit.
 const REQUEST_MARGIN: Duration = Duration::from_secs(15);
 
@@ -180,6 +182,9 @@ impl SnowflakeSource {
         })?;
         let client = reqwest::Client::builder()
             .connect_timeout(Duration::from_secs(10))
+            // Servers close idle connections (uvicorn after 5 s, balancers
+            // after a minute or so): a request sent on one just closed fails.
+            .pool_idle_timeout(POOL_IDLE_TIMEOUT)
             .user_agent(concat!("Cassis/", env!("CARGO_PKG_VERSION")))
             .build()
             .map_err(SnowflakeError::unreachable)?;
@@ -337,19 +342,30 @@ impl SnowflakeSource {
             armed: true,
         };
         let endpoint = &self.inner.config.endpoint;
-        let response = self
-            .inner
-            .client
-            .post(format!("{endpoint}/queries/v1/query-request"))
-            .query(&[("requestId", request_id.as_str())])
-            .header("Authorization", Self::authorization(token))
-            .header("Accept", "application/snowflake")
-            .header("Content-Type", "application/json")
-            .body(body.to_string())
-            .timeout(timeout + REQUEST_MARGIN)
-            .send()
-            .await
-            .map_err(SnowflakeError::unreachable)?;
+        let body = body.to_string();
+        let send = |retry: u32| {
+            self.inner
+                .client
+                .post(format!("{endpoint}/queries/v1/query-request"))
+                .query(&[
+                    ("requestId", request_id.as_str()),
+                    ("retryCount", &retry.to_string()),
+                ])
+                .header("Authorization", Self::authorization(token))
+                .header("Accept", "application/snowflake")
+                .header("Content-Type", "application/json")
+                .body(body.clone())
+                .timeout(timeout + REQUEST_MARGIN)
+                .send()
+        };
+        // A request that could not be sent (a connection the server had
+        // just closed) is sent again once, with the same request id, by
+        // which Snowflake recognises a statement it already has.
+        let response = match send(0).await {
+            Err(error) if error.is_request() && !error.is_timeout() => send(1).await,
+            sent => sent,
+        }
+        .map_err(SnowflakeError::unreachable)?;
         let mut envelope = read_envelope(response).await?;
         // A long statement answers "in progress" with where to wait for it.
         while envelope
