@@ -54,6 +54,7 @@ impl Dialect {
             "sqlite" => Some(Dialect::Sqlite),
             "postgres" | "postgresql" => Some(Dialect::Postgres),
             "mysql" | "mariadb" => Some(Dialect::MySql),
+            "snowflake" => Some(Dialect::Snowflake),
             _ => None,
         }
     }
@@ -106,7 +107,7 @@ pub enum DataSourceError {
     #[error("A schema-only source needs its SQL dialect: choose one.")]
     NoDialect,
     #[error(
-        "Enter the connection URL (sqlite:///path/to/file.sqlite, postgres://user:password@host/db or mysql://user:password@host/db), or choose a schema-only source."
+        "Enter the connection URL (sqlite:///path/to/file.sqlite, postgres://user:password@host/db, mysql://user:password@host/db or snowflake://user:secret@account/database/schema?warehouse=W&role=R), or choose a schema-only source."
     )]
     NoUrl,
     #[error("`{url}` is a {implied} URL, but the dialect chosen is {chosen}.")]
@@ -115,7 +116,9 @@ pub enum DataSourceError {
         implied: Dialect,
         chosen: Dialect,
     },
-    #[error("Cassis connects to sqlite://, postgres:// and mysql:// URLs, not `{0}`.")]
+    #[error(
+        "Cassis connects to sqlite://, postgres://, mysql:// and snowflake:// URLs, not `{0}`."
+    )]
     UnknownUrl(String),
     #[error(
         "Cassis cannot connect to {0} yet; choose a schema-only source to get SQL written for it."
@@ -160,7 +163,7 @@ impl DataSource {
         };
         if !matches!(
             dialect,
-            Dialect::Sqlite | Dialect::Postgres | Dialect::MySql
+            Dialect::Sqlite | Dialect::Postgres | Dialect::MySql | Dialect::Snowflake
         ) {
             return Err(DataSourceError::NotConnectable(dialect));
         }
@@ -459,16 +462,30 @@ mod tests {
         // Schema-only sources and PostgreSQL have no file.
         assert!(DataSource::parse(Some(Dialect::Snowflake), None, &folder).is_ok());
         assert_eq!(
-            DataSource::parse(None, Some("snowflake://acct/db"), &folder),
-            Err(DataSourceError::UnknownUrl("snowflake://acct/db".into()))
+            DataSource::parse(None, Some("bigquery://project/dataset"), &folder),
+            Err(DataSourceError::UnknownUrl(
+                "bigquery://project/dataset".into()
+            ))
         );
         assert_eq!(
             DataSource::parse(
-                Some(Dialect::Snowflake),
-                Some("snowflake://acct/db"),
+                Some(Dialect::BigQuery),
+                Some("bigquery://project/dataset"),
                 &folder
             ),
-            Err(DataSourceError::NotConnectable(Dialect::Snowflake))
+            Err(DataSourceError::NotConnectable(Dialect::BigQuery))
+        );
+        // Snowflake connects; its secret never shows in what is kept to show.
+        let snowflake = DataSource::parse(
+            None,
+            Some("snowflake://ana:s3cret@acct/DB/PUBLIC?warehouse=WH"),
+            &folder,
+        )
+        .unwrap();
+        assert_eq!(snowflake.dialect, Dialect::Snowflake);
+        assert_eq!(
+            snowflake.redacted_url().unwrap(),
+            "snowflake://ana:***@acct/DB/PUBLIC?warehouse=WH"
         );
         // MySQL and MariaDB connect, under either scheme.
         for url in ["mysql://ana:pw@db/shop", "mariadb://ana:pw@db/shop"] {

@@ -292,13 +292,13 @@ pub enum ApiKeyCommand {
 pub enum WarehouseCommand {
     /// Create one table per CSV file of a folder, with inferred column types and id primary keys
     LoadCsv {
-        /// Database to load into: sqlite://PATH or postgres://...
+        /// Database to load into: sqlite://PATH, postgres://..., mysql://... or snowflake://...
         #[arg(long, value_name = "URL")]
         warehouse: String,
         /// Folder of .csv files, each with a header row; `\N` and empty fields are NULL
         #[arg(long, value_name = "DIR")]
         dir: PathBuf,
-        /// PostgreSQL schema for the tables, created when missing
+        /// PostgreSQL or Snowflake schema (MySQL database) for the tables, created when missing
         #[arg(long)]
         schema: Option<String>,
         /// Name tables and columns in snake_case (raceId becomes race_id)
@@ -332,7 +332,8 @@ pub enum ProjectCommand {
         /// The project's name, unique in the organization
         #[arg(long)]
         name: String,
-        /// Connection URL of the data source Cassis runs SQL on: sqlite://PATH or postgres://...
+        /// Connection URL of the data source Cassis runs SQL on: sqlite://PATH, postgres://...,
+        /// mysql://... or snowflake://USER:SECRET@ACCOUNT/DATABASE/SCHEMA?warehouse=W&role=R
         #[arg(long, value_name = "URL", required_unless_present = "schema_only")]
         warehouse: Option<String>,
         /// Cassis writes SQL for this source but never runs it
@@ -346,7 +347,7 @@ pub enum ProjectCommand {
         /// Bootstrap the draft ontology from the warehouse's tables, columns and foreign keys
         #[arg(long, requires = "warehouse")]
         introspect: bool,
-        /// Only this schema when introspecting PostgreSQL
+        /// Only this schema when introspecting PostgreSQL or Snowflake (database on MySQL)
         #[arg(long, requires = "introspect")]
         schema: Option<String>,
         /// Bootstrap the draft ontology from a file of CREATE TABLE statements in the dialect

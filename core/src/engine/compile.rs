@@ -1289,6 +1289,10 @@ pub fn quoted_ident(dialect: Dialect, name: &str) -> Ident {
             .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_');
     if plain && !is_reserved(name) {
         Ident::new(name)
+    } else if plain && dialect == Dialect::Snowflake {
+        // Snowflake folds unquoted names to upper case: a lower-case name in
+        // the ontology means the folded one, also when it must be quoted.
+        Ident::with_quote('"', name.to_ascii_uppercase())
     } else {
         let quote = match dialect {
             Dialect::MySql | Dialect::BigQuery | Dialect::Databricks => '`',

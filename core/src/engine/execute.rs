@@ -24,6 +24,8 @@ pub enum ExecuteError {
     Timeout(Duration),
     #[error("the data source refused the query: {0}")]
     Query(#[from] sqlx::Error),
+    #[error("the data source refused the query: {0}")]
+    Snowflake(crate::warehouse::snowflake::SnowflakeError),
     #[error("Cassis refused to run the query: {0}")]
     Refused(#[from] SqlRejection),
     #[error(transparent)]
@@ -34,6 +36,7 @@ impl From<FetchError> for ExecuteError {
     fn from(error: FetchError) -> Self {
         match error {
             FetchError::Query(error) => ExecuteError::Query(error),
+            FetchError::Snowflake(error) => ExecuteError::Snowflake(error),
             FetchError::TooLarge(too_large) => ExecuteError::TooLarge(too_large),
         }
     }
@@ -158,9 +161,7 @@ async fn within(
     run: impl Future<Output = Result<Vec<Vec<Json>>, FetchError>>,
 ) -> Result<Vec<Vec<Json>>, ExecuteError> {
     match tokio::time::timeout(timeout, run).await {
-        Ok(Err(FetchError::Query(e))) if crate::warehouse::is_statement_timeout(&e) => {
-            Err(ExecuteError::Timeout(timeout))
-        }
+        Ok(Err(e)) if e.is_statement_timeout() => Err(ExecuteError::Timeout(timeout)),
         Ok(result) => Ok(result?),
         Err(_) => Err(ExecuteError::Timeout(timeout)),
     }

@@ -188,6 +188,10 @@ fn sql_ident(dialect: Dialect, name: &str) -> String {
     if plain && !RESERVED.contains(&name) {
         return name.to_owned();
     }
+    if plain && dialect == Dialect::Snowflake {
+        // Snowflake folds unquoted names to upper case.
+        return Ident::with_quote('"', name.to_ascii_uppercase()).to_string();
+    }
     let quote = if matches!(
         dialect,
         Dialect::MySql | Dialect::BigQuery | Dialect::Databricks

@@ -1,11 +1,12 @@
-//! Loads a folder of CSV exports into a SQLite, PostgreSQL, MySQL or MariaDB
-//! database, one table per file, because data teams try tools on CSV exports
-//! first.
+//! Loads a folder of CSV exports into a SQLite, PostgreSQL, MySQL, MariaDB
+//! or Snowflake database, one table per file, because data teams try tools
+//! on CSV exports first.
 //!
 //! Each file is read twice, streaming: once to infer column types and find a
 //! primary key, once to insert. A file's table is written in one transaction,
 //! so a failure leaves no half-loaded table behind (on MySQL, where creating
-//! a table commits, the table is dropped again).
+//! a table commits, and on Snowflake, where every statement commits, the
+//! table is dropped again).
 
 use crate::ontology::bootstrap::snake_case;
 use sqlparser::ast::Ident;
@@ -18,7 +19,7 @@ use std::time::{Duration, Instant};
 #[derive(Debug, thiserror::Error)]
 pub enum CsvLoadError {
     #[error(
-        "Cassis can load CSV files only into sqlite://PATH, postgres://... or mysql://... databases, not `{0}`"
+        "Cassis can load CSV files only into sqlite://PATH, postgres://..., mysql://... or snowflake://... databases, not `{0}`"
     )]
     UnsupportedUrl(String),
     #[error("cannot read {path}: {source}")]
@@ -42,6 +43,13 @@ pub enum CsvLoadError {
     Connect(#[source] sqlx::Error),
     #[error("writing {table} failed: {source}")]
     Write { table: String, source: sqlx::Error },
+    #[error(transparent)]
+    ConnectSnowflake(super::WarehouseError),
+    #[error("writing {table} failed: {source}")]
+    WriteSnowflake {
+        table: String,
+        source: super::snowflake::SnowflakeError,
+    },
 }
 
 #[derive(Clone, Debug, Default)]
@@ -159,10 +167,16 @@ pub async fn load_csv_dir(
     options: &LoadOptions,
     progress: &mut dyn FnMut(&LoadedTable),
 ) -> Result<Vec<LoadedTable>, CsvLoadError> {
-    let Some(engine) = Engine::of_url(url) else {
-        return Err(CsvLoadError::UnsupportedUrl(crate::project::redact_url(
-            url,
-        )));
+    let snowflake =
+        crate::project::Dialect::of_url(url) == Some(crate::project::Dialect::Snowflake);
+    let engine = match Engine::of_url(url) {
+        Some(engine) => Some(engine),
+        None if snowflake => None,
+        None => {
+            return Err(CsvLoadError::UnsupportedUrl(crate::project::redact_url(
+                url,
+            )));
+        }
     };
     let io = |source| CsvLoadError::Io {
         path: dir.to_owned(),
@@ -183,6 +197,9 @@ pub async fn load_csv_dir(
         });
     }
 
+    let Some(engine) = engine else {
+        return snowflake_load::load(url, &files, options, progress).await;
+    };
     sqlx::any::install_default_drivers();
     let url = if engine != Engine::Sqlite || url.contains("mode=") {
         url.to_owned()
@@ -452,6 +469,195 @@ async fn load_file(
         columns: shape.columns.into_iter().zip(shape.types).collect(),
         elapsed: started.elapsed(),
     })
+}
+
+/// Loading into Snowflake, over the same protocol Cassis reads it with:
+/// no transactions around DDL, so a failed table is dropped again.
+mod snowflake_load {
+    use super::*;
+    use crate::warehouse::snowflake::{Binding, SnowflakeSource, identifier};
+
+    /// Bound values per INSERT, well under what one request carries.
+    const BINDINGS_PER_STATEMENT: usize = 8_000;
+
+    fn column_type(column: ColumnType) -> &'static str {
+        match column {
+            ColumnType::Integer => "NUMBER(38, 0)",
+            ColumnType::Real => "DOUBLE",
+            ColumnType::Date => "DATE",
+            ColumnType::Text => "TEXT",
+        }
+    }
+
+    pub(super) async fn load(
+        url: &str,
+        files: &[PathBuf],
+        options: &LoadOptions,
+        progress: &mut dyn FnMut(&LoadedTable),
+    ) -> Result<Vec<LoadedTable>, CsvLoadError> {
+        let source = SnowflakeSource::connect(url)
+            .await
+            .map_err(CsvLoadError::ConnectSnowflake)?;
+        let outcome = async {
+            if let Some(schema) = &options.schema {
+                let sql = format!("CREATE SCHEMA IF NOT EXISTS {}", identifier(schema));
+                source
+                    .execute_statement(&sql, &[])
+                    .await
+                    .map_err(|source| CsvLoadError::WriteSnowflake {
+                        table: schema.clone(),
+                        source,
+                    })?;
+            }
+            let mut loaded = Vec::new();
+            for file in files {
+                let table = load_file(&source, file, options).await?;
+                progress(&table);
+                loaded.push(table);
+            }
+            Ok(loaded)
+        }
+        .await;
+        source.close().await;
+        outcome
+    }
+
+    async fn load_file(
+        source: &SnowflakeSource,
+        path: &Path,
+        options: &LoadOptions,
+    ) -> Result<LoadedTable, CsvLoadError> {
+        let started = Instant::now();
+        let shape = infer_shape(path, options)?;
+        let stem = path
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let table_name = if options.snake_case {
+            snake_case(&stem)
+        } else {
+            stem
+        };
+        let (table, shown) = match &options.schema {
+            Some(schema) => (
+                format!("{}.{}", identifier(schema), identifier(&table_name)),
+                format!("{schema}.{table_name}"),
+            ),
+            None => (identifier(&table_name).to_string(), table_name.clone()),
+        };
+        let write = |source| CsvLoadError::WriteSnowflake {
+            table: shown.clone(),
+            source,
+        };
+        if options.replace {
+            source
+                .execute_statement(&format!("DROP TABLE IF EXISTS {table}"), &[])
+                .await
+                .map_err(write)?;
+        }
+        let definitions: Vec<String> = shape
+            .columns
+            .iter()
+            .zip(&shape.types)
+            .map(|(name, t)| format!("{} {}", identifier(name), column_type(*t)))
+            .chain(
+                shape
+                    .primary_key
+                    .map(|i| format!("PRIMARY KEY ({})", identifier(&shape.columns[i]))),
+            )
+            .collect();
+        let create = format!("CREATE TABLE {table} ({})", definitions.join(", "));
+        if let Err(error) = source.execute_statement(&create, &[]).await {
+            return Err(if error.to_string().contains("already exists") {
+                CsvLoadError::TableExists { table: shown }
+            } else {
+                write(error)
+            });
+        }
+        let inserted = insert_rows(source, path, &shape, &table).await;
+        let rows = match inserted {
+            Ok(rows) => rows,
+            Err(error) => {
+                let drop_table = format!("DROP TABLE IF EXISTS {table}");
+                if let Err(error) = source.execute_statement(&drop_table, &[]).await {
+                    tracing::warn!(%error, table = %shown, "dropping a half-loaded table failed");
+                }
+                return Err(match error {
+                    Ok(csv) => csv,
+                    Err(error) => write(error),
+                });
+            }
+        };
+        Ok(LoadedTable {
+            file: path.to_owned(),
+            table: shown,
+            rows,
+            primary_key: shape.primary_key.map(|i| shape.columns[i].clone()),
+            columns: shape.columns.into_iter().zip(shape.types).collect(),
+            elapsed: started.elapsed(),
+        })
+    }
+
+    /// Multi-row INSERTs with bound values; the error is the file's (`Ok`)
+    /// or Snowflake's (`Err`).
+    async fn insert_rows(
+        source: &SnowflakeSource,
+        path: &Path,
+        shape: &Shape,
+        table: &str,
+    ) -> Result<u64, Result<CsvLoadError, crate::warehouse::snowflake::SnowflakeError>> {
+        let per_row = shape.columns.len();
+        let batch_rows = (BINDINGS_PER_STATEMENT / per_row).max(1);
+        let column_list = shape
+            .columns
+            .iter()
+            .map(|c| identifier(c).to_string())
+            .collect::<Vec<_>>()
+            .join(", ");
+        let row_placeholders = format!("({})", vec!["?"; per_row].join(", "));
+        let mut reader = reader(path).map_err(Ok)?;
+        let mut records = reader.records();
+        let mut rows = 0u64;
+        let mut batch: Vec<csv::StringRecord> = Vec::with_capacity(batch_rows);
+        loop {
+            let next = records
+                .next()
+                .transpose()
+                .map_err(|e| Ok(csv_error(path, e)))?;
+            let done = next.is_none();
+            batch.extend(next);
+            if batch.len() == batch_rows || (done && !batch.is_empty()) {
+                let sql = format!(
+                    "INSERT INTO {table} ({column_list}) VALUES {}",
+                    vec![row_placeholders.as_str(); batch.len()].join(", ")
+                );
+                let mut bindings = Vec::with_capacity(batch.len() * per_row);
+                for record in &batch {
+                    for (c, column_type) in shape.types.iter().enumerate() {
+                        let value = record.get(c).filter(|v| !is_null(v));
+                        bindings.push(match column_type {
+                            ColumnType::Integer => {
+                                Binding::Integer(value.and_then(|v| v.parse().ok()))
+                            }
+                            ColumnType::Real => Binding::Real(value.and_then(|v| v.parse().ok())),
+                            ColumnType::Date | ColumnType::Text => {
+                                Binding::Text(value.map(str::to_owned))
+                            }
+                        });
+                    }
+                }
+                source
+                    .execute_statement(&sql, &bindings)
+                    .await
+                    .map_err(Err)?;
+                rows += batch.len() as u64;
+                batch.clear();
+            }
+            if done {
+                return Ok(rows);
+            }
+        }
+    }
 }
 
 #[cfg(test)]

@@ -223,8 +223,15 @@ impl Warehouse {
         sql: String,
         timeout: Duration,
     ) -> Result<Vec<String>, WarehouseError> {
+        if let Warehouse::Snowflake(source) = self {
+            return match tokio::time::timeout(timeout, source.first_column(&sql, timeout)).await {
+                Ok(result) => result,
+                Err(_) => Err(WarehouseError::Timeout(timeout)),
+            };
+        }
         let read = async {
             match self {
+                Warehouse::Snowflake(_) => unreachable!("answered above"),
                 Warehouse::Sqlite(pool) => {
                     let mut connection = super::sqlite_connection(pool, Some(timeout)).await?;
                     let rows = sqlx::query(AssertSqlSafe(sql))
@@ -268,8 +275,12 @@ where
         .or_else(|_| row.try_get::<i64, _>(0).map(|n| n.to_string()))
 }
 
-/// An identifier as the source reads it: MySQL reads `"x"` as a string.
+/// An identifier as the source reads it: MySQL reads `"x"` as a string;
+/// Snowflake reads a quoted lower-case name as written, not folded.
 fn quoted(dialect: Dialect, identifier: &str) -> String {
+    if dialect == Dialect::Snowflake {
+        return super::snowflake::identifier(identifier).to_string();
+    }
     let quote = if dialect == Dialect::MySql { '`' } else { '"' };
     Ident::with_quote(quote, identifier).to_string()
 }

@@ -1,11 +1,14 @@
 //! Connections to the data sources Cassis answers from. Every connection is
 //! read-only: SQLite files are opened read-only, PostgreSQL sessions start with
 //! read-only transactions, MySQL and MariaDB sessions are read-only.
+//! Snowflake has no read-only session: its documented setup is a role that
+//! may only SELECT, and Cassis runs only checked SELECTs on it.
 
 pub mod csv_load;
 mod introspect;
 pub mod mysql;
 mod rows;
+pub mod snowflake;
 
 pub use rows::{Budget, FetchError, MAX_CELL_BYTES, MAX_RESULT_BYTES, ResultTooLarge};
 
@@ -66,7 +69,9 @@ const SQLITE_PROGRESS_STEPS: i32 = 10_000;
 
 #[derive(Debug, thiserror::Error)]
 pub enum WarehouseError {
-    #[error("Cassis cannot connect to `{0}`: use sqlite://PATH, postgres://... or mysql://...")]
+    #[error(
+        "Cassis cannot connect to `{0}`: use sqlite://PATH, postgres://..., mysql://... or snowflake://..."
+    )]
     UnsupportedUrl(String),
     #[error("cannot connect to the data source: {0}")]
     Connect(#[source] sqlx::Error),
@@ -78,6 +83,10 @@ pub enum WarehouseError {
         "`{0}` names no user: a PostgreSQL or MySQL source needs its user (and password) in the URL"
     )]
     NoUser(String),
+    #[error("cannot connect to the data source: {0}")]
+    SnowflakeConnect(#[source] snowflake::SnowflakeError),
+    #[error("reading the data source failed: {0}")]
+    Snowflake(#[from] snowflake::SnowflakeError),
     #[error(
         "this is a Cassis metadata database, with its users, sessions and keys: Cassis does not answer questions from it"
     )]
@@ -91,6 +100,7 @@ pub enum Warehouse {
     Postgres(PgPool),
     /// MySQL or MariaDB.
     MySql(mysql::MySqlSource),
+    Snowflake(snowflake::SnowflakeSource),
 }
 
 /// How many connections a warehouse pool holds and how many of them are idle.
@@ -112,6 +122,8 @@ impl Warehouse {
                 idle: pool.num_idle(),
             },
             Warehouse::MySql(source) => source.pool_usage(),
+            // One session over HTTP: no pool of connections to report.
+            Warehouse::Snowflake(_) => PoolUsage { open: 0, idle: 0 },
         }
     }
 
@@ -151,6 +163,9 @@ impl Warehouse {
         } else if url.starts_with("mysql://") || url.starts_with("mariadb://") {
             let source = mysql::MySqlSource::connect(url).await?;
             Warehouse::MySql(source).unless_metadata().await
+        } else if url.starts_with("snowflake://") {
+            let source = snowflake::SnowflakeSource::connect(url).await?;
+            Warehouse::Snowflake(source).unless_metadata().await
         } else {
             Err(unsupported())
         }
@@ -187,6 +202,7 @@ impl Warehouse {
                     .await?
             }
             Warehouse::MySql(source) => source.metadata_tables_found().await?,
+            Warehouse::Snowflake(source) => source.metadata_tables_found().await?,
         };
         if found == METADATA_TABLES.len() as i64 {
             self.close().await;
@@ -200,18 +216,20 @@ impl Warehouse {
             Warehouse::Sqlite(_) => Dialect::Sqlite,
             Warehouse::Postgres(_) => Dialect::Postgres,
             Warehouse::MySql(_) => Dialect::MySql,
+            Warehouse::Snowflake(_) => Dialect::Snowflake,
         }
     }
 
     /// The tables and views, their columns and keys, and a sample of the
-    /// values of low-cardinality text columns. `schema` limits PostgreSQL to
-    /// one schema and MySQL to one database; SQLite has one.
+    /// values of low-cardinality text columns. `schema` limits PostgreSQL and
+    /// Snowflake to one schema and MySQL to one database; SQLite has one.
     pub async fn catalog(&self, schema: Option<&str>) -> Result<Catalog, WarehouseError> {
         let read = async {
             match self {
                 Warehouse::Sqlite(pool) => introspect::sqlite_catalog(pool).await,
                 Warehouse::Postgres(pool) => introspect::postgres_catalog(pool, schema).await,
                 Warehouse::MySql(source) => source.catalog(schema).await,
+                Warehouse::Snowflake(source) => source.catalog(schema).await,
             }
         };
         let mut catalog = tokio::time::timeout(HOUSEKEEPING_TIMEOUT, read)
@@ -235,6 +253,7 @@ impl Warehouse {
             Warehouse::Sqlite(pool) => pool.close().await,
             Warehouse::Postgres(pool) => pool.close().await,
             Warehouse::MySql(source) => source.close().await,
+            Warehouse::Snowflake(source) => source.close().await,
         }
     }
 }

@@ -36,7 +36,20 @@ pub enum FetchError {
     #[error(transparent)]
     Query(#[from] sqlx::Error),
     #[error(transparent)]
+    Snowflake(super::snowflake::SnowflakeError),
+    #[error(transparent)]
     TooLarge(#[from] ResultTooLarge),
+}
+
+impl FetchError {
+    /// Whether the source stopped the statement at its time limit.
+    pub fn is_statement_timeout(&self) -> bool {
+        match self {
+            FetchError::Query(error) => super::is_statement_timeout(error),
+            FetchError::Snowflake(error) => error.is_statement_timeout(),
+            FetchError::TooLarge(_) => false,
+        }
+    }
 }
 
 /// What is left of a result's allowance of bytes.
@@ -63,7 +76,7 @@ impl Budget {
         }
     }
 
-    fn spend(&mut self, bytes: usize) -> Result<(), ResultTooLarge> {
+    pub(super) fn spend(&mut self, bytes: usize) -> Result<(), ResultTooLarge> {
         if bytes > self.cell {
             return Err(ResultTooLarge::Cell);
         }
@@ -77,7 +90,8 @@ impl Warehouse {
     /// the source itself after `timeout`: SQLite's interrupt, PostgreSQL's
     /// `statement_timeout` in a read-only transaction, MySQL's and
     /// MariaDB's statement time limits in a read-only session (and a `KILL
-    /// QUERY` when Cassis stops waiting first).
+    /// QUERY` when Cassis stops waiting first), Snowflake's
+    /// `STATEMENT_TIMEOUT_IN_SECONDS` (and an abort request).
     pub async fn fetch_rows(
         &self,
         sql: String,
@@ -114,13 +128,18 @@ impl Warehouse {
                 let decoded = rows.iter().map(|row| mysql_row(row, &mut budget));
                 Ok(decoded.collect::<Result<_, _>>()?)
             }
+            Warehouse::Snowflake(source) => {
+                let timeout = timeout.unwrap_or(super::HOUSEKEEPING_TIMEOUT);
+                Ok(source.fetch_rows(&sql, &[], timeout, &mut budget).await?)
+            }
         }
     }
 
     /// The planner's estimate of a query's total cost, where the source
     /// offers one (PostgreSQL's EXPLAIN); `None` elsewhere. MariaDB's
     /// EXPLAIN has no cost before 11.0, and MySQL's is in other units than
-    /// the limit Cassis is configured with.
+    /// the limit Cassis is configured with; Snowflake's EXPLAIN counts
+    /// partitions and bytes, not a cost.
     pub async fn estimated_cost(&self, sql: &str) -> Result<Option<f64>, sqlx::Error> {
         let Warehouse::Postgres(pool) = self else {
             return Ok(None);
@@ -271,7 +290,7 @@ fn mysql_row(row: &mysql::MySqlRow, budget: &mut Budget) -> Result<Vec<Json>, Re
 }
 
 /// Whole numbers as integers, so 860.0 points reads as 860.
-fn number(x: f64) -> Json {
+pub(super) fn number(x: f64) -> Json {
     if x.fract() == 0.0 && x.abs() < 9.0e15 {
         Json::from(x as i64)
     } else {
@@ -279,7 +298,7 @@ fn number(x: f64) -> Json {
     }
 }
 
-fn decimal(d: rust_decimal::Decimal) -> Json {
+pub(super) fn decimal(d: rust_decimal::Decimal) -> Json {
     use rust_decimal::prelude::ToPrimitive;
     if d.fract().is_zero() {
         d.to_i64()
