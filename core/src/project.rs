@@ -212,18 +212,34 @@ impl DataSource {
 /// Whether the file a `sqlite:` URL opens lies in `folder`, symbolic links
 /// and `..` resolved, so an admin cannot point a project at any file the
 /// server can read. A file that does not exist yet is judged by its folder.
+///
+/// The file is named by sqlx's own parser, the one that opens it: it strips
+/// the scheme however often it is repeated and percent-decodes the path, so
+/// `..%2f` is judged as the `../` SQLite will follow.
 #[cfg(feature = "ssr")]
 fn sqlite_file_within(url: &str, folder: &std::path::Path) -> bool {
-    let rest = url
-        .strip_prefix("sqlite://")
-        .or_else(|| url.strip_prefix("sqlite:"))
-        .unwrap_or(url);
-    let path = rest.split(['?', '#']).next().unwrap_or_default();
-    if path.is_empty() || path == ":memory:" {
+    let Ok(options) = sqlx::sqlite::SqliteConnectOptions::from_str(url) else {
+        return false;
+    };
+    let database = url
+        .trim_start_matches("sqlite://")
+        .trim_start_matches("sqlite:")
+        .split('?')
+        .next()
+        .unwrap_or_default();
+    let path = options.get_filename();
+    if database == ":memory:" || path.as_os_str().is_empty() {
         // An empty private database reads nothing.
         return true;
     }
-    let path = std::path::Path::new(path);
+    let Some(name) = path.to_str() else {
+        return false;
+    };
+    if name.starts_with("file:") {
+        // sqlx opens files with SQLITE_OPEN_URI, so SQLite would read this
+        // name as a URI and decode it again, past the check below.
+        return false;
+    }
     let resolved = path.canonicalize().or_else(|_| {
         let parent = path.parent().filter(|p| !p.as_os_str().is_empty());
         let name = path.file_name().ok_or(std::io::ErrorKind::InvalidInput)?;
@@ -427,12 +443,26 @@ mod tests {
         assert!(parse(&url(&folder.join("f1.sqlite"))).is_ok());
         assert!(parse(&format!("{}?mode=ro", url(&folder.join("f1.sqlite")))).is_ok());
         assert!(parse(&url(&folder.join("new.sqlite"))).is_ok());
+        assert!(parse(&format!("{}/f%31.sqlite", url(&folder))).is_ok());
+        assert!(parse("sqlite::memory:").is_ok());
         for outside in [
             url(&dir.path().join("cassis.sqlite")),
             url(&folder.join("link.sqlite")),
             url(&folder.join("../cassis.sqlite")),
             "sqlite:///etc/passwd".to_owned(),
             "sqlite:relative.sqlite".to_owned(),
+            // sqlx percent-decodes the path before opening it.
+            format!("{}/..%2fcassis.sqlite", url(&folder)),
+            format!("{}/%2e%2e%2fcassis.sqlite", url(&folder)),
+            format!("{}/%2E%2E/cassis.sqlite", url(&folder)),
+            format!("{}/x%2f..%2f..%2fcassis.sqlite", url(&folder)),
+            format!("{}%2f..%2fcassis.sqlite", url(&folder)),
+            // SQLite reads a name starting with `file:` as a URI, and
+            // decodes it once more.
+            format!("sqlite:file:{}/..%252fcassis.sqlite", folder.display()),
+            format!("sqlite://file:{}/f1.sqlite", folder.display()),
+            // sqlx strips its scheme as often as it is repeated.
+            format!("sqlite://sqlite://{}/../cassis.sqlite", folder.display()),
         ] {
             assert!(
                 matches!(
