@@ -233,6 +233,43 @@ async fn password_guessing_waits_longer_after_each_failure() {
 }
 
 #[tokio::test]
+async fn guesses_sent_together_at_one_account_get_only_the_free_failures() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let server = Server::start(&data, |c| {
+        c.arg("--no-demo");
+    });
+    // 20 guesses at once from one address, well within its burst of 30:
+    // before any has failed, none may pass on the strength of the others
+    // not having failed yet.
+    let server = std::sync::Arc::new(server);
+    let guesses: Vec<_> = (0..20)
+        .map(|n| {
+            let server = server.clone();
+            tokio::spawn(async move { attempt(&server, ADMIN_EMAIL, &format!("guess {n}")).await })
+        })
+        .collect();
+    let mut statuses = Vec::new();
+    for guess in guesses {
+        let (status, retry_after, body) = guess.await.unwrap();
+        if status == StatusCode::TOO_MANY_REQUESTS {
+            assert!(retry_after.is_some(), "{body}");
+        }
+        statuses.push(status);
+    }
+    let checked = statuses
+        .iter()
+        .filter(|&&s| s == StatusCode::UNAUTHORIZED)
+        .count();
+    let refused = statuses
+        .iter()
+        .filter(|&&s| s == StatusCode::TOO_MANY_REQUESTS)
+        .count();
+    assert!((1..=4).contains(&checked), "{statuses:?}");
+    assert_eq!(checked + refused, 20, "{statuses:?}");
+}
+
+#[tokio::test]
 async fn a_storm_of_logins_is_cut_off_and_mcp_keeps_answering() {
     let dir = tempfile::tempdir().unwrap();
     let data = dir.path().join("data");
