@@ -577,7 +577,8 @@ async fn a_metadata_database_is_refused_as_a_data_source() {
     }
 }
 
-/// Credentials come from the URL alone, never from PGPASSWORD or ~/.pgpass.
+/// Credentials come from the URL alone, never from PGPASSWORD or ~/.pgpass
+/// (`tests/postgres_environment.rs` shows the password sent).
 #[tokio::test]
 async fn a_postgres_source_uses_only_the_credentials_in_its_url() {
     use cassis_core::warehouse::{Warehouse, WarehouseError};
@@ -585,6 +586,62 @@ async fn a_postgres_source_uses_only_the_credentials_in_its_url() {
     assert!(
         matches!(no_user, Err(WarehouseError::NoUser(_))),
         "{no_user:?}"
+    );
+}
+
+/// A source's URL cannot have Cassis connect over the server's local socket
+/// (where PostgreSQL may trust its operating-system user) or present the
+/// server's own key files or session options.
+#[tokio::test]
+async fn a_postgres_source_names_no_socket_file_or_session_option_of_the_server() {
+    use cassis_core::warehouse::{Warehouse, WarehouseError};
+    for parameter in [
+        "host=/var/run/postgresql",
+        "host=localhost",
+        "hostaddr=127.0.0.1",
+        "sslcert=/etc/ssl/certs/server.crt",
+        "ssl-cert=/etc/ssl/certs/server.crt",
+        "sslkey=/etc/ssl/private/server.key",
+        "ssl-key=/etc/ssl/private/server.key",
+        "sslrootcert=/etc/passwd",
+        "ssl-root-cert=/etc/passwd",
+        "ssl-ca=/etc/passwd",
+        "options=-c%20default_transaction_read_only%3Doff",
+        "options%5Bdefault_transaction_read_only%5D=off",
+        "user=postgres",
+        "password=x",
+    ] {
+        let url = format!("postgres://ana:pw@127.0.0.1:1/db?sslmode=prefer&{parameter}");
+        let refused = Warehouse::connect(&url).await;
+        assert!(
+            matches!(refused, Err(WarehouseError::RefusedParameter { .. })),
+            "{parameter}: {refused:?}"
+        );
+        let message = refused.unwrap_err().to_string();
+        assert!(!message.contains(":pw@"), "{message}");
+    }
+    for socket in [
+        "postgres://ana:pw@%2Fvar%2Frun%2Fpostgresql/db",
+        "postgres:///db",
+        "postgres://ana:pw@/db",
+    ] {
+        let refused = Warehouse::connect(socket).await;
+        assert!(
+            matches!(
+                refused,
+                Err(WarehouseError::NoHost(_) | WarehouseError::UnsupportedUrl(_))
+            ),
+            "{socket}: {refused:?}"
+        );
+    }
+    // What a source may set still reaches the connection attempt.
+    let allowed = Warehouse::connect(
+        "postgres://ana:pw@127.0.0.1:1/db?sslmode=disable&application_name=reports",
+    )
+    .await;
+    assert!(
+        matches!(allowed, Err(WarehouseError::Connect(_))),
+        "{allowed:?}"
     );
 }
 

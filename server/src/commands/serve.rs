@@ -53,6 +53,14 @@ pub async fn run(settings: Settings) -> anyhow::Result<()> {
         );
     }
 
+    if let Some(name) = cassis_core::warehouse::ambient_postgres_setting() {
+        tracing::warn!(
+            variable = name,
+            "the environment sets {name}, which would apply to every PostgreSQL data source: \
+             PostgreSQL sources are refused until it is unset (the metadata database can take \
+             the setting in --database-url)"
+        );
+    }
     if settings.insecure_mcp_without_auth {
         tracing::warn!(
             "MCP requests need no credential and act as the first admin \
