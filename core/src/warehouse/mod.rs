@@ -58,6 +58,14 @@ pub(crate) fn is_statement_timeout(error: &sqlx::Error) -> bool {
         || matches!(error, sqlx::Error::Database(e) if matches!(e.code().as_deref(), Some("57014") | Some("9")))
 }
 
+/// Connections a source's pool holds at most. One user's questions may hold
+/// only some of them (`engine::admission::QUESTIONS_PER_USER`).
+pub const POOL_CONNECTIONS: u32 = 4;
+
+/// How long a query waits for a free connection before it is told the
+/// project is busy.
+pub const POOL_WAIT: Duration = Duration::from_secs(10);
+
 /// Tables a Cassis metadata database holds together.
 const METADATA_TABLES: [&str; 4] = ["users", "sessions", "api_keys", "oauth_signing_keys"];
 
@@ -143,8 +151,8 @@ impl Warehouse {
                 .map_err(|_| unsupported())?
                 .read_only(true);
             let pool = SqlitePoolOptions::new()
-                .max_connections(4)
-                .acquire_timeout(Duration::from_secs(10))
+                .max_connections(POOL_CONNECTIONS)
+                .acquire_timeout(POOL_WAIT)
                 .connect_with(options)
                 .await
                 .map_err(WarehouseError::Connect)?;
@@ -160,8 +168,8 @@ impl Warehouse {
                 ),
             ]);
             let pool = PgPoolOptions::new()
-                .max_connections(4)
-                .acquire_timeout(Duration::from_secs(10))
+                .max_connections(POOL_CONNECTIONS)
+                .acquire_timeout(POOL_WAIT)
                 .connect_with(options)
                 .await
                 .map_err(WarehouseError::Connect)?;

@@ -115,8 +115,8 @@ impl MySqlSource {
             return Err(WarehouseError::NoUser(redact_url(url)));
         }
         let pool = MySqlPoolOptions::new()
-            .max_connections(4)
-            .acquire_timeout(Duration::from_secs(10))
+            .max_connections(super::POOL_CONNECTIONS)
+            .acquire_timeout(super::POOL_WAIT)
             .after_connect(|connection, _| Box::pin(prepare_session(connection)))
             .connect_with(options)
             .await
