@@ -277,14 +277,24 @@ pub fn redact_url(url: &str) -> String {
         Some((scheme, rest)) => (format!("{scheme}://"), rest),
         None => (String::new(), url),
     };
+    // A password runs from the user's colon to the last `@`, whatever it
+    // holds: people paste passwords with `#`, `/` or `?` unencoded, and a
+    // URL parser would end the authority there and show the rest. When an
+    // `@` in the path or query ends it instead, more is hidden, never less.
+    let (user, rest) = match rest.split_once(':') {
+        Some((user, after)) if !head.is_empty() && !user.contains(['/', '?', '#', '@']) => {
+            match after.rfind('@') {
+                Some(at) => (Some(user), &after[at + 1..]),
+                None => (None, rest),
+            }
+        }
+        _ => (None, rest),
+    };
     let authority_end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
     let (authority, tail) = rest.split_at(authority_end);
-    let authority = match authority.rsplit_once('@') {
-        Some((userinfo, host)) if !head.is_empty() => match userinfo.split_once(':') {
-            Some((user, _password)) => format!("{user}:***@{host}"),
-            None => authority.to_owned(),
-        },
-        _ => authority.to_owned(),
+    let authority = match user {
+        Some(user) => format!("{user}:***@{authority}"),
+        None => authority.to_owned(),
     };
     let (tail, fragment) = match tail.split_once('#') {
         Some((tail, _)) => (tail, "#***"),
@@ -426,6 +436,25 @@ mod tests {
         assert_eq!(
             redact_url("mysql://u:p@h/d?client_secret=z"),
             "mysql://u:***@h/d?client_secret=***"
+        );
+        // Passwords with the characters that end an authority, unencoded.
+        for url in [
+            "postgres://u:p#w@h/db",
+            "postgres://u:p/w@h/db",
+            "postgres://u:p?w@h/db",
+            "postgres://u:p@w@h/db",
+            "postgres://u:p:w#x?y/z@h/db",
+        ] {
+            assert_eq!(redact_url(url), "postgres://u:***@h/db", "{url}");
+        }
+        // A port is not a password.
+        assert_eq!(
+            redact_url("postgres://h:5432/db?sslmode=require"),
+            "postgres://h:5432/db?sslmode=require"
+        );
+        assert_eq!(
+            redact_url("postgres://ana@h:5432/db"),
+            "postgres://ana@h:5432/db"
         );
     }
 
