@@ -577,6 +577,55 @@ async fn a_metadata_database_is_refused_as_a_data_source() {
     }
 }
 
+/// A metadata database from before the signing keys (no `oauth_signing_keys`,
+/// but users with their password hashes) is refused too; an application's own
+/// `users` and `sessions` are not taken for one.
+#[tokio::test]
+async fn an_older_metadata_database_is_refused_and_an_application_database_is_not() {
+    use cassis_core::warehouse::{Warehouse, WarehouseError};
+    let dir = tempfile::tempdir().unwrap();
+    let database = |name: &str, tables: &[&str]| {
+        let url = format!("sqlite://{}", dir.path().join(name).display());
+        let tables: Vec<String> = tables.iter().map(|t| (*t).to_owned()).collect();
+        async move {
+            let pool = sqlx::SqlitePool::connect(&format!("{url}?mode=rwc"))
+                .await
+                .unwrap();
+            for table in tables {
+                sqlx::raw_sql(AssertSqlSafe(format!("CREATE TABLE {table} (id TEXT)")))
+                    .execute(&pool)
+                    .await
+                    .unwrap();
+            }
+            pool.close().await;
+            url
+        }
+    };
+    // The tables of the first two migrations.
+    let older = database(
+        "older.sqlite",
+        &[
+            "organizations",
+            "users",
+            "sessions",
+            "projects",
+            "data_sources",
+            "instance_settings",
+            "ontology_drafts",
+            "ontology_versions",
+        ],
+    )
+    .await;
+    let refused = Warehouse::connect(&older).await;
+    assert!(
+        matches!(refused, Err(WarehouseError::MetadataDatabase)),
+        "{refused:?}"
+    );
+    let application = database("app.sqlite", &["users", "sessions", "orders"]).await;
+    let accepted = Warehouse::connect(&application).await;
+    assert!(accepted.is_ok(), "{accepted:?}");
+}
+
 /// Credentials come from the URL alone, never from PGPASSWORD or ~/.pgpass
 /// (`tests/postgres_environment.rs` shows the password sent).
 #[tokio::test]

@@ -66,8 +66,34 @@ pub const POOL_CONNECTIONS: u32 = 4;
 /// project is busy.
 pub const POOL_WAIT: Duration = Duration::from_secs(10);
 
-/// Tables a Cassis metadata database holds together.
-const METADATA_TABLES: [&str; 4] = ["users", "sessions", "api_keys", "oauth_signing_keys"];
+/// Tables a Cassis metadata database holds: [`is_metadata`] says which of
+/// them together mark one.
+const METADATA_TABLES: [&str; 6] = [
+    "users",
+    "sessions",
+    "api_keys",
+    "oauth_signing_keys",
+    "instance_settings",
+    "ontology_versions",
+];
+
+/// Whether tables named `found` (in one database or schema) make a Cassis
+/// metadata database: accounts and sessions, with a table only Cassis has.
+/// Every version of it has `users`, `sessions` and `instance_settings` (the
+/// first migration), so one from before the signing keys is recognised too,
+/// while an application's own `users` and `sessions` are not enough.
+pub(crate) fn is_metadata<S: AsRef<str>>(found: &[S]) -> bool {
+    let has = |name: &str| found.iter().any(|f| f.as_ref() == name);
+    has("users")
+        && has("sessions")
+        && [
+            "instance_settings",
+            "oauth_signing_keys",
+            "ontology_versions",
+        ]
+        .into_iter()
+        .any(has)
+}
 
 /// Environment variables sqlx applies to every PostgreSQL connection and
 /// offers no way to undo: the server's client certificate and key, its
@@ -194,27 +220,29 @@ impl Warehouse {
             .collect::<Vec<_>>()
             .join(", ");
         // Constant table names, not input.
-        let found: i64 = match &self {
+        let metadata = match &self {
             Warehouse::Sqlite(pool) => {
                 let sql = format!(
-                    "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name IN ({names})"
+                    "SELECT name FROM sqlite_master WHERE type = 'table' AND name IN ({names})"
                 );
-                sqlx::query_scalar(AssertSqlSafe(sql))
-                    .fetch_one(pool)
-                    .await?
+                let found: Vec<String> = sqlx::query_scalar(AssertSqlSafe(sql))
+                    .fetch_all(pool)
+                    .await?;
+                is_metadata(&found)
             }
             Warehouse::Postgres(pool) => {
                 let sql = format!(
-                    "SELECT COUNT(DISTINCT relname) FROM pg_catalog.pg_class \
+                    "SELECT DISTINCT relname::text FROM pg_catalog.pg_class \
                      WHERE relkind IN ('r', 'p', 'v', 'm', 'f') AND relname IN ({names})"
                 );
-                sqlx::query_scalar(AssertSqlSafe(sql))
-                    .fetch_one(pool)
-                    .await?
+                let found: Vec<String> = sqlx::query_scalar(AssertSqlSafe(sql))
+                    .fetch_all(pool)
+                    .await?;
+                is_metadata(&found)
             }
-            Warehouse::MySql(source) => source.metadata_tables_found().await?,
+            Warehouse::MySql(source) => source.holds_metadata().await?,
         };
-        if found == METADATA_TABLES.len() as i64 {
+        if metadata {
             self.close().await;
             return Err(WarehouseError::MetadataDatabase);
         }
