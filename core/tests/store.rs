@@ -948,6 +948,54 @@ on_every_backend! {
     }
 }
 
+on_every_backend! {
+    async fn clients_from_metadata_documents_are_kept_only_while_used_or_recent(store: &Store) {
+        use cassis_core::auth::oauth::{AuthorizationCode, ClientKind, OAuthClient};
+        let ada = user(store, "ada@example.com", "analytical engine", Role::Admin).await;
+        let hour = Duration::from_secs(3600);
+        let at = |hours_ago: u64| {
+            Timestamp::from_millis(NOW.as_millis() - (hour * hours_ago as u32).as_millis() as i64)
+        };
+        let document = |n: usize, created_at: Timestamp| OAuthClient {
+            id: format!("https://client.example/{n}.json"),
+            name: format!("client {n}"),
+            redirect_uris: vec!["http://127.0.0.1:45454/callback".to_owned()],
+            kind: ClientKind::MetadataDocument,
+            created_at,
+        };
+        // One used long ago, one unused from two days ago, and twelve recent
+        // ones, as one host naming URL after URL would leave.
+        store.save_oauth_client(&document(0, at(48)), NOW).await.unwrap();
+        store.save_oauth_client(&document(1, at(48)), NOW).await.unwrap();
+        for n in 2..14 {
+            store.save_oauth_client(&document(n, at(14 - n as u64)), NOW).await.unwrap();
+        }
+        let code = AuthorizationCode {
+            client_id: document(0, NOW).id,
+            organization_id: ada.organization_id,
+            user_id: ada.id,
+            redirect_uri: "http://127.0.0.1:45454/callback".to_owned(),
+            code_challenge: "c".repeat(43),
+            resource: "http://127.0.0.1:3000/mcp/".to_owned(),
+            scope: "mcp".to_owned(),
+            expires_at: NOW,
+        };
+        store.create_authorization_code("hash", &code, NOW).await.unwrap();
+
+        let forgotten = store.forget_unused_metadata_clients(at(24), 10).await.unwrap();
+        // The stale one, and the two oldest beyond the ten newest unused.
+        assert_eq!(forgotten, 3);
+        for gone in [1, 2, 3] {
+            assert!(store.oauth_client(&document(gone, NOW).id).await.unwrap().is_none(), "{gone}");
+        }
+        for kept in [0, 4, 13] {
+            assert!(store.oauth_client(&document(kept, NOW).id).await.unwrap().is_some(), "{kept}");
+        }
+        // Registered clients are left to their own limit.
+        assert_eq!(store.count_unused_oauth_clients().await.unwrap(), 0);
+    }
+}
+
 /// A small edit that finds another save in its way is applied again to the
 /// newer draft: both changes stay. The other save comes from a second
 /// connection on its own thread, in the middle of the edit.

@@ -163,6 +163,31 @@ impl Store {
         Ok(done.rows_affected())
     }
 
+    /// Forgets clients read from metadata documents that never received an
+    /// authorization code: those fetched before `before`, and all but the
+    /// `keep` newest. Any of them is fetched again from its URL when next
+    /// used, so forgetting costs a fetch, while keeping every URL an
+    /// anonymous caller names would grow the table without bound. How many.
+    pub async fn forget_unused_metadata_clients(
+        &self,
+        before: Timestamp,
+        keep: usize,
+    ) -> Result<u64, StoreError> {
+        let done = sqlx::query(concat!(
+            "DELETE FROM oauth_clients WHERE ",
+            unused_client!(),
+            " AND (created_at < $2 OR id NOT IN (SELECT id FROM oauth_clients WHERE ",
+            unused_client!(),
+            " ORDER BY created_at DESC, id LIMIT $3))"
+        ))
+        .bind(ClientKind::MetadataDocument.as_str())
+        .bind(before.as_millis())
+        .bind(i64::try_from(keep).unwrap_or(i64::MAX))
+        .execute(&self.pool)
+        .await?;
+        Ok(done.rows_affected())
+    }
+
     /// Registered clients that never received an authorization code.
     pub async fn count_unused_oauth_clients(&self) -> Result<i64, StoreError> {
         Ok(sqlx::query(concat!(
