@@ -215,18 +215,34 @@ impl DataSource {
 /// Whether the file a `sqlite:` URL opens lies in `folder`, symbolic links
 /// and `..` resolved, so an admin cannot point a project at any file the
 /// server can read. A file that does not exist yet is judged by its folder.
+///
+/// The file is named by sqlx's own parser, the one that opens it: it strips
+/// the scheme however often it is repeated and percent-decodes the path, so
+/// `..%2f` is judged as the `../` SQLite will follow.
 #[cfg(feature = "ssr")]
 fn sqlite_file_within(url: &str, folder: &std::path::Path) -> bool {
-    let rest = url
-        .strip_prefix("sqlite://")
-        .or_else(|| url.strip_prefix("sqlite:"))
-        .unwrap_or(url);
-    let path = rest.split(['?', '#']).next().unwrap_or_default();
-    if path.is_empty() || path == ":memory:" {
+    let Ok(options) = sqlx::sqlite::SqliteConnectOptions::from_str(url) else {
+        return false;
+    };
+    let database = url
+        .trim_start_matches("sqlite://")
+        .trim_start_matches("sqlite:")
+        .split('?')
+        .next()
+        .unwrap_or_default();
+    let path = options.get_filename();
+    if database == ":memory:" || path.as_os_str().is_empty() {
         // An empty private database reads nothing.
         return true;
     }
-    let path = std::path::Path::new(path);
+    let Some(name) = path.to_str() else {
+        return false;
+    };
+    if name.starts_with("file:") {
+        // sqlx opens files with SQLITE_OPEN_URI, so SQLite would read this
+        // name as a URI and decode it again, past the check below.
+        return false;
+    }
     let resolved = path.canonicalize().or_else(|_| {
         let parent = path.parent().filter(|p| !p.as_os_str().is_empty());
         let name = path.file_name().ok_or(std::io::ErrorKind::InvalidInput)?;
@@ -264,14 +280,24 @@ pub fn redact_url(url: &str) -> String {
         Some((scheme, rest)) => (format!("{scheme}://"), rest),
         None => (String::new(), url),
     };
+    // A password runs from the user's colon to the last `@`, whatever it
+    // holds: people paste passwords with `#`, `/` or `?` unencoded, and a
+    // URL parser would end the authority there and show the rest. When an
+    // `@` in the path or query ends it instead, more is hidden, never less.
+    let (user, rest) = match rest.split_once(':') {
+        Some((user, after)) if !head.is_empty() && !user.contains(['/', '?', '#', '@']) => {
+            match after.rfind('@') {
+                Some(at) => (Some(user), &after[at + 1..]),
+                None => (None, rest),
+            }
+        }
+        _ => (None, rest),
+    };
     let authority_end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
     let (authority, tail) = rest.split_at(authority_end);
-    let authority = match authority.rsplit_once('@') {
-        Some((userinfo, host)) if !head.is_empty() => match userinfo.split_once(':') {
-            Some((user, _password)) => format!("{user}:***@{host}"),
-            None => authority.to_owned(),
-        },
-        _ => authority.to_owned(),
+    let authority = match user {
+        Some(user) => format!("{user}:***@{authority}"),
+        None => authority.to_owned(),
     };
     let (tail, fragment) = match tail.split_once('#') {
         Some((tail, _)) => (tail, "#***"),
@@ -414,6 +440,25 @@ mod tests {
             redact_url("mysql://u:p@h/d?client_secret=z"),
             "mysql://u:***@h/d?client_secret=***"
         );
+        // Passwords with the characters that end an authority, unencoded.
+        for url in [
+            "postgres://u:p#w@h/db",
+            "postgres://u:p/w@h/db",
+            "postgres://u:p?w@h/db",
+            "postgres://u:p@w@h/db",
+            "postgres://u:p:w#x?y/z@h/db",
+        ] {
+            assert_eq!(redact_url(url), "postgres://u:***@h/db", "{url}");
+        }
+        // A port is not a password.
+        assert_eq!(
+            redact_url("postgres://h:5432/db?sslmode=require"),
+            "postgres://h:5432/db?sslmode=require"
+        );
+        assert_eq!(
+            redact_url("postgres://ana@h:5432/db"),
+            "postgres://ana@h:5432/db"
+        );
     }
 
     #[test]
@@ -430,12 +475,26 @@ mod tests {
         assert!(parse(&url(&folder.join("f1.sqlite"))).is_ok());
         assert!(parse(&format!("{}?mode=ro", url(&folder.join("f1.sqlite")))).is_ok());
         assert!(parse(&url(&folder.join("new.sqlite"))).is_ok());
+        assert!(parse(&format!("{}/f%31.sqlite", url(&folder))).is_ok());
+        assert!(parse("sqlite::memory:").is_ok());
         for outside in [
             url(&dir.path().join("cassis.sqlite")),
             url(&folder.join("link.sqlite")),
             url(&folder.join("../cassis.sqlite")),
             "sqlite:///etc/passwd".to_owned(),
             "sqlite:relative.sqlite".to_owned(),
+            // sqlx percent-decodes the path before opening it.
+            format!("{}/..%2fcassis.sqlite", url(&folder)),
+            format!("{}/%2e%2e%2fcassis.sqlite", url(&folder)),
+            format!("{}/%2E%2E/cassis.sqlite", url(&folder)),
+            format!("{}/x%2f..%2f..%2fcassis.sqlite", url(&folder)),
+            format!("{}%2f..%2fcassis.sqlite", url(&folder)),
+            // SQLite reads a name starting with `file:` as a URI, and
+            // decodes it once more.
+            format!("sqlite:file:{}/..%252fcassis.sqlite", folder.display()),
+            format!("sqlite://file:{}/f1.sqlite", folder.display()),
+            // sqlx strips its scheme as often as it is repeated.
+            format!("sqlite://sqlite://{}/../cassis.sqlite", folder.display()),
         ] {
             assert!(
                 matches!(

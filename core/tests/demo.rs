@@ -230,3 +230,171 @@ async fn first_questions_arriving_together_ground_the_version_once() {
     }
     assert_eq!(engine.groundings_built(), 1);
 }
+
+/// One user's slow questions hold at most some of a project's connections:
+/// another user's question still gets one, and what cannot get one is told
+/// the project is busy rather than failing on the pool's wait. A regression
+/// rehearsal counts as a question of its user's, and reuses the grounding of
+/// the version it rehearses.
+#[tokio::test]
+async fn one_users_slow_questions_leave_the_project_to_others() {
+    use cassis_core::account::{Email, Role};
+    use cassis_core::auth::Password;
+    use cassis_core::engine::{AskRequest, Client, Engine, EngineSettings};
+    use cassis_core::project::{DataSource, ProjectName};
+    use cassis_core::store::{NewUser, Store};
+    use cassis_core::time::Timestamp;
+    use std::time::{Duration, Instant};
+
+    let now = Timestamp::from_millis(1_800_000_000_000);
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("wholesale.sqlite");
+    demo::generate_warehouse(&path, 0.01, &mut |_: &str, _: u64| {})
+        .await
+        .unwrap();
+    // A table that never ends: counting it runs until the question's timeout.
+    {
+        let mut conn = SqliteConnection::connect(&format!("sqlite://{}", path.display()))
+            .await
+            .unwrap();
+        sqlx::raw_sql(
+            "CREATE VIEW spin AS WITH RECURSIVE r(spin_id) AS \
+             (SELECT 1 UNION ALL SELECT spin_id + 1 FROM r) SELECT spin_id FROM r",
+        )
+        .execute(&mut conn)
+        .await
+        .unwrap();
+        conn.close().await.unwrap();
+    }
+    let store = Store::connect(&format!(
+        "sqlite://{}",
+        dir.path().join("meta.sqlite").display()
+    ))
+    .await
+    .unwrap();
+    store.migrate().await.unwrap();
+    let org = store.create_organization("Acme", now).await.unwrap();
+    let mut users = Vec::new();
+    for email in ["ada@example.com", "bob@example.com"] {
+        let user = NewUser {
+            organization_id: org.id,
+            email: Email::parse(email).unwrap(),
+            password_hash: Password::new("a long password").unwrap().hash().unwrap(),
+            role: Role::Editor,
+        };
+        users.push(store.create_user(user, now).await.unwrap());
+    }
+    let (ada, bob) = (users[0].clone(), users[1].clone());
+    let project = store
+        .create_project(
+            org.id,
+            &ProjectName::parse("Wholesale").unwrap(),
+            "",
+            Some(DataSource {
+                dialect: Dialect::Sqlite,
+                connection_url: Some(demo::warehouse_url(&path)),
+            }),
+            now,
+        )
+        .await
+        .unwrap();
+    let mut ontology = ontology::from_yaml(demo::WHOLESALE_ONTOLOGY).unwrap();
+    let spin = ontology::from_yaml(
+        "objects:\n\
+         \x20 - name: spin\n\
+         \x20   table: spin\n\
+         \x20   label: Spin\n\
+         \x20   description: A sequence that never ends.\n\
+         \x20   primary_key: [spin_id]\n\
+         \x20   attributes:\n\
+         \x20     - name: spin_id\n\
+         \x20       column: spin_id\n\
+         \x20       type: integer\n\
+         \x20       role: identifier\n",
+    )
+    .unwrap();
+    ontology.objects.extend(spin.objects);
+    ontology::publishing::publish(&store, &project, &ontology, ada.id, "v1", now)
+        .await
+        .unwrap();
+
+    let engine = Engine::new(
+        store,
+        EngineSettings {
+            question_timeout: Duration::from_secs(10),
+            ..EngineSettings::default()
+        },
+    );
+    let ask = |user: &cassis_core::account::User, question: &str| {
+        let (engine, user) = (engine.clone(), user.clone());
+        let request = AskRequest {
+            project_id: project.id.to_string(),
+            question: question.to_owned(),
+            ..AskRequest::default()
+        };
+        async move { engine.ask(&user, Client::Cli, request, now).await }
+    };
+    let slow: Vec<_> = (0..4)
+        .map(|_| tokio::spawn(ask(&ada, "How many spins are there?")))
+        .collect();
+    // Wait until her questions hold what they can of the pool.
+    let busy = |engine: &Engine| {
+        engine
+            .warehouse_pools()
+            .iter()
+            .map(|(_, usage)| usage.open as usize - usage.idle)
+            .sum::<usize>()
+    };
+    let waiting = Instant::now();
+    while busy(&engine) < 2 {
+        assert!(waiting.elapsed() < Duration::from_secs(20), "never ran");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    tokio::time::sleep(Duration::from_millis(500)).await;
+
+    let asked = Instant::now();
+    let other = ask(&bob, "How many customers are in GERMANY?").await;
+    let took = asked.elapsed();
+    assert!(
+        other.status.as_str() == "answered"
+            || other.error.as_deref() == Some("The project is busy; try again in a moment."),
+        "{other:?}"
+    );
+    assert!(took < Duration::from_secs(6), "took {took:?}: {other:?}");
+
+    // A rehearsal is one more question of hers: she has none free.
+    let customers = vec!["How many customers are in GERMANY?".to_owned()];
+    let rehearsed = engine
+        .rehearse(&ada, &project, ontology.clone(), &customers, now)
+        .await;
+    assert_eq!(
+        rehearsed[0].error.as_deref(),
+        Some("The project is busy; try again in a moment."),
+        "{:?}",
+        rehearsed[0]
+    );
+    // His runs, on the version's grounding: nothing is read again.
+    let built = engine.groundings_built();
+    let rehearsed = engine
+        .rehearse(&bob, &project, ontology.clone(), &customers, now)
+        .await;
+    assert_eq!(
+        rehearsed[0].status.as_str(),
+        "answered",
+        "{:?}",
+        rehearsed[0]
+    );
+    assert_eq!(engine.groundings_built(), built);
+
+    let mut outcomes = Vec::new();
+    for question in slow {
+        let response = question.await.unwrap();
+        assert_eq!(response.status.as_str(), "error", "{response:?}");
+        outcomes.push(response.error.unwrap());
+    }
+    let stopped = outcomes
+        .iter()
+        .filter(|e| e.contains("took longer than the limit"))
+        .count();
+    assert_eq!(stopped, 2, "{outcomes:?}");
+}

@@ -577,7 +577,57 @@ async fn a_metadata_database_is_refused_as_a_data_source() {
     }
 }
 
-/// Credentials come from the URL alone, never from PGPASSWORD or ~/.pgpass.
+/// A metadata database from before the signing keys (no `oauth_signing_keys`,
+/// but users with their password hashes) is refused too; an application's own
+/// `users` and `sessions` are not taken for one.
+#[tokio::test]
+async fn an_older_metadata_database_is_refused_and_an_application_database_is_not() {
+    use cassis_core::warehouse::{Warehouse, WarehouseError};
+    let dir = tempfile::tempdir().unwrap();
+    let database = |name: &str, tables: &[&str]| {
+        let url = format!("sqlite://{}", dir.path().join(name).display());
+        let tables: Vec<String> = tables.iter().map(|t| (*t).to_owned()).collect();
+        async move {
+            let pool = sqlx::SqlitePool::connect(&format!("{url}?mode=rwc"))
+                .await
+                .unwrap();
+            for table in tables {
+                sqlx::raw_sql(AssertSqlSafe(format!("CREATE TABLE {table} (id TEXT)")))
+                    .execute(&pool)
+                    .await
+                    .unwrap();
+            }
+            pool.close().await;
+            url
+        }
+    };
+    // The tables of the first two migrations.
+    let older = database(
+        "older.sqlite",
+        &[
+            "organizations",
+            "users",
+            "sessions",
+            "projects",
+            "data_sources",
+            "instance_settings",
+            "ontology_drafts",
+            "ontology_versions",
+        ],
+    )
+    .await;
+    let refused = Warehouse::connect(&older).await;
+    assert!(
+        matches!(refused, Err(WarehouseError::MetadataDatabase)),
+        "{refused:?}"
+    );
+    let application = database("app.sqlite", &["users", "sessions", "orders"]).await;
+    let accepted = Warehouse::connect(&application).await;
+    assert!(accepted.is_ok(), "{accepted:?}");
+}
+
+/// Credentials come from the URL alone, never from PGPASSWORD or ~/.pgpass
+/// (`tests/postgres_environment.rs` shows the password sent).
 #[tokio::test]
 async fn a_postgres_source_uses_only_the_credentials_in_its_url() {
     use cassis_core::warehouse::{Warehouse, WarehouseError};
@@ -585,6 +635,62 @@ async fn a_postgres_source_uses_only_the_credentials_in_its_url() {
     assert!(
         matches!(no_user, Err(WarehouseError::NoUser(_))),
         "{no_user:?}"
+    );
+}
+
+/// A source's URL cannot have Cassis connect over the server's local socket
+/// (where PostgreSQL may trust its operating-system user) or present the
+/// server's own key files or session options.
+#[tokio::test]
+async fn a_postgres_source_names_no_socket_file_or_session_option_of_the_server() {
+    use cassis_core::warehouse::{Warehouse, WarehouseError};
+    for parameter in [
+        "host=/var/run/postgresql",
+        "host=localhost",
+        "hostaddr=127.0.0.1",
+        "sslcert=/etc/ssl/certs/server.crt",
+        "ssl-cert=/etc/ssl/certs/server.crt",
+        "sslkey=/etc/ssl/private/server.key",
+        "ssl-key=/etc/ssl/private/server.key",
+        "sslrootcert=/etc/passwd",
+        "ssl-root-cert=/etc/passwd",
+        "ssl-ca=/etc/passwd",
+        "options=-c%20default_transaction_read_only%3Doff",
+        "options%5Bdefault_transaction_read_only%5D=off",
+        "user=postgres",
+        "password=x",
+    ] {
+        let url = format!("postgres://ana:pw@127.0.0.1:1/db?sslmode=prefer&{parameter}");
+        let refused = Warehouse::connect(&url).await;
+        assert!(
+            matches!(refused, Err(WarehouseError::RefusedParameter { .. })),
+            "{parameter}: {refused:?}"
+        );
+        let message = refused.unwrap_err().to_string();
+        assert!(!message.contains(":pw@"), "{message}");
+    }
+    for socket in [
+        "postgres://ana:pw@%2Fvar%2Frun%2Fpostgresql/db",
+        "postgres:///db",
+        "postgres://ana:pw@/db",
+    ] {
+        let refused = Warehouse::connect(socket).await;
+        assert!(
+            matches!(
+                refused,
+                Err(WarehouseError::NoHost(_) | WarehouseError::UnsupportedUrl(_))
+            ),
+            "{socket}: {refused:?}"
+        );
+    }
+    // What a source may set still reaches the connection attempt.
+    let allowed = Warehouse::connect(
+        "postgres://ana:pw@127.0.0.1:1/db?sslmode=disable&application_name=reports",
+    )
+    .await;
+    assert!(
+        matches!(allowed, Err(WarehouseError::Connect(_))),
+        "{allowed:?}"
     );
 }
 
@@ -839,6 +945,54 @@ on_every_backend! {
             assert!(store.oauth_client(kept).await.unwrap().is_some(), "{kept}");
         }
         assert_eq!(store.count_unused_oauth_clients().await.unwrap(), 1);
+    }
+}
+
+on_every_backend! {
+    async fn clients_from_metadata_documents_are_kept_only_while_used_or_recent(store: &Store) {
+        use cassis_core::auth::oauth::{AuthorizationCode, ClientKind, OAuthClient};
+        let ada = user(store, "ada@example.com", "analytical engine", Role::Admin).await;
+        let hour = Duration::from_secs(3600);
+        let at = |hours_ago: u64| {
+            Timestamp::from_millis(NOW.as_millis() - (hour * hours_ago as u32).as_millis() as i64)
+        };
+        let document = |n: usize, created_at: Timestamp| OAuthClient {
+            id: format!("https://client.example/{n}.json"),
+            name: format!("client {n}"),
+            redirect_uris: vec!["http://127.0.0.1:45454/callback".to_owned()],
+            kind: ClientKind::MetadataDocument,
+            created_at,
+        };
+        // One used long ago, one unused from two days ago, and twelve recent
+        // ones, as one host naming URL after URL would leave.
+        store.save_oauth_client(&document(0, at(48)), NOW).await.unwrap();
+        store.save_oauth_client(&document(1, at(48)), NOW).await.unwrap();
+        for n in 2..14 {
+            store.save_oauth_client(&document(n, at(14 - n as u64)), NOW).await.unwrap();
+        }
+        let code = AuthorizationCode {
+            client_id: document(0, NOW).id,
+            organization_id: ada.organization_id,
+            user_id: ada.id,
+            redirect_uri: "http://127.0.0.1:45454/callback".to_owned(),
+            code_challenge: "c".repeat(43),
+            resource: "http://127.0.0.1:3000/mcp/".to_owned(),
+            scope: "mcp".to_owned(),
+            expires_at: NOW,
+        };
+        store.create_authorization_code("hash", &code, NOW).await.unwrap();
+
+        let forgotten = store.forget_unused_metadata_clients(at(24), 10).await.unwrap();
+        // The stale one, and the two oldest beyond the ten newest unused.
+        assert_eq!(forgotten, 3);
+        for gone in [1, 2, 3] {
+            assert!(store.oauth_client(&document(gone, NOW).id).await.unwrap().is_none(), "{gone}");
+        }
+        for kept in [0, 4, 13] {
+            assert!(store.oauth_client(&document(kept, NOW).id).await.unwrap().is_some(), "{kept}");
+        }
+        // Registered clients are left to their own limit.
+        assert_eq!(store.count_unused_oauth_clients().await.unwrap(), 0);
     }
 }
 

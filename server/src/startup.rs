@@ -166,3 +166,53 @@ pub async fn demo_project(
     store.set_flag(InstanceFlag::DemoProjectCreated).await?;
     Ok(())
 }
+
+/// Where a generated signing key secret is kept, in the data directory.
+pub const SIGNING_KEY_SECRET_FILE: &str = "signing-key.secret";
+
+/// The key the OAuth signing keys are sealed with in the database: from
+/// `CASSIS_SIGNING_KEY_SECRET` when it is set (the same on every instance
+/// sharing a database), otherwise from the data directory's key file, made
+/// on first start and readable by the server's user only.
+pub fn sealing_key(data_dir: &Path) -> anyhow::Result<cassis_core::auth::oauth::SealingKey> {
+    use cassis_core::auth::oauth::SealingKey;
+    use std::io::Write;
+    use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+    if let Some(secret) = std::env::var("CASSIS_SIGNING_KEY_SECRET")
+        .ok()
+        .filter(|s| !s.trim().is_empty())
+    {
+        return SealingKey::from_secret(&secret).context("CASSIS_SIGNING_KEY_SECRET");
+    }
+    let path = data_dir.join(SIGNING_KEY_SECRET_FILE);
+    match std::fs::metadata(&path) {
+        Ok(metadata) => {
+            let mode = metadata.permissions().mode();
+            if mode & 0o077 != 0 {
+                anyhow::bail!(
+                    "{} can be read by other users (mode {:o}): it unseals the OAuth signing keys; run chmod 600 on it",
+                    path.display(),
+                    mode & 0o777
+                );
+            }
+            let secret = std::fs::read_to_string(&path)
+                .with_context(|| format!("reading {}", path.display()))?;
+            SealingKey::from_secret(&secret).with_context(|| path.display().to_string())
+        }
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
+            std::fs::create_dir_all(data_dir)
+                .with_context(|| format!("creating {}", data_dir.display()))?;
+            let secret = SealingKey::generate_secret();
+            let mut file = std::fs::OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .mode(0o600)
+                .open(&path)
+                .with_context(|| format!("creating {}", path.display()))?;
+            writeln!(file, "{secret}").with_context(|| format!("writing {}", path.display()))?;
+            tracing::info!(path = %path.display(), "generated the secret that seals the OAuth signing keys; back it up apart from the database");
+            Ok(SealingKey::from_secret(&secret).expect("a generated secret is long enough"))
+        }
+        Err(error) => Err(error).with_context(|| format!("reading {}", path.display())),
+    }
+}

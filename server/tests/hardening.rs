@@ -95,6 +95,7 @@ async fn yaml_that_expands_into_gigabytes_is_refused_without_the_memory() {
     bomb.push_str(&vec!["*big"; 2_000].join(","));
     bomb.push_str("]\n");
     let before = memory_kb(&server, "VmHWM");
+    let started = std::time::Instant::now();
     let (status, body) = call_with(
         &server,
         &viewer,
@@ -102,13 +103,18 @@ async fn yaml_that_expands_into_gigabytes_is_refused_without_the_memory() {
         &[("project_id", &project), ("yaml", &bomb)],
     )
     .await;
-    assert_eq!(status, StatusCode::OK, "{body}");
-    assert!(body.contains("anchors and aliases repeat"), "{body}");
+    let took = started.elapsed();
     let grown = memory_kb(&server, "VmHWM") - before;
+    eprintln!("the alias bomb was refused in {took:?}, peak memory +{grown} kB");
+    // Refused as it is read, not after 2 GB were built (10 s in a debug
+    // build); the bound leaves room for a debug build on a busy machine.
+    assert!(took < Duration::from_secs(2), "the refusal took {took:?}");
     assert!(
         grown < 100_000,
         "the server's peak memory grew by {grown} kB"
     );
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert!(body.contains("anchors and aliases repeat"), "{body}");
 
     // The classic nested form is refused too.
     let mut laughs = String::from("l0: &l0 [lol, lol, lol, lol, lol, lol, lol, lol, lol]\n");
@@ -124,7 +130,8 @@ async fn yaml_that_expands_into_gigabytes_is_refused_without_the_memory() {
     )
     .await;
     assert_eq!(status, StatusCode::OK, "{body}");
-    assert!(body.contains("line") || body.contains("repeat"), "{body}");
+    // Refused by Cassis's own budget, before the YAML library's limit.
+    assert!(body.contains("anchors and aliases repeat"), "{body}");
 }
 
 #[tokio::test]
@@ -233,6 +240,43 @@ async fn password_guessing_waits_longer_after_each_failure() {
 }
 
 #[tokio::test]
+async fn guesses_sent_together_at_one_account_get_only_the_free_failures() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let server = Server::start(&data, |c| {
+        c.arg("--no-demo");
+    });
+    // 20 guesses at once from one address, well within its burst of 30:
+    // before any has failed, none may pass on the strength of the others
+    // not having failed yet.
+    let server = std::sync::Arc::new(server);
+    let guesses: Vec<_> = (0..20)
+        .map(|n| {
+            let server = server.clone();
+            tokio::spawn(async move { attempt(&server, ADMIN_EMAIL, &format!("guess {n}")).await })
+        })
+        .collect();
+    let mut statuses = Vec::new();
+    for guess in guesses {
+        let (status, retry_after, body) = guess.await.unwrap();
+        if status == StatusCode::TOO_MANY_REQUESTS {
+            assert!(retry_after.is_some(), "{body}");
+        }
+        statuses.push(status);
+    }
+    let checked = statuses
+        .iter()
+        .filter(|&&s| s == StatusCode::UNAUTHORIZED)
+        .count();
+    let refused = statuses
+        .iter()
+        .filter(|&&s| s == StatusCode::TOO_MANY_REQUESTS)
+        .count();
+    assert!((1..=4).contains(&checked), "{statuses:?}");
+    assert_eq!(checked + refused, 20, "{statuses:?}");
+}
+
+#[tokio::test]
 async fn a_storm_of_logins_is_cut_off_and_mcp_keeps_answering() {
     let dir = tempfile::tempdir().unwrap();
     let data = dir.path().join("data");
@@ -240,9 +284,10 @@ async fn a_storm_of_logins_is_cut_off_and_mcp_keeps_answering() {
         c.arg("--no-demo");
     });
     let key = create_key(&data);
-    // 40 parallel guesses on 40 accounts from one address: 30 are checked,
+    let server = std::sync::Arc::new(server);
+    // 32 parallel guesses on 32 accounts from one address: 30 are checked,
     // the rest are refused before any password is.
-    let storm: Vec<_> = (0..40)
+    let storm: Vec<_> = (0..32)
         .map(|n| {
             let url = server.url.clone();
             tokio::spawn(async move {
@@ -260,8 +305,43 @@ async fn a_storm_of_logins_is_cut_off_and_mcp_keeps_answering() {
             })
         })
         .collect();
-    let ping = post_tool_call(&server, &key, "ping", serde_json::json!({})).await;
-    assert_eq!(ping.status(), StatusCode::OK);
+    // While the verifications run, MCP answers as fast as ever: Argon2 on
+    // the executor threads would hold every ping sent meanwhile behind them
+    // (0.9 to 1.4 s each with the verification inline, against 30 to 95 ms
+    // here, connecting 42 clients at once included, on a busy 2-core machine).
+    let pings: Vec<_> = (0..10)
+        .map(|_| {
+            let (server, key) = (server.clone(), key.clone());
+            tokio::spawn(async move {
+                let started = std::time::Instant::now();
+                let ping = post_tool_call(&server, &key, "ping", serde_json::json!({})).await;
+                assert_eq!(ping.status(), StatusCode::OK);
+                started.elapsed()
+            })
+        })
+        .collect();
+    let mut pings: Vec<Duration> = {
+        let mut taken = Vec::new();
+        for ping in pings {
+            taken.push(ping.await.unwrap());
+        }
+        taken
+    };
+    let still_checking = storm
+        .iter()
+        .filter(|request| !request.is_finished())
+        .count();
+    pings.sort();
+    let median = pings[pings.len() / 2];
+    eprintln!("pings during the storm: {pings:?}; {still_checking} logins still running");
+    assert!(
+        median < Duration::from_millis(400),
+        "ping took {median:?} (median) during the storm: {pings:?}"
+    );
+    assert!(
+        still_checking > 0,
+        "the storm ended before the pings did, so they measured nothing: {pings:?}"
+    );
     let mut statuses = Vec::new();
     for request in storm {
         statuses.push(request.await.unwrap());
@@ -274,7 +354,7 @@ async fn a_storm_of_logins_is_cut_off_and_mcp_keeps_answering() {
         .iter()
         .filter(|&&s| s == StatusCode::UNAUTHORIZED)
         .count();
-    assert_eq!((checked, refused), (30, 10), "{statuses:?}");
+    assert_eq!((checked, refused), (30, 2), "{statuses:?}");
 }
 
 #[tokio::test]

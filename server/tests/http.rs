@@ -373,6 +373,37 @@ async fn admins_manage_projects_editors_shape_ontologies_viewers_read() {
     .await;
     assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
     assert!(body.contains("is outside the warehouse folder"), "{body}");
+    // So is one reached by a percent-encoded `../`, which sqlx decodes
+    // before it opens the file: here a file that is no metadata database,
+    // so nothing after the folder check would stop it.
+    let secret = data.join("secret.sqlite");
+    {
+        let url = format!("sqlite://{}?mode=rwc", secret.display());
+        let pool = sqlx::SqlitePool::connect(&url).await.unwrap();
+        sqlx::query("CREATE TABLE secrets (name TEXT, value TEXT)")
+            .execute(&pool)
+            .await
+            .unwrap();
+        pool.close().await;
+    }
+    for encoded in ["..%2fsecret.sqlite", "%2e%2e%2fsecret.sqlite"] {
+        let (status, body) = call_with(
+            &server,
+            &admin,
+            "create_project",
+            &[
+                ("name", "X"),
+                (
+                    "connection_url",
+                    &format!("sqlite://{}/{encoded}", data.join("warehouses").display()),
+                ),
+                ("bootstrap", "source"),
+            ],
+        )
+        .await;
+        assert_eq!(status, StatusCode::BAD_REQUEST, "{encoded}: {body}");
+        assert!(body.contains("is outside the warehouse folder"), "{body}");
+    }
     let (_, projects) = call(&server, &admin, "list_projects").await;
     assert_eq!(projects, "[]");
 

@@ -4,7 +4,7 @@
 
 mod common;
 
-use cassis_core::auth::oauth::{AccessClaims, SigningKey, challenge_of};
+use cassis_core::auth::oauth::{AccessClaims, SealingKey, SigningKey, challenge_of, is_sealed};
 use common::session::client as http;
 use common::{ADMIN_EMAIL, ADMIN_PASSWORD, Server, cassis, run_with_stdin, stderr, stdout};
 use reqwest::StatusCode;
@@ -693,7 +693,12 @@ async fn forged_expired_tampered_and_misdirected_tokens_are_refused() {
         .fetch_one(&pool)
         .await
         .unwrap();
-    let key = SigningKey::from_stored(&stored).unwrap();
+    // The database alone holds no usable key: it is sealed, and only the
+    // secret file beside it opens it.
+    assert!(SigningKey::from_stored(&stored).is_none(), "{stored}");
+    let secret = std::fs::read_to_string(dir.path().join("data/signing-key.secret")).unwrap();
+    let sealing = SealingKey::from_secret(&secret).unwrap();
+    let key = SigningKey::from_sealed(&stored, &sealing).unwrap();
     let payload = genuine.split('.').nth(1).unwrap();
     use base64::Engine;
     let decoded = base64::engine::general_purpose::URL_SAFE_NO_PAD
@@ -1313,4 +1318,91 @@ async fn the_consent_page_cannot_be_framed() {
     ] {
         assert!(policy.contains(directive), "{policy}");
     }
+}
+
+/// The signing keys as the database and its backups hold them: sealed under
+/// a secret kept apart (a 0600 file in the data directory here), keys from
+/// before sealing are sealed at the next start, and a server given another
+/// secret refuses to start rather than sign with keys it cannot open.
+#[tokio::test]
+async fn signing_keys_are_sealed_at_rest_and_open_only_with_their_secret() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let mut server = Server::start(&data, |c| {
+        c.arg("--no-demo");
+    });
+    let secret_file = data.join("signing-key.secret");
+    let mode = std::fs::metadata(&secret_file)
+        .unwrap()
+        .permissions()
+        .mode();
+    assert_eq!(mode & 0o777, 0o600);
+    server.terminate();
+
+    // A key stored as an older Cassis stored it, unsealed, and newest.
+    let database = format!("sqlite://{}", data.join("cassis.sqlite").display());
+    let legacy = SigningKey::generate();
+    {
+        let pool = sqlx::SqlitePool::connect(&database).await.unwrap();
+        sqlx::query(
+            "INSERT INTO oauth_signing_keys (id, private_key, public_key, created_at) \
+             VALUES ($1, $2, $3, 9999999999999)",
+        )
+        .bind(&legacy.id)
+        .bind(legacy.stored_private_key())
+        .bind(legacy.stored_public_key())
+        .execute(&pool)
+        .await
+        .unwrap();
+        pool.close().await;
+    }
+    let mut server = Server::start(&data, |c| {
+        c.arg("--no-demo");
+    });
+    let backup = dir.path().join("backup.sqlite");
+    let output = cassis(&data).arg("backup").arg(&backup).output().unwrap();
+    assert!(output.status.success(), "{}", stderr(&output));
+    let sealing = SealingKey::from_secret(&std::fs::read_to_string(&secret_file).unwrap()).unwrap();
+    for copy in [data.join("cassis.sqlite"), backup] {
+        let pool = sqlx::SqlitePool::connect(&format!("sqlite://{}", copy.display()))
+            .await
+            .unwrap();
+        let stored: Vec<(String, String)> =
+            sqlx::query_as("SELECT id, private_key FROM oauth_signing_keys")
+                .fetch_all(&pool)
+                .await
+                .unwrap();
+        pool.close().await;
+        assert_eq!(stored.len(), 2, "{}", copy.display());
+        for (id, private_key) in stored {
+            assert!(is_sealed(&private_key), "{id} in {}", copy.display());
+            assert!(SigningKey::from_stored(&private_key).is_none());
+            assert_eq!(
+                SigningKey::from_sealed(&private_key, &sealing).unwrap().id,
+                id
+            );
+        }
+    }
+    // The legacy key, newest, still signs what the server issues.
+    let jwks: Value = http()
+        .get(format!("{}/oauth/jwks.json", server.url))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert!(jwks.to_string().contains(&legacy.id), "{jwks}");
+    server.terminate();
+
+    // Another secret opens none of them: the server stops at start.
+    let refused = cassis(&data)
+        .args(["serve", "--addr", "127.0.0.1:0", "--no-demo"])
+        .env("CASSIS_SIGNING_KEY_SECRET", SealingKey::generate_secret())
+        .output()
+        .unwrap();
+    assert!(!refused.status.success());
+    let message = stderr(&refused);
+    assert!(message.contains("sealed under another secret"), "{message}");
 }

@@ -621,6 +621,11 @@ async fn a_rolling_restart_of_two_instances_loses_no_request() {
             command
                 .env("CASSIS_NO_DEMO", "1")
                 .env("CASSIS_DATABASE_URL", &database)
+                // One secret for the signing keys they share.
+                .env(
+                    "CASSIS_SIGNING_KEY_SECRET",
+                    "the secret both instances seal signing keys with",
+                )
                 .args(["--mcp-calls-per-minute", "0", "--drain-timeout", "10"]);
         })
     };

@@ -53,7 +53,7 @@ pub async fn sign_in(
     password: &str,
     now: Timestamp,
 ) -> Result<SignedIn, SignInError> {
-    throttle.admit(address, email).map_err(|refused| {
+    let attempt = throttle.admit(address, email).map_err(|refused| {
         metrics::counter!("cassis_sign_in_failures_total", "reason" => "throttled").increment(1);
         SignInError::TooManyAttempts(refused)
     })?;
@@ -66,7 +66,7 @@ pub async fn sign_in(
         None => (None, None),
     };
     let matches = throttle.verify(hash, password).await;
-    throttle.record(email, matches);
+    attempt.record(matches);
     let Some(user) = user.filter(|user| matches && user.disabled_at.is_none()) else {
         metrics::counter!("cassis_sign_in_failures_total", "reason" => "invalid_credentials")
             .increment(1);

@@ -9,8 +9,11 @@ use std::time::Duration;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use uuid::Uuid;
 
-/// Questions one user may have running at once, across projects.
-pub const QUESTIONS_PER_USER: usize = 4;
+/// Questions one user may have running at once, across projects: fewer than
+/// a pool's connections, so one user's slow questions never hold all of a
+/// project's connections and leave others waiting for one.
+pub const QUESTIONS_PER_USER: usize = 2;
+const _: () = assert!(QUESTIONS_PER_USER < crate::warehouse::POOL_CONNECTIONS as usize);
 /// Questions one project may have running at once, across users: twice its
 /// pool, so a question can be planned while others hold connections.
 pub const QUESTIONS_PER_PROJECT: usize = 8;
@@ -91,7 +94,7 @@ mod tests {
     use super::*;
 
     #[tokio::test]
-    async fn a_user_gets_four_slots_then_waits_then_is_refused() {
+    async fn a_user_gets_their_slots_then_waits_then_is_refused() {
         let admission = Admission::new(Duration::from_millis(300));
         let (ada, bob, project) = (Uuid::new_v4(), Uuid::new_v4(), Uuid::new_v4());
         let mut held = Vec::new();
@@ -99,8 +102,8 @@ mod tests {
             held.push(admission.admit(ada, project).await.unwrap());
         }
         assert_eq!(admission.admit(ada, project).await.unwrap_err(), Busy::User);
-        // Others still get in, up to the project's limit.
-        for _ in 0..QUESTIONS_PER_PROJECT - QUESTIONS_PER_USER {
+        // Others still get in, on this project and any other.
+        for _ in 0..QUESTIONS_PER_USER {
             held.push(admission.admit(bob, Uuid::nil()).await.unwrap());
         }
         held.push(admission.admit(Uuid::new_v4(), project).await.unwrap());

@@ -30,6 +30,12 @@ pub const MAX_QUESTION_CHARS: usize = 4_000;
 /// Attributes with more distinct values than this are not indexed as known values.
 const MAX_INDEXED_VALUES: usize = 5_000;
 pub const DEFAULT_QUESTION_TIMEOUT: Duration = Duration::from_secs(5 * 60);
+/// How long one rehearsal of the verified questions (half a regression
+/// check) may take in all; its questions share it, each stopping at what is
+/// left, and those it does not reach are reported as not run.
+pub const REHEARSAL_BUDGET: Duration = Duration::from_secs(90);
+/// What a question is told when its project has no slot or no connection free.
+const PROJECT_BUSY: &str = "The project is busy; try again in a moment.";
 
 /// What a caller asks, as the MCP tool receives it.
 #[derive(Clone, Debug, Default)]
@@ -292,7 +298,7 @@ impl Engine {
             .map_err(|busy| {
                 refuse(match busy {
                     Busy::User => "You have several questions running already; try again when one has finished.",
-                    Busy::Project => "The project is busy; try again in a moment.",
+                    Busy::Project => PROJECT_BUSY,
                 })
             })?;
 
@@ -799,6 +805,8 @@ impl Engine {
             Err(ExecuteError::TooLarge(too_large)) => Err(format!(
                 "Cassis did not show the answer because {too_large}; ask for fewer or shorter columns."
             )),
+            // Every connection stayed taken for the pool's whole wait.
+            Err(ExecuteError::Query(sqlx::Error::PoolTimedOut)) => Err(PROJECT_BUSY.to_owned()),
             Err(ExecuteError::Refused(rejection)) => {
                 tracing::warn!(project = %project.id, %rejection, sql = %compiled.sql, "refused to run a query");
                 Err(format!("Cassis refused to run the query: {rejection}."))
@@ -906,6 +914,12 @@ impl Engine {
     /// need not be published (a draft): how a publish is checked for
     /// regressions. Nothing is recorded and nothing waits for approval: a
     /// fork answers `needs_execution` as it would for a user.
+    ///
+    /// A rehearsal is a question of `caller`'s as far as the limits go: it
+    /// takes one of their slots and one of the project's, or answers every
+    /// question with the busy message. Its questions run one after another
+    /// within [`REHEARSAL_BUDGET`], and the latest version's grounding is
+    /// reused when `ontology` is that version's.
     pub async fn rehearse(
         &self,
         caller: &User,
@@ -914,9 +928,40 @@ impl Engine {
         questions: &[String],
         now: Timestamp,
     ) -> Vec<AskResponse> {
-        let grounding = self.ground(project, ontology).await;
+        let not_run = |message: &str| {
+            refusal(
+                &new_chat_id(now),
+                AskStatus::Error,
+                message.to_owned(),
+                None,
+            )
+        };
+        let Ok(_admitted) = self.admission.admit(caller.id, project.id).await else {
+            return questions.iter().map(|_| not_run(PROJECT_BUSY)).collect();
+        };
+        let deadline = Instant::now() + REHEARSAL_BUDGET;
+        let latest = match self.store.latest_version_number(project.id).await {
+            Ok(Some(latest)) => self.grounding(project, latest).await.ok(),
+            _ => None,
+        };
+        let grounding = match latest {
+            Some(latest) if latest.ontology == ontology => latest,
+            _ => Arc::new(self.ground(project, ontology).await),
+        };
+        let out_of_time = format!(
+            "The regression check ran out of its {} before this question; run it again when the data source is less busy.",
+            humanize(REHEARSAL_BUDGET)
+        );
         let mut responses = Vec::with_capacity(questions.len());
         for question in questions {
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                responses.push(not_run(&out_of_time));
+                continue;
+            }
+            // The same engine, whose queries stop at what is left.
+            let mut engine = self.clone();
+            engine.settings.question_timeout = engine.settings.question_timeout.min(left);
             let chat = Chat {
                 id: new_chat_id(now),
                 organization_id: caller.organization_id,
@@ -933,19 +978,21 @@ impl Engine {
                 execute_pending_plan: false,
                 version: None,
             };
-            let (response, _, _) = self
-                .respond(
-                    project,
-                    &grounding,
-                    &request,
-                    question.trim(),
-                    &chat,
-                    &[],
-                    None,
-                    now,
-                )
-                .await;
-            responses.push(response);
+            let respond = engine.respond(
+                project,
+                &grounding,
+                &request,
+                question.trim(),
+                &chat,
+                &[],
+                None,
+                now,
+            );
+            // A model's planning has timeouts of its own; the budget bounds it too.
+            match tokio::time::timeout(left, respond).await {
+                Ok((response, _, _)) => responses.push(response),
+                Err(_) => responses.push(not_run(&out_of_time)),
+            }
         }
         responses
     }

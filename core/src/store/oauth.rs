@@ -2,7 +2,9 @@
 //! rotating refresh tokens. Codes and refresh tokens are stored as hashes.
 
 use super::{Store, StoreError, uuid_column};
-use crate::auth::oauth::{AuthorizationCode, ClientKind, Grant, OAuthClient, Rotation, SigningKey};
+use crate::auth::oauth::{
+    AuthorizationCode, ClientKind, Grant, OAuthClient, Rotation, SealingKey, SigningKey, is_sealed,
+};
 use crate::time::Timestamp;
 use sqlx::Row;
 use sqlx::any::AnyRow;
@@ -56,23 +58,53 @@ fn grant_from_row(row: &AnyRow) -> Result<Grant, StoreError> {
 }
 
 impl Store {
-    /// Every signing key, newest first; creates the first one when there is none.
-    pub async fn oauth_signing_keys(&self, now: Timestamp) -> Result<Vec<SigningKey>, StoreError> {
+    /// Every signing key, newest first, opened with `sealing`; creates the
+    /// first one when there is none. A key kept unsealed (by a Cassis from
+    /// before keys were sealed) is sealed in place as it is read.
+    pub async fn oauth_signing_keys(
+        &self,
+        sealing: &SealingKey,
+        now: Timestamp,
+    ) -> Result<Vec<SigningKey>, StoreError> {
         let read = || async {
             let rows = sqlx::query(
-                "SELECT private_key FROM oauth_signing_keys ORDER BY created_at DESC, id",
+                "SELECT id, private_key FROM oauth_signing_keys ORDER BY created_at DESC, id",
             )
             .fetch_all(&self.pool)
             .await?;
-            rows.iter()
-                .map(|row| {
-                    let stored: String = row.try_get("private_key")?;
-                    SigningKey::from_stored(&stored).ok_or(StoreError::Corrupt {
-                        column: "private_key",
-                        detail: "not an Ed25519 PKCS#8 key".to_owned(),
-                    })
-                })
-                .collect::<Result<Vec<_>, StoreError>>()
+            let mut keys = Vec::with_capacity(rows.len());
+            for row in &rows {
+                let id: String = row.try_get("id")?;
+                let stored: String = row.try_get("private_key")?;
+                if is_sealed(&stored) {
+                    keys.push(
+                        SigningKey::from_sealed(&stored, sealing).ok_or(StoreError::Corrupt {
+                            column: "oauth_signing_keys.private_key",
+                            detail: "sealed under another secret: give the server the \
+                                     CASSIS_SIGNING_KEY_SECRET (or the data directory's \
+                                     signing-key.secret) it was sealed with"
+                                .to_owned(),
+                        })?,
+                    );
+                    continue;
+                }
+                let key = SigningKey::from_stored(&stored).ok_or(StoreError::Corrupt {
+                    column: "oauth_signing_keys.private_key",
+                    detail: "not an Ed25519 PKCS#8 key".to_owned(),
+                })?;
+                // Only the unsealed value is replaced: an instance sealing it
+                // at the same moment wins, with the same key.
+                sqlx::query(
+                    "UPDATE oauth_signing_keys SET private_key = $1 WHERE id = $2 AND private_key = $3",
+                )
+                .bind(key.sealed_private_key(sealing))
+                .bind(&id)
+                .bind(&stored)
+                .execute(&self.pool)
+                .await?;
+                keys.push(key);
+            }
+            Ok::<_, StoreError>(keys)
         };
         let keys = read().await?;
         if !keys.is_empty() {
@@ -84,7 +116,7 @@ impl Store {
             "INSERT INTO oauth_signing_keys (id, private_key, public_key, created_at) VALUES ($1, $2, $3, $4)",
         )
         .bind(&key.id)
-        .bind(key.stored_private_key())
+        .bind(key.sealed_private_key(sealing))
         .bind(key.stored_public_key())
         .bind(now.as_millis())
         .execute(&self.pool)
@@ -126,6 +158,31 @@ impl Store {
         ))
         .bind(ClientKind::Registered.as_str())
         .bind(before.as_millis())
+        .execute(&self.pool)
+        .await?;
+        Ok(done.rows_affected())
+    }
+
+    /// Forgets clients read from metadata documents that never received an
+    /// authorization code: those fetched before `before`, and all but the
+    /// `keep` newest. Any of them is fetched again from its URL when next
+    /// used, so forgetting costs a fetch, while keeping every URL an
+    /// anonymous caller names would grow the table without bound. How many.
+    pub async fn forget_unused_metadata_clients(
+        &self,
+        before: Timestamp,
+        keep: usize,
+    ) -> Result<u64, StoreError> {
+        let done = sqlx::query(concat!(
+            "DELETE FROM oauth_clients WHERE ",
+            unused_client!(),
+            " AND (created_at < $2 OR id NOT IN (SELECT id FROM oauth_clients WHERE ",
+            unused_client!(),
+            " ORDER BY created_at DESC, id LIMIT $3))"
+        ))
+        .bind(ClientKind::MetadataDocument.as_str())
+        .bind(before.as_millis())
+        .bind(i64::try_from(keep).unwrap_or(i64::MAX))
         .execute(&self.pool)
         .await?;
         Ok(done.rows_affected())

@@ -15,7 +15,7 @@ pub use rows::{Budget, FetchError, MAX_CELL_BYTES, MAX_RESULT_BYTES, ResultTooLa
 use crate::ontology::bootstrap::Catalog;
 use crate::project::{Dialect, redact_url};
 use sqlx::pool::PoolConnection;
-use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
+use sqlx::postgres::{PgConnectOptions, PgPoolOptions, PgSslMode};
 use sqlx::sqlite::{SqliteConnectOptions, SqlitePoolOptions};
 use sqlx::{AssertSqlSafe, PgPool, Sqlite, SqlitePool};
 use std::str::FromStr;
@@ -61,8 +61,51 @@ pub(crate) fn is_statement_timeout(error: &sqlx::Error) -> bool {
         || matches!(error, sqlx::Error::Database(e) if matches!(e.code().as_deref(), Some("57014") | Some("9")))
 }
 
-/// Tables a Cassis metadata database holds together.
-const METADATA_TABLES: [&str; 4] = ["users", "sessions", "api_keys", "oauth_signing_keys"];
+/// Connections a source's pool holds at most. One user's questions may hold
+/// only some of them (`engine::admission::QUESTIONS_PER_USER`).
+pub const POOL_CONNECTIONS: u32 = 4;
+
+/// How long a query waits for a free connection before it is told the
+/// project is busy.
+pub const POOL_WAIT: Duration = Duration::from_secs(10);
+
+/// Tables a Cassis metadata database holds: [`is_metadata`] says which of
+/// them together mark one.
+const METADATA_TABLES: [&str; 6] = [
+    "users",
+    "sessions",
+    "api_keys",
+    "oauth_signing_keys",
+    "instance_settings",
+    "ontology_versions",
+];
+
+/// Whether tables named `found` (in one database or schema) make a Cassis
+/// metadata database: accounts and sessions, with a table only Cassis has.
+/// Every version of it has `users`, `sessions` and `instance_settings` (the
+/// first migration), so one from before the signing keys is recognised too,
+/// while an application's own `users` and `sessions` are not enough.
+pub(crate) fn is_metadata<S: AsRef<str>>(found: &[S]) -> bool {
+    let has = |name: &str| found.iter().any(|f| f.as_ref() == name);
+    has("users")
+        && has("sessions")
+        && [
+            "instance_settings",
+            "oauth_signing_keys",
+            "ontology_versions",
+        ]
+        .into_iter()
+        .any(has)
+}
+
+/// Environment variables sqlx applies to every PostgreSQL connection and
+/// offers no way to undo: the server's client certificate and key, its
+/// trusted roots and its session options. Set, they would reach every
+/// warehouse an admin names, so PostgreSQL sources are refused until they
+/// are unset. The others (`PGHOST`, `PGUSER`, `PGPASSWORD`, ...) are
+/// overridden one by one in [`postgres_options`].
+const AMBIENT_POSTGRES_SETTINGS: [&str; 4] =
+    ["PGSSLCERT", "PGSSLKEY", "PGSSLROOTCERT", "PGOPTIONS"];
 
 /// Virtual machine steps between checks of a SQLite query's deadline.
 const SQLITE_PROGRESS_STEPS: i32 = 10_000;
@@ -91,6 +134,18 @@ pub enum WarehouseError {
         "this is a Cassis metadata database, with its users, sessions and keys: Cassis does not answer questions from it"
     )]
     MetadataDatabase,
+    #[error(
+        "`{0}` names no host, or a local socket: a PostgreSQL source needs a host name or address (over a socket, the database would see the Cassis server's own operating-system user)"
+    )]
+    NoHost(String),
+    #[error(
+        "`{parameter}` in `{url}` is not taken: it would have Cassis use the server's own files or settings; a PostgreSQL source's URL may set sslmode and application_name"
+    )]
+    RefusedParameter { url: String, parameter: String },
+    #[error(
+        "the Cassis server's environment sets {0}, which every PostgreSQL source would use: unset it to connect PostgreSQL sources (the metadata database can take the setting in its URL)"
+    )]
+    AmbientSetting(&'static str),
 }
 
 /// An open, read-only connection pool to a data source.
@@ -134,8 +189,8 @@ impl Warehouse {
                 .map_err(|_| unsupported())?
                 .read_only(true);
             let pool = SqlitePoolOptions::new()
-                .max_connections(4)
-                .acquire_timeout(Duration::from_secs(10))
+                .max_connections(POOL_CONNECTIONS)
+                .acquire_timeout(POOL_WAIT)
                 .connect_with(options)
                 .await
                 .map_err(WarehouseError::Connect)?;
@@ -143,19 +198,16 @@ impl Warehouse {
         } else if url.starts_with("postgres://") || url.starts_with("postgresql://") {
             // A query that sets no timeout of its own stops at the
             // housekeeping one; questions set theirs per transaction.
-            let options = PgConnectOptions::from_str(url).map_err(|_| unsupported())?;
-            let options = with_credentials_of_url(options, url)
-                .ok_or_else(|| WarehouseError::NoUser(redact_url(url)))?
-                .options([
-                    ("default_transaction_read_only", "on"),
-                    (
-                        "statement_timeout",
-                        &HOUSEKEEPING_TIMEOUT.as_millis().to_string(),
-                    ),
-                ]);
+            let options = postgres_options(url)?.options([
+                ("default_transaction_read_only", "on"),
+                (
+                    "statement_timeout",
+                    &HOUSEKEEPING_TIMEOUT.as_millis().to_string(),
+                ),
+            ]);
             let pool = PgPoolOptions::new()
-                .max_connections(4)
-                .acquire_timeout(Duration::from_secs(10))
+                .max_connections(POOL_CONNECTIONS)
+                .acquire_timeout(POOL_WAIT)
                 .connect_with(options)
                 .await
                 .map_err(WarehouseError::Connect)?;
@@ -183,28 +235,30 @@ impl Warehouse {
             .collect::<Vec<_>>()
             .join(", ");
         // Constant table names, not input.
-        let found: i64 = match &self {
+        let metadata = match &self {
             Warehouse::Sqlite(pool) => {
                 let sql = format!(
-                    "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name IN ({names})"
+                    "SELECT name FROM sqlite_master WHERE type = 'table' AND name IN ({names})"
                 );
-                sqlx::query_scalar(AssertSqlSafe(sql))
-                    .fetch_one(pool)
-                    .await?
+                let found: Vec<String> = sqlx::query_scalar(AssertSqlSafe(sql))
+                    .fetch_all(pool)
+                    .await?;
+                is_metadata(&found)
             }
             Warehouse::Postgres(pool) => {
                 let sql = format!(
-                    "SELECT COUNT(DISTINCT relname) FROM pg_catalog.pg_class \
+                    "SELECT DISTINCT relname::text FROM pg_catalog.pg_class \
                      WHERE relkind IN ('r', 'p', 'v', 'm', 'f') AND relname IN ({names})"
                 );
-                sqlx::query_scalar(AssertSqlSafe(sql))
-                    .fetch_one(pool)
-                    .await?
+                let found: Vec<String> = sqlx::query_scalar(AssertSqlSafe(sql))
+                    .fetch_all(pool)
+                    .await?;
+                is_metadata(&found)
             }
-            Warehouse::MySql(source) => source.metadata_tables_found().await?,
-            Warehouse::Snowflake(source) => source.metadata_tables_found().await?,
+            Warehouse::MySql(source) => source.holds_metadata().await?,
+            Warehouse::Snowflake(source) => source.holds_metadata().await?,
         };
-        if found == METADATA_TABLES.len() as i64 {
+        if metadata {
             self.close().await;
             return Err(WarehouseError::MetadataDatabase);
         }
@@ -282,22 +336,72 @@ pub(crate) async fn sqlite_connection(
     Ok(connection)
 }
 
-/// `options` with exactly the user and password the URL names. The driver
-/// otherwise falls back to `PGUSER`, `PGPASSWORD` and `~/.pgpass`: the
-/// server's own credentials, which may well open its metadata database.
-/// `None` when the URL names no user.
-fn with_credentials_of_url(options: PgConnectOptions, url: &str) -> Option<PgConnectOptions> {
-    let parsed = url::Url::parse(url).ok()?;
+/// The first of [`AMBIENT_POSTGRES_SETTINGS`] the server's environment sets:
+/// while one is, PostgreSQL sources are refused.
+pub fn ambient_postgres_setting() -> Option<&'static str> {
+    AMBIENT_POSTGRES_SETTINGS
+        .into_iter()
+        .find(|name| std::env::var_os(name).is_some())
+}
+
+/// The connection a `postgres://` URL names, and nothing from the server's
+/// environment: sqlx starts from `PGHOST`, `PGUSER`, `PGPASSWORD`,
+/// `PGDATABASE`, `PGSSLMODE`, `PGAPPNAME` and `~/.pgpass`, the server's own
+/// settings and credentials, which may well open its metadata database. So
+/// every one of them is set here from the URL (an empty password when it
+/// names none), and what cannot be set back is refused:
+/// [`AMBIENT_POSTGRES_SETTINGS`] in the environment, a socket instead of a
+/// host (peer or trust authentication as the server's own user), and query
+/// parameters naming the server's files or session options (`sslcert`,
+/// `sslkey`, `sslrootcert`, `host`, `hostaddr`, `options`).
+fn postgres_options(url: &str) -> Result<PgConnectOptions, WarehouseError> {
+    if let Some(name) = ambient_postgres_setting() {
+        return Err(WarehouseError::AmbientSetting(name));
+    }
+    let unsupported = || WarehouseError::UnsupportedUrl(redact_url(url));
+    let parsed = url::Url::parse(url).map_err(|_| unsupported())?;
     let decode = |text: &str| {
         percent_encoding::percent_decode_str(text)
             .decode_utf8()
-            .ok()
             .map(|t| t.into_owned())
+            .map_err(|_| unsupported())
     };
-    let user = decode(parsed.username()).filter(|u| !u.is_empty())?;
+    let host = parsed
+        .host_str()
+        .filter(|host| !host.is_empty() && !decode(host).is_ok_and(|h| h.starts_with('/')))
+        .ok_or_else(|| WarehouseError::NoHost(redact_url(url)))?;
+    let user = decode(parsed.username())?;
+    if user.is_empty() {
+        return Err(WarehouseError::NoUser(redact_url(url)));
+    }
     let password = match parsed.password() {
         Some(password) => decode(password)?,
         None => String::new(),
     };
-    Some(options.username(&user).password(&password))
+    // libpq's default database is the one named like the user.
+    let database = match decode(parsed.path().trim_start_matches('/'))? {
+        database if database.is_empty() => user.clone(),
+        database => database,
+    };
+    let mut options = PgConnectOptions::new_without_pgpass()
+        .host(host)
+        .port(parsed.port().unwrap_or(5432))
+        .username(&user)
+        .password(&password)
+        .database(&database)
+        .ssl_mode(PgSslMode::Prefer)
+        .application_name("cassis");
+    for (parameter, value) in parsed.query_pairs() {
+        options = match &*parameter {
+            "sslmode" | "ssl-mode" => options.ssl_mode(value.parse().map_err(|_| unsupported())?),
+            "application_name" => options.application_name(&value),
+            _ => {
+                return Err(WarehouseError::RefusedParameter {
+                    url: redact_url(url),
+                    parameter: parameter.into_owned(),
+                });
+            }
+        };
+    }
+    Ok(options)
 }

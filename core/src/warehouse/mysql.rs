@@ -115,8 +115,8 @@ impl MySqlSource {
             return Err(WarehouseError::NoUser(redact_url(url)));
         }
         let pool = MySqlPoolOptions::new()
-            .max_connections(4)
-            .acquire_timeout(Duration::from_secs(10))
+            .max_connections(super::POOL_CONNECTIONS)
+            .acquire_timeout(super::POOL_WAIT)
             .after_connect(|connection, _| Box::pin(prepare_session(connection)))
             .connect_with(options)
             .await
@@ -139,9 +139,8 @@ impl MySqlSource {
         self.pool.close().await;
     }
 
-    /// How many of the metadata tables one database the user can see holds
-    /// together, at most.
-    pub(super) async fn metadata_tables_found(&self) -> Result<i64, sqlx::Error> {
+    /// Whether any database the user can see is a Cassis metadata database.
+    pub(super) async fn holds_metadata(&self) -> Result<bool, sqlx::Error> {
         let names = METADATA_TABLES
             .iter()
             .map(|t| format!("'{t}'"))
@@ -149,14 +148,17 @@ impl MySqlSource {
             .join(", ");
         // Constant table names, not input.
         let sql = format!(
-            "SELECT COALESCE(MAX(n), 0) FROM (SELECT COUNT(DISTINCT table_name) AS n \
-             FROM information_schema.tables WHERE table_name IN ({names}) \
-             GROUP BY table_schema) AS found"
+            "SELECT CAST(table_schema AS CHAR), CAST(table_name AS CHAR) \
+             FROM information_schema.tables WHERE table_name IN ({names})"
         );
-        let found: i64 = sqlx::query_scalar(AssertSqlSafe(sql))
-            .fetch_one(&self.pool)
+        let found: Vec<(String, String)> = sqlx::query_as(AssertSqlSafe(sql))
+            .fetch_all(&self.pool)
             .await?;
-        Ok(found)
+        let mut by_schema: std::collections::HashMap<&str, Vec<&str>> = Default::default();
+        for (schema, table) in &found {
+            by_schema.entry(schema).or_default().push(table);
+        }
+        Ok(by_schema.values().any(|tables| super::is_metadata(tables)))
     }
 
     /// A connection whose statements stop at `timeout`, with the server's id

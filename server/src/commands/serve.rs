@@ -37,6 +37,12 @@ pub async fn run(settings: Settings) -> anyhow::Result<()> {
             settings.warehouse_dir.display()
         )
     })?;
+    // Opened now, so a wrong secret stops the start rather than every sign-in.
+    let sealing = startup::sealing_key(&settings.data_dir)?;
+    store
+        .oauth_signing_keys(&sealing, clock::now())
+        .await
+        .context("opening the OAuth signing keys")?;
     if let Some(scale_factor) = settings.demo_scale_factor {
         startup::demo_project(&store, &org, &settings.warehouse_dir, scale_factor).await?;
     }
@@ -53,6 +59,14 @@ pub async fn run(settings: Settings) -> anyhow::Result<()> {
         );
     }
 
+    if let Some(name) = cassis_core::warehouse::ambient_postgres_setting() {
+        tracing::warn!(
+            variable = name,
+            "the environment sets {name}, which would apply to every PostgreSQL data source: \
+             PostgreSQL sources are refused until it is unset (the metadata database can take \
+             the setting in --database-url)"
+        );
+    }
     if settings.insecure_mcp_without_auth {
         tracing::warn!(
             "MCP requests need no credential and act as the first admin \
@@ -75,7 +89,7 @@ pub async fn run(settings: Settings) -> anyhow::Result<()> {
         mcp_without_auth: settings.insecure_mcp_without_auth,
         key_cache: Default::default(),
         audit,
-        oauth: crate::oauth::OAuthState::new(settings.oauth_max_unused_clients),
+        oauth: crate::oauth::OAuthState::new(settings.oauth_max_unused_clients, sealing),
         leptos_options: leptos_options.into(),
         app: AppContext {
             engine: Engine::new(store.clone(), settings.engine()?),

@@ -191,6 +191,17 @@ pub async fn find_client(
         client.created_at = known.created_at;
     }
     state.store().save_oauth_client(&client, now).await?;
+    let before = Timestamp::from_millis(now.as_millis() - UNUSED_CLIENT_TTL.as_millis() as i64);
+    let forgotten = state
+        .store()
+        .forget_unused_metadata_clients(before, state.oauth.max_unused_clients)
+        .await?;
+    if forgotten > 0 {
+        tracing::info!(
+            clients = forgotten,
+            "forgot clients read from metadata documents that were never used"
+        );
+    }
     Ok(client)
 }
 

@@ -1,7 +1,7 @@
 //! The signing keys, read from the database once and again only when a
 //! token names a key this instance has not seen (another instance made it).
 
-use cassis_core::auth::oauth::{SigningKey, VerifyingKeys};
+use cassis_core::auth::oauth::{SealingKey, SigningKey, VerifyingKeys};
 use cassis_core::store::{Store, StoreError};
 use cassis_core::time::Timestamp;
 use std::sync::{Arc, Mutex};
@@ -10,8 +10,12 @@ use std::time::{Duration, Instant};
 /// Unknown key ids trigger a reload at most this often.
 const RELOAD_INTERVAL: Duration = Duration::from_secs(5);
 
-#[derive(Clone, Debug, Default)]
-pub struct KeyRing(Arc<Mutex<Option<Arc<Loaded>>>>);
+/// The keys as last read, and the key they are sealed with in the database.
+#[derive(Clone, Debug)]
+pub struct KeyRing {
+    loaded: Arc<Mutex<Option<Arc<Loaded>>>>,
+    sealing: Arc<SealingKey>,
+}
 
 #[derive(Debug)]
 pub struct Loaded {
@@ -23,8 +27,15 @@ pub struct Loaded {
 }
 
 impl KeyRing {
+    pub fn new(sealing: SealingKey) -> Self {
+        Self {
+            loaded: Arc::default(),
+            sealing: Arc::new(sealing),
+        }
+    }
+
     pub async fn get(&self, store: &Store, now: Timestamp) -> Result<Arc<Loaded>, StoreError> {
-        if let Some(loaded) = self.0.lock().expect("not poisoned").clone() {
+        if let Some(loaded) = self.loaded.lock().expect("not poisoned").clone() {
             return Ok(loaded);
         }
         self.reload(store, now).await
@@ -45,14 +56,14 @@ impl KeyRing {
     }
 
     async fn reload(&self, store: &Store, now: Timestamp) -> Result<Arc<Loaded>, StoreError> {
-        let keys = store.oauth_signing_keys(now).await?;
+        let keys = store.oauth_signing_keys(&self.sealing, now).await?;
         let loaded = Arc::new(Loaded {
             signing: keys[0].clone(),
             verifying: VerifyingKeys::new(&keys),
             all: keys,
             loaded_at: Instant::now(),
         });
-        *self.0.lock().expect("not poisoned") = Some(loaded.clone());
+        *self.loaded.lock().expect("not poisoned") = Some(loaded.clone());
         Ok(loaded)
     }
 }

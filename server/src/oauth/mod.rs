@@ -43,15 +43,21 @@ pub struct OAuthState {
 }
 
 impl Default for OAuthState {
+    /// With a secret of its own, which nothing else knows: keys it seals are
+    /// readable by this process only (for tests of the router alone).
     fn default() -> Self {
-        Self::new(DEFAULT_MAX_UNUSED_CLIENTS)
+        let sealing = cassis_core::auth::oauth::SealingKey::from_secret(
+            &cassis_core::auth::oauth::SealingKey::generate_secret(),
+        )
+        .expect("a generated secret is long enough");
+        Self::new(DEFAULT_MAX_UNUSED_CLIENTS, sealing)
     }
 }
 
 impl OAuthState {
-    pub fn new(max_unused_clients: usize) -> Self {
+    pub fn new(max_unused_clients: usize, sealing: cassis_core::auth::oauth::SealingKey) -> Self {
         Self {
-            keys: KeyRing::default(),
+            keys: KeyRing::new(sealing),
             fetcher: fetch::MetadataFetcher::default(),
             registrations: limits::AddressLimit::new(REGISTRATION_BURST, REGISTRATION_PERIOD),
             max_unused_clients,

@@ -79,13 +79,24 @@ impl SigningKey {
         })
     }
 
-    /// Reads a key as the store keeps it.
+    /// Reads a key kept as it is, in base64: how Cassis stored keys before
+    /// it sealed them.
     pub fn from_stored(private_key: &str) -> Option<Self> {
         Self::from_pkcs8(STANDARD.decode(private_key).ok()?)
     }
 
     pub fn stored_private_key(&self) -> String {
         STANDARD.encode(&self.private_key)
+    }
+
+    /// Reads a key as the store keeps it, sealed under `sealing`.
+    pub fn from_sealed(private_key: &str, sealing: &super::SealingKey) -> Option<Self> {
+        Self::from_pkcs8(sealing.open(private_key)?)
+    }
+
+    /// The private key sealed under `sealing`, as the store keeps it.
+    pub fn sealed_private_key(&self, sealing: &super::SealingKey) -> String {
+        sealing.seal(&self.private_key)
     }
 
     pub fn stored_public_key(&self) -> String {

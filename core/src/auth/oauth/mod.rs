@@ -6,6 +6,7 @@
 mod access_token;
 mod client;
 mod pkce;
+mod sealing;
 
 pub use access_token::{
     AccessClaims, AccessTokenRejected, SigningKey, VerifyingKeys, looks_like_jwt,
@@ -15,6 +16,7 @@ pub use client::{
     parse_metadata_document,
 };
 pub use pkce::{challenge_of, is_valid_verifier};
+pub use sealing::{MIN_SECRET_LEN, SealingKey, SecretTooShort, is_sealed};
 
 use crate::time::Timestamp;
 use base64::Engine;

@@ -526,7 +526,7 @@ impl SnowflakeSource {
     }
 
     /// How many of Cassis's metadata tables one schema holds together, at most.
-    pub(super) async fn metadata_tables_found(&self) -> Result<i64, WarehouseError> {
+    pub(super) async fn holds_metadata(&self) -> Result<bool, WarehouseError> {
         let names = METADATA_TABLES
             .iter()
             .map(|t| format!("'{}'", t.to_uppercase()))
@@ -534,11 +534,17 @@ impl SnowflakeSource {
             .join(", ");
         // Constant table names, not input.
         let sql = format!(
-            "SELECT COUNT(DISTINCT table_name) AS n FROM information_schema.tables \
-             WHERE UPPER(table_name) IN ({names}) GROUP BY table_schema ORDER BY n DESC LIMIT 1"
+            "SELECT table_schema || '.' || LOWER(table_name) FROM information_schema.tables \
+             WHERE UPPER(table_name) IN ({names})"
         );
         let found = self.first_column(&sql, super::HOUSEKEEPING_TIMEOUT).await?;
-        Ok(found.first().and_then(|n| n.parse().ok()).unwrap_or(0))
+        let mut by_schema: std::collections::HashMap<&str, Vec<&str>> = Default::default();
+        for qualified in &found {
+            if let Some((schema, table)) = qualified.rsplit_once('.') {
+                by_schema.entry(schema).or_default().push(table);
+            }
+        }
+        Ok(by_schema.values().any(|tables| super::is_metadata(tables)))
     }
 
     /// The tables and views of the database, in `schema` (or the URL's
