@@ -7,7 +7,7 @@
 
 mod common;
 
-use common::mcp::call_tool;
+use common::mcp::{answers_the_seed_questions, call_tool};
 use common::session::{call_with, sign_in};
 use common::{
     ADMIN_EMAIL, ADMIN_PASSWORD, Server, cassis, f1_data, run_with_stdin, stderr, stdout,
@@ -225,53 +225,12 @@ async fn formula_one_on_mariadb_answers_the_seed_questions_over_mcp() {
     assert_eq!(listed["data_source_connected"], true);
     assert!(!projects.to_string().contains("reader-s3cret"));
 
-    let ask = |arguments: serde_json::Value| call_tool(&server, &key, "ask_question", arguments);
-    let wins =
-        ask(json!({"project_id": project, "question": "Who won the most races in 2023?"})).await;
-    assert_eq!(wins["status"], "answered", "{wins:#}");
-    assert_eq!(
-        wins["results"]["rows"],
-        json!([
-            ["Max Verstappen", 19],
-            ["Sergio Pérez", 2],
-            ["Carlos Sainz", 1]
-        ]),
-        "{wins:#}"
-    );
-    assert_eq!(
-        wins["objects_used"],
-        json!([
-            format!("{database}.results"),
-            format!("{database}.drivers"),
-            format!("{database}.races")
-        ])
-    );
-
-    let plan = ask(json!({
-        "project_id": project,
-        "question": "Compare total points scored by all drivers in 2022 vs 2023, including sprint results."
-    }))
+    let tables = ["results", "drivers", "races"].map(|t| format!("{database}.{t}"));
+    answers_the_seed_questions(
+        &server,
+        &key,
+        &project,
+        tables.each_ref().map(String::as_str),
+    )
     .await;
-    assert_eq!(plan["status"], "needs_execution", "{plan:#}");
-    let chat = plan["chat_id"].clone();
-    let points =
-        ask(json!({"project_id": project, "chat_id": chat, "execute_pending_plan": true})).await;
-    assert_eq!(points["status"], "answered", "{points:#}");
-    assert_eq!(
-        points["results"]["rows"],
-        json!([[2022, 2350], [2023, 2458]]),
-        "{points:#}"
-    );
-    let by_team = ask(json!({
-        "project_id": project,
-        "chat_id": chat,
-        "question": "Now break it down by constructor for 2023"
-    }))
-    .await;
-    assert_eq!(by_team["status"], "answered", "{by_team:#}");
-    assert_eq!(
-        by_team["results"]["rows"][0],
-        json!(["Red Bull", 860]),
-        "{by_team:#}"
-    );
 }

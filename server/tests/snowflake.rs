@@ -13,7 +13,7 @@
 
 mod common;
 
-use common::mcp::call_tool;
+use common::mcp::{answers_the_seed_questions, call_tool};
 use common::session::{call_with, sign_in};
 use common::{
     ADMIN_EMAIL, ADMIN_PASSWORD, Server, cassis, f1_data, run_with_stdin, stderr, stdout,
@@ -314,52 +314,13 @@ async fn formula_one_on_snowflake_answers_the_seed_questions_over_mcp() {
     assert!(!projects.to_string().contains("reader-s3cret"));
     assert!(!projects.to_string().contains(&key[..40]));
 
-    let ask =
-        |arguments: serde_json::Value| call_tool(&server, &api_key, "ask_question", arguments);
-    let wins =
-        ask(json!({"project_id": project, "question": "Who won the most races in 2023?"})).await;
-    assert_eq!(wins["status"], "answered", "{wins:#}");
-    assert_eq!(
-        wins["results"]["rows"],
-        json!([
-            ["Max Verstappen", 19],
-            ["Sergio Pérez", 2],
-            ["Carlos Sainz", 1]
-        ]),
-        "{wins:#}"
-    );
-    assert_eq!(
-        wins["objects_used"],
-        json!(["public.results", "public.drivers", "public.races"])
-    );
-
-    let plan = ask(json!({
-        "project_id": project,
-        "question": "Compare total points scored by all drivers in 2022 vs 2023, including sprint results."
-    }))
+    answers_the_seed_questions(
+        &server,
+        &api_key,
+        &project,
+        ["public.results", "public.drivers", "public.races"],
+    )
     .await;
-    assert_eq!(plan["status"], "needs_execution", "{plan:#}");
-    let chat = plan["chat_id"].clone();
-    let points =
-        ask(json!({"project_id": project, "chat_id": chat, "execute_pending_plan": true})).await;
-    assert_eq!(points["status"], "answered", "{points:#}");
-    assert_eq!(
-        points["results"]["rows"],
-        json!([[2022, 2350], [2023, 2458]]),
-        "{points:#}"
-    );
-    let by_team = ask(json!({
-        "project_id": project,
-        "chat_id": chat,
-        "question": "Now break it down by constructor for 2023"
-    }))
-    .await;
-    assert_eq!(by_team["status"], "answered", "{by_team:#}");
-    assert_eq!(
-        by_team["results"]["rows"][0],
-        json!(["Red Bull", 860]),
-        "{by_team:#}"
-    );
     // Nothing the server logged holds a secret.
     let log = server.log_text();
     assert!(!log.contains("reader-s3cret"), "{log}");
