@@ -1659,9 +1659,25 @@ impl Reading {
                     if latest { "latest" } else { "earliest" }
                 ));
             };
-            let among = base
-                .clone()
-                .filter(|b| graph::direct_link(ontology, b, &time.object).is_some());
+            // "the latest season" among seasons with results: a season the
+            // measured rows reach only through their race is read on the
+            // race's own year, which the rows link to.
+            let (time, among) = match base.as_deref() {
+                Some(b) if graph::direct_link(ontology, b, &time.object).is_none() => ontology
+                    .objects
+                    .iter()
+                    .filter(|between| {
+                        graph::direct_link(ontology, b, &between.name).is_some()
+                            && graph::direct_link(ontology, &between.name, name).is_some()
+                    })
+                    .find_map(|between| {
+                        year_attribute(ontology, &between.name)
+                            .filter(|year| year.object == between.name)
+                    })
+                    .map_or((time, None), |year| (year, Some(b.to_owned()))),
+                Some(b) => (time, Some(b.to_owned())),
+                None => (time, None),
+            };
             plan.filters.retain(|f| f.attribute != time);
             plan.filters.push(Filter {
                 attribute: time,

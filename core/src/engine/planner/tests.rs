@@ -1286,3 +1286,15 @@ fn the_first_or_last_thing_is_taken_among_the_rows_asked_about() {
         "{last}"
     );
 }
+
+#[test]
+fn the_latest_season_is_the_latest_with_rows_measured() {
+    // A season the results reach only through their race is read on the
+    // race's year, among the races that have results.
+    let (latest, _) = sql("points by team in the latest season", None);
+    assert!(
+        latest.contains("r.year = (SELECT MAX(extreme.year) FROM public.races extreme")
+            && latest.contains("IN (SELECT having_rows.race_id FROM public.results having_rows)"),
+        "{latest}"
+    );
+}
