@@ -1280,13 +1280,7 @@ fn is_reserved(name: &str) -> bool {
 
 /// An identifier, quoted only when the dialect needs it to read the name back.
 pub fn quoted_ident(dialect: Dialect, name: &str) -> Ident {
-    let plain = name
-        .chars()
-        .next()
-        .is_some_and(|c| c.is_ascii_lowercase() || c == '_')
-        && name
-            .chars()
-            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_');
+    let plain = crate::sql::is_lower_snake_case(name);
     if plain && !is_reserved(name) {
         Ident::new(name)
     } else if plain && dialect == Dialect::Snowflake {

@@ -116,6 +116,17 @@ pub(crate) fn one_edit_apart(a: &str, b: &str) -> bool {
     }
 }
 
+/// Adds a value's entry to `entries` unless the value is there already.
+fn push_new(entries: &mut Vec<Entry>, concept: Concept, alias: bool) {
+    if !entries.iter().any(|e| e.concept == concept) {
+        entries.push(Entry {
+            concept,
+            strength: Strength::Value,
+            alias,
+        });
+    }
+}
+
 /// The entries of the lists whose length is within one of `length`.
 fn near<T>(by_length: &BTreeMap<usize, Vec<T>>, length: usize) -> impl Iterator<Item = &T> {
     by_length
@@ -288,13 +299,7 @@ impl Lexicon {
             }
             self.entries.entry(key).or_default()
         };
-        if !entries.iter().any(|e| e.concept == concept) {
-            entries.push(Entry {
-                concept,
-                strength: Strength::Value,
-                alias: true,
-            });
-        }
+        push_new(entries, concept, true);
     }
 
     fn add_values(&mut self, object: usize, attribute: usize, values: &[String]) {
@@ -339,13 +344,7 @@ impl Lexicon {
                 attribute,
                 value: code.clone(),
             };
-            if !entries.iter().any(|e| e.concept == concept) {
-                entries.push(Entry {
-                    concept,
-                    strength: Strength::Value,
-                    alias: false,
-                });
-            }
+            push_new(entries, concept, false);
         }
         let values: Vec<&String> = values
             .into_iter()

@@ -98,6 +98,17 @@ pub fn parse_expression(dialect: Dialect, text: &str) -> Result<Expr, SqlError> 
 }
 
 /// A possibly qualified table or view name, such as `public.results`.
+/// A name every dialect reads unquoted as written, case aside: lower-case
+/// letters, digits and underscores, not starting with a digit.
+pub fn is_lower_snake_case(name: &str) -> bool {
+    name.chars()
+        .next()
+        .is_some_and(|c| c.is_ascii_lowercase() || c == '_')
+        && name
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
+}
+
 pub fn parse_table_name(dialect: Dialect, text: &str) -> Result<ObjectName, SqlError> {
     parse_all(dialect, text, "table name", |p| p.parse_object_name(false))
 }

@@ -70,7 +70,7 @@ pub fn plan(
 /// The first time a plan's time filters admit, when every time they admit
 /// is after `today`: "who will win the 2028 championship" asks the future.
 fn future_start(ontology: &Ontology, plan: &SemanticPlan, today: Day) -> Option<String> {
-    let today_text = format!("{:04}-{:02}-{:02}", today.year, today.month, today.day);
+    let today_text = today.iso();
     let after_today = |literal: &Literal| match literal {
         Literal::Integer(year) => *year > today.year,
         Literal::Text(date) => date.len() >= 10 && date.as_str() > today_text.as_str(),

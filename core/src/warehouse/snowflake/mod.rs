@@ -767,13 +767,7 @@ fn folded(name: &str) -> String {
 /// An identifier as Snowflake reads it, quoted: a lower-case name means the
 /// upper-case one Snowflake folds unquoted names to.
 pub fn identifier(name: &str) -> Ident {
-    let plain = name
-        .chars()
-        .next()
-        .is_some_and(|c| c.is_ascii_lowercase() || c == '_')
-        && name
-            .chars()
-            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_');
+    let plain = crate::sql::is_lower_snake_case(name);
     if plain {
         Ident::with_quote('"', name.to_ascii_uppercase())
     } else {
