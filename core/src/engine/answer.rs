@@ -5,7 +5,7 @@ use crate::engine::compile::display_attribute;
 use crate::engine::plan::{Condition, Filter, Literal, Measure, Order, SemanticPlan};
 use crate::engine::planner::{attribute_label, measure_label, plural};
 use crate::engine::response::ResultSet;
-use crate::ontology::Ontology;
+use crate::ontology::{Aggregate, AttributeRole, Ontology};
 use serde_json::Value as Json;
 
 /// Rows named in a list before "…".
@@ -158,6 +158,22 @@ fn filters_phrase(ontology: &Ontology, filters: &[&Filter]) -> String {
         parts.push(phrase);
     }
     parts.join(" ")
+}
+
+/// A measure that counts rows or things, rather than adding up an amount.
+fn counts_rows(ontology: &Ontology, measure: &Measure) -> bool {
+    match measure {
+        Measure::CountOf { .. } | Measure::DistinctOf { .. } => true,
+        Measure::Metric { metric, .. } => ontology
+            .metrics
+            .iter()
+            .find(|m| m.name == *metric)
+            .is_some_and(|m| matches!(m.aggregate, Aggregate::Count | Aggregate::CountDistinct)),
+        Measure::Aggregate { aggregate, .. } => {
+            matches!(aggregate, Aggregate::Count | Aggregate::CountDistinct)
+        }
+        Measure::AveragePer { .. } | Measure::Share { .. } => false,
+    }
 }
 
 fn join_and(items: &[String]) -> String {
@@ -328,7 +344,15 @@ fn measure_text(
     if dims == 0 {
         return format!("{label}{filters}: {}.", value_of(&rows[0]));
     }
+    // "up from" reads a change over time; two places or teams are only set
+    // side by side.
+    let over_time = dims == 1
+        && (plan.dimensions[0].bucket.is_some()
+            || ontology
+                .attribute(&plan.dimensions[0].object, &plan.dimensions[0].attribute)
+                .is_some_and(|a| a.role == AttributeRole::Time));
     let is_comparison = dims == 1
+        && over_time
         && rows.len() == 2
         && plan.filters.iter().any(|f| {
             f.attribute == plan.dimensions[0]
@@ -368,7 +392,16 @@ fn measure_text(
         .collect::<Vec<_>>()
         .join(" and ");
     if ranked && dims == 1 && plan.limit.is_none_or(|l| l > 1) || ranked && plan.limit == Some(1) {
-        let most = if descending { "the most" } else { "the fewest" };
+        // "the fewest races" but "the lowest revenue": fewer is for things counted.
+        let counted = plan
+            .measures
+            .first()
+            .is_some_and(|m| counts_rows(ontology, m));
+        let most = match (descending, counted) {
+            (true, _) => "the most",
+            (false, true) => "the fewest",
+            (false, false) => "the lowest",
+        };
         let what = label
             .strip_prefix("Number of ")
             .unwrap_or(&label)
@@ -485,6 +518,75 @@ mod tests {
         assert_eq!(
             answer_text(&ontology, &plan, &results),
             "IRAN and MOROCCO tie for the most customers with 72 each, then CANADA (69)."
+        );
+    }
+
+    #[cfg(feature = "ssr")]
+    #[test]
+    fn an_amount_is_lowest_and_two_places_are_set_side_by_side() {
+        use super::answer_text;
+        use crate::engine::plan::{
+            AttributeRef, Condition, Filter, Literal, Measure, Order, SemanticPlan,
+        };
+        use crate::engine::response::ResultSet;
+
+        let ontology =
+            crate::ontology::from_yaml(include_str!("../../../examples/wholesale/ontology.yaml"))
+                .unwrap();
+        let nation = AttributeRef::new("nation", "nation_name");
+        let measure = |metric: &str| Measure::Metric {
+            metric: metric.to_owned(),
+            variant: None,
+        };
+        let results = |rows: Vec<Vec<serde_json::Value>>| ResultSet {
+            columns: vec!["nation_name".to_owned(), "value".to_owned()],
+            total_rows: rows.len() as u64,
+            rows,
+            truncated: false,
+        };
+        // Revenue is an amount: the lowest, not the fewest.
+        let lowest = SemanticPlan {
+            measures: vec![measure("revenue")],
+            dimensions: vec![nation.clone()],
+            order: Some(Order::Measure {
+                index: 0,
+                descending: false,
+            }),
+            ..SemanticPlan::default()
+        };
+        let text = answer_text(
+            &ontology,
+            &lowest,
+            &results(vec![
+                vec![json!("FRANCE"), json!(7.5)],
+                vec![json!("GERMANY"), json!(9.25)],
+            ]),
+        );
+        assert!(text.starts_with("FRANCE had the lowest revenue"), "{text}");
+        // Two nations compared are not a change from one to the other.
+        let compared = SemanticPlan {
+            measures: vec![measure("order_count")],
+            dimensions: vec![nation.clone()],
+            filters: vec![Filter {
+                attribute: nation,
+                condition: Condition::OneOf(vec![
+                    Literal::Text("GERMANY".to_owned()),
+                    Literal::Text("FRANCE".to_owned()),
+                ]),
+            }],
+            ..SemanticPlan::default()
+        };
+        let text = answer_text(
+            &ontology,
+            &compared,
+            &results(vec![
+                vec![json!("GERMANY"), json!(86)],
+                vec![json!("FRANCE"), json!(71)],
+            ]),
+        );
+        assert!(
+            text.contains("GERMANY 86, FRANCE 71") && !text.contains("down from"),
+            "{text}"
         );
     }
 

@@ -44,6 +44,8 @@ pub fn plan(
     today: Option<Day>,
 ) -> Planned {
     let pieces = read(lexicon, question, today);
+    #[cfg(feature = "ssr")]
+    tracing::trace!(?pieces, "the question as the planner read it");
     let notes: Vec<PlanAssumption> = pieces
         .iter()
         .filter_map(|p| match p {
@@ -122,6 +124,8 @@ fn plan_pieces(ontology: &Ontology, pieces: &[Piece], previous: Option<&Semantic
         })
         .collect();
     let reading = Reading::of(ontology, pieces);
+    #[cfg(feature = "ssr")]
+    tracing::trace!(?reading, "the roles the question's pieces play");
     if reading.dangling_negation && !reading.excludes_a_measure(ontology) {
         return Planned::NotAnswerable(
             "Cassis can exclude named values (\"outside Europe\", \"except Ferrari\") but not yet a measure (\"never won\"); ask for what to include instead".to_owned(),

@@ -122,6 +122,12 @@ pub(super) struct Reading {
     compared: Vec<(AttributeRef, bool, i64)>,
     /// "but": what the question excludes is set against what holds.
     contrast: bool,
+    /// Where the last concept that named only values was: "German
+    /// customers" qualifies the customers by the value before them.
+    value_at: Option<usize>,
+    /// "which race had the most?": nothing is named after the superlative,
+    /// so in a chat it ranks what the last answer measured.
+    superlative_last: bool,
     /// "how many" anywhere in the question.
     counts: bool,
     /// "how many winners": the people a metric's rows name, counted.
@@ -152,8 +158,10 @@ impl Reading {
                             grouping = false;
                         }
                         Op::Share => reading.share = true,
-                        Op::Most => reading.order = Some(true),
-                        Op::Least => reading.order = Some(false),
+                        Op::Most | Op::Least => {
+                            reading.order = Some(*op == Op::Most);
+                            reading.superlative_last = true;
+                        }
                         Op::Top => reading.order = reading.order.or(Some(true)),
                         Op::Bottom => reading.order = Some(false),
                         Op::Back => {
@@ -239,6 +247,7 @@ impl Reading {
                     text,
                     scoped,
                 } => {
+                    reading.superlative_last = false;
                     if reading.extreme.is_some()
                         && reading.extreme_object.is_none()
                         && let Some(o) = object_of(entries)
@@ -301,6 +310,9 @@ impl Reading {
                         previous_op,
                         grouping && !value_before_thing,
                     );
+                    if only_values(entries) {
+                        reading.value_at = Some(index);
+                    }
                     grouping = value_before_thing;
                     // "average pit stop duration": the aggregate reaches past
                     // the object to its attribute.
@@ -309,22 +321,21 @@ impl Reading {
                         .all(|e| matches!(e.concept, Concept::Object(_)));
                     // "how many Finnish drivers": a value before the counted
                     // thing describes it; the count still reaches the thing.
-                    let only_values = entries
-                        .iter()
-                        .all(|e| matches!(e.concept, Concept::Value { .. }));
                     let reaches_past = (only_objects
                         && matches!(previous_op, Some(Op::Average | Op::Sum)))
-                        || (only_values && previous_op == Some(Op::Count));
+                        || (only_values(entries) && previous_op == Some(Op::Count));
                     if !reaches_past {
                         previous_op = None;
                     }
                 }
                 Piece::Key { object, key } => {
+                    reading.superlative_last = false;
                     reading.keys.push((*object, *key));
                     reading.mentioned.push(*object);
                     previous_op = None;
                 }
                 Piece::Agent { metric, text } => {
+                    reading.superlative_last = false;
                     // "how many different winners": the people among the
                     // rows the metric counts; "the winners": who they are.
                     // "how many race winners": the words before it in the
@@ -450,7 +461,13 @@ impl Reading {
             .or_else(|| object.and_then(display));
 
         // "top 5 teams by wins": a metric after "by" ranks, it does not group.
-        let ranks = metric.is_some() && object.is_none();
+        // So does a word that is also a thing ("top 5 customers by sales")
+        // where a ranking still waits for what it ranks by.
+        let ranks = metric.is_some()
+            && (object.is_none()
+                || (self.order.is_some()
+                    && self.groupings.is_empty()
+                    && (self.metrics.is_empty() || self.weak_metric)));
         if grouping
             && !ranks
             && let Some(entity) = entity
@@ -576,6 +593,16 @@ impl Reading {
             if ambiguous
                 && self.metrics.is_empty()
                 && (self.variants.iter().any(|(x, _)| *x != m) || !self.quantities.is_empty())
+                && let Some(o) = object
+            {
+                self.mentioned.push(o);
+                return;
+            }
+            // "orders from German customers": a thing a value qualifies is
+            // what the measure is of, not a second measure.
+            if self.weak_metric
+                && ambiguous
+                && self.value_at.is_some_and(|at| at + 1 == self.at)
                 && let Some(o) = object
             {
                 self.mentioned.push(o);
@@ -729,11 +756,42 @@ impl Reading {
             ([a], Some(b)) => Some((b, a.clone())),
             _ => None,
         };
+        // "what percentage of line items arrived late": a count under a
+        // condition, of things the question names, is a part of all of them.
+        let all_of = |measure: &Measure| {
+            let (object, metric) = match measure {
+                Measure::DistinctOf { object, metric } => (object.as_str(), metric.as_str()),
+                Measure::Metric { metric, .. } => {
+                    let m = ontology.metrics.iter().find(|m| m.name == *metric)?;
+                    (m.object.as_str(), metric.as_str())
+                }
+                _ => return None,
+            };
+            let metric = ontology.metrics.iter().find(|m| m.name == metric)?;
+            let named = self
+                .count_of
+                .iter()
+                .chain(&self.mentioned)
+                .any(|o| ontology.objects[*o].name == object);
+            (named
+                && !metric.filters.is_empty()
+                && matches!(metric.aggregate, Aggregate::Count | Aggregate::Sum)
+                && (metric.object == object || metric.aggregate == Aggregate::Count))
+                .then(|| Measure::CountOf {
+                    object: object.to_owned(),
+                })
+        };
         let (part, whole) = match (pair, plan.measures.as_slice()) {
             // The whole is the plain count ("starts", "races"); the part the
             // one with a condition ("wins").
             (Some((a, b)), _) if unfiltered(&a) && !unfiltered(&b) => (b, a),
             (Some(pair), _) => pair,
+            (None, [part])
+                if let Some(whole) = all_of(part)
+                    && !plan.filters.iter().any(|f| !is_time(f)) =>
+            {
+                (part.clone(), whole)
+            }
             (None, [part]) => (part.clone(), part.clone()),
             _ => {
                 return Err(
@@ -939,9 +997,18 @@ impl Reading {
                 object: object.name.clone(),
             });
         }
+        // "which race had the most?", after "pit stops in 2023": with no
+        // measure of its own, the superlative ranks what the chat measured.
+        let ranks_last = previous.is_some_and(|p| !p.measures.is_empty())
+            && self.superlative_last
+            && measures.is_empty()
+            && self.count_of.is_none()
+            && self.quantities.is_empty()
+            && !self.counts;
         // "Which nationality has the most drivers": a superlative over things
         // no metric counts ranks the groups by how many there are.
         if measures.is_empty()
+            && !ranks_last
             && self.order.is_some()
             && (!self.asked.is_empty() || !self.groupings.is_empty())
             && let Some(o) = self.mentioned.first()
@@ -953,6 +1020,7 @@ impl Reading {
         // "Which ship mode is used most often": with nothing else named, how
         // many of the rows that hold the attribute have each value.
         if measures.is_empty()
+            && !ranks_last
             && self.order.is_some()
             && self.mentioned.is_empty()
             && self.groupings.is_empty()
@@ -1091,6 +1159,27 @@ impl Reading {
                 if !self.groupings.is_empty() || self.per_year || self.per_month {
                     plan.dimensions.clear();
                     plan.order = None;
+                }
+                // "which race had the most?": the groups are the things it
+                // names; the last answer's grouping by anything else goes.
+                if ranks_last {
+                    let named: Vec<&str> = self
+                        .asked
+                        .iter()
+                        .map(|a| a.object.as_str())
+                        .chain(
+                            self.mentioned
+                                .iter()
+                                .map(|o| ontology.objects[*o].name.as_str()),
+                        )
+                        .collect();
+                    if !named.is_empty() {
+                        plan.dimensions.retain(|d| {
+                            named.contains(&d.object.as_str())
+                                && (self.asked.is_empty() || self.asked.contains(d))
+                        });
+                    }
+                    plan.limit = None;
                 }
                 plan
             }
@@ -1775,6 +1864,13 @@ impl Reading {
         settle_routes(ontology, &mut plan, &self.named_objects(ontology));
         Planned::Plan(plan)
     }
+}
+
+/// A concept that is only values ("German", "Ferrari").
+fn only_values(entries: &[Entry]) -> bool {
+    entries
+        .iter()
+        .all(|e| matches!(e.concept, Concept::Value { .. }))
 }
 
 /// An attribute that names its rows: the display attribute, or one whose

@@ -294,8 +294,29 @@ fn unknown_words_are_named() {
 
 /// The F1 ontology with the values of one attribute, as read from data.
 fn f1_with(object: &str, attribute: &str, values: &[&str]) -> (crate::ontology::Ontology, Lexicon) {
-    let ontology =
-        crate::ontology::from_yaml(include_str!("../../../../examples/f1/ontology.yaml")).unwrap();
+    with_values(
+        crate::ontology::from_yaml(include_str!("../../../../examples/f1/ontology.yaml")).unwrap(),
+        object,
+        attribute,
+        values,
+    )
+}
+
+/// The Wholesale ontology with known values of one attribute.
+fn wholesale_with(
+    object: &str,
+    attribute: &str,
+    values: &[&str],
+) -> (crate::ontology::Ontology, Lexicon) {
+    with_values(wholesale().0, object, attribute, values)
+}
+
+fn with_values(
+    ontology: crate::ontology::Ontology,
+    object: &str,
+    attribute: &str,
+    values: &[&str],
+) -> (crate::ontology::Ontology, Lexicon) {
     let o = ontology
         .objects
         .iter()
@@ -1296,5 +1317,88 @@ fn the_latest_season_is_the_latest_with_rows_measured() {
         latest.contains("r.year = (SELECT MAX(extreme.year) FROM public.races extreme")
             && latest.contains("IN (SELECT having_rows.race_id FROM public.results having_rows)"),
         "{latest}"
+    );
+}
+
+#[test]
+fn a_superlative_with_nothing_after_it_ranks_what_the_chat_measured() {
+    let (counted, counted_plan) = sql("How many pit stops were made in 2023?", None);
+    assert!(counted.contains("COUNT(*)"), "{counted}");
+    // The pit stops of 2023 by race, most first; not races counted by name.
+    let (ranked, _) = sql("which race had the most?", Some(&counted_plan));
+    assert!(
+        ranked.contains("FROM public.pit_stops")
+            && ranked.contains("r.year = 2023")
+            && ranked.contains("GROUP BY r.name")
+            && ranked.contains("DESC"),
+        "{ranked}"
+    );
+    // Something named after the superlative is what is counted.
+    let (drivers, _) = sql(
+        "Which nationality has the most drivers?",
+        Some(&counted_plan),
+    );
+    assert!(
+        drivers.contains("FROM public.drivers") && !drivers.contains("pit_stops"),
+        "{drivers}"
+    );
+}
+
+#[test]
+fn a_share_of_named_things_is_of_all_of_them() {
+    let (ontology, lexicon) = wholesale();
+    let compiled = |question: &str| compiled(&ontology, &lexicon, question, Dialect::Sqlite);
+    // The returned line items against every line item, not a refusal.
+    let returned = compiled("What percentage of line items were returned?");
+    assert!(
+        returned.contains("l_returnflag = 'R') AS part")
+            && returned.contains("(SELECT COUNT(*) AS line_item_count FROM lineitem li) AS whole"),
+        "{returned}"
+    );
+    // The year bounds the whole as well as the part.
+    let late = compiled("Of the line items shipped in 1997, what percentage arrived late?");
+    assert!(
+        late.contains("l_receiptdate > li.l_commitdate")
+            && late.matches("l_shipdate >= '1997-01-01'").count() == 2,
+        "{late}"
+    );
+}
+
+#[test]
+fn a_thing_qualified_by_a_value_is_what_the_measure_is_of() {
+    let (ontology, lexicon) = wholesale_with("nation", "nation_name", &["GERMANY", "FRANCE"]);
+    let compiled = |question: &str| compiled(&ontology, &lexicon, question, Dialect::Sqlite);
+    // Orders are counted, per nation of their customers; not customers.
+    let orders =
+        compiled("Orders from German customers vs French customers in 1997 - how many each?");
+    assert!(
+        orders.contains("COUNT(*) AS order_count")
+            && orders.contains("n.n_name IN ('GERMANY', 'FRANCE')")
+            && orders.contains("GROUP BY n.n_name"),
+        "{orders}"
+    );
+    // A ranking that waits for its measure takes the word after "by" as it,
+    // even where the word also names a thing.
+    let ranked = compiled("top 5 custmers by sales in 1998");
+    assert!(
+        ranked.contains("SUM(li.l_extendedprice")
+            && ranked.contains("GROUP BY c.c_name")
+            && ranked.contains("LIMIT 5"),
+        "{ranked}"
+    );
+}
+
+#[test]
+fn first_before_a_thing_the_grammar_would_skip_is_the_earliest() {
+    let (ontology, lexicon) = wholesale_with("customer", "customer_name", &["Customer#000000010"]);
+    let first = compiled(
+        &ontology,
+        &lexicon,
+        "When did Customer#000000010 place their first order?",
+        Dialect::Sqlite,
+    );
+    assert!(
+        first.contains("o.o_orderdate AS order_date") && first.contains("ASC LIMIT 1"),
+        "{first}"
     );
 }

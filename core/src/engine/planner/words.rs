@@ -615,9 +615,17 @@ pub(super) fn next_names_object(
     plain: &[&str],
     i: usize,
 ) -> bool {
-    (i + 1..words.len())
-        .find(|j| !grammar::is_stop_word(plain[*j]))
-        .is_some_and(|j| object_of(&longest_concept(lexicon, &words[j..]).1).is_some())
+    // "their first order": a word the grammar would skip ("order", as in
+    // "in descending order") still names the thing where the lexicon says so.
+    for j in i + 1..words.len() {
+        if object_of(&longest_concept(lexicon, &words[j..]).1).is_some() {
+            return true;
+        }
+        if !grammar::is_stop_word(plain[j]) {
+            return false;
+        }
+    }
+    false
 }
 
 /// Expands abbreviations ("avg") and corrects one typo in an operator word
