@@ -304,10 +304,33 @@ fn lookup_text(
         .first()
         .map(|d| attribute_label(ontology, d))
         .unwrap_or_else(|| results.columns.first().cloned().unwrap_or_default());
+    // A year, a round or an id shown is a name, "2018" not "2,018"; only
+    // an amount gets thousands separators.
+    let amount: Vec<bool> = plan
+        .dimensions
+        .iter()
+        .map(|d| {
+            ontology
+                .attribute(&d.object, &d.attribute)
+                .is_some_and(|a| a.role == AttributeRole::Measure)
+        })
+        .collect();
     let values: Vec<String> = results
         .rows
         .iter()
-        .map(|row| row.iter().map(format_value).collect::<Vec<_>>().join(", "))
+        .map(|row| {
+            row.iter()
+                .enumerate()
+                .map(|(i, cell)| {
+                    if amount.get(i).copied().unwrap_or(true) {
+                        format_value(cell)
+                    } else {
+                        format_key(cell)
+                    }
+                })
+                .collect::<Vec<_>>()
+                .join(", ")
+        })
         .collect();
     if values.len() == 1 {
         return format!("{label}{filters}: {}.", values[0]);

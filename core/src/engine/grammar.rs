@@ -678,6 +678,16 @@ pub struct Extreme {
     pub needs_object: bool,
 }
 
+/// "held", "won", "raced": "first" before such a word is the earliest time
+/// it happened ("first held"), not first place.
+pub fn is_past_participle(plain: &str) -> bool {
+    const IRREGULAR: &[&str] = &[
+        "won", "held", "run", "ran", "drove", "driven", "took", "taken", "began", "begun", "made",
+        "built", "sold", "bought", "met", "became", "seen", "went", "gone",
+    ];
+    IRREGULAR.contains(&plain) || (plain.len() > 4 && plain.ends_with("ed") && plain != "need")
+}
+
 pub fn extreme(plain: &str) -> Option<Extreme> {
     let (latest, needs_object) = match plain {
         "oldest" | "earliest" | "eldest" => (false, false),

@@ -125,6 +125,8 @@ pub(super) struct Reading {
     /// Where the last concept that named only values was: "German
     /// customers" qualifies the customers by the value before them.
     value_at: Option<usize>,
+    /// "in which year was it held": the year of what is asked about.
+    year_asked: bool,
     /// "which race had the most?": nothing is named after the superlative,
     /// so in a chat it ranks what the last answer measured.
     superlative_last: bool,
@@ -175,6 +177,10 @@ impl Reading {
                         Op::Contrast => reading.contrast = true,
                         Op::Where => reading.place = true,
                         Op::Year if grouping => reading.per_year = true,
+                        // "and in which year was it held": the year is asked.
+                        Op::Year if previous_op == Some(Op::Which) => {
+                            reading.year_asked = true;
+                        }
                         Op::Month if grouping => reading.per_month = true,
                         Op::Negation => reading.negate = true,
                         Op::Descending => reading.sort = Some(true),
@@ -321,7 +327,15 @@ impl Reading {
                         .all(|e| matches!(e.concept, Concept::Object(_)));
                     // "how many Finnish drivers": a value before the counted
                     // thing describes it; the count still reaches the thing.
-                    let reaches_past = (only_objects
+                    // "average pit stop duration": so does a thing that a
+                    // metric also counts.
+                    let names_a_thing = entries
+                        .iter()
+                        .any(|e| matches!(e.concept, Concept::Object(_)))
+                        && entries
+                            .iter()
+                            .all(|e| matches!(e.concept, Concept::Object(_) | Concept::Metric(_)));
+                    let reaches_past = ((only_objects || names_a_thing)
                         && matches!(previous_op, Some(Op::Average | Op::Sum)))
                         || (only_values(entries) && previous_op == Some(Op::Count));
                     if !reaches_past {
@@ -361,7 +375,10 @@ impl Reading {
                     reading.place(ontology, &entries, text, false, previous_op, false);
                     previous_op = None;
                 }
-                Piece::Unknown { .. } | Piece::Note(_) => {}
+                // "won by someone other than": a word the ontology does not
+                // know after "by" is who did it, not a grouping.
+                Piece::Unknown { .. } => grouping = false,
+                Piece::Note(_) => {}
             }
         }
         if reading.negate {
@@ -603,6 +620,16 @@ impl Reading {
             if self.weak_metric
                 && ambiguous
                 && self.value_at.is_some_and(|at| at + 1 == self.at)
+                && let Some(o) = object
+            {
+                self.mentioned.push(o);
+                return;
+            }
+            // "win the most races": after a metric typed as a verb, a thing
+            // is what it counts among, not another measure.
+            if self.weak_metric
+                && self.metrics.len() == 1
+                && self.verb_at == Some(self.weak_at)
                 && let Some(o) = object
             {
                 self.mentioned.push(o);
@@ -1234,9 +1261,29 @@ impl Reading {
                 ),
             });
         }
-        let extreme_object = self
-            .extreme
-            .and(self.extreme_object.or(self.mentioned.first().copied()));
+        // "when was the Monaco Grand Prix first held": the thing the name is of.
+        let first_named = self.values.iter().find_map(|v| {
+            let (first, _) = v.options.first()?;
+            v.options
+                .iter()
+                .all(|(a, _)| a.object == first.object)
+                .then(|| ontology.objects.iter().position(|o| o.name == first.object))
+                .flatten()
+        });
+        // "his first win": the thing whose time the metric's rows have.
+        let dated_by_metric = self.metrics.first().and_then(|(m, _)| {
+            let time = year_attribute(ontology, &ontology.metrics[*m].object)?;
+            ontology.objects.iter().position(|o| o.name == time.object)
+        });
+        let extreme_object =
+            self.extreme
+                .and(self.extreme_object.or(self.mentioned.first().copied()).or(
+                    if self.metrics.is_empty() {
+                        first_named
+                    } else {
+                        dated_by_metric
+                    },
+                ));
         // What "who" and a year are read against when nothing is measured.
         let anchor = base
             .clone()
@@ -1560,6 +1607,24 @@ impl Reading {
             });
         }
 
+        // "What is the name of race 1000 and in which year was it held":
+        // the year of the thing shown, beside it; with a measure, per year.
+        if self.year_asked
+            && let Some(time) = self
+                .time_anchor(ontology, anchor.as_deref(), &plan)
+                .and_then(|a| year_attribute(ontology, &a))
+        {
+            let year = by_year_if_date(ontology, time);
+            if plan.measures.is_empty() {
+                push_unique(&mut plan.dimensions, year);
+            } else if !plan.dimensions.contains(&year) {
+                // "in which year did he win the most races": the races are
+                // what is counted, not a grouping beside the year.
+                plan.dimensions
+                    .retain(|d| groupings.contains(d) || self.asked.contains(d));
+                plan.dimensions.insert(0, year);
+            }
+        }
         // Years: on the time attribute in reach of what is measured or shown.
         if !self.years.is_empty() {
             let anchor = self.time_anchor(ontology, anchor.as_deref(), &plan);

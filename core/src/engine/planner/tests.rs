@@ -1402,3 +1402,62 @@ fn first_before_a_thing_the_grammar_would_skip_is_the_earliest() {
         "{first}"
     );
 }
+
+#[test]
+fn a_second_thing_asked_and_who_did_it_are_read_as_such() {
+    // "and in which year was it held": the year beside the name.
+    let (both, _) = sql(
+        "What is the name of the race with race_id 1000 and in which year was it held?",
+        None,
+    );
+    assert!(
+        both.contains("r.name AS race_name, r.year AS year") && both.contains("r.race_id = 1000"),
+        "{both}"
+    );
+    // "by someone other than": who won, not a grouping by driver.
+    let (others, _) = sql(
+        "How many races in 2019 were won by someone other than a Mercedes driver?",
+        None,
+    );
+    assert!(
+        others.contains("COUNT(DISTINCT rr.race_id)")
+            && others.contains("NOT IN ('Mercedes')")
+            && !others.contains("GROUP BY"),
+        "{others}"
+    );
+    // The duration is averaged, not the pit stops counted.
+    let (duration, _) = sql("Average pit stop duration in 2023", None);
+    assert!(duration.contains("AVG(ps.milliseconds)"), "{duration}");
+    // The year he won most in: wins per year, not races per year and race.
+    let (year, _) = sql("In which year did Lewis Hamilton win the most races?", None);
+    assert!(
+        year.contains("GROUP BY r.year ORDER BY wins DESC") && year.contains("rr.position = 1"),
+        "{year}"
+    );
+}
+
+#[test]
+fn first_before_a_verb_or_a_metric_is_the_earliest_time() {
+    let (ontology, lexicon) = f1_with("race", "race_name", &["Monaco Grand Prix"]);
+    let held = compiled(
+        &ontology,
+        &lexicon,
+        "When was the Monaco Grand Prix first held?",
+        Dialect::Postgres,
+    );
+    assert!(
+        held.contains("r.name = 'Monaco Grand Prix'") && held.contains("ASC LIMIT 1"),
+        "{held}"
+    );
+    // His first win is the earliest race he won, not the oldest driver.
+    let (win, _) = sql("When did Lewis Hamilton get his first win?", None);
+    assert!(
+        win.contains("r.date AS race_date")
+            && win.contains("rr.position = 1")
+            && win.contains("ORDER BY race_date ASC LIMIT 1"),
+        "{win}"
+    );
+    // "finished first" is still first place.
+    let (place, _) = sql("Who finished first in 2021?", None);
+    assert!(place.contains("rr.position = 1"), "{place}");
+}

@@ -317,7 +317,12 @@ pub(super) fn read(lexicon: &Lexicon, question: &str, today: Option<Day>) -> Vec
             continue;
         }
         if let Some(extreme) = grammar::extreme(&word.plain)
-            && (!extreme.needs_object || next_names_object(lexicon, &words, &plain, i))
+            && (!extreme.needs_object
+                || next_names_object(lexicon, &words, &plain, i)
+                || plain
+                    .get(i + 1)
+                    .is_some_and(|next| grammar::is_past_participle(next))
+                || next_names_metric(lexicon, &words, i))
         {
             pieces.push(Piece::Extreme(extreme.latest));
         } else if let Some(n) = grammar::ordinal(&word.plain) {
@@ -605,6 +610,16 @@ pub(super) fn object_of(entries: &[Entry]) -> Option<usize> {
     entries.iter().find_map(|e| match e.concept {
         Concept::Object(o) => Some(o),
         _ => None,
+    })
+}
+
+/// Whether the word right after `i` names a metric ("his first win").
+fn next_names_metric(lexicon: &Lexicon, words: &[Word], i: usize) -> bool {
+    words.get(i + 1).is_some_and(|_| {
+        longest_concept(lexicon, &words[i + 1..])
+            .1
+            .iter()
+            .any(|e| matches!(e.concept, Concept::Metric(_)))
     })
 }
 
