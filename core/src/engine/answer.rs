@@ -172,7 +172,7 @@ fn counts_rows(ontology: &Ontology, measure: &Measure) -> bool {
         Measure::Aggregate { aggregate, .. } => {
             matches!(aggregate, Aggregate::Count | Aggregate::CountDistinct)
         }
-        Measure::AveragePer { .. } | Measure::Share { .. } => false,
+        Measure::AveragePer { .. } | Measure::Share { .. } | Measure::Difference { .. } => false,
     }
 }
 
@@ -201,6 +201,11 @@ pub fn answer_text(ontology: &Ontology, plan: &SemanticPlan, results: &ResultSet
         && let [value] = row.as_slice()
     {
         share_text(ontology, plan, (part, whole, only), value)
+    } else if let [Measure::Difference { of, from, minus }] = plan.measures.as_slice()
+        && let [row] = rows.as_slice()
+        && let [value] = row.as_slice()
+    {
+        difference_text(ontology, of, (from, minus), value, &filters)
     } else if rows.is_empty() {
         format!("Nothing matched{filters}: the query ran and returned no rows.")
     } else if plan.measures.is_empty() {
@@ -213,6 +218,42 @@ pub fn answer_text(ontology: &Ontology, plan: &SemanticPlan, results: &ResultSet
         text.push_str(&sentence(&assumption.text));
     }
     text
+}
+
+/// "Races: 5 more in 2024 than in 2014"; a negative difference is said as
+/// fewer (things counted) or less (an amount).
+fn difference_text(
+    ontology: &Ontology,
+    of: &Measure,
+    (from, minus): (&[Filter], &[Filter]),
+    value: &Json,
+    filters: &str,
+) -> String {
+    let phrase = |filters: &[Filter]| {
+        with_space(&filters_phrase(
+            ontology,
+            &filters.iter().collect::<Vec<_>>(),
+        ))
+    };
+    let label = measure_label(ontology, of);
+    let negative = value.as_f64().is_some_and(|x| x < 0.0);
+    let size = match value {
+        Json::Number(n) if negative => match n.as_i64() {
+            Some(i) => format_value(&Json::from(-i)),
+            None => format_value(&Json::from(-n.as_f64().unwrap_or_default())),
+        },
+        other => format_value(other),
+    };
+    let word = match (negative, counts_rows(ontology, of)) {
+        (false, _) => "more",
+        (true, true) => "fewer",
+        (true, false) => "less",
+    };
+    format!(
+        "{label}{filters}: {size} {word}{} than{}.",
+        phrase(from),
+        phrase(minus)
+    )
 }
 
 /// "Orders with priority 1-URGENT as a percentage of orders: 20.13%": the

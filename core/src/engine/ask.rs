@@ -1131,7 +1131,8 @@ fn combines_objects(ontology: &Ontology, plan: &SemanticPlan) -> bool {
         | Measure::DistinctOf { .. }
         | Measure::Aggregate { .. }
         | Measure::Share { .. }
-        | Measure::AveragePer { .. } => false,
+        | Measure::AveragePer { .. }
+        | Measure::Difference { .. } => false,
     })
 }
 

@@ -94,6 +94,9 @@ pub fn compile(
     match plan.measures.as_slice() {
         [Measure::Share { part, whole, only }] => return compiler.share(plan, part, whole, only),
         [Measure::AveragePer { of, per }] => return compiler.average_per(plan, of, per),
+        [Measure::Difference { of, from, minus }] => {
+            return compiler.difference(plan, of, from, minus);
+        }
         _ => {}
     }
     let (query, columns, objects) = if plan.measures.is_empty() {
@@ -194,7 +197,10 @@ impl<'a> Compiler<'a> {
         of: &Measure,
         per: &AttributeRef,
     ) -> Result<CompiledQuery, CompileError> {
-        let nested = matches!(of, Measure::Share { .. } | Measure::AveragePer { .. });
+        let nested = matches!(
+            of,
+            Measure::Share { .. } | Measure::AveragePer { .. } | Measure::Difference { .. }
+        );
         if !plan.dimensions.is_empty() || nested {
             return Err(CompileError::NotAlone);
         }
@@ -356,6 +362,51 @@ impl<'a> Compiler<'a> {
         Ok(CompiledQuery::new(query, vec![name], objects))
     }
 
+    /// "How many more races in 2024 than in 2014": the measure under each
+    /// side's conditions, one subtracted from the other.
+    fn difference(
+        &self,
+        plan: &SemanticPlan,
+        of: &Measure,
+        from: &[Filter],
+        minus: &[Filter],
+    ) -> Result<CompiledQuery, CompileError> {
+        let nested = matches!(
+            of,
+            Measure::Share { .. } | Measure::AveragePer { .. } | Measure::Difference { .. }
+        );
+        if !plan.dimensions.is_empty() || nested {
+            return Err(CompileError::NotAlone);
+        }
+        let side = |own: &[Filter]| {
+            compile(
+                self.ontology,
+                &SemanticPlan {
+                    measures: vec![of.clone()],
+                    filters: plan.filters.iter().chain(own).cloned().collect(),
+                    via: plan.via.clone(),
+                    ..SemanticPlan::default()
+                },
+                self.dialect,
+            )
+        };
+        let (one, other) = (side(from)?, side(minus)?);
+        let name = format!("{}_difference", one.columns[0]);
+        let ident = |text: &str| quoted_ident(self.dialect, text).to_string();
+        // An empty side counts as nothing, so "none in 1950" still subtracts.
+        let text = format!(
+            "SELECT COALESCE(one_side.{}, 0) - COALESCE(other_side.{}, 0) AS {} FROM ({}) AS one_side CROSS JOIN ({}) AS other_side",
+            ident(&one.columns[0]),
+            ident(&other.columns[0]),
+            ident(&name),
+            one.sql,
+            other.sql,
+        );
+        let query = self.shell("the difference", text)?;
+        let objects = one.objects.into_iter().chain(other.objects).collect();
+        Ok(CompiledQuery::new(query, vec![name], objects))
+    }
+
     /// Parses a query the compiler wrapped around its own output
     /// ("SELECT 100.0 * part.x / … FROM (<compiled>) AS part …").
     fn shell(&self, what: &str, text: String) -> Result<Query, CompileError> {
@@ -484,7 +535,9 @@ impl<'a> Compiler<'a> {
             Measure::Metric { metric, variant } => {
                 self.resolve_metric(metric, variant.as_deref(), 0)
             }
-            Measure::Share { .. } | Measure::AveragePer { .. } => Err(CompileError::NotAlone),
+            Measure::Share { .. } | Measure::AveragePer { .. } | Measure::Difference { .. } => {
+                Err(CompileError::NotAlone)
+            }
             Measure::DistinctOf { object, metric } => {
                 let counted = self.object(object)?;
                 let mut resolved = self.resolve_metric(metric, None, 0)?;

@@ -55,6 +55,14 @@ pub enum Measure {
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         only: Vec<Filter>,
     },
+    /// "How many more races in 2024 than in 2014": `of` under the `from`
+    /// filters minus `of` under the `minus` filters; the plan's filters
+    /// apply to both.
+    Difference {
+        of: Box<Measure>,
+        from: Vec<Filter>,
+        minus: Vec<Filter>,
+    },
     /// "Average quantity": an aggregate of one numeric attribute, for
     /// questions no metric names.
     Aggregate {

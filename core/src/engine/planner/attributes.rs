@@ -46,7 +46,9 @@ pub fn base_object(ontology: &Ontology, plan: &SemanticPlan) -> Option<String> {
             .map(|m| m.object.clone()),
         Measure::CountOf { object } => Some(object.clone()),
         Measure::Aggregate { attribute, .. } => Some(attribute.object.clone()),
-        Measure::AveragePer { of: part, .. } | Measure::Share { part, .. } => base_object(
+        Measure::AveragePer { of: part, .. }
+        | Measure::Share { part, .. }
+        | Measure::Difference { of: part, .. } => base_object(
             ontology,
             &SemanticPlan {
                 measures: vec![(**part).clone()],

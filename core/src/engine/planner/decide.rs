@@ -170,7 +170,18 @@ pub fn settle_routes(ontology: &Ontology, plan: &mut SemanticPlan, named: &[Stri
 /// fork between the variants when the question does not settle it.
 pub fn variant_assumptions(ontology: &Ontology, measures: &[Measure]) -> Vec<PlanAssumption> {
     let mut found = Vec::new();
-    for measure in measures {
+    // A share's or a difference's metrics are read as they are alone.
+    let mut metrics: Vec<&Measure> = Vec::new();
+    let mut pending: Vec<&Measure> = measures.iter().collect();
+    while let Some(measure) = pending.pop() {
+        match measure {
+            Measure::Share { part, whole, .. } => pending.extend([&**whole, &**part]),
+            Measure::AveragePer { of, .. } | Measure::Difference { of, .. } => pending.push(of),
+            other if !metrics.contains(&other) => metrics.push(other),
+            _ => {}
+        }
+    }
+    for measure in metrics {
         if let Measure::Metric { metric, variant } = measure
             && let Some(metric) = ontology.metrics.iter().find(|m| m.name == *metric)
         {

@@ -1,6 +1,7 @@
 //! How plans name things to people: labels of metrics, attributes and
 //! objects, and plurals.
 
+use crate::engine::compile::display_attribute;
 use crate::engine::plan::{AttributeRef, Measure};
 use crate::ontology::{Aggregate, Ontology};
 
@@ -36,11 +37,23 @@ pub fn measure_label(ontology: &Ontology, measure: &Measure) -> String {
                 )
             })
             .unwrap_or_else(|| object.clone()),
-        Measure::AveragePer { of, per } => format!(
-            "Average {} per {}",
-            measure_label(ontology, of).to_lowercase(),
-            attribute_label(ontology, per).to_lowercase()
-        ),
+        Measure::AveragePer { of, per } => {
+            // Per the thing a name shows ("per order", whose status shows
+            // it), not per the shown attribute.
+            let per = ontology
+                .objects
+                .iter()
+                .find(|o| o.name == per.object)
+                .filter(|o| display_attribute(o) == Some(per.attribute.as_str()))
+                .map(|o| label_of(&o.label, &o.name))
+                .unwrap_or_else(|| attribute_label(ontology, per));
+            format!(
+                "Average {} per {}",
+                measure_label(ontology, of).to_lowercase(),
+                per.to_lowercase()
+            )
+        }
+        Measure::Difference { of, .. } => measure_label(ontology, of),
         Measure::Share { part, whole, .. } => format!(
             "{} as a percentage of {}",
             measure_label(ontology, part),

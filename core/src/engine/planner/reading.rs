@@ -125,6 +125,8 @@ pub(super) struct Reading {
     /// Where the last concept that named only values was: "German
     /// customers" qualifies the customers by the value before them.
     value_at: Option<usize>,
+    /// "how many more … than …" (true), "how many fewer" (false).
+    difference: Option<bool>,
     /// "in which year was it held": the year of what is asked about.
     year_asked: bool,
     /// "which race had the most?": nothing is named after the superlative,
@@ -160,6 +162,12 @@ impl Reading {
                             grouping = false;
                         }
                         Op::Share => reading.share = true,
+                        // "how many more", "how much less": a difference.
+                        Op::Most | Op::Least
+                            if matches!(previous_op, Some(Op::Count | Op::Sum)) =>
+                        {
+                            reading.difference = Some(*op == Op::Most);
+                        }
                         Op::Most | Op::Least => {
                             reading.order = Some(*op == Op::Most);
                             reading.superlative_last = true;
@@ -723,6 +731,22 @@ impl Reading {
             ) {
                 self.last_quantity = Some(attribute_ref((o, a)));
             }
+            // "how many nationalities were on the grid": after a measure of
+            // another thing, a bare attribute says which rows it is among.
+            let measured_elsewhere = self
+                .aggregates
+                .iter()
+                .map(|(r, _)| r.object.as_str())
+                .chain(self.count_of.map(|c| ontology.objects[c].name.as_str()))
+                .next()
+                .is_some_and(|measured| measured != ontology.objects[o].name);
+            if measured_elsewhere
+                && previous_op.is_none()
+                && ontology.objects[o].attributes[a].role == AttributeRole::Dimension
+            {
+                self.mentioned.push(o);
+                return;
+            }
             if is_quantity {
                 self.quantities.push(attribute_ref((o, a)));
             } else {
@@ -859,6 +883,67 @@ impl Reading {
         plan.order = None;
         plan.limit = None;
         Ok(())
+    }
+
+    /// "How many more races in 2024 than in 2014": the two values compared
+    /// become the two sides of a difference, the first named first ("more")
+    /// or second ("fewer", so that the figure is how many fewer). Left a
+    /// side-by-side comparison where the plan compares no two values.
+    fn as_difference(&self, ontology: &Ontology, plan: &mut SemanticPlan, more: bool) {
+        let [measure] = plan.measures.as_slice() else {
+            return;
+        };
+        if matches!(
+            measure,
+            Measure::Share { .. } | Measure::AveragePer { .. } | Measure::Difference { .. }
+        ) {
+            return;
+        }
+        let Some(at) = plan
+            .filters
+            .iter()
+            .position(|f| matches!(&f.condition, Condition::OneOf(list) if list.len() == 2))
+        else {
+            return;
+        };
+        let compared = plan.filters[at].attribute.clone();
+        let Condition::OneOf(mut list) = plan.filters[at].condition.clone() else {
+            return;
+        };
+        // Years are sorted when read; the question's order is the years'.
+        if let [(_, first), (_, second)] = self.years.as_slice()
+            && list.contains(&Literal::Integer(*first))
+            && list.contains(&Literal::Integer(*second))
+        {
+            list = vec![Literal::Integer(*first), Literal::Integer(*second)];
+        }
+        let others: Vec<&AttributeRef> = plan
+            .dimensions
+            .iter()
+            .filter(|d| !(d.object == compared.object && d.attribute == compared.attribute))
+            .collect();
+        if !others.is_empty() {
+            return;
+        }
+        let side = |literal: &Literal| {
+            vec![Filter {
+                attribute: compared.clone(),
+                condition: Condition::OneOf(vec![literal.clone()]),
+            }]
+        };
+        let (from, minus) = if more {
+            (side(&list[0]), side(&list[1]))
+        } else {
+            (side(&list[1]), side(&list[0]))
+        };
+        let _ = ontology;
+        plan.filters.remove(at);
+        plan.dimensions.clear();
+        plan.measures = vec![Measure::Difference {
+            of: Box::new(measure.clone()),
+            from,
+            minus,
+        }];
     }
 
     /// Objects the question names, which settle a route they lie on.
@@ -1853,6 +1938,7 @@ impl Reading {
             plan.dimensions.clear();
             plan.order = None;
             plan.limit = None;
+            assumptions.extend(variant_assumptions(ontology, &plan.measures));
             plan.assumptions = assumptions;
             settle_routes(ontology, &mut plan, &self.named_objects(ontology));
             return Planned::Plan(plan);
@@ -1865,10 +1951,15 @@ impl Reading {
             if let Err(reason) = self.as_share(ontology, &mut plan) {
                 return Planned::NotAnswerable(reason);
             }
+            let stated = variant_assumptions(ontology, &plan.measures);
+            plan.assumptions.extend(stated);
             return Planned::Plan(plan);
         }
 
         self.scope_exclusion(ontology, &mut plan);
+        if let Some(more) = self.difference {
+            self.as_difference(ontology, &mut plan, more);
+        }
 
         // "Which customers spent the most": a ranking by nothing it can
         // measure would be a list in an order that means nothing.
@@ -1974,7 +2065,7 @@ fn adds_up(ontology: &Ontology, measure: &Measure) -> bool {
         Measure::Aggregate { aggregate, .. } => {
             matches!(aggregate, Aggregate::Count | Aggregate::Sum)
         }
-        Measure::AveragePer { .. } | Measure::Share { .. } => false,
+        Measure::AveragePer { .. } | Measure::Share { .. } | Measure::Difference { .. } => false,
     }
 }
 

@@ -1425,6 +1425,16 @@ fn a_second_thing_asked_and_who_did_it_are_read_as_such() {
             && !others.contains("GROUP BY"),
         "{others}"
     );
+    // "on the grid" says which rows the nationalities are among; it is
+    // not a grouping by grid position.
+    let (grid, _) = sql(
+        "How many different nationalities were on the grid in 2023?",
+        None,
+    );
+    assert!(
+        grid.contains("COUNT(DISTINCT") && !grid.contains("grid AS") && grid.contains("2023"),
+        "{grid}"
+    );
     // The duration is averaged, not the pit stops counted.
     let (duration, _) = sql("Average pit stop duration in 2023", None);
     assert!(duration.contains("AVG(ps.milliseconds)"), "{duration}");
@@ -1460,4 +1470,64 @@ fn first_before_a_verb_or_a_metric_is_the_earliest_time() {
     // "finished first" is still first place.
     let (place, _) = sql("Who finished first in 2021?", None);
     assert!(place.contains("rr.position = 1"), "{place}");
+}
+
+#[test]
+fn how_many_more_is_one_side_minus_the_other() {
+    let (more, plan) = sql(
+        "How many more races were on the calendar in 2024 than in 2014?",
+        None,
+    );
+    assert!(
+        more.contains(
+            "(SELECT COUNT(*) AS races FROM public.races r WHERE r.year = 2024) AS one_side"
+        ) && more.contains("WHERE r.year = 2014) AS other_side")
+            && !more.contains("GROUP BY"),
+        "{more}"
+    );
+    assert!(
+        matches!(plan.measures[0], Measure::Difference { .. }),
+        "{plan:?}"
+    );
+    // "fewer" puts the larger side first, so the figure is how many fewer.
+    let (fewer, _) = sql(
+        "How many fewer races were there in 2014 than in 2024?",
+        None,
+    );
+    assert!(
+        fewer.contains("r.year = 2024) AS one_side")
+            && fewer.contains("r.year = 2014) AS other_side"),
+        "{fewer}"
+    );
+    // Two teams compared under a shared year.
+    let (teams, _) = sql(
+        "How many more wins did Ferrari have than Mercedes in 2018?",
+        None,
+    );
+    assert!(
+        teams.contains("c.name = 'Ferrari' AND rr.position = 1) AS one_side")
+            && teams.contains("c.name = 'Mercedes' AND rr.position = 1) AS other_side")
+            && teams.matches("r.year = 2018").count() == 2,
+        "{teams}"
+    );
+    // The revenue's default reading is stated inside a difference too.
+    let (ontology, lexicon) = wholesale();
+    let Planned::Plan(revenue) = plan_with(
+        &ontology,
+        &lexicon,
+        "How much more revenue did we make in 1996 than in 1995?",
+    ) else {
+        panic!("not planned");
+    };
+    assert!(
+        revenue
+            .assumptions
+            .iter()
+            .any(|a| a.text.contains("the default reading")),
+        "{revenue:?}"
+    );
+}
+
+fn plan_with(ontology: &crate::ontology::Ontology, lexicon: &Lexicon, question: &str) -> Planned {
+    plan(ontology, lexicon, question, None, None)
 }
