@@ -175,13 +175,13 @@ fn anthropic_protocol_error(body: &Value) -> Option<String> {
                 .collect()
         };
         let results = of_type("tool_result", "tool_use_id");
-        if !open.is_empty() {
-            if message["role"] != "user" || !open.iter().all(|id| results.contains(id)) {
-                return Some(format!(
-                    "messages.{i}: `tool_use` ids were found without `tool_result` blocks immediately after: {}. Each `tool_use` block must have a corresponding `tool_result` block in the next message.",
-                    open.join(", ")
-                ));
-            }
+        if !open.is_empty()
+            && (message["role"] != "user" || !open.iter().all(|id| results.contains(id)))
+        {
+            return Some(format!(
+                "messages.{i}: `tool_use` ids were found without `tool_result` blocks immediately after: {}. Each `tool_use` block must have a corresponding `tool_result` block in the next message.",
+                open.join(", ")
+            ));
         }
         if let Some(stray) = results.iter().find(|id| !open.contains(id)) {
             return Some(format!(

@@ -487,7 +487,7 @@ impl Engine {
             )
             .await;
         let (failure, repair, plan) = match carried {
-            Carried::Done(done) => return done,
+            Carried::Done(done) => return *done,
             Carried::Failed {
                 failure,
                 repair,
@@ -520,7 +520,7 @@ impl Engine {
             )
             .await
         {
-            Carried::Done(done) => done,
+            Carried::Done(done) => *done,
             Carried::Failed { failure, plan, .. } => (
                 refusal(&chat.id, AskStatus::Error, failure.message, pinned),
                 plan,
@@ -545,7 +545,11 @@ impl Engine {
     ) -> Carried {
         let ontology = &grounding.ontology;
         let error = |status: AskStatus, message: String| {
-            Carried::Done((refusal(&chat.id, status, message, pinned), None, false))
+            Carried::Done(Box::new((
+                refusal(&chat.id, status, message, pinned),
+                None,
+                false,
+            )))
         };
         let (plan, planned_by, repair) = match planning {
             Planning::Plan { plan, by, repair } => (plan, by, repair),
@@ -559,7 +563,7 @@ impl Engine {
                     .answer_written_sql(project, chat, &compiled, &explanation, &by, pinned)
                     .await
                 {
-                    Ok(response) => Carried::Done((response, None, false)),
+                    Ok(response) => Carried::Done(Box::new((response, None, false))),
                     Err(failure) => Carried::Failed {
                         failure,
                         repair,
@@ -623,7 +627,7 @@ impl Engine {
                 ontology_version: pinned,
                 error: None,
             };
-            return Carried::Done((response, Some(plan), false));
+            return Carried::Done(Box::new((response, Some(plan), false)));
         }
 
         let results = match self.run(project, &compiled).await {
@@ -659,7 +663,7 @@ impl Engine {
             ontology_version: pinned,
             error: None,
         };
-        Carried::Done((response, Some(plan), approved))
+        Carried::Done(Box::new((response, Some(plan), approved)))
     }
 
     /// Turns a question into a plan with the configured planner: the built-in
@@ -1273,7 +1277,7 @@ enum Planning {
 /// What carrying out a planning came to.
 enum Carried {
     /// The response, the plan to keep and whether an approval ran.
-    Done((AskResponse, Option<SemanticPlan>, bool)),
+    Done(Box<(AskResponse, Option<SemanticPlan>, bool)>),
     /// The data source could not run the query.
     Failed {
         failure: RunFailure,
