@@ -1176,3 +1176,82 @@ fn an_openai_compatible_model_repairs_through_a_tool_message() {
         "{reason}"
     );
 }
+
+#[test]
+fn a_planned_query_the_data_source_cannot_run_goes_back_to_the_model_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    f1_sqlite_project(dir.path(), &data);
+    // The source drifted from the ontology: the column constructor.nationality
+    // reads is gone, so a plan that compiles fails where it runs.
+    let warehouse = data.join("warehouses/f1.sqlite");
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap()
+        .block_on(async {
+            use sqlx::Connection;
+            let url = format!("sqlite://{}", warehouse.display());
+            let mut source = sqlx::SqliteConnection::connect(&url).await.unwrap();
+            sqlx::query("ALTER TABLE constructors RENAME COLUMN nationality TO nation")
+                .execute(&mut source)
+                .await
+                .unwrap();
+            source.close().await.unwrap();
+        });
+    let model = FakeModel::start();
+    let by_nationality = json!({
+        "measures": [{"kind": "count_of", "object": "constructor"}],
+        "dimensions": [{"object": "constructor", "attribute": "nationality"}]
+    });
+    let all = json!({"measures": [{"kind": "count_of", "object": "constructor"}]});
+
+    model.script([
+        anthropic_tool_use("submit_plan", by_nationality.clone()),
+        anthropic_tool_use("submit_plan", all),
+    ]);
+    let teams = claude(
+        &data,
+        &model,
+        &["How many constructors are there by nationality?"],
+    );
+    assert_eq!(teams["status"], "answered", "{teams:#}");
+    assert_eq!(rows(&teams), &json!([[212]]));
+    assert!(
+        teams["sql"].as_str().unwrap().contains("COUNT"),
+        "the corrected plan's SQL: {teams:#}"
+    );
+    let requests = model.requests();
+    assert_eq!(requests.len(), 2);
+    let messages = messages_of(&requests[1]);
+    let ids = tool_use_ids(&messages[1]);
+    let result = &messages[2]["content"][0];
+    assert_eq!(result["tool_use_id"], ids[0].as_str());
+    assert_eq!(result["is_error"], true);
+    let reason = result["content"].as_str().unwrap();
+    assert!(
+        reason.contains("the data source could not run the query")
+            && reason.contains("nationality"),
+        "{reason}"
+    );
+
+    // The same plan again: the data source's error, as before.
+    model.script([
+        anthropic_tool_use("submit_plan", by_nationality.clone()),
+        anthropic_tool_use("submit_plan", by_nationality),
+    ]);
+    let failed = claude(
+        &data,
+        &model,
+        &["How many constructors are there by nationality?"],
+    );
+    assert_eq!(failed["status"], "error", "{failed:#}");
+    assert!(
+        failed["error"]
+            .as_str()
+            .unwrap()
+            .starts_with("The data source could not run the query"),
+        "{failed:#}"
+    );
+    assert_eq!(model.requests().len(), 2, "one repair round, no more");
+}
