@@ -260,7 +260,8 @@ impl LlmPlanner {
                             true,
                         )
                     };
-                    tracing::debug!(input = %call.input, %content, "the LLM planner looked up values");
+                    // The values themselves are the project's data: not logged.
+                    tracing::debug!(input = %call.input, is_error, "the LLM planner looked up values");
                     if last {
                         content.push_str(
                             "\nThat was the last lookup for this question: now answer with submit_plan, submit_sql or cannot_answer.",
