@@ -1,10 +1,13 @@
 //! The LLM planner end to end: `cassis ask` configured with `--planner
 //! anthropic` or `--planner openai` against a local fake that speaks each
 //! API's real wire format (an LLM API cannot be reached from here). The fake
-//! replies with scripted tool calls and records what Cassis sent, so these
-//! tests check both directions: the requests (headers, tools, ontology,
-//! chat history) and what Cassis does with each reply (compile a plan, check
-//! and run SQL, refuse writes, decide forks, retry overloads).
+//! replies with scripted tool calls, records what Cassis sent, and refuses a
+//! conversation the real API would refuse (a tool call left without its
+//! result, a result for no call), so these tests check both directions: the
+//! requests (headers, tools, ontology, the verified questions retrieved,
+//! chat history, tool results) and what Cassis does with each reply
+//! (compile a plan, check and run SQL, refuse writes, decide forks, answer
+//! value lookups, send a failure back once, retry overloads).
 
 mod common;
 
@@ -17,6 +20,7 @@ use common::{cassis, f1_sqlite_project, stderr, stdout};
 use serde_json::{Value, json};
 use std::collections::VecDeque;
 use std::path::Path;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -92,15 +96,40 @@ async fn answer(
     headers: HeaderMap,
     body: String,
 ) -> Response {
+    let body: Value = serde_json::from_str(&body).unwrap_or(Value::Null);
+    let anthropic = uri.path() == "/v1/messages";
+    let refused = if anthropic {
+        anthropic_protocol_error(&body)
+    } else {
+        openai_protocol_error(&body)
+    };
     let next = {
         let mut state = state.lock().unwrap();
         state.requests.push(Recorded {
             path: uri.path().to_owned(),
             headers,
-            body: serde_json::from_str(&body).unwrap_or(Value::Null),
+            body,
         });
-        state.script.pop_front()
+        if refused.is_some() {
+            None
+        } else {
+            state.script.pop_front()
+        }
     };
+    // As the real APIs answer a conversation they cannot continue.
+    if let Some(message) = refused {
+        let body = if anthropic {
+            json!({"type": "error", "error": {"type": "invalid_request_error", "message": message}})
+        } else {
+            json!({"error": {"message": message, "type": "invalid_request_error", "param": "messages", "code": null}})
+        };
+        return (
+            StatusCode::BAD_REQUEST,
+            [("content-type", "application/json")],
+            body.to_string(),
+        )
+            .into_response();
+    }
     match next {
         Some(Scripted::Reply {
             status,
@@ -130,9 +159,96 @@ async fn answer(
     }
 }
 
+/// What the Messages API says of a conversation whose `tool_use` blocks are
+/// not answered by `tool_result` blocks right after, or whose results
+/// answer no call.
+fn anthropic_protocol_error(body: &Value) -> Option<String> {
+    let messages = body["messages"].as_array()?;
+    let mut open: Vec<String> = Vec::new();
+    for (i, message) in messages.iter().enumerate() {
+        let blocks = message["content"].as_array().cloned().unwrap_or_default();
+        let of_type = |kind: &str, field: &str| -> Vec<String> {
+            blocks
+                .iter()
+                .filter(|b| b["type"] == kind)
+                .map(|b| b[field].as_str().unwrap_or_default().to_owned())
+                .collect()
+        };
+        let results = of_type("tool_result", "tool_use_id");
+        if !open.is_empty()
+            && (message["role"] != "user" || !open.iter().all(|id| results.contains(id)))
+        {
+            return Some(format!(
+                "messages.{i}: `tool_use` ids were found without `tool_result` blocks immediately after: {}. Each `tool_use` block must have a corresponding `tool_result` block in the next message.",
+                open.join(", ")
+            ));
+        }
+        if let Some(stray) = results.iter().find(|id| !open.contains(id)) {
+            return Some(format!(
+                "messages.{i}.content: unexpected `tool_use_id` found in `tool_result` blocks: {stray}. Each `tool_result` block must have a corresponding `tool_use` block in the previous message."
+            ));
+        }
+        open = if message["role"] == "assistant" {
+            of_type("tool_use", "id")
+        } else {
+            Vec::new()
+        };
+    }
+    (messages.last()?["role"] != "user")
+        .then(|| "the final message must be a user message".to_owned())
+}
+
+/// What chat completions say of `tool_calls` not followed by a `tool`
+/// message for each, or a `tool` message answering no call.
+fn openai_protocol_error(body: &Value) -> Option<String> {
+    let messages = body["messages"].as_array()?;
+    let mut open: Vec<String> = Vec::new();
+    for message in messages {
+        if message["role"] == "tool" {
+            let id = message["tool_call_id"].as_str().unwrap_or_default();
+            if !open.iter().any(|o| o == id) {
+                return Some("Invalid parameter: messages with role 'tool' must be a response to a preceeding message with 'tool_calls'.".to_owned());
+            }
+            open.retain(|o| o != id);
+            continue;
+        }
+        if !open.is_empty() {
+            return Some(format!(
+                "An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. The following tool_call_ids did not have response messages: {}",
+                open.join(", ")
+            ));
+        }
+        open = message["tool_calls"]
+            .as_array()
+            .map(|calls| {
+                calls
+                    .iter()
+                    .map(|c| c["id"].as_str().unwrap_or_default().to_owned())
+                    .collect()
+            })
+            .unwrap_or_default();
+    }
+    (!open.is_empty()).then(|| "the tool calls have no response messages".to_owned())
+}
+
+/// A fresh id for a scripted tool call, as each real call has its own.
+fn call_id(prefix: &str) -> String {
+    static NEXT: AtomicUsize = AtomicUsize::new(1);
+    format!("{prefix}{:024}", NEXT.fetch_add(1, Ordering::Relaxed))
+}
+
 // --- The two wire formats, as the real APIs send them. ---
 
 fn anthropic_tool_use(tool: &str, input: Value) -> Scripted {
+    anthropic_tool_uses(&[(tool, input)])
+}
+
+/// One reply calling several tools at once, as Claude may.
+fn anthropic_tool_uses(calls: &[(&str, Value)]) -> Scripted {
+    let mut content = vec![json!({"type": "text", "text": "I'll plan this with the ontology."})];
+    content.extend(calls.iter().map(|(tool, input)| {
+        json!({"type": "tool_use", "id": call_id("toolu_01"), "name": tool, "input": input})
+    }));
     Scripted::Reply {
         status: 200,
         headers: vec![("request-id", "req_011CTest")],
@@ -141,10 +257,7 @@ fn anthropic_tool_use(tool: &str, input: Value) -> Scripted {
             "type": "message",
             "role": "assistant",
             "model": "claude-sonnet-4-5",
-            "content": [
-                {"type": "text", "text": "I'll plan this with the ontology."},
-                {"type": "tool_use", "id": "toolu_01A09q90qw90lq917835lq9", "name": tool, "input": input}
-            ],
+            "content": content,
             "stop_reason": "tool_use",
             "stop_sequence": null,
             "usage": {"input_tokens": 2095, "output_tokens": 503}
@@ -169,6 +282,7 @@ fn anthropic_rate_limited() -> Scripted {
 }
 
 fn openai_function_call(tool: &str, arguments: Value) -> Scripted {
+    let id = call_id("call_");
     Scripted::Reply {
         status: 200,
         headers: vec![],
@@ -183,7 +297,7 @@ fn openai_function_call(tool: &str, arguments: Value) -> Scripted {
                     "role": "assistant",
                     "content": null,
                     "tool_calls": [{
-                        "id": "call_DdmO9pD3xa9XTPNJ32zg2hcA",
+                        "id": id,
                         "type": "function",
                         "function": {"name": tool, "arguments": arguments.to_string()}
                     }],
@@ -284,7 +398,15 @@ fn claude_plans_with_the_ontology_and_cassis_compiles_decides_and_answers() {
         .iter()
         .map(|t| t["name"].as_str().unwrap())
         .collect();
-    assert_eq!(tools, ["submit_plan", "submit_sql", "cannot_answer"]);
+    assert_eq!(
+        tools,
+        [
+            "submit_plan",
+            "submit_sql",
+            "lookup_values",
+            "cannot_answer"
+        ]
+    );
     let plan_schema = &request.body["tools"][0]["input_schema"];
     assert_eq!(plan_schema["type"], "object");
     assert!(
@@ -399,12 +521,14 @@ fn sql_from_the_model_runs_only_when_it_is_one_select_over_the_ontology() {
         ),
         ("SELECT year, temperature FROM races", "`temperature`"),
     ] {
-        model.script([anthropic_tool_use(
-            "submit_sql",
-            json!({"sql": sql, "explanation": "whatever"}),
-        )]);
+        // Sent back once with the reason, and written the same way again.
+        model.script([
+            anthropic_tool_use("submit_sql", json!({"sql": sql, "explanation": "whatever"})),
+            anthropic_tool_use("submit_sql", json!({"sql": sql, "explanation": "whatever"})),
+        ]);
         let refused = claude(&data, &model, &["Do something"]);
         assert_eq!(refused["status"], "not_answerable", "{sql}: {refused:#}");
+        assert_eq!(model.requests().len(), 2, "one repair round, no more");
         assert_eq!(refused["sql"], Value::Null);
         let error = refused["error"].as_str().unwrap();
         assert!(
@@ -617,4 +741,517 @@ fn a_model_planner_needs_its_key_and_model() {
     let missing_model = run("openai", Some("sk-test"));
     assert!(!missing_model.status.success());
     assert!(stderr(&missing_model).contains("--planner openai needs --llm-model"));
+}
+
+/// The messages of a request, as sent.
+fn messages_of(request: &Recorded) -> Vec<Value> {
+    request.body["messages"].as_array().unwrap().clone()
+}
+
+/// The id of each `tool_use` block of an assistant message.
+fn tool_use_ids(message: &Value) -> Vec<String> {
+    message["content"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|b| b["type"] == "tool_use")
+        .map(|b| b["id"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+fn wins_of(driver: &str, year: i64) -> Value {
+    json!({
+        "measures": [{"kind": "metric", "metric": "wins"}],
+        "dimensions": [{"object": "driver", "attribute": "full_name"}],
+        "filters": [
+            {"attribute": {"object": "race", "attribute": "year"}, "condition": {"op": "one_of", "value": [year]}},
+            {"attribute": {"object": "driver", "attribute": "full_name"}, "condition": {"op": "one_of", "value": [driver]}}
+        ]
+    })
+}
+
+#[test]
+fn claude_looks_up_how_the_data_spells_a_name_before_planning() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    f1_sqlite_project(dir.path(), &data);
+    let model = FakeModel::start();
+
+    // The question misspells the name; the model looks it up (and, in the
+    // same reply, an attribute the ontology does not have), then plans
+    // with the spelling the data has.
+    model.script([
+        anthropic_tool_uses(&[
+            (
+                "lookup_values",
+                json!({"attribute": "driver.full_name", "text": "Verstapen"}),
+            ),
+            (
+                "lookup_values",
+                json!({"attribute": "driver.shoe_size", "text": "44"}),
+            ),
+        ]),
+        anthropic_tool_use("submit_plan", wins_of("Max Verstappen", 2023)),
+    ]);
+    let wins = claude(
+        &data,
+        &model,
+        &["How many races did Verstapen win in 2023?"],
+    );
+    assert_eq!(wins["status"], "answered", "{wins:#}");
+    assert_eq!(rows(&wins), &json!([["Max Verstappen", 19]]));
+
+    let requests = model.requests();
+    assert_eq!(requests.len(), 2);
+    // The tool is offered, with the attributes it knows values of.
+    let lookup = requests[0].body["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["name"] == "lookup_values")
+        .expect("lookup_values is offered")
+        .clone();
+    assert_eq!(
+        lookup["input_schema"]["required"],
+        json!(["attribute", "text"])
+    );
+    let system = requests[0].body["system"].as_str().unwrap();
+    let known = system
+        .lines()
+        .find(|l| l.starts_with("Attributes whose values lookup_values knows:"))
+        .expect("the prompt lists the attributes with values");
+    assert!(known.contains("driver.full_name"), "{known}");
+    assert!(known.contains("constructor.constructor_name"), "{known}");
+
+    // The second request continues the conversation: the model's reply as
+    // it came, then one user message answering both calls by id.
+    let messages = messages_of(&requests[1]);
+    assert_eq!(messages.len(), 3, "{messages:#?}");
+    assert_eq!(messages[1]["role"], "assistant");
+    let ids = tool_use_ids(&messages[1]);
+    assert_eq!(ids.len(), 2);
+    assert_eq!(messages[2]["role"], "user");
+    let results = messages[2]["content"].as_array().unwrap();
+    assert_eq!(results.len(), 2);
+    assert_eq!(results[0]["type"], "tool_result");
+    assert_eq!(results[0]["tool_use_id"], ids[0].as_str());
+    assert_eq!(results[0]["is_error"], false);
+    let found: Value = serde_json::from_str(results[0]["content"].as_str().unwrap()).unwrap();
+    assert_eq!(found["attribute"], "driver.full_name");
+    assert_eq!(
+        found["values"],
+        json!(["Jos Verstappen", "Max Verstappen"]),
+        "both Verstappens, closest first"
+    );
+    assert_eq!(results[1]["tool_use_id"], ids[1].as_str());
+    assert_eq!(results[1]["is_error"], true);
+    assert!(
+        results[1]["content"]
+            .as_str()
+            .unwrap()
+            .contains("the ontology has no attribute `driver.shoe_size`"),
+        "{:#}",
+        results[1]
+    );
+}
+
+#[test]
+fn value_lookups_are_bounded_in_length_and_rounds() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    f1_sqlite_project(dir.path(), &data);
+    let model = FakeModel::start();
+
+    // A model that keeps looking up is stopped after three rounds of
+    // lookups, with the plain message; it was told the last one was the last.
+    let lookups = |text: &str| {
+        anthropic_tool_use(
+            "lookup_values",
+            json!({"attribute": "driver.full_name", "text": text}),
+        )
+    };
+    let long = "Verstappen ".repeat(30);
+    model.script([
+        lookups(&long),
+        lookups("Hamilton"),
+        lookups("Leclerc"),
+        lookups("Norris"),
+    ]);
+    let endless = claude(&data, &model, &["Who won the most races in 2023?"]);
+    assert_eq!(endless["status"], "error", "{endless:#}");
+    assert_eq!(
+        endless["error"],
+        "Claude did not return a usable plan for this question; try rephrasing it."
+    );
+    let requests = model.requests();
+    assert_eq!(requests.len(), 4, "three rounds of lookups, then no more");
+    let result =
+        |request: usize| messages_of(&requests[request]).last().unwrap()["content"][0].clone();
+    // Over-long text is refused, not searched.
+    assert_eq!(result(1)["is_error"], true);
+    assert!(
+        result(1)["content"]
+            .as_str()
+            .unwrap()
+            .contains("`text` is longer than 200 characters"),
+        "{:#}",
+        result(1)
+    );
+    let hamilton: Value = serde_json::from_str(
+        result(2)["content"]
+            .as_str()
+            .unwrap()
+            .lines()
+            .next()
+            .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(hamilton["values"][0], "Lewis Hamilton");
+    assert!(
+        hamilton["values"].as_array().unwrap().len() <= 10,
+        "{hamilton:#}"
+    );
+    assert!(
+        result(3)["content"]
+            .as_str()
+            .unwrap()
+            .contains("That was the last lookup for this question"),
+        "{:#}",
+        result(3)
+    );
+}
+
+#[test]
+fn an_openai_compatible_model_looks_up_values_through_tool_messages() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    f1_sqlite_project(dir.path(), &data);
+    let model = FakeModel::start();
+    model.script([
+        openai_function_call(
+            "lookup_values",
+            json!({"attribute": "driver.full_name", "text": "Sergio Perez"}),
+        ),
+        openai_function_call("submit_plan", wins_of("Sergio Pérez", 2023)),
+    ]);
+    let wins = ask_with(
+        &data,
+        &model,
+        "openai",
+        &["How many races did Sergio Perez win in 2023?"],
+        |command| {
+            command
+                .env("CASSIS_LLM_URL", format!("{}/v1", model.url))
+                .env("CASSIS_LLM_MODEL", "gpt-test");
+        },
+    );
+    assert_eq!(wins["status"], "answered", "{wins:#}");
+    assert_eq!(rows(&wins), &json!([["Sergio Pérez", 2]]));
+
+    let requests = model.requests();
+    assert_eq!(requests.len(), 2);
+    let messages = messages_of(&requests[1]);
+    // system, user, the assistant's tool call, the tool's answer.
+    assert_eq!(messages.len(), 4, "{messages:#?}");
+    assert_eq!(messages[2]["role"], "assistant");
+    let call = &messages[2]["tool_calls"][0];
+    assert_eq!(call["function"]["name"], "lookup_values");
+    assert_eq!(messages[3]["role"], "tool");
+    assert_eq!(messages[3]["tool_call_id"], call["id"]);
+    let found: Value = serde_json::from_str(messages[3]["content"].as_str().unwrap()).unwrap();
+    assert_eq!(found["values"][0], "Sergio Pérez", "accents folded");
+}
+
+#[test]
+fn the_verified_questions_most_like_the_question_are_in_the_prompt() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    f1_sqlite_project(dir.path(), &data);
+    let model = FakeModel::start();
+
+    model.script([anthropic_tool_use(
+        "submit_plan",
+        json!({"measures": [{"kind": "count_of", "object": "race"}],
+               "filters": [{"attribute": {"object": "race", "attribute": "year"}, "condition": {"op": "one_of", "value": [2021]}}]}),
+    )]);
+    let races = claude(&data, &model, &["How many races were held in 2021?"]);
+    assert_eq!(races["status"], "answered", "{races:#}");
+    assert_eq!(rows(&races), &json!([[22]]));
+    let system = model.requests()[0].body["system"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let examples = system
+        .split_once("Verified questions like this one")
+        .expect("the prompt has a section of verified questions")
+        .1;
+    let held = examples
+        .find("Question: How many races were held in 2023?\nSQL:\nSELECT COUNT(*) AS races FROM public.races WHERE year = 2023")
+        .expect("the closest verified question, with its SQL");
+    let won = examples
+        .find("Question: Who won the most races in 2023?")
+        .expect("the next closest");
+    assert!(held < won, "the closest first");
+    // The ones sharing no word with the question are left out, in the
+    // ontology's YAML too.
+    for unrelated in [
+        "Compare total points scored by all drivers",
+        "Points by constructor in 2023",
+    ] {
+        assert!(!system.contains(unrelated), "{unrelated} is in the prompt");
+    }
+
+    // Another question, other examples.
+    model.script([anthropic_tool_use(
+        "submit_plan",
+        json!({"measures": [{"kind": "metric", "metric": "points", "variant": "race_only"}],
+               "dimensions": [{"object": "constructor", "attribute": "constructor_name"}],
+               "filters": [{"attribute": {"object": "race", "attribute": "year"}, "condition": {"op": "one_of", "value": [2022]}}]}),
+    )]);
+    claude(&data, &model, &["Points per constructor in 2022"]);
+    let system = model.requests()[0].body["system"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let examples = system
+        .split_once("Verified questions like this one")
+        .unwrap()
+        .1;
+    assert!(
+        examples.contains("Question: Points by constructor in 2023, including sprints"),
+        "{examples}"
+    );
+    assert!(
+        !examples.contains("How many races were held in 2023?"),
+        "{examples}"
+    );
+}
+
+/// A plan over an attribute the ontology does not have.
+fn wins_by_shoe_size() -> Value {
+    json!({
+        "measures": [{"kind": "metric", "metric": "wins"}],
+        "dimensions": [{"object": "driver", "attribute": "shoe_size"}]
+    })
+}
+
+#[test]
+fn a_plan_that_does_not_compile_goes_back_to_the_model_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    f1_sqlite_project(dir.path(), &data);
+    let model = FakeModel::start();
+
+    model.script([
+        anthropic_tool_use("submit_plan", wins_by_shoe_size()),
+        anthropic_tool_use("submit_plan", wins_by_driver_in(2023)),
+    ]);
+    let wins = claude(&data, &model, &["Who won the most races in 2023?"]);
+    assert_eq!(wins["status"], "answered", "{wins:#}");
+    assert_eq!(rows(&wins)[0], json!(["Max Verstappen", 19]));
+    let requests = model.requests();
+    assert_eq!(requests.len(), 2);
+    let messages = messages_of(&requests[1]);
+    assert_eq!(messages.len(), 3, "{messages:#?}");
+    let ids = tool_use_ids(&messages[1]);
+    let result = &messages[2]["content"][0];
+    assert_eq!(result["tool_use_id"], ids[0].as_str());
+    assert_eq!(result["is_error"], true);
+    let reason = result["content"].as_str().unwrap();
+    assert!(
+        reason.contains("the plan does not fit this ontology version")
+            && reason.contains("shoe_size"),
+        "{reason}"
+    );
+
+    // Wrong twice: refused as before the repair round existed.
+    model.script([
+        anthropic_tool_use("submit_plan", wins_by_shoe_size()),
+        anthropic_tool_use("submit_plan", wins_by_shoe_size()),
+    ]);
+    let refused = claude(&data, &model, &["Who won the most races in 2023?"]);
+    assert_eq!(refused["status"], "not_answerable", "{refused:#}");
+    assert!(
+        refused["error"]
+            .as_str()
+            .unwrap()
+            .starts_with("The plan does not fit this ontology version:"),
+        "{refused:#}"
+    );
+    assert_eq!(model.requests().len(), 2, "one repair round, no more");
+}
+
+/// SQL that passes Cassis's checks but that SQLite refuses to run.
+const FAILING_SQL: &str =
+    "SELECT year, COUNT(*) AS races FROM races WHERE COUNT(*) > 20 GROUP BY year ORDER BY year";
+
+#[test]
+fn sql_the_data_source_cannot_run_goes_back_to_the_model_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    f1_sqlite_project(dir.path(), &data);
+    let model = FakeModel::start();
+
+    model.script([
+        anthropic_tool_use(
+            "submit_sql",
+            json!({"sql": FAILING_SQL, "explanation": "seasons of more than 23 races"}),
+        ),
+        anthropic_tool_use(
+            "submit_sql",
+            json!({"sql": "SELECT year, COUNT(*) AS races FROM races GROUP BY year HAVING COUNT(*) > 23 ORDER BY year",
+                   "explanation": "seasons of more than 23 races"}),
+        ),
+    ]);
+    let busiest = claude(&data, &model, &["Which seasons had more than 23 races?"]);
+    assert_eq!(busiest["status"], "answered", "{busiest:#}");
+    assert_eq!(rows(&busiest), &json!([[2024, 24], [2025, 24]]));
+    let requests = model.requests();
+    assert_eq!(requests.len(), 2);
+    let messages = messages_of(&requests[1]);
+    let result = &messages.last().unwrap()["content"][0];
+    assert_eq!(result["is_error"], true);
+    let reason = result["content"].as_str().unwrap();
+    assert!(
+        reason.contains("the data source could not run the query")
+            && reason.contains("misuse of aggregate"),
+        "{reason}"
+    );
+
+    // Failing twice: the data source's error, as before.
+    model.script([
+        anthropic_tool_use(
+            "submit_sql",
+            json!({"sql": FAILING_SQL, "explanation": "seasons of more than 23 races"}),
+        ),
+        anthropic_tool_use(
+            "submit_sql",
+            json!({"sql": FAILING_SQL, "explanation": "seasons of more than 23 races"}),
+        ),
+    ]);
+    let failed = claude(&data, &model, &["Which seasons had more than 23 races?"]);
+    assert_eq!(failed["status"], "error", "{failed:#}");
+    assert!(
+        failed["error"]
+            .as_str()
+            .unwrap()
+            .starts_with("The data source could not run the query"),
+        "{failed:#}"
+    );
+    assert_eq!(model.requests().len(), 2, "one repair round, no more");
+}
+
+#[test]
+fn an_openai_compatible_model_repairs_through_a_tool_message() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    f1_sqlite_project(dir.path(), &data);
+    let model = FakeModel::start();
+    model.script([
+        openai_function_call("submit_plan", wins_by_shoe_size()),
+        openai_function_call("submit_plan", wins_by_driver_in(2023)),
+    ]);
+    let wins = ask_with(
+        &data,
+        &model,
+        "openai",
+        &["Who won the most races in 2023?"],
+        |command| {
+            command
+                .env("CASSIS_LLM_URL", format!("{}/v1", model.url))
+                .env("CASSIS_LLM_MODEL", "gpt-test");
+        },
+    );
+    assert_eq!(wins["status"], "answered", "{wins:#}");
+    let messages = messages_of(&model.requests()[1]);
+    assert_eq!(messages.len(), 4, "{messages:#?}");
+    assert_eq!(messages[3]["role"], "tool");
+    assert_eq!(
+        messages[3]["tool_call_id"],
+        messages[2]["tool_calls"][0]["id"]
+    );
+    let reason = messages[3]["content"].as_str().unwrap();
+    assert!(
+        reason.starts_with("Error: Cassis could not use this: the plan does not fit"),
+        "{reason}"
+    );
+}
+
+#[test]
+fn a_planned_query_the_data_source_cannot_run_goes_back_to_the_model_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    f1_sqlite_project(dir.path(), &data);
+    // The source drifted from the ontology: the column constructor.nationality
+    // reads is gone, so a plan that compiles fails where it runs.
+    let warehouse = data.join("warehouses/f1.sqlite");
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap()
+        .block_on(async {
+            use sqlx::Connection;
+            let url = format!("sqlite://{}", warehouse.display());
+            let mut source = sqlx::SqliteConnection::connect(&url).await.unwrap();
+            sqlx::query("ALTER TABLE constructors RENAME COLUMN nationality TO nation")
+                .execute(&mut source)
+                .await
+                .unwrap();
+            source.close().await.unwrap();
+        });
+    let model = FakeModel::start();
+    let by_nationality = json!({
+        "measures": [{"kind": "count_of", "object": "constructor"}],
+        "dimensions": [{"object": "constructor", "attribute": "nationality"}]
+    });
+    let all = json!({"measures": [{"kind": "count_of", "object": "constructor"}]});
+
+    model.script([
+        anthropic_tool_use("submit_plan", by_nationality.clone()),
+        anthropic_tool_use("submit_plan", all),
+    ]);
+    let teams = claude(
+        &data,
+        &model,
+        &["How many constructors are there by nationality?"],
+    );
+    assert_eq!(teams["status"], "answered", "{teams:#}");
+    assert_eq!(rows(&teams), &json!([[212]]));
+    assert!(
+        teams["sql"].as_str().unwrap().contains("COUNT"),
+        "the corrected plan's SQL: {teams:#}"
+    );
+    let requests = model.requests();
+    assert_eq!(requests.len(), 2);
+    let messages = messages_of(&requests[1]);
+    let ids = tool_use_ids(&messages[1]);
+    let result = &messages[2]["content"][0];
+    assert_eq!(result["tool_use_id"], ids[0].as_str());
+    assert_eq!(result["is_error"], true);
+    let reason = result["content"].as_str().unwrap();
+    assert!(
+        reason.contains("the data source could not run the query")
+            && reason.contains("nationality"),
+        "{reason}"
+    );
+
+    // The same plan again: the data source's error, as before.
+    model.script([
+        anthropic_tool_use("submit_plan", by_nationality.clone()),
+        anthropic_tool_use("submit_plan", by_nationality),
+    ]);
+    let failed = claude(
+        &data,
+        &model,
+        &["How many constructors are there by nationality?"],
+    );
+    assert_eq!(failed["status"], "error", "{failed:#}");
+    assert!(
+        failed["error"]
+            .as_str()
+            .unwrap()
+            .starts_with("The data source could not run the query"),
+        "{failed:#}"
+    );
+    assert_eq!(model.requests().len(), 2, "one repair round, no more");
 }

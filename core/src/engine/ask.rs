@@ -7,7 +7,10 @@ use crate::engine::answer::{answer_text, filter_phrase, written_sql_text};
 use crate::engine::compile::{self, CompiledQuery};
 use crate::engine::execute::{self, ExecuteError};
 use crate::engine::lexicon::{AttributeValues, Lexicon};
-use crate::engine::llm::{LlmPlanner, LlmReply, PlanningContext, PriorTurn};
+use crate::engine::llm::{
+    Conversation, DataValues, KnownValues, LlmError, LlmPlanner, LlmReply, ModelPlan,
+    PlanningContext, PriorTurn,
+};
 use crate::engine::plan::{Measure, SemanticPlan};
 use crate::engine::planner::{self, Planned, attribute_label, measure_label};
 use crate::engine::response::{AskResponse, AskStatus, PlanView, ResultSet};
@@ -105,6 +108,8 @@ struct Grounding {
     ontology: Ontology,
     lexicon: Lexicon,
     exemplars: planner::Exemplars,
+    /// The known values a model looks up; empty without a model planner.
+    values: KnownValues,
 }
 
 /// The question engine. Cheap to clone; clones share caches of lexicons and
@@ -424,7 +429,6 @@ impl Engine {
         pinned: Option<i64>,
         now: Timestamp,
     ) -> (AskResponse, Option<SemanticPlan>, bool) {
-        let ontology = &grounding.ontology;
         let last_plan = turns
             .iter()
             .rev()
@@ -435,7 +439,7 @@ impl Engine {
             (refusal(&chat.id, status, message, pinned), None, false)
         };
 
-        let (plan, approved, planned_by) = if request.execute_pending_plan {
+        let (planning, approved) = if request.execute_pending_plan {
             let pending = turns
                 .last()
                 .filter(|t| t.status == "needs_execution")
@@ -456,32 +460,121 @@ impl Engine {
                     );
                 }
                 (true, Some(plan)) => (
-                    plan,
+                    Planning::Plan {
+                        plan,
+                        by: self.settings.planner.as_ref().map(|p| p.name().to_owned()),
+                        repair: None,
+                    },
                     true,
-                    self.settings.planner.as_ref().map(|p| p.name().to_owned()),
                 ),
             }
         } else {
-            match self
+            let planning = self
                 .plan_question(project, grounding, question, turns, last_plan.as_ref(), now)
-                .await
-            {
-                Planning::Plan { plan, by } => (plan, false, by),
-                Planning::Sql {
-                    compiled,
-                    explanation,
-                    by,
-                } => {
-                    let response = self
-                        .answer_written_sql(project, chat, &compiled, &explanation, &by, pinned)
-                        .await;
-                    return (response, None, false);
-                }
-                Planning::NotAnswerable(message) => {
-                    return error(AskStatus::NotAnswerable, message);
-                }
-                Planning::Failed(message) => return error(AskStatus::Error, message),
+                .await;
+            (planning, false)
+        };
+        let carried = self
+            .carry_out(
+                project,
+                grounding,
+                planning,
+                approved,
+                chat,
+                turns,
+                last_plan.as_ref(),
+                pinned,
+            )
+            .await;
+        let (failure, repair, plan) = match carried {
+            Carried::Done(done) => return *done,
+            Carried::Failed {
+                failure,
+                repair,
+                plan,
+            } => (failure, repair, plan),
+        };
+        // SQL a model planned or wrote that the data source could not run
+        // goes back to the model once; the corrected plan is carried out
+        // like the first, and its failure reported as any other.
+        let Some(repaired) = self
+            .repaired(project, grounding, question, turns, repair, &failure)
+            .await
+        else {
+            return (
+                refusal(&chat.id, AskStatus::Error, failure.message, pinned),
+                plan,
+                approved,
+            );
+        };
+        match self
+            .carry_out(
+                project,
+                grounding,
+                repaired,
+                false,
+                chat,
+                turns,
+                last_plan.as_ref(),
+                pinned,
+            )
+            .await
+        {
+            Carried::Done(done) => *done,
+            Carried::Failed { failure, plan, .. } => (
+                refusal(&chat.id, AskStatus::Error, failure.message, pinned),
+                plan,
+                false,
+            ),
+        }
+    }
+
+    /// Compiles, decides and executes what was planned; a query the data
+    /// source could not run comes back as `Failed`, for a repair.
+    #[allow(clippy::too_many_arguments)]
+    async fn carry_out(
+        &self,
+        project: &Project,
+        grounding: &Grounding,
+        planning: Planning,
+        approved: bool,
+        chat: &Chat,
+        turns: &[ChatTurn],
+        last_plan: Option<&SemanticPlan>,
+        pinned: Option<i64>,
+    ) -> Carried {
+        let ontology = &grounding.ontology;
+        let error = |status: AskStatus, message: String| {
+            Carried::Done(Box::new((
+                refusal(&chat.id, status, message, pinned),
+                None,
+                false,
+            )))
+        };
+        let (plan, planned_by, repair) = match planning {
+            Planning::Plan { plan, by, repair } => (plan, by, repair),
+            Planning::Sql {
+                compiled,
+                explanation,
+                by,
+                repair,
+            } => {
+                return match self
+                    .answer_written_sql(project, chat, &compiled, &explanation, &by, pinned)
+                    .await
+                {
+                    Ok(response) => Carried::Done(Box::new((response, None, false))),
+                    Err(failure) => Carried::Failed {
+                        failure,
+                        repair,
+                        plan: None,
+                    },
+                };
             }
+            Planning::NotAnswerable(message) => {
+                return error(AskStatus::NotAnswerable, message);
+            }
+            Planning::Failed(message) => return error(AskStatus::Error, message),
         };
 
         let dialect = dialect_of(project);
@@ -500,9 +593,7 @@ impl Engine {
         let combines = combines_objects(ontology, &plan);
         let forks = plan.assumptions.iter().any(|a| a.is_fork());
         let chat_approved_combination = turns.iter().any(|t| t.approval)
-            && last_plan
-                .as_ref()
-                .is_some_and(|p| p.measures == plan.measures);
+            && last_plan.is_some_and(|p| p.measures == plan.measures);
         let mut plan = plan;
         let waits = forks || (combines && !chat_approved_combination);
         let costly = if approved || waits {
@@ -536,17 +627,17 @@ impl Engine {
                 ontology_version: pinned,
                 error: None,
             };
-            return (response, Some(plan), false);
+            return Carried::Done(Box::new((response, Some(plan), false)));
         }
 
         let results = match self.run(project, &compiled).await {
             Ok(results) => results,
-            Err(message) => {
-                return (
-                    refusal(&chat.id, AskStatus::Error, message, pinned),
-                    Some(plan),
-                    approved,
-                );
+            Err(failure) => {
+                return Carried::Failed {
+                    failure,
+                    repair,
+                    plan: Some(plan),
+                };
             }
         };
         let mut answer = match &results {
@@ -572,7 +663,7 @@ impl Engine {
             ontology_version: pinned,
             error: None,
         };
-        (response, Some(plan), approved)
+        Carried::Done(Box::new((response, Some(plan), approved)))
     }
 
     /// Turns a question into a plan with the configured planner: the built-in
@@ -590,7 +681,11 @@ impl Engine {
         let Some(model) = &self.settings.planner else {
             let today = Some(now.utc_day());
             return match planner::plan(ontology, &grounding.lexicon, question, last_plan, today) {
-                Planned::Plan(plan) => Planning::Plan { plan, by: None },
+                Planned::Plan(plan) => Planning::Plan {
+                    plan,
+                    by: None,
+                    repair: None,
+                },
                 // What the planner cannot read, a verified question that
                 // reads the same up to its values may answer.
                 Planned::NotAnswerable(reason) => {
@@ -603,55 +698,132 @@ impl Engine {
                 }
             };
         };
+        let context = planning_context(project, grounding, question, turns);
+        let planned = model.plan(&context).await;
+        self.model_planning(model, project, &context, planned, true)
+            .await
+    }
+
+    /// What a model's reply becomes. A plan or SQL that fits the ontology
+    /// keeps its conversation for one repair if the data source cannot run
+    /// it, while `may_repair`; one that does not fit goes back to the model
+    /// once with the reason, and a second misfit is refused as the first
+    /// would be.
+    async fn model_planning(
+        &self,
+        model: &LlmPlanner,
+        project: &Project,
+        context: &PlanningContext<'_>,
+        mut planned: Result<ModelPlan, LlmError>,
+        mut may_repair: bool,
+    ) -> Planning {
+        let ontology = context.ontology;
+        let dialect = context.dialect;
         let name = model.name().to_owned();
-        let dialect = dialect_of(project);
-        let context = PlanningContext {
-            ontology,
-            dialect,
-            history: prior_turns(turns),
-            question,
-        };
-        match model.plan(&context).await {
-            Ok(LlmReply::Plan(mut plan)) => {
-                // Cassis, not the model, decides which forks need the user:
-                // the model's assumptions are kept as statements, and a
-                // metric variant the model left open becomes the fork.
-                for assumption in &mut plan.assumptions {
-                    assumption.options.clear();
-                    assumption.selected = None;
+        loop {
+            let ModelPlan {
+                reply,
+                conversation,
+            } = match planned {
+                Ok(planned) => planned,
+                Err(error) => {
+                    tracing::warn!(project = %project.id, %error, "the LLM planner failed");
+                    return Planning::Failed(error.user_message(&name));
                 }
-                plan.assumptions
-                    .extend(planner::variant_assumptions(ontology, &plan.measures));
-                planner::settle_routes(ontology, &mut plan, &[]);
-                Planning::Plan {
-                    plan,
-                    by: Some(name),
-                }
-            }
-            Ok(LlmReply::Sql { sql, explanation }) => {
-                match written_sql::check(ontology, dialect, &sql) {
-                    Ok(compiled) => Planning::Sql {
-                        compiled: Box::new(compiled),
-                        explanation,
-                        by: name,
-                    },
-                    Err(rejection) => {
-                        tracing::warn!(project = %project.id, %rejection, %sql, "refused SQL written by the LLM planner");
-                        Planning::NotAnswerable(format!(
-                            "{name} answered with SQL that Cassis will not run: {rejection}. Try rephrasing the question in the ontology's terms."
-                        ))
+            };
+            let repair = may_repair.then(|| Box::new(conversation.clone()));
+            let (failure, refused) = match reply {
+                LlmReply::Plan(mut plan) => {
+                    // Cassis, not the model, decides which forks need the user:
+                    // the model's assumptions are kept as statements, and a
+                    // metric variant the model left open becomes the fork.
+                    for assumption in &mut plan.assumptions {
+                        assumption.options.clear();
+                        assumption.selected = None;
+                    }
+                    plan.assumptions
+                        .extend(planner::variant_assumptions(ontology, &plan.measures));
+                    planner::settle_routes(ontology, &mut plan, &[]);
+                    match compile::compile(ontology, &plan, dialect) {
+                        Ok(_) => {
+                            return Planning::Plan {
+                                plan,
+                                by: Some(name),
+                                repair,
+                            };
+                        }
+                        Err(reason) => (
+                            format!("the plan does not fit this ontology version: {reason}"),
+                            format!("The plan does not fit this ontology version: {reason}."),
+                        ),
                     }
                 }
+                LlmReply::Sql { sql, explanation } => {
+                    match written_sql::check(ontology, dialect, &sql) {
+                        Ok(compiled) => {
+                            return Planning::Sql {
+                                compiled: Box::new(compiled),
+                                explanation,
+                                by: name,
+                                repair,
+                            };
+                        }
+                        Err(rejection) => {
+                            tracing::warn!(project = %project.id, %rejection, %sql, "refused SQL written by the LLM planner");
+                            (
+                                format!("Cassis will not run this SQL: {rejection}"),
+                                format!(
+                                    "{name} answered with SQL that Cassis will not run: {rejection}. Try rephrasing the question in the ontology's terms."
+                                ),
+                            )
+                        }
+                    }
+                }
+                LlmReply::CannotAnswer { missing } => {
+                    return Planning::NotAnswerable(format!(
+                        "This project's ontology cannot answer that: the ontology has no concept for \"{}\", so {name} could not plan it.",
+                        missing.trim()
+                    ));
+                }
+            };
+            if !may_repair {
+                return Planning::NotAnswerable(refused);
             }
-            Ok(LlmReply::CannotAnswer { missing }) => Planning::NotAnswerable(format!(
-                "This project's ontology cannot answer that: the ontology has no concept for \"{}\", so {name} could not plan it.",
-                missing.trim()
-            )),
-            Err(error) => {
-                tracing::warn!(project = %project.id, %error, "the LLM planner failed");
-                Planning::Failed(error.user_message(&name))
-            }
+            may_repair = false;
+            tracing::info!(project = %project.id, %failure, "the LLM planner's reply goes back to it for one repair");
+            planned = model.repair(context, conversation, &failure).await;
         }
+    }
+
+    /// The model's correction of a plan or SQL whose query the data source
+    /// could not run: only with a model, only once (`repair` is the
+    /// conversation while the repair is unused), and only for an error of
+    /// the query itself, not a timeout, a busy source or a too-large result.
+    async fn repaired(
+        &self,
+        project: &Project,
+        grounding: &Grounding,
+        question: &str,
+        turns: &[ChatTurn],
+        repair: Option<Box<Conversation>>,
+        failure: &RunFailure,
+    ) -> Option<Planning> {
+        let model = self.settings.planner.as_ref()?;
+        let conversation = repair?;
+        let error = failure.query_error.as_deref()?;
+        tracing::info!(project = %project.id, %error, "the LLM planner's query failed and goes back to it for one repair");
+        let context = planning_context(project, grounding, question, turns);
+        let planned = model
+            .repair(
+                &context,
+                *conversation,
+                &format!("the data source could not run the query: {error}"),
+            )
+            .await;
+        Some(
+            self.model_planning(model, project, &context, planned, false)
+                .await,
+        )
     }
 
     /// The verified question `question` follows, with its SQL adapted and
@@ -692,6 +864,7 @@ impl Engine {
                     compiled: Box::new(compiled),
                     explanation,
                     by: VERIFIED.to_owned(),
+                    repair: None,
                 })
             }
             Err(rejection) => {
@@ -710,9 +883,9 @@ impl Engine {
         explanation: &str,
         model: &str,
         pinned: Option<i64>,
-    ) -> AskResponse {
+    ) -> Result<AskResponse, RunFailure> {
         if let Some(cost) = self.expensive(project, compiled).await {
-            return refusal(
+            return Ok(refusal(
                 &chat.id,
                 AskStatus::Error,
                 format!(
@@ -720,12 +893,9 @@ impl Engine {
                     self.settings.max_query_cost
                 ),
                 pinned,
-            );
+            ));
         }
-        let results = match self.run(project, compiled).await {
-            Ok(results) => results,
-            Err(message) => return refusal(&chat.id, AskStatus::Error, message, pinned),
-        };
+        let results = self.run(project, compiled).await?;
         let provenance = if model == VERIFIED {
             "Cassis followed the data team's verified SQL, checked that it reads only the ontology's tables and ran it read-only.".to_owned()
         } else {
@@ -742,7 +912,7 @@ impl Engine {
                 "{model} wrote this SQL because no plan fit; the project's data source is schema-only, so it was not run."
             ),
         };
-        AskResponse {
+        Ok(AskResponse {
             chat_id: chat.id.clone(),
             status: AskStatus::Answered,
             answer,
@@ -752,7 +922,7 @@ impl Engine {
             plan: None,
             ontology_version: pinned,
             error: None,
-        }
+        })
     }
 
     /// The estimated cost when it is above the limit.
@@ -773,10 +943,12 @@ impl Engine {
         &self,
         project: &Project,
         compiled: &CompiledQuery,
-    ) -> Result<Option<ResultSet>, String> {
+    ) -> Result<Option<ResultSet>, RunFailure> {
         let connected = self.warehouse_of(project).await.map_err(|e| {
             tracing::warn!(project = %project.id, error = %e, "connecting to a data source failed");
-            format!("Cassis could not connect to the project's data source: {e}")
+            RunFailure::from(format!(
+                "Cassis could not connect to the project's data source: {e}"
+            ))
         })?;
         let Some(warehouse) = connected else {
             return Ok(None);
@@ -798,22 +970,29 @@ impl Engine {
         .record(started.elapsed().as_secs_f64());
         match executed {
             Ok(results) => Ok(Some(results)),
-            Err(ExecuteError::Timeout(limit)) => Err(format!(
+            Err(ExecuteError::Timeout(limit)) => Err(RunFailure::from(format!(
                 "The question took longer than the limit of {} and was cancelled; narrow it (a shorter period, fewer groups) and ask again.",
                 humanize(limit)
-            )),
-            Err(ExecuteError::TooLarge(too_large)) => Err(format!(
+            ))),
+            Err(ExecuteError::TooLarge(too_large)) => Err(RunFailure::from(format!(
                 "Cassis did not show the answer because {too_large}; ask for fewer or shorter columns."
-            )),
+            ))),
             // Every connection stayed taken for the pool's whole wait.
-            Err(ExecuteError::Query(sqlx::Error::PoolTimedOut)) => Err(PROJECT_BUSY.to_owned()),
+            Err(ExecuteError::Query(sqlx::Error::PoolTimedOut)) => {
+                Err(RunFailure::from(PROJECT_BUSY.to_owned()))
+            }
             Err(ExecuteError::Refused(rejection)) => {
                 tracing::warn!(project = %project.id, %rejection, sql = %compiled.sql, "refused to run a query");
-                Err(format!("Cassis refused to run the query: {rejection}."))
+                Err(RunFailure::from(format!(
+                    "Cassis refused to run the query: {rejection}."
+                )))
             }
             Err(error) => {
                 tracing::warn!(project = %project.id, %error, sql = %compiled.sql, "a compiled query failed");
-                Err(format!("The data source could not run the query: {error}"))
+                Err(RunFailure {
+                    message: format!("The data source could not run the query: {error}"),
+                    query_error: Some(error.to_string()),
+                })
             }
         }
     }
@@ -901,12 +1080,27 @@ impl Engine {
             .collect();
         let lexicon = Lexicon::build(&ontology, &borrowed);
         drop(borrowed);
+        // The same values, by attribute, for a model's lookups.
+        let known = if self.settings.planner.is_some() {
+            let data: Vec<DataValues<'_>> = values
+                .iter()
+                .map(|(object, attribute, values)| DataValues {
+                    object: *object,
+                    attribute: *attribute,
+                    values,
+                })
+                .collect();
+            KnownValues::build(&ontology, &data)
+        } else {
+            KnownValues::default()
+        };
         let exemplars =
             planner::Exemplars::build(&lexicon, dialect_of(project), &ontology.verified_questions);
         Grounding {
             ontology,
             lexicon,
             exemplars,
+            values: known,
         }
     }
 
@@ -1056,25 +1250,72 @@ fn texts(rows: Vec<Vec<serde_json::Value>>) -> Vec<String> {
         .collect()
 }
 
-/// How a question became something to run, or why it did not.
 /// Who "wrote" SQL that came from a verified question.
 const VERIFIED: &str = "a verified question";
 
+/// How a question became something to run, or why it did not. `repair` is
+/// the model's conversation while its one repair is unused.
 enum Planning {
     /// `by` names the model when one planned.
     Plan {
         plan: SemanticPlan,
         by: Option<String>,
+        repair: Option<Box<Conversation>>,
     },
     /// SQL a model wrote, checked against the ontology.
     Sql {
         compiled: Box<CompiledQuery>,
         explanation: String,
         by: String,
+        repair: Option<Box<Conversation>>,
     },
     /// The whole message for the user.
     NotAnswerable(String),
     Failed(String),
+}
+
+/// What carrying out a planning came to.
+enum Carried {
+    /// The response, the plan to keep and whether an approval ran.
+    Done(Box<(AskResponse, Option<SemanticPlan>, bool)>),
+    /// The data source could not run the query.
+    Failed {
+        failure: RunFailure,
+        repair: Option<Box<Conversation>>,
+        plan: Option<SemanticPlan>,
+    },
+}
+
+/// Why a query gave no results: the message for the user, and the data
+/// source's own error when the query itself failed (what a model can fix).
+struct RunFailure {
+    message: String,
+    query_error: Option<String>,
+}
+
+impl From<String> for RunFailure {
+    fn from(message: String) -> Self {
+        Self {
+            message,
+            query_error: None,
+        }
+    }
+}
+
+/// What the model is given to plan `question`.
+fn planning_context<'a>(
+    project: &Project,
+    grounding: &'a Grounding,
+    question: &'a str,
+    turns: &[ChatTurn],
+) -> PlanningContext<'a> {
+    PlanningContext {
+        ontology: &grounding.ontology,
+        dialect: dialect_of(project),
+        history: prior_turns(turns),
+        question,
+        values: &grounding.values,
+    }
 }
 
 /// The chat so far as the model sees it: each question with what Cassis

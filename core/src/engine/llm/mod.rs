@@ -1,19 +1,26 @@
 //! The LLM planner, chosen by configuration instead of the built-in one: a
-//! model reads the question with the pinned ontology, its rules, verified
-//! questions and the chat so far, and answers through one of three tools
-//! (a semantic plan, one SELECT, or "cannot answer"). Whatever it returns is
-//! checked against the ontology before anything runs; overload and rate
-//! limits are retried with backoff and end in a plain message, never a raw
-//! provider error.
+//! model reads the question with the pinned ontology, its rules, the
+//! verified questions most like it and the chat so far, may look up how the
+//! data spells a value (`lookup_values`, a few rounds at most), and answers
+//! through one of three tools (a semantic plan, one SELECT, or "cannot
+//! answer"). Whatever it returns is checked against the ontology before
+//! anything runs, and a plan or SQL that fails is sent back once for the
+//! model to correct; overload and rate limits are retried with backoff and
+//! end in a plain message, never a raw provider error.
 
 mod anthropic;
+mod exemplars;
 mod openai;
 mod prompt;
+mod values;
 
+pub use exemplars::MAX_EXEMPLARS;
 pub use prompt::{PlanningContext, PriorTurn};
+pub use values::{DataValues, KnownValues, LookupError, MAX_LOOKUP_RESULTS, MAX_LOOKUP_TEXT_CHARS};
 
 use crate::engine::plan::SemanticPlan;
 use serde::{Deserialize, Serialize};
+use serde_json::Value;
 use std::time::Duration;
 
 /// The wire format the configured endpoint speaks.
@@ -58,6 +65,13 @@ pub const DEFAULT_BACKOFF: Duration = Duration::from_millis(500);
 pub const DEFAULT_REQUEST_TIMEOUT: Duration = Duration::from_secs(60);
 /// A `retry-after` longer than this is not waited for: the user is waiting.
 const MAX_RETRY_AFTER: Duration = Duration::from_secs(10);
+/// Replies of lookups a model may make before it must plan, per planning
+/// (the first, and the repair's): enough to check a few names, bounded so a
+/// model that keeps looking ends in an error rather than a long wait.
+pub const MAX_LOOKUP_ROUNDS: usize = 3;
+/// Lookups answered in one reply; further ones in the same reply are told
+/// to wait.
+pub const MAX_LOOKUPS_PER_ROUND: usize = 5;
 
 #[derive(Clone)]
 pub struct LlmSettings {
@@ -162,24 +176,127 @@ impl LlmPlanner {
         self.settings.provider
     }
 
-    /// Asks the model for a plan, retrying overloads, rate limits, timeouts
-    /// and lost connections.
-    pub async fn plan(&self, context: &PlanningContext<'_>) -> Result<LlmReply, LlmError> {
-        let request = match self.settings.provider {
-            LlmProvider::Anthropic => anthropic::request(&self.settings, context),
-            LlmProvider::Openai => openai::request(&self.settings, context),
-        };
+    /// Asks the model for a plan, answering its value lookups on the way.
+    pub async fn plan(&self, context: &PlanningContext<'_>) -> Result<ModelPlan, LlmError> {
+        self.converse(context, Conversation::default()).await
+    }
+
+    /// Sends `failure` (why the plan or SQL of `conversation`'s last reply
+    /// could not be compiled or run) back to the model, and asks for a
+    /// corrected one. Continues the same conversation, in each wire format's
+    /// own way: a tool result marked as an error.
+    pub async fn repair(
+        &self,
+        context: &PlanningContext<'_>,
+        mut conversation: Conversation,
+        failure: &str,
+    ) -> Result<ModelPlan, LlmError> {
+        let results: Vec<ToolResult> = std::mem::take(&mut conversation.pending)
+            .into_iter()
+            .map(|call| ToolResult {
+                content: if call.name == prompt::LOOKUP_VALUES {
+                    "Not run.".to_owned()
+                } else {
+                    format!(
+                        "Cassis could not use this: {failure}. Correct it and call one of the tools again."
+                    )
+                },
+                id: call.id,
+                is_error: true,
+            })
+            .collect();
+        conversation.turns.extend(self.results(&results));
+        self.converse(context, conversation).await
+    }
+
+    /// Requests until the model calls a tool that answers, answering its
+    /// lookups in between, at most [`MAX_LOOKUP_ROUNDS`] times.
+    async fn converse(
+        &self,
+        context: &PlanningContext<'_>,
+        mut conversation: Conversation,
+    ) -> Result<ModelPlan, LlmError> {
+        for round in 0..=MAX_LOOKUP_ROUNDS {
+            let request = match self.settings.provider {
+                LlmProvider::Anthropic => {
+                    anthropic::request(&self.settings, context, &conversation.turns)
+                }
+                LlmProvider::Openai => {
+                    openai::request(&self.settings, context, &conversation.turns)
+                }
+            };
+            let body = self.exchange(&request).await?;
+            let message = match self.settings.provider {
+                LlmProvider::Anthropic => anthropic::message(&body),
+                LlmProvider::Openai => openai::message(&body),
+            }?;
+            conversation.turns.push(message.echo);
+            if let Some(answer) = message
+                .calls
+                .iter()
+                .find(|call| call.name != prompt::LOOKUP_VALUES)
+            {
+                let reply = prompt::reply_of(answer)?;
+                conversation.pending = message.calls;
+                return Ok(ModelPlan {
+                    reply,
+                    conversation,
+                });
+            }
+            if round == MAX_LOOKUP_ROUNDS {
+                break;
+            }
+            let last = round + 1 == MAX_LOOKUP_ROUNDS;
+            let results: Vec<ToolResult> = message
+                .calls
+                .into_iter()
+                .enumerate()
+                .map(|(i, call)| {
+                    let (mut content, is_error) = if i < MAX_LOOKUPS_PER_ROUND {
+                        context.values.answer(&call.input, context.ontology)
+                    } else {
+                        (
+                            format!("Not looked up: at most {MAX_LOOKUPS_PER_ROUND} lookups are answered at once."),
+                            true,
+                        )
+                    };
+                    // The values themselves are the project's data: not logged.
+                    tracing::debug!(input = %call.input, is_error, "the LLM planner looked up values");
+                    if last {
+                        content.push_str(
+                            "\nThat was the last lookup for this question: now answer with submit_plan, submit_sql or cannot_answer.",
+                        );
+                    }
+                    ToolResult {
+                        id: call.id,
+                        content,
+                        is_error,
+                    }
+                })
+                .collect();
+            conversation.turns.extend(self.results(&results));
+        }
+        Err(LlmError::Unusable(format!(
+            "it kept looking up values after {MAX_LOOKUP_ROUNDS} rounds"
+        )))
+    }
+
+    /// Tool results as the provider reads them.
+    fn results(&self, results: &[ToolResult]) -> Vec<Value> {
+        match self.settings.provider {
+            LlmProvider::Anthropic => anthropic::results(results),
+            LlmProvider::Openai => openai::results(results),
+        }
+    }
+
+    /// One request, retrying overloads, rate limits, timeouts and lost
+    /// connections; the response's body.
+    async fn exchange(&self, request: &WireRequest) -> Result<Value, LlmError> {
         let attempts = self.settings.attempts.max(1);
         let mut wait = self.settings.backoff;
         for attempt in 1..=attempts {
-            let retry_after = match self.send(&request).await {
-                Attempt::Done(body) => {
-                    let tool_call = match self.settings.provider {
-                        LlmProvider::Anthropic => anthropic::tool_call(&body),
-                        LlmProvider::Openai => openai::tool_call(&body),
-                    }?;
-                    return prompt::reply_of(tool_call);
-                }
+            let retry_after = match self.send(request).await {
+                Attempt::Done(body) => return Ok(body),
                 Attempt::Failed(error) => return Err(error),
                 Attempt::Retry { after, reason } => {
                     tracing::warn!(
@@ -278,8 +395,42 @@ fn error_message(body: &[u8]) -> String {
         .unwrap_or_else(|| String::from_utf8_lossy(&body[..body.len().min(200)]).into_owned())
 }
 
-/// A tool the model called: its name and arguments.
+/// A tool the model called: the id its result must carry, its name and
+/// arguments.
+#[derive(Clone, Debug)]
 struct ToolCall {
+    id: String,
     name: String,
-    input: serde_json::Value,
+    input: Value,
+}
+
+/// One reply of the model: the assistant message as the conversation must
+/// repeat it, and the tools it called.
+struct ModelMessage {
+    echo: Value,
+    calls: Vec<ToolCall>,
+}
+
+/// What Cassis answers to one tool call.
+struct ToolResult {
+    id: String,
+    content: String,
+    is_error: bool,
+}
+
+/// The messages after the question, in the provider's wire format: the
+/// model's replies and Cassis's tool results. Kept with a plan so that a
+/// repair continues the same conversation.
+#[derive(Clone, Debug, Default)]
+pub struct Conversation {
+    turns: Vec<Value>,
+    /// The calls of the last reply, which a repair answers.
+    pending: Vec<ToolCall>,
+}
+
+/// The model's reply, with the conversation that led to it.
+#[derive(Clone, Debug)]
+pub struct ModelPlan {
+    pub reply: LlmReply,
+    pub conversation: Conversation,
 }

@@ -1,8 +1,11 @@
 //! What the model is told and offered: the instructions with the pinned
-//! ontology (rules and verified questions included) as YAML, the chat so
-//! far, and three tools whose arguments become the reply.
+//! ontology (rules included) as YAML, the verified questions most like the
+//! question as examples, the chat so far, a tool to look up how the data
+//! spells a value, and three tools whose arguments become the reply.
 
-use super::{LlmError, LlmReply, ToolCall};
+use super::exemplars;
+use super::values::{KnownValues, MAX_LOOKUP_RESULTS, MAX_LOOKUP_TEXT_CHARS};
+use super::{LlmError, LlmReply, MAX_LOOKUP_ROUNDS, ToolCall};
 use crate::engine::plan::SemanticPlan;
 use crate::ontology::{Ontology, to_yaml};
 use crate::project::Dialect;
@@ -16,6 +19,8 @@ pub struct PlanningContext<'a> {
     /// The chat's earlier turns, oldest first.
     pub history: Vec<PriorTurn>,
     pub question: &'a str,
+    /// What `lookup_values` searches.
+    pub values: &'a KnownValues,
 }
 
 /// An earlier turn of the chat as the model sees it.
@@ -29,6 +34,7 @@ pub struct PriorTurn {
 pub const SUBMIT_PLAN: &str = "submit_plan";
 pub const SUBMIT_SQL: &str = "submit_sql";
 pub const CANNOT_ANSWER: &str = "cannot_answer";
+pub const LOOKUP_VALUES: &str = "lookup_values";
 
 /// A tool as both wire formats describe one.
 pub struct ToolSpec {
@@ -38,7 +44,12 @@ pub struct ToolSpec {
 }
 
 pub fn system_prompt(context: &PlanningContext<'_>) -> String {
-    format!(
+    // Verified questions are shown as examples below, the closest few only.
+    let ontology = Ontology {
+        verified_questions: Vec::new(),
+        ..context.ontology.clone()
+    };
+    let mut prompt = format!(
         "You are the planner of Cassis, which answers business questions about one company's data.\n\
          Ground every question in the ontology below: objects are tables, attributes are their columns \
          or SQL expressions, relationships are the only joins allowed, metrics are the governed definitions \
@@ -50,6 +61,11 @@ pub fn system_prompt(context: &PlanningContext<'_>) -> String {
          dialect that reads only the ontology's tables and columns and names every output column.\n\
          - {CANNOT_ANSWER}: when the question needs a concept the ontology does not have; name that concept. \
          Never guess a concept that is not there.\n\
+         Before you answer, you may call {LOOKUP_VALUES} to find how the data spells a value the question \
+         names (a person, a place, a team, a category): give the attribute as object.attribute and the text \
+         as the question has it; it returns up to {MAX_LOOKUP_RESULTS} known values closest to it. Filter on \
+         the value it returns, not on the question's spelling. At most {MAX_LOOKUP_ROUNDS} rounds of lookups.\n\
+         If Cassis reports that your plan or SQL failed, correct it once with the reason given.\n\
          \n\
          Plans: measure with a metric whenever one fits; leave a metric's variant null unless the question \
          settles it (Cassis then asks the user); count_of counts an object's rows; aggregate applies sum, avg, \
@@ -62,8 +78,30 @@ pub fn system_prompt(context: &PlanningContext<'_>) -> String {
          \n\
          The ontology (YAML):\n{ontology}",
         dialect = context.dialect,
-        ontology = to_yaml(context.ontology),
-    )
+        ontology = to_yaml(&ontology),
+    );
+    let attributes: Vec<&str> = context.values.attributes().collect();
+    if !attributes.is_empty() {
+        prompt.push_str(&format!(
+            "\nAttributes whose values {LOOKUP_VALUES} knows: {}.\n",
+            attributes.join(", ")
+        ));
+    }
+    let alike = exemplars::most_alike(&context.ontology.verified_questions, context.question);
+    if !alike.is_empty() {
+        prompt.push_str(
+            "\nVerified questions like this one, with the SQL the data team approved \
+             (follow their reading; write a plan in the ontology's names where one fits):\n",
+        );
+        for verified in alike {
+            prompt.push_str(&format!(
+                "\nQuestion: {}\nSQL:\n{}\n",
+                verified.question.trim(),
+                verified.sql.trim()
+            ));
+        }
+    }
+    prompt
 }
 
 /// The chat as alternating user and assistant messages, ending with the question.
@@ -97,6 +135,18 @@ pub fn tools() -> Vec<ToolSpec> {
             }),
         },
         ToolSpec {
+            name: LOOKUP_VALUES,
+            description: "Find how the data spells a value before filtering on it: the known values of one attribute closest to a text, best first.",
+            schema: json!({
+                "type": "object",
+                "properties": {
+                    "attribute": {"type": "string", "description": "The attribute as object.attribute, such as driver.full_name."},
+                    "text": {"type": "string", "maxLength": MAX_LOOKUP_TEXT_CHARS, "description": "The value as the question spells it, such as \"Verstapen\"."}
+                },
+                "required": ["attribute", "text"]
+            }),
+        },
+        ToolSpec {
             name: CANNOT_ANSWER,
             description: "Say that the ontology has no concept for something the question needs.",
             schema: json!({
@@ -122,7 +172,7 @@ fn plan_schema() -> Value {
 }
 
 /// The reply a tool call stands for.
-pub(super) fn reply_of(call: ToolCall) -> Result<LlmReply, LlmError> {
+pub(super) fn reply_of(call: &ToolCall) -> Result<LlmReply, LlmError> {
     let unusable = |e: serde_json::Error| {
         LlmError::Unusable(format!("the arguments of {} do not fit: {e}", call.name))
     };
