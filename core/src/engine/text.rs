@@ -50,6 +50,15 @@ pub fn words(text: &str) -> Vec<Word> {
 fn stem(plain: &str) -> String {
     if plain.chars().all(|c| c.is_ascii_digit()) {
         plain.to_owned()
+    } else if let Some(acronym) = plain.strip_suffix('s')
+        && acronym.len() >= 2
+        && acronym
+            .chars()
+            .all(|c| c.is_ascii_alphabetic() && !"aeiouy".contains(c))
+    {
+        // "DNFs", "GPs": the stemmer keeps an "s" after no vowel, but an
+        // acronym's plural is the acronym.
+        acronym.to_owned()
     } else {
         STEMMER.stem(plain).into_owned()
     }
@@ -75,6 +84,7 @@ mod tests {
         assert_eq!(key("Victories"), key("victory"));
         assert_eq!(key("race_result"), key("race results"));
         assert_eq!(key("drivers'"), key("driver"));
+        assert_eq!(key("DNFs"), key("dnf"));
     }
 
     #[test]

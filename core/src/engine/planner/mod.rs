@@ -19,7 +19,7 @@ pub use labels::{attribute_label, measure_label, plural};
 use self::reading::Reading;
 use self::words::{Piece, read};
 use crate::engine::lexicon::Lexicon;
-use crate::engine::plan::{Condition, Literal, PlanAssumption, SemanticPlan};
+use crate::engine::plan::{Condition, Literal, Measure, PlanAssumption, SemanticPlan};
 use crate::ontology::AttributeRole;
 use crate::ontology::Ontology;
 use crate::time::Day;
@@ -131,7 +131,29 @@ fn plan_pieces(ontology: &Ontology, pieces: &[Piece], previous: Option<&Semantic
             "Cassis can exclude named values (\"outside Europe\", \"except Ferrari\") but not yet a measure (\"never won\"); ask for what to include instead".to_owned(),
         );
     }
-    match reading.into_plan(ontology, previous) {
+    let planned = reading.into_plan(ontology, previous);
+    // "in seconds" with a metric of seconds: the word was used after all.
+    let ignored: Vec<&str> = match &planned {
+        Planned::Plan(plan) => {
+            let measured: String = plan
+                .measures
+                .iter()
+                .map(|m| {
+                    let name = match m {
+                        Measure::Metric { metric, .. } => metric.replace('_', " "),
+                        _ => String::new(),
+                    };
+                    format!("{} {name} ", measure_label(ontology, m)).to_lowercase()
+                })
+                .collect();
+            ignored
+                .into_iter()
+                .filter(|word| !measured.split(' ').any(|w| w == *word))
+                .collect()
+        }
+        Planned::NotAnswerable(_) => ignored,
+    };
+    match planned {
         Planned::Plan(mut plan) if !ignored.is_empty() => {
             plan.assumptions.push(PlanAssumption::stated(format!(
                 "Not used from the question: {}",

@@ -1095,6 +1095,33 @@ impl Reading {
                 object: ontology.objects[o].name.clone(),
             });
         }
+        // "average pit stop duration": a metric that aggregates the very
+        // attribute the same way is the data team's reading of it (its unit).
+        for measure in &mut measures {
+            if let Measure::Aggregate {
+                attribute,
+                aggregate,
+            } = measure
+                && let Some(column) = ontology
+                    .attribute(&attribute.object, &attribute.attribute)
+                    .and_then(|a| a.column_name())
+                && let Some(metric) = ontology.metrics.iter().find(|m| {
+                    m.aggregate == *aggregate
+                        && m.object == attribute.object
+                        && m.filters.is_empty()
+                        && m.variants.is_empty()
+                        && m.expr.as_deref().is_some_and(|expr| {
+                            expr.split(|c: char| !(c.is_alphanumeric() || c == '_'))
+                                .any(|token| token == column)
+                        })
+                })
+            {
+                *measure = Measure::Metric {
+                    metric: metric.name.clone(),
+                    variant: None,
+                };
+            }
+        }
         // "How many times has the Monaco Grand Prix been run": counting with
         // only a name given counts the rows the name is of.
         if measures.is_empty()
