@@ -11,7 +11,7 @@ use crate::engine::llm::{
     Conversation, DataValues, KnownValues, LlmError, LlmPlanner, LlmReply, ModelPlan,
     PlanningContext, PriorTurn,
 };
-use crate::engine::plan::{Measure, SemanticPlan};
+use crate::engine::plan::{Condition, Filter, Literal, Measure, SemanticPlan};
 use crate::engine::planner::{self, Planned, attribute_label, measure_label};
 use crate::engine::response::{AskResponse, AskStatus, PlanView, ResultSet};
 use crate::engine::written_sql;
@@ -433,8 +433,11 @@ impl Engine {
             .iter()
             .rev()
             .find(|t| t.status == "answered" || t.status == "needs_execution")
-            .and_then(|t| t.plan.as_deref())
-            .and_then(|p| serde_json::from_str::<SemanticPlan>(p).ok());
+            .and_then(|t| {
+                let mut plan = serde_json::from_str::<SemanticPlan>(t.plan.as_deref()?).ok()?;
+                plan.answered = answered_first(&plan, &t.response);
+                Some(plan)
+            });
         let error = |status: AskStatus, message: String| {
             (refusal(&chat.id, status, message, pinned), None, false)
         };
@@ -1357,6 +1360,32 @@ impl From<StoreError> for TurnError {
     fn from(error: StoreError) -> Self {
         TurnError::Store(error)
     }
+}
+
+/// The thing an answer led with: its first row's value of the plan's first
+/// grouping, which "he" or "there" in the next question refers to.
+fn answered_first(plan: &SemanticPlan, response: &str) -> Option<Filter> {
+    let attribute = plan.dimensions.first()?;
+    if attribute.bucket.is_some() {
+        return None;
+    }
+    let response: AskResponse = serde_json::from_str(response).ok()?;
+    let value = response
+        .results?
+        .rows
+        .into_iter()
+        .next()?
+        .into_iter()
+        .next()?;
+    let literal = match value {
+        serde_json::Value::String(text) => Literal::Text(text),
+        serde_json::Value::Number(n) => Literal::Integer(n.as_i64()?),
+        _ => return None,
+    };
+    Some(Filter {
+        attribute: attribute.clone(),
+        condition: Condition::OneOf(vec![literal]),
+    })
 }
 
 /// Whether a measure adds metrics over other objects (a UNION of fact tables).

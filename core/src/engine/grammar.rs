@@ -14,6 +14,8 @@ pub enum Op {
     Bottom,
     /// "them", "those": what the chat's last answer was about.
     Back,
+    /// "he", "his", "there": the one thing the chat's last answer led with.
+    Refer,
     GroupBy,
     All,
     Since,

@@ -25,6 +25,12 @@ pub struct SemanticPlan {
     /// What the planner assumed, stated in the answer; forks carry options.
     #[serde(default)]
     pub assumptions: Vec<PlanAssumption>,
+    /// The thing this plan's answer led with (its first row's first
+    /// grouping), which "he" or "there" in the chat's next question means.
+    /// Set by the chat from the answer, never planned or stored.
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub answered: Option<Filter>,
 }
 
 /// One aggregate of a plan.

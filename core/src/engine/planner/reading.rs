@@ -125,6 +125,8 @@ pub(super) struct Reading {
     /// Where the last concept that named only values was: "German
     /// customers" qualifies the customers by the value before them.
     value_at: Option<usize>,
+    /// "he", "his", "there": about the thing the chat's last answer led with.
+    refers_to_answer: bool,
     /// "how many more … than …" (true), "how many fewer" (false).
     difference: Option<bool>,
     /// "in which year was it held": the year of what is asked about.
@@ -176,6 +178,10 @@ impl Reading {
                         Op::Bottom => reading.order = Some(false),
                         Op::Back => {
                             reading.refers_back = true;
+                            continue;
+                        }
+                        Op::Refer => {
+                            reading.refers_to_answer = true;
                             continue;
                         }
                         Op::Who => reading.who = true,
@@ -1012,6 +1018,47 @@ impl Reading {
         previous: Option<&SemanticPlan>,
     ) -> Planned {
         let mut assumptions = Vec::new();
+        // "When was the first race held there?": a new question about the
+        // thing the last answer led with, unless it names another of its kind.
+        // A name the answer led with; after a lookup ("his nationality:
+        // Dutch"), the named thing the lookup was of.
+        let names_its_rows = |filter: &Filter| {
+            ontology
+                .objects
+                .iter()
+                .find(|o| o.name == filter.attribute.object)
+                .and_then(display_attribute)
+                == Some(filter.attribute.attribute.as_str())
+        };
+        let referred = previous
+            .and_then(|p| {
+                p.answered.clone().filter(names_its_rows).or_else(|| {
+                    p.filters
+                        .iter()
+                        .find(|f| {
+                            names_its_rows(f)
+                                && matches!(&f.condition, Condition::OneOf(list) if list.len() == 1)
+                        })
+                        .cloned()
+                })
+            })
+            .filter(|_| self.refers_to_answer)
+            .filter(|f| {
+                !self.values.iter().any(|v| {
+                    v.options
+                        .iter()
+                        .any(|(a, _)| a.object == f.attribute.object)
+                })
+            });
+        if let Some(filter) = &referred
+            && let Some(o) = ontology
+                .objects
+                .iter()
+                .position(|o| o.name == filter.attribute.object)
+            && !self.mentioned.contains(&o)
+        {
+            self.mentioned.push(o);
+        }
         // "customers who never placed an order": the orders are what is
         // excluded, not what is measured.
         let excluded = self
@@ -1242,9 +1289,17 @@ impl Reading {
                 plural(&label)
             ));
         }
+        // "how many poles did he have that season": a measure of the thing
+        // referred to, in the last question's scope; "when was the first race
+        // held there": a new question about it.
+        let previous = match &referred {
+            Some(_) if measures.is_empty() => None,
+            _ => previous,
+        };
         // A question with only a variant or filter words refines the last plan.
         let follow_up = previous.is_some()
-            && (self.refers_back
+            && (referred.is_some()
+                || self.refers_back
                 || measures.is_empty()
                 || (self.groupings.is_empty() && !self.who && self.asked.is_empty()));
         let mut plan = match (follow_up, previous) {
@@ -1267,6 +1322,22 @@ impl Reading {
                                 bucket: None,
                             },
                         );
+                    }
+                    // "how many drivers were there in 2022", after a
+                    // question about one driver: all of them are counted.
+                    for measure in &measures {
+                        if let Measure::CountOf { object } | Measure::DistinctOf { object, .. } =
+                            measure
+                        {
+                            plan.filters.retain(|f| f.attribute.object != *object);
+                        }
+                    }
+                    // After a lookup, what was shown is not a grouping of
+                    // the count now asked ("circuits in Italy" → "how many"),
+                    // unless the question is about each of them.
+                    if previous.measures.is_empty() && !self.refers_back {
+                        plan.dimensions.clear();
+                        plan.limit = None;
                     }
                     plan.measures = measures.clone();
                     plan.order = None;
@@ -1327,6 +1398,16 @@ impl Reading {
                 ..SemanticPlan::default()
             },
         };
+        plan.answered = None;
+        if let Some(filter) = referred {
+            // The last answer's grouping by the thing is now the thing itself.
+            plan.dimensions
+                .retain(|d| d.object != filter.attribute.object);
+            plan.filters.retain(|f| f.attribute != filter.attribute);
+            plan.filters.push(filter);
+            plan.order = None;
+            plan.limit = None;
+        }
         let base = base_object(ontology, &plan);
         let groupings: Vec<AttributeRef> = self
             .groupings

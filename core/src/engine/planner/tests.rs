@@ -1562,3 +1562,52 @@ fn an_acronym_plural_and_a_metric_of_the_attribute_asked_are_the_ontologys() {
         "{seconds:?}"
     );
 }
+
+#[test]
+fn he_and_there_are_what_the_last_answer_led_with() {
+    use crate::engine::plan::{AttributeRef, Condition, Filter, Literal};
+    let (ontology, lexicon) = f1();
+    let plan_of = |question: &str, previous: Option<&SemanticPlan>| match plan(
+        &ontology, &lexicon, question, previous, None,
+    ) {
+        Planned::Plan(p) => p,
+        Planned::NotAnswerable(reason) => panic!("{question}: {reason}"),
+    };
+    // The chat sets what the answer led with from its first row.
+    let mut winners = plan_of("Who won the most races in 2016?", None);
+    winners.answered = Some(Filter {
+        attribute: AttributeRef::new("driver", "full_name"),
+        condition: Condition::OneOf(vec![Literal::Text("Lewis Hamilton".to_owned())]),
+    });
+    // A measure of him keeps the last question's season, not its grouping.
+    let poles = plan_of(
+        "and how many poles did he have that season?",
+        Some(&winners),
+    );
+    let sql = compile(&ontology, &poles, Dialect::Postgres).unwrap().sql;
+    assert!(
+        sql.contains("r.year = 2016")
+            && sql.contains("= 'Lewis Hamilton'")
+            && sql.contains("rr.grid = 1")
+            && !sql.contains("GROUP BY"),
+        "{sql}"
+    );
+    // A lookup about him is a new question about him.
+    let nationality = plan_of("What is his nationality?", Some(&winners));
+    let sql = compile(&ontology, &nationality, Dialect::Postgres)
+        .unwrap()
+        .sql;
+    assert!(
+        sql.contains("d.nationality")
+            && sql.contains("= 'Lewis Hamilton'")
+            && !sql.contains("2016"),
+        "{sql}"
+    );
+    // "Were there" is no place; a count of drivers after one driver counts all.
+    let drivers = plan_of("How many drivers were there in 2022?", Some(&nationality));
+    let sql = compile(&ontology, &drivers, Dialect::Postgres).unwrap().sql;
+    assert!(
+        !sql.contains("Lewis Hamilton") && !sql.contains("GROUP BY"),
+        "{sql}"
+    );
+}

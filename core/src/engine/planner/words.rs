@@ -135,6 +135,17 @@ pub(super) fn read(lexicon: &Lexicon, question: &str, today: Option<Day>) -> Vec
             i += 1;
             continue;
         }
+        // "when was he born", "the first race held there": the thing the
+        // chat's last answer led with. "Were there" is not a place.
+        let existential =
+            i > 0 && matches!(plain[i - 1], "is" | "are" | "was" | "were" | "be" | "been");
+        if matches!(plain[i], "he" | "she" | "him" | "his" | "her" | "hers")
+            || (plain[i] == "there" && !existential)
+        {
+            pieces.push(Piece::Op(Op::Refer));
+            i += 1;
+            continue;
+        }
         // "took place": a verb, not the position called "place".
         if let Some(len) = grammar::filler_phrase(&plain[i..]) {
             i += len;
