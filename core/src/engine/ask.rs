@@ -1364,7 +1364,7 @@ impl From<StoreError> for TurnError {
 
 /// The thing an answer led with: its first row's value of the plan's first
 /// grouping, which "he" or "there" in the next question refers to.
-fn answered_first(plan: &SemanticPlan, response: &str) -> Option<Filter> {
+fn answered_first(plan: &SemanticPlan, response: &str) -> Option<Box<Filter>> {
     let attribute = plan.dimensions.first()?;
     if attribute.bucket.is_some() {
         return None;
@@ -1382,10 +1382,10 @@ fn answered_first(plan: &SemanticPlan, response: &str) -> Option<Filter> {
         serde_json::Value::Number(n) => Literal::Integer(n.as_i64()?),
         _ => return None,
     };
-    Some(Filter {
+    Some(Box::new(Filter {
         attribute: attribute.clone(),
         condition: Condition::OneOf(vec![literal]),
-    })
+    }))
 }
 
 /// Whether a measure adds metrics over other objects (a UNION of fact tables).

@@ -30,7 +30,7 @@ pub struct SemanticPlan {
     /// Set by the chat from the answer, never planned or stored.
     #[serde(skip)]
     #[schemars(skip)]
-    pub answered: Option<Filter>,
+    pub answered: Option<Box<Filter>>,
 }
 
 /// One aggregate of a plan.

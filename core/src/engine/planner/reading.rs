@@ -1032,15 +1032,19 @@ impl Reading {
         };
         let referred = previous
             .and_then(|p| {
-                p.answered.clone().filter(names_its_rows).or_else(|| {
-                    p.filters
+                p.answered
+                    .as_deref()
+                    .cloned()
+                    .filter(names_its_rows)
+                    .or_else(|| {
+                        p.filters
                         .iter()
                         .find(|f| {
                             names_its_rows(f)
                                 && matches!(&f.condition, Condition::OneOf(list) if list.len() == 1)
                         })
                         .cloned()
-                })
+                    })
             })
             .filter(|_| self.refers_to_answer)
             .filter(|f| {

@@ -1575,10 +1575,10 @@ fn he_and_there_are_what_the_last_answer_led_with() {
     };
     // The chat sets what the answer led with from its first row.
     let mut winners = plan_of("Who won the most races in 2016?", None);
-    winners.answered = Some(Filter {
+    winners.answered = Some(Box::new(Filter {
         attribute: AttributeRef::new("driver", "full_name"),
         condition: Condition::OneOf(vec![Literal::Text("Lewis Hamilton".to_owned())]),
-    });
+    }));
     // A measure of him keeps the last question's season, not its grouping.
     let poles = plan_of(
         "and how many poles did he have that season?",
