@@ -371,6 +371,15 @@ pub struct Project {
     pub access: ProjectAccess,
 }
 
+/// The dialect a project's SQL is read in. A project without a data source
+/// yet is read as PostgreSQL, the closest to standard SQL.
+pub fn dialect_of(project: &Project) -> Dialect {
+    project
+        .data_source
+        .as_ref()
+        .map_or(Dialect::Postgres, |source| source.dialect)
+}
+
 /// A project's name: what people and agents see in `list_projects`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ProjectName(String);

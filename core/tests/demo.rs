@@ -3,6 +3,8 @@
 use cassis_core::demo::{self, DemoError};
 use cassis_core::ontology;
 use cassis_core::project::Dialect;
+use cassis_core::service::Services;
+use cassis_core::service::publishing::RegressionPolicy;
 use sqlx::{AssertSqlSafe, Connection, Row, SqliteConnection};
 
 #[tokio::test]
@@ -205,9 +207,20 @@ async fn first_questions_arriving_together_ground_the_version_once() {
         .await
         .unwrap();
     let ontology = ontology::from_yaml(demo::WHOLESALE_ONTOLOGY).unwrap();
-    ontology::publishing::publish(&store, &project, &ontology, users[0].id, "v1", now)
-        .await
-        .unwrap();
+    Services::new(
+        store.clone(),
+        Engine::new(store.clone(), Default::default()),
+    )
+    .publish(
+        &users[0],
+        &project,
+        &ontology,
+        "v1",
+        RegressionPolicy::Force,
+        now,
+    )
+    .await
+    .unwrap();
 
     let engine = Engine::new(store, Default::default());
     let asks: Vec<_> = users
@@ -314,9 +327,20 @@ async fn one_users_slow_questions_leave_the_project_to_others() {
     )
     .unwrap();
     ontology.objects.extend(spin.objects);
-    ontology::publishing::publish(&store, &project, &ontology, ada.id, "v1", now)
-        .await
-        .unwrap();
+    Services::new(
+        store.clone(),
+        Engine::new(store.clone(), Default::default()),
+    )
+    .publish(
+        &ada,
+        &project,
+        &ontology,
+        "v1",
+        RegressionPolicy::Force,
+        now,
+    )
+    .await
+    .unwrap();
 
     let engine = Engine::new(
         store,

@@ -4,10 +4,12 @@
 
 use cassis_core::account::{Email, Role};
 use cassis_core::auth::{self, Password, SignInError};
+use cassis_core::engine::{Engine, EngineSettings};
 use cassis_core::ontology::drafts::{self, RestoreError};
-use cassis_core::ontology::publishing::{self, PublishError};
 use cassis_core::ontology::{Object, Ontology};
 use cassis_core::project::{DataSource, Dialect, ProjectAccess, ProjectName};
+use cassis_core::service::Services;
+use cassis_core::service::publishing::{PublishError, RegressionPolicy};
 use cassis_core::store::{
     Backend, DRAFT_HISTORY_KEPT, DraftBase, InstanceFlag, NewUser, Store, StoreError, UserUpdate,
 };
@@ -285,6 +287,14 @@ fn ontology_with(objects: &[&str]) -> Ontology {
     }
 }
 
+/// The use cases on `store`, with the built-in planner.
+fn services(store: &Store) -> Services {
+    Services::new(
+        store.clone(),
+        Engine::new(store.clone(), EngineSettings::default()),
+    )
+}
+
 async fn project_and_editor(
     store: &Store,
 ) -> (cassis_core::project::Project, cassis_core::account::User) {
@@ -311,7 +321,7 @@ on_every_backend! {
         let (project, editor) = project_and_editor(store).await;
         assert!(store.draft(project.id).await.unwrap().is_none());
         assert_eq!(
-            publishing::publish_draft(store, &project, editor.id, "", NOW).await.unwrap_err().to_string(),
+            services(store).publish_draft(&editor, &project, "", RegressionPolicy::Refuse, NOW).await.unwrap_err().to_string(),
             "the project has no draft to publish"
         );
 
@@ -321,9 +331,9 @@ on_every_backend! {
         assert_eq!(draft.ontology, ontology_with(&["driver", "race"]));
         assert_eq!(draft.updated_by, Some(editor.id));
 
-        assert_eq!(publishing::publish_draft(store, &project, editor.id, " first ", NOW).await.unwrap(), 1);
+        assert_eq!(services(store).publish_draft(&editor, &project, " first ", RegressionPolicy::Refuse, NOW).await.unwrap(), 1);
         store.save_draft(project.id, &ontology_with(&["driver", "race", "circuit"]), DraftBase::Current, editor.id, "saved", NOW).await.unwrap();
-        assert_eq!(publishing::publish_draft(store, &project, editor.id, "second", NOW).await.unwrap(), 2);
+        assert_eq!(services(store).publish_draft(&editor, &project, "second", RegressionPolicy::Refuse, NOW).await.unwrap(), 2);
 
         let versions = store.list_versions(project.id).await.unwrap();
         assert_eq!(versions.iter().map(|v| v.number).collect::<Vec<_>>(), [2, 1]);
@@ -337,7 +347,7 @@ on_every_backend! {
     async fn an_invalid_draft_is_never_published(store: &Store) {
         let (project, editor) = project_and_editor(store).await;
         store.save_draft(project.id, &ontology_with(&["Bad Name"]), DraftBase::Current, editor.id, "saved", NOW).await.unwrap();
-        match publishing::publish_draft(store, &project, editor.id, "", NOW).await {
+        match services(store).publish_draft(&editor, &project, "", RegressionPolicy::Refuse, NOW).await {
             Err(PublishError::Invalid(problems)) => assert_eq!(problems[0].path, "objects.Bad Name.name"),
             other => panic!("expected problems, got {other:?}"),
         }
@@ -372,7 +382,7 @@ on_every_backend! {
 
         // Deleting takes the draft and the (otherwise immutable) versions along.
         store.save_draft(project.id, &ontology_with(&["driver"]), DraftBase::Current, editor.id, "saved", NOW).await.unwrap();
-        publishing::publish_draft(store, &project, editor.id, "", NOW).await.unwrap();
+        services(store).publish_draft(&editor, &project, "", RegressionPolicy::Refuse, NOW).await.unwrap();
         assert!(store.delete_project(editor.organization_id, project.id).await.unwrap());
         assert!(store.project(editor.organization_id, project.id).await.unwrap().is_none());
         assert!(store.draft(project.id).await.unwrap().is_none());
@@ -508,8 +518,8 @@ on_every_backend! {
         let work = ontology_with(&["driver", "race"]);
         store.save_draft(project.id, &work, DraftBase::Revision(0), editor.id, "saved in the editor", NOW).await.unwrap();
         // Rolling back replaces the draft outright; the work stays in the history.
-        publishing::publish(store, &project, &ontology_with(&["driver"]), editor.id, "", NOW).await.unwrap();
-        publishing::roll_back(store, &project, 1, editor.id, "", NOW).await.unwrap();
+        services(store).publish(&editor, &project, &ontology_with(&["driver"]), "", RegressionPolicy::Refuse, NOW).await.unwrap();
+        services(store).roll_back(&editor, &project, 1, "", NOW).await.unwrap();
         let draft = store.draft(project.id).await.unwrap().unwrap();
         assert_eq!((draft.revision, draft.reason.as_str()), (2, "rolled back to version 1"));
         let history = store.draft_history(project.id).await.unwrap();
@@ -548,15 +558,15 @@ on_every_backend! {
     async fn rolling_back_publishes_old_content_anew(store: &Store) {
         let (project, editor) = project_and_editor(store).await;
         let first = ontology_with(&["driver"]);
-        publishing::publish(store, &project, &first, editor.id, "", NOW).await.unwrap();
-        publishing::publish(store, &project, &ontology_with(&["race"]), editor.id, "", NOW).await.unwrap();
-        assert_eq!(publishing::roll_back(store, &project, 1, editor.id, "", NOW).await.unwrap(), 3);
+        services(store).publish(&editor, &project, &first, "", RegressionPolicy::Refuse, NOW).await.unwrap();
+        services(store).publish(&editor, &project, &ontology_with(&["race"]), "", RegressionPolicy::Refuse, NOW).await.unwrap();
+        assert_eq!(services(store).roll_back(&editor, &project, 1, "", NOW).await.unwrap(), 3);
         let third = store.version(project.id, 3).await.unwrap().unwrap();
         assert_eq!(third.ontology, first);
         assert_eq!(third.info.note, "Roll back to version 1");
         assert_eq!(store.draft(project.id).await.unwrap().unwrap().ontology, first);
         assert!(matches!(
-            publishing::roll_back(store, &project, 9, editor.id, "", NOW).await,
+            services(store).roll_back(&editor, &project, 9, "", NOW).await,
             Err(PublishError::NoSuchVersion(9))
         ));
     }
@@ -701,19 +711,21 @@ async fn concurrent_publishers_get_distinct_consecutive_versions() {
         let (project, editor) = project_and_editor(store).await;
         let tasks: Vec<_> = (0..10)
             .map(|i| {
-                let (store, project) = (store.clone(), project.clone());
+                let (services, project, editor) =
+                    (services(store), project.clone(), editor.clone());
                 tokio::spawn(async move {
                     let ontology = ontology_with(&[&format!("object_{i}")]);
-                    publishing::publish(
-                        &store,
-                        &project,
-                        &ontology,
-                        editor.id,
-                        &format!("task {i}"),
-                        NOW,
-                    )
-                    .await
-                    .unwrap()
+                    services
+                        .publish(
+                            &editor,
+                            &project,
+                            &ontology,
+                            &format!("task {i}"),
+                            RegressionPolicy::Refuse,
+                            NOW,
+                        )
+                        .await
+                        .unwrap()
                 })
             })
             .collect();
@@ -747,16 +759,17 @@ async fn published_versions_cannot_be_changed_by_any_write() {
     for backend in backends().await {
         let store = &backend.store;
         let (project, editor) = project_and_editor(store).await;
-        publishing::publish(
-            store,
-            &project,
-            &ontology_with(&["driver"]),
-            editor.id,
-            "v1",
-            NOW,
-        )
-        .await
-        .unwrap();
+        services(store)
+            .publish(
+                &editor,
+                &project,
+                &ontology_with(&["driver"]),
+                "v1",
+                RegressionPolicy::Refuse,
+                NOW,
+            )
+            .await
+            .unwrap();
 
         sqlx::any::install_default_drivers();
         let mut raw = AnyConnection::connect(&backend.url).await.unwrap();

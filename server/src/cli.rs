@@ -374,6 +374,9 @@ pub enum OntologyCommand {
         /// Also publish it as the next version
         #[arg(long)]
         publish: bool,
+        /// Publish even if verified questions would get a different answer or none
+        #[arg(long, requires = "publish")]
+        force: bool,
         /// Why this version exists, shown in the version history
         #[arg(long, default_value = "")]
         note: String,
@@ -391,12 +394,15 @@ pub enum OntologyCommand {
         #[arg(long)]
         draft: bool,
     },
-    /// Publish the project's draft as the next immutable version
+    /// Publish the project's draft as the next immutable version, unless a verified question would get a different answer or none
     Publish {
         #[arg(long)]
         project: String,
         #[arg(long, default_value = "")]
         note: String,
+        /// Publish even if verified questions would get a different answer or none
+        #[arg(long)]
+        force: bool,
         #[arg(long = "as", value_name = "EMAIL")]
         as_user: Option<String>,
     },

@@ -70,7 +70,7 @@ pub struct ProjectDetail {
 #[server(endpoint = "get_project")]
 pub async fn get_project(id: String) -> Result<ProjectDetail, AppError> {
     use cassis_core::account::Role;
-    use cassis_core::ontology::publishing::dialect_of;
+    use cassis_core::project::dialect_of;
     let user = crate::ssr::require_user().await?;
     let project = crate::ssr::project_of(&user, &id).await?;
     // One request for the whole settings page: a second resource nested in
