@@ -1082,3 +1082,130 @@ async fn a_small_edit_racing_another_save_keeps_both() {
     );
     assert_eq!((draft.revision, draft.reason.as_str()), (3, "added race"));
 }
+
+/// A client with one authorization code for `user`, whose PKCE verifier is
+/// `VERIFIER`; returns the code.
+async fn client_with_code(
+    store: &Store,
+    client_id: &str,
+    user: &cassis_core::account::User,
+) -> String {
+    use cassis_core::auth::oauth::{
+        AuthorizationCode, ClientKind, OAuthClient, OAuthSecret, challenge_of,
+    };
+    let client = OAuthClient {
+        id: client_id.to_owned(),
+        name: client_id.to_owned(),
+        redirect_uris: vec![REDIRECT.to_owned()],
+        kind: ClientKind::Registered,
+        created_at: NOW,
+    };
+    store.save_oauth_client(&client, NOW).await.unwrap();
+    let code = OAuthSecret::generate();
+    let approved = AuthorizationCode {
+        client_id: client_id.to_owned(),
+        organization_id: user.organization_id,
+        user_id: user.id,
+        redirect_uri: REDIRECT.to_owned(),
+        code_challenge: challenge_of(VERIFIER),
+        resource: "http://127.0.0.1:3000/mcp/".to_owned(),
+        scope: "mcp".to_owned(),
+        expires_at: NOW.saturating_add(Duration::from_secs(60)),
+    };
+    store
+        .create_authorization_code(&code.hash(), &approved, NOW)
+        .await
+        .unwrap();
+    code.expose().to_owned()
+}
+
+const REDIRECT: &str = "http://127.0.0.1:45454/callback";
+const VERIFIER: &str = "a-verifier-of-at-least-forty-three-characters-0123";
+
+on_every_backend! {
+    async fn an_authorization_code_is_redeemed_once_and_its_replay_revokes_the_grant(store: &Store) {
+        use cassis_core::service::oauth_grants::GrantRefused;
+        let ada = user(store, "ada@example.com", "analytical engine", Role::Editor).await;
+        let services = services(store);
+        let code = client_with_code(store, "claude", &ada).await;
+        let refused = services.redeem_code("claude", &code, REDIRECT, "another-verifier-of-at-least-forty-three-chars-9", NOW).await;
+        assert!(
+            matches!(&refused, Err(GrantRefused::Invalid(why)) if why == "the PKCE code_verifier does not match the challenge"),
+            "{refused:?}"
+        );
+        // A failed exchange used the code up, and started nothing.
+        let refused = services.redeem_code("claude", &code, REDIRECT, VERIFIER, NOW).await;
+        assert!(matches!(&refused, Err(GrantRefused::Invalid(why)) if why == "the authorization code is not valid"), "{refused:?}");
+
+        let code = client_with_code(store, "cursor", &ada).await;
+        let refused = services.redeem_code("claude", &code, REDIRECT, VERIFIER, NOW).await;
+        assert!(matches!(&refused, Err(GrantRefused::Invalid(why)) if why == "the authorization code was issued to another client"), "{refused:?}");
+        let code = {
+            use cassis_core::auth::oauth::{AuthorizationCode, OAuthSecret, challenge_of};
+            let code = OAuthSecret::generate();
+            let approved = AuthorizationCode {
+                client_id: "cursor".to_owned(),
+                organization_id: ada.organization_id,
+                user_id: ada.id,
+                redirect_uri: REDIRECT.to_owned(),
+                code_challenge: challenge_of(VERIFIER),
+                resource: "http://127.0.0.1:3000/mcp/".to_owned(),
+                scope: "mcp".to_owned(),
+                expires_at: NOW.saturating_add(Duration::from_secs(60)),
+            };
+            store.create_authorization_code(&code.hash(), &approved, NOW).await.unwrap();
+            code.expose().to_owned()
+        };
+        let issued = services.redeem_code("cursor", &code, REDIRECT, VERIFIER, NOW).await.unwrap();
+        assert_eq!((issued.user_id, issued.client_id.as_str(), issued.scope.as_str()), (ada.id, "cursor", "mcp"));
+        let grant = store.oauth_grant(issued.grant).await.unwrap().unwrap();
+        assert_eq!((grant.user_id, grant.revoked_at), (ada.id, None));
+
+        // Presented again, the code ends the grant it started.
+        match services.redeem_code("cursor", &code, REDIRECT, VERIFIER, NOW).await {
+            Err(GrantRefused::Replayed { grant, reason }) => {
+                assert_eq!(grant, issued.grant);
+                assert_eq!(reason, "the authorization code was already used");
+            }
+            other => panic!("expected a replay, got {other:?}"),
+        }
+        assert!(store.oauth_grant(issued.grant).await.unwrap().unwrap().revoked_at.is_some());
+        // Revoking retired its refresh token, so the client must sign in again.
+        let refused = services.refresh_grant("cursor", issued.refresh_token.expose(), NOW).await;
+        assert!(matches!(&refused, Err(GrantRefused::Replayed { grant, .. }) if *grant == issued.grant), "{refused:?}");
+    }
+
+    async fn refresh_tokens_rotate_and_a_retired_one_revokes_the_grant(store: &Store) {
+        use cassis_core::service::oauth_grants::GrantRefused;
+        let ada = user(store, "ada@example.com", "analytical engine", Role::Editor).await;
+        let services = services(store);
+        let code = client_with_code(store, "claude", &ada).await;
+        client_with_code(store, "cursor", &ada).await;
+        let first = services.redeem_code("claude", &code, REDIRECT, VERIFIER, NOW).await.unwrap();
+        let later = NOW.saturating_add(Duration::from_secs(60));
+
+        let refused = services.refresh_grant("cursor", first.refresh_token.expose(), later).await;
+        assert!(matches!(&refused, Err(GrantRefused::Invalid(why)) if why == "the refresh token was issued to another client"), "{refused:?}");
+        let second = services.refresh_grant("claude", first.refresh_token.expose(), later).await.unwrap();
+        assert_eq!(second.grant, first.grant);
+        assert_ne!(second.refresh_token.expose(), first.refresh_token.expose());
+        assert_eq!(store.oauth_grant(first.grant).await.unwrap().unwrap().last_used_at, later);
+
+        // A disabled user's client gets nothing, and can again once enabled.
+        let admin = user(store, "grace@example.com", "compilers compile", Role::Admin).await;
+        assert_eq!(admin.organization_id, ada.organization_id);
+        store.set_user_disabled(ada.organization_id, ada.id, Some(later)).await.unwrap();
+        let refused = services.refresh_grant("claude", second.refresh_token.expose(), later).await;
+        assert!(matches!(&refused, Err(GrantRefused::Invalid(why)) if why == "the user's account is disabled"), "{refused:?}");
+        store.set_user_disabled(ada.organization_id, ada.id, None).await.unwrap();
+
+        // The first token is retired: presenting it again revokes the grant.
+        match services.refresh_grant("claude", first.refresh_token.expose(), later).await {
+            Err(GrantRefused::Replayed { grant, .. }) => assert_eq!(grant, first.grant),
+            other => panic!("expected a replay, got {other:?}"),
+        }
+        assert!(store.oauth_grant(first.grant).await.unwrap().unwrap().revoked_at.is_some());
+        let refused = services.refresh_grant("claude", "not a token", later).await;
+        assert!(matches!(&refused, Err(GrantRefused::Invalid(why)) if why == "the refresh token is not valid"), "{refused:?}");
+    }
+}
