@@ -4,6 +4,7 @@ mod cli;
 mod clock;
 mod commands;
 mod config;
+mod error;
 mod health;
 mod lifecycle;
 mod mcp;

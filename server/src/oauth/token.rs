@@ -5,6 +5,7 @@ use super::clients::{ClientLookupError, find_client};
 use super::limits::{ClientAddress, TooMany};
 use super::{issuer, names_mcp_resource, no_store, oauth_error, resource, too_many};
 use crate::clock;
+use crate::error::ApiError;
 use crate::router::AppState;
 use axum::Form;
 use axum::Json;
@@ -12,7 +13,7 @@ use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use cassis_core::auth::hash_key;
-use cassis_core::auth::oauth::{ACCESS_TOKEN_LIFETIME, AccessClaims, looks_like_jwt};
+use cassis_core::auth::oauth::{ACCESS_TOKEN_LIFETIME, AccessClaims, OAuthError, looks_like_jwt};
 use cassis_core::service::oauth_grants::{GrantRefused, Issued};
 use cassis_core::store::StoreError;
 use cassis_core::time::Timestamp;
@@ -41,42 +42,41 @@ pub async fn token(
         Some("authorization_code") => exchange_code(&state, &request, address).await,
         Some("refresh_token") => refresh(&state, &request, address).await,
         Some(other) => Err(TokenError::Grant(
-            "unsupported_grant_type",
+            OAuthError::UnsupportedGrantType,
             format!("the grant type `{other}` is not supported"),
         )),
         None => Err(TokenError::Request("grant_type is required".to_owned())),
     };
     match outcome {
         Ok(response) => response,
-        Err(TokenError::Request(description)) => {
-            oauth_error(StatusCode::BAD_REQUEST, "invalid_request", &description)
-        }
+        Err(TokenError::Request(description)) => oauth_error(
+            StatusCode::BAD_REQUEST,
+            OAuthError::InvalidRequest,
+            &description,
+        ),
         Err(TokenError::Grant(code, description)) => {
-            tracing::info!(error = code, %description, "refused a token request");
+            tracing::info!(error = %code, %description, "refused a token request");
             oauth_error(StatusCode::BAD_REQUEST, code, &description)
         }
-        Err(TokenError::Client(description)) => {
-            oauth_error(StatusCode::UNAUTHORIZED, "invalid_client", &description)
-        }
+        Err(TokenError::Client(description)) => oauth_error(
+            StatusCode::UNAUTHORIZED,
+            OAuthError::InvalidClient,
+            &description,
+        ),
         Err(TokenError::TooMany(refused)) => too_many(
             refused,
             "too many client metadata documents fetched for this address; try again later",
         ),
         Err(TokenError::Store(error)) => {
-            tracing::error!(%error, "the token endpoint could not reach the database");
-            oauth_error(
-                StatusCode::SERVICE_UNAVAILABLE,
-                "temporarily_unavailable",
-                "Cassis could not reach its database",
-            )
+            ApiError::oauth_unavailable("a token request's database work", error).into_response()
         }
     }
 }
 
 enum TokenError {
     Request(String),
-    /// An error code of RFC 6749 §5.2 and its description.
-    Grant(&'static str, String),
+    /// An error of RFC 6749 §5.2 and its description.
+    Grant(OAuthError, String),
     Client(String),
     /// This address started too many metadata document fetches.
     TooMany(TooMany),
@@ -90,7 +90,7 @@ impl From<StoreError> for TokenError {
 }
 
 fn invalid_grant(description: &str) -> TokenError {
-    TokenError::Grant("invalid_grant", description.to_owned())
+    TokenError::Grant(OAuthError::InvalidGrant, description.to_owned())
 }
 
 fn required<'a>(value: &'a Option<String>, name: &str) -> Result<&'a str, TokenError> {
@@ -119,7 +119,7 @@ fn check_resource(state: &AppState, request: &TokenRequest) -> Result<(), TokenE
         None => Ok(()),
         Some(asked) if names_mcp_resource(&state.app.public_url, asked) => Ok(()),
         Some(_) => Err(TokenError::Grant(
-            "invalid_target",
+            OAuthError::InvalidTarget,
             "resource must be this server's MCP endpoint".to_owned(),
         )),
     }
@@ -220,7 +220,7 @@ pub async fn revoke(State(state): State<AppState>, Form(request): Form<RevokeReq
     let Some(token) = request.token.filter(|t| !t.is_empty()) else {
         return oauth_error(
             StatusCode::BAD_REQUEST,
-            "invalid_request",
+            OAuthError::InvalidRequest,
             "token is required",
         );
     };
@@ -255,10 +255,5 @@ pub async fn revoke(State(state): State<AppState>, Form(request): Form<RevokeReq
 }
 
 fn unavailable(error: StoreError) -> Response {
-    tracing::error!(%error, "the revocation endpoint could not reach the database");
-    oauth_error(
-        StatusCode::SERVICE_UNAVAILABLE,
-        "temporarily_unavailable",
-        "Cassis could not reach its database",
-    )
+    ApiError::oauth_unavailable("a revocation's database work", error).into_response()
 }
