@@ -43,7 +43,8 @@ impl Cli {
     }
 }
 
-fn story(cli: &Cli) {
+/// An admin, and a schema-only PostgreSQL project F1 with no draft; returns its id.
+fn admin_and_project(cli: &Cli) -> String {
     let mut admin = cli.command(&[
         "user",
         "create",
@@ -64,6 +65,11 @@ fn story(cli: &Cli) {
         "postgres",
     ]);
     assert_eq!(id.trim().len(), 36, "a UUID: {id}");
+    id
+}
+
+fn story(cli: &Cli) {
+    let id = admin_and_project(cli);
 
     let small = fixture("small.yaml");
     let small = small.to_str().unwrap();
@@ -285,25 +291,7 @@ fn a_regressing_draft_is_published_only_with_force() {
         data: dir.path().join("data"),
         database_url: None,
     };
-    let mut admin = cli.command(&[
-        "user",
-        "create",
-        "--email",
-        "admin@example.com",
-        "--role",
-        "admin",
-    ]);
-    admin.stdin(std::process::Stdio::piped());
-    assert!(run_with_stdin(admin, "admin password\n").status.success());
-    cli.ok(&[
-        "project",
-        "create",
-        "--name",
-        "F1",
-        "--schema-only",
-        "--dialect",
-        "postgres",
-    ]);
+    admin_and_project(&cli);
     let small = fixture("small.yaml");
     let out = cli.ok(&[
         "ontology",
