@@ -17,7 +17,6 @@ mod router;
 mod startup;
 mod telemetry;
 
-use clap::Parser;
 use cli::{
     ApiKeyCommand, Cli, Command, OntologyCommand, ProjectCommand, UserCommand, WarehouseCommand,
 };
@@ -37,7 +36,7 @@ pub fn return_freed_memory() {
 
 #[tokio::main]
 async fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = Cli::parse_scoped();
     match run(cli).await {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
