@@ -33,6 +33,11 @@ pub struct AppContext {
 }
 
 impl AppContext {
+    /// The use cases, on this context's store and engine.
+    pub fn services(&self) -> cassis_core::service::Services {
+        cassis_core::service::Services::new(self.store.clone(), self.engine.clone())
+    }
+
     /// The MCP endpoint clients connect to.
     pub fn mcp_url(&self) -> String {
         format!("{}/mcp/", self.public_url)

@@ -230,11 +230,18 @@ fn asking(c: &mut Criterion) {
             .await
             .unwrap();
         let ontology = from_yaml(&f1_yaml().replace("table: public.", "table: ")).unwrap();
-        cassis_core::ontology::publishing::publish(
-            &store, &project, &ontology, user.id, "bench", now,
-        )
-        .await
-        .unwrap();
+        let engine = Engine::new(store.clone(), EngineSettings::default());
+        cassis_core::service::Services::new(store.clone(), engine)
+            .publish(
+                &user,
+                &project,
+                &ontology,
+                "bench",
+                cassis_core::service::publishing::RegressionPolicy::Force,
+                now,
+            )
+            .await
+            .unwrap();
         (
             Engine::new(store, EngineSettings::default()),
             user,

@@ -2,7 +2,8 @@
 //!
 //! Without the `ssr` feature this crate is plain types that the hydrated
 //! browser app shares with the server. With `ssr` it adds the metadata store,
-//! credential handling and the demo warehouse generator.
+//! credential handling, the demo warehouse generator, and `service`: the use
+//! cases the admin app, the command line and the OAuth handlers call.
 
 pub mod account;
 pub mod engine;
@@ -15,6 +16,8 @@ pub mod time;
 pub mod auth;
 #[cfg(feature = "ssr")]
 pub mod demo;
+#[cfg(feature = "ssr")]
+pub mod service;
 #[cfg(feature = "ssr")]
 pub mod store;
 #[cfg(feature = "ssr")]

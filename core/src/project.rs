@@ -1,5 +1,6 @@
 //! Projects and the data sources they answer questions about.
 
+use crate::account::Role;
 use crate::time::Timestamp;
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -371,6 +372,59 @@ pub struct Project {
     pub access: ProjectAccess,
 }
 
+impl Project {
+    /// The connection URL `reader` may see: redacted, and none at all for a
+    /// viewer, who only asks questions.
+    pub fn connection_shown_to(&self, reader: Role) -> Option<String> {
+        if reader == Role::Viewer {
+            return None;
+        }
+        self.data_source.as_ref().and_then(DataSource::redacted_url)
+    }
+}
+
+/// A project as the lists show it (the app's project list and playground,
+/// the MCP tool `list_projects`, `cassis project list`): never the
+/// connection's password.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ProjectSummary {
+    pub id: Uuid,
+    pub name: String,
+    pub description: String,
+    pub dialect: Option<Dialect>,
+    /// Whether Cassis can run SQL on the data source and return results
+    /// (false for a schema-only source, or none).
+    pub executable: bool,
+    /// See [`Project::connection_shown_to`].
+    pub connection: Option<String>,
+}
+
+impl ProjectSummary {
+    /// `project` as `reader` may see it.
+    pub fn shown_to(project: Project, reader: Role) -> Self {
+        ProjectSummary {
+            connection: project.connection_shown_to(reader),
+            dialect: project.data_source.as_ref().map(|s| s.dialect),
+            executable: project
+                .data_source
+                .as_ref()
+                .is_some_and(DataSource::is_executable),
+            id: project.id,
+            name: project.name,
+            description: project.description,
+        }
+    }
+}
+
+/// The dialect a project's SQL is read in. A project without a data source
+/// yet is read as PostgreSQL, the closest to standard SQL.
+pub fn dialect_of(project: &Project) -> Dialect {
+    project
+        .data_source
+        .as_ref()
+        .map_or(Dialect::Postgres, |source| source.dialect)
+}
+
 /// A project's name: what people and agents see in `list_projects`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ProjectName(String);
@@ -403,6 +457,42 @@ impl ProjectName {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_summary_shows_the_redacted_connection_to_editors_and_none_to_viewers() {
+        let project = Project {
+            id: Uuid::nil(),
+            organization_id: Uuid::nil(),
+            name: "F1".to_owned(),
+            description: "Races".to_owned(),
+            created_at: Timestamp::from_millis(0),
+            data_source: Some(DataSource {
+                dialect: Dialect::Postgres,
+                connection_url: Some("postgres://ana:s3cr3t@db/f1".to_owned()),
+            }),
+            access: ProjectAccess::Organization,
+        };
+        let editor = ProjectSummary::shown_to(project.clone(), Role::Editor);
+        assert_eq!(
+            editor.connection.as_deref(),
+            Some("postgres://ana:***@db/f1")
+        );
+        assert_eq!(
+            (editor.dialect, editor.executable),
+            (Some(Dialect::Postgres), true)
+        );
+        let viewer = ProjectSummary::shown_to(project.clone(), Role::Viewer);
+        assert_eq!(viewer.connection, None);
+        let schema_only = Project {
+            data_source: Some(DataSource {
+                dialect: Dialect::Snowflake,
+                connection_url: None,
+            }),
+            ..project
+        };
+        let summary = ProjectSummary::shown_to(schema_only, Role::Admin);
+        assert_eq!((summary.executable, summary.connection), (false, None));
+    }
 
     #[test]
     fn passwords_never_leave_in_a_redacted_url() {

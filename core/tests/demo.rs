@@ -205,9 +205,7 @@ async fn first_questions_arriving_together_ground_the_version_once() {
         .await
         .unwrap();
     let ontology = ontology::from_yaml(demo::WHOLESALE_ONTOLOGY).unwrap();
-    ontology::publishing::publish(&store, &project, &ontology, users[0].id, "v1", now)
-        .await
-        .unwrap();
+    publish_first_version(&store, &project, &ontology, &users[0], now).await;
 
     let engine = Engine::new(store, Default::default());
     let asks: Vec<_> = users
@@ -314,9 +312,7 @@ async fn one_users_slow_questions_leave_the_project_to_others() {
     )
     .unwrap();
     ontology.objects.extend(spin.objects);
-    ontology::publishing::publish(&store, &project, &ontology, ada.id, "v1", now)
-        .await
-        .unwrap();
+    publish_first_version(&store, &project, &ontology, &ada, now).await;
 
     let engine = Engine::new(
         store,
@@ -397,4 +393,22 @@ async fn one_users_slow_questions_leave_the_project_to_others() {
         .filter(|e| e.contains("took longer than the limit"))
         .count();
     assert_eq!(stopped, 2, "{outcomes:?}");
+}
+
+/// Publishes `ontology` as the project's first version: nothing to regress from.
+async fn publish_first_version(
+    store: &cassis_core::store::Store,
+    project: &cassis_core::project::Project,
+    ontology: &ontology::Ontology,
+    user: &cassis_core::account::User,
+    now: cassis_core::time::Timestamp,
+) {
+    use cassis_core::engine::Engine;
+    use cassis_core::service::Services;
+    use cassis_core::service::publishing::RegressionPolicy;
+    let engine = Engine::new(store.clone(), Default::default());
+    Services::new(store.clone(), engine)
+        .publish(user, project, ontology, "v1", RegressionPolicy::Force, now)
+        .await
+        .unwrap();
 }

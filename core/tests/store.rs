@@ -4,10 +4,12 @@
 
 use cassis_core::account::{Email, Role};
 use cassis_core::auth::{self, Password, SignInError};
+use cassis_core::engine::{Engine, EngineSettings};
 use cassis_core::ontology::drafts::{self, RestoreError};
-use cassis_core::ontology::publishing::{self, PublishError};
 use cassis_core::ontology::{Object, Ontology};
 use cassis_core::project::{DataSource, Dialect, ProjectAccess, ProjectName};
+use cassis_core::service::Services;
+use cassis_core::service::publishing::{PublishError, RegressionPolicy};
 use cassis_core::store::{
     Backend, DRAFT_HISTORY_KEPT, DraftBase, InstanceFlag, NewUser, Store, StoreError, UserUpdate,
 };
@@ -285,6 +287,14 @@ fn ontology_with(objects: &[&str]) -> Ontology {
     }
 }
 
+/// The use cases on `store`, with the built-in planner.
+fn services(store: &Store) -> Services {
+    Services::new(
+        store.clone(),
+        Engine::new(store.clone(), EngineSettings::default()),
+    )
+}
+
 async fn project_and_editor(
     store: &Store,
 ) -> (cassis_core::project::Project, cassis_core::account::User) {
@@ -311,7 +321,7 @@ on_every_backend! {
         let (project, editor) = project_and_editor(store).await;
         assert!(store.draft(project.id).await.unwrap().is_none());
         assert_eq!(
-            publishing::publish_draft(store, &project, editor.id, "", NOW).await.unwrap_err().to_string(),
+            services(store).publish_draft(&editor, &project, "", RegressionPolicy::Refuse, NOW).await.unwrap_err().to_string(),
             "the project has no draft to publish"
         );
 
@@ -321,9 +331,9 @@ on_every_backend! {
         assert_eq!(draft.ontology, ontology_with(&["driver", "race"]));
         assert_eq!(draft.updated_by, Some(editor.id));
 
-        assert_eq!(publishing::publish_draft(store, &project, editor.id, " first ", NOW).await.unwrap(), 1);
+        assert_eq!(services(store).publish_draft(&editor, &project, " first ", RegressionPolicy::Refuse, NOW).await.unwrap(), 1);
         store.save_draft(project.id, &ontology_with(&["driver", "race", "circuit"]), DraftBase::Current, editor.id, "saved", NOW).await.unwrap();
-        assert_eq!(publishing::publish_draft(store, &project, editor.id, "second", NOW).await.unwrap(), 2);
+        assert_eq!(services(store).publish_draft(&editor, &project, "second", RegressionPolicy::Refuse, NOW).await.unwrap(), 2);
 
         let versions = store.list_versions(project.id).await.unwrap();
         assert_eq!(versions.iter().map(|v| v.number).collect::<Vec<_>>(), [2, 1]);
@@ -337,7 +347,7 @@ on_every_backend! {
     async fn an_invalid_draft_is_never_published(store: &Store) {
         let (project, editor) = project_and_editor(store).await;
         store.save_draft(project.id, &ontology_with(&["Bad Name"]), DraftBase::Current, editor.id, "saved", NOW).await.unwrap();
-        match publishing::publish_draft(store, &project, editor.id, "", NOW).await {
+        match services(store).publish_draft(&editor, &project, "", RegressionPolicy::Refuse, NOW).await {
             Err(PublishError::Invalid(problems)) => assert_eq!(problems[0].path, "objects.Bad Name.name"),
             other => panic!("expected problems, got {other:?}"),
         }
@@ -372,7 +382,7 @@ on_every_backend! {
 
         // Deleting takes the draft and the (otherwise immutable) versions along.
         store.save_draft(project.id, &ontology_with(&["driver"]), DraftBase::Current, editor.id, "saved", NOW).await.unwrap();
-        publishing::publish_draft(store, &project, editor.id, "", NOW).await.unwrap();
+        services(store).publish_draft(&editor, &project, "", RegressionPolicy::Refuse, NOW).await.unwrap();
         assert!(store.delete_project(editor.organization_id, project.id).await.unwrap());
         assert!(store.project(editor.organization_id, project.id).await.unwrap().is_none());
         assert!(store.draft(project.id).await.unwrap().is_none());
@@ -508,8 +518,8 @@ on_every_backend! {
         let work = ontology_with(&["driver", "race"]);
         store.save_draft(project.id, &work, DraftBase::Revision(0), editor.id, "saved in the editor", NOW).await.unwrap();
         // Rolling back replaces the draft outright; the work stays in the history.
-        publishing::publish(store, &project, &ontology_with(&["driver"]), editor.id, "", NOW).await.unwrap();
-        publishing::roll_back(store, &project, 1, editor.id, "", NOW).await.unwrap();
+        services(store).publish(&editor, &project, &ontology_with(&["driver"]), "", RegressionPolicy::Refuse, NOW).await.unwrap();
+        services(store).roll_back(&editor, &project, 1, "", NOW).await.unwrap();
         let draft = store.draft(project.id).await.unwrap().unwrap();
         assert_eq!((draft.revision, draft.reason.as_str()), (2, "rolled back to version 1"));
         let history = store.draft_history(project.id).await.unwrap();
@@ -548,15 +558,15 @@ on_every_backend! {
     async fn rolling_back_publishes_old_content_anew(store: &Store) {
         let (project, editor) = project_and_editor(store).await;
         let first = ontology_with(&["driver"]);
-        publishing::publish(store, &project, &first, editor.id, "", NOW).await.unwrap();
-        publishing::publish(store, &project, &ontology_with(&["race"]), editor.id, "", NOW).await.unwrap();
-        assert_eq!(publishing::roll_back(store, &project, 1, editor.id, "", NOW).await.unwrap(), 3);
+        services(store).publish(&editor, &project, &first, "", RegressionPolicy::Refuse, NOW).await.unwrap();
+        services(store).publish(&editor, &project, &ontology_with(&["race"]), "", RegressionPolicy::Refuse, NOW).await.unwrap();
+        assert_eq!(services(store).roll_back(&editor, &project, 1, "", NOW).await.unwrap(), 3);
         let third = store.version(project.id, 3).await.unwrap().unwrap();
         assert_eq!(third.ontology, first);
         assert_eq!(third.info.note, "Roll back to version 1");
         assert_eq!(store.draft(project.id).await.unwrap().unwrap().ontology, first);
         assert!(matches!(
-            publishing::roll_back(store, &project, 9, editor.id, "", NOW).await,
+            services(store).roll_back(&editor, &project, 9, "", NOW).await,
             Err(PublishError::NoSuchVersion(9))
         ));
     }
@@ -701,19 +711,21 @@ async fn concurrent_publishers_get_distinct_consecutive_versions() {
         let (project, editor) = project_and_editor(store).await;
         let tasks: Vec<_> = (0..10)
             .map(|i| {
-                let (store, project) = (store.clone(), project.clone());
+                let (services, project, editor) =
+                    (services(store), project.clone(), editor.clone());
                 tokio::spawn(async move {
                     let ontology = ontology_with(&[&format!("object_{i}")]);
-                    publishing::publish(
-                        &store,
-                        &project,
-                        &ontology,
-                        editor.id,
-                        &format!("task {i}"),
-                        NOW,
-                    )
-                    .await
-                    .unwrap()
+                    services
+                        .publish(
+                            &editor,
+                            &project,
+                            &ontology,
+                            &format!("task {i}"),
+                            RegressionPolicy::Refuse,
+                            NOW,
+                        )
+                        .await
+                        .unwrap()
                 })
             })
             .collect();
@@ -747,16 +759,17 @@ async fn published_versions_cannot_be_changed_by_any_write() {
     for backend in backends().await {
         let store = &backend.store;
         let (project, editor) = project_and_editor(store).await;
-        publishing::publish(
-            store,
-            &project,
-            &ontology_with(&["driver"]),
-            editor.id,
-            "v1",
-            NOW,
-        )
-        .await
-        .unwrap();
+        services(store)
+            .publish(
+                &editor,
+                &project,
+                &ontology_with(&["driver"]),
+                "v1",
+                RegressionPolicy::Refuse,
+                NOW,
+            )
+            .await
+            .unwrap();
 
         sqlx::any::install_default_drivers();
         let mut raw = AnyConnection::connect(&backend.url).await.unwrap();
@@ -1068,4 +1081,131 @@ async fn a_small_edit_racing_another_save_keeps_both() {
         ontology_with(&["driver", "circuit", "race"])
     );
     assert_eq!((draft.revision, draft.reason.as_str()), (3, "added race"));
+}
+
+/// A client with one authorization code for `user`, whose PKCE verifier is
+/// `VERIFIER`; returns the code.
+async fn client_with_code(
+    store: &Store,
+    client_id: &str,
+    user: &cassis_core::account::User,
+) -> String {
+    use cassis_core::auth::oauth::{
+        AuthorizationCode, ClientKind, OAuthClient, OAuthSecret, challenge_of,
+    };
+    let client = OAuthClient {
+        id: client_id.to_owned(),
+        name: client_id.to_owned(),
+        redirect_uris: vec![REDIRECT.to_owned()],
+        kind: ClientKind::Registered,
+        created_at: NOW,
+    };
+    store.save_oauth_client(&client, NOW).await.unwrap();
+    let code = OAuthSecret::generate();
+    let approved = AuthorizationCode {
+        client_id: client_id.to_owned(),
+        organization_id: user.organization_id,
+        user_id: user.id,
+        redirect_uri: REDIRECT.to_owned(),
+        code_challenge: challenge_of(VERIFIER),
+        resource: "http://127.0.0.1:3000/mcp/".to_owned(),
+        scope: "mcp".to_owned(),
+        expires_at: NOW.saturating_add(Duration::from_secs(60)),
+    };
+    store
+        .create_authorization_code(&code.hash(), &approved, NOW)
+        .await
+        .unwrap();
+    code.expose().to_owned()
+}
+
+const REDIRECT: &str = "http://127.0.0.1:45454/callback";
+const VERIFIER: &str = "a-verifier-of-at-least-forty-three-characters-0123";
+
+on_every_backend! {
+    async fn an_authorization_code_is_redeemed_once_and_its_replay_revokes_the_grant(store: &Store) {
+        use cassis_core::service::oauth_grants::GrantRefused;
+        let ada = user(store, "ada@example.com", "analytical engine", Role::Editor).await;
+        let services = services(store);
+        let code = client_with_code(store, "claude", &ada).await;
+        let refused = services.redeem_code("claude", &code, REDIRECT, "another-verifier-of-at-least-forty-three-chars-9", NOW).await;
+        assert!(
+            matches!(&refused, Err(GrantRefused::Invalid(why)) if why == "the PKCE code_verifier does not match the challenge"),
+            "{refused:?}"
+        );
+        // A failed exchange used the code up, and started nothing.
+        let refused = services.redeem_code("claude", &code, REDIRECT, VERIFIER, NOW).await;
+        assert!(matches!(&refused, Err(GrantRefused::Invalid(why)) if why == "the authorization code is not valid"), "{refused:?}");
+
+        let code = client_with_code(store, "cursor", &ada).await;
+        let refused = services.redeem_code("claude", &code, REDIRECT, VERIFIER, NOW).await;
+        assert!(matches!(&refused, Err(GrantRefused::Invalid(why)) if why == "the authorization code was issued to another client"), "{refused:?}");
+        let code = {
+            use cassis_core::auth::oauth::{AuthorizationCode, OAuthSecret, challenge_of};
+            let code = OAuthSecret::generate();
+            let approved = AuthorizationCode {
+                client_id: "cursor".to_owned(),
+                organization_id: ada.organization_id,
+                user_id: ada.id,
+                redirect_uri: REDIRECT.to_owned(),
+                code_challenge: challenge_of(VERIFIER),
+                resource: "http://127.0.0.1:3000/mcp/".to_owned(),
+                scope: "mcp".to_owned(),
+                expires_at: NOW.saturating_add(Duration::from_secs(60)),
+            };
+            store.create_authorization_code(&code.hash(), &approved, NOW).await.unwrap();
+            code.expose().to_owned()
+        };
+        let issued = services.redeem_code("cursor", &code, REDIRECT, VERIFIER, NOW).await.unwrap();
+        assert_eq!((issued.user_id, issued.client_id.as_str(), issued.scope.as_str()), (ada.id, "cursor", "mcp"));
+        let grant = store.oauth_grant(issued.grant).await.unwrap().unwrap();
+        assert_eq!((grant.user_id, grant.revoked_at), (ada.id, None));
+
+        // Presented again, the code ends the grant it started.
+        match services.redeem_code("cursor", &code, REDIRECT, VERIFIER, NOW).await {
+            Err(GrantRefused::Replayed { grant, reason }) => {
+                assert_eq!(grant, issued.grant);
+                assert_eq!(reason, "the authorization code was already used");
+            }
+            other => panic!("expected a replay, got {other:?}"),
+        }
+        assert!(store.oauth_grant(issued.grant).await.unwrap().unwrap().revoked_at.is_some());
+        // Revoking retired its refresh token, so the client must sign in again.
+        let refused = services.refresh_grant("cursor", issued.refresh_token.expose(), NOW).await;
+        assert!(matches!(&refused, Err(GrantRefused::Replayed { grant, .. }) if *grant == issued.grant), "{refused:?}");
+    }
+
+    async fn refresh_tokens_rotate_and_a_retired_one_revokes_the_grant(store: &Store) {
+        use cassis_core::service::oauth_grants::GrantRefused;
+        let ada = user(store, "ada@example.com", "analytical engine", Role::Editor).await;
+        let services = services(store);
+        let code = client_with_code(store, "claude", &ada).await;
+        client_with_code(store, "cursor", &ada).await;
+        let first = services.redeem_code("claude", &code, REDIRECT, VERIFIER, NOW).await.unwrap();
+        let later = NOW.saturating_add(Duration::from_secs(60));
+
+        let refused = services.refresh_grant("cursor", first.refresh_token.expose(), later).await;
+        assert!(matches!(&refused, Err(GrantRefused::Invalid(why)) if why == "the refresh token was issued to another client"), "{refused:?}");
+        let second = services.refresh_grant("claude", first.refresh_token.expose(), later).await.unwrap();
+        assert_eq!(second.grant, first.grant);
+        assert_ne!(second.refresh_token.expose(), first.refresh_token.expose());
+        assert_eq!(store.oauth_grant(first.grant).await.unwrap().unwrap().last_used_at, later);
+
+        // A disabled user's client gets nothing, and can again once enabled.
+        let admin = user(store, "grace@example.com", "compilers compile", Role::Admin).await;
+        assert_eq!(admin.organization_id, ada.organization_id);
+        store.set_user_disabled(ada.organization_id, ada.id, Some(later)).await.unwrap();
+        let refused = services.refresh_grant("claude", second.refresh_token.expose(), later).await;
+        assert!(matches!(&refused, Err(GrantRefused::Invalid(why)) if why == "the user's account is disabled"), "{refused:?}");
+        store.set_user_disabled(ada.organization_id, ada.id, None).await.unwrap();
+
+        // The first token is retired: presenting it again revokes the grant.
+        match services.refresh_grant("claude", first.refresh_token.expose(), later).await {
+            Err(GrantRefused::Replayed { grant, .. }) => assert_eq!(grant, first.grant),
+            other => panic!("expected a replay, got {other:?}"),
+        }
+        assert!(store.oauth_grant(first.grant).await.unwrap().unwrap().revoked_at.is_some());
+        let refused = services.refresh_grant("claude", "not a token", later).await;
+        assert!(matches!(&refused, Err(GrantRefused::Invalid(why)) if why == "the refresh token is not valid"), "{refused:?}");
+    }
 }

@@ -190,6 +190,84 @@ pub struct SettingsArgs {
     pub llm_timeout: Option<u64>,
 }
 
+/// Settings every command reads: where the metadata lives and how it logs.
+const EVERY_COMMAND: [&str; 4] = ["config", "data_dir", "database_url", "log_format"];
+
+/// The question engine's settings, for the commands that answer questions:
+/// `ask`, `eval`, and publishing, which asks the verified questions first.
+const ENGINE: [&str; 7] = [
+    "planner",
+    "llm_url",
+    "llm_model",
+    "llm_name",
+    "llm_timeout",
+    "question_timeout",
+    "max_query_cost",
+];
+
+/// The settings a (sub)command reads beyond [`EVERY_COMMAND`], by its path
+/// of names; `None` for all of them (`serve` and `check-config`).
+fn settings_read_by(path: &[&str]) -> Option<Vec<&'static str>> {
+    Some(match path {
+        ["serve"] | ["check-config"] => return None,
+        ["ask"] | ["eval"] => ENGINE.to_vec(),
+        ["ontology", "import"] => [&ENGINE[..], &["max_ontology_bytes"]].concat(),
+        ["ontology", "publish"] => ENGINE.to_vec(),
+        ["project", "create"] => vec!["warehouse_dir"],
+        _ => Vec::new(),
+    })
+}
+
+impl Cli {
+    /// The command line, where each subcommand's help lists only the
+    /// settings it reads. The others stay global, so one settings file or
+    /// environment serves every command, but they are hidden where they do
+    /// not apply: `cassis user create --help` does not offer `--planner`.
+    pub fn command_with_scoped_help() -> clap::Command {
+        fn scope(command: &mut clap::Command, settings: &[String], path: &mut Vec<String>) {
+            for sub in command.get_subcommands_mut() {
+                path.push(sub.get_name().to_owned());
+                let names: Vec<&str> = path.iter().map(String::as_str).collect();
+                if let Some(read) = settings_read_by(&names) {
+                    let taken = std::mem::replace(sub, clap::Command::new("cassis"));
+                    *sub = taken.mut_args(|arg| {
+                        let id = arg.get_id().as_str();
+                        let setting = settings.iter().any(|s| s == id);
+                        if !setting {
+                            arg
+                        } else if EVERY_COMMAND.contains(&id) || read.contains(&id) {
+                            // After the command's own options.
+                            arg.display_order(1000)
+                        } else {
+                            arg.hide(true)
+                        }
+                    });
+                }
+                scope(sub, settings, path);
+                path.pop();
+            }
+        }
+        let mut command = <Cli as clap::CommandFactory>::command();
+        // Built first, so that the global settings are copied into every
+        // subcommand before they are hidden there.
+        command.build();
+        let settings: Vec<String> = SettingsArgs::augment_args(clap::Command::new("settings"))
+            .get_arguments()
+            .map(|arg| arg.get_id().to_string())
+            .collect();
+        scope(&mut command, &settings, &mut Vec::new());
+        command
+    }
+
+    /// Parses the process's arguments with [`Cli::command_with_scoped_help`];
+    /// exits with clap's message on a usage error, as `Cli::parse` does.
+    pub fn parse_scoped() -> Cli {
+        use clap::FromArgMatches;
+        let matches = Self::command_with_scoped_help().get_matches();
+        Cli::from_arg_matches(&matches).unwrap_or_else(|error| error.exit())
+    }
+}
+
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Run the server: admin app, MCP endpoint, health checks
@@ -374,6 +452,9 @@ pub enum OntologyCommand {
         /// Also publish it as the next version
         #[arg(long)]
         publish: bool,
+        /// Publish even if verified questions would get a different answer or none
+        #[arg(long, requires = "publish")]
+        force: bool,
         /// Why this version exists, shown in the version history
         #[arg(long, default_value = "")]
         note: String,
@@ -391,12 +472,15 @@ pub enum OntologyCommand {
         #[arg(long)]
         draft: bool,
     },
-    /// Publish the project's draft as the next immutable version
+    /// Publish the project's draft as the next immutable version, unless a verified question would get a different answer or none
     Publish {
         #[arg(long)]
         project: String,
         #[arg(long, default_value = "")]
         note: String,
+        /// Publish even if verified questions would get a different answer or none
+        #[arg(long)]
+        force: bool,
         #[arg(long = "as", value_name = "EMAIL")]
         as_user: Option<String>,
     },

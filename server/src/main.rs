@@ -4,6 +4,7 @@ mod cli;
 mod clock;
 mod commands;
 mod config;
+mod error;
 mod health;
 mod lifecycle;
 mod mcp;
@@ -16,7 +17,6 @@ mod router;
 mod startup;
 mod telemetry;
 
-use clap::Parser;
 use cli::{
     ApiKeyCommand, Cli, Command, OntologyCommand, ProjectCommand, UserCommand, WarehouseCommand,
 };
@@ -36,7 +36,7 @@ pub fn return_freed_memory() {
 
 #[tokio::main]
 async fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = Cli::parse_scoped();
     match run(cli).await {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
@@ -148,6 +148,17 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
     }
 }
 
+/// `--force` is the command line's "publish even if verified questions would
+/// get a different answer".
+fn regression_policy(force: bool) -> cassis_core::service::publishing::RegressionPolicy {
+    use cassis_core::service::publishing::RegressionPolicy;
+    if force {
+        RegressionPolicy::Force
+    } else {
+        RegressionPolicy::Refuse
+    }
+}
+
 async fn ontology(settings: &Settings, command: OntologyCommand) -> anyhow::Result<()> {
     use commands::ontology as o;
     match command {
@@ -155,9 +166,11 @@ async fn ontology(settings: &Settings, command: OntologyCommand) -> anyhow::Resu
             project,
             file,
             publish,
+            force,
             note,
             as_user,
         } => {
+            let publish = publish.then_some(regression_policy(force));
             o::import(
                 settings,
                 &project,
@@ -176,8 +189,12 @@ async fn ontology(settings: &Settings, command: OntologyCommand) -> anyhow::Resu
         OntologyCommand::Publish {
             project,
             note,
+            force,
             as_user,
-        } => o::publish(settings, &project, &note, as_user.as_deref()).await,
+        } => {
+            let policy = regression_policy(force);
+            o::publish(settings, &project, &note, policy, as_user.as_deref()).await
+        }
         OntologyCommand::Versions { project } => o::versions(settings, &project).await,
         OntologyCommand::Diff { project, from, to } => o::diff(settings, &project, from, to).await,
         OntologyCommand::Rollback {

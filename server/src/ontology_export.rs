@@ -39,8 +39,7 @@ pub async fn download(
         Ok(None) => (StatusCode::NOT_FOUND, "no such project or version").into_response(),
         Err(Refused::SignedOut) => (StatusCode::UNAUTHORIZED, "sign in first").into_response(),
         Err(Refused::Store(error)) => {
-            tracing::error!(%error, "exporting an ontology failed");
-            StatusCode::SERVICE_UNAVAILABLE.into_response()
+            crate::error::ApiError::unavailable("exporting an ontology", error).into_response()
         }
     }
 }

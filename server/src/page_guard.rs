@@ -35,8 +35,8 @@ pub async fn require_session(
     let user = match signed_in_user(&state, request.headers()).await {
         Ok(user) => user,
         Err(error) => {
-            tracing::error!(%error, "checking the session failed");
-            return axum::http::StatusCode::SERVICE_UNAVAILABLE.into_response();
+            return crate::error::ApiError::unavailable("checking the session", error)
+                .into_response();
         }
     };
     match (user, path == LOGIN_PATH) {

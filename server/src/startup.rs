@@ -6,8 +6,11 @@ use anyhow::Context;
 use cassis_core::account::{Email, Organization, Role};
 use cassis_core::auth::Password;
 use cassis_core::demo;
-use cassis_core::ontology::{self, publishing};
+use cassis_core::engine::Engine;
+use cassis_core::ontology;
 use cassis_core::project::{DataSource, Dialect, Project, ProjectName};
+use cassis_core::service::Services;
+use cassis_core::service::publishing::RegressionPolicy;
 use cassis_core::store::{DraftBase, InstanceFlag, NewUser, Store};
 use std::path::Path;
 use std::time::Instant;
@@ -100,15 +103,18 @@ async fn publish_demo_ontology(
             clock::now(),
         )
         .await?;
-    let version = publishing::publish(
-        store,
-        project,
-        &ontology,
-        admin.id,
-        "Demo ontology",
-        clock::now(),
-    )
-    .await?;
+    // The first version of a new project: there is nothing to regress from.
+    let engine = Engine::new(store.clone(), Default::default());
+    let version = Services::new(store.clone(), engine)
+        .publish(
+            &admin,
+            project,
+            &ontology,
+            "Demo ontology",
+            RegressionPolicy::Force,
+            clock::now(),
+        )
+        .await?;
     tracing::info!(version, "published the demo ontology");
     Ok(())
 }

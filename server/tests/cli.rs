@@ -316,3 +316,53 @@ fn api_keys_are_shown_once_stored_hashed_listed_and_revoked() {
         assert!(stderr(&output).contains(message), "{}", stderr(&output));
     }
 }
+
+/// A subcommand's help lists the settings it reads and no others; every
+/// setting is still accepted there, so one environment serves all commands.
+#[test]
+fn subcommand_help_shows_only_the_settings_that_apply() {
+    let help = |args: &[&str]| {
+        let output = cassis(std::path::Path::new("unused"))
+            .args(args)
+            .arg("--help")
+            .output()
+            .unwrap();
+        assert!(output.status.success(), "{}", stderr(&output));
+        stdout(&output)
+    };
+    let user = help(&["user", "create"]);
+    for shown in [
+        "--email",
+        "--role",
+        "--data-dir",
+        "--database-url",
+        "--config",
+    ] {
+        assert!(user.contains(shown), "{shown} in {user}");
+    }
+    for hidden in [
+        "--planner",
+        "--addr",
+        "--llm-url",
+        "--max-query-cost",
+        "--metrics-token",
+    ] {
+        assert!(!user.contains(hidden), "{hidden} in {user}");
+    }
+    let publish = help(&["ontology", "publish"]);
+    for shown in ["--force", "--planner", "--llm-model", "--question-timeout"] {
+        assert!(publish.contains(shown), "{shown} in {publish}");
+    }
+    assert!(!publish.contains("--addr"), "{publish}");
+    let serve = help(&["serve"]);
+    for shown in ["--addr", "--planner", "--metrics-allow", "--drain-timeout"] {
+        assert!(serve.contains(shown), "{shown} in {serve}");
+    }
+    // Hidden, not refused: a setting meant for the server is still accepted.
+    let dir = tempfile::tempdir().unwrap();
+    let output = cassis(&dir.path().join("data"))
+        .args(["user", "list", "--planner", "builtin"])
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", stderr(&output));
+}

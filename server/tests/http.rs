@@ -936,3 +936,71 @@ async fn sign_in_never_redirects_to_another_site() {
         assert_eq!(response.headers()[LOCATION], expected, "{next:?}");
     }
 }
+
+/// The project form and `cassis project create` read a data source by one
+/// rule: each input below is refused by both, with the same message, and
+/// neither creates a project.
+#[tokio::test]
+async fn the_app_and_the_cli_refuse_the_same_data_sources() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let server = Server::start(&data, |_| {});
+    let admin = sign_in(&server, ADMIN_PASSWORD).await.1.unwrap();
+    let outside = dir.path().join("elsewhere.sqlite");
+    let outside = format!("sqlite://{}", outside.display());
+    let cases: [(&str, &str, &str); 4] = [
+        (
+            "mysql",
+            "postgres://cassis:s3cret@db.example.com/f1",
+            "`postgres://cassis:***@db.example.com/f1` is a postgres URL, but the dialect chosen is mysql.",
+        ),
+        (
+            "databricks",
+            "databricks://host/x",
+            "Cassis cannot connect to databricks yet; choose a schema-only source",
+        ),
+        (
+            "",
+            "oracle://host/x",
+            "Cassis connects to sqlite://, postgres://, mysql:// and snowflake:// URLs, not `oracle://host/x`.",
+        ),
+        (
+            "sqlite",
+            &outside,
+            "SQLite sources must be files in it (the server's --warehouse-dir).",
+        ),
+    ];
+    for (dialect, url, message) in cases {
+        let form = [
+            ("name", "Refused"),
+            ("dialect", dialect),
+            ("connection_url", url),
+        ];
+        let (status, body) = call_with(&server, &admin, "create_project", &form).await;
+        assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
+        assert!(body.contains(message), "the app: {body}");
+
+        let mut command = cassis(&data);
+        command.args(["project", "create", "--name", "Refused", "--warehouse", url]);
+        if !dialect.is_empty() {
+            command.args(["--dialect", dialect]);
+        }
+        let output = command.output().unwrap();
+        assert_eq!(output.status.code(), Some(2), "{}", stdout(&output));
+        let err = String::from_utf8_lossy(&output.stderr);
+        assert!(err.contains(message), "the command line: {err}");
+        assert!(!err.contains("s3cret") && !body.contains("s3cret"));
+    }
+    let listed = cassis(&data)
+        .args(["project", "list", "--json"])
+        .output()
+        .unwrap();
+    let projects: serde_json::Value = serde_json::from_slice(&listed.stdout).unwrap();
+    let names: Vec<&str> = projects
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|p| p["name"].as_str())
+        .collect();
+    assert!(!names.contains(&"Refused"), "{names:?}");
+}

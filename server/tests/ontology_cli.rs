@@ -43,7 +43,8 @@ impl Cli {
     }
 }
 
-fn story(cli: &Cli) {
+/// An admin, and a schema-only PostgreSQL project F1 with no draft; returns its id.
+fn admin_and_project(cli: &Cli) -> String {
     let mut admin = cli.command(&[
         "user",
         "create",
@@ -64,6 +65,11 @@ fn story(cli: &Cli) {
         "postgres",
     ]);
     assert_eq!(id.trim().len(), 36, "a UUID: {id}");
+    id
+}
+
+fn story(cli: &Cli) {
+    let id = admin_and_project(cli);
 
     let small = fixture("small.yaml");
     let small = small.to_str().unwrap();
@@ -273,4 +279,83 @@ fn ontology_as_code_on_postgresql() {
         data: dir.path().join("data"),
         database_url: Some(url),
     });
+}
+
+/// `ontology publish` and `import --publish` pass the same regression gate as
+/// the app's publish button: a draft that changes a verified question's answer
+/// is refused, naming the question, and published only with `--force`.
+#[test]
+fn a_regressing_draft_is_published_only_with_force() {
+    let dir = tempfile::tempdir().unwrap();
+    let cli = Cli {
+        data: dir.path().join("data"),
+        database_url: None,
+    };
+    admin_and_project(&cli);
+    let small = fixture("small.yaml");
+    let out = cli.ok(&[
+        "ontology",
+        "import",
+        "--project",
+        "F1",
+        small.to_str().unwrap(),
+        "--publish",
+    ]);
+    assert!(out.contains("published version 1"), "{out}");
+
+    // Wins become podiums: the verified question about wins gets other SQL.
+    let exported = cli.ok(&["ontology", "export", "--project", "F1"]);
+    let podiums = exported.replace("position = 1", "position <= 3");
+    assert_ne!(podiums, exported);
+    let file = dir.path().join("podiums.yaml");
+    std::fs::write(&file, &podiums).unwrap();
+    let file = file.to_str().unwrap();
+
+    let refused = cli.run(&["ontology", "import", "--project", "F1", file, "--publish"]);
+    assert_eq!(refused.status.code(), Some(2));
+    let err = stderr(&refused);
+    assert!(
+        err.contains(
+            "1 verified question(s) would get a different answer or none; nothing was published"
+        ),
+        "{err}"
+    );
+    assert!(
+        err.contains("  Who won the most races in 2023?: changes: different SQL"),
+        "{err}"
+    );
+    assert!(err.contains("publish anyway with --force"), "{err}");
+    assert!(
+        stdout(&refused).contains("imported"),
+        "the draft is imported all the same"
+    );
+    let refused = cli.run(&["ontology", "publish", "--project", "F1"]);
+    assert_eq!(refused.status.code(), Some(2));
+    assert!(
+        stderr(&refused).contains("Who won the most races in 2023?"),
+        "{}",
+        stderr(&refused)
+    );
+    let versions = cli.ok(&["ontology", "versions", "--project", "F1"]);
+    assert_eq!(
+        versions.lines().count(),
+        1,
+        "nothing was published: {versions}"
+    );
+
+    let out = cli.ok(&[
+        "ontology",
+        "publish",
+        "--project",
+        "F1",
+        "--force",
+        "--note",
+        "podiums",
+    ]);
+    assert_eq!(out, "published version 2\n");
+    let out = cli.ok(&["ontology", "export", "--project", "F1", "--version", "2"]);
+    assert_eq!(out, podiums);
+    // With nothing changed, the gate lets the same content through.
+    let out = cli.ok(&["ontology", "import", "--project", "F1", file, "--publish"]);
+    assert!(out.contains("published version 3"), "{out}");
 }

@@ -110,7 +110,7 @@ async fn read_draft(
 #[server(endpoint = "get_draft")]
 pub async fn get_draft(project_id: String) -> Result<DraftView, AppError> {
     use cassis_core::account::Role;
-    use cassis_core::ontology::publishing::dialect_of;
+    use cassis_core::project::dialect_of;
     let user = crate::ssr::require_user().await?;
     let project = crate::ssr::project_of(&user, &project_id).await?;
     let store = crate::ssr::context()?.store;
@@ -137,7 +137,7 @@ pub async fn get_draft(project_id: String) -> Result<DraftView, AppError> {
 /// Every problem of the YAML as typed, without saving it.
 #[server(endpoint = "check_draft")]
 pub async fn check_draft(project_id: String, yaml: String) -> Result<Vec<ProblemView>, AppError> {
-    use cassis_core::ontology::publishing::dialect_of;
+    use cassis_core::project::dialect_of;
     let user = crate::ssr::require_user().await?;
     let project = crate::ssr::project_of(&user, &project_id).await?;
     Ok(match read_draft(yaml.into(), dialect_of(&project)).await? {
@@ -160,7 +160,7 @@ pub async fn save_draft(
     #[server(default)] revision: u64,
     #[server(default)] overwrite: bool,
 ) -> Result<SavedDraft, AppError> {
-    use cassis_core::ontology::publishing::dialect_of;
+    use cassis_core::project::dialect_of;
     use cassis_core::store::DraftBase;
     let user = crate::ssr::require_editor().await?;
     let project = crate::ssr::project_of(&user, &project_id).await?;
@@ -201,7 +201,7 @@ pub async fn bootstrap_draft(
     #[server(default)] ddl: String,
 ) -> Result<(usize, usize), AppError> {
     use cassis_core::ontology::bootstrap::{catalog_from_ddl, draft_from_catalog};
-    use cassis_core::ontology::publishing::dialect_of;
+    use cassis_core::project::dialect_of;
     let user = crate::ssr::require_editor().await?;
     let project = crate::ssr::project_of(&user, &project_id).await?;
     let invalid = |message: String| crate::ssr::respond_with(AppError::Invalid(message));
@@ -322,7 +322,7 @@ async fn add_to_draft(
     mut add: impl FnMut(&mut Ontology) -> Result<(String, String), AppError>,
 ) -> Result<Vec<(String, String)>, AppError> {
     use cassis_core::ontology::problems_of_added;
-    use cassis_core::ontology::publishing::dialect_of;
+    use cassis_core::project::dialect_of;
     let user = crate::ssr::require_editor().await?;
     let project = crate::ssr::project_of(&user, project_id).await?;
     let store = crate::ssr::context()?.store;

@@ -4,50 +4,12 @@ use leptos::prelude::*;
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
-/// A project as the project list shows it: never the connection's password.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct ProjectSummary {
-    pub id: Uuid,
-    pub name: String,
-    pub description: String,
-    pub dialect: Option<Dialect>,
-    /// Whether Cassis can run SQL on the data source (false for schema-only).
-    pub executable: bool,
-    pub connection: Option<String>,
-}
-
-/// The connection URL a user may see: redacted, and none at all for a
-/// viewer, who only asks questions.
-#[cfg(feature = "ssr")]
-fn shown_connection(
-    user: &cassis_core::account::User,
-    project: &cassis_core::project::Project,
-) -> Option<String> {
-    use cassis_core::account::Role;
-    if user.role == Role::Viewer {
-        return None;
-    }
-    project.data_source.as_ref().and_then(|s| s.redacted_url())
-}
+pub use cassis_core::project::ProjectSummary;
 
 #[server(endpoint = "list_projects")]
 pub async fn list_projects() -> Result<Vec<ProjectSummary>, AppError> {
     let user = crate::ssr::require_user().await?;
-    let projects = crate::ssr::context()?
-        .store
-        .accessible_projects(&user)
-        .await?;
-    Ok(projects
-        .into_iter()
-        .map(|p| ProjectSummary {
-            connection: shown_connection(&user, &p),
-            id: p.id,
-            name: p.name,
-            description: p.description,
-            dialect: p.data_source.as_ref().map(|s| s.dialect),
-            executable: p.data_source.as_ref().is_some_and(|s| s.is_executable()),
-        })
-        .collect())
+    Ok(crate::ssr::context()?.services().projects_of(&user).await?)
 }
 
 /// One project as its settings page shows it: the password never comes back.
@@ -70,7 +32,7 @@ pub struct ProjectDetail {
 #[server(endpoint = "get_project")]
 pub async fn get_project(id: String) -> Result<ProjectDetail, AppError> {
     use cassis_core::account::Role;
-    use cassis_core::ontology::publishing::dialect_of;
+    use cassis_core::project::dialect_of;
     let user = crate::ssr::require_user().await?;
     let project = crate::ssr::project_of(&user, &id).await?;
     // One request for the whole settings page: a second resource nested in
@@ -84,7 +46,7 @@ pub async fn get_project(id: String) -> Result<ProjectDetail, AppError> {
         }
     };
     Ok(ProjectDetail {
-        connection: shown_connection(&user, &project),
+        connection: project.connection_shown_to(user.role),
         access,
         id: project.id,
         dialect: dialect_of(&project),

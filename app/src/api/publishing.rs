@@ -31,8 +31,8 @@ pub struct VersionRow {
 #[server(endpoint = "preview_publish")]
 pub async fn preview_publish(project_id: String) -> Result<PublishPreview, AppError> {
     use cassis_core::account::Role;
-    use cassis_core::ontology::publishing::dialect_of;
     use cassis_core::ontology::{diff, validate};
+    use cassis_core::project::dialect_of;
     let user = crate::ssr::require_user().await?;
     let project = crate::ssr::project_of(&user, &project_id).await?;
     let store = crate::ssr::context()?.store;
@@ -66,19 +66,13 @@ pub async fn preview_publish(project_id: String) -> Result<PublishPreview, AppEr
 pub async fn check_regressions(project_id: String) -> Result<Vec<RegressionCheck>, AppError> {
     let user = crate::ssr::require_editor().await?;
     let project = crate::ssr::project_of(&user, &project_id).await?;
-    let ctx = crate::ssr::context()?;
-    let Some(draft) = ctx.store.draft(project.id).await? else {
+    let services = crate::ssr::context()?.services();
+    let Some(draft) = services.store.draft(project.id).await? else {
         return Ok(Vec::new());
     };
-    Ok(cassis_core::ontology::publishing::check_regressions(
-        &ctx.store,
-        &ctx.engine,
-        &user,
-        &project,
-        &draft.ontology,
-        crate::ssr::now(),
-    )
-    .await?)
+    Ok(services
+        .check_regressions(&user, &project, &draft.ontology, crate::ssr::now())
+        .await?)
 }
 
 /// Publishes the draft as the next version. Unless `confirm_regressions`,
@@ -89,47 +83,29 @@ pub async fn publish_draft(
     #[server(default)] note: String,
     #[server(default)] confirm_regressions: bool,
 ) -> Result<u32, AppError> {
-    use cassis_core::ontology::publishing::{self, PublishError};
+    use cassis_core::service::publishing::{PublishError, RegressionPolicy};
     let user = crate::ssr::require_editor().await?;
     let project = crate::ssr::project_of(&user, &project_id).await?;
-    let ctx = crate::ssr::context()?;
+    let policy = if confirm_regressions {
+        RegressionPolicy::Force
+    } else {
+        RegressionPolicy::Refuse
+    };
+    let published = crate::ssr::context()?
+        .services()
+        .publish_draft(&user, &project, &note, policy, crate::ssr::now())
+        .await;
     let invalid = |message: String| crate::ssr::respond_with(AppError::Invalid(message));
-    let draft = ctx
-        .store
-        .draft(project.id)
-        .await?
-        .ok_or_else(|| invalid("There is no draft to publish yet.".to_owned()))?;
-    if !confirm_regressions {
-        let checks = publishing::check_regressions(
-            &ctx.store,
-            &ctx.engine,
-            &user,
-            &project,
-            &draft.ontology,
-            crate::ssr::now(),
-        )
-        .await?;
-        let regressions = checks.iter().filter(|c| c.is_regression()).count();
-        if regressions > 0 {
-            return Err(invalid(format!(
-                "{regressions} verified question(s) would get a different answer or none; confirm to publish anyway."
-            )));
-        }
-    }
-    match publishing::publish(
-        &ctx.store,
-        &project,
-        &draft.ontology,
-        user.id,
-        &note,
-        crate::ssr::now(),
-    )
-    .await
-    {
+    match published {
         Ok(number) => {
             tracing::info!(user = %user.id, project = %project.id, version = number, "published a version");
             Ok(number)
         }
+        Err(PublishError::NoDraft) => Err(invalid("There is no draft to publish yet.".to_owned())),
+        Err(PublishError::Regressions(regressions)) => Err(invalid(format!(
+            "{} verified question(s) would get a different answer or none; confirm to publish anyway.",
+            regressions.len()
+        ))),
         Err(PublishError::Invalid(problems)) => Err(invalid(format!(
             "The draft has {} problem(s); fix them in the editor first. Nothing was published.",
             problems.len()
@@ -200,11 +176,14 @@ pub async fn roll_back(
     to: u32,
     #[server(default)] note: String,
 ) -> Result<u32, AppError> {
-    use cassis_core::ontology::publishing::{self, PublishError};
+    use cassis_core::service::publishing::PublishError;
     let user = crate::ssr::require_editor().await?;
     let project = crate::ssr::project_of(&user, &project_id).await?;
-    let store = crate::ssr::context()?.store;
-    match publishing::roll_back(&store, &project, to, user.id, &note, crate::ssr::now()).await {
+    let services = crate::ssr::context()?.services();
+    match services
+        .roll_back(&user, &project, to, &note, crate::ssr::now())
+        .await
+    {
         Ok(number) => {
             tracing::info!(user = %user.id, project = %project.id, to, version = number, "rolled back");
             Ok(number)

@@ -8,8 +8,6 @@ mod diff;
 pub mod drafts;
 mod edit;
 mod model;
-#[cfg(feature = "ssr")]
-pub mod publishing;
 mod validate;
 #[cfg(feature = "ssr")]
 mod yaml;

@@ -5,8 +5,12 @@ use crate::config::Settings;
 use crate::{clock, startup};
 use anyhow::{Context, bail};
 use cassis_core::account::{Email, User};
-use cassis_core::ontology::{self, LocatedProblem, Ontology, drafts, publishing};
-use cassis_core::project::Project;
+use cassis_core::engine::Engine;
+use cassis_core::engine::regression::{RegressionCheck, Verdict};
+use cassis_core::ontology::{self, LocatedProblem, Ontology, drafts};
+use cassis_core::project::{Project, dialect_of};
+use cassis_core::service::Services;
+use cassis_core::service::publishing::{PublishError, RegressionPolicy};
 use cassis_core::store::{DraftBase, Store};
 use std::path::Path;
 use uuid::Uuid;
@@ -33,6 +37,12 @@ pub async fn open_project(
     let org = startup::organization(&store).await?;
     let project = find_project(&store, org.id, reference).await?;
     Ok((store, project))
+}
+
+/// The use cases on a command's store, with the engine the settings describe.
+fn services(settings: &Settings, store: &Store) -> anyhow::Result<Services> {
+    let engine = Engine::new(store.clone(), settings.engine()?);
+    Ok(Services::new(store.clone(), engine))
 }
 
 /// The user a command acts as: the one named, or the first admin.
@@ -75,11 +85,12 @@ fn report(problems: &[LocatedProblem], total: usize, file: &Path) -> String {
     )
 }
 
+/// Makes `file` the draft and, with `publish`, publishes it under that policy.
 pub async fn import(
     settings: &Settings,
     project: &str,
     file: &Path,
-    publish: bool,
+    publish: Option<RegressionPolicy>,
     note: &str,
     as_user: Option<&str>,
 ) -> anyhow::Result<()> {
@@ -89,8 +100,7 @@ pub async fn import(
         .map_err(|e| anyhow::anyhow!("{}: {e}", file.display()))?;
     let (store, project) = open_project(settings, project).await?;
     let user = acting_user(&store, project.organization_id, as_user).await?;
-    let (problems, total) =
-        ontology::located_problems(&parsed, publishing::dialect_of(&project), &text);
+    let (problems, total) = ontology::located_problems(&parsed, dialect_of(&project), &text);
     if total > 0 {
         bail!("{}\nnothing was imported", report(&problems, total, file));
     }
@@ -112,12 +122,48 @@ pub async fn import(
         file.display(),
         project.name
     );
-    if publish {
-        let number =
-            publishing::publish(&store, &project, &parsed, user.id, note, clock::now()).await?;
-        println!("published version {number}");
+    if let Some(policy) = publish {
+        let published = services(settings, &store)?
+            .publish(&user, &project, &parsed, note, policy, clock::now())
+            .await;
+        println!("published version {}", published_or_why(published)?);
     }
     Ok(())
+}
+
+/// The version published, or why nothing was: every problem, or every
+/// verified question that would change or fail.
+fn published_or_why(published: Result<u32, PublishError>) -> anyhow::Result<u32> {
+    match published {
+        Ok(number) => Ok(number),
+        Err(PublishError::Invalid(problems)) => {
+            let lines: Vec<String> = problems.iter().map(|p| format!("  {p}")).collect();
+            bail!(
+                "the draft has {} problem(s); nothing was published:\n{}",
+                problems.len(),
+                lines.join("\n")
+            )
+        }
+        Err(PublishError::Regressions(regressions)) => {
+            let lines: Vec<String> = regressions.iter().map(regression_line).collect();
+            bail!(
+                "{} verified question(s) would get a different answer or none; nothing was published:\n{}\npublish anyway with --force",
+                regressions.len(),
+                lines.join("\n")
+            )
+        }
+        Err(e) => Err(e.into()),
+    }
+}
+
+fn regression_line(check: &RegressionCheck) -> String {
+    let how = match &check.verdict {
+        Verdict::Changed(how) => format!("changes: {how}"),
+        Verdict::Fails(why) => format!("fails: {why}"),
+        Verdict::StillFails(why) => format!("still fails: {why}"),
+        Verdict::Unchanged | Verdict::Fixed | Verdict::New => "answered".to_owned(),
+    };
+    format!("  {}: {how}", check.question)
 }
 
 pub async fn export(
@@ -154,25 +200,16 @@ pub async fn publish(
     settings: &Settings,
     project: &str,
     note: &str,
+    policy: RegressionPolicy,
     as_user: Option<&str>,
 ) -> anyhow::Result<()> {
     let (store, project) = open_project(settings, project).await?;
     let user = acting_user(&store, project.organization_id, as_user).await?;
-    match publishing::publish_draft(&store, &project, user.id, note, clock::now()).await {
-        Ok(number) => {
-            println!("published version {number}");
-            Ok(())
-        }
-        Err(publishing::PublishError::Invalid(problems)) => {
-            let lines: Vec<String> = problems.iter().map(|p| format!("  {p}")).collect();
-            bail!(
-                "the draft has {} problem(s); nothing was published:\n{}",
-                problems.len(),
-                lines.join("\n")
-            )
-        }
-        Err(e) => Err(e.into()),
-    }
+    let published = services(settings, &store)?
+        .publish_draft(&user, &project, note, policy, clock::now())
+        .await;
+    println!("published version {}", published_or_why(published)?);
+    Ok(())
 }
 
 pub async fn versions(settings: &Settings, project: &str) -> anyhow::Result<()> {
@@ -243,7 +280,9 @@ pub async fn roll_back(
 ) -> anyhow::Result<()> {
     let (store, project) = open_project(settings, project).await?;
     let user = acting_user(&store, project.organization_id, as_user).await?;
-    let number = publishing::roll_back(&store, &project, to, user.id, note, clock::now()).await?;
+    let number = services(settings, &store)?
+        .roll_back(&user, &project, to, note, clock::now())
+        .await?;
     println!("published version {number} with the content of version {to}");
     Ok(())
 }

@@ -3,8 +3,9 @@ use crate::clock;
 use crate::config::Settings;
 use crate::startup;
 use anyhow::{Context, bail};
+use cassis_core::account::Role;
 use cassis_core::ontology::bootstrap;
-use cassis_core::project::{DataSource, Dialect, ProjectName, redact_url};
+use cassis_core::project::{DataSource, Dialect, ProjectName, ProjectSummary, redact_url};
 use cassis_core::store::{DraftBase, StoreError};
 use cassis_core::warehouse::Warehouse;
 use serde_json::json;
@@ -103,7 +104,13 @@ pub async fn create(
 pub async fn list(settings: &Settings, as_json: bool) -> anyhow::Result<()> {
     let store = open_store(settings).await?;
     let org = startup::organization(&store).await?;
-    let projects = store.list_projects(org.id).await?;
+    // The command line is the operators': every project, as an admin sees it.
+    let projects: Vec<ProjectSummary> = store
+        .list_projects(org.id)
+        .await?
+        .into_iter()
+        .map(|p| ProjectSummary::shown_to(p, Role::Admin))
+        .collect();
     if as_json {
         let rows: Vec<_> = projects
             .iter()
@@ -111,8 +118,8 @@ pub async fn list(settings: &Settings, as_json: bool) -> anyhow::Result<()> {
                 json!({
                     "id": p.id,
                     "name": p.name,
-                    "dialect": p.data_source.as_ref().map(|s| s.dialect),
-                    "connected": p.data_source.as_ref().is_some_and(|s| s.is_executable()),
+                    "dialect": p.dialect,
+                    "connected": p.executable,
                 })
             })
             .collect();
@@ -125,9 +132,9 @@ pub async fn list(settings: &Settings, as_json: bool) -> anyhow::Result<()> {
     }
     println!("{:<36}  {:<24}  SOURCE", "ID", "NAME");
     for p in projects {
-        let source = match &p.data_source {
-            Some(s) if s.is_executable() => format!("{} (connected)", s.dialect),
-            Some(s) => format!("{} (schema only)", s.dialect),
+        let source = match p.dialect {
+            Some(dialect) if p.executable => format!("{dialect} (connected)"),
+            Some(dialect) => format!("{dialect} (schema only)"),
             None => "none".to_owned(),
         };
         println!("{:<36}  {:<24}  {source}", p.id, p.name);

@@ -74,6 +74,19 @@ pub struct ProjectSummary {
     pub dialect: Option<String>,
 }
 
+/// The tool's wire names for core's summary.
+impl From<cassis_core::project::ProjectSummary> for ProjectSummary {
+    fn from(project: cassis_core::project::ProjectSummary) -> Self {
+        ProjectSummary {
+            id: project.id.to_string(),
+            name: project.name,
+            description: project.description,
+            data_source_connected: project.executable,
+            dialect: project.dialect.map(|d| d.as_str().to_owned()),
+        }
+    }
+}
+
 fn caller(parts: &Parts) -> Result<&Caller, ErrorData> {
     // The credential layer runs before every MCP request, so a missing caller
     // means the router was assembled wrongly.
@@ -170,8 +183,8 @@ impl CassisTools {
         let projects = self
             .0
             .app
-            .store
-            .accessible_projects(&caller.user)
+            .services()
+            .projects_of(&caller.user)
             .await
             .map_err(|error| {
                 metrics::counter!("cassis_mcp_tool_calls_total", "tool" => "list_projects", "status" => "error")
@@ -182,21 +195,7 @@ impl CassisTools {
         self.record(caller, "list_projects", None, "ok", started)
             .await;
         Ok(ProjectList {
-            projects: projects
-                .into_iter()
-                .map(|project| ProjectSummary {
-                    id: project.id.to_string(),
-                    name: project.name,
-                    description: project.description,
-                    data_source_connected: project
-                        .data_source
-                        .as_ref()
-                        .is_some_and(|source| source.is_executable()),
-                    dialect: project
-                        .data_source
-                        .map(|source| source.dialect.as_str().to_owned()),
-                })
-                .collect(),
+            projects: projects.into_iter().map(ProjectSummary::from).collect(),
         })
     }
 

@@ -17,6 +17,7 @@ use axum::response::{Html, IntoResponse, Redirect, Response};
 use cassis_app::ssr::session_token;
 use cassis_core::account::User;
 use cassis_core::auth::hash_key;
+use cassis_core::auth::oauth::OAuthError;
 use cassis_core::auth::oauth::{
     AuthorizationCode, CODE_LIFETIME, OAuthClient, OAuthSecret, granted_scope,
 };
@@ -63,7 +64,7 @@ enum Refusal {
     Redirect {
         redirect_uri: String,
         state: Option<String>,
-        error: &'static str,
+        error: OAuthError,
         description: String,
     },
     Unavailable,
@@ -166,7 +167,7 @@ pub async fn decide(
             Refusal::Redirect {
                 redirect_uri: valid.redirect_uri,
                 state: valid.state,
-                error: "access_denied",
+                error: OAuthError::AccessDenied,
                 description: "The user denied the request.".to_owned(),
             },
         );
@@ -236,7 +237,7 @@ async fn validate(
             ),
         ));
     }
-    let to_client = |error: &'static str, description: &str| Refusal::Redirect {
+    let to_client = |error: OAuthError, description: &str| Refusal::Redirect {
         redirect_uri: redirect_uri.clone(),
         state: params.state.clone(),
         error,
@@ -244,20 +245,20 @@ async fn validate(
     };
     if params.response_type.as_deref() != Some("code") {
         return Err(to_client(
-            "unsupported_response_type",
+            OAuthError::UnsupportedResponseType,
             "response_type must be code",
         ));
     }
     let challenge = params.code_challenge.clone().unwrap_or_default();
     if challenge.is_empty() {
         return Err(to_client(
-            "invalid_request",
+            OAuthError::InvalidRequest,
             "code_challenge is required: Cassis requires PKCE",
         ));
     }
     if params.code_challenge_method.as_deref() != Some("S256") {
         return Err(to_client(
-            "invalid_request",
+            OAuthError::InvalidRequest,
             "code_challenge_method must be S256",
         ));
     }
@@ -267,7 +268,7 @@ async fn validate(
             .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
     {
         return Err(to_client(
-            "invalid_request",
+            OAuthError::InvalidRequest,
             "code_challenge is not a base64url SHA-256 digest",
         ));
     }
@@ -275,19 +276,19 @@ async fn validate(
         Some(asked) if names_mcp_resource(&state.app.public_url, asked) => {}
         Some(_) => {
             return Err(to_client(
-                "invalid_target",
+                OAuthError::InvalidTarget,
                 "resource must be this server's MCP endpoint",
             ));
         }
         None => {
             return Err(to_client(
-                "invalid_target",
+                OAuthError::InvalidTarget,
                 "resource is required: the MCP endpoint the token is for (RFC 8707)",
             ));
         }
     }
     let Some(scope) = granted_scope(params.scope.as_deref()) else {
-        return Err(to_client("invalid_scope", "the only scope is mcp"));
+        return Err(to_client(OAuthError::InvalidScope, "the only scope is mcp"));
     };
     Ok(Valid {
         client,
@@ -329,7 +330,7 @@ fn refuse(state: &AppState, refusal: Refusal) -> Response {
             description,
         } => {
             let mut pairs = vec![
-                ("error", error.to_owned()),
+                ("error", error.as_str().to_owned()),
                 ("error_description", description),
             ];
             if let Some(client_state) = client_state {

@@ -5,12 +5,14 @@ use super::fetch::FetchFailure;
 use super::limits::{ClientAddress, TooMany};
 use super::{no_store, oauth_error, too_many};
 use crate::clock;
+use crate::error::ApiError;
 use crate::router::AppState;
 use axum::Json;
 use axum::body::Bytes;
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
+use cassis_core::auth::oauth::OAuthError;
 use cassis_core::auth::oauth::{
     ClientKind, ClientRegistration, OAuthClient, is_client_metadata_url, parse_metadata_document,
 };
@@ -58,7 +60,7 @@ pub async fn register(
         Err(error) => {
             return oauth_error(
                 StatusCode::BAD_REQUEST,
-                "invalid_client_metadata",
+                OAuthError::InvalidClientMetadata,
                 &format!("the registration request is not valid JSON: {error}"),
             );
         }
@@ -85,7 +87,7 @@ pub async fn register(
             );
             return oauth_error(
                 StatusCode::SERVICE_UNAVAILABLE,
-                "temporarily_unavailable",
+                OAuthError::TemporarilyUnavailable,
                 &format!(
                     "Cassis already keeps {max} client registrations that were never used, \
                      the most it keeps; unused registrations are forgotten after a day. \
@@ -94,13 +96,11 @@ pub async fn register(
             );
         }
         Err(error) => {
-            tracing::error!(%error, "counting unused clients failed");
-            return StatusCode::SERVICE_UNAVAILABLE.into_response();
+            return ApiError::unavailable("counting unused clients", error).into_response();
         }
     }
     if let Err(error) = state.store().save_oauth_client(&client, now).await {
-        tracing::error!(%error, "storing a registered client failed");
-        return StatusCode::SERVICE_UNAVAILABLE.into_response();
+        return ApiError::unavailable("storing a registered client", error).into_response();
     }
     tracing::info!(client_id = %client.id, client_name = %client.name, "registered an OAuth client");
     no_store(

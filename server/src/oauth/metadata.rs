@@ -6,7 +6,6 @@ use crate::clock;
 use crate::router::AppState;
 use axum::Json;
 use axum::extract::State;
-use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use cassis_core::auth::oauth::MCP_SCOPE;
 use serde_json::json;
@@ -52,8 +51,7 @@ pub async fn jwks(State(state): State<AppState>) -> Response {
         }))
         .into_response(),
         Err(error) => {
-            tracing::error!(%error, "reading the signing keys failed");
-            StatusCode::SERVICE_UNAVAILABLE.into_response()
+            crate::error::ApiError::unavailable("reading the signing keys", error).into_response()
         }
     }
 }

@@ -15,12 +15,14 @@ mod token;
 
 pub use keys::KeyRing;
 
+use crate::error::ApiError;
+pub(crate) use crate::error::no_store;
 use crate::router::AppState;
-use axum::Json;
 use axum::Router;
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
+use cassis_core::auth::oauth::OAuthError;
 use std::time::Duration;
 
 /// Registrations one client address may make: ten at once, then one every
@@ -121,35 +123,21 @@ pub fn router() -> Router<AppState> {
         .route("/oauth/revoke", post(token::revoke))
 }
 
-/// An OAuth error body (RFC 6749 §5.2), never cached.
-fn oauth_error(status: StatusCode, error: &str, description: &str) -> Response {
-    no_store(
-        (
-            status,
-            Json(serde_json::json!({"error": error, "error_description": description})),
-        )
-            .into_response(),
-    )
+/// An OAuth error the client is told, never cached.
+fn oauth_error(status: StatusCode, error: OAuthError, description: &str) -> Response {
+    ApiError::oauth(status, error, description).into_response()
 }
 
 /// `429 Too Many Requests` as an OAuth error, with `Retry-After`.
 fn too_many(refused: limits::TooMany, description: &str) -> Response {
     let mut response = oauth_error(
         StatusCode::TOO_MANY_REQUESTS,
-        "temporarily_unavailable",
+        OAuthError::TemporarilyUnavailable,
         description,
     );
     response.headers_mut().insert(
         header::RETRY_AFTER,
         HeaderValue::from(refused.retry_after_secs()),
     );
-    response
-}
-
-/// Token responses must not be cached (RFC 6749 §5.1).
-fn no_store(mut response: Response) -> Response {
-    response
-        .headers_mut()
-        .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
     response
 }

@@ -5,6 +5,7 @@ use super::clients::{ClientLookupError, find_client};
 use super::limits::{ClientAddress, TooMany};
 use super::{issuer, names_mcp_resource, no_store, oauth_error, resource, too_many};
 use crate::clock;
+use crate::error::ApiError;
 use crate::router::AppState;
 use axum::Form;
 use axum::Json;
@@ -12,10 +13,8 @@ use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use cassis_core::auth::hash_key;
-use cassis_core::auth::oauth::{
-    ACCESS_TOKEN_LIFETIME, AccessClaims, OAuthSecret, REFRESH_TOKEN_LIFETIME, Rotation,
-    looks_like_jwt,
-};
+use cassis_core::auth::oauth::{ACCESS_TOKEN_LIFETIME, AccessClaims, OAuthError, looks_like_jwt};
+use cassis_core::service::oauth_grants::{GrantRefused, Issued};
 use cassis_core::store::StoreError;
 use cassis_core::time::Timestamp;
 use serde::Deserialize;
@@ -43,42 +42,41 @@ pub async fn token(
         Some("authorization_code") => exchange_code(&state, &request, address).await,
         Some("refresh_token") => refresh(&state, &request, address).await,
         Some(other) => Err(TokenError::Grant(
-            "unsupported_grant_type",
+            OAuthError::UnsupportedGrantType,
             format!("the grant type `{other}` is not supported"),
         )),
         None => Err(TokenError::Request("grant_type is required".to_owned())),
     };
     match outcome {
         Ok(response) => response,
-        Err(TokenError::Request(description)) => {
-            oauth_error(StatusCode::BAD_REQUEST, "invalid_request", &description)
-        }
+        Err(TokenError::Request(description)) => oauth_error(
+            StatusCode::BAD_REQUEST,
+            OAuthError::InvalidRequest,
+            &description,
+        ),
         Err(TokenError::Grant(code, description)) => {
-            tracing::info!(error = code, %description, "refused a token request");
+            tracing::info!(error = %code, %description, "refused a token request");
             oauth_error(StatusCode::BAD_REQUEST, code, &description)
         }
-        Err(TokenError::Client(description)) => {
-            oauth_error(StatusCode::UNAUTHORIZED, "invalid_client", &description)
-        }
+        Err(TokenError::Client(description)) => oauth_error(
+            StatusCode::UNAUTHORIZED,
+            OAuthError::InvalidClient,
+            &description,
+        ),
         Err(TokenError::TooMany(refused)) => too_many(
             refused,
             "too many client metadata documents fetched for this address; try again later",
         ),
         Err(TokenError::Store(error)) => {
-            tracing::error!(%error, "the token endpoint could not reach the database");
-            oauth_error(
-                StatusCode::SERVICE_UNAVAILABLE,
-                "temporarily_unavailable",
-                "Cassis could not reach its database",
-            )
+            ApiError::oauth_unavailable("a token request's database work", error).into_response()
         }
     }
 }
 
 enum TokenError {
     Request(String),
-    /// An error code of RFC 6749 §5.2 and its description.
-    Grant(&'static str, String),
+    /// An error of RFC 6749 §5.2 and its description.
+    Grant(OAuthError, String),
     Client(String),
     /// This address started too many metadata document fetches.
     TooMany(TooMany),
@@ -92,7 +90,7 @@ impl From<StoreError> for TokenError {
 }
 
 fn invalid_grant(description: &str) -> TokenError {
-    TokenError::Grant("invalid_grant", description.to_owned())
+    TokenError::Grant(OAuthError::InvalidGrant, description.to_owned())
 }
 
 fn required<'a>(value: &'a Option<String>, name: &str) -> Result<&'a str, TokenError> {
@@ -121,7 +119,7 @@ fn check_resource(state: &AppState, request: &TokenRequest) -> Result<(), TokenE
         None => Ok(()),
         Some(asked) if names_mcp_resource(&state.app.public_url, asked) => Ok(()),
         Some(_) => Err(TokenError::Grant(
-            "invalid_target",
+            OAuthError::InvalidTarget,
             "resource must be this server's MCP endpoint".to_owned(),
         )),
     }
@@ -138,48 +136,12 @@ async fn exchange_code(
     let redirect_uri = required(&request.redirect_uri, "redirect_uri")?;
     check_resource(state, request)?;
     let now = clock::now();
-    let code_hash = hash_key(code);
-    let approved = match state
-        .store()
-        .use_authorization_code(&code_hash, now)
-        .await?
-    {
-        Ok(approved) => approved,
-        Err(Some(grant)) => {
-            // A replayed code may have been stolen: end what it started.
-            state.store().revoke_oauth_grant(grant, now).await?;
-            state.key_cache.forget_grant(grant);
-            tracing::warn!(%grant, "an authorization code was presented twice; its grant is revoked");
-            return Err(invalid_grant("the authorization code was already used"));
-        }
-        Err(None) => return Err(invalid_grant("the authorization code is not valid")),
-    };
-    approved
-        .check_redemption(&client_id, redirect_uri, verifier, now)
-        .map_err(|rejected| invalid_grant(&rejected.to_string()))?;
-    if !user_is_active(state, approved.user_id).await? {
-        return Err(invalid_grant("the user's account is disabled"));
-    }
-    let refresh = OAuthSecret::generate();
-    let grant = state
-        .store()
-        .create_oauth_grant(
-            &code_hash,
-            &approved,
-            &refresh.hash(),
-            now.saturating_add(REFRESH_TOKEN_LIFETIME),
-            now,
-        )
-        .await?;
-    tracing::info!(%grant, client_id = %client_id, user = %approved.user_id, "issued OAuth tokens");
-    let issued = Issued {
-        grant,
-        user_id: approved.user_id,
-        organization_id: approved.organization_id,
-        client_id,
-        scope: approved.scope,
-    };
-    token_response(state, &issued, &refresh, now).await
+    let issued = state
+        .app
+        .services()
+        .redeem_code(&client_id, code, redirect_uri, verifier, now)
+        .await;
+    token_response(state, refused_unless_issued(state, issued)?, now).await
 }
 
 async fn refresh(
@@ -191,74 +153,34 @@ async fn refresh(
     let presented = required(&request.refresh_token, "refresh_token")?;
     check_resource(state, request)?;
     let now = clock::now();
-    let old_hash = hash_key(presented);
-    // The token must belong to the client presenting it before anything changes.
-    let Some(grant_id) = state.store().refresh_token_grant(&old_hash).await? else {
-        return Err(invalid_grant("the refresh token is not valid"));
-    };
-    match state.store().oauth_grant(grant_id).await? {
-        Some(grant) if grant.client_id == client_id => {}
-        _ => {
-            return Err(invalid_grant(
-                "the refresh token was issued to another client",
-            ));
-        }
-    }
-    let next = OAuthSecret::generate();
-    let grant = match state
-        .store()
-        .rotate_refresh_token(
-            &old_hash,
-            &next.hash(),
-            now.saturating_add(REFRESH_TOKEN_LIFETIME),
-            now,
-        )
-        .await?
-    {
-        Rotation::Rotated(grant) => grant,
-        Rotation::Replayed => {
-            state.key_cache.forget_grant(grant_id);
-            tracing::warn!(grant = %grant_id, "a retired refresh token was presented; its grant is revoked");
-            return Err(invalid_grant(
-                "the refresh token was already used; the client must sign in again",
-            ));
-        }
-        Rotation::Invalid => return Err(invalid_grant("the refresh token is not valid")),
-    };
-    if !user_is_active(state, grant.user_id).await? {
-        return Err(invalid_grant("the user's account is disabled"));
-    }
-    let issued = Issued {
-        grant: grant.id,
-        user_id: grant.user_id,
-        organization_id: grant.organization_id,
-        client_id,
-        scope: grant.scope,
-    };
-    token_response(state, &issued, &next, now).await
+    let issued = state
+        .app
+        .services()
+        .refresh_grant(&client_id, presented, now)
+        .await;
+    token_response(state, refused_unless_issued(state, issued)?, now).await
 }
 
-async fn user_is_active(state: &AppState, user_id: Uuid) -> Result<bool, TokenError> {
-    Ok(state
-        .store()
-        .user(user_id)
-        .await?
-        .is_some_and(|user| user.disabled_at.is_none()))
-}
-
-/// Who a new access token speaks for.
-struct Issued {
-    grant: Uuid,
-    user_id: Uuid,
-    organization_id: Uuid,
-    client_id: String,
-    scope: String,
+/// A refused grant as the token endpoint answers it; a replay's grant is
+/// revoked, so the credentials cached for it go too.
+fn refused_unless_issued(
+    state: &AppState,
+    issued: Result<Issued, GrantRefused>,
+) -> Result<Issued, TokenError> {
+    match issued {
+        Ok(issued) => Ok(issued),
+        Err(GrantRefused::Replayed { grant, reason }) => {
+            state.key_cache.forget_grant(grant);
+            Err(invalid_grant(reason))
+        }
+        Err(GrantRefused::Invalid(description)) => Err(invalid_grant(&description)),
+        Err(GrantRefused::Store(error)) => Err(TokenError::Store(error)),
+    }
 }
 
 async fn token_response(
     state: &AppState,
-    issued: &Issued,
-    refresh: &OAuthSecret,
+    issued: Issued,
     now: Timestamp,
 ) -> Result<Response, TokenError> {
     let keys = state.oauth.keys.get(state.store(), now).await?;
@@ -271,7 +193,7 @@ async fn token_response(
         iat: issued_at,
         jti: Uuid::new_v4().to_string(),
         org: issued.organization_id.to_string(),
-        client_id: issued.client_id.clone(),
+        client_id: issued.client_id,
         scope: issued.scope.clone(),
         gid: issued.grant.to_string(),
     };
@@ -280,7 +202,7 @@ async fn token_response(
             "access_token": keys.signing.sign(&claims),
             "token_type": "Bearer",
             "expires_in": ACCESS_TOKEN_LIFETIME.as_secs(),
-            "refresh_token": refresh.expose(),
+            "refresh_token": issued.refresh_token.expose(),
             "scope": issued.scope,
         }))
         .into_response(),
@@ -298,7 +220,7 @@ pub async fn revoke(State(state): State<AppState>, Form(request): Form<RevokeReq
     let Some(token) = request.token.filter(|t| !t.is_empty()) else {
         return oauth_error(
             StatusCode::BAD_REQUEST,
-            "invalid_request",
+            OAuthError::InvalidRequest,
             "token is required",
         );
     };
@@ -333,10 +255,5 @@ pub async fn revoke(State(state): State<AppState>, Form(request): Form<RevokeReq
 }
 
 fn unavailable(error: StoreError) -> Response {
-    tracing::error!(%error, "the revocation endpoint could not reach the database");
-    oauth_error(
-        StatusCode::SERVICE_UNAVAILABLE,
-        "temporarily_unavailable",
-        "Cassis could not reach its database",
-    )
+    ApiError::oauth_unavailable("a revocation's database work", error).into_response()
 }

@@ -58,10 +58,10 @@ pub enum InvalidClient {
 }
 
 impl InvalidClient {
-    pub fn error_code(&self) -> &'static str {
+    pub fn error_code(&self) -> super::OAuthError {
         match self {
-            InvalidClient::RedirectUri(_) => "invalid_redirect_uri",
-            InvalidClient::Metadata(_) => "invalid_client_metadata",
+            InvalidClient::RedirectUri(_) => super::OAuthError::InvalidRedirectUri,
+            InvalidClient::Metadata(_) => super::OAuthError::InvalidClientMetadata,
         }
     }
 }

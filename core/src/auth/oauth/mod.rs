@@ -35,6 +35,52 @@ pub const REFRESH_TOKEN_LIFETIME: Duration = Duration::from_secs(30 * 24 * 60 * 
 /// The one scope: calling the MCP tools.
 pub const MCP_SCOPE: &str = "mcp";
 
+/// The error codes OAuth responses carry (RFC 6749 §4.1.2.1 and §5.2,
+/// RFC 7591 §3.2.2, RFC 8707 §2); `Display` prints the wire string. The
+/// status each is answered with is the server's (`server/src/error.rs`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OAuthError {
+    InvalidRequest,
+    InvalidClient,
+    InvalidGrant,
+    UnauthorizedClient,
+    UnsupportedGrantType,
+    UnsupportedResponseType,
+    InvalidScope,
+    AccessDenied,
+    ServerError,
+    TemporarilyUnavailable,
+    InvalidTarget,
+    InvalidRedirectUri,
+    InvalidClientMetadata,
+}
+
+impl OAuthError {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            OAuthError::InvalidRequest => "invalid_request",
+            OAuthError::InvalidClient => "invalid_client",
+            OAuthError::InvalidGrant => "invalid_grant",
+            OAuthError::UnauthorizedClient => "unauthorized_client",
+            OAuthError::UnsupportedGrantType => "unsupported_grant_type",
+            OAuthError::UnsupportedResponseType => "unsupported_response_type",
+            OAuthError::InvalidScope => "invalid_scope",
+            OAuthError::AccessDenied => "access_denied",
+            OAuthError::ServerError => "server_error",
+            OAuthError::TemporarilyUnavailable => "temporarily_unavailable",
+            OAuthError::InvalidTarget => "invalid_target",
+            OAuthError::InvalidRedirectUri => "invalid_redirect_uri",
+            OAuthError::InvalidClientMetadata => "invalid_client_metadata",
+        }
+    }
+}
+
+impl fmt::Display for OAuthError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// A random secret handed to a client once (a code or a refresh token);
 /// only its hash is stored.
 pub struct OAuthSecret(String);
