@@ -340,11 +340,16 @@ fn lookup_text(
     results: &ResultSet,
     filters: &str,
 ) -> String {
-    let label = plan
-        .dimensions
-        .first()
-        .map(|d| attribute_label(ontology, d))
-        .unwrap_or_else(|| results.columns.first().cloned().unwrap_or_default());
+    // "Market segment and nation for Customer#000000042: BUILDING, ETHIOPIA".
+    let label = match plan.dimensions.as_slice() {
+        [] => results.columns.first().cloned().unwrap_or_default(),
+        [first, rest @ ..] if rest.len() == 1 && results.rows.len() == 1 => format!(
+            "{} and {}",
+            attribute_label(ontology, first),
+            attribute_label(ontology, &rest[0]).to_lowercase()
+        ),
+        [first, ..] => attribute_label(ontology, first),
+    };
     // A year, a round or an id shown is a name, "2018" not "2,018"; only
     // an amount gets thousands separators.
     let amount: Vec<bool> = plan

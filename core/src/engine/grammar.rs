@@ -16,6 +16,8 @@ pub enum Op {
     Back,
     /// "he", "his", "there": the one thing the chat's last answer led with.
     Refer,
+    /// "will", "forecast": the question asks what is still to happen.
+    Future,
     GroupBy,
     All,
     Since,
@@ -191,6 +193,14 @@ const PHRASES: &[(&str, Op)] = &[
     ("largest first", Op::Descending),
     ("biggest first", Op::Descending),
     ("most first", Op::Descending),
+    ("slowest first", Op::Descending),
+    ("longest first", Op::Descending),
+    ("oldest first", Op::Ascending),
+    ("newest first", Op::Descending),
+    ("quickest first", Op::Ascending),
+    ("fastest first", Op::Ascending),
+    ("shortest first", Op::Ascending),
+    ("cheapest first", Op::Ascending),
     ("lowest first", Op::Ascending),
     ("smallest first", Op::Ascending),
     ("fewest first", Op::Ascending),
@@ -474,6 +484,11 @@ const STOP_WORDS: &[&str] = &[
     "based",
     "located",
     "situated",
+    "inclusive",
+    "sit",
+    "sits",
+    "lie",
+    "lies",
     "come",
     "comes",
     "came",
@@ -688,6 +703,15 @@ pub fn is_past_participle(plain: &str) -> bool {
         "built", "sold", "bought", "met", "became", "seen", "went", "gone",
     ];
     IRREGULAR.contains(&plain) || (plain.len() > 4 && plain.ends_with("ed") && plain != "need")
+}
+
+/// "what will revenue be", "forecast", "predict": a question about what
+/// has not happened, which data about what has cannot answer.
+pub fn asks_future(plain: &str) -> bool {
+    matches!(
+        plain,
+        "will" | "forecast" | "forecasted" | "predict" | "predicted" | "prediction" | "projected"
+    )
 }
 
 pub fn extreme(plain: &str) -> Option<Extreme> {

@@ -18,6 +18,7 @@ pub use labels::{attribute_label, measure_label, plural};
 
 use self::reading::Reading;
 use self::words::{Piece, read};
+use crate::engine::grammar::Op;
 use crate::engine::lexicon::Lexicon;
 use crate::engine::plan::{Condition, Literal, Measure, PlanAssumption, SemanticPlan};
 use crate::ontology::AttributeRole;
@@ -53,6 +54,7 @@ pub fn plan(
             _ => None,
         })
         .collect();
+    let asks_future = pieces.contains(&Piece::Op(Op::Future));
     match plan_pieces(ontology, &pieces, previous) {
         Planned::Plan(plan)
             if let Some(start) = today.and_then(|today| future_start(ontology, &plan, today)) =>
@@ -61,6 +63,11 @@ pub fn plan(
                 "{start} is still to come, and the data holds only what has already happened"
             ))
         }
+        // "What will our revenue be in 2000": a forecast, whatever the year.
+        _ if asks_future => Planned::NotAnswerable(
+            "the question asks what will happen, and the data holds only what has already happened"
+                .to_owned(),
+        ),
         Planned::Plan(mut plan) => {
             plan.assumptions.extend(notes);
             Planned::Plan(plan)

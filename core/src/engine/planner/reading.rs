@@ -125,6 +125,10 @@ pub(super) struct Reading {
     /// Where the last concept that named only values was: "German
     /// customers" qualifies the customers by the value before them.
     value_at: Option<usize>,
+    /// Where the last attribute asked about was ("what segment and country").
+    asked_at: Option<usize>,
+    /// "driver nationalities": the object whose attribute the next word names.
+    qualifier: Option<usize>,
     /// "he", "his", "there": about the thing the chat's last answer led with.
     refers_to_answer: bool,
     /// "how many more … than …" (true), "how many fewer" (false).
@@ -182,6 +186,12 @@ impl Reading {
                         }
                         Op::Refer => {
                             reading.refers_to_answer = true;
+                            continue;
+                        }
+                        // "what market segment and country is X in": the
+                        // next thing is asked as well.
+                        Op::And if index > 0 && reading.asked_at == Some(index - 1) => {
+                            previous_op = Some(Op::Which);
                             continue;
                         }
                         Op::Who => reading.who = true,
@@ -299,18 +309,59 @@ impl Reading {
                     // Verstappen"), not what it qualifies.
                     // Nor is a date ("does a customer place"): a thing's
                     // place, region or name is what qualifying asks for.
+                    // "per region for orders": a thing the first one does not
+                    // lead to (a region has many orders) is not qualified by it.
+                    let leads_to = |from: usize, to: usize| {
+                        from == to
+                            || graph::join_tree(
+                                ontology,
+                                &ontology.objects[from].name,
+                                &[ontology.objects[to].name.as_str()],
+                            )
+                            .is_ok_and(|tree| !tree.fans_out())
+                    };
                     let qualifies_next = grouping
-                        && matches!(pieces.get(index + 1), Some(Piece::Concept { entries, .. })
-                        if entries.iter().any(|e| match e.concept {
-                            Concept::Value { .. } => false,
-                            Concept::Attribute { object, attribute } => {
-                                ontology.objects[object].attributes[attribute].role
-                                    != AttributeRole::Time
-                            }
-                            _ => true,
-                        }));
+                        && object_of(entries).is_some_and(|o| {
+                            matches!(pieces.get(index + 1), Some(Piece::Concept { entries, .. })
+                            if entries.iter().any(|e| match e.concept {
+                                Concept::Value { .. } => false,
+                                Concept::Attribute { object, attribute } => {
+                                    ontology.objects[object].attributes[attribute].role
+                                        != AttributeRole::Time
+                                        && leads_to(o, object)
+                                }
+                                Concept::Object(object) => leads_to(o, object),
+                                Concept::Metric(_) => false,
+                                _ => true,
+                            }))
+                        });
                     if qualifies_next && let Some(o) = object_of(entries) {
                         reading.mentioned.push(o);
+                        continue;
+                    }
+                    // "how many distinct driver nationalities": the thing
+                    // says whose attribute the next word is.
+                    let own_attribute_next = |o: usize| {
+                        matches!(pieces.get(index + 1), Some(Piece::Concept { entries: next, .. })
+                            if object_of(next).is_none()
+                                && next.iter().any(|e| e.strength == Strength::Name
+                                    && matches!(e.concept,
+                                    Concept::Attribute { object, attribute } if object == o
+                                        && ontology.objects[o].attributes[attribute].role
+                                            == AttributeRole::Dimension)))
+                    };
+                    if !grouping
+                        && entries.iter().all(|e| {
+                            matches!(
+                                e.concept,
+                                Concept::Object(_) | Concept::Attribute { .. } | Concept::Metric(_)
+                            )
+                        })
+                        && let Some(o) = object_of(entries)
+                        && own_attribute_next(o)
+                    {
+                        reading.mentioned.push(o);
+                        reading.qualifier = Some(o);
                         continue;
                     }
                     // "for each Mercedes driver": the name filters, the
@@ -321,17 +372,31 @@ impl Reading {
                             .all(|e| matches!(e.concept, Concept::Value { .. }))
                         && matches!(pieces.get(index + 1), Some(Piece::Concept { entries: next, .. })
                             if object_of(next).is_some());
+                    // "show 1997 sales by market segment": what is shown by
+                    // something is a measure, even where the word is a thing.
+                    let measured_by_next = previous_op == Some(Op::Which)
+                        && entries
+                            .iter()
+                            .any(|e| matches!(e.concept, Concept::Metric(_)))
+                        && matches!(
+                            pieces.get(index + 1),
+                            Some(Piece::Op(Op::GroupBy | Op::Per))
+                        );
                     reading.at = index;
+                    let asked_before = reading.asked.len();
                     reading.place(
                         ontology,
                         entries,
                         text,
                         *scoped,
-                        previous_op,
+                        if measured_by_next { None } else { previous_op },
                         grouping && !value_before_thing,
                     );
                     if only_values(entries) {
                         reading.value_at = Some(index);
+                    }
+                    if reading.asked.len() > asked_before {
+                        reading.asked_at = Some(index);
                     }
                     grouping = value_before_thing;
                     // "average pit stop duration": the aggregate reaches past
@@ -369,11 +434,12 @@ impl Reading {
                     // "how many race winners": the words before it in the
                     // counted phrase qualify it.
                     let qualifier = |p: &Piece| matches!(p, Piece::Concept { entries, .. } if object_of(entries).is_some());
+                    // "the most different race winners": counted, too.
                     let counted = pieces[..index]
                         .iter()
                         .rev()
                         .find(|p| !qualifier(p))
-                        .is_some_and(|p| matches!(p, Piece::Op(Op::Count)));
+                        .is_some_and(|p| matches!(p, Piece::Op(Op::Count | Op::Most | Op::Least)));
                     if counted {
                         reading.agents_counted = true;
                         reading.count_of = None;
@@ -462,10 +528,16 @@ impl Reading {
             _ => None,
         });
         let object = object_of(entries);
-        let attribute = entries.iter().find_map(|e| match e.concept {
-            Concept::Attribute { object, attribute } => Some((object, attribute)),
-            _ => None,
-        });
+        let qualifier = self.qualifier.take();
+        let attributes = || {
+            entries.iter().filter_map(|e| match e.concept {
+                Concept::Attribute { object, attribute } => Some((object, attribute)),
+                _ => None,
+            })
+        };
+        let attribute = attributes()
+            .find(|(o, _)| Some(*o) == qualifier)
+            .or_else(|| attributes().next());
         let values: Vec<(usize, usize, String, Strength)> = entries
             .iter()
             .filter_map(|e| match &e.concept {
@@ -1126,7 +1198,35 @@ impl Reading {
         }
         // "How many units were ordered": a quantity named with nothing
         // else to measure is what the question adds up (or averages).
+        // "Which 3 circuits sit at the lowest elevation": the things listed,
+        // in the order of their own number; nothing is added up.
+        let rank_by = self
+            .quantities
+            .first()
+            .filter(|quantity| {
+                // "customers" may also have read as their count.
+                let only_weak = self.weak_metric
+                    && self.metrics.len() == 1
+                    && self
+                        .weak_object
+                        .is_some_and(|o| ontology.objects[o].name == quantity.object);
+                (measures.is_empty() || only_weak)
+                    && self.count_of.is_none()
+                    && self.order.is_some()
+                    && !self.averaged
+                    && !self.counts
+                    && self
+                        .mentioned
+                        .iter()
+                        .chain(self.weak_object.iter())
+                        .any(|o| ontology.objects[*o].name == quantity.object)
+            })
+            .cloned();
+        if rank_by.is_some() {
+            measures.clear();
+        }
         if measures.is_empty()
+            && rank_by.is_none()
             && self.count_of.is_none()
             && let Some(quantity) = self.quantities.first()
         {
@@ -2073,6 +2173,27 @@ impl Reading {
             self.as_difference(ontology, &mut plan, more);
         }
 
+        if let Some(quantity) = rank_by
+            && plan.measures.is_empty()
+            && let Some(descending) = self.order
+        {
+            if plan.dimensions.is_empty()
+                && let Some(object) = ontology.objects.iter().find(|o| o.name == quantity.object)
+                && let Some(name) = display_attribute(object)
+            {
+                plan.dimensions.push(AttributeRef::new(&object.name, name));
+            }
+            push_unique(&mut plan.dimensions, quantity.clone());
+            let index = plan
+                .dimensions
+                .iter()
+                .position(|d| *d == quantity)
+                .unwrap_or_default();
+            plan.order = Some(Order::Dimension { index, descending });
+            plan.limit = self.limit;
+            plan.assumptions = assumptions;
+            return Planned::Plan(plan);
+        }
         // "Which customers spent the most": a ranking by nothing it can
         // measure would be a list in an order that means nothing.
         if self.order.is_some() && self.sort.is_none() && plan.measures.is_empty() {

@@ -1611,3 +1611,84 @@ fn he_and_there_are_what_the_last_answer_led_with() {
         "{sql}"
     );
 }
+
+#[test]
+fn ranges_orders_and_rankings_as_people_type_them() {
+    // "2000-2009" is a range, not two years.
+    let (range, _) = sql(
+        "Number of races held in each country during 2000-2009",
+        None,
+    );
+    assert!(range.contains("r.year BETWEEN 2000 AND 2009"), "{range}");
+    // "quickest first" sorts; it is not first place.
+    let (quickest, _) = sql(
+        "Average pit stop duration in seconds for each team in 2023, quickest first",
+        None,
+    );
+    assert!(
+        quickest.contains("ASC") && !quickest.contains("position = 1"),
+        "{quickest}"
+    );
+    // Things listed in the order of their own number.
+    let (lowest, _) = sql("Which 3 circuits sit at the lowest elevation?", None);
+    assert!(
+        lowest.contains("c.alt AS altitude") && lowest.contains("ORDER BY altitude ASC LIMIT 3"),
+        "{lowest}"
+    );
+    // "the most different winners" counts the winners per nationality.
+    let (winners, _) = sql(
+        "Which nationality has produced the most different race winners?",
+        None,
+    );
+    assert!(
+        winners.contains("COUNT(DISTINCT rr.driver_id)")
+            && winners.contains("GROUP BY d.nationality"),
+        "{winners}"
+    );
+    // "driver nationalities": the drivers' own, counted once each.
+    let (nationalities, _) = sql("How many distinct driver nationalities are there?", None);
+    assert!(
+        nationalities.contains("COUNT(DISTINCT d.nationality)"),
+        "{nationalities}"
+    );
+}
+
+#[test]
+fn the_future_month_ranges_and_two_things_asked() {
+    let (ontology, lexicon) = wholesale_with("customer", "customer_name", &["Customer#000000042"]);
+    let planned = |question: &str| plan(&ontology, &lexicon, question, None, None);
+    assert!(
+        matches!(planned("What will our revenue be in 2000?"), Planned::NotAnswerable(reason) if reason.contains("will happen")),
+        "a forecast is not answered from the data"
+    );
+    let compiled = |question: &str| compiled(&ontology, &lexicon, question, Dialect::Sqlite);
+    let months = compiled("What was our net revenue on orders placed between March and June 1996?");
+    assert!(
+        months.contains("BETWEEN '1996-03-01' AND '1996-06-30'"),
+        "{months}"
+    );
+    let both = compiled("What market segment and country is Customer#000000042 in?");
+    assert!(
+        both.contains("c.c_mktsegment AS market_segment, n.n_name AS nation_name"),
+        "{both}"
+    );
+    // Shown by something, a word that is also a thing is the measure.
+    let sales = compiled("Show 1997 sales by market segment, highest first.");
+    assert!(
+        sales.contains("SUM(li.l_extendedprice") && sales.contains("GROUP BY c.c_mktsegment"),
+        "{sales}"
+    );
+    // A region does not qualify the orders after it: grouped per region.
+    let per_region = compiled("Average order value per region for orders placed in 1993.");
+    assert!(
+        per_region.contains("GROUP BY r.r_name") && !per_region.contains("o_orderkey"),
+        "{per_region}"
+    );
+    // Ranked by a number of their own, the customers are listed.
+    let richest = compiled("Which 5 customers have the highest account balance?");
+    assert!(
+        richest.contains("c.c_name AS customer_name, c.c_acctbal AS account_balance")
+            && richest.contains("DESC LIMIT 5"),
+        "{richest}"
+    );
+}

@@ -196,7 +196,8 @@ pub(super) fn year_condition(years: &[(Op, i64)]) -> Condition {
         [
             (Op::Between | Op::From | Op::Since, a),
             (Op::And | Op::To | Op::Until, b),
-        ] => Condition::Between(year(*a.min(b)), year(*a.max(b))),
+        ]
+        | [(_, a), (Op::To | Op::Until, b)] => Condition::Between(year(*a.min(b)), year(*a.max(b))),
         _ => {
             let mut list: Vec<i64> = years.iter().map(|(_, y)| *y).collect();
             list.sort();

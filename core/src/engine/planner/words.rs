@@ -70,7 +70,8 @@ const MAX_FUZZY_LOOKUPS: usize = 32;
 /// `today` is the caller's day, against which "last year" is read; without
 /// it such phrases are never guessed.
 pub(super) fn read(lexicon: &Lexicon, question: &str, today: Option<Day>) -> Vec<Piece> {
-    let words: Vec<Word> = text::words(question)
+    let question = year_ranges_spelled(question);
+    let words: Vec<Word> = text::words(&question)
         .into_iter()
         .map(|word| normalise_word(lexicon, word))
         .collect();
@@ -338,6 +339,8 @@ pub(super) fn read(lexicon: &Lexicon, question: &str, today: Option<Day>) -> Vec
             pieces.push(Piece::Extreme(extreme.latest));
         } else if let Some(n) = grammar::ordinal(&word.plain) {
             pieces.push(Piece::Ordinal(n));
+        } else if grammar::asks_future(&word.plain) {
+            pieces.push(Piece::Op(Op::Future));
         } else if grammar::is_stop_word(&word.plain) {
             if focus == Focus::Inside {
                 focus = Focus::Outside;
@@ -455,6 +458,15 @@ pub(super) fn date_at(words: &[&str]) -> Option<(DateRange, usize)> {
     {
         // "between March 1 and May 31, 1996": the year written once, last.
         DateRange::day(y, m, d).map(|r| (r, 2))
+    } else if let (Some(first), Some(last), Some(y)) = (month(0), month(2), year(3))
+        && matches!(
+            words.get(1),
+            Some(&("and" | "to" | "through" | "thru" | "until" | "till"))
+        )
+        && first <= last
+    {
+        // "between March and June 1996": both months of the one year.
+        Some((DateRange::months(y, first, last), 4))
     } else if let (Some(m), Some(y)) = (month(0), year(1)) {
         Some((DateRange::months(y, m, m), 2))
     } else if let (Some(q), Some(y)) = (quarter, year(1)) {
@@ -622,6 +634,54 @@ pub(super) fn object_of(entries: &[Entry]) -> Option<usize> {
         Concept::Object(o) => Some(o),
         _ => None,
     })
+}
+
+/// "2000-2009", "2010–15": a range of years, spelled "2000 to 2009" so that
+/// the hyphen, which the words drop, still reads as one.
+fn year_ranges_spelled(question: &str) -> std::borrow::Cow<'_, str> {
+    let chars: Vec<char> = question.chars().collect();
+    let year_at = |i: usize| {
+        (i + 4 <= chars.len()
+            && chars[i..i + 4].iter().all(char::is_ascii_digit)
+            && matches!(chars[i], '1' | '2')
+            && (i == 0 || !chars[i - 1].is_ascii_digit())
+            && chars.get(i + 4).is_none_or(|c| !c.is_ascii_digit()))
+        .then_some(i + 4)
+    };
+    let mut out = String::with_capacity(question.len());
+    let mut changed = false;
+    let mut i = 0;
+    while i < chars.len() {
+        if let Some(end) = year_at(i) {
+            let mut j = end;
+            while chars.get(j) == Some(&' ') {
+                j += 1;
+            }
+            if matches!(chars.get(j), Some('-' | '–' | '—')) {
+                let mut k = j + 1;
+                while chars.get(k) == Some(&' ') {
+                    k += 1;
+                }
+                if year_at(k).is_some() {
+                    out.extend(&chars[i..end]);
+                    out.push_str(" to ");
+                    changed = true;
+                    i = k;
+                    continue;
+                }
+            }
+            out.extend(&chars[i..end]);
+            i = end;
+            continue;
+        }
+        out.push(chars[i]);
+        i += 1;
+    }
+    if changed {
+        std::borrow::Cow::Owned(out)
+    } else {
+        std::borrow::Cow::Borrowed(question)
+    }
 }
 
 /// Whether the word right after `i` names a metric ("his first win").
