@@ -199,6 +199,7 @@ impl Lexicon {
                     lexicon.add(synonym, concept.clone(), Strength::Synonym);
                 }
                 lexicon.add_values(o, a, &attribute.known_values);
+                lexicon.add_kind_aliases(object, o, a, &attribute.known_values);
             }
         }
         for (m, metric) in ontology.metrics.iter().enumerate() {
@@ -225,6 +226,14 @@ impl Lexicon {
                 .is_some_and(|a| a.data_type == DataType::Text);
             if is_text {
                 lexicon.add_values(values.object, values.attribute, values.values);
+                if let Some(object) = ontology.objects.get(values.object) {
+                    lexicon.add_kind_aliases(
+                        object,
+                        values.object,
+                        values.attribute,
+                        values.values,
+                    );
+                }
             }
         }
         // A value never shadows a concept of the ontology ("drivers" is the
@@ -300,6 +309,45 @@ impl Lexicon {
             self.entries.entry(key).or_default()
         };
         push_new(entries, concept, true);
+    }
+
+    /// "Monaco GP", "the Italian race": a value that ends with a word for its
+    /// kind of thing ("Monaco Grand Prix", where "grand prix" names races)
+    /// is also written with the kind's other words.
+    fn add_kind_aliases(
+        &mut self,
+        kind: &crate::ontology::Object,
+        object: usize,
+        attribute: usize,
+        values: &[String],
+    ) {
+        let names: Vec<String> = [kind.name.replace('_', " "), kind.label.clone()]
+            .into_iter()
+            .chain(kind.synonyms.iter().cloned())
+            .map(|n| text::key(&n))
+            .filter(|n| !n.is_empty())
+            .collect();
+        for value in values {
+            let key = text::key(value);
+            let Some(head) = names.iter().find_map(|name| {
+                key.strip_suffix(name.as_str())
+                    .and_then(|head| head.strip_suffix(' '))
+                    .filter(|head| !head.is_empty())
+            }) else {
+                continue;
+            };
+            for name in &names {
+                let concept = Concept::Value {
+                    object,
+                    attribute,
+                    value: value.clone(),
+                };
+                let alias = format!("{head} {name}");
+                if alias != key {
+                    push_new(self.entries.entry(alias).or_default(), concept, true);
+                }
+            }
+        }
     }
 
     fn add_values(&mut self, object: usize, attribute: usize, values: &[String]) {

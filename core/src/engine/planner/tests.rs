@@ -1692,3 +1692,19 @@ fn the_future_month_ranges_and_two_things_asked() {
         "{richest}"
     );
 }
+
+#[test]
+fn a_name_ending_in_a_word_for_its_kind_is_written_with_the_others() {
+    let (ontology, lexicon) = f1_with("race", "race_name", &["Monaco Grand Prix"]);
+    // "GP" names races as "Grand Prix" does: not the Monegasque drivers.
+    let sql = compiled(
+        &ontology,
+        &lexicon,
+        "average pit stop time at the 2022 Monaco GP",
+        Dialect::Postgres,
+    );
+    assert!(
+        sql.contains("r.name = 'Monaco Grand Prix'") && !sql.contains("Monegasque"),
+        "{sql}"
+    );
+}
