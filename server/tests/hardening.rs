@@ -58,22 +58,16 @@ fn memory_kb(server: &Server, field: &str) -> u64 {
         .unwrap_or_else(|| panic!("no {field} in /proc status"))
 }
 
-#[tokio::test]
-async fn yaml_that_expands_into_gigabytes_is_refused_without_the_memory() {
-    let dir = tempfile::tempdir().unwrap();
-    let data = dir.path().join("data");
-    // No demo: generating its warehouse in the background would move the
-    // peak memory this test watches.
-    let server = Server::start(&data, |c| {
-        c.arg("--no-demo");
-    });
-    create_user(&data, VIEWER, "viewer");
-    let admin = sign_in_as(&server, ADMIN_EMAIL, ADMIN_PASSWORD)
+/// A viewer's session and the one project they see, schema-only: a server
+/// started with `--no-demo` has no other.
+async fn a_viewer_of_a_schema_only_project(server: &Server, data: &Path) -> (String, String) {
+    create_user(data, VIEWER, "viewer");
+    let admin = sign_in_as(server, ADMIN_EMAIL, ADMIN_PASSWORD)
         .await
         .1
         .unwrap();
     let (status, body) = call_with(
-        &server,
+        server,
         &admin,
         "create_project",
         &[
@@ -84,8 +78,21 @@ async fn yaml_that_expands_into_gigabytes_is_refused_without_the_memory() {
     )
     .await;
     assert_eq!(status, StatusCode::OK, "{body}");
-    let viewer = sign_in_as(&server, VIEWER, PASSWORD).await.1.unwrap();
-    let project = first_project(&server, &viewer).await;
+    let viewer = sign_in_as(server, VIEWER, PASSWORD).await.1.unwrap();
+    let project = first_project(server, &viewer).await;
+    (viewer, project)
+}
+
+#[tokio::test]
+async fn yaml_that_expands_into_gigabytes_is_refused_without_the_memory() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    // No demo: generating its warehouse in the background would move the
+    // peak memory this test watches.
+    let server = Server::start(&data, |c| {
+        c.arg("--no-demo");
+    });
+    let (viewer, project) = a_viewer_of_a_schema_only_project(&server, &data).await;
 
     // One megabyte anchored once and repeated by 2,000 aliases: 2 GB once read.
     let mut bomb = format!(
@@ -132,6 +139,112 @@ async fn yaml_that_expands_into_gigabytes_is_refused_without_the_memory() {
     assert_eq!(status, StatusCode::OK, "{body}");
     // Refused by Cassis's own budget, before the YAML library's limit.
     assert!(body.contains("anchors and aliases repeat"), "{body}");
+}
+
+/// The length of `text` form-encoded, as the browser posts it.
+fn form_encoded_len(text: &str) -> usize {
+    text.chars()
+        .map(|c| match c {
+            'a'..='z' | 'A'..='Z' | '0'..='9' | '*' | '-' | '.' | '_' | ' ' => 1,
+            c => 3 * c.len_utf8(),
+        })
+        .sum()
+}
+
+#[tokio::test]
+async fn many_large_drafts_checked_at_once_are_read_a_few_at_a_time() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let server = Server::start(&data, |c| {
+        c.arg("--no-demo");
+    });
+    let key = create_key(&data);
+    let (viewer, project) = a_viewer_of_a_schema_only_project(&server, &data).await;
+    // As many one-character list items as a 2 MB request holds: read, each
+    // is a YAML event with its own allocations, many times the text's size.
+    let mut yaml = String::from("objects: [");
+    let mut body = 200 + project.len() + form_encoded_len(&yaml);
+    while body + form_encoded_len("1,") < 2 * 1024 * 1024 {
+        yaml.push_str("1,");
+        body += form_encoded_len("1,");
+    }
+    yaml.push_str("1]");
+    let server = std::sync::Arc::new(server);
+    let (viewer, project, yaml) = (
+        std::sync::Arc::new(viewer),
+        std::sync::Arc::new(project),
+        std::sync::Arc::new(yaml),
+    );
+    let check = || {
+        let (server, viewer, project, yaml) = (
+            server.clone(),
+            viewer.clone(),
+            project.clone(),
+            yaml.clone(),
+        );
+        async move {
+            let (status, body) = call_with(
+                &server,
+                &viewer,
+                "check_draft",
+                &[("project_id", &project), ("yaml", &yaml)],
+            )
+            .await;
+            assert_eq!(status, StatusCode::OK, "{body}");
+            assert!(body.contains("expected struct Object"), "{body}");
+        }
+    };
+    // One alone first: what reading one such document costs at its peak.
+    let before = memory_kb(&server, "VmHWM");
+    let started = std::time::Instant::now();
+    check().await;
+    let alone = started.elapsed();
+    let one = memory_kb(&server, "VmHWM") - before;
+    assert!(
+        one > 10_000,
+        "one check took only +{one} kB: nothing to bound"
+    );
+
+    // Four per core at once: with every one read at the same time, the peak
+    // grows by each one's (a blocking thread each, time-sliced); read a core's
+    // worth at a time, by at most that many plus the requests' own bodies.
+    let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
+    let before = memory_kb(&server, "VmHWM");
+    let checks: Vec<_> = (0..4 * cores).map(|_| tokio::spawn(check())).collect();
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let mut pings = Vec::new();
+    for _ in 0..10 {
+        let started = std::time::Instant::now();
+        let ping = post_tool_call(&server, &key, "ping", serde_json::json!({})).await;
+        assert_eq!(ping.status(), StatusCode::OK);
+        pings.push(started.elapsed());
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let still_checking = checks.iter().filter(|c| !c.is_finished()).count();
+    for check in checks {
+        check.await.unwrap();
+    }
+    let grown = memory_kb(&server, "VmHWM") - before;
+    pings.sort();
+    let median = pings[pings.len() / 2];
+    eprintln!(
+        "one check alone took {alone:?} and +{one} kB at its peak; {} at once +{grown} kB; \
+         pings meanwhile {pings:?} with {still_checking} checks still running",
+        4 * cores
+    );
+    assert!(
+        grown < one * (cores as u64 + 2),
+        "{} checks at once grew the peak by {grown} kB, one alone by {one} kB",
+        4 * cores
+    );
+    assert!(
+        median < Duration::from_millis(400),
+        "ping took {median:?} (median) during the checks: {pings:?}"
+    );
+    assert!(
+        still_checking > 0,
+        "the checks ended before the pings did, so they measured nothing"
+    );
 }
 
 #[tokio::test]

@@ -39,7 +39,8 @@ pub async fn publish(
     note: &str,
     now: Timestamp,
 ) -> Result<u32, PublishError> {
-    let problems = validate(ontology, dialect_of(project));
+    let (checked, dialect) = (ontology.clone(), dialect_of(project));
+    let problems = super::on_ontology_worker(move || validate(&checked, dialect)).await;
     if !problems.is_empty() {
         return Err(PublishError::Invalid(problems));
     }
