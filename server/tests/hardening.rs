@@ -697,3 +697,126 @@ async fn a_reconnected_or_deleted_project_lets_go_of_its_old_source() {
         "the deleted project's pool is still open: {open:?}"
     );
 }
+
+/// A question still reading its project's source when the project is
+/// deleted must not connect it again afterwards and keep that pool: nothing
+/// would ever close it. The first question on a version reads the values of
+/// its text columns, here from a million distinct labels, which a debug
+/// build's SQLite takes seconds to group; the project is deleted meanwhile.
+#[tokio::test]
+async fn a_question_in_flight_when_its_project_is_deleted_leaves_no_source_open() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let server = Server::start(&data, |c| {
+        c.arg("--no-demo");
+    });
+    let key = create_key(&data);
+    let warehouse = data.join("warehouses/slow.sqlite");
+    std::fs::create_dir_all(warehouse.parent().unwrap()).unwrap();
+    {
+        use sqlx::{ConnectOptions, Connection};
+        let mut connection = sqlx::sqlite::SqliteConnectOptions::new()
+            .filename(&warehouse)
+            .create_if_missing(true)
+            .connect()
+            .await
+            .unwrap();
+        for statement in [
+            "CREATE TABLE events (id INTEGER PRIMARY KEY, label TEXT NOT NULL)",
+            "WITH RECURSIVE n(x) AS (SELECT 0 UNION ALL SELECT x + 1 FROM n WHERE x < 999999) \
+             INSERT INTO events SELECT x, printf('label %07d', (x * 7919) % 1000000) FROM n",
+        ] {
+            sqlx::query(statement)
+                .execute(&mut connection)
+                .await
+                .unwrap();
+        }
+        connection.close().await.unwrap();
+    }
+    let warehouse = warehouse.canonicalize().unwrap();
+    let url = format!("sqlite://{}", warehouse.display());
+    let output = cassis(&data)
+        .args(["project", "create", "--name", "Slow", "--warehouse", &url])
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", stderr(&output));
+    let project = stdout(&output).trim().to_owned();
+    let ontology = dir.path().join("slow.yaml");
+    std::fs::write(
+        &ontology,
+        "objects:
+  - name: event
+    table: events
+    label: Event
+    primary_key: [id]
+    attributes:
+      - name: id
+        column: id
+        type: integer
+        role: identifier
+      - name: label
+        column: label
+        type: text
+        role: dimension
+metrics:
+  - name: event_count
+    object: event
+    aggregate: count
+    label: Number of events
+",
+    )
+    .unwrap();
+    let output = cassis(&data)
+        .args(["ontology", "import", "--project", "Slow", "--publish"])
+        .arg(&ontology)
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", stderr(&output));
+    let admin = sign_in_as(&server, ADMIN_EMAIL, ADMIN_PASSWORD)
+        .await
+        .1
+        .unwrap();
+
+    let server = std::sync::Arc::new(server);
+    let question = {
+        let (server, key, project) = (server.clone(), key.clone(), project.clone());
+        tokio::spawn(async move {
+            call_tool(
+                &server,
+                &key,
+                "ask_question",
+                serde_json::json!({"project_id": project, "question": "How many events are there?"}),
+            )
+            .await
+        })
+    };
+    // The question has connected once the file is open.
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    while !open_files(&server).contains(&warehouse) {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the question never opened its source"
+        );
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    assert!(
+        !question.is_finished(),
+        "the question ended before its project was deleted: nothing was tested"
+    );
+    let (status, body) = call_with(
+        &server,
+        &admin,
+        "delete_project",
+        &[("id", project.as_str()), ("confirm", "Slow")],
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let answer = question.await.unwrap();
+    eprintln!("the question answered {answer}");
+    let open = open_files(&server);
+    assert!(
+        !open.contains(&warehouse),
+        "the deleted project's source is open again after its question: {open:?}"
+    );
+}
