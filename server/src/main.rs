@@ -4,6 +4,7 @@ mod cli;
 mod clock;
 mod commands;
 mod config;
+mod forwarded;
 mod health;
 mod lifecycle;
 mod mcp;

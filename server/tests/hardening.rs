@@ -820,3 +820,74 @@ metrics:
         "the deleted project's source is open again after its question: {open:?}"
     );
 }
+
+/// Wrong sign-ins from `from` (a local address to connect from) on as many
+/// accounts, all at once, each saying it forwards `forwarded(n)`: the statuses.
+async fn sign_ins_through(
+    server: &Server,
+    from: &str,
+    count: usize,
+    forwarded: impl Fn(usize) -> String,
+) -> Vec<StatusCode> {
+    let client = reqwest::Client::builder()
+        .local_address(from.parse::<std::net::IpAddr>().unwrap())
+        .build()
+        .unwrap();
+    let attempts: Vec<_> = (0..count)
+        .map(|n| {
+            let request = client
+                .post(format!("{}/api/login", server.url))
+                .header(ORIGIN, &server.url)
+                .header("x-forwarded-for", forwarded(n))
+                .form(&[
+                    ("email", format!("user{n}@example.com").as_str()),
+                    ("password", "guess"),
+                ]);
+            tokio::spawn(async move { request.send().await.unwrap().status() })
+        })
+        .collect();
+    let mut statuses = Vec::new();
+    for attempt in attempts {
+        statuses.push(attempt.await.unwrap());
+    }
+    statuses
+}
+
+#[tokio::test]
+async fn behind_a_trusted_proxy_each_client_has_its_own_sign_in_limit() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let server = Server::start(&data, |c| {
+        c.args(["--no-demo", "--trusted-proxies", "127.0.0.1"]);
+    });
+    let limited = |statuses: &[StatusCode]| {
+        statuses
+            .iter()
+            .filter(|&&s| s == StatusCode::TOO_MANY_REQUESTS)
+            .count()
+    };
+    // One client behind the proxy guesses until it is held back...
+    let guesses = sign_ins_through(&server, "127.0.0.1", 32, |_| {
+        "198.51.100.9, 203.0.113.1".to_owned()
+    })
+    .await;
+    assert!(limited(&guesses) > 0, "{guesses:?}");
+    // ...while another one behind the same proxy still signs in.
+    let response = client()
+        .post(format!("{}/api/login", server.url))
+        .header(ORIGIN, &server.url)
+        .header("x-forwarded-for", "203.0.113.2")
+        .form(&[("email", ADMIN_EMAIL), ("password", ADMIN_PASSWORD)])
+        .send()
+        .await
+        .unwrap();
+    let status = response.status();
+    assert!(status.is_success() || status.is_redirection(), "{status}");
+    // A client that is not a listed proxy cannot spread its guesses over
+    // addresses it makes up: the header is ignored, its own address counts.
+    let guesses = sign_ins_through(&server, "127.0.0.2", 32, |n| {
+        format!("203.0.113.{}", 100 + n)
+    })
+    .await;
+    assert!(limited(&guesses) > 0, "{guesses:?}");
+}
