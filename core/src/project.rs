@@ -340,11 +340,10 @@ fn userinfo_end(after: &str) -> Option<usize> {
             .chars()
             .next()
             .is_none_or(|c| matches!(c, '/' | '?' | '#'));
-    let ats = after.match_indices('@').map(|(at, _)| at);
+    let mut ats = after.rmatch_indices('@').map(|(at, _)| at);
     ats.clone()
-        .filter(|&at| !in_query_value(at))
-        .last()
-        .or_else(|| if is_port { None } else { ats.last() })
+        .find(|&at| !in_query_value(at))
+        .or_else(|| if is_port { None } else { ats.next() })
 }
 
 fn is_credential_name(name: &str) -> bool {
