@@ -1359,3 +1359,13 @@ fn a_question_of_four_thousand_characters_of_noise_plans_in_milliseconds() {
         "planning 4,000 characters of noise took {took:?}"
     );
 }
+
+/// Found by `scripts/fuzz` (planner): a word ending in "er" after a letter
+/// wider than a byte was cut inside that letter, and planning panicked.
+#[test]
+fn an_agent_noun_after_a_wide_letter_is_read_without_panicking() {
+    let (ontology, lexicon) = f1();
+    let question = "Now break it it dow down by constru%cerl\u{690}er for 2023";
+    let _ = plan(&ontology, &lexicon, question, None, None);
+    let _ = plan(&ontology, &lexicon, "wi\u{690}\u{690}er", None, None);
+}
