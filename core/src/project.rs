@@ -284,10 +284,10 @@ pub fn redact_url(url: &str) -> String {
     // A password runs from the user's colon to the last `@`, whatever it
     // holds: people paste passwords with `#`, `/` or `?` unencoded, and a
     // URL parser would end the authority there and show the rest. When an
-    // `@` in the path or query ends it instead, more is hidden, never less.
+    // `@` in the path ends it instead, more is hidden, never less.
     let (user, rest) = match rest.split_once(':') {
         Some((user, after)) if !head.is_empty() && !user.contains(['/', '?', '#', '@']) => {
-            match after.rfind('@') {
+            match userinfo_end(after) {
                 Some(at) => (Some(user), &after[at + 1..]),
                 None => (None, rest),
             }
@@ -318,6 +318,33 @@ pub fn redact_url(url: &str) -> String {
         None => tail.to_owned(),
     };
     format!("{head}{authority}{tail}{fragment}")
+}
+
+/// Where the password that starts `after` (the URL after the user's colon)
+/// ends: at its last `@`, except one in a query parameter's value
+/// (`?application_name=a@b`, `?password=x@y`), which the parameters' own
+/// redaction handles; cutting there would hide the host and path, and show
+/// what follows the `@` of a password parameter. When only such `@`s are
+/// left and the colon was a port's (`h:5432/db?…`), there is no password;
+/// otherwise the last `@` still ends one.
+fn userinfo_end(after: &str) -> Option<usize> {
+    let in_query_value = |at: usize| {
+        let before = &after[..at];
+        before.contains('?')
+            && before
+                .rfind(['?', '&'])
+                .is_some_and(|start| before[start..].contains('='))
+    };
+    let digits = after.len() - after.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+    let is_port = digits > 0
+        && after[digits..]
+            .chars()
+            .next()
+            .is_none_or(|c| matches!(c, '/' | '?' | '#'));
+    let mut ats = after.rmatch_indices('@').map(|(at, _)| at);
+    ats.clone()
+        .find(|&at| !in_query_value(at))
+        .or_else(|| if is_port { None } else { ats.next() })
 }
 
 fn is_credential_name(name: &str) -> bool {
@@ -548,6 +575,29 @@ mod tests {
         assert_eq!(
             redact_url("postgres://ana@h:5432/db"),
             "postgres://ana@h:5432/db"
+        );
+        // An @ in a query value after a port: nothing hidden but what a
+        // parameter's name says is secret, and none of its value shown.
+        assert_eq!(
+            redact_url("postgres://h:5432/db?sslmode=require&application_name=ops@team"),
+            "postgres://h:5432/db?sslmode=require&application_name=ops@team"
+        );
+        assert_eq!(
+            redact_url("postgres://h:5432/db?password=abc@def&sslmode=require"),
+            "postgres://h:5432/db?password=***&sslmode=require"
+        );
+        assert_eq!(
+            redact_url("mysql://u:p@h:3306/d?application_name=a@b&password=x@y"),
+            "mysql://u:***@h:3306/d?application_name=a@b&password=***"
+        );
+        assert_eq!(
+            redact_url("postgres://u:p#w@h:5432/db?application_name=a@b"),
+            "postgres://u:***@h:5432/db?application_name=a@b"
+        );
+        // A password holding `?` and `=` before its `@` is still a password.
+        assert_eq!(
+            redact_url("postgres://u:p?x=y@h/db"),
+            "postgres://u:***@h/db"
         );
     }
 

@@ -1028,17 +1028,18 @@ async fn a_small_edit_racing_another_save_keeps_both() {
         )
         .await
         .unwrap();
-    let mut applied = 0;
+    // The edit runs on an ontology worker thread, so it counts in a shared cell.
+    let applied = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let (counted, url) = (applied.clone(), test.url.clone());
     drafts::edit(
         store,
         project.id,
         editor.id,
         "added race",
         NOW,
-        |ontology| {
-            applied += 1;
-            if applied == 1 {
-                let url = test.url.clone();
+        move |ontology| {
+            if counted.fetch_add(1, std::sync::atomic::Ordering::SeqCst) == 0 {
+                let url = url.clone();
                 std::thread::spawn(move || {
                     let runtime = tokio::runtime::Builder::new_current_thread()
                         .enable_all()
@@ -1074,7 +1075,11 @@ async fn a_small_edit_racing_another_save_keeps_both() {
     )
     .await
     .unwrap();
-    assert_eq!(applied, 2, "applied again after the other save");
+    assert_eq!(
+        applied.load(std::sync::atomic::Ordering::SeqCst),
+        2,
+        "applied again after the other save"
+    );
     let draft = store.draft(project.id).await.unwrap().unwrap();
     assert_eq!(
         draft.ontology,

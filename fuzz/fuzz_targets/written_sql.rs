@@ -12,7 +12,7 @@ static F1: LazyLock<Ontology> =
     LazyLock::new(|| from_yaml(include_str!("../../examples/f1/ontology.yaml")).unwrap());
 
 fuzz_target!(|text: &str| {
-    for dialect in [Dialect::Postgres, Dialect::Sqlite] {
+    for dialect in [Dialect::Postgres, Dialect::Sqlite, Dialect::MySql] {
         if let Ok(accepted) = check(&F1, dialect, text) {
             assert!(check(&F1, dialect, &accepted.sql).is_ok(), "{}", accepted.sql);
         }

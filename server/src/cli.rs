@@ -127,6 +127,15 @@ pub struct SettingsArgs {
     )]
     pub oauth_max_unused_clients: Option<usize>,
 
+    /// Reverse proxies whose X-Forwarded-For names the client, comma-separated CIDRs or addresses; from anyone else the header is ignored [default: none]
+    #[arg(
+        long,
+        env = "CASSIS_TRUSTED_PROXIES",
+        global = true,
+        value_name = "CIDR,..."
+    )]
+    pub trusted_proxies: Option<String>,
+
     /// Networks that may read /metrics without a token, comma-separated CIDRs or addresses; empty for none [default: 127.0.0.0/8,::1]
     #[arg(
         long,

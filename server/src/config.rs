@@ -90,6 +90,7 @@ struct FileSettings {
     llm_name: Option<String>,
     llm_timeout: Option<u64>,
     metrics_allow: Option<String>,
+    trusted_proxies: Option<String>,
     metrics_token: Option<String>,
     drain_timeout: Option<u64>,
     mcp_calls_per_minute: Option<u32>,
@@ -123,6 +124,8 @@ pub struct Settings {
     pub model: Option<ModelSettings>,
     /// Networks that may read /metrics without the token.
     pub metrics_allow: Vec<ipnet::IpNet>,
+    /// Reverse proxies whose `X-Forwarded-For` names the client.
+    pub trusted_proxies: Vec<ipnet::IpNet>,
     /// Lets any address read /metrics; never printed.
     #[serde(skip)]
     pub metrics_token: Option<String>,
@@ -169,6 +172,8 @@ pub enum ConfigError {
     LlmClient(String),
     #[error("--metrics-allow: `{0}` is not a network (such as 10.0.0.0/8) or an address")]
     MetricsAllow(String),
+    #[error("--trusted-proxies: `{0}` is not a network (such as 10.0.0.0/8) or an address")]
+    TrustedProxies(String),
     #[error("the metrics token must have at least {MIN_METRICS_TOKEN_CHARS} characters")]
     MetricsToken,
     #[error("the drain timeout must be between 1 and 3600 seconds, not {0}")]
@@ -253,6 +258,14 @@ impl Settings {
                 .as_deref()
                 .or(file.metrics_allow.as_deref())
                 .unwrap_or(DEFAULT_METRICS_ALLOW),
+            ConfigError::MetricsAllow,
+        )?;
+        let trusted_proxies = parse_networks(
+            args.trusted_proxies
+                .as_deref()
+                .or(file.trusted_proxies.as_deref())
+                .unwrap_or(""),
+            ConfigError::TrustedProxies,
         )?;
         let metrics_token = args
             .metrics_token
@@ -323,6 +336,7 @@ impl Settings {
             planner,
             model,
             metrics_allow,
+            trusted_proxies,
             metrics_token,
             drain_timeout,
             mcp_calls_per_minute,
@@ -398,7 +412,10 @@ fn provider_of(planner: PlannerKind) -> Option<LlmProvider> {
 }
 
 /// Comma-separated networks; a bare address is a network of one.
-fn parse_networks(list: &str) -> Result<Vec<ipnet::IpNet>, ConfigError> {
+fn parse_networks(
+    list: &str,
+    invalid: fn(String) -> ConfigError,
+) -> Result<Vec<ipnet::IpNet>, ConfigError> {
     list.split(',')
         .map(str::trim)
         .filter(|item| !item.is_empty())
@@ -406,7 +423,7 @@ fn parse_networks(list: &str) -> Result<Vec<ipnet::IpNet>, ConfigError> {
             item.parse::<ipnet::IpNet>()
                 .or_else(|_| item.parse::<std::net::IpAddr>().map(ipnet::IpNet::from))
                 .map(|net| net.trunc())
-                .map_err(|_| ConfigError::MetricsAllow(item.to_owned()))
+                .map_err(|_| invalid(item.to_owned()))
         })
         .collect()
 }
@@ -587,6 +604,27 @@ mod tests {
             ..Default::default()
         };
         assert!(Settings::resolve(&none).unwrap().metrics_allow.is_empty());
+    }
+
+    #[test]
+    fn no_proxy_is_trusted_unless_listed() {
+        let defaults = Settings::resolve(&SettingsArgs::default()).unwrap();
+        assert!(defaults.trusted_proxies.is_empty());
+        let listed = SettingsArgs {
+            trusted_proxies: Some("10.0.0.5, fd00::/8".into()),
+            ..Default::default()
+        };
+        let trusted = Settings::resolve(&listed).unwrap().trusted_proxies;
+        assert_eq!(trusted[0].to_string(), "10.0.0.5/32");
+        assert_eq!(trusted[1].to_string(), "fd00::/8");
+        let wrong = SettingsArgs {
+            trusted_proxies: Some("proxy.internal".into()),
+            ..Default::default()
+        };
+        assert!(matches!(
+            Settings::resolve(&wrong),
+            Err(ConfigError::TrustedProxies(item)) if item == "proxy.internal"
+        ));
     }
 
     #[test]

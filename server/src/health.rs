@@ -41,6 +41,7 @@ mod tests {
     use cassis_app::ssr::AppContext;
     use cassis_core::store::Store;
     use leptos::config::LeptosOptions;
+    use std::sync::Arc;
     use tower::ServiceExt;
 
     async fn get(router: axum::Router, path: &str) -> (StatusCode, String) {
@@ -85,6 +86,7 @@ mod tests {
             metrics: Default::default(),
             lifecycle: Default::default(),
             mcp_limit: None,
+            trusted_proxies: Arc::from([]),
         });
         let lifecycle = state.lifecycle.clone();
         let router = app(state);

@@ -5,6 +5,7 @@ mod clock;
 mod commands;
 mod config;
 mod error;
+mod forwarded;
 mod health;
 mod lifecycle;
 mod mcp;

@@ -8,7 +8,7 @@ use axum::extract::{Path, Query, State};
 use axum::http::header::{CACHE_CONTROL, CONTENT_DISPOSITION, CONTENT_TYPE};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
-use cassis_core::ontology::{Ontology, to_yaml};
+use cassis_core::ontology::{Ontology, on_ontology_worker, to_yaml};
 use serde::Deserialize;
 use uuid::Uuid;
 
@@ -96,5 +96,7 @@ async fn export(
             }
         })
         .collect();
-    Ok(Some((format!("{slug}-{suffix}.yaml"), to_yaml(&ontology))))
+    // Writing out a draft of megabytes is ontology worker work.
+    let yaml = on_ontology_worker(move || to_yaml(&ontology)).await;
+    Ok(Some((format!("{slug}-{suffix}.yaml"), yaml)))
 }

@@ -2,7 +2,7 @@
 //! functions, wrapped in request logging and a body size cap.
 
 use crate::metrics_endpoint::{self, MetricsEndpoint, RouteLabelLayer};
-use crate::{health, lifecycle, mcp, oauth, ontology_export, page_guard, request_log};
+use crate::{forwarded, health, lifecycle, mcp, oauth, ontology_export, page_guard, request_log};
 use axum::Router;
 use axum::extract::FromRef;
 use axum::http::{HeaderValue, header};
@@ -55,6 +55,8 @@ pub struct SharedState {
     pub lifecycle: lifecycle::Lifecycle,
     /// MCP calls per credential per minute; `None` for no limit.
     pub mcp_limit: Option<cassis_core::auth::CredentialLimit>,
+    /// Reverse proxies whose `X-Forwarded-For` names the client.
+    pub trusted_proxies: Arc<[ipnet::IpNet]>,
 }
 
 impl AppState {
@@ -121,6 +123,11 @@ pub fn app(state: AppState) -> Router {
     // each request would clone that nest box by box: a tenth of a busy MCP
     // endpoint's time went to it.
     let every_request = ServiceBuilder::new()
+        // First, so the log and every limit see the client, not its proxy.
+        .layer(middleware::from_fn_with_state(
+            state.trusted_proxies.clone(),
+            forwarded::client_behind_proxy,
+        ))
         .layer(middleware::from_fn_with_state(
             state.lifecycle.clone(),
             request_log::log_request,

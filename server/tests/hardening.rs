@@ -58,22 +58,16 @@ fn memory_kb(server: &Server, field: &str) -> u64 {
         .unwrap_or_else(|| panic!("no {field} in /proc status"))
 }
 
-#[tokio::test]
-async fn yaml_that_expands_into_gigabytes_is_refused_without_the_memory() {
-    let dir = tempfile::tempdir().unwrap();
-    let data = dir.path().join("data");
-    // No demo: generating its warehouse in the background would move the
-    // peak memory this test watches.
-    let server = Server::start(&data, |c| {
-        c.arg("--no-demo");
-    });
-    create_user(&data, VIEWER, "viewer");
-    let admin = sign_in_as(&server, ADMIN_EMAIL, ADMIN_PASSWORD)
+/// A viewer's session and the one project they see, schema-only: a server
+/// started with `--no-demo` has no other.
+async fn a_viewer_of_a_schema_only_project(server: &Server, data: &Path) -> (String, String) {
+    create_user(data, VIEWER, "viewer");
+    let admin = sign_in_as(server, ADMIN_EMAIL, ADMIN_PASSWORD)
         .await
         .1
         .unwrap();
     let (status, body) = call_with(
-        &server,
+        server,
         &admin,
         "create_project",
         &[
@@ -84,8 +78,21 @@ async fn yaml_that_expands_into_gigabytes_is_refused_without_the_memory() {
     )
     .await;
     assert_eq!(status, StatusCode::OK, "{body}");
-    let viewer = sign_in_as(&server, VIEWER, PASSWORD).await.1.unwrap();
-    let project = first_project(&server, &viewer).await;
+    let viewer = sign_in_as(server, VIEWER, PASSWORD).await.1.unwrap();
+    let project = first_project(server, &viewer).await;
+    (viewer, project)
+}
+
+#[tokio::test]
+async fn yaml_that_expands_into_gigabytes_is_refused_without_the_memory() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    // No demo: generating its warehouse in the background would move the
+    // peak memory this test watches.
+    let server = Server::start(&data, |c| {
+        c.arg("--no-demo");
+    });
+    let (viewer, project) = a_viewer_of_a_schema_only_project(&server, &data).await;
 
     // One megabyte anchored once and repeated by 2,000 aliases: 2 GB once read.
     let mut bomb = format!(
@@ -132,6 +139,112 @@ async fn yaml_that_expands_into_gigabytes_is_refused_without_the_memory() {
     assert_eq!(status, StatusCode::OK, "{body}");
     // Refused by Cassis's own budget, before the YAML library's limit.
     assert!(body.contains("anchors and aliases repeat"), "{body}");
+}
+
+/// The length of `text` form-encoded, as the browser posts it.
+fn form_encoded_len(text: &str) -> usize {
+    text.chars()
+        .map(|c| match c {
+            'a'..='z' | 'A'..='Z' | '0'..='9' | '*' | '-' | '.' | '_' | ' ' => 1,
+            c => 3 * c.len_utf8(),
+        })
+        .sum()
+}
+
+#[tokio::test]
+async fn many_large_drafts_checked_at_once_are_read_a_few_at_a_time() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let server = Server::start(&data, |c| {
+        c.arg("--no-demo");
+    });
+    let key = create_key(&data);
+    let (viewer, project) = a_viewer_of_a_schema_only_project(&server, &data).await;
+    // As many one-character list items as a 2 MB request holds: read, each
+    // is a YAML event with its own allocations, many times the text's size.
+    let mut yaml = String::from("objects: [");
+    let mut body = 200 + project.len() + form_encoded_len(&yaml);
+    while body + form_encoded_len("1,") < 2 * 1024 * 1024 {
+        yaml.push_str("1,");
+        body += form_encoded_len("1,");
+    }
+    yaml.push_str("1]");
+    let server = std::sync::Arc::new(server);
+    let (viewer, project, yaml) = (
+        std::sync::Arc::new(viewer),
+        std::sync::Arc::new(project),
+        std::sync::Arc::new(yaml),
+    );
+    let check = || {
+        let (server, viewer, project, yaml) = (
+            server.clone(),
+            viewer.clone(),
+            project.clone(),
+            yaml.clone(),
+        );
+        async move {
+            let (status, body) = call_with(
+                &server,
+                &viewer,
+                "check_draft",
+                &[("project_id", &project), ("yaml", &yaml)],
+            )
+            .await;
+            assert_eq!(status, StatusCode::OK, "{body}");
+            assert!(body.contains("expected struct Object"), "{body}");
+        }
+    };
+    // One alone first: what reading one such document costs at its peak.
+    let before = memory_kb(&server, "VmHWM");
+    let started = std::time::Instant::now();
+    check().await;
+    let alone = started.elapsed();
+    let one = memory_kb(&server, "VmHWM") - before;
+    assert!(
+        one > 10_000,
+        "one check took only +{one} kB: nothing to bound"
+    );
+
+    // Four per core at once: with every one read at the same time, the peak
+    // grows by each one's (a blocking thread each, time-sliced); read a core's
+    // worth at a time, by at most that many plus the requests' own bodies.
+    let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
+    let before = memory_kb(&server, "VmHWM");
+    let checks: Vec<_> = (0..4 * cores).map(|_| tokio::spawn(check())).collect();
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let mut pings = Vec::new();
+    for _ in 0..10 {
+        let started = std::time::Instant::now();
+        let ping = post_tool_call(&server, &key, "ping", serde_json::json!({})).await;
+        assert_eq!(ping.status(), StatusCode::OK);
+        pings.push(started.elapsed());
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let still_checking = checks.iter().filter(|c| !c.is_finished()).count();
+    for check in checks {
+        check.await.unwrap();
+    }
+    let grown = memory_kb(&server, "VmHWM") - before;
+    pings.sort();
+    let median = pings[pings.len() / 2];
+    eprintln!(
+        "one check alone took {alone:?} and +{one} kB at its peak; {} at once +{grown} kB; \
+         pings meanwhile {pings:?} with {still_checking} checks still running",
+        4 * cores
+    );
+    assert!(
+        grown < one * (cores as u64 + 2),
+        "{} checks at once grew the peak by {grown} kB, one alone by {one} kB",
+        4 * cores
+    );
+    assert!(
+        median < Duration::from_millis(400),
+        "ping took {median:?} (median) during the checks: {pings:?}"
+    );
+    assert!(
+        still_checking > 0,
+        "the checks ended before the pings did, so they measured nothing"
+    );
 }
 
 #[tokio::test]
@@ -583,4 +696,202 @@ async fn a_reconnected_or_deleted_project_lets_go_of_its_old_source() {
         !open.contains(&copy),
         "the deleted project's pool is still open: {open:?}"
     );
+}
+
+/// A question still reading its project's source when the project is
+/// deleted must not connect it again afterwards and keep that pool: nothing
+/// would ever close it. The first question on a version reads the values of
+/// its text columns, here from a million distinct labels, which a debug
+/// build's SQLite takes seconds to group; the project is deleted meanwhile.
+#[tokio::test]
+async fn a_question_in_flight_when_its_project_is_deleted_leaves_no_source_open() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let server = Server::start(&data, |c| {
+        c.arg("--no-demo");
+    });
+    let key = create_key(&data);
+    let warehouse = data.join("warehouses/slow.sqlite");
+    std::fs::create_dir_all(warehouse.parent().unwrap()).unwrap();
+    {
+        use sqlx::{ConnectOptions, Connection};
+        let mut connection = sqlx::sqlite::SqliteConnectOptions::new()
+            .filename(&warehouse)
+            .create_if_missing(true)
+            .connect()
+            .await
+            .unwrap();
+        for statement in [
+            "CREATE TABLE events (id INTEGER PRIMARY KEY, label TEXT NOT NULL)",
+            "WITH RECURSIVE n(x) AS (SELECT 0 UNION ALL SELECT x + 1 FROM n WHERE x < 999999) \
+             INSERT INTO events SELECT x, printf('label %07d', (x * 7919) % 1000000) FROM n",
+        ] {
+            sqlx::query(statement)
+                .execute(&mut connection)
+                .await
+                .unwrap();
+        }
+        connection.close().await.unwrap();
+    }
+    let warehouse = warehouse.canonicalize().unwrap();
+    let url = format!("sqlite://{}", warehouse.display());
+    let output = cassis(&data)
+        .args(["project", "create", "--name", "Slow", "--warehouse", &url])
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", stderr(&output));
+    let project = stdout(&output).trim().to_owned();
+    let ontology = dir.path().join("slow.yaml");
+    std::fs::write(
+        &ontology,
+        "objects:
+  - name: event
+    table: events
+    label: Event
+    primary_key: [id]
+    attributes:
+      - name: id
+        column: id
+        type: integer
+        role: identifier
+      - name: label
+        column: label
+        type: text
+        role: dimension
+metrics:
+  - name: event_count
+    object: event
+    aggregate: count
+    label: Number of events
+",
+    )
+    .unwrap();
+    let output = cassis(&data)
+        .args(["ontology", "import", "--project", "Slow", "--publish"])
+        .arg(&ontology)
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", stderr(&output));
+    let admin = sign_in_as(&server, ADMIN_EMAIL, ADMIN_PASSWORD)
+        .await
+        .1
+        .unwrap();
+
+    let server = std::sync::Arc::new(server);
+    let question = {
+        let (server, key, project) = (server.clone(), key.clone(), project.clone());
+        tokio::spawn(async move {
+            call_tool(
+                &server,
+                &key,
+                "ask_question",
+                serde_json::json!({"project_id": project, "question": "How many events are there?"}),
+            )
+            .await
+        })
+    };
+    // The question has connected once the file is open.
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    while !open_files(&server).contains(&warehouse) {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the question never opened its source"
+        );
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    assert!(
+        !question.is_finished(),
+        "the question ended before its project was deleted: nothing was tested"
+    );
+    let (status, body) = call_with(
+        &server,
+        &admin,
+        "delete_project",
+        &[("id", project.as_str()), ("confirm", "Slow")],
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let answer = question.await.unwrap();
+    eprintln!("the question answered {answer}");
+    let open = open_files(&server);
+    assert!(
+        !open.contains(&warehouse),
+        "the deleted project's source is open again after its question: {open:?}"
+    );
+}
+
+/// Wrong sign-ins from `from` (a local address to connect from) on as many
+/// accounts, all at once, each saying it forwards `forwarded(n)`: the statuses.
+async fn sign_ins_through(
+    server: &Server,
+    from: &str,
+    count: usize,
+    forwarded: impl Fn(usize) -> String,
+) -> Vec<StatusCode> {
+    let client = reqwest::Client::builder()
+        .local_address(from.parse::<std::net::IpAddr>().unwrap())
+        .build()
+        .unwrap();
+    let attempts: Vec<_> = (0..count)
+        .map(|n| {
+            let request = client
+                .post(format!("{}/api/login", server.url))
+                .header(ORIGIN, &server.url)
+                .header("x-forwarded-for", forwarded(n))
+                .form(&[
+                    ("email", format!("user{n}@example.com").as_str()),
+                    ("password", "guess"),
+                ]);
+            tokio::spawn(async move { request.send().await.unwrap().status() })
+        })
+        .collect();
+    let mut statuses = Vec::new();
+    for attempt in attempts {
+        statuses.push(attempt.await.unwrap());
+    }
+    statuses
+}
+
+#[tokio::test]
+async fn behind_a_trusted_proxy_each_client_has_its_own_sign_in_limit() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let server = Server::start(&data, |c| {
+        c.args(["--no-demo", "--trusted-proxies", "127.0.0.1"]);
+    });
+    let limited = |statuses: &[StatusCode]| {
+        statuses
+            .iter()
+            .filter(|&&s| s == StatusCode::TOO_MANY_REQUESTS)
+            .count()
+    };
+    // One client behind the proxy guesses until it is held back...
+    let guesses = sign_ins_through(&server, "127.0.0.1", 32, |_| {
+        "198.51.100.9, 203.0.113.1".to_owned()
+    })
+    .await;
+    assert!(limited(&guesses) > 0, "{guesses:?}");
+    // ...while another one behind the same proxy is not: a few attempts at
+    // once, where the proxy's one shared bucket would have refilled by one
+    // or two while the first client's guesses were checked.
+    let others = sign_ins_through(&server, "127.0.0.1", 5, |_| "203.0.113.2".to_owned()).await;
+    assert_eq!(limited(&others), 0, "{others:?}");
+    let response = client()
+        .post(format!("{}/api/login", server.url))
+        .header(ORIGIN, &server.url)
+        .header("x-forwarded-for", "203.0.113.3")
+        .form(&[("email", ADMIN_EMAIL), ("password", ADMIN_PASSWORD)])
+        .send()
+        .await
+        .unwrap();
+    let status = response.status();
+    assert!(status.is_success() || status.is_redirection(), "{status}");
+    // A client that is not a listed proxy cannot spread its guesses over
+    // addresses it makes up: the header is ignored, its own address counts.
+    let guesses = sign_ins_through(&server, "127.0.0.2", 32, |n| {
+        format!("203.0.113.{}", 100 + n)
+    })
+    .await;
+    assert!(limited(&guesses) > 0, "{guesses:?}");
 }

@@ -77,15 +77,16 @@ fn problems_of(
 }
 
 /// Reads YAML typed in the editor and lists its problems; a syntax error is
-/// one problem at its line. Runs on a blocking thread: a document of a few
-/// megabytes takes long enough to read and check to stall the async workers.
+/// one problem at its line. Runs on an ontology worker: a document of a few
+/// megabytes takes long enough to read and check to stall the async workers,
+/// and holds many times its size while it is read.
 #[cfg(feature = "ssr")]
 async fn read_draft(
-    yaml: std::sync::Arc<str>,
+    yaml: String,
     dialect: cassis_core::project::Dialect,
 ) -> Result<Result<(Ontology, Vec<ProblemView>), ProblemView>, AppError> {
     let max_bytes = crate::ssr::context()?.max_ontology_bytes;
-    tokio::task::spawn_blocking(move || {
+    Ok(cassis_core::ontology::on_ontology_worker(move || {
         if yaml.trim().is_empty() {
             return Ok((Ontology::default(), Vec::new()));
         }
@@ -100,11 +101,7 @@ async fn read_draft(
         let problems = problems_of(&ontology, &yaml, dialect);
         Ok((ontology, problems))
     })
-    .await
-    .map_err(|error| {
-        tracing::error!(%error, "reading a draft failed");
-        AppError::Internal
-    })
+    .await)
 }
 
 #[server(endpoint = "get_draft")]
@@ -120,9 +117,16 @@ pub async fn get_draft(project_id: String) -> Result<DraftView, AppError> {
         .as_ref()
         .map(|d| d.ontology.clone())
         .unwrap_or_default();
-    let yaml = cassis_core::ontology::to_yaml(&ontology);
+    let dialect = dialect_of(&project);
+    // Writing and checking a stored draft of megabytes is worker work too.
+    let (ontology, yaml, problems) = cassis_core::ontology::on_ontology_worker(move || {
+        let yaml = cassis_core::ontology::to_yaml(&ontology);
+        let problems = problems_of(&ontology, &yaml, dialect);
+        (ontology, yaml, problems)
+    })
+    .await;
     Ok(DraftView {
-        problems: problems_of(&ontology, &yaml, dialect_of(&project)),
+        problems,
         project_name: project.name,
         yaml,
         ontology,
@@ -140,7 +144,7 @@ pub async fn check_draft(project_id: String, yaml: String) -> Result<Vec<Problem
     use cassis_core::project::dialect_of;
     let user = crate::ssr::require_user().await?;
     let project = crate::ssr::project_of(&user, &project_id).await?;
-    Ok(match read_draft(yaml.into(), dialect_of(&project)).await? {
+    Ok(match read_draft(yaml, dialect_of(&project)).await? {
         Ok((_, problems)) => problems,
         Err(problem) => vec![problem],
     })
@@ -164,14 +168,15 @@ pub async fn save_draft(
     use cassis_core::store::DraftBase;
     let user = crate::ssr::require_editor().await?;
     let project = crate::ssr::project_of(&user, &project_id).await?;
-    let (ontology, problems) = read_draft(yaml.into(), dialect_of(&project))
-        .await?
-        .map_err(|problem| {
-            crate::ssr::respond_with(AppError::Invalid(match problem.line {
-                Some(line) => format!("Nothing was saved: line {line}: {}", problem.message),
-                None => format!("Nothing was saved: {}", problem.message),
-            }))
-        })?;
+    let (ontology, problems) =
+        read_draft(yaml, dialect_of(&project))
+            .await?
+            .map_err(|problem| {
+                crate::ssr::respond_with(AppError::Invalid(match problem.line {
+                    Some(line) => format!("Nothing was saved: line {line}: {}", problem.message),
+                    None => format!("Nothing was saved: {}", problem.message),
+                }))
+            })?;
     let (base, reason) = if overwrite {
         (DraftBase::Current, "saved in the editor over another save")
     } else {
@@ -253,10 +258,10 @@ pub async fn bootstrap_draft(
 /// between, `edit` runs again on the newer draft (see
 /// [`cassis_core::ontology::drafts::edit`]), so neither change is lost.
 #[cfg(feature = "ssr")]
-async fn edit_draft<T>(
+async fn edit_draft<T: Send + 'static>(
     project_id: &str,
     reason: &str,
-    edit: impl FnMut(&mut Ontology) -> Result<T, AppError>,
+    edit: impl FnMut(&mut Ontology) -> Result<T, AppError> + Send + 'static,
 ) -> Result<T, AppError> {
     let user = crate::ssr::require_editor().await?;
     let project = crate::ssr::project_of(&user, project_id).await?;
@@ -270,6 +275,8 @@ async fn edit_draft<T>(
         edit,
     )
     .await
+    // The edit ran on a worker thread, away from the response it refuses.
+    .map_err(crate::ssr::respond_with)
 }
 
 /// Sets the synonyms of one element, named by its path (`objects.driver`).
@@ -281,7 +288,7 @@ pub async fn set_synonyms(
 ) -> Result<(), AppError> {
     use cassis_core::ontology::{Element, tidy_synonyms};
     let reason = format!("set the synonyms of {element}");
-    edit_draft(&project_id, &reason, |ontology| {
+    edit_draft(&project_id, &reason, move |ontology| {
         let target = Element::parse(&element)
             .and_then(|e| ontology.synonyms_mut(&e))
             .ok_or_else(|| {
@@ -319,7 +326,7 @@ async fn add_to_draft(
     project_id: &str,
     what: &str,
     label: &str,
-    mut add: impl FnMut(&mut Ontology) -> Result<(String, String), AppError>,
+    mut add: impl FnMut(&mut Ontology) -> Result<(String, String), AppError> + Send + 'static,
 ) -> Result<Vec<(String, String)>, AppError> {
     use cassis_core::ontology::problems_of_added;
     use cassis_core::project::dialect_of;
@@ -334,7 +341,7 @@ async fn add_to_draft(
         user.id,
         reason.trim(),
         crate::ssr::now(),
-        |ontology| {
+        move |ontology| {
             let before = ontology.clone();
             let (by_name, by_index) = add(ontology)?;
             let problems = problems_of_added(&before, ontology, dialect, &by_name, &by_index);
@@ -345,7 +352,9 @@ async fn add_to_draft(
             Ok::<_, AppError>(problems)
         },
     )
-    .await?;
+    .await
+    // The edit ran on a worker thread, away from the response it refuses.
+    .map_err(crate::ssr::respond_with)?;
     if field_problems.is_empty() {
         tracing::info!(user = %user.id, project = %project.id, what, "added to a draft");
     }
@@ -368,28 +377,33 @@ pub async fn add_metric(
             metric.aggregate
         )))
     })?;
-    add_to_draft(&project_id, "metric", &metric.name, |ontology| {
-        let name = metric.name.trim().to_owned();
-        let index = ontology.metrics.len();
-        ontology.metrics.push(Metric {
-            name: name.clone(),
-            label: metric.label.trim().to_owned(),
-            object: metric.object.trim().to_owned(),
-            aggregate,
-            expr: Some(metric.expr.trim().to_owned()).filter(|e| !e.is_empty()),
-            filters: metric
-                .filters
-                .lines()
-                .map(str::trim)
-                .filter(|f| !f.is_empty())
-                .map(str::to_owned)
-                .collect(),
-            description: metric.description.trim().to_owned(),
-            synonyms: tidy_synonyms(metric.synonyms.split(',').map(str::to_owned)),
-            ..Metric::default()
-        });
-        Ok((format!("metrics.{name}"), format!("metrics[{index}]")))
-    })
+    add_to_draft(
+        &project_id,
+        "metric",
+        &metric.name.clone(),
+        move |ontology| {
+            let name = metric.name.trim().to_owned();
+            let index = ontology.metrics.len();
+            ontology.metrics.push(Metric {
+                name: name.clone(),
+                label: metric.label.trim().to_owned(),
+                object: metric.object.trim().to_owned(),
+                aggregate,
+                expr: Some(metric.expr.trim().to_owned()).filter(|e| !e.is_empty()),
+                filters: metric
+                    .filters
+                    .lines()
+                    .map(str::trim)
+                    .filter(|f| !f.is_empty())
+                    .map(str::to_owned)
+                    .collect(),
+                description: metric.description.trim().to_owned(),
+                synonyms: tidy_synonyms(metric.synonyms.split(',').map(str::to_owned)),
+                ..Metric::default()
+            });
+            Ok((format!("metrics.{name}"), format!("metrics[{index}]")))
+        },
+    )
     .await
 }
 
@@ -402,7 +416,7 @@ pub async fn add_rule(
     #[server(default)] synonyms: String,
 ) -> Result<Vec<(String, String)>, AppError> {
     use cassis_core::ontology::{BusinessRule, tidy_synonyms};
-    add_to_draft(&project_id, "rule", &name, |ontology| {
+    add_to_draft(&project_id, "rule", &name.clone(), move |ontology| {
         let name = name.trim().to_owned();
         let index = ontology.rules.len();
         ontology.rules.push(BusinessRule {
@@ -424,16 +438,21 @@ pub async fn add_verified_question(
     #[server(default)] description: String,
 ) -> Result<Vec<(String, String)>, AppError> {
     use cassis_core::ontology::VerifiedQuestion;
-    add_to_draft(&project_id, "verified question", &question, |ontology| {
-        let index = ontology.verified_questions.len();
-        ontology.verified_questions.push(VerifiedQuestion {
-            question: question.trim().to_owned(),
-            sql: sql.trim().to_owned(),
-            description: description.trim().to_owned(),
-        });
-        let path = format!("verified_questions[{index}]");
-        Ok((path.clone(), path))
-    })
+    add_to_draft(
+        &project_id,
+        "verified question",
+        &question.clone(),
+        move |ontology| {
+            let index = ontology.verified_questions.len();
+            ontology.verified_questions.push(VerifiedQuestion {
+                question: question.trim().to_owned(),
+                sql: sql.trim().to_owned(),
+                description: description.trim().to_owned(),
+            });
+            let path = format!("verified_questions[{index}]");
+            Ok((path.clone(), path))
+        },
+    )
     .await
 }
 
@@ -447,7 +466,7 @@ pub async fn update_element(
 ) -> Result<(), AppError> {
     use cassis_core::ontology::Element;
     let reason = format!("edited {element}");
-    edit_draft(&project_id, &reason, |ontology| {
+    edit_draft(&project_id, &reason, move |ontology| {
         let missing =
             || crate::ssr::respond_with(AppError::NotFound("element of the draft".to_owned()));
         let element = Element::parse(&element).ok_or_else(missing)?;
@@ -472,7 +491,7 @@ pub async fn update_element(
 pub async fn remove_element(project_id: String, element: String) -> Result<(), AppError> {
     use cassis_core::ontology::Element;
     let reason = format!("removed {element}");
-    edit_draft(&project_id, &reason, |ontology| {
+    edit_draft(&project_id, &reason, move |ontology| {
         let missing =
             || crate::ssr::respond_with(AppError::NotFound("element of the draft".to_owned()));
         let element = Element::parse(&element).ok_or_else(missing)?;

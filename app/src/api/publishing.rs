@@ -38,22 +38,30 @@ pub async fn preview_publish(project_id: String) -> Result<PublishPreview, AppEr
     let store = crate::ssr::context()?.store;
     let draft = store.draft(project.id).await?.map(|d| d.ontology);
     let latest = store.latest_version(project.id).await?;
-    let empty = cassis_core::ontology::Ontology::default();
-    let base = latest.as_ref().map_or(&empty, |v| &v.ontology);
-    let (changes, problems, verified_questions) = match &draft {
-        Some(draft) => (
-            diff(base, draft),
-            validate(draft, dialect_of(&project))
-                .into_iter()
-                .map(|p| p.to_string())
-                .collect(),
-            draft.verified_questions.len(),
-        ),
-        None => (Vec::new(), Vec::new(), 0),
-    };
+    let latest_version = latest.as_ref().map(|v| v.number);
+    let has_draft = draft.is_some();
+    let dialect = dialect_of(&project);
+    // Comparing and checking drafts of megabytes is ontology worker work.
+    let (changes, problems, verified_questions) =
+        cassis_core::ontology::on_ontology_worker(move || {
+            let empty = cassis_core::ontology::Ontology::default();
+            let base = latest.as_ref().map_or(&empty, |v| &v.ontology);
+            match &draft {
+                Some(draft) => (
+                    diff(base, draft),
+                    validate(draft, dialect)
+                        .into_iter()
+                        .map(|p| p.to_string())
+                        .collect(),
+                    draft.verified_questions.len(),
+                ),
+                None => (Vec::new(), Vec::new(), 0),
+            }
+        })
+        .await;
     Ok(PublishPreview {
-        latest_version: latest.map(|v| v.number),
-        has_draft: draft.is_some(),
+        latest_version,
+        has_draft,
         changes,
         problems,
         verified_questions,

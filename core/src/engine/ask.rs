@@ -121,8 +121,18 @@ pub struct Engine {
     /// Built once per version even when its first questions arrive together.
     groundings: Arc<Mutex<HashMap<VersionKey, GroundingCell>>>,
     groundings_built: Arc<AtomicUsize>,
-    warehouses: Arc<Mutex<HashMap<Uuid, (String, Warehouse)>>>,
+    warehouses: Arc<Mutex<Pools>>,
     admission: Arc<Admission>,
+}
+
+/// The open pool of each project's data source, with the URL it connects
+/// to, and how often each project was forgotten: a pool that finished
+/// connecting after its project was forgotten (deleted, or given another
+/// source) is closed instead of kept, since nothing would ever close it.
+#[derive(Default)]
+struct Pools {
+    open: HashMap<Uuid, (String, Warehouse)>,
+    forgotten: HashMap<Uuid, u64>,
 }
 
 impl std::fmt::Debug for Engine {
@@ -186,6 +196,7 @@ impl Engine {
         self.warehouses
             .lock()
             .expect("not poisoned")
+            .open
             .iter()
             .map(|(project, (_, warehouse))| (*project, warehouse.pool_usage()))
             .collect()
@@ -195,11 +206,11 @@ impl Engine {
     /// which was deleted: its open pool is closed and its groundings rebuilt
     /// on the next question.
     pub async fn forget_project(&self, project: Uuid) {
-        let warehouse = self
-            .warehouses
-            .lock()
-            .expect("not poisoned")
-            .remove(&project);
+        let warehouse = {
+            let mut pools = self.warehouses.lock().expect("not poisoned");
+            *pools.forgotten.entry(project).or_default() += 1;
+            pools.open.remove(&project)
+        };
         self.groundings
             .lock()
             .expect("not poisoned")
@@ -1010,32 +1021,59 @@ impl Engine {
             .as_ref()
             .and_then(|s| s.connection_url.clone())
         {
-            Some(url) => self.warehouse(project.id, &url).await.map(Some),
+            Some(url) => self.warehouse(project, &url).await.map(Some),
             None => Ok(None),
         }
     }
 
     async fn warehouse(
         &self,
-        project: Uuid,
+        project: &Project,
         url: &str,
     ) -> Result<Warehouse, crate::warehouse::WarehouseError> {
-        if let Some((known_url, warehouse)) =
-            self.warehouses.lock().expect("not poisoned").get(&project)
-            && known_url == url
-        {
-            return Ok(warehouse.clone());
-        }
+        let forgotten = {
+            let pools = self.warehouses.lock().expect("not poisoned");
+            if let Some((known_url, warehouse)) = pools.open.get(&project.id)
+                && known_url == url
+            {
+                return Ok(warehouse.clone());
+            }
+            pools.forgotten.get(&project.id).copied().unwrap_or(0)
+        };
         let warehouse = Warehouse::connect(url).await?;
-        let replaced = self
-            .warehouses
-            .lock()
-            .expect("not poisoned")
-            .insert(project, (url.to_owned(), warehouse.clone()));
-        // The project was reconnected: its old pool holds connections to a
-        // source nobody asks any more.
-        if let Some((_, old)) = replaced {
-            old.close().await;
+        // A question may hold its project from before it was deleted or
+        // reconnected: its pool is kept only if the project, as stored now,
+        // still has this source and was not forgotten while it connected
+        // (the store is read first, so a forget after that shows here).
+        let current = self
+            .store
+            .project(project.organization_id, project.id)
+            .await
+            .ok()
+            .flatten();
+        let still_its_source = current
+            .as_ref()
+            .and_then(|p| p.data_source.as_ref())
+            .and_then(|s| s.connection_url.as_deref())
+            == Some(url);
+        let kept = {
+            let mut pools = self.warehouses.lock().expect("not poisoned");
+            let unchanged = pools.forgotten.get(&project.id).copied().unwrap_or(0) == forgotten;
+            (still_its_source && unchanged).then(|| {
+                pools
+                    .open
+                    .insert(project.id, (url.to_owned(), warehouse.clone()))
+            })
+        };
+        match kept {
+            // The project was reconnected: its old pool holds connections to a
+            // source nobody asks any more.
+            Some(Some((_, old))) => old.close().await,
+            Some(None) => {}
+            None => {
+                warehouse.close().await;
+                return Err(crate::warehouse::WarehouseError::SourceChanged);
+            }
         }
         Ok(warehouse)
     }

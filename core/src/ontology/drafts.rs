@@ -3,6 +3,7 @@
 //! restored from the history.
 
 use super::Ontology;
+use super::workers::on_ontology_worker;
 use crate::store::{DraftBase, Store, StoreError};
 use crate::time::Timestamp;
 use uuid::Uuid;
@@ -28,16 +29,22 @@ pub enum RestoreError {
 /// the other one. An edit that leaves the draft as it was saves nothing, so
 /// an edit refused for its own problems can undo itself and keep the history
 /// clean. Returns what the last application of `edit` returned.
-pub async fn edit<T, E>(
+///
+/// `edit` runs on an ontology worker ([`on_ontology_worker`]), since it and
+/// the comparison after it walk the whole draft (an edit that validates it
+/// walks it twice): it cannot reach the calling task's context.
+pub async fn edit<T, E, F>(
     store: &Store,
     project_id: Uuid,
     user_id: Uuid,
     reason: &str,
     now: Timestamp,
-    mut edit: impl FnMut(&mut Ontology) -> Result<T, E>,
+    mut edit: F,
 ) -> Result<T, E>
 where
-    E: From<StoreError>,
+    T: Send + 'static,
+    E: From<StoreError> + Send + 'static,
+    F: FnMut(&mut Ontology) -> Result<T, E> + Send + 'static,
 {
     let mut attempt = 0;
     loop {
@@ -45,11 +52,18 @@ where
         let draft = store.draft(project_id).await?;
         let base = draft.as_ref().map_or(0, |d| d.revision);
         let before = draft.map(|d| d.ontology).unwrap_or_default();
-        let mut ontology = before.clone();
-        let outcome = edit(&mut ontology)?;
-        if ontology == before {
+        let (returned, applied) = on_ontology_worker(move || {
+            let mut ontology = before.clone();
+            let applied = edit(&mut ontology)
+                .map(|outcome| (outcome, (ontology != before).then_some(ontology)));
+            (edit, applied)
+        })
+        .await;
+        edit = returned;
+        let (outcome, changed) = applied?;
+        let Some(ontology) = changed else {
             return Ok(outcome);
-        }
+        };
         let saved = store
             .save_draft(
                 project_id,

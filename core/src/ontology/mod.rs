@@ -10,12 +10,16 @@ mod edit;
 mod model;
 mod validate;
 #[cfg(feature = "ssr")]
+mod workers;
+#[cfg(feature = "ssr")]
 mod yaml;
 
 pub use diff::{Change, ChangeKind, Concept, diff};
 pub use edit::{Element, tidy_synonyms};
 pub use model::*;
 pub use validate::{Problem, problems_of_added, validate};
+#[cfg(feature = "ssr")]
+pub use workers::on_ontology_worker;
 #[cfg(feature = "ssr")]
 pub use yaml::{
     DEFAULT_MAX_YAML_BYTES, LineIndex, LocatedProblem, MAX_LISTED_PROBLEMS, YamlError, from_yaml,

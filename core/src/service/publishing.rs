@@ -7,7 +7,7 @@
 use super::Services;
 use crate::account::User;
 use crate::engine::regression::{self, RegressionCheck};
-use crate::ontology::{Ontology, Problem, validate};
+use crate::ontology::{Ontology, Problem, on_ontology_worker, validate};
 use crate::project::{Project, dialect_of};
 use crate::store::{DraftBase, StoreError};
 use crate::time::Timestamp;
@@ -54,7 +54,10 @@ impl Services {
         policy: RegressionPolicy,
         now: Timestamp,
     ) -> Result<u32, PublishError> {
-        let problems = validate(ontology, dialect_of(project));
+        // Validation is CPU work on a document of up to a few MiB: off the
+        // executor, a few at a time.
+        let (checked, dialect) = (ontology.clone(), dialect_of(project));
+        let problems = on_ontology_worker(move || validate(&checked, dialect)).await;
         if !problems.is_empty() {
             return Err(PublishError::Invalid(problems));
         }

@@ -135,6 +135,10 @@ pub enum WarehouseError {
     )]
     MetadataDatabase,
     #[error(
+        "the project was deleted or given another data source while Cassis connected to it; ask again"
+    )]
+    SourceChanged,
+    #[error(
         "`{0}` names no host, or a local socket: a PostgreSQL source needs a host name or address (over a socket, the database would see the Cassis server's own operating-system user)"
     )]
     NoHost(String),

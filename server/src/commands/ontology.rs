@@ -96,11 +96,20 @@ pub async fn import(
 ) -> anyhow::Result<()> {
     let text =
         std::fs::read_to_string(file).with_context(|| format!("reading {}", file.display()))?;
-    let parsed: Ontology = ontology::from_yaml_within(&text, settings.max_ontology_bytes)
+    // Read and checked on ontology workers, like a draft saved in the app.
+    let text = std::sync::Arc::<str>::from(text);
+    let (read, max_bytes) = (text.clone(), settings.max_ontology_bytes);
+    let parsed = ontology::on_ontology_worker(move || ontology::from_yaml_within(&read, max_bytes))
+        .await
         .map_err(|e| anyhow::anyhow!("{}: {e}", file.display()))?;
     let (store, project) = open_project(settings, project).await?;
     let user = acting_user(&store, project.organization_id, as_user).await?;
-    let (problems, total) = ontology::located_problems(&parsed, dialect_of(&project), &text);
+    let dialect = dialect_of(&project);
+    let (parsed, problems, total) = ontology::on_ontology_worker(move || {
+        let (problems, total) = ontology::located_problems(&parsed, dialect, &text);
+        (parsed, problems, total)
+    })
+    .await;
     if total > 0 {
         bail!("{}\nnothing was imported", report(&problems, total, file));
     }

@@ -87,6 +87,7 @@ pub async fn run(settings: Settings) -> anyhow::Result<()> {
         lifecycle: lifecycle.clone(),
         mcp_limit: NonZeroU32::new(settings.mcp_calls_per_minute).map(CredentialLimit::per_minute),
         mcp_without_auth: settings.insecure_mcp_without_auth,
+        trusted_proxies: settings.trusted_proxies.as_slice().into(),
         key_cache: Default::default(),
         audit,
         oauth: crate::oauth::OAuthState::new(settings.oauth_max_unused_clients, sealing),

@@ -1708,3 +1708,74 @@ fn a_name_ending_in_a_word_for_its_kind_is_written_with_the_others() {
         "{sql}"
     );
 }
+
+/// A hostile question: 4,000 characters of words nobody defined, against F1
+/// with 5,000 one-word names known, so that every unknown word is a typo
+/// candidate for each of them. Bounded, typo matching compares a few dozen
+/// words with the names of about their length: 23 ms in a debug build, where
+/// without the cap per question it took 102 ms, and 144 ms comparing every
+/// word with every name (578 ms in a release build before the linear
+/// one-edit check; see the `engine` bench).
+#[test]
+fn a_question_of_four_thousand_characters_of_noise_plans_in_milliseconds() {
+    let ontology =
+        crate::ontology::from_yaml(include_str!("../../../../examples/f1/ontology.yaml")).unwrap();
+    let driver = ontology
+        .objects
+        .iter()
+        .position(|o| o.name == "driver")
+        .unwrap();
+    let names: Vec<String> = (0..5_000u64)
+        .map(|i| {
+            let x = i.wrapping_mul(2862933555777941757).wrapping_add(3037000493);
+            (0..8)
+                .map(|k| char::from(b'a' + ((x >> (k * 6)) % 26) as u8))
+                .collect()
+        })
+        .collect();
+    let lexicon = Lexicon::build(
+        &ontology,
+        &[AttributeValues {
+            object: driver,
+            attribute: 1,
+            values: &names,
+        }],
+    );
+    let mut noise = String::new();
+    let mut n = 0u64;
+    while noise.len() < 3_990 {
+        n = n
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        let word: String = (0..7 + (n >> 60) as usize)
+            .map(|i| char::from(b'a' + (n.rotate_right(i as u32 * 5) % 26) as u8))
+            .collect();
+        noise.push_str(&word);
+        noise.push(' ');
+    }
+    assert!((3_990..=4_000).contains(&noise.chars().count()));
+    // The fastest of three, so a busy machine's one slow run does not fail it.
+    let took = (0..3)
+        .map(|_| {
+            let started = std::time::Instant::now();
+            std::hint::black_box(plan(&ontology, &lexicon, &noise, None, None));
+            started.elapsed()
+        })
+        .min()
+        .unwrap();
+    eprintln!("planning 4,000 characters of noise took {took:?}");
+    assert!(
+        took < std::time::Duration::from_millis(100),
+        "planning 4,000 characters of noise took {took:?}"
+    );
+}
+
+/// Found by `scripts/fuzz` (planner): a word ending in "er" after a letter
+/// wider than a byte was cut inside that letter, and planning panicked.
+#[test]
+fn an_agent_noun_after_a_wide_letter_is_read_without_panicking() {
+    let (ontology, lexicon) = f1();
+    let question = "Now break it it dow down by constru%cerl\u{690}er for 2023";
+    let _ = plan(&ontology, &lexicon, question, None, None);
+    let _ = plan(&ontology, &lexicon, "wi\u{690}\u{690}er", None, None);
+}

@@ -400,12 +400,14 @@ pub(super) fn read(lexicon: &Lexicon, question: &str, today: Option<Day>) -> Vec
 /// "scorer" for "score", "starter" for "start".
 fn agent_of(lexicon: &Lexicon, stem: &str) -> Option<usize> {
     let verb = stem.strip_suffix("er")?;
+    // The last letter may be wider than a byte ("constru%cerlڐer").
     let undoubled = verb
         .chars()
         .last()
         .filter(|_| verb.len() > 2)
-        .filter(|last| verb[..verb.len() - 1].ends_with(*last))
-        .map(|_| &verb[..verb.len() - 1]);
+        .map(|last| (last, &verb[..verb.len() - last.len_utf8()]))
+        .filter(|(last, rest)| rest.ends_with(*last))
+        .map(|(_, rest)| rest);
     [Some(verb), undoubled]
         .into_iter()
         .flatten()

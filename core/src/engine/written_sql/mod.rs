@@ -165,99 +165,28 @@ mod tests {
         assert_eq!(checked.objects, ["public.results"]);
     }
 
-    /// Statements a hostile or confused model might write: every one must be
-    /// refused in every dialect, whatever it is refused for.
-    const HOSTILE: &[&str] = &[
-        // A table that is only an alias.
-        "SELECT users.password_hash AS p FROM users AS users",
-        "SELECT u.password_hash FROM users u",
-        "SELECT results.points FROM pg_catalog.pg_user AS results",
-        "SELECT r.points FROM public.results r JOIN secrets AS drivers ON true",
-        "SELECT s.n FROM (WITH w AS (SELECT 1 AS n) SELECT n FROM w) AS s JOIN w ON true",
-        "SELECT (SELECT n FROM w) AS leaked FROM (WITH w AS (SELECT 1 AS n) SELECT n FROM w) AS s",
-        "SELECT driver_id FROM public.drivers AS d(driver_id, password_hash)",
-        "SELECT usename FROM pg_catalog.pg_user",
-        "SELECT table_name FROM information_schema.tables",
-        "SELECT name FROM sqlite_master",
-        "SELECT x FROM generate_series(1, 1000000000) AS x",
-        "SELECT j.x FROM public.results r, json_each(r.points) AS j",
-        "SELECT name FROM pragma_table_info('drivers')",
-        "SELECT file FROM pragma_database_list",
-        "SELECT x.a FROM (SELECT driver_id AS a FROM drivers UNION SELECT password_hash FROM drivers) x",
-        // A column that is only an output alias, or belongs elsewhere.
-        "SELECT password_hash AS password_hash FROM public.drivers",
-        "SELECT secret AS secret FROM public.results ORDER BY secret",
-        "SELECT dob FROM public.results",
-        "SELECT r.dob FROM public.results r JOIN public.drivers d ON d.driver_id = r.driver_id",
-        "SELECT d.driver_id AS x FROM public.drivers d WHERE x = 1",
-        "SELECT r.points FROM public.results r WHERE d.driver_id = 1",
-        "SELECT d FROM public.drivers d",
-        "SELECT (d).password_hash FROM public.drivers d",
-        "SELECT to_json(d) AS row_json FROM public.drivers d",
-        "SELECT results.password_hash FROM public.drivers AS results",
-        "SELECT surname FROM public.drivers LIMIT (SELECT COUNT(*) FROM secrets)",
-        "SELECT surname FROM public.drivers ORDER BY (SELECT MAX(salary) FROM public.results)",
-        "SELECT RANK() OVER (PARTITION BY password_hash ORDER BY driver_id) AS r FROM public.drivers",
-        "SELECT w.password_hash FROM (SELECT driver_id FROM public.drivers) w",
-        "SELECT w.password_hash FROM (SELECT * FROM public.drivers) w",
-        "SELECT (SELECT x.password_hash FROM public.drivers x LIMIT 1) AS p FROM public.results",
-        "SELECT driver_id FROM public.drivers WHERE EXISTS (SELECT 1 FROM public.results WHERE secret = 1)",
-        "WITH w AS (SELECT driver_id AS password_hash FROM public.drivers) SELECT password_hash FROM public.results",
-        "SELECT driver_id FROM public.drivers JOIN public.results USING (password_hash)",
-        // Functions that read files, reach other sessions or servers, change
-        // settings, sleep, tell the version, or allocate without bound.
-        "SELECT query_to_xml('select * from users', true, true, '') AS x FROM public.drivers",
-        "SELECT pg_read_binary_file('/etc/passwd') AS f FROM public.drivers",
-        "SELECT pg_read_file('/etc/passwd') AS f",
-        "SELECT pg_catalog.pg_read_file('/etc/passwd') AS f",
-        "SELECT pg_terminate_backend(1) AS t",
-        "SELECT dblink_exec('host=evil', 'DROP TABLE results') AS d",
-        "SELECT \"dblink\"('host=evil', 'select 1') AS d",
-        "SELECT \"DBLINK\"('host=evil', 'select 1') AS d",
-        "SELECT pg_advisory_lock(1) AS l",
-        "SELECT lo_import('/etc/passwd') AS l",
-        "SELECT pg_sleep(10) AS s",
-        "SELECT driver_id FROM public.drivers ORDER BY pg_sleep(10)",
-        "SELECT d.driver_id FROM public.drivers d JOIN public.results r ON pg_sleep(1) IS NULL",
-        "SELECT driver_id FROM public.drivers WHERE driver_id IN (SELECT pg_sleep(1))",
-        "WITH w AS (SELECT set_config('statement_timeout', '0', false) AS s) SELECT s FROM w",
-        "SELECT current_setting('data_directory') AS d",
-        "SELECT version() AS v",
-        "SELECT current_user AS u",
-        "SELECT nextval('results_result_id_seq') AS n",
-        "SELECT pg_catalog.count(*) AS n FROM public.results",
-        "SELECT load_extension('/tmp/evil.so') AS e",
-        "SELECT readfile('/etc/passwd') AS f",
-        "SELECT sqlite_version() AS v",
-        "SELECT randomblob(1000000000) AS b",
-        "SELECT zeroblob(1000000000) AS b",
-        "SELECT repeat('x', 1000000000) AS r",
-        "SELECT lpad('x', 1000000000) AS r",
-        "SELECT rpad(surname, 1000000000, 'x') AS r FROM public.drivers",
-        "SELECT printf('%.*c', 1000000000, 'x') AS p",
-        "SELECT format('%1000000000s', 'x') AS f",
-        "SELECT hex(hex(hex(hex(surname)))) AS h FROM public.drivers",
-        "SELECT replace('xxxxxxxxxx', 'x', 'xxxxxxxxxx') AS r",
-        "SELECT replace(surname, 'a', 'aaaaaaaaaa') AS r FROM public.drivers",
-        "SELECT replace(replace(surname, 'a', 'aaaa'), 'a', 'aaaa') AS r FROM public.drivers",
-        "SELECT concat(d.*) AS row_text FROM public.drivers d",
-        "SELECT string_agg(surname, ',') AS all_names FROM public.drivers",
-        // Clauses that change what the statement does.
-        "SELECT driver_id FROM public.drivers FOR UPDATE",
-        "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n) SELECT count(i) AS c FROM n",
-    ];
+    /// Statements a hostile or confused model might write, kept in a file
+    /// that `scripts/fuzz` seeds the written-SQL target with: every one must
+    /// be refused in every dialect, whatever it is refused for.
+    fn hostile() -> impl Iterator<Item = &'static str> {
+        include_str!("../../../tests/fixtures/hostile_sql.txt")
+            .lines()
+            .map(str::trim)
+            .filter(|line| !line.is_empty() && !line.starts_with('#'))
+    }
 
     #[test]
     fn every_hostile_statement_is_refused() {
         let ontology = f1();
-        for dialect in [Dialect::Postgres, Dialect::Sqlite] {
-            for sql in HOSTILE {
+        for dialect in [Dialect::Postgres, Dialect::Sqlite, Dialect::MySql] {
+            for sql in hostile() {
                 assert!(
                     check(&ontology, dialect, sql).is_err(),
                     "{dialect:?} accepted {sql}"
                 );
             }
         }
+        assert!(hostile().count() > 90, "the corpus was read");
     }
 
     /// What analytic questions need, which the checks must keep accepting.
@@ -300,7 +229,7 @@ mod tests {
     #[test]
     fn ordinary_analytic_sql_is_accepted() {
         let ontology = f1();
-        for dialect in [Dialect::Postgres, Dialect::Sqlite] {
+        for dialect in [Dialect::Postgres, Dialect::Sqlite, Dialect::MySql] {
             for sql in ORDINARY.iter().filter(|sql| !sql.contains("UNION")) {
                 if let Err(rejection) = check(&ontology, dialect, sql) {
                     panic!("{dialect:?} refused {sql}: {rejection}");
