@@ -241,10 +241,12 @@ fn a_chat_stays_on_its_version_after_a_new_one_is_published() {
     std::fs::write(&file, v2).unwrap();
     let output = cassis(&data)
         .env("CASSIS_NO_DEMO", "1")
-        .args(["ontology", "import", "--project", "F1", "--publish"])
+        .args(["ontology", "import", "--project", "F1", "--publish", "--force"])
         .arg(&file)
         .output()
         .unwrap();
+    // Dropping the metric a verified question needs is a regression the
+    // publish gate reports; the data team means it here.
     assert!(output.status.success(), "{}", stderr(&output));
 
     let follow_up = ask(&data, &["--chat", &chat, "and in 2021?"]);
