@@ -241,7 +241,14 @@ fn a_chat_stays_on_its_version_after_a_new_one_is_published() {
     std::fs::write(&file, v2).unwrap();
     let output = cassis(&data)
         .env("CASSIS_NO_DEMO", "1")
-        .args(["ontology", "import", "--project", "F1", "--publish", "--force"])
+        .args([
+            "ontology",
+            "import",
+            "--project",
+            "F1",
+            "--publish",
+            "--force",
+        ])
         .arg(&file)
         .output()
         .unwrap();

@@ -333,33 +333,15 @@ impl<'a> Compiler<'a> {
         if !plan.dimensions.is_empty() || nested(part) || nested(whole) {
             return Err(CompileError::NotAlone);
         }
-        let alone = |measure: &Measure, filters: Vec<Filter>| SemanticPlan {
-            measures: vec![measure.clone()],
-            filters,
-            via: plan.via.clone(),
-            ..SemanticPlan::default()
-        };
-        let part_plan = alone(part, plan.filters.iter().chain(only).cloned().collect());
-        let part = compile(self.ontology, &part_plan, self.dialect)?;
-        let whole = compile(
-            self.ontology,
-            &alone(whole, plan.filters.clone()),
-            self.dialect,
-        )?;
+        let part = self.alone(plan, part, only)?;
+        let whole = self.alone(plan, whole, &[])?;
         let name = format!("{}_percentage", part.columns[0]);
-        let ident = |text: &str| quoted_ident(self.dialect, text).to_string();
-        // Both subqueries are the compiler's own output; only the shell is new.
-        let text = format!(
-            "SELECT 100.0 * part.{} / NULLIF(whole.{}, 0) AS {} FROM ({}) AS part CROSS JOIN ({}) AS whole",
-            ident(&part.columns[0]),
-            ident(&whole.columns[0]),
-            ident(&name),
-            part.sql,
-            whole.sql,
-        );
-        let query = self.shell("the percentage", text)?;
-        let objects = part.objects.into_iter().chain(whole.objects).collect();
-        Ok(CompiledQuery::new(query, vec![name], objects))
+        self.side_by_side(
+            "the percentage",
+            name,
+            [("part", part), ("whole", whole)],
+            |p, w| format!("100.0 * {p} / NULLIF({w}, 0)"),
+        )
     }
 
     /// "How many more races in 2024 than in 2014": the measure under each
@@ -378,31 +360,56 @@ impl<'a> Compiler<'a> {
         if !plan.dimensions.is_empty() || nested {
             return Err(CompileError::NotAlone);
         }
-        let side = |own: &[Filter]| {
-            compile(
-                self.ontology,
-                &SemanticPlan {
-                    measures: vec![of.clone()],
-                    filters: plan.filters.iter().chain(own).cloned().collect(),
-                    via: plan.via.clone(),
-                    ..SemanticPlan::default()
-                },
-                self.dialect,
-            )
-        };
-        let (one, other) = (side(from)?, side(minus)?);
+        let one = self.alone(plan, of, from)?;
+        let other = self.alone(plan, of, minus)?;
         let name = format!("{}_difference", one.columns[0]);
-        let ident = |text: &str| quoted_ident(self.dialect, text).to_string();
         // An empty side counts as nothing, so "none in 1950" still subtracts.
+        self.side_by_side(
+            "the difference",
+            name,
+            [("one_side", one), ("other_side", other)],
+            |a, b| format!("COALESCE({a}, 0) - COALESCE({b}, 0)"),
+        )
+    }
+
+    /// One measure alone, under the plan's filters and `own`: a side of a
+    /// percentage or a difference.
+    fn alone(
+        &self,
+        plan: &SemanticPlan,
+        measure: &Measure,
+        own: &[Filter],
+    ) -> Result<CompiledQuery, CompileError> {
+        let alone = SemanticPlan {
+            measures: vec![measure.clone()],
+            filters: plan.filters.iter().chain(own).cloned().collect(),
+            via: plan.via.clone(),
+            ..SemanticPlan::default()
+        };
+        compile(self.ontology, &alone, self.dialect)
+    }
+
+    /// `expression` of two one-column subqueries, each the compiler's own
+    /// output under its alias; only the shell around them is new.
+    fn side_by_side(
+        &self,
+        what: &str,
+        name: String,
+        sides: [(&str, CompiledQuery); 2],
+        expression: impl Fn(&str, &str) -> String,
+    ) -> Result<CompiledQuery, CompileError> {
+        let ident = |text: &str| quoted_ident(self.dialect, text).to_string();
+        let [(a, one), (b, other)] = sides;
+        let column =
+            |alias: &str, side: &CompiledQuery| format!("{alias}.{}", ident(&side.columns[0]));
         let text = format!(
-            "SELECT COALESCE(one_side.{}, 0) - COALESCE(other_side.{}, 0) AS {} FROM ({}) AS one_side CROSS JOIN ({}) AS other_side",
-            ident(&one.columns[0]),
-            ident(&other.columns[0]),
+            "SELECT {} AS {} FROM ({}) AS {a} CROSS JOIN ({}) AS {b}",
+            expression(&column(a, &one), &column(b, &other)),
             ident(&name),
             one.sql,
             other.sql,
         );
-        let query = self.shell("the difference", text)?;
+        let query = self.shell(what, text)?;
         let objects = one.objects.into_iter().chain(other.objects).collect();
         Ok(CompiledQuery::new(query, vec![name], objects))
     }

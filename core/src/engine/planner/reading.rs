@@ -1558,15 +1558,22 @@ impl Reading {
                 ),
             });
         }
+        // "the URL of the 2009 Australian Grand Prix": the race's own URL,
+        // not its circuit's; a name of one kind of thing names that thing.
+        let named: Vec<usize> = self
+            .values
+            .iter()
+            .filter_map(|v| {
+                let (first, _) = v.options.first()?;
+                v.options
+                    .iter()
+                    .all(|(a, _)| a.object == first.object)
+                    .then(|| ontology.objects.iter().position(|o| o.name == first.object))
+                    .flatten()
+            })
+            .collect();
         // "when was the Monaco Grand Prix first held": the thing the name is of.
-        let first_named = self.values.iter().find_map(|v| {
-            let (first, _) = v.options.first()?;
-            v.options
-                .iter()
-                .all(|(a, _)| a.object == first.object)
-                .then(|| ontology.objects.iter().position(|o| o.name == first.object))
-                .flatten()
-        });
+        let first_named = named.first().copied();
         // "his first win": the thing whose time the metric's rows have.
         let dated_by_metric = self.metrics.first().and_then(|(m, _)| {
             let time = year_attribute(ontology, &ontology.metrics[*m].object)?;
@@ -1600,20 +1607,6 @@ impl Reading {
                 None => {}
             }
         }
-        // "the URL of the 2009 Australian Grand Prix": the race's own URL,
-        // not its circuit's; a name of one kind of thing names that thing.
-        let named: Vec<usize> = self
-            .values
-            .iter()
-            .filter_map(|v| {
-                let (first, _) = v.options.first()?;
-                v.options
-                    .iter()
-                    .all(|(a, _)| a.object == first.object)
-                    .then(|| ontology.objects.iter().position(|o| o.name == first.object))
-                    .flatten()
-            })
-            .collect();
         for asked in &self.asked {
             // "which nationality has the most constructors": the
             // constructors' nationality, where several objects have one.
