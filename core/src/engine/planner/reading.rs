@@ -1406,11 +1406,23 @@ impl Reading {
                 || self.refers_back
                 || measures.is_empty()
                 || (self.groupings.is_empty() && !self.who && self.asked.is_empty()));
+        // "only for customers in France", after orders by priority: a word
+        // that is also a count ("customers") only scopes what was measured.
+        let scopes_only = self.weak_metric
+            && self.metrics.len() == 1
+            && self.variants.is_empty()
+            && self.aggregates.is_empty()
+            && self.count_of.is_none()
+            && !self.counts
+            && self.order.is_none()
+            && (self.only || !self.values.is_empty());
         let mut plan = match (follow_up, previous) {
             (true, Some(previous)) => {
                 let mut plan = previous.clone();
                 plan.assumptions.clear();
-                if !measures.is_empty() {
+                if scopes_only && !previous.measures.is_empty() {
+                    // The measure stays; the thing named is only a scope.
+                } else if !measures.is_empty() {
                     // "how many wins does each of them have", after "how many
                     // Brazilian drivers": one row per driver counted before.
                     if self.refers_back

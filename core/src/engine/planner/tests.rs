@@ -1779,3 +1779,41 @@ fn an_agent_noun_after_a_wide_letter_is_read_without_panicking() {
     let _ = plan(&ontology, &lexicon, question, None, None);
     let _ = plan(&ontology, &lexicon, "wi\u{690}\u{690}er", None, None);
 }
+
+#[test]
+fn by_before_a_value_filters_and_a_scope_keeps_the_measure() {
+    let (ontology, lexicon) = wholesale_with("line_item", "ship_mode", &["RAIL", "TRUCK"]);
+    let plan_of = |question: &str, previous: Option<&SemanticPlan>| match plan(
+        &ontology, &lexicon, question, previous, None,
+    ) {
+        Planned::Plan(p) => p,
+        Planned::NotAnswerable(reason) => panic!("{question}: {reason}"),
+    };
+    // "sent by rail": a filter, not a grouping of the line items.
+    let rail = plan_of(
+        "Total units sent by rail on line items with a ship date in 1997?",
+        None,
+    );
+    let sql = compile(&ontology, &rail, Dialect::Sqlite).unwrap().sql;
+    assert!(
+        sql.contains("li.l_shipmode = 'RAIL'") && !sql.contains("GROUP BY"),
+        "{sql}"
+    );
+    // "only for customers …": the orders stay what is counted.
+    let (ontology, lexicon) = wholesale_with("nation", "nation_name", &["FRANCE"]);
+    let plan_of = |question: &str, previous: Option<&SemanticPlan>| match plan(
+        &ontology, &lexicon, question, previous, None,
+    ) {
+        Planned::Plan(p) => p,
+        Planned::NotAnswerable(reason) => panic!("{question}: {reason}"),
+    };
+    let orders = plan_of("Number of orders by priority in 1995?", None);
+    let scoped = plan_of("only for customers in France", Some(&orders));
+    let sql = compile(&ontology, &scoped, Dialect::Sqlite).unwrap().sql;
+    assert!(
+        sql.contains("COUNT(*) AS order_count")
+            && sql.contains("n.n_name = 'FRANCE'")
+            && sql.contains("GROUP BY o.o_orderpriority"),
+        "{sql}"
+    );
+}

@@ -246,6 +246,22 @@ pub(super) fn read(lexicon: &Lexicon, question: &str, today: Option<Day>) -> Vec
             i += 1;
             continue;
         }
+        // "units sent by rail", "wins by Ferrari": "by" before a value says
+        // how or by whom, which the value filters; only a kind of thing
+        // after "by" is grouped by.
+        if operator == Some((1, Op::GroupBy))
+            && plain[i] == "by"
+            && words.get(i + 1).is_some_and(|_| {
+                let (_, next) = longest_concept(lexicon, &words[i + 1..]);
+                !next.is_empty()
+                    && next
+                        .iter()
+                        .all(|e| matches!(e.concept, Concept::Value { .. }))
+            })
+        {
+            i += 1;
+            continue;
+        }
         match operator {
             Some((op_len, op)) if op_len >= concept_len => {
                 pieces.push(Piece::Op(op));
