@@ -967,7 +967,7 @@ impl Reading {
     /// become the two sides of a difference, the first named first ("more")
     /// or second ("fewer", so that the figure is how many fewer). Left a
     /// side-by-side comparison where the plan compares no two values.
-    fn as_difference(&self, ontology: &Ontology, plan: &mut SemanticPlan, more: bool) {
+    fn as_difference(&self, plan: &mut SemanticPlan, more: bool) {
         let [measure] = plan.measures.as_slice() else {
             return;
         };
@@ -1014,7 +1014,6 @@ impl Reading {
         } else {
             (side(&list[1]), side(&list[0]))
         };
-        let _ = ontology;
         plan.filters.remove(at);
         plan.dimensions.clear();
         plan.measures = vec![Measure::Difference {
@@ -2175,7 +2174,7 @@ impl Reading {
 
         self.scope_exclusion(ontology, &mut plan);
         if let Some(more) = self.difference {
-            self.as_difference(ontology, &mut plan, more);
+            self.as_difference(&mut plan, more);
         }
 
         if let Some(quantity) = rank_by
