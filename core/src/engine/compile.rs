@@ -197,11 +197,7 @@ impl<'a> Compiler<'a> {
         of: &Measure,
         per: &AttributeRef,
     ) -> Result<CompiledQuery, CompileError> {
-        let nested = matches!(
-            of,
-            Measure::Share { .. } | Measure::AveragePer { .. } | Measure::Difference { .. }
-        );
-        if !plan.dimensions.is_empty() || nested {
+        if !plan.dimensions.is_empty() || of.is_composite() {
             return Err(CompileError::NotAlone);
         }
         let grouped = SemanticPlan {
@@ -353,11 +349,7 @@ impl<'a> Compiler<'a> {
         from: &[Filter],
         minus: &[Filter],
     ) -> Result<CompiledQuery, CompileError> {
-        let nested = matches!(
-            of,
-            Measure::Share { .. } | Measure::AveragePer { .. } | Measure::Difference { .. }
-        );
-        if !plan.dimensions.is_empty() || nested {
+        if !plan.dimensions.is_empty() || of.is_composite() {
             return Err(CompileError::NotAlone);
         }
         let one = self.alone(plan, of, from)?;

@@ -77,6 +77,17 @@ pub enum Measure {
     },
 }
 
+impl Measure {
+    /// A measure computed from other measures (a percentage, a difference,
+    /// an average per group), which compiles only alone and never nests.
+    pub fn is_composite(&self) -> bool {
+        matches!(
+            self,
+            Measure::Share { .. } | Measure::AveragePer { .. } | Measure::Difference { .. }
+        )
+    }
+}
+
 #[derive(
     Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, schemars::JsonSchema,
 )]

@@ -971,10 +971,7 @@ impl Reading {
         let [measure] = plan.measures.as_slice() else {
             return;
         };
-        if matches!(
-            measure,
-            Measure::Share { .. } | Measure::AveragePer { .. } | Measure::Difference { .. }
-        ) {
+        if measure.is_composite() {
             return;
         }
         let Some(at) = plan

@@ -1274,11 +1274,8 @@ fn a_name_before_a_thing_filters_and_the_thing_groups() {
 #[test]
 fn them_and_those_are_what_the_last_answer_counted_or_listed() {
     let (ontology, lexicon) = f1_with("driver", "nationality", &["Brazilian"]);
-    let plan_of = |question: &str, previous: Option<&SemanticPlan>| match plan(
-        &ontology, &lexicon, question, previous, None,
-    ) {
-        Planned::Plan(p) => p,
-        Planned::NotAnswerable(reason) => panic!("{question}: {reason}"),
+    let plan_of = |question: &str, previous: Option<&SemanticPlan>| {
+        plan_in_chat(&ontology, &lexicon, question, previous)
     };
     let counted = plan_of("How many Brazilian drivers have there been?", None);
     let winners = plan_of("Which of them won at least one race?", Some(&counted));
@@ -1528,6 +1525,20 @@ fn how_many_more_is_one_side_minus_the_other() {
     );
 }
 
+/// The plan of `question` in a chat whose last plan is `previous`; panics
+/// with the reason when it is not answerable.
+fn plan_in_chat(
+    ontology: &crate::ontology::Ontology,
+    lexicon: &Lexicon,
+    question: &str,
+    previous: Option<&SemanticPlan>,
+) -> SemanticPlan {
+    match plan(ontology, lexicon, question, previous, None) {
+        Planned::Plan(p) => p,
+        Planned::NotAnswerable(reason) => panic!("{question}: {reason}"),
+    }
+}
+
 fn plan_with(ontology: &crate::ontology::Ontology, lexicon: &Lexicon, question: &str) -> Planned {
     plan(ontology, lexicon, question, None, None)
 }
@@ -1567,11 +1578,8 @@ fn an_acronym_plural_and_a_metric_of_the_attribute_asked_are_the_ontologys() {
 fn he_and_there_are_what_the_last_answer_led_with() {
     use crate::engine::plan::{AttributeRef, Condition, Filter, Literal};
     let (ontology, lexicon) = f1();
-    let plan_of = |question: &str, previous: Option<&SemanticPlan>| match plan(
-        &ontology, &lexicon, question, previous, None,
-    ) {
-        Planned::Plan(p) => p,
-        Planned::NotAnswerable(reason) => panic!("{question}: {reason}"),
+    let plan_of = |question: &str, previous: Option<&SemanticPlan>| {
+        plan_in_chat(&ontology, &lexicon, question, previous)
     };
     // The chat sets what the answer led with from its first row.
     let mut winners = plan_of("Who won the most races in 2016?", None);
@@ -1783,11 +1791,8 @@ fn an_agent_noun_after_a_wide_letter_is_read_without_panicking() {
 #[test]
 fn by_before_a_value_filters_and_a_scope_keeps_the_measure() {
     let (ontology, lexicon) = wholesale_with("line_item", "ship_mode", &["RAIL", "TRUCK"]);
-    let plan_of = |question: &str, previous: Option<&SemanticPlan>| match plan(
-        &ontology, &lexicon, question, previous, None,
-    ) {
-        Planned::Plan(p) => p,
-        Planned::NotAnswerable(reason) => panic!("{question}: {reason}"),
+    let plan_of = |question: &str, previous: Option<&SemanticPlan>| {
+        plan_in_chat(&ontology, &lexicon, question, previous)
     };
     // "sent by rail": a filter, not a grouping of the line items.
     let rail = plan_of(
@@ -1801,11 +1806,8 @@ fn by_before_a_value_filters_and_a_scope_keeps_the_measure() {
     );
     // "only for customers …": the orders stay what is counted.
     let (ontology, lexicon) = wholesale_with("nation", "nation_name", &["FRANCE"]);
-    let plan_of = |question: &str, previous: Option<&SemanticPlan>| match plan(
-        &ontology, &lexicon, question, previous, None,
-    ) {
-        Planned::Plan(p) => p,
-        Planned::NotAnswerable(reason) => panic!("{question}: {reason}"),
+    let plan_of = |question: &str, previous: Option<&SemanticPlan>| {
+        plan_in_chat(&ontology, &lexicon, question, previous)
     };
     let orders = plan_of("Number of orders by priority in 1995?", None);
     let scoped = plan_of("only for customers in France", Some(&orders));
