@@ -2,6 +2,7 @@
 //! rests on. Numbers are formatted here and only here.
 
 use crate::engine::compile::display_attribute;
+use crate::engine::lexicon::code_meanings;
 use crate::engine::plan::{Condition, Filter, Literal, Measure, Order, SemanticPlan};
 use crate::engine::planner::{attribute_label, measure_label, plural};
 use crate::engine::response::ResultSet;
@@ -78,8 +79,22 @@ fn filters_phrase(ontology: &Ontology, filters: &[&Filter]) -> String {
                 .attribute(&f.attribute.object, &f.attribute.attribute)
                 .is_some_and(|a| a.role == crate::ontology::AttributeRole::Time)
         };
+        // "O (open)": a code with the meaning its description gives it.
+        let attribute = ontology.attribute(&filter.attribute.object, &filter.attribute.attribute);
+        let meanings = attribute
+            .map(|a| code_meanings(&a.description, &a.known_values))
+            .unwrap_or_default();
         let list = |values: &[Literal]| {
-            let names: Vec<String> = values.iter().map(ToString::to_string).collect();
+            let names: Vec<String> = values
+                .iter()
+                .map(|value| {
+                    let value = value.to_string();
+                    match meanings.iter().find(|(code, _)| *code == value) {
+                        Some((_, meaning)) => format!("{value} ({meaning})"),
+                        None => value,
+                    }
+                })
+                .collect();
             join_and(&names)
         };
         let phrase = match &filter.condition {
@@ -154,6 +169,20 @@ fn filters_phrase(ontology: &Ontology, filters: &[&Filter]) -> String {
                 )
             }
             Condition::Between(a, b) => format!("from {a} to {b}"),
+            Condition::AboveAttribute(other) | Condition::BelowAttribute(other) => {
+                let above = matches!(filter.condition, Condition::AboveAttribute(_));
+                let word = match (is_time(filter), above) {
+                    (true, true) => "after",
+                    (true, false) => "before",
+                    (false, true) => "above",
+                    (false, false) => "below",
+                };
+                format!(
+                    "with {} {word} {}",
+                    attribute_label(ontology, &filter.attribute).to_lowercase(),
+                    attribute_label(ontology, other).to_lowercase()
+                )
+            }
         };
         parts.push(phrase);
     }

@@ -248,7 +248,15 @@ impl<'a> Compiler<'a> {
         let base = aliases.of(&resolved.base).clone();
         let fk = Expr::CompoundIdentifier(vec![base.clone(), self.ident(&fk)]);
         let mut extra = vec![Expr::IsNotNull(Box::new(fk.clone()))];
-        extra.extend(self.measure_parts(&resolved, &base)?.1);
+        let (input, condition) = self.measure_parts(&resolved, &base)?;
+        extra.extend(condition);
+        // "never scored a point": a sum is nothing where every row adds
+        // nothing, so only the rows that add something exclude.
+        if resolved.aggregate == Aggregate::Sum
+            && let Some(input) = input
+        {
+            extra.push(binary(input, BinaryOperator::NotEq, Expr::value(number(0))));
+        }
         let mut select = empty_select();
         select.projection = vec![SelectItem::UnnamedExpr(fk)];
         select.from = vec![self.joined_tables(&tree, &aliases)?];
@@ -672,6 +680,15 @@ impl<'a> Compiler<'a> {
         }
         if let Condition::Extreme { latest, among } = &filter.condition {
             return self.extreme(column, &filter.attribute, *latest, among.as_deref(), &[]);
+        }
+        if let Some(other) = filter.condition.other_attribute() {
+            // Both sides are columns of the one row, so dates compare as
+            // they are stored (ISO text sorts as the dates do).
+            let op = match filter.condition {
+                Condition::AboveAttribute(_) => BinaryOperator::Gt,
+                _ => BinaryOperator::Lt,
+            };
+            return Ok(binary(column, op, self.attribute(other, aliases)?));
         }
         let is_date = matches!(
             self.attribute_type(&filter.attribute),
@@ -1235,6 +1252,11 @@ fn needed_objects(plan: &SemanticPlan) -> Vec<&str> {
     plan.dimensions
         .iter()
         .chain(plan.filters.iter().map(|f| &f.attribute))
+        .chain(
+            plan.filters
+                .iter()
+                .filter_map(|f| f.condition.other_attribute()),
+        )
         .map(|a| a.object.as_str())
         .collect()
 }
@@ -1385,9 +1407,10 @@ fn comparison(column: Expr, condition: &Condition) -> Expr {
     match condition {
         // `Compiler::filter` renders it, with the metric's table; it never
         // reaches here. Were it to, matching nothing is the safe reading.
-        Condition::NotAmong { .. } | Condition::Extreme { .. } => {
-            Expr::value(Value::Boolean(false))
-        }
+        Condition::NotAmong { .. }
+        | Condition::Extreme { .. }
+        | Condition::AboveAttribute(_)
+        | Condition::BelowAttribute(_) => Expr::value(Value::Boolean(false)),
         Condition::OneOf(values) if values.len() == 1 => {
             binary(column, BinaryOperator::Eq, literal(&values[0]))
         }

@@ -130,6 +130,9 @@ const PHRASES: &[(&str, Op)] = &[
     ("after", Op::After),
     ("before", Op::Before),
     ("prior to", Op::Before),
+    ("later than", Op::After),
+    ("earlier than", Op::Before),
+    ("sooner than", Op::Before),
     ("until", Op::Until),
     ("till", Op::Until),
     ("up to", Op::Until),
@@ -189,6 +192,19 @@ const PHRASES: &[(&str, Op)] = &[
     ("apart from", Op::Negation),
     ("exclude", Op::Negation),
     ("excluded", Op::Negation),
+    // "didn't": the apostrophe splits the word.
+    ("didn t", Op::Negation),
+    ("don t", Op::Negation),
+    ("doesn t", Op::Negation),
+    ("hasn t", Op::Negation),
+    ("haven t", Op::Negation),
+    ("hadn t", Op::Negation),
+    ("wasn t", Op::Negation),
+    ("weren t", Op::Negation),
+    ("failed to", Op::Negation),
+    ("fail to", Op::Negation),
+    ("failing to", Op::Negation),
+    ("yet to", Op::Negation),
     ("highest first", Op::Descending),
     ("largest first", Op::Descending),
     ("biggest first", Op::Descending),
@@ -794,3 +810,20 @@ pub fn filler_phrase(words: &[&str]) -> Option<usize> {
         .find(|phrase| words.starts_with(phrase))
         .map(|phrase| phrase.len())
 }
+
+/// Words English uses for one moment in a thing's life. A date the ontology
+/// names with one of them ("receipt date", "received") is also meant by the
+/// others ("arrived", "delivered"), wherever they name nothing else.
+pub const DATE_WORDS: &[&[&str]] = &[
+    &[
+        "arrived",
+        "arrival",
+        "received",
+        "receipt",
+        "delivered",
+        "delivery",
+    ],
+    &["shipped", "shipping", "dispatched", "dispatch"],
+    &["committed", "commit", "promised"],
+    &["born", "birth", "birthday"],
+];

@@ -205,6 +205,31 @@ pub fn routes(ontology: &Ontology, base: &str, target: &str) -> Vec<Vec<Step>> {
     found
 }
 
+/// The cheapest path to `target` that passes through an object of `via`
+/// ("drivers who raced in 2021": to the races through their results, not
+/// their standings), where no lookup route does.
+fn route_through(
+    ontology: &Ontology,
+    paths: &Paths<'_>,
+    via: &[String],
+    target: &str,
+) -> Option<Vec<Step>> {
+    via.iter()
+        .filter(|v| v.as_str() != paths.base && v.as_str() != target)
+        .find_map(|v| {
+            let mut route = paths.path(v).ok()?;
+            let rest = Paths::from(ontology, v).path(target).ok()?;
+            let revisits = rest
+                .iter()
+                .any(|s| s.to == paths.base || route.iter().any(|r| r.to == s.to));
+            if revisits {
+                return None;
+            }
+            route.extend(rest);
+            Some(route)
+        })
+}
+
 /// [`join_tree`], except that a target reached by several lookup routes
 /// takes the one through an object of `via` when there is one.
 pub fn join_tree_via(
@@ -223,7 +248,7 @@ pub fn join_tree_via(
                 .into_iter()
                 .find(|route| route.iter().any(|s| via.contains(&s.to)))
         };
-        let route = match chosen {
+        let route = match chosen.or_else(|| route_through(ontology, &paths, via, target)) {
             Some(route) => route,
             None => paths.path(target)?,
         };

@@ -1,7 +1,7 @@
 //! Every phrase a question may use for something in one published ontology
 //! version, indexed by its stemmed words. Built once per version and shared.
 
-use crate::engine::{demonyms, text};
+use crate::engine::{demonyms, grammar, text};
 use crate::ontology::{AttributeRole, DataType, Ontology};
 use std::collections::{BTreeMap, HashMap, HashSet};
 
@@ -114,6 +114,38 @@ pub(crate) fn one_edit_apart(a: &str, b: &str) -> bool {
         let (a0, a1, b0, b1) = (ma.next(), ma.next(), mb.next(), mb.next());
         a0 == b1 && a1 == b0
     }
+}
+
+/// "F is fulfilled, O is open": the codes an attribute's description
+/// explains, with the words it explains each by, so that "open orders" finds
+/// the code `O`. Only codes among the known values count, and only short
+/// meanings, so an ordinary description is never read as a glossary.
+pub(crate) fn code_meanings<'a>(
+    description: &'a str,
+    known: &'a [String],
+) -> Vec<(&'a str, &'a str)> {
+    const MAX_MEANING_WORDS: usize = 4;
+    description
+        .split([',', ';', '.', '\n'])
+        .flat_map(|clause| clause.split(" and "))
+        .filter_map(|clause| {
+            let clause = clause.trim();
+            let (code, meaning) = [" is ", " = ", " means ", ": "]
+                .iter()
+                .find_map(|sep| clause.split_once(sep))?;
+            let code = code.trim().trim_matches(['\'', '"', '`']);
+            let value = known.iter().find(|v| v.as_str() == code)?;
+            let meaning = meaning.trim();
+            let meaning = ["a ", "an ", "the "]
+                .iter()
+                .find_map(|article| meaning.strip_prefix(article))
+                .unwrap_or(meaning);
+            let words = meaning.split_whitespace().count();
+            (1..=MAX_MEANING_WORDS)
+                .contains(&words)
+                .then_some((value.as_str(), meaning))
+        })
+        .collect()
 }
 
 /// Adds a value's entry to `entries` unless the value is there already.
@@ -236,6 +268,8 @@ impl Lexicon {
                 }
             }
         }
+        lexicon.add_date_words(ontology);
+        lexicon.add_code_meanings(ontology);
         // A value never shadows a concept of the ontology ("drivers" is the
         // object, not Paddy Driver's surname), and one word of a value
         // ("Point" of "Racing Point") never shadows an operator word either.
@@ -345,6 +379,67 @@ impl Lexicon {
                 let alias = format!("{head} {name}");
                 if alias != key {
                     push_new(self.entries.entry(alias).or_default(), concept, true);
+                }
+            }
+        }
+    }
+
+    /// "arrived" for a receipt date: the other English words for the moment
+    /// a date names, where they name nothing else in the ontology.
+    fn add_date_words(&mut self, ontology: &Ontology) {
+        for (o, object) in ontology.objects.iter().enumerate() {
+            for (a, attribute) in object.attributes.iter().enumerate() {
+                let is_date = matches!(attribute.data_type, DataType::Date | DataType::Timestamp);
+                if !is_date || attribute.role != AttributeRole::Time {
+                    continue;
+                }
+                let own: HashSet<String> = [&attribute.name, &attribute.label]
+                    .into_iter()
+                    .chain(&attribute.synonyms)
+                    .flat_map(|phrase| text::words(&phrase.replace('_', " ")))
+                    .map(|word| word.stem)
+                    .collect();
+                let families = grammar::DATE_WORDS
+                    .iter()
+                    .filter(|family| family.iter().any(|w| own.contains(&text::key(w))));
+                for word in families.flat_map(|family| family.iter()) {
+                    if !self.entries.contains_key(&text::key(word)) {
+                        let concept = Concept::Attribute {
+                            object: o,
+                            attribute: a,
+                        };
+                        self.add(word, concept, Strength::Synonym);
+                    }
+                }
+            }
+        }
+    }
+
+    /// "open" for the order status `O` where the description says "O is
+    /// open". Stems are loose ("partly shipped" is "parts shipped"), so a
+    /// meaning counts only where no word of it names a concept already.
+    fn add_code_meanings(&mut self, ontology: &Ontology) {
+        let names_concept = |lexicon: &Self, stem: &str| {
+            lexicon
+                .entries
+                .get(stem)
+                .is_some_and(|entries| entries.iter().any(|e| e.strength < Strength::Value))
+        };
+        for (o, object) in ontology.objects.iter().enumerate() {
+            for (a, attribute) in object.attributes.iter().enumerate() {
+                for (value, meaning) in
+                    code_meanings(&attribute.description, &attribute.known_values)
+                {
+                    let key = text::key(meaning);
+                    if key.split(' ').any(|stem| names_concept(self, stem)) {
+                        continue;
+                    }
+                    let concept = Concept::Value {
+                        object: o,
+                        attribute: a,
+                        value: value.to_owned(),
+                    };
+                    self.add_alias(meaning, concept);
                 }
             }
         }
@@ -511,6 +606,28 @@ impl Lexicon {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_description_that_explains_codes_names_them() {
+        let known: Vec<String> = ["F", "O", "P"].map(String::from).to_vec();
+        assert_eq!(
+            super::code_meanings("F is fulfilled, O is open, P is partly shipped.", &known),
+            [("F", "fulfilled"), ("O", "open"), ("P", "partly shipped")]
+        );
+        assert_eq!(
+            super::code_meanings("'O' = an open order; F means fulfilled", &known),
+            [("O", "open order"), ("F", "fulfilled")]
+        );
+        // Prose that is not a glossary, and codes the attribute never takes.
+        assert!(
+            super::code_meanings(
+                "The status is what the warehouse last reported about the order.",
+                &known
+            )
+            .is_empty()
+        );
+        assert!(super::code_meanings("X is unknown, Y is yes", &known).is_empty());
+    }
+
     #[test]
     fn one_edit_apart_agrees_with_the_damerau_distance() {
         // Every pair of words up to four letters over a three-letter alphabet.

@@ -156,7 +156,7 @@ pub struct Filter {
 }
 
 /// A comparison of an attribute with literal values, which the compiler
-/// renders as escaped literals.
+/// renders as escaped literals, or with another attribute of the same row.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "op", content = "value", rename_all = "snake_case")]
 pub enum Condition {
@@ -187,6 +187,23 @@ pub enum Condition {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         among: Option<String>,
     },
+    /// Greater (later) than another attribute of the same row: "line items
+    /// received after their commit date".
+    AboveAttribute(AttributeRef),
+    /// Less (earlier) than another attribute of the same row: "shipped
+    /// before the promised date".
+    BelowAttribute(AttributeRef),
+}
+
+impl Condition {
+    /// The other attribute a condition compares with, if it compares with
+    /// one rather than with literal values.
+    pub fn other_attribute(&self) -> Option<&AttributeRef> {
+        match self {
+            Condition::AboveAttribute(other) | Condition::BelowAttribute(other) => Some(other),
+            _ => None,
+        }
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]

@@ -120,6 +120,9 @@ pub(super) struct Reading {
     last_quantity: Option<AttributeRef>,
     /// Numeric attributes compared with a number: above it (true) or below.
     compared: Vec<(AttributeRef, bool, i64)>,
+    /// Attributes compared with another of the same thing: "received after
+    /// the commit date" (true: after or above it).
+    against: Vec<(AttributeRef, bool, AttributeRef)>,
     /// "but": what the question excludes is set against what holds.
     contrast: bool,
     /// Where the last concept that named only values was: "German
@@ -148,6 +151,9 @@ pub(super) struct Reading {
     pub(super) dangling_negation: bool,
     /// The metric a negation excluded: "customers who never placed an order".
     negated_metric: Option<usize>,
+    /// Objects of the measures that said which things took part, beside
+    /// one excluded ("drivers who started a race in 2022 but never scored").
+    took_part: Vec<usize>,
 }
 
 impl Reading {
@@ -382,6 +388,12 @@ impl Reading {
                             pieces.get(index + 1),
                             Some(Piece::Op(Op::GroupBy | Op::Per))
                         );
+                    if let Some(op) = previous_op
+                        && reading.compares_attributes(ontology, entries, op)
+                    {
+                        previous_op = None;
+                        continue;
+                    }
                     reading.at = index;
                     let asked_before = reading.asked.len();
                     reading.place(
@@ -465,6 +477,59 @@ impl Reading {
             reading.dangling_negation = true;
         }
         reading
+    }
+
+    /// "received after the commit date", "a retail price above the supply
+    /// cost": after a comparison word, an attribute of the thing whose date
+    /// or quantity was just named is what that one is compared with.
+    fn compares_attributes(&mut self, ontology: &Ontology, entries: &[Entry], op: Op) -> bool {
+        let dates = matches!(op, Op::After | Op::Before);
+        if !dates && !matches!(op, Op::Above | Op::Below) {
+            return false;
+        }
+        let comparable = |o: usize, a: usize| {
+            let attribute = &ontology.objects[o].attributes[a];
+            if dates {
+                is_dated(attribute)
+            } else {
+                matches!(attribute.data_type, DataType::Integer | DataType::Decimal)
+            }
+        };
+        let named = if dates {
+            self.verb_dates.last()
+        } else {
+            self.last_quantity.as_ref()
+        };
+        let Some(left) = named.cloned() else {
+            return false;
+        };
+        let Some(right) = entries.iter().find_map(|e| match e.concept {
+            Concept::Attribute { object, attribute }
+                if ontology.objects[object].name == left.object
+                    && ontology.objects[object].attributes[attribute].name != left.attribute
+                    && comparable(object, attribute) =>
+            {
+                Some(AttributeRef::new(
+                    &ontology.objects[object].name,
+                    &ontology.objects[object].attributes[attribute].name,
+                ))
+            }
+            _ => None,
+        }) else {
+            return false;
+        };
+        for list in [
+            &mut self.asked,
+            &mut self.verb_dates,
+            &mut self.dated_by_verb,
+            &mut self.quantities,
+        ] {
+            list.retain(|a| *a != left);
+        }
+        self.last_quantity = None;
+        self.against
+            .push((left, matches!(op, Op::After | Op::Above), right));
+        true
     }
 
     /// "Customers who never ordered in 1997", "races in 2022 not won by Red
@@ -869,10 +934,13 @@ impl Reading {
                 .is_some_and(|m| m.filters.is_empty()),
             _ => true,
         };
+        // A date compared with another date ("arrived after the committed
+        // date") is a condition on the rows, not the period they fall in.
         let is_time = |filter: &Filter| {
-            ontology
-                .attribute(&filter.attribute.object, &filter.attribute.attribute)
-                .is_some_and(|a| a.role == AttributeRole::Time)
+            filter.condition.other_attribute().is_none()
+                && ontology
+                    .attribute(&filter.attribute.object, &filter.attribute.attribute)
+                    .is_some_and(|a| a.role == AttributeRole::Time)
         };
         let second = self
             .displaced
@@ -1024,6 +1092,7 @@ impl Reading {
     fn named_objects(&self, ontology: &Ontology) -> Vec<String> {
         self.mentioned
             .iter()
+            .chain(&self.took_part)
             .map(|o| ontology.objects[*o].name.clone())
             .collect()
     }
@@ -1060,9 +1129,10 @@ impl Reading {
     /// The object whose rows "never <metric>" keeps.
     fn excluded_of(&self, ontology: &Ontology, m: usize) -> Option<usize> {
         let metric = &ontology.metrics[m];
-        // A count's rows are what it counts; "never scored a point" is about
-        // a sum's value, which rows alone do not say.
-        if metric.aggregate != Aggregate::Count {
+        // A count's rows are what it counts; "never scored a point" keeps
+        // the things none of whose rows add to the sum (the compiler
+        // excludes the rows that do).
+        if !matches!(metric.aggregate, Aggregate::Count | Aggregate::Sum) {
             return None;
         }
         let asked = self
@@ -1136,8 +1206,40 @@ impl Reading {
         let excluded = self
             .negated_metric
             .and_then(|m| self.excluded_of(ontology, m).map(|o| (m, o)));
-        if let Some((m, _)) = excluded {
+        if let Some((m, o)) = excluded {
             self.metrics.retain(|(x, _)| *x != m);
+            // "How many drivers who started a race in 2022 failed to score":
+            // beside the things counted or listed, another measure says
+            // which of them took part, as "raced in 2024 but" does.
+            let about_them = self.count_of == Some(o)
+                || self
+                    .asked
+                    .iter()
+                    .any(|a| a.object == ontology.objects[o].name);
+            let took_part: Vec<usize> = self
+                .metrics
+                .iter()
+                .map(|(x, _)| *x)
+                .chain(self.displaced)
+                .filter(|x| *x != m)
+                .collect();
+            if about_them && !took_part.is_empty() {
+                // Their rows, and the excluded measure's, are the route to
+                // the time they took part in.
+                self.took_part = took_part
+                    .iter()
+                    .chain([&m])
+                    .filter_map(|x| {
+                        let object = &ontology.metrics[*x].object;
+                        ontology.objects.iter().position(|o| o.name == *object)
+                    })
+                    .collect();
+                self.metrics.clear();
+                self.displaced = None;
+                self.contrast = true;
+                // "drivers who started": who they are is not asked.
+                self.who = false;
+            }
         }
         // Measures.
         let mut measures: Vec<Measure> = Vec::new();
@@ -1882,6 +1984,18 @@ impl Reading {
             }
         }
 
+        // "line items received after their commit date".
+        for (attribute, above, other) in &self.against {
+            plan.filters.push(Filter {
+                attribute: attribute.clone(),
+                condition: if *above {
+                    Condition::AboveAttribute(other.clone())
+                } else {
+                    Condition::BelowAttribute(other.clone())
+                },
+            });
+        }
+
         // Keys: the object's one-column primary key, read as an identifier.
         for (o, key) in &self.keys {
             let object = &ontology.objects[*o];
@@ -2251,6 +2365,14 @@ impl Reading {
             }
         }
         plan.assumptions = assumptions;
+        // "drivers who raced in 2021 but": the rows they took part through
+        // are the way to the time, whatever else reaches it.
+        for o in &self.took_part {
+            let name = &ontology.objects[*o].name;
+            if !plan.via.contains(name) {
+                plan.via.push(name.clone());
+            }
+        }
         settle_routes(ontology, &mut plan, &self.named_objects(ontology));
         Planned::Plan(plan)
     }

@@ -183,8 +183,16 @@ fn exclusions_apply_to_values_and_to_what_a_count_counts() {
          (SELECT rr.driver_id FROM public.results rr \
          WHERE rr.driver_id IS NOT NULL AND rr.position = 1)"
     );
-    // A sum's value is not a matter of rows: "never scored a point" waits.
-    assert!(refused("which drivers never scored a point").contains("never won"));
+    // A sum's rows: "never scored a point" excludes the drivers with a row
+    // that adds to it.
+    let (scored, _) = sql("which drivers never scored a point", None);
+    assert!(
+        scored.contains(
+            "WHERE d.driver_id NOT IN (SELECT rr.driver_id FROM public.results rr \
+             WHERE rr.driver_id IS NOT NULL AND rr.points <> 0)"
+        ),
+        "{scored}"
+    );
     // Another condition applies to the rows excluded: the drivers without a
     // 2023 win, whether they raced in 2023 or not.
     let (in_2023, _) = sql("how many drivers never won in 2023", None);
@@ -1817,5 +1825,117 @@ fn by_before_a_value_filters_and_a_scope_keeps_the_measure() {
             && sql.contains("n.n_name = 'FRANCE'")
             && sql.contains("GROUP BY o.o_orderpriority"),
         "{sql}"
+    );
+}
+
+#[test]
+fn a_date_compared_with_another_date_of_the_same_row() {
+    let (ontology, lexicon) = wholesale();
+    let late = compiled(
+        &ontology,
+        &lexicon,
+        "how many line items were received after the commit date",
+        Dialect::Sqlite,
+    );
+    assert!(
+        late.contains("li.l_receiptdate > li.l_commitdate"),
+        "{late}"
+    );
+    // English's other words for the moment a date names, and "their".
+    let arrived = compiled(
+        &ontology,
+        &lexicon,
+        "For orders placed in 1994, how many line items arrived after their committed date?",
+        Dialect::Sqlite,
+    );
+    assert!(
+        arrived.contains("li.l_receiptdate > li.l_commitdate"),
+        "{arrived}"
+    );
+    assert!(
+        arrived.contains("o.o_orderdate >= '1994-01-01'"),
+        "{arrived}"
+    );
+    let early = compiled(
+        &ontology,
+        &lexicon,
+        "how many line items shipped earlier than the commit date",
+        Dialect::Sqlite,
+    );
+    assert!(early.contains("li.l_shipdate < li.l_commitdate"), "{early}");
+    // As the part of a percentage, the comparison is the part's condition.
+    let share = compiled(
+        &ontology,
+        &lexicon,
+        "What percentage of line items shipped in 1996 arrived after the committed date?",
+        Dialect::Sqlite,
+    );
+    let (part, whole) = share.split_once("CROSS JOIN").unwrap();
+    assert!(
+        part.contains("li.l_receiptdate > li.l_commitdate"),
+        "{share}"
+    );
+    assert!(!whole.contains("l_commitdate"), "{share}");
+    assert!(whole.contains("li.l_shipdate >= '1996-01-01'"), "{share}");
+}
+
+#[test]
+fn codes_are_found_by_the_meanings_their_description_gives() {
+    let (ontology, lexicon) = wholesale();
+    let open = compiled(
+        &ontology,
+        &lexicon,
+        "How many orders are still open?",
+        Dialect::Sqlite,
+    );
+    assert!(open.contains("o.o_orderstatus = 'O'"), "{open}");
+    let unfulfilled = compiled(
+        &ontology,
+        &lexicon,
+        "How many orders are not fully fulfilled yet?",
+        Dialect::Sqlite,
+    );
+    assert!(
+        unfulfilled.contains("o.o_orderstatus NOT IN ('F')"),
+        "{unfulfilled}"
+    );
+}
+
+#[test]
+fn scoring_nothing_among_those_who_took_part() {
+    // "didn't" negates; a sum excludes the rows that add to it; "raced in
+    // 2023 but" keeps the drivers of 2023, reached through their results.
+    let (didnt, _) = sql(
+        "Which drivers raced in 2023 but didn't score a single point all season?",
+        None,
+    );
+    assert!(
+        didnt.contains("NOT IN (SELECT rr.driver_id FROM public.results rr")
+            && didnt.contains("rr.points <> 0"),
+        "{didnt}"
+    );
+    let outer = didnt.split("NOT IN").next().unwrap();
+    assert!(
+        outer.contains("JOIN public.results rr ON rr.driver_id = d.driver_id"),
+        "{didnt}"
+    );
+    assert!(
+        didnt.ends_with("AND r.year = 2023 ORDER BY full_name ASC"),
+        "{didnt}"
+    );
+    // "who started a race in 2022 ... failed to": a count of the drivers
+    // who took part, not a count per driver.
+    let (failed, plan) = sql(
+        "How many drivers who started at least one race in 2022 failed to score a point that year?",
+        None,
+    );
+    assert!(plan.dimensions.is_empty(), "{failed}");
+    assert!(
+        failed.contains("JOIN public.results rr ON rr.driver_id = d.driver_id JOIN public.races r"),
+        "{failed}"
+    );
+    assert!(
+        failed.contains("rr.points <> 0) AND r.year = 2022"),
+        "{failed}"
     );
 }

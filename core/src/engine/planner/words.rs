@@ -218,7 +218,7 @@ pub(super) fn read(lexicon: &Lexicon, question: &str, today: Option<Day>) -> Vec
                 next.starts_with(|c: char| c.is_ascii_digit())
                     || grammar::month(next).is_some()
                     || decade(next).is_some()
-                    || matches!(*next, "the" | "last" | "this" | "next")
+                    || matches!(*next, "the" | "last" | "this" | "next" | "their" | "its")
             }) || names_event(i + op_len))
         {
             i += op_len;
