@@ -7,7 +7,7 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 
 /// A value of two or three capital letters: a country or driver code.
 fn is_code(value: &str) -> bool {
-    (2..=3).contains(&value.chars().count()) && value.chars().all(|c| c.is_ascii_uppercase())
+    (1..=3).contains(&value.chars().count()) && value.chars().all(|c| c.is_ascii_uppercase())
 }
 
 /// At most this many values make an attribute a category, whose short

@@ -151,9 +151,10 @@ pub(super) struct Reading {
     pub(super) dangling_negation: bool,
     /// The metric a negation excluded: "customers who never placed an order".
     negated_metric: Option<usize>,
-    /// Objects of the measures that said which things took part, beside
-    /// one excluded ("drivers who started a race in 2022 but never scored").
-    took_part: Vec<usize>,
+    /// Where other measures said which things took part, beside one
+    /// excluded ("drivers who started a race in 2022 but never scored"):
+    /// the excluded measure's object, whose rows they took part through.
+    took_part: Option<usize>,
 }
 
 impl Reading {
@@ -309,6 +310,19 @@ impl Reading {
                                 Concept::Value { object, attribute, .. } if object == o && names(o, attribute))))
                     {
                         reading.mentioned.push(o);
+                        continue;
+                    }
+                    // "with status F", "return flag R": an attribute's name
+                    // right before its value only says what the value is.
+                    let names_next_value = matches!(pieces.get(index + 1),
+                    Some(Piece::Concept { entries: next, .. })
+                    if !next.is_empty() && next.iter().all(|n| match n.concept {
+                        Concept::Value { object, attribute, .. } => entries
+                            .iter()
+                            .any(|e| e.concept == Concept::Attribute { object, attribute }),
+                        _ => false,
+                    }));
+                    if names_next_value && !grouping {
                         continue;
                     }
                     // A name after it is a filter ("per race for Max
@@ -1088,11 +1102,54 @@ impl Reading {
         }];
     }
 
+    /// "In how many of his 2011 wins did he start from pole", "which of
+    /// those wins came from pole": the rows one conditional count counts,
+    /// among those another counts (named and replaced, or the chat's last
+    /// measure after "those"). The other's conditions, as the plan's
+    /// filters; none where either is not a count of the same rows.
+    fn counted_among(
+        &self,
+        ontology: &Ontology,
+        previous: Option<&SemanticPlan>,
+        plan: &SemanticPlan,
+    ) -> Vec<Filter> {
+        let index = |name: &str| ontology.metrics.iter().position(|m| m.name == name);
+        let [Measure::Metric { metric, .. }] = plan.measures.as_slice() else {
+            return Vec::new();
+        };
+        let last = || match previous.map(|p| p.measures.as_slice()) {
+            Some([Measure::Metric { metric, .. }]) if self.refers_back => index(metric),
+            _ => None,
+        };
+        let (Some(m), Some(other)) = (index(metric), self.displaced.or_else(last)) else {
+            return Vec::new();
+        };
+        let (counted, among) = (&ontology.metrics[m], &ontology.metrics[other]);
+        let conditional_count = |metric: &crate::ontology::Metric| {
+            metric.aggregate == Aggregate::Count && !metric.filters.is_empty()
+        };
+        if self.share
+            || self.difference.is_some()
+            || m == other
+            || counted.object != among.object
+            || !conditional_count(counted)
+            || !conditional_count(among)
+        {
+            return Vec::new();
+        }
+        among
+            .filters
+            .iter()
+            .map(|text| simple_filter(ontology, &among.object, text))
+            .collect::<Option<Vec<_>>>()
+            .unwrap_or_default()
+    }
+
     /// Objects the question names, which settle a route they lie on.
     fn named_objects(&self, ontology: &Ontology) -> Vec<String> {
         self.mentioned
             .iter()
-            .chain(&self.took_part)
+            .chain(self.took_part.iter())
             .map(|o| ontology.objects[*o].name.clone())
             .collect()
     }
@@ -1224,16 +1281,10 @@ impl Reading {
                 .filter(|x| *x != m)
                 .collect();
             if about_them && !took_part.is_empty() {
-                // Their rows, and the excluded measure's, are the route to
-                // the time they took part in.
-                self.took_part = took_part
-                    .iter()
-                    .chain([&m])
-                    .filter_map(|x| {
-                        let object = &ontology.metrics[*x].object;
-                        ontology.objects.iter().position(|o| o.name == *object)
-                    })
-                    .collect();
+                // The excluded measure's rows ("scored" in results) are the
+                // route to the time they took part in.
+                let object = &ontology.metrics[m].object;
+                self.took_part = ontology.objects.iter().position(|o| o.name == *object);
                 self.metrics.clear();
                 self.displaced = None;
                 self.contrast = true;
@@ -1622,6 +1673,8 @@ impl Reading {
             plan.order = None;
             plan.limit = None;
         }
+        plan.filters
+            .extend(self.counted_among(ontology, previous, &plan));
         let base = base_object(ontology, &plan);
         let groupings: Vec<AttributeRef> = self
             .groupings
@@ -2367,8 +2420,8 @@ impl Reading {
         plan.assumptions = assumptions;
         // "drivers who raced in 2021 but": the rows they took part through
         // are the way to the time, whatever else reaches it.
-        for o in &self.took_part {
-            let name = &ontology.objects[*o].name;
+        if let Some(o) = self.took_part {
+            let name = &ontology.objects[o].name;
             if !plan.via.contains(name) {
                 plan.via.push(name.clone());
             }

@@ -1916,7 +1916,9 @@ fn scoring_nothing_among_those_who_took_part() {
     );
     let outer = didnt.split("NOT IN").next().unwrap();
     assert!(
-        outer.contains("JOIN public.results rr ON rr.driver_id = d.driver_id"),
+        outer.contains("public.results rr")
+            && outer.contains("ON rr.driver_id = d.driver_id")
+            && !outer.contains("driver_standings"),
         "{didnt}"
     );
     assert!(
@@ -1938,4 +1940,58 @@ fn scoring_nothing_among_those_who_took_part() {
         failed.contains("rr.points <> 0) AND r.year = 2022"),
         "{failed}"
     );
+}
+
+#[test]
+fn a_conditional_count_among_the_rows_another_counts() {
+    // "wins" named, then replaced by "pole": the poles among the wins.
+    let (among, _) = sql(
+        "How many of Lewis Hamilton's wins came from pole position?",
+        None,
+    );
+    assert!(
+        among.contains("rr.position = 1") && among.contains("rr.grid = 1"),
+        "{among}"
+    );
+    // In a chat, "those wins" are the last answer's rows.
+    let (_, first) = sql("How many races did Max Verstappen win in 2023?", None);
+    let (follow, _) = sql(
+        "In how many of those wins did he start from pole?",
+        Some(&first),
+    );
+    assert!(
+        follow.contains("rr.position = 1")
+            && follow.contains("rr.grid = 1")
+            && follow.contains("r.year = 2023"),
+        "{follow}"
+    );
+    // A share keeps its two measures apart.
+    let (share, _) = sql(
+        "What percentage of Lewis Hamilton's wins came from pole?",
+        None,
+    );
+    assert!(share.contains("CROSS JOIN"), "{share}");
+}
+
+#[test]
+fn a_one_letter_code_right_after_its_attribute() {
+    let (ontology, lexicon) = wholesale();
+    let flagged = compiled(
+        &ontology,
+        &lexicon,
+        "how many line items have return flag R",
+        Dialect::Sqlite,
+    );
+    assert_eq!(
+        flagged,
+        "SELECT COUNT(*) AS line_item_count FROM lineitem li WHERE li.l_returnflag = 'R'"
+    );
+    // "A" starting a sentence is the article, not the flag.
+    let article = compiled(
+        &ontology,
+        &lexicon,
+        "A count of orders placed in 1995",
+        Dialect::Sqlite,
+    );
+    assert!(!article.contains("l_returnflag"), "{article}");
 }

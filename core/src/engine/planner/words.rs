@@ -181,10 +181,23 @@ pub(super) fn read(lexicon: &Lexicon, question: &str, today: Option<Day>) -> Vec
         }
         // "in the USA": a code typed in capitals, in a question that is not
         // typed all in capitals.
-        let codes = lexicon.code(&words[i].plain);
-        if words[i].capitals && !shouted && !codes.is_empty() {
+        let mut codes = lexicon.code(&words[i].plain).to_vec();
+        // "status F": a one-letter code only right after its attribute's
+        // name, since "A" and "I" are words too.
+        let one_letter = words[i].plain.chars().count() == 1;
+        if one_letter {
+            let named = |object: usize, attribute: usize| {
+                matches!(pieces.last(), Some(Piece::Concept { entries, .. })
+                    if entries.iter().any(|e| e.concept == Concept::Attribute { object, attribute }))
+            };
+            codes.retain(|e| {
+                matches!(e.concept, Concept::Value { object, attribute, .. } if named(object, attribute))
+            });
+        }
+        let capitals = words[i].capitals || (one_letter && words[i].capital);
+        if capitals && !shouted && !codes.is_empty() {
             pieces.push(Piece::Concept {
-                entries: codes.to_vec(),
+                entries: codes,
                 text: words[i].plain.clone(),
                 scoped: false,
             });
