@@ -566,6 +566,8 @@ const STOP_WORDS: &[&str] = &[
     "if",
     "whether",
     "because",
+    "due",
+    "owing",
 ];
 
 pub fn is_stop_word(plain: &str) -> bool {

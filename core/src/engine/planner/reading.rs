@@ -614,8 +614,20 @@ impl Reading {
                 _ => None,
             })
         };
+        // "which supplier has the highest account balance": of several
+        // things' attributes, the one of a thing the question already named.
+        let named = |o: usize| {
+            self.count_of == Some(o)
+                || self.mentioned.contains(&o)
+                || self.weak_object == Some(o)
+                || self
+                    .asked
+                    .iter()
+                    .any(|a| a.object == ontology.objects[o].name)
+        };
         let attribute = attributes()
             .find(|(o, _)| Some(*o) == qualifier)
+            .or_else(|| attributes().find(|(o, _)| named(*o)))
             .or_else(|| attributes().next());
         let values: Vec<(usize, usize, String, Strength)> = entries
             .iter()

@@ -1995,3 +1995,59 @@ fn a_one_letter_code_right_after_its_attribute() {
     );
     assert!(!article.contains("l_returnflag"), "{article}");
 }
+
+#[test]
+fn a_cause_the_ontology_has_no_word_for_is_refused() {
+    let (ontology, lexicon) = wholesale();
+    let why = refused_by(
+        &ontology,
+        &lexicon,
+        "How many orders were delayed because of bad weather in 1995?",
+    );
+    assert!(why.contains("bad weather"), "{why}");
+    // A cause it knows is answered, with the words around it.
+    let (ontology, lexicon) = f1_with("status", "status", &["Engine", "Finished"]);
+    let engine = compiled(
+        &ontology,
+        &lexicon,
+        "how many drivers retired due to an engine failure in 2010",
+        Dialect::Postgres,
+    );
+    assert!(engine.contains("s.status = 'Engine'"), "{engine}");
+}
+
+#[test]
+fn of_several_things_attributes_the_named_things_own() {
+    let (ontology, lexicon) = wholesale();
+    let balance = compiled(
+        &ontology,
+        &lexicon,
+        "Which supplier has the highest account balance?",
+        Dialect::Sqlite,
+    );
+    assert!(
+        balance.contains("s.s_acctbal") && !balance.contains("c_acctbal"),
+        "{balance}"
+    );
+}
+
+#[test]
+fn it_in_a_follow_up_is_what_the_last_answer_led_with() {
+    let (_, mut first) = sql("which circuit hosted the most races", None);
+    first.answered = Some(Box::new(crate::engine::plan::Filter {
+        attribute: crate::engine::plan::AttributeRef::new("circuit", "circuit_name"),
+        condition: crate::engine::plan::Condition::OneOf(vec![crate::engine::plan::Literal::Text(
+            "Autodromo Nazionale di Monza".to_owned(),
+        )]),
+    }));
+    let (country, _) = sql("what country is it in?", Some(&first));
+    assert!(
+        country.contains("c.name = 'Autodromo Nazionale di Monza'")
+            && country.contains("c.country"),
+        "{country}"
+    );
+    // "break it down by" is still a command.
+    let (_, races) = sql("how many races were held in 2023", None);
+    let (by_circuit, _) = sql("break it down by circuit", Some(&races));
+    assert!(by_circuit.contains("GROUP BY"), "{by_circuit}");
+}

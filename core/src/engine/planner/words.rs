@@ -96,8 +96,20 @@ pub(super) fn read(lexicon: &Lexicon, question: &str, today: Option<Day>) -> Vec
         .iter()
         .filter(|w| !w.capitals)
         .all(|w| w.plain.chars().all(|c| !c.is_alphabetic()) || w.plain.chars().count() < 2);
+    // Where "because of", "due to" or "caused by" was: a cause the
+    // ontology has no word for is one the data cannot show.
+    let mut cause_at: Option<usize> = None;
+    // The unknown words of the cause, by piece: they stop blocking once a
+    // word of the cause is known ("due to an engine failure").
+    let mut cause_unknowns: Vec<usize> = Vec::new();
     let mut i = 0;
     while i < words.len() {
+        if matches!(
+            (plain[i], plain.get(i + 1)),
+            ("because", Some(&"of")) | ("due" | "owing", Some(&"to")) | ("caused", Some(&"by"))
+        ) {
+            cause_at = Some(i);
+        }
         // Dates, before their numbers are read as years.
         if let Some((range, len)) = date_at(&plain[i..]) {
             pieces.push(Piece::Dates(range));
@@ -140,8 +152,13 @@ pub(super) fn read(lexicon: &Lexicon, question: &str, today: Option<Day>) -> Vec
         // chat's last answer led with. "Were there" is not a place.
         let existential =
             i > 0 && matches!(plain[i - 1], "is" | "are" | "was" | "were" | "be" | "been");
+        // "what country is it in": "it" too, except in the commands "break
+        // it down", "group it by".
+        let command =
+            i > 0 && matches!(plain[i - 1], "break" | "group" | "split" | "sort" | "rank");
         if matches!(plain[i], "he" | "she" | "him" | "his" | "her" | "hers")
             || (plain[i] == "there" && !existential)
+            || (matches!(plain[i], "it" | "its") && !command)
         {
             pieces.push(Piece::Op(Op::Refer));
             i += 1;
@@ -297,6 +314,13 @@ pub(super) fn read(lexicon: &Lexicon, question: &str, today: Option<Day>) -> Vec
                 .iter()
                 .all(|e| matches!(e.concept, Concept::Value { .. }));
         if concept_len > 0 && !filler_value {
+            if cause_at.take().is_some() {
+                for at in cause_unknowns.drain(..) {
+                    if let Some(Piece::Unknown { blocks, .. }) = pieces.get_mut(at) {
+                        *blocks = false;
+                    }
+                }
+            }
             let text = plain[i..i + concept_len].join(" ");
             // "order number 1", "race No. 18", "driver id 4": one row by its key.
             if let Some(object) = object_of(&entries)
@@ -403,9 +427,14 @@ pub(super) fn read(lexicon: &Lexicon, question: &str, today: Option<Day>) -> Vec
             if !word.plain.ends_with("ed") {
                 unknown_at = Some(i);
             }
+            let blocks = names_something || asked_for;
+            let cause = cause_at.is_some_and(|at| i > at + 1 && i <= at + 1 + MAX_CAUSE_WORDS);
+            if cause && !blocks {
+                cause_unknowns.push(pieces.len());
+            }
             pieces.push(Piece::Unknown {
                 word: word.plain.clone(),
-                blocks: names_something || asked_for,
+                blocks: blocks || cause,
             });
             focus = if asked_for {
                 Focus::Inside
@@ -793,6 +822,10 @@ fn is_time_bound(op: Op) -> bool {
         Op::Since | Op::From | Op::After | Op::Before | Op::Until | Op::To | Op::Between
     )
 }
+
+/// How far after "because of" an unknown word is still the cause: "due to
+/// the bad weather".
+const MAX_CAUSE_WORDS: usize = 4;
 
 /// "1990s" is 1990; "90s" is too short to tell the century, so not read.
 fn decade(word: &str) -> Option<i64> {
