@@ -185,6 +185,8 @@ const PHRASES: &[(&str, Op)] = &[
     ("excluding", Op::Negation),
     ("except", Op::Negation),
     ("without", Op::Negation),
+    ("not counting", Op::Negation),
+    ("not including", Op::Negation),
     ("never", Op::Negation),
     ("outside", Op::Negation),
     ("outside of", Op::Negation),

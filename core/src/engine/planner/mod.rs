@@ -130,7 +130,8 @@ fn plan_pieces(ontology: &Ontology, pieces: &[Piece], previous: Option<&Semantic
             _ => None,
         })
         .collect();
-    let reading = Reading::of(ontology, pieces);
+    let mut reading = Reading::of(ontology, pieces);
+    reading.exclude_a_variant(ontology, previous);
     #[cfg(feature = "ssr")]
     tracing::trace!(?reading, "the roles the question's pieces play");
     if reading.dangling_negation && !reading.excludes_a_measure(ontology) {

@@ -493,6 +493,79 @@ impl Reading {
         reading
     }
 
+    /// "Grand Prix points, not counting sprints": excluding what one
+    /// variant of a measure adds is asking for a variant without it, not
+    /// excluding a measure.
+    pub(super) fn exclude_a_variant(
+        &mut self,
+        ontology: &Ontology,
+        previous: Option<&SemanticPlan>,
+    ) {
+        let Some(n) = self.negated_metric else {
+            return;
+        };
+        // "And without the sprints?": the chat's last measure.
+        let last = previous
+            .into_iter()
+            .flat_map(|p| &p.measures)
+            .filter_map(|measure| match measure {
+                Measure::Metric { metric, .. } => {
+                    ontology.metrics.iter().position(|m| m.name == *metric)
+                }
+                _ => None,
+            })
+            .filter(|_| self.metrics.iter().all(|(x, _)| *x == n) && self.variants.is_empty());
+        let excluded_object = &ontology.metrics[n].object;
+        let adds_it = |variant: &crate::ontology::MetricVariant| {
+            variant.plus.iter().any(|plus| {
+                ontology
+                    .metrics
+                    .iter()
+                    .any(|p| p.name == *plus && p.object == *excluded_object)
+            })
+        };
+        let measured = self
+            .metrics
+            .iter()
+            .map(|(m, _)| *m)
+            .chain(self.variants.iter().map(|(m, _)| *m))
+            // "points ... excluding sprints": the excluded word displaced
+            // the measure it is excluded from.
+            .chain(self.displaced)
+            .chain(last)
+            .find(|m| *m != n && ontology.metrics[*m].variants.iter().any(adds_it));
+        let Some(m) = measured else {
+            return;
+        };
+        let variants = &ontology.metrics[m].variants;
+        let without = variants
+            .iter()
+            .position(|v| v.default && !adds_it(v))
+            .or_else(|| variants.iter().position(|v| !adds_it(v)));
+        match self.variants.iter_mut().find(|(x, _)| *x == m) {
+            Some((_, v)) if adds_it(&variants[*v]) => match without {
+                Some(w) => *v = w,
+                None => return,
+            },
+            Some(_) => {}
+            None => match without {
+                Some(w) => self.variants.push((m, w)),
+                None => return,
+            },
+        }
+        self.metrics.retain(|(x, _)| *x != n);
+        self.also.retain(|x| *x != n);
+        if matches!(self.displaced, Some(x) if x == n || x == m) {
+            self.displaced = None;
+        }
+        if !self.metrics.iter().any(|(x, _)| *x == m) && !self.variants.iter().any(|(x, _)| *x == m)
+        {
+            self.metrics.push((m, None));
+        }
+        self.negated_metric = None;
+        self.dangling_negation = false;
+    }
+
     /// "received after the commit date", "a retail price above the supply
     /// cost": after a comparison word, an attribute of the thing whose date
     /// or quantity was just named is what that one is compared with.

@@ -2051,3 +2051,26 @@ fn it_in_a_follow_up_is_what_the_last_answer_led_with() {
     let (by_circuit, _) = sql("break it down by circuit", Some(&races));
     assert!(by_circuit.contains("GROUP BY"), "{by_circuit}");
 }
+
+#[test]
+fn excluding_what_a_variant_adds_asks_for_the_variant_without_it() {
+    for question in [
+        "How many points did Ferrari score in 2023 excluding sprints?",
+        "What was Lewis Hamilton's average Grand Prix points per race in 2024, not counting sprints?",
+    ] {
+        let (sql, plan) = sql(question, None);
+        assert!(!sql.contains("sprint_results"), "{question}: {sql}");
+        assert!(sql.contains("SUM(rr.points)"), "{question}: {sql}");
+        assert!(!plan.measures.is_empty(), "{question}");
+    }
+    // In a chat, the last measure is the one without them.
+    let (_, with) = sql(
+        "How many points did Ferrari score in 2023, sprints included?",
+        None,
+    );
+    let (without, _) = sql("And without the sprints?", Some(&with));
+    assert!(
+        !without.contains("sprint_results") && without.contains("c.name = 'Ferrari'"),
+        "{without}"
+    );
+}
