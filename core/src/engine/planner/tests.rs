@@ -1780,8 +1780,12 @@ fn a_question_of_four_thousand_characters_of_noise_plans_in_milliseconds() {
         .min()
         .unwrap();
     eprintln!("planning 4,000 characters of noise took {took:?}");
+    // The figure itself is the benchmark's (`cargo bench -p cassis-core`,
+    // "4000 characters of unknown words"): tens of milliseconds alone, several times that beside
+    // other builds on two cores. What this catches is the unbounded
+    // matching it replaced, which took minutes.
     assert!(
-        took < std::time::Duration::from_millis(100),
+        took < std::time::Duration::from_secs(1),
         "planning 4,000 characters of noise took {took:?}"
     );
 }
@@ -2073,4 +2077,13 @@ fn excluding_what_a_variant_adds_asks_for_the_variant_without_it() {
         !without.contains("sprint_results") && without.contains("c.name = 'Ferrari'"),
         "{without}"
     );
+}
+
+#[test]
+fn a_word_of_the_domain_itself_never_blocks() {
+    // The F1 ontology's description says "Formula 1 (F1)".
+    let (sql, _) = sql("Which nationality has produced the most F1 drivers?", None);
+    assert!(sql.contains("GROUP BY d.nationality"), "{sql}");
+    // A word that is not the domain's still qualifies the thing, and blocks.
+    assert!(refused("how many rookie drivers raced in 2023").contains("rookie"));
 }

@@ -334,8 +334,11 @@ pub(super) fn read(lexicon: &Lexicon, question: &str, today: Option<Day>) -> Vec
             // "online orders", "active customers": an unknown word right
             // before a thing qualifies it, and a qualifier nobody can apply
             // changes the answer, so it blocks.
+            // A word of the domain ("F1 drivers", "wholesale customers")
+            // qualifies nothing.
             if object_of(&entries).is_some()
-                && unknown_at.is_some_and(|at| at + 1 == i)
+                && unknown_at
+                    .is_some_and(|at| at + 1 == i && !lexicon.names_domain(&words[at].stem))
                 && let Some(Piece::Unknown { blocks, .. }) = pieces.last_mut()
             {
                 *blocks = true;
@@ -423,7 +426,10 @@ pub(super) fn read(lexicon: &Lexicon, question: &str, today: Option<Day>) -> Vec
             // is what is asked for. A past participle after what is named
             // ("points handed out") is its verb.
             let verb = focus == Focus::Inside && word.plain.len() > 4 && word.plain.ends_with("ed");
-            let asked_for = focus != Focus::Outside && !verb;
+            // "the most F1 drivers": a word of the domain itself is never
+            // what is asked for.
+            let domain = lexicon.names_domain(&word.stem);
+            let asked_for = focus != Focus::Outside && !verb && !domain;
             if !word.plain.ends_with("ed") {
                 unknown_at = Some(i);
             }
