@@ -755,7 +755,10 @@ impl Reading {
             self.groupings.push(candidates);
             return;
         }
+        // "share of all pit stops": after a share, "all" says what the
+        // whole is, which is measured.
         if previous_op == Some(Op::All)
+            && !(self.share && metric.is_some())
             && let Some(o) = object
         {
             self.rolled_up.push(o);

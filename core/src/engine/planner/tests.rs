@@ -2087,3 +2087,14 @@ fn a_word_of_the_domain_itself_never_blocks() {
     // A word that is not the domain's still qualifies the thing, and blocks.
     assert!(refused("how many rookie drivers raced in 2023").contains("rookie"));
 }
+
+#[test]
+fn all_after_a_share_names_the_whole() {
+    let (sql, _) = sql("what percentage of all wins in 2023 went to Red Bull", None);
+    let (part, whole) = sql.split_once("CROSS JOIN").unwrap();
+    assert!(part.contains("c.name = 'Red Bull'"), "{sql}");
+    assert!(
+        !whole.contains("Red Bull") && whole.contains("r.year = 2023"),
+        "{sql}"
+    );
+}
