@@ -56,6 +56,9 @@ pub enum Op {
     /// "what percentage of", "what share of", "podium rate": a part of a
     /// whole, as a percentage.
     Share,
+    /// "between them", "in total": one figure for all the things named,
+    /// not one per thing.
+    Together,
 }
 
 /// Phrases in plain (folded, unstemmed) words, longest first where they overlap.
@@ -70,8 +73,12 @@ const PHRASES: &[(&str, Op)] = &[
     ("sum of", Op::Sum),
     ("sum", Op::Sum),
     ("combined", Op::Sum),
-    ("altogether", Op::Sum),
-    ("in total", Op::Sum),
+    ("altogether", Op::Together),
+    ("in total", Op::Together),
+    ("between them", Op::Together),
+    ("between the two of them", Op::Together),
+    ("between the three of them", Op::Together),
+    ("collectively", Op::Together),
     ("percentage", Op::Share),
     ("percent", Op::Share),
     ("share", Op::Share),

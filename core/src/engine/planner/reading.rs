@@ -143,6 +143,8 @@ pub(super) struct Reading {
     superlative_last: bool,
     /// "how many" anywhere in the question.
     counts: bool,
+    /// "between them", "in total": one figure for all the things named.
+    together: bool,
     /// "how many winners": the people a metric's rows name, counted.
     agents_counted: bool,
     /// A negation waits for the value it excludes.
@@ -175,6 +177,7 @@ impl Reading {
                             grouping = false;
                         }
                         Op::Share => reading.share = true,
+                        Op::Together => reading.together = true,
                         // "how many more", "how much less": a difference.
                         Op::Most | Op::Least
                             if matches!(previous_op, Some(Op::Count | Op::Sum)) =>
@@ -2506,6 +2509,13 @@ impl Reading {
             }
         }
         plan.assumptions = assumptions;
+        // "how many races did those German drivers win between them": one
+        // figure, whatever the last answer or the names split it by.
+        if self.together && !plan.measures.is_empty() && self.groupings.is_empty() {
+            plan.dimensions.clear();
+            plan.order = None;
+            plan.limit = None;
+        }
         // "drivers who raced in 2021 but": the rows they took part through
         // are the way to the time, whatever else reaches it.
         if let Some(o) = self.took_part {

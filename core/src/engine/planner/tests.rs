@@ -2098,3 +2098,25 @@ fn all_after_a_share_names_the_whole() {
         "{sql}"
     );
 }
+
+#[test]
+fn between_them_is_one_figure_for_all_the_things_named() {
+    let (_, listed) = sql("list the drivers who won a race in 2012", None);
+    let (total, plan) = sql(
+        "how many races did those drivers win between them that year?",
+        Some(&listed),
+    );
+    assert!(plan.dimensions.is_empty(), "{total}");
+    assert!(
+        !total.contains("GROUP BY") && total.contains("r.year = 2012"),
+        "{total}"
+    );
+    let (two, plan) = sql(
+        "how many races did Lewis Hamilton and Max Verstappen win between them",
+        None,
+    );
+    assert!(
+        plan.dimensions.is_empty() && two.contains("IN ('Lewis Hamilton', 'Max Verstappen')"),
+        "{two}"
+    );
+}
