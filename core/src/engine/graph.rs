@@ -46,6 +46,10 @@ pub struct Unreachable {
 /// base's grain wins over an equally short one that does not.
 const LOOKUP_COST: usize = 1;
 const FAN_OUT_COST: usize = 10;
+/// Down to many rows right after going up to one (a supplier's nation, then
+/// that nation's customers) pairs rows that share only the parent: a
+/// chasm, taken only where nothing else joins them.
+const CHASM_COST: usize = 100;
 
 /// How an object was reached: the path's cost and the last step taken
 /// (relationship index, whether it fans out); `None` for the base itself.
@@ -82,8 +86,14 @@ impl<'a> Paths<'a> {
             if reached.get(object).is_some_and(|(known, _)| *known < cost) {
                 continue;
             }
+            let arrived_by_lookup = matches!(reached.get(object), Some((_, Some((_, false)))));
             for &(relationship, next, fans_out) in adjacent.get(object).into_iter().flatten() {
-                let step_cost = cost + if fans_out { FAN_OUT_COST } else { LOOKUP_COST };
+                let step_cost = cost
+                    + match (fans_out, arrived_by_lookup) {
+                        (true, true) => FAN_OUT_COST + CHASM_COST,
+                        (true, false) => FAN_OUT_COST,
+                        (false, _) => LOOKUP_COST,
+                    };
                 if reached
                     .get(next)
                     .is_none_or(|(known, _)| step_cost < *known)
@@ -206,8 +216,9 @@ pub fn routes(ontology: &Ontology, base: &str, target: &str) -> Vec<Vec<Step>> {
 }
 
 /// The cheapest path to `target` that passes through an object of `via`
-/// ("drivers who raced in 2021": to the races through their results, not
-/// their standings), where no lookup route does.
+/// and ends in a lookup from it ("drivers who raced in 2021": to the races
+/// through their results, not their standings; "orders from French
+/// customers": to the customers' nation), where no lookup route does.
 fn route_through(
     ontology: &Ontology,
     paths: &Paths<'_>,
@@ -218,7 +229,12 @@ fn route_through(
         .filter(|v| v.as_str() != paths.base && v.as_str() != target)
         .find_map(|v| {
             let mut route = paths.path(v).ok()?;
+            // Only to what the object looks up (the customers' nation), never
+            // on to other rows of their own.
             let rest = Paths::from(ontology, v).path(target).ok()?;
+            if rest.iter().any(|s| s.fans_out) {
+                return None;
+            }
             let revisits = rest
                 .iter()
                 .any(|s| s.to == paths.base || route.iter().any(|r| r.to == s.to));

@@ -153,6 +153,9 @@ pub(super) struct Reading {
     pub(super) dangling_negation: bool,
     /// The metric a negation excluded: "customers who never placed an order".
     negated_metric: Option<usize>,
+    /// Things a value right before them qualified ("French customers"),
+    /// through which the value's attribute is reached.
+    qualified: Vec<usize>,
     /// Where other measures said which things took part, beside one
     /// excluded ("drivers who started a race in 2022 but never scored"):
     /// the excluded measure's object, whose rows they took part through.
@@ -410,6 +413,24 @@ impl Reading {
                     {
                         previous_op = None;
                         continue;
+                    }
+                    // "orders from French customers": the value is the
+                    // customers', so its attribute is reached through them.
+                    // So is "customers in JAPAN": a value right after them.
+                    let thing_before = match index.checked_sub(1).map(|i| &pieces[i]) {
+                        Some(Piece::Concept {
+                            entries: before, ..
+                        }) if only_values(entries) => object_of(before),
+                        _ => None,
+                    };
+                    let qualified = match object_of(entries) {
+                        Some(o) if index > 0 && reading.value_at == Some(index - 1) => Some(o),
+                        _ => thing_before,
+                    };
+                    if let Some(o) = qualified
+                        && !reading.qualified.contains(&o)
+                    {
+                        reading.qualified.push(o);
                     }
                     reading.at = index;
                     let asked_before = reading.asked.len();
@@ -2518,8 +2539,19 @@ impl Reading {
         }
         // "drivers who raced in 2021 but": the rows they took part through
         // are the way to the time, whatever else reaches it.
-        if let Some(o) = self.took_part {
-            let name = &ontology.objects[o].name;
+        // "orders from French customers": the customers' own nation, where
+        // the thing looks the value's attribute up ("Red Bull's drivers"
+        // have no team of their own, so nothing is routed through them).
+        let looks_up_a_filter = |o: &usize| {
+            let name = &ontology.objects[*o].name;
+            plan.filters.iter().any(|f| {
+                f.attribute.object != *name
+                    && !graph::routes(ontology, name, &f.attribute.object).is_empty()
+            })
+        };
+        let qualified = self.qualified.iter().filter(|o| looks_up_a_filter(o));
+        for o in self.took_part.iter().chain(qualified) {
+            let name = &ontology.objects[*o].name;
             if !plan.via.contains(name) {
                 plan.via.push(name.clone());
             }

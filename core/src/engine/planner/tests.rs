@@ -2120,3 +2120,35 @@ fn between_them_is_one_figure_for_all_the_things_named() {
         "{two}"
     );
 }
+
+#[test]
+fn a_value_that_qualifies_a_thing_is_reached_through_it() {
+    let (ontology, lexicon) = wholesale_with("nation", "nation_name", &["FRANCE", "JAPAN"]);
+    // The customers' nation, not the suppliers' own.
+    for question in [
+        "How many distinct suppliers supplied line items on orders from French customers in 1993?",
+        "How many different suppliers provided parts on orders placed in 1995 by customers in JAPAN?",
+    ] {
+        let sql = compiled(&ontology, &lexicon, question, Dialect::Sqlite);
+        assert!(
+            sql.contains("JOIN customer c ON o.o_custkey = c.c_custkey JOIN nation n ON c.c_nationkey = n.n_nationkey"),
+            "{question}: {sql}"
+        );
+        assert!(
+            !sql.contains("s.s_nationkey") && !sql.contains("GROUP BY"),
+            "{question}: {sql}"
+        );
+    }
+    // "by" after the verb and its year is who did it; before the thing's
+    // attribute, it still groups.
+    let segment = compiled(
+        &ontology,
+        &lexicon,
+        "orders placed in 1995 by customer segment",
+        Dialect::Sqlite,
+    );
+    assert!(
+        segment.contains("COUNT(*) AS order_count") && segment.contains("GROUP BY c.c_mktsegment"),
+        "{segment}"
+    );
+}

@@ -257,17 +257,40 @@ pub(super) fn read(lexicon: &Lexicon, question: &str, today: Option<Day>) -> Vec
         // "placed by customers": "by" between a past participle and the
         // things that did it says who did it, not what to group by ("placed
         // by year" still groups).
+        // So is "placed in 1995 by customers": the time between them
+        // belongs to the verb.
+        let participle = |word: &str| {
+            word.len() > 3 && word.ends_with("ed")
+                || matches!(
+                    word,
+                    "made" | "won" | "sold" | "done" | "driven" | "held" | "set"
+                )
+        };
+        let verb_before = |at: usize| {
+            participle(plain[at - 1])
+                || (at >= 3
+                    && matches!(plain[at - 2], "in" | "during" | "since")
+                    && plain[at - 1]
+                        .parse::<i64>()
+                        .is_ok_and(|y| (1900..=2100).contains(&y))
+                    && participle(plain[at - 3]))
+        };
         if operator == Some((1, Op::GroupBy))
             && plain[i] == "by"
             && i > 0
-            && (plain[i - 1].len() > 3 && plain[i - 1].ends_with("ed")
-                || matches!(
-                    plain[i - 1],
-                    "made" | "won" | "sold" | "done" | "driven" | "held" | "set"
-                ))
+            && verb_before(i)
             && words.get(i + 1).is_some_and(|_| {
-                let (_, next) = longest_concept(lexicon, &words[i + 1..]);
+                let (len, next) = longest_concept(lexicon, &words[i + 1..]);
+                // "placed by customer segment": the thing's attribute after
+                // it is what is grouped by.
+                let (_, after) = longest_concept(lexicon, &words[i + 1 + len..]);
+                let own_attribute_after = object_of(&next).is_some_and(|o| {
+                    after.iter().any(
+                        |e| matches!(e.concept, Concept::Attribute { object, .. } if object == o),
+                    )
+                });
                 object_of(&next).is_some()
+                    && !own_attribute_after
                     && !next
                         .iter()
                         .any(|e| matches!(e.concept, Concept::Value { .. }))
