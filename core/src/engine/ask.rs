@@ -202,9 +202,29 @@ impl Engine {
             .collect()
     }
 
+    /// Whether the engine holds anything for `project`: a grounding of one
+    /// of its versions, an open pool, or question slots.
+    pub fn holds_project(&self, project: Uuid) -> bool {
+        self.groundings
+            .lock()
+            .expect("not poisoned")
+            .keys()
+            .any(|(id, _)| *id == project)
+            || self
+                .warehouses
+                .lock()
+                .expect("not poisoned")
+                .open
+                .contains_key(&project)
+            || self.admission.holds_project(project)
+    }
+
     /// Drops what the engine holds for a project whose data source changed or
     /// which was deleted: its open pool is closed and its groundings rebuilt
-    /// on the next question.
+    /// on the next question. Its question slots leave with its last
+    /// question. What stays is one counter of how often it was forgotten,
+    /// which a pool that was connecting meanwhile compares (see `warehouse`):
+    /// removing it would let such a pool stay open for a deleted project.
     pub async fn forget_project(&self, project: Uuid) {
         let warehouse = {
             let mut pools = self.warehouses.lock().expect("not poisoned");
@@ -1104,8 +1124,23 @@ impl Engine {
                         )))?;
                 Ok::<_, TurnError>(Arc::new(self.ground(project, published.ontology).await))
             })
-            .await?;
-        Ok(grounding.clone())
+            .await;
+        match grounding {
+            Ok(grounding) => Ok(grounding.clone()),
+            Err(error) => {
+                // An empty cell would stay forever for a version that is not
+                // there: one of a project deleted since this question read
+                // it (after `forget_project` ran, so nothing else removes it).
+                let mut groundings = self.groundings.lock().expect("not poisoned");
+                if groundings
+                    .get(&key)
+                    .is_some_and(|kept| Arc::ptr_eq(kept, &cell) && kept.get().is_none())
+                {
+                    groundings.remove(&key);
+                }
+                Err(error)
+            }
+        }
     }
 
     async fn ground(&self, project: &Project, ontology: Ontology) -> Grounding {
