@@ -1214,3 +1214,64 @@ on_every_backend! {
         assert!(matches!(&refused, Err(GrantRefused::Invalid(why)) if why == "the refresh token is not valid"), "{refused:?}");
     }
 }
+
+/// Reading and writing a stored ontology of megabytes leaves the async
+/// workers free: its JSON is encoded and decoded on an ontology worker. One
+/// async thread here, so a decode on it would stop the ticker for as long.
+#[tokio::test(flavor = "current_thread")]
+async fn a_large_stored_ontology_is_read_and_written_off_the_async_workers() {
+    let backend = sqlite().await;
+    let store = &backend.store;
+    let (project, editor) = project_and_editor(store).await;
+    let names: Vec<String> = (0..80_000).map(|n| format!("object_{n}")).collect();
+    let names: Vec<&str> = names.iter().map(String::as_str).collect();
+    let ontology = ontology_with(&names);
+    // What the same work costs inline, so the bound below means something.
+    let started = std::time::Instant::now();
+    let body = serde_json::to_string(&ontology).unwrap();
+    let decoded: Ontology = serde_json::from_str(&body).unwrap();
+    let inline = started.elapsed() / 2;
+    assert!(body.len() > 3_000_000, "{} bytes", body.len());
+    assert!(
+        inline >= Duration::from_millis(20),
+        "{inline:?}: too fast to tell"
+    );
+
+    let longest = std::sync::Arc::new(std::sync::Mutex::new(Duration::ZERO));
+    let ticker = tokio::spawn({
+        let longest = longest.clone();
+        async move {
+            let mut last = std::time::Instant::now();
+            loop {
+                tokio::time::sleep(Duration::from_millis(1)).await;
+                let gap = last.elapsed();
+                let mut longest = longest.lock().unwrap();
+                *longest = (*longest).max(gap);
+                last = std::time::Instant::now();
+            }
+        }
+    });
+    tokio::task::yield_now().await;
+    let revision = store
+        .save_draft(
+            project.id,
+            &decoded,
+            DraftBase::Current,
+            editor.id,
+            "large",
+            NOW,
+        )
+        .await
+        .unwrap();
+    let draft = store.draft(project.id).await.unwrap().unwrap();
+    ticker.abort();
+    assert_eq!(
+        (draft.revision, draft.ontology.objects.len()),
+        (revision, 80_000)
+    );
+    let longest = *longest.lock().unwrap();
+    assert!(
+        longest < inline / 2,
+        "the async thread stalled {longest:?}; encoding or decoding inline takes {inline:?}"
+    );
+}
