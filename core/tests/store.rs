@@ -828,13 +828,14 @@ on_every_backend! {
 
 on_every_backend! {
     async fn activity_lists_chats_by_their_latest_turn_with_filters(store: &Store) {
+        use cassis_core::chat::{AskStatus, Client};
         use cassis_core::store::{ActivityFilter, Chat, ChatTurn};
 
         let (project, editor) = project_and_editor(store).await;
-        let turn = |n: i64, question: &str, status: &str, at: i64| ChatTurn {
+        let turn = |n: i64, question: &str, status: AskStatus, at: i64| ChatTurn {
             turn: n,
             question: question.to_owned(),
-            status: status.to_owned(),
+            status,
             plan: None,
             approval: false,
             response: "{}".to_owned(),
@@ -847,25 +848,26 @@ on_every_backend! {
             project_id: project.id,
             user_id: editor.id,
             ontology_version: 1,
-            client: "mcp".to_owned(),
+            client: Client::Mcp,
             created_at: NOW,
         };
         let first = chat("chat_A");
-        store.append_chat_turn(&first, true, &turn(1, "wins in 2023", "needs_execution", 1_000)).await.unwrap();
-        store.append_chat_turn(&first, false, &turn(2, "(approved the pending plan)", "answered", 3_000)).await.unwrap();
+        store.append_chat_turn(&first, true, &turn(1, "wins in 2023", AskStatus::NeedsExecution, 1_000)).await.unwrap();
+        store.append_chat_turn(&first, false, &turn(2, "(approved the pending plan)", AskStatus::Answered, 3_000)).await.unwrap();
         let second = chat("chat_B");
-        store.append_chat_turn(&second, true, &turn(1, "temperature?", "not_answerable", 2_000)).await.unwrap();
+        store.append_chat_turn(&second, true, &turn(1, "temperature?", AskStatus::NotAnswerable, 2_000)).await.unwrap();
 
         let all = store.recent_chats(editor.organization_id, &ActivityFilter::default(), 10).await.unwrap();
-        let listed: Vec<(&str, i64, &str, &str)> = all
+        let listed: Vec<(&str, i64, AskStatus, &str)> = all
             .iter()
-            .map(|c| (c.chat.id.as_str(), c.turns, c.last_status.as_str(), c.project_name.as_str()))
+            .map(|c| (c.chat.id.as_str(), c.turns, c.last_status, c.project_name.as_str()))
             .collect();
-        assert_eq!(listed, [("chat_A", 2, "answered", "F1"), ("chat_B", 1, "not_answerable", "F1")]);
+        assert_eq!(listed, [("chat_A", 2, AskStatus::Answered, "F1"), ("chat_B", 1, AskStatus::NotAnswerable, "F1")]);
+        assert_eq!(all[0].chat.client, Client::Mcp);
         assert_eq!(all[0].user_email, "editor@example.com");
         assert_eq!(all[0].first_question, "wins in 2023");
 
-        let refused = ActivityFilter { status: Some("not_answerable".into()), ..Default::default() };
+        let refused = ActivityFilter { status: Some(AskStatus::NotAnswerable), ..Default::default() };
         let only = store.recent_chats(editor.organization_id, &refused, 10).await.unwrap();
         assert_eq!(only.len(), 1);
         assert_eq!(only[0].last_question, "temperature?");

@@ -53,23 +53,7 @@ pub struct AskRequest {
     pub version: Option<u32>,
 }
 
-/// Where a question came from, for the activity view.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Client {
-    Mcp,
-    Playground,
-    Cli,
-}
-
-impl Client {
-    fn as_str(self) -> &'static str {
-        match self {
-            Client::Mcp => "mcp",
-            Client::Playground => "playground",
-            Client::Cli => "cli",
-        }
-    }
-}
+pub use crate::chat::Client;
 
 #[derive(Clone, Debug)]
 pub struct EngineSettings {
@@ -404,7 +388,7 @@ impl Engine {
             project_id: project.id,
             user_id: caller.id,
             ontology_version: i64::from(version),
-            client: client.as_str().to_owned(),
+            client,
             created_at: now,
         });
         let turns = match &existing {
@@ -426,7 +410,7 @@ impl Engine {
             } else {
                 question.to_owned()
             },
-            status: response.status.as_str().to_owned(),
+            status: response.status,
             plan: plan.and_then(|p| serde_json::to_string(&p).ok()),
             approval,
             response: serde_json::to_string(&response).unwrap_or_default(),
@@ -463,7 +447,7 @@ impl Engine {
         let last_plan = turns
             .iter()
             .rev()
-            .find(|t| t.status == "answered" || t.status == "needs_execution")
+            .find(|t| matches!(t.status, AskStatus::Answered | AskStatus::NeedsExecution))
             .and_then(|t| {
                 let mut plan = serde_json::from_str::<SemanticPlan>(t.plan.as_deref()?).ok()?;
                 plan.answered = answered_first(&plan, &t.response);
@@ -476,7 +460,7 @@ impl Engine {
         let (planning, approved) = if request.execute_pending_plan {
             let pending = turns
                 .last()
-                .filter(|t| t.status == "needs_execution")
+                .filter(|t| t.status == AskStatus::NeedsExecution)
                 .and_then(|t| t.plan.as_deref())
                 .and_then(|p| serde_json::from_str::<SemanticPlan>(p).ok());
             match (request.chat_id.is_some(), pending) {
@@ -1238,7 +1222,7 @@ impl Engine {
                 project_id: project.id,
                 user_id: caller.id,
                 ontology_version: 0,
-                client: "rehearsal".to_owned(),
+                client: Client::Rehearsal,
                 created_at: now,
             };
             let request = AskRequest {
@@ -1403,7 +1387,7 @@ fn prior_turns(turns: &[ChatTurn]) -> Vec<PriorTurn> {
         .skip(skip)
         .map(|turn| {
             let response = serde_json::from_str::<AskResponse>(&turn.response).ok();
-            let mut outcome = format!("[{}]", turn.status);
+            let mut outcome = format!("[{}]", turn.status.as_str());
             if let Some(response) = &response {
                 outcome.push(' ');
                 outcome.push_str(&response.answer);
