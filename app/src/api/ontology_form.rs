@@ -145,6 +145,8 @@ mod tests {
             let read = <SaveDraft as FromReq<super::OntologyForm, _, AppError>>::from_req(request)
                 .await
                 .unwrap();
+            // The ticker's next tick measures the gap the read left, if any.
+            tokio::time::sleep(Duration::from_millis(5)).await;
             ticker.abort();
             read
         });
