@@ -1,13 +1,16 @@
 -- wrk: one MCP tools/call per request, as a stateless 2025-11-25 client sends it.
--- TOOL and TOKEN come from the environment.
+-- TOOL, TOKEN and ARGS (the tool's arguments as a JSON object, `{}` when
+-- unset) come from the environment.
 local tool = os.getenv("TOOL") or "ping"
 local token = os.getenv("TOKEN")
+local args = os.getenv("ARGS")
+if not args or args == "" then args = "{}" end
 wrk.method = "POST"
 -- VIA_RMCP adds `_meta`, which sends the call through rmcp instead of the
 -- direct answer for plain calls, to compare the two paths.
 local via_rmcp = os.getenv("VIA_RMCP")
 local meta = (via_rmcp and via_rmcp ~= "") and ',"_meta":{"progressToken":1}' or ""
-wrk.body = '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"' .. tool .. '","arguments":{}' .. meta .. '}}'
+wrk.body = '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"' .. tool .. '","arguments":' .. args .. meta .. '}}'
 wrk.headers["Content-Type"] = "application/json"
 wrk.headers["Accept"] = "application/json, text/event-stream"
 wrk.headers["MCP-Protocol-Version"] = "2025-11-25"

@@ -6,6 +6,7 @@
 //! cases the admin app, the command line and the OAuth handlers call.
 
 pub mod account;
+pub mod chat;
 pub mod engine;
 pub mod ontology;
 pub mod project;

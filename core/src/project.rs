@@ -276,30 +276,49 @@ const CREDENTIAL_NAMES: [&str; 7] = [
 /// The URL with every credential-bearing part replaced by `***`: the password
 /// of `scheme://user:password@host`, the values of query parameters such as
 /// `?password=` or `?access_token=`, and any fragment.
+///
+/// The authority is read as the `url` crate (WHATWG) and so the drivers read
+/// it: it ends at the first `/`, `?` or `#` after `://`, and its userinfo at
+/// its last `@`. A URL with an `@` beyond that point is ambiguous when a
+/// `user:` starts it: `postgres://u:123?a=b@h/db` is host `u`, port 123 and a
+/// query to the drivers, but the password `123?a=b` to whoever pasted it
+/// unencoded. Either reading may be the one that holds a secret, so such a
+/// URL (a `:` before an `@` beyond the authority) shows only its scheme:
+/// `postgres://***`. Without `://` there is no authority to read, and
+/// whatever precedes an `@` is hidden.
 pub fn redact_url(url: &str) -> String {
-    let (head, rest) = match url.split_once("://") {
-        Some((scheme, rest)) => (format!("{scheme}://"), rest),
-        None => (String::new(), url),
+    let Some((scheme, rest)) = url.split_once("://") else {
+        return match url.rsplit_once('@') {
+            Some((_, after)) => format!("***@{}", redact_tail(after)),
+            None => redact_tail(url),
+        };
     };
-    // A password runs from the user's colon to the last `@`, whatever it
-    // holds: people paste passwords with `#`, `/` or `?` unencoded, and a
-    // URL parser would end the authority there and show the rest. When an
-    // `@` in the path ends it instead, more is hidden, never less.
-    let (user, rest) = match rest.split_once(':') {
-        Some((user, after)) if !head.is_empty() && !user.contains(['/', '?', '#', '@']) => {
-            match userinfo_end(after) {
-                Some(at) => (Some(user), &after[at + 1..]),
-                None => (None, rest),
-            }
-        }
-        _ => (None, rest),
-    };
-    let authority_end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+    let authority_end = rest.find(AUTHORITY_ENDS).unwrap_or(rest.len());
     let (authority, tail) = rest.split_at(authority_end);
-    let authority = match user {
-        Some(user) => format!("{user}:***@{authority}"),
+    if let Some((before, _)) = rest.rsplit_once('@')
+        && tail.contains('@')
+        && before.contains(':')
+    {
+        return format!("{scheme}://***");
+    }
+    let authority = match authority.rsplit_once('@') {
+        // The userinfo's first colon starts its password.
+        Some((userinfo, host)) => match userinfo.split_once(':') {
+            Some((user, _)) => format!("{user}:***@{host}"),
+            None => authority.to_owned(),
+        },
         None => authority.to_owned(),
     };
+    format!("{scheme}://{authority}{}", redact_tail(tail))
+}
+
+/// What ends a URL's authority: the url crate's `/`, `?` and `#`, and the
+/// `\` it also reads as `/` in some schemes (more ambiguity, never less).
+const AUTHORITY_ENDS: [char; 4] = ['/', '?', '#', '\\'];
+
+/// A URL's path, query and fragment with credential-bearing query values and
+/// any fragment replaced by `***`.
+fn redact_tail(tail: &str) -> String {
     let (tail, fragment) = match tail.split_once('#') {
         Some((tail, _)) => (tail, "#***"),
         None => (tail, ""),
@@ -317,34 +336,7 @@ pub fn redact_url(url: &str) -> String {
         }
         None => tail.to_owned(),
     };
-    format!("{head}{authority}{tail}{fragment}")
-}
-
-/// Where the password that starts `after` (the URL after the user's colon)
-/// ends: at its last `@`, except one in a query parameter's value
-/// (`?application_name=a@b`, `?password=x@y`), which the parameters' own
-/// redaction handles; cutting there would hide the host and path, and show
-/// what follows the `@` of a password parameter. When only such `@`s are
-/// left and the colon was a port's (`h:5432/db?…`), there is no password;
-/// otherwise the last `@` still ends one.
-fn userinfo_end(after: &str) -> Option<usize> {
-    let in_query_value = |at: usize| {
-        let before = &after[..at];
-        before.contains('?')
-            && before
-                .rfind(['?', '&'])
-                .is_some_and(|start| before[start..].contains('='))
-    };
-    let digits = after.len() - after.trim_start_matches(|c: char| c.is_ascii_digit()).len();
-    let is_port = digits > 0
-        && after[digits..]
-            .chars()
-            .next()
-            .is_none_or(|c| matches!(c, '/' | '?' | '#'));
-    let mut ats = after.rmatch_indices('@').map(|(at, _)| at);
-    ats.clone()
-        .find(|&at| !in_query_value(at))
-        .or_else(|| if is_port { None } else { ats.next() })
+    format!("{tail}{fragment}")
 }
 
 fn is_credential_name(name: &str) -> bool {
@@ -557,16 +549,13 @@ mod tests {
             redact_url("mysql://u:p@h/d?client_secret=z"),
             "mysql://u:***@h/d?client_secret=***"
         );
-        // Passwords with the characters that end an authority, unencoded.
-        for url in [
-            "postgres://u:p#w@h/db",
-            "postgres://u:p/w@h/db",
-            "postgres://u:p?w@h/db",
-            "postgres://u:p@w@h/db",
-            "postgres://u:p:w#x?y/z@h/db",
-        ] {
-            assert_eq!(redact_url(url), "postgres://u:***@h/db", "{url}");
-        }
+        // An @ in the password is inside the authority, as the url crate
+        // reads it; so is an encoded delimiter.
+        assert_eq!(redact_url("postgres://u:p@w@h/db"), "postgres://u:***@h/db");
+        assert_eq!(
+            redact_url("postgres://u:p%23w%3F@h:5432/db"),
+            "postgres://u:***@h:5432/db"
+        );
         // A port is not a password.
         assert_eq!(
             redact_url("postgres://h:5432/db?sslmode=require"),
@@ -576,29 +565,94 @@ mod tests {
             redact_url("postgres://ana@h:5432/db"),
             "postgres://ana@h:5432/db"
         );
-        // An @ in a query value after a port: nothing hidden but what a
-        // parameter's name says is secret, and none of its value shown.
         assert_eq!(
-            redact_url("postgres://h:5432/db?sslmode=require&application_name=ops@team"),
-            "postgres://h:5432/db?sslmode=require&application_name=ops@team"
+            redact_url("postgres://:s3cr3t@h/db"),
+            "postgres://:***@h/db"
         );
+    }
+
+    /// URLs whose userinfo a reader and the url crate would split in
+    /// different places: wherever the secret is, it is not shown.
+    #[test]
+    fn ambiguous_urls_show_no_part_that_may_be_a_secret() {
+        for (url, shown) in [
+            // Port 123 and a query to the url crate, the password
+            // `123?a=b` unencoded to whoever wrote it.
+            ("postgres://u:123?a=b@h/db", "postgres://***"),
+            ("u:123?a=b@h", "***@h"),
+            ("postgres://u:p#w@h/db", "postgres://***"),
+            ("postgres://u:p/w@h/db", "postgres://***"),
+            ("postgres://u:p?x=y@h/db", "postgres://***"),
+            ("postgres://u:p:w#x?y/z@h/db", "postgres://***"),
+            ("postgres://u:p\\w@h/db", "postgres://***"),
+            // A password that ends after the path, or a password parameter
+            // whose value holds an @ that might end a userinfo.
+            ("mysql://u:p@h:3306/d@x", "mysql://***"),
+            ("postgres://h:5432/db?password=abc@def", "postgres://***"),
+            (
+                "mysql://u:p@h:3306/d?application_name=a@b&password=x@y",
+                "mysql://***",
+            ),
+            // No scheme: nothing before an @ is shown.
+            ("ana:s3cr3t@db/sales", "***@db/sales"),
+            (
+                "ana:s3cr3t@db/sales?password=x",
+                "***@db/sales?password=***",
+            ),
+        ] {
+            assert_eq!(redact_url(url), shown, "{url}");
+        }
+        // An @ in a path with no colon before it hides nothing.
         assert_eq!(
-            redact_url("postgres://h:5432/db?password=abc@def&sslmode=require"),
-            "postgres://h:5432/db?password=***&sslmode=require"
+            redact_url("sqlite:///a/b@c.sqlite?mode=ro"),
+            "sqlite:///a/b@c.sqlite?mode=ro"
         );
-        assert_eq!(
-            redact_url("mysql://u:p@h:3306/d?application_name=a@b&password=x@y"),
-            "mysql://u:***@h:3306/d?application_name=a@b&password=***"
-        );
-        assert_eq!(
-            redact_url("postgres://u:p#w@h:5432/db?application_name=a@b"),
-            "postgres://u:***@h:5432/db?application_name=a@b"
-        );
-        // A password holding `?` and `=` before its `@` is still a password.
-        assert_eq!(
-            redact_url("postgres://u:p?x=y@h/db"),
-            "postgres://u:***@h/db"
-        );
+    }
+
+    /// Hostile forms built around one secret: none of its characters runs
+    /// show, whichever way the URL is read. In a query value an unencoded
+    /// `&` starts the next parameter, for the drivers as for the url crate,
+    /// so only the userinfo forms try it.
+    #[test]
+    fn no_hostile_url_shows_its_secret() {
+        let secret = "Zq9Xw7Vy";
+        let delimiters = [
+            "", "/", "?", "#", "@", ":", "?a=", "&", "\\", "%40", "=", ";",
+        ];
+        let mut tried = 0;
+        for before in delimiters {
+            for after in delimiters {
+                let password = format!("{before}{secret}{after}");
+                let in_userinfo = [
+                    format!("postgres://u:{password}@h:5432/db"),
+                    format!("postgres://u:{password}@h:5432/db?x=1@2"),
+                    format!("postgres://u:{password}@h/db@x"),
+                    format!("u:{password}@h"),
+                    format!("//u:{password}@h"),
+                ];
+                let in_query = [
+                    format!("mysql://u:{password}@h?password={password}"),
+                    format!("postgres://h:5432/db?password={password}&b=c@d"),
+                    format!("postgres://h/db?sslpassword={password}"),
+                    format!("postgres://u@h/db?access_token={password}"),
+                    format!("postgres://h/db#{password}"),
+                ];
+                let query_safe = !password.contains('&');
+                for url in in_userinfo
+                    .iter()
+                    .chain(in_query.iter().filter(|_| query_safe))
+                {
+                    tried += 1;
+                    let shown = redact_url(url);
+                    assert!(
+                        !shown.contains(&secret[..4]) && !shown.contains(&secret[4..]),
+                        "{url} shows {shown}"
+                    );
+                }
+            }
+        }
+        // 23 of the 144 passwords hold an `&`.
+        assert_eq!(tried, 144 * 5 + (144 - 23) * 5);
     }
 
     #[test]

@@ -229,6 +229,84 @@ async fn first_questions_arriving_together_ground_the_version_once() {
     assert_eq!(engine.groundings_built(), 1);
 }
 
+/// Deleting a project takes what the engine kept for it (the version's
+/// grounding, the pool, the question slots) with it.
+#[tokio::test]
+async fn a_deleted_project_leaves_nothing_in_the_engine() {
+    use cassis_core::account::{Email, Role};
+    use cassis_core::auth::Password;
+    use cassis_core::engine::{AskRequest, Client, Engine};
+    use cassis_core::project::{DataSource, ProjectName};
+    use cassis_core::store::{NewUser, Store};
+    use cassis_core::time::Timestamp;
+
+    let now = Timestamp::from_millis(1_800_000_000_000);
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("wholesale.sqlite");
+    demo::generate_warehouse(&path, 0.01, &mut |_: &str, _: u64| {})
+        .await
+        .unwrap();
+    let meta = format!("sqlite://{}", dir.path().join("meta.sqlite").display());
+    let store = Store::connect(&meta).await.unwrap();
+    store.migrate().await.unwrap();
+    let org = store.create_organization("Acme", now).await.unwrap();
+    let user = NewUser {
+        organization_id: org.id,
+        email: Email::parse("ada@example.com").unwrap(),
+        password_hash: Password::new("a long password").unwrap().hash().unwrap(),
+        role: Role::Admin,
+    };
+    let ada = store.create_user(user, now).await.unwrap();
+    let source = Some(DataSource {
+        dialect: Dialect::Sqlite,
+        connection_url: Some(demo::warehouse_url(&path)),
+    });
+    let name = ProjectName::parse("Wholesale").unwrap();
+    let project = store
+        .create_project(org.id, &name, "", source.clone(), now)
+        .await
+        .unwrap();
+    let other = store
+        .create_project(
+            org.id,
+            &ProjectName::parse("Other").unwrap(),
+            "",
+            source,
+            now,
+        )
+        .await
+        .unwrap();
+    let ontology = ontology::from_yaml(demo::WHOLESALE_ONTOLOGY).unwrap();
+    publish_first_version(&store, &project, &ontology, &ada, now).await;
+    publish_first_version(&store, &other, &ontology, &ada, now).await;
+
+    let engine = Engine::new(store.clone(), Default::default());
+    let ask = |project: uuid::Uuid| {
+        let (engine, ada) = (engine.clone(), ada.clone());
+        let request = AskRequest {
+            project_id: project.to_string(),
+            question: "How many customers are in GERMANY?".to_owned(),
+            ..AskRequest::default()
+        };
+        async move { engine.ask(&ada, Client::Cli, request, now).await }
+    };
+    let (first, second) = tokio::join!(ask(project.id), ask(other.id));
+    for response in [first, second] {
+        assert_eq!(response.status.as_str(), "answered", "{}", response.answer);
+    }
+    assert!(engine.holds_project(project.id) && engine.holds_project(other.id));
+
+    assert!(store.delete_project(org.id, project.id).await.unwrap());
+    engine.forget_project(project.id).await;
+    assert!(!engine.holds_project(project.id));
+    // A question that still names it is refused and keeps nothing either.
+    let refused = ask(project.id).await;
+    assert_eq!(refused.status.as_str(), "error", "{}", refused.answer);
+    assert!(!engine.holds_project(project.id));
+    // The other project keeps its grounding and pool.
+    assert!(engine.holds_project(other.id));
+}
+
 /// One user's slow questions hold at most some of a project's connections:
 /// another user's question still gets one, and what cannot get one is told
 /// the project is busy rather than failing on the pool's wait. A regression

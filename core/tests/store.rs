@@ -828,13 +828,14 @@ on_every_backend! {
 
 on_every_backend! {
     async fn activity_lists_chats_by_their_latest_turn_with_filters(store: &Store) {
+        use cassis_core::chat::{AskStatus, Client};
         use cassis_core::store::{ActivityFilter, Chat, ChatTurn};
 
         let (project, editor) = project_and_editor(store).await;
-        let turn = |n: i64, question: &str, status: &str, at: i64| ChatTurn {
+        let turn = |n: i64, question: &str, status: AskStatus, at: i64| ChatTurn {
             turn: n,
             question: question.to_owned(),
-            status: status.to_owned(),
+            status,
             plan: None,
             approval: false,
             response: "{}".to_owned(),
@@ -847,25 +848,26 @@ on_every_backend! {
             project_id: project.id,
             user_id: editor.id,
             ontology_version: 1,
-            client: "mcp".to_owned(),
+            client: Client::Mcp,
             created_at: NOW,
         };
         let first = chat("chat_A");
-        store.append_chat_turn(&first, true, &turn(1, "wins in 2023", "needs_execution", 1_000)).await.unwrap();
-        store.append_chat_turn(&first, false, &turn(2, "(approved the pending plan)", "answered", 3_000)).await.unwrap();
+        store.append_chat_turn(&first, true, &turn(1, "wins in 2023", AskStatus::NeedsExecution, 1_000)).await.unwrap();
+        store.append_chat_turn(&first, false, &turn(2, "(approved the pending plan)", AskStatus::Answered, 3_000)).await.unwrap();
         let second = chat("chat_B");
-        store.append_chat_turn(&second, true, &turn(1, "temperature?", "not_answerable", 2_000)).await.unwrap();
+        store.append_chat_turn(&second, true, &turn(1, "temperature?", AskStatus::NotAnswerable, 2_000)).await.unwrap();
 
         let all = store.recent_chats(editor.organization_id, &ActivityFilter::default(), 10).await.unwrap();
-        let listed: Vec<(&str, i64, &str, &str)> = all
+        let listed: Vec<(&str, i64, AskStatus, &str)> = all
             .iter()
-            .map(|c| (c.chat.id.as_str(), c.turns, c.last_status.as_str(), c.project_name.as_str()))
+            .map(|c| (c.chat.id.as_str(), c.turns, c.last_status, c.project_name.as_str()))
             .collect();
-        assert_eq!(listed, [("chat_A", 2, "answered", "F1"), ("chat_B", 1, "not_answerable", "F1")]);
+        assert_eq!(listed, [("chat_A", 2, AskStatus::Answered, "F1"), ("chat_B", 1, AskStatus::NotAnswerable, "F1")]);
+        assert_eq!(all[0].chat.client, Client::Mcp);
         assert_eq!(all[0].user_email, "editor@example.com");
         assert_eq!(all[0].first_question, "wins in 2023");
 
-        let refused = ActivityFilter { status: Some("not_answerable".into()), ..Default::default() };
+        let refused = ActivityFilter { status: Some(AskStatus::NotAnswerable), ..Default::default() };
         let only = store.recent_chats(editor.organization_id, &refused, 10).await.unwrap();
         assert_eq!(only.len(), 1);
         assert_eq!(only[0].last_question, "temperature?");
@@ -1213,4 +1215,67 @@ on_every_backend! {
         let refused = services.refresh_grant("claude", "not a token", later).await;
         assert!(matches!(&refused, Err(GrantRefused::Invalid(why)) if why == "the refresh token is not valid"), "{refused:?}");
     }
+}
+
+/// Reading and writing a stored ontology of megabytes leaves the async
+/// workers free: its JSON is encoded and decoded on an ontology worker. One
+/// async thread here, so a decode on it would stop the ticker for as long.
+#[tokio::test(flavor = "current_thread")]
+async fn a_large_stored_ontology_is_read_and_written_off_the_async_workers() {
+    let backend = sqlite().await;
+    let store = &backend.store;
+    let (project, editor) = project_and_editor(store).await;
+    let names: Vec<String> = (0..80_000).map(|n| format!("object_{n}")).collect();
+    let names: Vec<&str> = names.iter().map(String::as_str).collect();
+    let ontology = ontology_with(&names);
+    // What the same work costs inline, so the bound below means something.
+    let started = std::time::Instant::now();
+    let body = serde_json::to_string(&ontology).unwrap();
+    let decoded: Ontology = serde_json::from_str(&body).unwrap();
+    let inline = started.elapsed() / 2;
+    assert!(body.len() > 3_000_000, "{} bytes", body.len());
+    assert!(
+        inline >= Duration::from_millis(20),
+        "{inline:?}: too fast to tell"
+    );
+
+    let longest = std::sync::Arc::new(std::sync::Mutex::new(Duration::ZERO));
+    let ticker = tokio::spawn({
+        let longest = longest.clone();
+        async move {
+            let mut last = std::time::Instant::now();
+            loop {
+                tokio::time::sleep(Duration::from_millis(1)).await;
+                let gap = last.elapsed();
+                let mut longest = longest.lock().unwrap();
+                *longest = (*longest).max(gap);
+                last = std::time::Instant::now();
+            }
+        }
+    });
+    tokio::task::yield_now().await;
+    let revision = store
+        .save_draft(
+            project.id,
+            &decoded,
+            DraftBase::Current,
+            editor.id,
+            "large",
+            NOW,
+        )
+        .await
+        .unwrap();
+    let draft = store.draft(project.id).await.unwrap().unwrap();
+    // The ticker's next tick measures the gap the read left, if any.
+    tokio::time::sleep(Duration::from_millis(5)).await;
+    ticker.abort();
+    assert_eq!(
+        (draft.revision, draft.ontology.objects.len()),
+        (revision, 80_000)
+    );
+    let longest = *longest.lock().unwrap();
+    assert!(
+        longest < inline / 2,
+        "the async thread stalled {longest:?}; encoding or decoding inline takes {inline:?}"
+    );
 }

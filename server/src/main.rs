@@ -1,5 +1,6 @@
 //! `cassis`: the server and its command line.
 
+mod body_limit;
 mod cli;
 mod clock;
 mod commands;

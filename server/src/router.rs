@@ -1,6 +1,7 @@
 //! The one axum router: health checks, the admin app and its server
-//! functions, wrapped in request logging and a body size cap.
+//! functions, wrapped in request logging and body size caps.
 
+use crate::body_limit::{self, BodyLimits};
 use crate::metrics_endpoint::{self, MetricsEndpoint, RouteLabelLayer};
 use crate::{forwarded, health, lifecycle, mcp, oauth, ontology_export, page_guard, request_log};
 use axum::Router;
@@ -16,11 +17,7 @@ use leptos::prelude::provide_context;
 use leptos_axum::{LeptosRoutes, generate_route_list};
 use std::sync::Arc;
 use tower::ServiceBuilder;
-use tower_http::limit::RequestBodyLimitLayer;
 use tower_http::set_header::SetResponseHeaderLayer;
-
-/// Larger bodies are refused with 413 before any handler reads them.
-const MAX_REQUEST_BODY_BYTES: usize = 2 * 1024 * 1024;
 
 /// No page may be framed (the consent page and the admin buttons would be a
 /// clickjacking target), carry a `<base>` or plugin, or post a form off-site.
@@ -122,6 +119,7 @@ pub fn app(state: AppState) -> Router {
     // which would wrap every route in its own boxed copy of the stack, and
     // each request would clone that nest box by box: a tenth of a busy MCP
     // endpoint's time went to it.
+    let body_limits = BodyLimits::new(state.app.max_ontology_bytes);
     let every_request = ServiceBuilder::new()
         // First, so the log and every limit see the client, not its proxy.
         .layer(middleware::from_fn_with_state(
@@ -154,7 +152,10 @@ pub fn app(state: AppState) -> Router {
             state,
             page_guard::same_origin_writes,
         ))
-        .layer(RequestBodyLimitLayer::new(MAX_REQUEST_BODY_BYTES))
+        .layer(middleware::from_fn_with_state(
+            body_limits,
+            body_limit::limit_body,
+        ))
         .service(routes);
     Router::new().fallback_service(every_request)
 }

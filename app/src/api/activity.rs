@@ -2,6 +2,7 @@
 //! latest turn, and a chat's turns in full.
 
 use crate::error::AppError;
+use cassis_core::chat::{AskStatus, Client};
 use leptos::prelude::*;
 use serde::{Deserialize, Serialize};
 
@@ -10,12 +11,12 @@ pub struct ActivityRow {
     pub chat_id: String,
     pub project: String,
     pub user: String,
-    pub client: String,
+    pub client: Client,
     pub ontology_version: i64,
     pub turns: i64,
     pub first_question: String,
     pub last_question: String,
-    pub last_status: String,
+    pub last_status: AskStatus,
     pub last_duration_ms: i64,
     pub last_at: String,
 }
@@ -24,7 +25,7 @@ pub struct ActivityRow {
 pub struct TurnRow {
     pub turn: i64,
     pub question: String,
-    pub status: String,
+    pub status: AskStatus,
     pub answer: String,
     pub sql: Option<String>,
     pub duration_ms: i64,
@@ -48,7 +49,14 @@ pub async fn list_activity(
     let filter = ActivityFilter {
         project_id: uuid::Uuid::parse_str(project_id.trim()).ok(),
         user_id: asked_by,
-        status: Some(status.trim().to_owned()).filter(|s| !s.is_empty()),
+        status: match status.trim() {
+            "" => None,
+            // No chat has a status that is not one.
+            status => match status.parse() {
+                Ok(status) => Some(status),
+                Err(_) => return Ok(Vec::new()),
+            },
+        },
     };
     let store = crate::ssr::context()?.store;
     let chats = store
@@ -112,7 +120,7 @@ pub async fn chat_turns(chat_id: String) -> Result<Vec<TurnRow>, AppError> {
 /// that answered it. Returns false when the draft verifies it already.
 #[server(endpoint = "verify_question")]
 pub async fn verify_question(chat_id: String, turn: i64) -> Result<bool, AppError> {
-    use cassis_core::engine::{AskResponse, AskStatus};
+    use cassis_core::engine::AskResponse;
     let user = crate::ssr::require_editor().await?;
     let store = crate::ssr::context()?.store;
     let invalid = |message: &str| crate::ssr::respond_with(AppError::Invalid(message.to_owned()));

@@ -5,6 +5,7 @@ pub mod clients;
 pub mod instance;
 pub mod keys;
 pub mod ontology;
+pub mod ontology_form;
 pub mod playground;
 pub mod projects;
 pub mod publishing;

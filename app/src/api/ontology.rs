@@ -2,6 +2,7 @@
 //! it is typed, saved whole or edited in small steps, bootstrapped from the
 //! data source or from DDL.
 
+use super::ontology_form::{OntologyForm, ontology_form};
 use crate::error::AppError;
 use cassis_core::ontology::Ontology;
 use leptos::prelude::*;
@@ -138,8 +139,11 @@ pub async fn get_draft(project_id: String) -> Result<DraftView, AppError> {
     })
 }
 
+// Their arguments are read on an ontology worker (see `ontology_form`).
+ontology_form!(CheckDraft, SaveDraft);
+
 /// Every problem of the YAML as typed, without saving it.
-#[server(endpoint = "check_draft")]
+#[server(endpoint = "check_draft", input = OntologyForm)]
 pub async fn check_draft(project_id: String, yaml: String) -> Result<Vec<ProblemView>, AppError> {
     use cassis_core::project::dialect_of;
     let user = crate::ssr::require_user().await?;
@@ -157,7 +161,7 @@ pub async fn check_draft(project_id: String, yaml: String) -> Result<Vec<Problem
 /// since, nothing is saved and [`AppError::DraftChanged`] says who. With
 /// `overwrite` the save replaces whatever the draft is; the replaced draft
 /// stays in the history either way.
-#[server(endpoint = "save_draft")]
+#[server(endpoint = "save_draft", input = OntologyForm)]
 pub async fn save_draft(
     project_id: String,
     yaml: String,

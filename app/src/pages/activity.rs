@@ -5,6 +5,7 @@ use crate::api::activity::{ActivityRow, VerifyQuestion, chat_turns, list_activit
 use crate::api::projects::list_projects;
 use crate::api::users::list_users;
 use crate::components::page::{ErrorNotice, Loading, Page};
+use cassis_core::chat::AskStatus;
 use leptos::prelude::*;
 
 const SELECT: &str = "mt-1 block rounded-md border border-slate-300 px-3 py-2 text-sm shadow-sm \
@@ -120,12 +121,12 @@ fn ChatRow(row: ActivityRow) -> impl IntoView {
                     <p class="mt-1 text-xs text-slate-500">
                         {format!(
                             "{} · {} · {} · ontology v{} · {} turn{plural} · {} ms · {}",
-                            row.project, row.user, row.client, row.ontology_version, row.turns, row.last_duration_ms, row.last_at
+                            row.project, row.user, row.client.as_str(), row.ontology_version, row.turns, row.last_duration_ms, row.last_at
                         )}
                     </p>
                 </div>
                 <div class="flex items-center gap-3">
-                    <span class="rounded bg-slate-100 px-2 py-0.5 text-xs font-semibold text-slate-700" data-testid="activity-status">{row.last_status}</span>
+                    <span class="rounded bg-slate-100 px-2 py-0.5 text-xs font-semibold text-slate-700" data-testid="activity-status">{row.last_status.as_str()}</span>
                     <button type="button" class="rounded-md border border-slate-300 px-3 py-1 text-xs font-semibold text-slate-700 hover:bg-slate-50" on:click=move |_| open.update(|o| *o = !*o)>
                         {move || if open.get() { "Hide" } else { "Open" }}
                     </button>
@@ -144,12 +145,12 @@ fn ChatRow(row: ActivityRow) -> impl IntoView {
                                 {turns.into_iter().map(|t| view! {
                                     <li class="text-sm">
                                         <p class="font-medium">{format!("{}. {}", t.turn, t.question)}</p>
-                                        <p class="text-xs text-slate-500">{format!("{} · {} ms", t.status, t.duration_ms)}</p>
+                                        <p class="text-xs text-slate-500">{format!("{} · {} ms", t.status.as_str(), t.duration_ms)}</p>
                                         <p class="mt-1 text-slate-700">{t.answer}</p>
                                         {t.sql.map(|sql| view! {
                                             <pre class="mt-1 whitespace-pre-wrap break-words rounded bg-slate-900 px-3 py-2 font-mono text-xs text-slate-100">{sql}</pre>
                                         })}
-                                        {(t.status == "answered").then(|| {
+                                        {(t.status == AskStatus::Answered).then(|| {
                                             let turn = t.turn;
                                             view! {
                                                 <button type="button" class="mt-2 rounded-md border border-slate-300 px-3 py-1 text-xs font-semibold text-slate-700 hover:bg-slate-50"

@@ -20,19 +20,41 @@ pub const QUESTIONS_PER_PROJECT: usize = 8;
 /// How long a question waits for a slot before it is refused.
 pub const ADMISSION_WAIT: Duration = Duration::from_secs(5);
 
+/// Each user's or project's slots, while any question holds or waits for
+/// them: the last question to leave takes its key's entry with it, so the
+/// maps hold only what is in use, and a deleted project or user leaves
+/// nothing behind.
+type SlotMap = Arc<Mutex<HashMap<Uuid, Arc<Semaphore>>>>;
+
 /// Slots per user and per project, shared by the engine's clones.
 #[derive(Debug)]
 pub(crate) struct Admission {
     wait: Duration,
-    users: Mutex<HashMap<Uuid, Arc<Semaphore>>>,
-    projects: Mutex<HashMap<Uuid, Arc<Semaphore>>>,
+    users: SlotMap,
+    projects: SlotMap,
 }
 
 /// A question's slots, given back when it is dropped.
 #[derive(Debug)]
 pub(crate) struct Admitted {
-    _user: OwnedSemaphorePermit,
-    _project: OwnedSemaphorePermit,
+    _user: Held,
+    _project: Held,
+}
+
+/// One slot of one key, and the map to leave when it is given back.
+#[derive(Debug)]
+struct Held {
+    map: SlotMap,
+    key: Uuid,
+    permit: Option<OwnedSemaphorePermit>,
+}
+
+impl Drop for Held {
+    fn drop(&mut self) {
+        // The permit first: it holds a reference to the semaphore.
+        drop(self.permit.take());
+        leave(&self.map, self.key);
+    }
 }
 
 /// Which limit a refused question met.
@@ -52,41 +74,74 @@ impl Admission {
     pub(crate) fn new(wait: Duration) -> Self {
         Self {
             wait,
-            users: Mutex::default(),
-            projects: Mutex::default(),
+            users: SlotMap::default(),
+            projects: SlotMap::default(),
         }
     }
 
     /// Slots for one question of `user` on `project`, waiting at most the
     /// admission wait for each.
     pub(crate) async fn admit(&self, user: Uuid, project: Uuid) -> Result<Admitted, Busy> {
-        let user_slots = slots(&self.users, user, QUESTIONS_PER_USER);
-        let project_slots = slots(&self.projects, project, QUESTIONS_PER_PROJECT);
-        let acquire =
-            |slots: Arc<Semaphore>| tokio::time::timeout(self.wait, slots.acquire_owned());
-        let user = match acquire(user_slots).await {
-            Ok(Ok(permit)) => permit,
-            _ => return Err(Busy::User),
-        };
-        let project = match acquire(project_slots).await {
-            Ok(Ok(permit)) => permit,
-            _ => return Err(Busy::Project),
-        };
+        let user = self
+            .acquire(&self.users, user, QUESTIONS_PER_USER)
+            .await
+            .ok_or(Busy::User)?;
+        let project = self
+            .acquire(&self.projects, project, QUESTIONS_PER_PROJECT)
+            .await
+            .ok_or(Busy::Project)?;
         Ok(Admitted {
             _user: user,
             _project: project,
         })
     }
+
+    /// One slot of `key`, or `None` when none freed up within the wait.
+    async fn acquire(&self, map: &SlotMap, key: Uuid, permits: usize) -> Option<Held> {
+        // Held before waiting, so a refused wait also leaves the map clean.
+        let mut held = Held {
+            map: map.clone(),
+            key,
+            permit: None,
+        };
+        let slots = slots(map, key, permits);
+        held.permit = Some(
+            tokio::time::timeout(self.wait, slots.acquire_owned())
+                .await
+                .ok()?
+                .ok()?,
+        );
+        Some(held)
+    }
+
+    /// Whether any question of `project` holds or waits for its slots.
+    pub(crate) fn holds_project(&self, project: Uuid) -> bool {
+        lock(&self.projects).contains_key(&project)
+    }
 }
 
-/// The semaphore of `key`, created on first use. Users and projects are rows
-/// of the metadata database, so the map grows no larger than they are.
-fn slots(map: &Mutex<HashMap<Uuid, Arc<Semaphore>>>, key: Uuid, permits: usize) -> Arc<Semaphore> {
-    map.lock()
-        .unwrap_or_else(|e| e.into_inner())
+fn lock(map: &SlotMap) -> std::sync::MutexGuard<'_, HashMap<Uuid, Arc<Semaphore>>> {
+    map.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// The semaphore of `key`, created on first use.
+fn slots(map: &SlotMap, key: Uuid, permits: usize) -> Arc<Semaphore> {
+    lock(map)
         .entry(key)
         .or_insert_with(|| Arc::new(Semaphore::new(permits)))
         .clone()
+}
+
+/// Removes `key`'s semaphore once only the map refers to it. References are
+/// taken only under the lock, so none can appear while it is checked here.
+fn leave(map: &SlotMap, key: Uuid) {
+    let mut map = lock(map);
+    if map
+        .get(&key)
+        .is_some_and(|slots| Arc::strong_count(slots) == 1)
+    {
+        map.remove(&key);
+    }
 }
 
 #[cfg(test)]
@@ -128,6 +183,30 @@ mod tests {
             admission.admit(Uuid::new_v4(), project).await.unwrap_err(),
             Busy::Project
         );
+    }
+
+    #[tokio::test]
+    async fn slots_are_forgotten_when_their_last_question_leaves() {
+        let admission = Admission::new(Duration::from_millis(100));
+        let (ada, project) = (Uuid::new_v4(), Uuid::new_v4());
+        let first = admission.admit(ada, project).await.unwrap();
+        let second = admission.admit(ada, project).await.unwrap();
+        // Refused while waiting: the refusal leaves the held entries alone.
+        assert_eq!(admission.admit(ada, project).await.unwrap_err(), Busy::User);
+        assert!(admission.holds_project(project));
+        drop(first);
+        assert!(admission.holds_project(project));
+        drop(second);
+        assert!(!admission.holds_project(project));
+        assert!(lock(&admission.users).is_empty());
+        // A project refused for being full is left clean too.
+        let held = fill(&admission, project).await;
+        assert_eq!(
+            admission.admit(Uuid::new_v4(), project).await.unwrap_err(),
+            Busy::Project
+        );
+        drop(held);
+        assert!(lock(&admission.projects).is_empty() && lock(&admission.users).is_empty());
     }
 
     /// Fills a project with one question from each of as many users.

@@ -53,23 +53,7 @@ pub struct AskRequest {
     pub version: Option<u32>,
 }
 
-/// Where a question came from, for the activity view.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Client {
-    Mcp,
-    Playground,
-    Cli,
-}
-
-impl Client {
-    fn as_str(self) -> &'static str {
-        match self {
-            Client::Mcp => "mcp",
-            Client::Playground => "playground",
-            Client::Cli => "cli",
-        }
-    }
-}
+pub use crate::chat::Client;
 
 #[derive(Clone, Debug)]
 pub struct EngineSettings {
@@ -202,9 +186,29 @@ impl Engine {
             .collect()
     }
 
+    /// Whether the engine holds anything for `project`: a grounding of one
+    /// of its versions, an open pool, or question slots.
+    pub fn holds_project(&self, project: Uuid) -> bool {
+        self.groundings
+            .lock()
+            .expect("not poisoned")
+            .keys()
+            .any(|(id, _)| *id == project)
+            || self
+                .warehouses
+                .lock()
+                .expect("not poisoned")
+                .open
+                .contains_key(&project)
+            || self.admission.holds_project(project)
+    }
+
     /// Drops what the engine holds for a project whose data source changed or
     /// which was deleted: its open pool is closed and its groundings rebuilt
-    /// on the next question.
+    /// on the next question. Its question slots leave with its last
+    /// question. What stays is one counter of how often it was forgotten,
+    /// which a pool that was connecting meanwhile compares (see `warehouse`):
+    /// removing it would let such a pool stay open for a deleted project.
     pub async fn forget_project(&self, project: Uuid) {
         let warehouse = {
             let mut pools = self.warehouses.lock().expect("not poisoned");
@@ -384,7 +388,7 @@ impl Engine {
             project_id: project.id,
             user_id: caller.id,
             ontology_version: i64::from(version),
-            client: client.as_str().to_owned(),
+            client,
             created_at: now,
         });
         let turns = match &existing {
@@ -406,7 +410,7 @@ impl Engine {
             } else {
                 question.to_owned()
             },
-            status: response.status.as_str().to_owned(),
+            status: response.status,
             plan: plan.and_then(|p| serde_json::to_string(&p).ok()),
             approval,
             response: serde_json::to_string(&response).unwrap_or_default(),
@@ -443,7 +447,7 @@ impl Engine {
         let last_plan = turns
             .iter()
             .rev()
-            .find(|t| t.status == "answered" || t.status == "needs_execution")
+            .find(|t| matches!(t.status, AskStatus::Answered | AskStatus::NeedsExecution))
             .and_then(|t| {
                 let mut plan = serde_json::from_str::<SemanticPlan>(t.plan.as_deref()?).ok()?;
                 plan.answered = answered_first(&plan, &t.response);
@@ -456,7 +460,7 @@ impl Engine {
         let (planning, approved) = if request.execute_pending_plan {
             let pending = turns
                 .last()
-                .filter(|t| t.status == "needs_execution")
+                .filter(|t| t.status == AskStatus::NeedsExecution)
                 .and_then(|t| t.plan.as_deref())
                 .and_then(|p| serde_json::from_str::<SemanticPlan>(p).ok());
             match (request.chat_id.is_some(), pending) {
@@ -1104,8 +1108,23 @@ impl Engine {
                         )))?;
                 Ok::<_, TurnError>(Arc::new(self.ground(project, published.ontology).await))
             })
-            .await?;
-        Ok(grounding.clone())
+            .await;
+        match grounding {
+            Ok(grounding) => Ok(grounding.clone()),
+            Err(error) => {
+                // An empty cell would stay forever for a version that is not
+                // there: one of a project deleted since this question read
+                // it (after `forget_project` ran, so nothing else removes it).
+                let mut groundings = self.groundings.lock().expect("not poisoned");
+                if groundings
+                    .get(&key)
+                    .is_some_and(|kept| Arc::ptr_eq(kept, &cell) && kept.get().is_none())
+                {
+                    groundings.remove(&key);
+                }
+                Err(error)
+            }
+        }
     }
 
     async fn ground(&self, project: &Project, ontology: Ontology) -> Grounding {
@@ -1203,7 +1222,7 @@ impl Engine {
                 project_id: project.id,
                 user_id: caller.id,
                 ontology_version: 0,
-                client: "rehearsal".to_owned(),
+                client: Client::Rehearsal,
                 created_at: now,
             };
             let request = AskRequest {
@@ -1368,7 +1387,7 @@ fn prior_turns(turns: &[ChatTurn]) -> Vec<PriorTurn> {
         .skip(skip)
         .map(|turn| {
             let response = serde_json::from_str::<AskResponse>(&turn.response).ok();
-            let mut outcome = format!("[{}]", turn.status);
+            let mut outcome = format!("[{}]", turn.status.as_str());
             if let Some(response) = &response {
                 outcome.push(' ');
                 outcome.push_str(&response.answer);

@@ -8,29 +8,7 @@ use serde::{Deserialize, Serialize};
 /// What a chat records as the question of a turn that ran an approved plan.
 pub const APPROVED_PLAN: &str = "(approved the pending plan)";
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum AskStatus {
-    /// The SQL ran (or, on a schema-only source, was written) and `answer` states the result.
-    Answered,
-    /// A plan with a genuine fork waits for the user's approval.
-    NeedsExecution,
-    /// The question cannot be answered from this ontology or data; rephrasing is needed.
-    NotAnswerable,
-    /// Bad input, a timeout or a failure; `error` says which.
-    Error,
-}
-
-impl AskStatus {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            AskStatus::Answered => "answered",
-            AskStatus::NeedsExecution => "needs_execution",
-            AskStatus::NotAnswerable => "not_answerable",
-            AskStatus::Error => "error",
-        }
-    }
-}
+pub use crate::chat::AskStatus;
 
 /// What `ask_question` returns.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]

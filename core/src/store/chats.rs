@@ -1,7 +1,29 @@
 use super::{Store, StoreError, uuid_column};
+use crate::chat::{AskStatus, Client};
 use crate::time::Timestamp;
 use sqlx::Row;
+use sqlx::any::AnyRow;
 use uuid::Uuid;
+
+/// The one place the stored text of a chat's client and a turn's status is
+/// read back into their enums; they are written with `as_str`.
+fn client_column(row: &AnyRow) -> Result<Client, StoreError> {
+    let text: String = row.try_get("client")?;
+    text.parse()
+        .map_err(|e: crate::chat::Unknown| StoreError::Corrupt {
+            column: "chats.client",
+            detail: e.to_string(),
+        })
+}
+
+fn status_column(row: &AnyRow, column: &'static str) -> Result<AskStatus, StoreError> {
+    let text: String = row.try_get(column)?;
+    text.parse()
+        .map_err(|e: crate::chat::Unknown| StoreError::Corrupt {
+            column: "chat_turns.status",
+            detail: e.to_string(),
+        })
+}
 
 /// A chat's header: whose it is and which ontology version it is pinned to.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -11,7 +33,7 @@ pub struct Chat {
     pub project_id: Uuid,
     pub user_id: Uuid,
     pub ontology_version: i64,
-    pub client: String,
+    pub client: Client,
     pub created_at: Timestamp,
 }
 
@@ -34,7 +56,7 @@ impl Chat {
 pub struct ChatTurn {
     pub turn: i64,
     pub question: String,
-    pub status: String,
+    pub status: AskStatus,
     /// The semantic plan as JSON.
     pub plan: Option<String>,
     /// Whether this turn executed a plan the user approved.
@@ -61,7 +83,7 @@ impl Store {
                 project_id: uuid_column(&row, "project_id")?,
                 user_id: uuid_column(&row, "user_id")?,
                 ontology_version: row.try_get("ontology_version")?,
-                client: row.try_get("client")?,
+                client: client_column(&row)?,
                 created_at: Timestamp::from_millis(row.try_get("created_at")?),
             })
         })
@@ -81,7 +103,7 @@ impl Store {
             Ok(ChatTurn {
                 turn: row.try_get("turn")?,
                 question: row.try_get("question")?,
-                status: row.try_get("status")?,
+                status: status_column(row, "status")?,
                 plan: row.try_get("plan")?,
                 approval: row.try_get::<i64, _>("approval")? != 0,
                 response: row.try_get("response")?,
@@ -112,7 +134,7 @@ impl Store {
             .bind(chat.project_id.to_string())
             .bind(chat.user_id.to_string())
             .bind(chat.ontology_version)
-            .bind(&chat.client)
+            .bind(chat.client.as_str())
             .bind(chat.created_at.as_millis())
             .execute(&mut *tx)
             .await
@@ -125,7 +147,7 @@ impl Store {
         .bind(&chat.id)
         .bind(turn.turn)
         .bind(&turn.question)
-        .bind(&turn.status)
+        .bind(turn.status.as_str())
         .bind(turn.plan.as_deref())
         .bind(i64::from(turn.approval))
         .bind(&turn.response)
@@ -149,7 +171,7 @@ pub struct ChatSummary {
     /// What the chat started with.
     pub first_question: String,
     pub last_question: String,
-    pub last_status: String,
+    pub last_status: AskStatus,
     pub last_duration_ms: i64,
     pub last_at: Timestamp,
 }
@@ -160,7 +182,7 @@ pub struct ActivityFilter {
     pub project_id: Option<Uuid>,
     pub user_id: Option<Uuid>,
     /// The status of the chat's latest turn.
-    pub status: Option<String>,
+    pub status: Option<AskStatus>,
 }
 
 impl Store {
@@ -192,7 +214,7 @@ impl Store {
         .bind(organization_id.to_string())
         .bind(filter.project_id.map(|id| id.to_string()))
         .bind(filter.user_id.map(|id| id.to_string()))
-        .bind(filter.status.clone())
+        .bind(filter.status.map(AskStatus::as_str))
         .bind(limit)
         .fetch_all(&self.pool)
         .await?;
@@ -205,7 +227,7 @@ impl Store {
                         project_id: uuid_column(row, "project_id")?,
                         user_id: uuid_column(row, "user_id")?,
                         ontology_version: row.try_get("ontology_version")?,
-                        client: row.try_get("client")?,
+                        client: client_column(row)?,
                         created_at: Timestamp::from_millis(row.try_get("created_at")?),
                     },
                     project_name: row.try_get("project_name")?,
@@ -213,7 +235,7 @@ impl Store {
                     turns: row.try_get("turns")?,
                     first_question: row.try_get("first_question")?,
                     last_question: row.try_get("last_question")?,
-                    last_status: row.try_get("last_status")?,
+                    last_status: status_column(row, "last_status")?,
                     last_duration_ms: row.try_get("last_duration_ms")?,
                     last_at: Timestamp::from_millis(row.try_get("last_at")?),
                 })

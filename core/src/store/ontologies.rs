@@ -1,5 +1,5 @@
 use super::{Store, StoreError, uuid_column};
-use crate::ontology::Ontology;
+use crate::ontology::{Ontology, on_ontology_worker};
 use crate::time::Timestamp;
 use sqlx::Row;
 use sqlx::any::AnyRow;
@@ -87,16 +87,32 @@ pub struct VersionInfo {
 /// How often publishing retries when another publish took the same number.
 const PUBLISH_ATTEMPTS: usize = 20;
 
-fn encode(ontology: &Ontology) -> String {
-    serde_json::to_string(ontology).expect("an ontology always serializes to JSON")
+/// An ontology as its row stores it. A body is as large as the largest
+/// ontology allowed (megabytes), so it is written on an ontology worker
+/// ([`on_ontology_worker`]) like the YAML it was read from, not on the async
+/// workers that serve MCP and the pages.
+async fn encode(ontology: &Ontology) -> String {
+    let ontology = ontology.clone();
+    on_ontology_worker(move || {
+        serde_json::to_string(&ontology).expect("an ontology always serializes to JSON")
+    })
+    .await
 }
 
-fn decode(row: &AnyRow) -> Result<Ontology, StoreError> {
-    let body: String = row.try_get("body")?;
-    serde_json::from_str(&body).map_err(|e| StoreError::Corrupt {
-        column: "ontology body",
-        detail: e.to_string(),
-    })
+/// A stored body read back, on an ontology worker like [`encode`]. The body
+/// is taken from the row at once, so the row is not held while it waits.
+fn decode(row: &AnyRow) -> impl Future<Output = Result<Ontology, StoreError>> + Send + 'static {
+    let body: Result<String, _> = row.try_get("body");
+    async move {
+        let body = body?;
+        on_ontology_worker(move || {
+            serde_json::from_str(&body).map_err(|e| StoreError::Corrupt {
+                column: "ontology body",
+                detail: e.to_string(),
+            })
+        })
+        .await
+    }
 }
 
 fn version_number(row: &AnyRow) -> Result<u32, StoreError> {
@@ -154,7 +170,7 @@ impl Store {
     ) -> Result<u64, StoreError> {
         let save = DraftSave {
             project_id,
-            body: encode(ontology),
+            body: encode(ontology).await,
             user_id,
             reason: reason.trim(),
             now,
@@ -294,7 +310,7 @@ impl Store {
         };
         let updated_by: Option<String> = row.try_get("updated_by")?;
         Ok(Some(Draft {
-            ontology: decode(&row)?,
+            ontology: decode(&row).await?,
             revision: revision_of(&row)?,
             updated_by: updated_by.and_then(|id| Uuid::parse_str(&id).ok()),
             updated_by_email: row.try_get("email")?,
@@ -333,15 +349,17 @@ impl Store {
         project_id: Uuid,
         revision: u64,
     ) -> Result<Option<Ontology>, StoreError> {
-        sqlx::query(
+        let row = sqlx::query(
             "SELECT body FROM ontology_draft_history WHERE project_id = $1 AND revision = $2",
         )
         .bind(project_id.to_string())
         .bind(revision_column(revision)?)
         .fetch_optional(&self.pool)
-        .await?
-        .map(|row| decode(&row))
-        .transpose()
+        .await?;
+        match row {
+            Some(row) => Ok(Some(decode(&row).await?)),
+            None => Ok(None),
+        }
     }
 
     /// Stores `ontology` as the project's next version and returns its number.
@@ -355,7 +373,7 @@ impl Store {
         note: &str,
         now: Timestamp,
     ) -> Result<u32, StoreError> {
-        let body = encode(ontology);
+        let body = encode(ontology).await;
         for _ in 0..PUBLISH_ATTEMPTS {
             let inserted = sqlx::query(
                 "INSERT INTO ontology_versions (project_id, version, body, published_by, published_at, note) \
@@ -385,7 +403,7 @@ impl Store {
         project_id: Uuid,
         number: u32,
     ) -> Result<Option<PublishedVersion>, StoreError> {
-        sqlx::query(
+        let row = sqlx::query(
             "SELECT v.version, v.body, v.published_by, v.published_at, v.note, u.email \
              FROM ontology_versions v JOIN users u ON u.id = v.published_by \
              WHERE v.project_id = $1 AND v.version = $2",
@@ -393,15 +411,15 @@ impl Store {
         .bind(project_id.to_string())
         .bind(i64::from(number))
         .fetch_optional(&self.pool)
-        .await?
-        .map(|row| {
-            Ok(PublishedVersion {
-                number: version_number(&row)?,
-                ontology: decode(&row)?,
-                info: version_info(&row)?,
-            })
-        })
-        .transpose()
+        .await?;
+        let Some(row) = row else {
+            return Ok(None);
+        };
+        Ok(Some(PublishedVersion {
+            number: version_number(&row)?,
+            ontology: decode(&row).await?,
+            info: version_info(&row)?,
+        }))
     }
 
     /// The newest published version, if any.
