@@ -1,5 +1,7 @@
 //! `cassis`: the server and its command line.
 
+mod availability;
+mod changes;
 mod cli;
 mod clock;
 mod commands;
