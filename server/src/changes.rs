@@ -41,7 +41,12 @@ pub async fn follow(mut feed: ChangeFeed, state: AppState) {
         match feed.next().await {
             Change::Credentials => state.key_cache.clear(),
             Change::SigningKeys => state.oauth.keys.forget(),
-            Change::Project(project) => state.app.engine.forget_project(project).await,
+            Change::Project(project) => {
+                // Closing waits for the pool's queries under way; the next
+                // notices (a revoked key) must not wait behind them.
+                let engine = state.app.engine.clone();
+                tokio::spawn(async move { engine.forget_project(project).await });
+            }
             Change::Lost => {
                 state.key_cache.set_heard(false);
                 state.oauth.keys.forget();

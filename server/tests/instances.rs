@@ -532,6 +532,7 @@ async fn a_postgresql_restart_under_load_is_answered_503_recovered_from_and_lose
     let key = create_key(dir.path(), &database, ADMIN_EMAIL, "load");
     let projects = call_tool(&server, &key, "list_projects", json!({})).await;
     let project = projects["projects"][0]["id"].as_str().unwrap().to_owned();
+    let cookie = sign_in(&server, ADMIN_PASSWORD).await.1.unwrap();
 
     // Four agents, each call on a new connection, alternating a question
     // (a chat turn written) and a ping, until told to stop.
@@ -610,7 +611,27 @@ async fn a_postgresql_restart_under_load_is_answered_503_recovered_from_and_lose
     let stopping = Instant::now();
     tokio::task::block_in_place(|| postgres.stop());
     let down = Instant::now();
-    tokio::time::sleep(Duration::from_secs(3)).await;
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    // The admin app is told the same, as quickly, once the server knows.
+    for path in ["/api/list_projects", "/projects"] {
+        let request = if path.starts_with("/api/") {
+            client().post(format!("{}{path}", server.url))
+        } else {
+            client().get(format!("{}{path}", server.url))
+        };
+        let started = Instant::now();
+        let response = request
+            .header(COOKIE, cookie_pair(&cookie))
+            .header(ORIGIN, &server.url)
+            .send()
+            .await
+            .unwrap();
+        let took = started.elapsed();
+        assert_eq!(response.status(), StatusCode::SERVICE_UNAVAILABLE, "{path}");
+        assert_eq!(response.headers()["retry-after"], "1", "{path}");
+        assert!(took < Duration::from_millis(500), "{path} took {took:?}");
+    }
+    tokio::time::sleep(Duration::from_millis(1500)).await;
     tokio::task::block_in_place(|| postgres.start_again());
     // `pg_ctl -w` returned: the database accepts connections.
     let up = Instant::now();

@@ -241,8 +241,8 @@ impl Engine {
     }
 
     /// Answers `request` for `caller`, or says the metadata database could
-    /// not be reached, so an HTTP caller can answer 503: nothing of the turn
-    /// was acknowledged, and asking again is safe.
+    /// not be reached at all, so an HTTP caller can answer 503: nothing of
+    /// the turn was acknowledged, and asking again is safe.
     pub async fn try_ask(
         &self,
         caller: &User,
@@ -261,9 +261,20 @@ impl Engine {
         {
             Ok(response) => Ok(response),
             Err(TurnError::Refused(response)) => Ok(*response),
-            Err(TurnError::Store(error)) => {
+            Err(TurnError::Store(error)) if error.is_unreachable() => {
                 tracing::error!(%error, "the question engine could not reach the metadata database");
                 Err(Unavailable { error, chat_id })
+            }
+            // Reached, but a statement failed (the project was deleted under
+            // the question): an answer that says so, as before.
+            Err(TurnError::Store(error)) => {
+                tracing::error!(%error, "the question engine's metadata work failed");
+                Ok(refusal(
+                    &chat_id,
+                    AskStatus::Error,
+                    "Cassis could not reach its database; please try again in a moment.".to_owned(),
+                    None,
+                ))
             }
         };
         metrics::histogram!(

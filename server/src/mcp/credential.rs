@@ -384,8 +384,62 @@ fn unauthorized(public_url: &str) -> Response {
 
 #[cfg(test)]
 mod tests {
-    use super::bearer_token;
+    use super::{Caller, KeyCache, Unreachable, bearer_token};
     use axum::http::{HeaderMap, HeaderValue, header::AUTHORIZATION};
+    use cassis_core::account::{Email, Role, User};
+    use cassis_core::time::Timestamp;
+    use uuid::Uuid;
+
+    const NOW: Timestamp = Timestamp::from_millis(1_790_000_000_000);
+
+    fn caller() -> Caller {
+        Caller {
+            user: User {
+                id: Uuid::new_v4(),
+                organization_id: Uuid::new_v4(),
+                email: Email::parse("ada@example.com").unwrap(),
+                role: Role::Viewer,
+                created_at: NOW,
+                disabled_at: None,
+            }
+            .into(),
+            api_key_id: Some(Uuid::new_v4()),
+            grant_id: None,
+            unreachable: Unreachable::default(),
+        }
+    }
+
+    #[test]
+    fn a_check_that_began_before_a_clear_is_not_cached_after_it() {
+        let cache = KeyCache::default();
+        let before = cache.generation();
+        cache.put([1; 32], caller(), None, before);
+        assert!(cache.get(&[1; 32], NOW).is_some());
+        // A key is revoked while another request checks a key against the
+        // database: what that check read may be from before the revocation.
+        let checking = cache.generation();
+        cache.clear();
+        assert!(cache.get(&[1; 32], NOW).is_none());
+        cache.put([2; 32], caller(), None, checking);
+        assert!(cache.get(&[2; 32], NOW).is_none());
+        cache.put([2; 32], caller(), None, cache.generation());
+        assert!(cache.get(&[2; 32], NOW).is_some());
+    }
+
+    #[test]
+    fn nothing_is_served_from_the_cache_while_changes_go_unheard() {
+        let cache = KeyCache::default();
+        cache.put([1; 32], caller(), None, cache.generation());
+        cache.set_heard(false);
+        assert!(cache.get(&[1; 32], NOW).is_none());
+        cache.put([1; 32], caller(), None, cache.generation());
+        assert!(cache.get(&[1; 32], NOW).is_none());
+        // Heard again: what was cached meanwhile is dropped too.
+        cache.set_heard(true);
+        assert!(cache.get(&[1; 32], NOW).is_none());
+        cache.put([1; 32], caller(), None, cache.generation());
+        assert!(cache.get(&[1; 32], NOW).is_some());
+    }
 
     fn headers(value: &str) -> HeaderMap {
         let mut headers = HeaderMap::new();
