@@ -23,6 +23,10 @@ pub enum AppError {
     NotFound(String),
     #[error("Something went wrong on the server. The details are in its log.")]
     Internal,
+    /// The metadata database could not be reached (a restart, a network
+    /// break); nothing was changed, and trying again shortly is safe.
+    #[error("Cassis could not reach its database. Try again in a moment.")]
+    Unavailable,
     #[error("The request did not reach the server function: {0}")]
     Transport(String),
     /// The draft was saved by someone else since the page read it; saving
@@ -47,6 +51,7 @@ impl AppError {
             AppError::DraftChanged { .. } => 409,
             AppError::TooManyAttempts { .. } => 429,
             AppError::Internal => 500,
+            AppError::Unavailable => 503,
         }
     }
 }
@@ -69,6 +74,10 @@ impl From<cassis_core::store::StoreError> for AppError {
                 by: stamp.saved_by().to_owned(),
                 at: stamp.saved_at.to_utc_minutes(),
             }),
+            error if error.is_unreachable() => {
+                tracing::error!(%error, "the metadata database is unreachable");
+                crate::ssr::respond_with(AppError::Unavailable)
+            }
             error => {
                 tracing::error!(%error, "metadata store failed");
                 AppError::Internal

@@ -155,8 +155,13 @@ pub fn respond_with(error: AppError) -> AppError {
         && let Ok(status) = http::StatusCode::from_u16(error.status_code())
     {
         response.set_status(status);
-        if let AppError::TooManyAttempts { retry_after_secs } = &error
-            && let Ok(value) = http::HeaderValue::from_str(&retry_after_secs.to_string())
+        let retry_after_secs = match &error {
+            AppError::TooManyAttempts { retry_after_secs } => Some(*retry_after_secs),
+            AppError::Unavailable => Some(1),
+            _ => None,
+        };
+        if let Some(value) =
+            retry_after_secs.and_then(|secs| http::HeaderValue::from_str(&secs.to_string()).ok())
         {
             response.insert_header(http::header::RETRY_AFTER, value);
         }

@@ -1279,3 +1279,95 @@ async fn a_large_stored_ontology_is_read_and_written_off_the_async_workers() {
         "the async thread stalled {longest:?}; encoding or decoding inline takes {inline:?}"
     );
 }
+
+/// The next change within `wait`.
+async fn heard(
+    feed: &mut cassis_core::store::ChangeFeed,
+    wait: Duration,
+) -> Option<cassis_core::store::Change> {
+    tokio::time::timeout(wait, feed.next()).await.ok()
+}
+
+/// What instances on one PostgreSQL database hear of each other's changes:
+/// what decides whether a credential is accepted, and a project's source,
+/// but not a key's use, which every first request writes and which would
+/// otherwise empty every instance's credential cache each time.
+#[tokio::test]
+async fn instances_hear_credential_and_source_changes_but_not_a_key_s_use() {
+    use cassis_core::auth::ApiKeySecret;
+    use cassis_core::store::{Change, NewApiKey};
+
+    assert!(
+        sqlite().await.store.changes().await.unwrap().is_none(),
+        "one SQLite instance has no one to hear"
+    );
+    let Some(pg) = postgres().await else {
+        return;
+    };
+    let store = &pg.store;
+    let mut feed = store
+        .changes()
+        .await
+        .unwrap()
+        .expect("PostgreSQL has a feed");
+
+    let ada = user(store, "ada@example.com", "analytical engine", Role::Admin).await;
+    let secret = ApiKeySecret::generate();
+    let new = NewApiKey {
+        organization_id: ada.organization_id,
+        user_id: ada.id,
+        name: "agent",
+        expires_at: None,
+    };
+    let key = store.create_api_key(new, &secret, NOW).await.unwrap();
+    auth::authenticate_api_key(store, secret.expose(), NOW)
+        .await
+        .unwrap();
+    assert_eq!(
+        heard(&mut feed, Duration::from_millis(300)).await,
+        None,
+        "a new user, a new key, a use"
+    );
+
+    assert!(
+        store
+            .revoke_api_key(ada.organization_id, key, NOW)
+            .await
+            .unwrap()
+    );
+    assert_eq!(
+        heard(&mut feed, Duration::from_secs(10)).await,
+        Some(Change::Credentials)
+    );
+    let bob = user(store, "bob@example.com", "difference engine", Role::Viewer).await;
+    store
+        .set_user_disabled(ada.organization_id, bob.id, Some(NOW))
+        .await
+        .unwrap();
+    assert_eq!(
+        heard(&mut feed, Duration::from_secs(10)).await,
+        Some(Change::Credentials)
+    );
+
+    let source = DataSource {
+        dialect: Dialect::Snowflake,
+        connection_url: None,
+    };
+    let project = store
+        .create_project(
+            ada.organization_id,
+            &ProjectName::parse("Sales").unwrap(),
+            "",
+            Some(source),
+            NOW,
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        heard(&mut feed, Duration::from_secs(10)).await,
+        Some(Change::Project(project.id))
+    );
+    // Nothing else: a wrongly heard change would show here or above, where
+    // nothing is expected (what was committed is heard within milliseconds).
+    assert_eq!(heard(&mut feed, Duration::from_millis(300)).await, None);
+}

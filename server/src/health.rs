@@ -19,18 +19,25 @@ pub async fn ready(State(state): State<AppState>) -> (StatusCode, Json<Value>) {
             Json(json!({ "status": "draining", "reason": "the server is shutting down" })),
         );
     }
+    // Known to be away: said at once, rather than after the pool's wait.
+    if state.availability.is_down() {
+        return unavailable();
+    }
     match state.store().ping().await {
         Ok(()) => (StatusCode::OK, Json(json!({ "status": "ready" }))),
         Err(error) => {
             tracing::warn!(%error, "readiness check failed");
-            (
-                StatusCode::SERVICE_UNAVAILABLE,
-                Json(
-                    json!({ "status": "unavailable", "reason": "the metadata database is unreachable" }),
-                ),
-            )
+            state.availability.report(&error);
+            unavailable()
         }
     }
+}
+
+fn unavailable() -> (StatusCode, Json<Value>) {
+    (
+        StatusCode::SERVICE_UNAVAILABLE,
+        Json(json!({ "status": "unavailable", "reason": "the metadata database is unreachable" })),
+    )
 }
 
 #[cfg(test)]
@@ -81,6 +88,7 @@ mod tests {
             },
             mcp_without_auth: false,
             key_cache: Default::default(),
+            availability: Default::default(),
             audit: crate::mcp::AuditLog::start(store.clone()).0,
             oauth: Default::default(),
             metrics: Default::default(),

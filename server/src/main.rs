@@ -1,6 +1,8 @@
 //! `cassis`: the server and its command line.
 
+mod availability;
 mod body_limit;
+mod changes;
 mod cli;
 mod clock;
 mod commands;

@@ -29,12 +29,19 @@ pub async fn require_session(
     next: Next,
 ) -> Response {
     let path = request.uri().path().to_owned();
+    // Pages and server functions all read the database: while it is known
+    // to be away they are told so at once (assets are still served).
+    let is_asset = is_public(&path) && path != LOGIN_PATH && !path.starts_with("/api/");
+    if state.availability.is_down() && !is_asset {
+        return crate::availability::unavailable();
+    }
     if request.method() != Method::GET || (is_public(&path) && path != LOGIN_PATH) {
         return next.run(request).await;
     }
     let user = match signed_in_user(&state, request.headers()).await {
         Ok(user) => user,
         Err(error) => {
+            state.availability.report(&error);
             return crate::error::ApiError::unavailable("checking the session", error)
                 .into_response();
         }

@@ -42,6 +42,8 @@ pub struct SharedState {
     pub mcp_without_auth: bool,
     /// API keys verified in the last seconds.
     pub key_cache: crate::mcp::KeyCache,
+    /// Whether the metadata database can be reached.
+    pub availability: crate::availability::Availability,
     /// Where MCP tool calls are recorded.
     pub audit: crate::mcp::AuditLog,
     /// Signing keys and the client metadata fetcher of the OAuth server.

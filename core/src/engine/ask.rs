@@ -233,34 +233,61 @@ impl Engine {
         request: AskRequest,
         now: Timestamp,
     ) -> AskResponse {
+        match self.try_ask(caller, client, request, now).await {
+            Ok(response) => response,
+            Err(Unavailable { chat_id, .. }) => refusal(
+                &chat_id,
+                AskStatus::Error,
+                "Cassis could not reach its database; please try again in a moment.".to_owned(),
+                None,
+            ),
+        }
+    }
+
+    /// Answers `request` for `caller`, or says the metadata database could
+    /// not be reached at all, so an HTTP caller can answer 503: nothing of
+    /// the turn was acknowledged, and asking again is safe.
+    pub async fn try_ask(
+        &self,
+        caller: &User,
+        client: Client,
+        request: AskRequest,
+        now: Timestamp,
+    ) -> Result<AskResponse, Unavailable> {
         let started = Instant::now();
         let chat_id = match request.chat_id.as_deref().map(str::trim) {
             Some(id) if !id.is_empty() => id.to_owned(),
             _ => new_chat_id(now),
         };
-        let response = match self
+        let outcome = match self
             .turn(caller, client, &request, &chat_id, now, started)
             .await
         {
-            Ok(response) => response,
-            Err(TurnError::Refused(response)) => *response,
-            Err(TurnError::Store(error)) => {
+            Ok(response) => Ok(response),
+            Err(TurnError::Refused(response)) => Ok(*response),
+            Err(TurnError::Store(error)) if error.is_unreachable() => {
                 tracing::error!(%error, "the question engine could not reach the metadata database");
-                refusal(
+                Err(Unavailable { error, chat_id })
+            }
+            // Reached, but a statement failed (the project was deleted under
+            // the question): an answer that says so, as before.
+            Err(TurnError::Store(error)) => {
+                tracing::error!(%error, "the question engine's metadata work failed");
+                Ok(refusal(
                     &chat_id,
                     AskStatus::Error,
                     "Cassis could not reach its database; please try again in a moment.".to_owned(),
                     None,
-                )
+                ))
             }
         };
         metrics::histogram!(
             "cassis_question_duration_seconds",
-            "status" => response.status.as_str(),
+            "status" => outcome.as_ref().map_or("error", |r| r.status.as_str()),
             "planner" => self.planner_label(),
         )
         .record(started.elapsed().as_secs_f64());
-        response
+        outcome
     }
 
     /// The configured planner, as metrics label it: `builtin` or the model's
@@ -1406,6 +1433,16 @@ fn prior_turns(turns: &[ChatTurn]) -> Vec<PriorTurn> {
             }
         })
         .collect()
+}
+
+/// A question that failed because the metadata database could not be
+/// reached: no turn of it was stored.
+#[derive(Debug, thiserror::Error)]
+#[error("the metadata database could not be reached: {error}")]
+pub struct Unavailable {
+    pub error: StoreError,
+    /// The chat the question was asked in (a new one's id is not stored).
+    pub chat_id: String,
 }
 
 enum TurnError {

@@ -8,6 +8,7 @@
 
 mod api_keys;
 pub mod backup;
+mod changes;
 mod chats;
 mod oauth;
 mod ontologies;
@@ -19,6 +20,7 @@ mod tool_calls;
 mod users;
 
 pub use api_keys::NewApiKey;
+pub use changes::{CHANNEL, Change, ChangeFeed};
 pub use chats::{ActivityFilter, Chat, ChatSummary, ChatTurn};
 pub use ontologies::{
     DRAFT_HISTORY_KEPT, Draft, DraftBase, DraftRevision, DraftStamp, PublishedVersion, VersionInfo,
@@ -31,6 +33,7 @@ use sqlx::any::{AnyPoolOptions, AnyRow};
 use sqlx::{AnyPool, Row};
 use std::path::Path;
 use std::str::FromStr;
+use std::sync::Arc;
 use std::time::Duration;
 use uuid::Uuid;
 
@@ -76,6 +79,30 @@ pub enum StoreError {
 }
 
 impl StoreError {
+    /// Whether the database could not be reached at all (down, restarting,
+    /// the network broken, no connection within the acquire timeout), as
+    /// opposed to refusing or failing one statement: the caller may say
+    /// "unavailable, try again" rather than "failed".
+    pub fn is_unreachable(&self) -> bool {
+        let error = match self {
+            StoreError::Connect(error) | StoreError::Database(error) => error,
+            _ => return false,
+        };
+        match error {
+            sqlx::Error::Io(_)
+            | sqlx::Error::Tls(_)
+            | sqlx::Error::Protocol(_)
+            | sqlx::Error::PoolTimedOut
+            | sqlx::Error::WorkerCrashed => true,
+            // PostgreSQL's classes 08 (connection exception) and 57P
+            // (shutting down, starting up, terminated by the administrator).
+            sqlx::Error::Database(db) => db
+                .code()
+                .is_some_and(|code| code.starts_with("08") || code.starts_with("57P")),
+            _ => false,
+        }
+    }
+
     /// Maps a unique-constraint violation to [`StoreError::Conflict`], so callers
     /// can tell "already exists" from a broken database.
     fn conflict_or(error: sqlx::Error, what: &'static str) -> Self {
@@ -90,10 +117,21 @@ static SQLITE_MIGRATIONS: sqlx::migrate::Migrator = sqlx::migrate!("../migration
 static POSTGRES_MIGRATIONS: sqlx::migrate::Migrator = sqlx::migrate!("../migrations/postgres");
 
 /// Cheap to clone: clones share one connection pool.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct Store {
     pool: AnyPool,
     backend: Backend,
+    /// A PostgreSQL URL, for the connection that listens for changes.
+    url: Option<Arc<str>>,
+}
+
+/// Without the URL, which may carry a password.
+impl std::fmt::Debug for Store {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Store")
+            .field("backend", &self.backend)
+            .finish_non_exhaustive()
+    }
 }
 
 impl Store {
@@ -117,7 +155,15 @@ impl Store {
                 Backend::Sqlite => 4,
                 Backend::Postgres => 10,
             })
-            .acquire_timeout(Duration::from_secs(10))
+            // A request waits this long for a connection before it is told
+            // the database is unavailable (503): while PostgreSQL restarts,
+            // sqlx keeps retrying refused connections until then. Long
+            // enough for a burst of load to queue; SQLite's file is never
+            // away, but its one writer may be busy for a while.
+            .acquire_timeout(match backend {
+                Backend::Sqlite => Duration::from_secs(10),
+                Backend::Postgres => Duration::from_secs(3),
+            })
             .connect(&url)
             .await
             .map_err(StoreError::Connect)?;
@@ -127,7 +173,8 @@ impl Store {
                 .execute(&pool)
                 .await?;
         }
-        Ok(Self { pool, backend })
+        let url = (backend == Backend::Postgres).then(|| url.into());
+        Ok(Self { pool, backend, url })
     }
 
     pub fn backend(&self) -> Backend {

@@ -76,6 +76,13 @@ pub async fn run(settings: Settings) -> anyhow::Result<()> {
     let (audit, audit_writer) = crate::mcp::AuditLog::start(store.clone());
     let metrics = crate::metrics_endpoint::install();
     let lifecycle = Lifecycle::default();
+    let availability = crate::availability::Availability::default();
+    // Listening starts before the first request is served, so no change
+    // committed from now on goes unheard.
+    let changes = store
+        .changes()
+        .await
+        .context("listening for other instances' changes")?;
     let state = AppState::new(SharedState {
         metrics: MetricsEndpoint {
             handle: Some(metrics.clone()),
@@ -89,6 +96,7 @@ pub async fn run(settings: Settings) -> anyhow::Result<()> {
         mcp_without_auth: settings.insecure_mcp_without_auth,
         trusted_proxies: settings.trusted_proxies.as_slice().into(),
         key_cache: Default::default(),
+        availability: availability.clone(),
         audit,
         oauth: crate::oauth::OAuthState::new(settings.oauth_max_unused_clients, sealing),
         leptos_options: leptos_options.into(),
@@ -112,6 +120,8 @@ pub async fn run(settings: Settings) -> anyhow::Result<()> {
     }
     tracing::info!(addr = %settings.addr, public_url = %settings.public_url, "Cassis is listening");
     let sweeper = tokio::spawn(sweep_sessions(store.clone()));
+    let probe = tokio::spawn(availability.probe(store.clone()));
+    let follower = changes.map(|feed| tokio::spawn(crate::changes::follow(feed, state.clone())));
     let upkeep = tokio::spawn(crate::metrics_endpoint::upkeep(metrics));
 
     // The drain: on the signal `/readyz` turns 503 while everything is still
@@ -175,6 +185,10 @@ pub async fn run(settings: Settings) -> anyhow::Result<()> {
 
     sweeper.abort();
     upkeep.abort();
+    probe.abort();
+    if let Some(follower) = follower {
+        follower.abort();
+    }
     // Requests cut off by the timeout may still hold the audit log: the
     // writer is told to store what is queued and end.
     audit_writer.finish().await;

@@ -12,6 +12,14 @@ const QUEUE: usize = 4_096;
 const BATCH: usize = 1_024;
 /// The longest a record waits before it is written.
 const FLUSH_EVERY: Duration = Duration::from_millis(50);
+/// How often a batch is tried again while the database is unreachable.
+const RETRY_EVERY: Duration = Duration::from_millis(250);
+/// A batch the database refuses outright (not for being away) is tried this
+/// many times before it is given up, logged with its size.
+const REFUSED_ATTEMPTS: u32 = 3;
+/// While finishing for a shutdown, an unreachable database is waited for
+/// this long: the process has to end some time.
+const FINISH_PATIENCE: Duration = Duration::from_secs(10);
 
 #[derive(Clone, Debug)]
 pub struct AuditLog(mpsc::Sender<ToolCall>);
@@ -94,9 +102,33 @@ async fn write_batches(
                 Ok(_) => {}
             }
         }
-        if let Err(error) = store.record_tool_calls(&batch).await {
-            tracing::error!(%error, calls = batch.len(), "recording MCP tool calls failed");
-        }
+        store_batch(&store, &batch, finishing).await;
         batch.clear();
+    }
+}
+
+/// Stores one batch. The calls were answered, so their records are not
+/// dropped because the database is away for a while (a PostgreSQL restart):
+/// the batch is tried again until it is back, while the queue holds the
+/// records behind it and, once full, slows callers down.
+async fn store_batch(store: &Store, batch: &[ToolCall], finishing: bool) {
+    let started = tokio::time::Instant::now();
+    let (mut refused, mut attempts) = (0, 0);
+    loop {
+        attempts += 1;
+        let Err(error) = store.record_tool_calls(batch).await else {
+            return;
+        };
+        let unreachable = error.is_unreachable();
+        refused += u32::from(!unreachable);
+        let patience_left = !finishing || started.elapsed() < FINISH_PATIENCE;
+        if refused >= REFUSED_ATTEMPTS || !patience_left {
+            tracing::error!(%error, calls = batch.len(), "recording MCP tool calls failed; they are not in the audit trail");
+            return;
+        }
+        if attempts == 1 {
+            tracing::warn!(%error, calls = batch.len(), "recording MCP tool calls failed; trying again until the database is back");
+        }
+        tokio::time::sleep(RETRY_EVERY).await;
     }
 }

@@ -3,6 +3,7 @@
 //! else is answered with 401 and a pointer to the protected-resource
 //! metadata, before the MCP layer sees the request.
 
+use crate::availability::{self, Unreachable};
 use crate::router::AppState;
 use crate::{clock, oauth};
 use axum::extract::{Request, State};
@@ -15,12 +16,14 @@ use cassis_core::auth::oauth::{MCP_SCOPE, looks_like_jwt};
 use cassis_core::auth::{self, ApiKeyRejected};
 use cassis_core::time::Timestamp;
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use uuid::Uuid;
 
-/// How long a verified key is trusted without asking the database again:
-/// a revoked key stops working within this time on every instance.
+/// How long a verified key is trusted without asking the database again.
+/// On PostgreSQL every instance also hears of a revoked key, grant or user
+/// at once (see [`crate::changes`]); this bounds what a missed notice costs.
 const KEY_CACHE_TTL: Duration = Duration::from_secs(5);
 /// Past this many cached keys the cache starts over, so a flood of distinct
 /// keys cannot grow memory.
@@ -28,8 +31,30 @@ const KEY_CACHE_CAPACITY: usize = 10_000;
 
 /// Keys verified in the last few seconds, by their SHA-256 hash, so a busy
 /// agent's requests skip the database (and the last-use write) per call.
-#[derive(Clone, Debug, Default)]
-pub struct KeyCache(Arc<Mutex<HashMap<[u8; 32], CachedKey>>>);
+#[derive(Clone, Debug)]
+pub struct KeyCache(Arc<Cached>);
+
+#[derive(Debug)]
+struct Cached {
+    keys: Mutex<HashMap<[u8; 32], CachedKey>>,
+    /// Bumped by every [`KeyCache::clear`]: a caller verified against the
+    /// database before a clear is not cached after it, or a revocation
+    /// heard while the check ran would be undone.
+    generation: AtomicU64,
+    /// Whether changes made elsewhere are heard. While they are not (the
+    /// listening connection is lost), nothing is served from the cache.
+    heard: AtomicBool,
+}
+
+impl Default for KeyCache {
+    fn default() -> Self {
+        Self(Arc::new(Cached {
+            keys: Mutex::default(),
+            generation: AtomicU64::new(0),
+            heard: AtomicBool::new(true),
+        }))
+    }
+}
 
 #[derive(Clone, Debug)]
 struct CachedKey {
@@ -40,7 +65,10 @@ struct CachedKey {
 
 impl KeyCache {
     fn get(&self, hash: &[u8; 32], now: Timestamp) -> Option<Caller> {
-        let cache = self.0.lock().expect("not poisoned");
+        if !self.0.heard.load(Ordering::Acquire) {
+            return None;
+        }
+        let cache = self.0.keys.lock().expect("not poisoned");
         let cached = cache.get(hash)?;
         let fresh = cached.verified.elapsed() < KEY_CACHE_TTL
             && cached.expires_at.is_none_or(|end| now < end);
@@ -48,16 +76,40 @@ impl KeyCache {
     }
 
     /// Drops every cached access token of a revoked grant, so revocation
-    /// takes effect at once on this instance (and within the TTL elsewhere).
+    /// takes effect at once on this instance.
     pub fn forget_grant(&self, grant: Uuid) {
         self.0
+            .keys
             .lock()
             .expect("not poisoned")
             .retain(|_, cached| cached.caller.grant_id != Some(grant));
     }
 
-    fn put(&self, hash: [u8; 32], caller: Caller, expires_at: Option<Timestamp>) {
-        let mut cache = self.0.lock().expect("not poisoned");
+    /// Drops every cached credential: a key, grant or user changed.
+    pub fn clear(&self) {
+        let mut keys = self.0.keys.lock().expect("not poisoned");
+        self.0.generation.fetch_add(1, Ordering::AcqRel);
+        keys.clear();
+    }
+
+    /// Whether changes made by other instances are heard; while they are
+    /// not, every request asks the database.
+    pub fn set_heard(&self, heard: bool) {
+        self.clear();
+        self.0.heard.store(heard, Ordering::Release);
+    }
+
+    /// The generation to pass to [`KeyCache::put`], read before the
+    /// database is asked.
+    fn generation(&self) -> u64 {
+        self.0.generation.load(Ordering::Acquire)
+    }
+
+    fn put(&self, hash: [u8; 32], caller: Caller, expires_at: Option<Timestamp>, generation: u64) {
+        let mut cache = self.0.keys.lock().expect("not poisoned");
+        if self.0.generation.load(Ordering::Acquire) != generation {
+            return;
+        }
         if cache.len() >= KEY_CACHE_CAPACITY {
             cache.clear();
         }
@@ -82,6 +134,8 @@ pub struct Caller {
     pub api_key_id: Option<Uuid>,
     /// The OAuth grant of an access token; `None` for an API key.
     pub grant_id: Option<Uuid>,
+    /// This request's: set by a tool that could not reach the database.
+    pub unreachable: Unreachable,
 }
 
 pub async fn require_credential(
@@ -89,15 +143,26 @@ pub async fn require_credential(
     mut request: Request,
     next: Next,
 ) -> Response {
-    let caller = match authenticate(&state, request.headers()).await {
+    if state.availability.is_down() {
+        return availability::unavailable();
+    }
+    let mut caller = match authenticate(&state, request.headers()).await {
         Ok(caller) => caller,
         Err(refusal) => return refusal,
     };
     if let Some(refusal) = over_limit(&state, &caller) {
         return refusal;
     }
+    // A cached caller is shared; the flag is this request's own.
+    let unreachable = Unreachable::default();
+    caller.unreachable = unreachable.clone();
     request.extensions_mut().insert(caller);
-    next.run(request).await
+    let response = next.run(request).await;
+    if unreachable.is_set() {
+        state.availability.report_down();
+        return availability::unavailable();
+    }
+    response
 }
 
 /// Counts the call against its credential's minute; beyond it, the 429
@@ -130,8 +195,9 @@ async fn authenticate(state: &AppState, headers: &HeaderMap) -> Result<Caller, R
                 user: user.into(),
                 api_key_id: None,
                 grant_id: None,
+                unreachable: Unreachable::default(),
             }),
-            None => Err(StatusCode::SERVICE_UNAVAILABLE.into_response()),
+            None => Err(availability::unavailable()),
         };
     }
     let Some(token) = bearer_token(headers) else {
@@ -144,15 +210,21 @@ async fn authenticate(state: &AppState, headers: &HeaderMap) -> Result<Caller, R
     if let Some(caller) = hash.as_ref().and_then(|h| state.key_cache.get(h, now)) {
         return Ok(caller);
     }
+    let generation = state.key_cache.generation();
     if let (false, Some(hash)) = (is_api_key, hash) {
         // The slow paths are boxed: their futures hold database queries, and
         // an unboxed one would make every cached request's future as large.
         return match Box::pin(access_token_caller(state, token, now)).await {
             Ok((caller, expires_at)) => {
-                state.key_cache.put(hash, caller.clone(), Some(expires_at));
+                state
+                    .key_cache
+                    .put(hash, caller.clone(), Some(expires_at), generation);
                 Ok(caller)
             }
-            Err(AccessRefused::Unavailable) => Err(StatusCode::SERVICE_UNAVAILABLE.into_response()),
+            Err(AccessRefused::Unavailable(error)) => {
+                state.availability.report(&error);
+                Err(availability::unavailable())
+            }
             Err(AccessRefused::Scope) => Err(insufficient_scope(&state.app.public_url)),
             Err(AccessRefused::Invalid(reason)) => {
                 tracing::info!(%reason, "refused an MCP access token");
@@ -166,15 +238,19 @@ async fn authenticate(state: &AppState, headers: &HeaderMap) -> Result<Caller, R
                 user: user.into(),
                 api_key_id: Some(key.id),
                 grant_id: None,
+                unreachable: Unreachable::default(),
             };
             if let Some(hash) = hash {
-                state.key_cache.put(hash, caller.clone(), key.expires_at);
+                state
+                    .key_cache
+                    .put(hash, caller.clone(), key.expires_at, generation);
             }
             Ok(caller)
         }
         Err(ApiKeyRejected::Store(error)) => {
             tracing::error!(%error, "checking an API key failed");
-            Err(StatusCode::SERVICE_UNAVAILABLE.into_response())
+            state.availability.report(&error);
+            Err(availability::unavailable())
         }
         Err(reason) => {
             // The reason is for the operator; the caller learns nothing more
@@ -188,7 +264,7 @@ async fn authenticate(state: &AppState, headers: &HeaderMap) -> Result<Caller, R
 enum AccessRefused {
     Invalid(String),
     Scope,
-    Unavailable,
+    Unavailable(cassis_core::store::StoreError),
 }
 
 /// The caller an OAuth access token speaks for: signed by one of our keys,
@@ -201,7 +277,7 @@ async fn access_token_caller(
 ) -> Result<(Caller, Timestamp), AccessRefused> {
     let unavailable = |error: cassis_core::store::StoreError| {
         tracing::error!(%error, "checking an access token failed");
-        AccessRefused::Unavailable
+        AccessRefused::Unavailable(error)
     };
     let public_url = &state.app.public_url;
     let keys = state
@@ -249,6 +325,7 @@ async fn access_token_caller(
             user: user.into(),
             api_key_id: None,
             grant_id: Some(grant_id),
+            unreachable: Unreachable::default(),
         },
         expires_at,
     ))
@@ -307,8 +384,62 @@ fn unauthorized(public_url: &str) -> Response {
 
 #[cfg(test)]
 mod tests {
-    use super::bearer_token;
+    use super::{Caller, KeyCache, Unreachable, bearer_token};
     use axum::http::{HeaderMap, HeaderValue, header::AUTHORIZATION};
+    use cassis_core::account::{Email, Role, User};
+    use cassis_core::time::Timestamp;
+    use uuid::Uuid;
+
+    const NOW: Timestamp = Timestamp::from_millis(1_790_000_000_000);
+
+    fn caller() -> Caller {
+        Caller {
+            user: User {
+                id: Uuid::new_v4(),
+                organization_id: Uuid::new_v4(),
+                email: Email::parse("ada@example.com").unwrap(),
+                role: Role::Viewer,
+                created_at: NOW,
+                disabled_at: None,
+            }
+            .into(),
+            api_key_id: Some(Uuid::new_v4()),
+            grant_id: None,
+            unreachable: Unreachable::default(),
+        }
+    }
+
+    #[test]
+    fn a_check_that_began_before_a_clear_is_not_cached_after_it() {
+        let cache = KeyCache::default();
+        let before = cache.generation();
+        cache.put([1; 32], caller(), None, before);
+        assert!(cache.get(&[1; 32], NOW).is_some());
+        // A key is revoked while another request checks a key against the
+        // database: what that check read may be from before the revocation.
+        let checking = cache.generation();
+        cache.clear();
+        assert!(cache.get(&[1; 32], NOW).is_none());
+        cache.put([2; 32], caller(), None, checking);
+        assert!(cache.get(&[2; 32], NOW).is_none());
+        cache.put([2; 32], caller(), None, cache.generation());
+        assert!(cache.get(&[2; 32], NOW).is_some());
+    }
+
+    #[test]
+    fn nothing_is_served_from_the_cache_while_changes_go_unheard() {
+        let cache = KeyCache::default();
+        cache.put([1; 32], caller(), None, cache.generation());
+        cache.set_heard(false);
+        assert!(cache.get(&[1; 32], NOW).is_none());
+        cache.put([1; 32], caller(), None, cache.generation());
+        assert!(cache.get(&[1; 32], NOW).is_none());
+        // Heard again: what was cached meanwhile is dropped too.
+        cache.set_heard(true);
+        assert!(cache.get(&[1; 32], NOW).is_none());
+        cache.put([1; 32], caller(), None, cache.generation());
+        assert!(cache.get(&[1; 32], NOW).is_some());
+    }
 
     fn headers(value: &str) -> HeaderMap {
         let mut headers = HeaderMap::new();

@@ -144,12 +144,17 @@ impl CassisTools {
             execute_pending_plan: input.execute_pending_plan.unwrap_or(false),
             version: None,
         };
-        let response = self
+        let response = match self
             .0
             .app
             .engine
-            .ask(&caller.user, Client::Mcp, request, clock::now())
-            .await;
+            .try_ask(&caller.user, Client::Mcp, request, clock::now())
+            .await
+        {
+            Ok(response) => response,
+            // Answered 503 by the credential layer; not a call to record.
+            Err(_) => return Err(unreachable(caller, "ask_question")),
+        };
         self.record(
             caller,
             "ask_question",
@@ -187,9 +192,12 @@ impl CassisTools {
             .projects_of(&caller.user)
             .await
             .map_err(|error| {
+                tracing::error!(%error, "listing projects for MCP failed");
+                if error.is_unreachable() {
+                    return unreachable(caller, "list_projects");
+                }
                 metrics::counter!("cassis_mcp_tool_calls_total", "tool" => "list_projects", "status" => "error")
                     .increment(1);
-                tracing::error!(%error, "listing projects for MCP failed");
                 ErrorData::internal_error("the project list is unavailable right now", None)
             })?;
         self.record(caller, "list_projects", None, "ok", started)
@@ -222,6 +230,16 @@ impl CassisTools {
         };
         self.0.audit.record(call).await;
     }
+}
+
+/// The metadata database could not be reached: the request is marked, so
+/// the credential layer answers it 503, and the error is what rmcp would
+/// have sent had it not.
+fn unreachable(caller: &Caller, tool: &'static str) -> ErrorData {
+    metrics::counter!("cassis_mcp_tool_calls_total", "tool" => tool, "status" => "unavailable")
+        .increment(1);
+    caller.unreachable.set();
+    ErrorData::internal_error("the metadata database is unavailable right now", None)
 }
 
 #[tool_handler(router = self.0.tool_router)]

@@ -55,6 +55,12 @@ impl KeyRing {
         self.reload(store, now).await
     }
 
+    /// Forgets the keys read: another instance added or removed one. The
+    /// next token signed or checked reads them again.
+    pub fn forget(&self) {
+        *self.loaded.lock().expect("not poisoned") = None;
+    }
+
     async fn reload(&self, store: &Store, now: Timestamp) -> Result<Arc<Loaded>, StoreError> {
         let keys = store.oauth_signing_keys(&self.sealing, now).await?;
         let loaded = Arc::new(Loaded {
