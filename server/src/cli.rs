@@ -430,7 +430,8 @@ pub enum ProjectCommand {
         #[arg(long)]
         name: String,
         /// Connection URL of the data source Cassis runs SQL on: sqlite://PATH, postgres://...,
-        /// mysql://... or snowflake://USER:SECRET@ACCOUNT/DATABASE/SCHEMA?warehouse=W&role=R
+        /// mysql://..., snowflake://USER:SECRET@ACCOUNT/DATABASE/SCHEMA?warehouse=W&role=R or
+        /// bigquery://PROJECT/DATASET?credentials=KEY (the service account's JSON key file in base64)
         #[arg(long, value_name = "URL", required_unless_present = "schema_only")]
         warehouse: Option<String>,
         /// Cassis writes SQL for this source but never runs it

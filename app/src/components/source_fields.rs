@@ -29,7 +29,7 @@ pub fn SourceFields(
         .clone()
         .map(|stored| format!("{stored} (leave blank to keep)"))
         .unwrap_or_else(|| {
-            "sqlite:///data/f1.sqlite, postgres://user:password@host/db, mysql://user:password@host/db or snowflake://user:secret@account/database/schema?warehouse=W&role=R".to_owned()
+            "sqlite:///data/f1.sqlite, postgres://user:password@host/db, mysql://user:password@host/db, snowflake://user:secret@account/database/schema?warehouse=W&role=R or bigquery://project/dataset?credentials=KEY (the service account's JSON key in base64)".to_owned()
         });
     let run_test = move |_| {
         test.dispatch(TestConnection {

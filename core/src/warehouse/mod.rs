@@ -1,9 +1,12 @@
 //! Connections to the data sources Cassis answers from. Every connection is
 //! read-only: SQLite files are opened read-only, PostgreSQL sessions start with
 //! read-only transactions, MySQL and MariaDB sessions are read-only.
-//! Snowflake has no read-only session: its documented setup is a role that
-//! may only SELECT, and Cassis runs only checked SELECTs on it.
+//! Snowflake and BigQuery have no read-only session: their documented setup
+//! is a role that may only read, and Cassis runs only checked SELECTs on
+//! them. Each engine is one [`Connector`]; nothing outside this module
+//! names one.
 
+pub mod bigquery;
 pub mod catalog;
 pub mod connector;
 pub mod csv_load;
@@ -104,7 +107,7 @@ pub(crate) fn is_metadata<S: AsRef<str>>(found: &[S]) -> bool {
 #[derive(Debug, thiserror::Error)]
 pub enum WarehouseError {
     #[error(
-        "Cassis cannot connect to `{0}`: use sqlite://PATH, postgres://..., mysql://... or snowflake://..."
+        "Cassis cannot connect to `{0}`: use sqlite://PATH, postgres://..., mysql://..., snowflake://... or bigquery://..."
     )]
     UnsupportedUrl(String),
     #[error("cannot connect to the data source: {0}")]
@@ -123,6 +126,10 @@ pub enum WarehouseError {
     SnowflakeConnect(#[source] snowflake::SnowflakeError),
     #[error("reading the data source failed: {0}")]
     Snowflake(#[from] snowflake::SnowflakeError),
+    #[error("cannot connect to the data source: {0}")]
+    BigQueryConnect(#[source] bigquery::BigQueryError),
+    #[error("reading the data source failed: {0}")]
+    BigQuery(#[from] bigquery::BigQueryError),
     #[error(
         "this is a Cassis metadata database, with its users, sessions and keys: Cassis does not answer questions from it"
     )]
@@ -186,6 +193,7 @@ impl Warehouse {
             Some("snowflake") => {
                 Self::from_connector(snowflake::SnowflakeSource::connect(url).await?)
             }
+            Some("bigquery") => Self::from_connector(bigquery::BigQuerySource::connect(url).await?),
             _ => return Err(WarehouseError::UnsupportedUrl(redact_url(url))),
         };
         warehouse.unless_metadata().await
