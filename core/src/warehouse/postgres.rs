@@ -1,8 +1,7 @@
 //! PostgreSQL (and engines that speak its protocol). Every session is
 //! read-only (`default_transaction_read_only`) and each statement runs in a
-//! read-only transaction under its own `statement_timeout`, so the server
-//! stops it; sqlx cancels it too when Cassis stops waiting and drops the
-//! connection.
+//! read-only transaction under its own `statement_timeout` (the question
+//! timeout), so the server itself stops it at the deadline.
 
 use super::catalog::{Catalog, ColumnSchema, ForeignKey};
 use super::connector::{BoxFuture, Connector, Cost};
