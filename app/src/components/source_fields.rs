@@ -73,7 +73,7 @@ pub fn SourceFields(
                         {move || if test.pending().get() { "Testing…" } else { "Test connection" }}
                     </button>
                 </div>
-                <p class="mt-1 text-xs text-slate-500">"SQLite files are opened read-only; PostgreSQL sessions run read-only transactions. The password is never shown again."</p>
+                <p class="mt-1 text-xs text-slate-500">"SQLite files are opened read-only; PostgreSQL, MySQL and MariaDB sessions are read-only; Snowflake and BigQuery need a role or service account that may only read (BigQuery: roles/bigquery.dataViewer and roles/bigquery.jobUser). The password, token or key is never shown again."</p>
             </div>
             {move || test.value().get().map(|result| match result {
                 Ok(report) => {
