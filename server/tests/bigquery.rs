@@ -183,6 +183,10 @@ async fn formula_one_on_bigquery_answers_the_seed_questions_over_mcp() {
         .unwrap());
     assert!(draft.contains("table: public.results"), "{draft}");
     assert!(
+        draft.contains("table: public.drivers\n  label: Drivers\n  primary_key:\n  - driver_id\n"),
+        "declared primary keys are read (INFORMATION_SCHEMA.KEY_COLUMN_USAGE): {draft}"
+    );
+    assert!(
         draft.contains("name: driver_id\n    type: integer"),
         "INT64 is an integer: {draft}"
     );
@@ -385,19 +389,33 @@ async fn formula_one_on_bigquery_answers_the_seed_questions_over_mcp() {
 }
 
 #[tokio::test]
-async fn a_job_past_the_question_timeout_is_cancelled_on_bigquery() {
+async fn keys_are_read_and_a_job_past_the_question_timeout_is_cancelled_on_bigquery() {
     use cassis_core::engine::execute::{ExecuteError, all_rows};
     use cassis_core::warehouse::Warehouse;
     let Some(python) = python() else { return };
     let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("empty.sqlite");
-    sqlx::SqlitePool::connect(&format!("sqlite://{}?mode=rwc", db.display()))
+    let db = dir.path().join("teams.sqlite");
+    let pool = sqlx::SqlitePool::connect(&format!("sqlite://{}?mode=rwc", db.display()))
         .await
-        .unwrap()
-        .close()
-        .await;
+        .unwrap();
+    for statement in [
+        "CREATE TABLE teams (id INTEGER PRIMARY KEY, name TEXT)",
+        "CREATE TABLE players (id INTEGER PRIMARY KEY, team_id INTEGER REFERENCES teams (id))",
+    ] {
+        sqlx::query(statement).execute(&pool).await.unwrap();
+    }
+    pool.close().await;
     let fake = Fake::start(&python, dir.path(), &db);
     let warehouse = Warehouse::connect(&fake.url("")).await.unwrap();
+    // Declared keys come with the catalog: a foreign key to a primary key.
+    let catalog = warehouse.catalog(None).await.unwrap();
+    let players = catalog.tables.iter().find(|t| t.name == "players").unwrap();
+    assert_eq!(players.primary_key, ["id"]);
+    assert_eq!(players.foreign_keys.len(), 1, "{players:?}");
+    let key = &players.foreign_keys[0];
+    assert_eq!(key.columns, ["team_id"]);
+    assert_eq!(key.referenced_table, "teams");
+    assert_eq!(key.referenced_columns, ["id"]);
     let slow = "WITH RECURSIVE c AS (SELECT 1 AS x UNION ALL SELECT x + 1 FROM c WHERE x < 2000000000) \
                 SELECT COUNT(*) AS n FROM c";
     let timeout = Duration::from_secs(2);

@@ -136,6 +136,57 @@ def open_dataset(information_schema=False):
                 (ARGS.project, ARGS.dataset, name, column, position,
                  "NO" if notnull else "YES", kind),
             )
+    # Declared keys, as BigQuery lists them: primary keys from the tables'
+    # primary keys, foreign keys from SQLite's, each column's place in the
+    # referenced primary key as position_in_unique_constraint.
+    connection.execute(
+        "CREATE TABLE information_schema_table_constraints (constraint_catalog, "
+        "constraint_schema, constraint_name, table_catalog, table_schema, table_name, "
+        "constraint_type, is_deferrable, initially_deferred, enforced)"
+    )
+    connection.execute(
+        "CREATE TABLE information_schema_key_column_usage (constraint_catalog, constraint_schema, "
+        "constraint_name, table_catalog, table_schema, table_name, column_name, "
+        "ordinal_position, position_in_unique_constraint)"
+    )
+    connection.execute(
+        "CREATE TABLE information_schema_constraint_column_usage (table_catalog, table_schema, "
+        "table_name, column_name, constraint_catalog, constraint_schema, constraint_name)"
+    )
+    primary = {}
+    for name, _ in tables:
+        keyed = connection.execute(
+            'SELECT name, pk FROM pragma_table_info(?, ?) WHERE pk > 0 ORDER BY pk',
+            (name, ARGS.dataset)).fetchall()
+        primary[name] = [column for column, _ in keyed]
+    def constraint(name, table, kind):
+        connection.execute(
+            "INSERT INTO information_schema_table_constraints VALUES (?, ?, ?, ?, ?, ?, ?, 'NO', 'NO', 'NO')",
+            (ARGS.project, ARGS.dataset, name, ARGS.project, ARGS.dataset, table, kind))
+    def key_column(name, table, column, position, in_unique):
+        connection.execute(
+            "INSERT INTO information_schema_key_column_usage VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (ARGS.project, ARGS.dataset, name, ARGS.project, ARGS.dataset, table, column,
+             position, in_unique))
+    for name, columns in primary.items():
+        if columns:
+            constraint(f"{name}.pk$", name, "PRIMARY KEY")
+            for position, column in enumerate(columns, 1):
+                key_column(f"{name}.pk$", name, column, position, None)
+    for name, _ in tables:
+        foreign = connection.execute(
+            'SELECT id, seq, "table", "from", "to" FROM pragma_foreign_key_list(?, ?) ORDER BY id, seq',
+            (name, ARGS.dataset)).fetchall()
+        for key_id, seq, target, column, to in foreign:
+            key = f"{name}.fk{key_id}"
+            if seq == 0:
+                constraint(key, name, "FOREIGN KEY")
+            target_key = primary.get(target, [])
+            in_unique = target_key.index(to) + 1 if to in target_key else seq + 1
+            key_column(key, name, column, seq + 1, in_unique)
+            connection.execute(
+                "INSERT INTO information_schema_constraint_column_usage VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (ARGS.project, ARGS.dataset, target, to or column, ARGS.project, ARGS.dataset, key))
     connection.commit()
     return connection
 

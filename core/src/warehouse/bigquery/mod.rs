@@ -567,9 +567,9 @@ impl BigQuerySource {
         Ok(super::is_metadata(&found))
     }
 
-    /// The tables and views of the dataset with their columns. BigQuery's
-    /// keys are declared, not enforced, and rarely declared: the draft gets
-    /// its relationships from the data team.
+    /// The tables and views of the dataset with their columns, and the
+    /// primary and foreign keys declared on them (BigQuery does not enforce
+    /// them; a catalog without them still bootstraps).
     async fn catalog(&self, schema: Option<&str>) -> Result<Catalog, WarehouseError> {
         let dataset = self.dataset(schema)?;
         let sql = format!(
@@ -596,7 +596,76 @@ impl BigQuerySource {
                 },
             );
         }
+        if let Err(error) = self.read_keys(&mut catalog, dataset).await {
+            tracing::info!(%error, "reading BigQuery's declared keys failed; the draft has none");
+        }
         Ok(catalog)
+    }
+
+    /// Primary keys in key order, then foreign keys, whose columns refer to
+    /// the referenced table's primary key by `position_in_unique_constraint`.
+    async fn read_keys(&self, catalog: &mut Catalog, dataset: &str) -> Result<(), BigQueryError> {
+        let path = self.dataset_path(dataset);
+        let sql = format!(
+            "SELECT t.constraint_type, k.constraint_name, k.table_name, k.column_name, \
+                    k.position_in_unique_constraint \
+             FROM {path}.INFORMATION_SCHEMA.KEY_COLUMN_USAGE k \
+             JOIN {path}.INFORMATION_SCHEMA.TABLE_CONSTRAINTS t \
+               ON t.constraint_name = k.constraint_name AND t.table_name = k.table_name \
+             ORDER BY t.constraint_type DESC, k.table_name, k.constraint_name, k.ordinal_position"
+        );
+        let keys = self
+            .rows(&sql, HOUSEKEEPING_TIMEOUT, &mut Budget::unlimited())
+            .await?;
+        let sql = format!(
+            "SELECT constraint_name, table_name FROM {path}.INFORMATION_SCHEMA.CONSTRAINT_COLUMN_USAGE"
+        );
+        let referenced: std::collections::HashMap<String, String> = self
+            .rows(&sql, HOUSEKEEPING_TIMEOUT, &mut Budget::unlimited())
+            .await?
+            .into_iter()
+            .map(|row| (text_of(&row, 0), text_of(&row, 1)))
+            .collect();
+        let mut last_constraint = String::new();
+        for key in &keys {
+            let (kind, constraint, table, column) = (
+                text_of(key, 0),
+                text_of(key, 1),
+                text_of(key, 2),
+                text_of(key, 3),
+            );
+            if kind == "PRIMARY KEY" {
+                if let Some(t) = catalog.tables.iter_mut().find(|t| t.name == table) {
+                    t.primary_key.push(column);
+                }
+                continue;
+            }
+            let Some(target) = referenced.get(&constraint) else {
+                continue;
+            };
+            // The referenced column: the target's primary key at the position named.
+            let position = key.get(4).and_then(Json::as_i64).unwrap_or(0);
+            let referenced_column = catalog
+                .tables
+                .iter()
+                .find(|t| &t.name == target)
+                .and_then(|t| t.primary_key.get((position - 1).max(0) as usize).cloned());
+            let Some(t) = catalog.tables.iter_mut().find(|t| t.name == table) else {
+                continue;
+            };
+            if constraint != last_constraint || t.foreign_keys.is_empty() {
+                t.foreign_keys.push(crate::warehouse::catalog::ForeignKey {
+                    referenced_schema: Some(dataset.to_owned()),
+                    referenced_table: target.clone(),
+                    ..Default::default()
+                });
+            }
+            let fk = t.foreign_keys.last_mut().expect("a key was just pushed");
+            fk.columns.push(column);
+            fk.referenced_columns.extend(referenced_column);
+            last_constraint = constraint;
+        }
+        Ok(())
     }
 
     /// The bytes a dry run says the query would read.
@@ -641,6 +710,15 @@ impl Connector for BigQuerySource {
     /// Nothing to end: every request carries its token.
     fn close(&self) -> BoxFuture<'_, ()> {
         Box::pin(async {})
+    }
+}
+
+/// The text of a row's `i`th value.
+fn text_of(row: &[Json], i: usize) -> String {
+    match row.get(i) {
+        Some(Json::String(s)) => s.clone(),
+        Some(Json::Null) | None => String::new(),
+        Some(other) => other.to_string(),
     }
 }
 
