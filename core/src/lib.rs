@@ -21,5 +21,11 @@ pub mod demo;
 pub mod service;
 #[cfg(feature = "ssr")]
 pub mod store;
+/// The connectors to the engines Cassis answers from, with `ssr`; the
+/// catalog of what a warehouse holds is plain types, in the browser too.
 #[cfg(feature = "ssr")]
 pub mod warehouse;
+#[cfg(not(feature = "ssr"))]
+pub mod warehouse {
+    pub mod catalog;
+}

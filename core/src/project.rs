@@ -56,6 +56,7 @@ impl Dialect {
             "postgres" | "postgresql" => Some(Dialect::Postgres),
             "mysql" | "mariadb" => Some(Dialect::MySql),
             "snowflake" => Some(Dialect::Snowflake),
+            "bigquery" => Some(Dialect::BigQuery),
             _ => None,
         }
     }
@@ -108,7 +109,7 @@ pub enum DataSourceError {
     #[error("A schema-only source needs its SQL dialect: choose one.")]
     NoDialect,
     #[error(
-        "Enter the connection URL (sqlite:///path/to/file.sqlite, postgres://user:password@host/db, mysql://user:password@host/db or snowflake://user:secret@account/database/schema?warehouse=W&role=R), or choose a schema-only source."
+        "Enter the connection URL (sqlite:///path/to/file.sqlite, postgres://user:password@host/db, mysql://user:password@host/db, snowflake://user:secret@account/database/schema?warehouse=W&role=R or bigquery://project/dataset?credentials=KEY), or choose a schema-only source."
     )]
     NoUrl,
     #[error("`{url}` is a {implied} URL, but the dialect chosen is {chosen}.")]
@@ -118,7 +119,7 @@ pub enum DataSourceError {
         chosen: Dialect,
     },
     #[error(
-        "Cassis connects to sqlite://, postgres://, mysql:// and snowflake:// URLs, not `{0}`."
+        "Cassis connects to sqlite://, postgres://, mysql://, snowflake:// and bigquery:// URLs, not `{0}`."
     )]
     UnknownUrl(String),
     #[error(
@@ -164,7 +165,11 @@ impl DataSource {
         };
         if !matches!(
             dialect,
-            Dialect::Sqlite | Dialect::Postgres | Dialect::MySql | Dialect::Snowflake
+            Dialect::Sqlite
+                | Dialect::Postgres
+                | Dialect::MySql
+                | Dialect::Snowflake
+                | Dialect::BigQuery
         ) {
             return Err(DataSourceError::NotConnectable(dialect));
         }
@@ -714,19 +719,29 @@ mod tests {
         );
         // Schema-only sources and PostgreSQL have no file.
         assert!(DataSource::parse(Some(Dialect::Snowflake), None, &folder).is_ok());
+        // BigQuery connects, its key hidden; Databricks is written for only.
+        let bigquery = DataSource::parse(
+            None,
+            Some("bigquery://project/dataset?credentials=c2VjcmV0"),
+            &folder,
+        )
+        .unwrap();
+        assert_eq!(bigquery.dialect, Dialect::BigQuery);
         assert_eq!(
-            DataSource::parse(None, Some("bigquery://project/dataset"), &folder),
-            Err(DataSourceError::UnknownUrl(
-                "bigquery://project/dataset".into()
-            ))
+            bigquery.redacted_url().as_deref(),
+            Some("bigquery://project/dataset?credentials=***")
+        );
+        assert_eq!(
+            DataSource::parse(None, Some("databricks://host/db"), &folder),
+            Err(DataSourceError::UnknownUrl("databricks://host/db".into()))
         );
         assert_eq!(
             DataSource::parse(
-                Some(Dialect::BigQuery),
-                Some("bigquery://project/dataset"),
+                Some(Dialect::Databricks),
+                Some("databricks://host/db"),
                 &folder
             ),
-            Err(DataSourceError::NotConnectable(Dialect::BigQuery))
+            Err(DataSourceError::NotConnectable(Dialect::Databricks))
         );
         // Snowflake connects; its secret never shows in what is kept to show.
         let snowflake = DataSource::parse(

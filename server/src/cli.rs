@@ -96,6 +96,15 @@ pub struct SettingsArgs {
     )]
     pub max_query_cost: Option<f64>,
 
+    /// BigQuery and Snowflake sources: a query estimated to read more bytes than this waits for the user's approval [default: 10737418240, 10 GiB]
+    #[arg(
+        long,
+        env = "CASSIS_MAX_QUERY_BYTES",
+        global = true,
+        value_name = "BYTES"
+    )]
+    pub max_query_bytes: Option<u64>,
+
     /// Seconds a question may run before it is cancelled and answered with an error [default: 300]
     #[arg(
         long,
@@ -204,7 +213,7 @@ const EVERY_COMMAND: [&str; 4] = ["config", "data_dir", "database_url", "log_for
 
 /// The question engine's settings, for the commands that answer questions:
 /// `ask`, `eval`, and publishing, which asks the verified questions first.
-const ENGINE: [&str; 7] = [
+const ENGINE: [&str; 8] = [
     "planner",
     "llm_url",
     "llm_model",
@@ -212,6 +221,7 @@ const ENGINE: [&str; 7] = [
     "llm_timeout",
     "question_timeout",
     "max_query_cost",
+    "max_query_bytes",
 ];
 
 /// The settings a (sub)command reads beyond [`EVERY_COMMAND`], by its path
@@ -420,7 +430,8 @@ pub enum ProjectCommand {
         #[arg(long)]
         name: String,
         /// Connection URL of the data source Cassis runs SQL on: sqlite://PATH, postgres://...,
-        /// mysql://... or snowflake://USER:SECRET@ACCOUNT/DATABASE/SCHEMA?warehouse=W&role=R
+        /// mysql://..., snowflake://USER:SECRET@ACCOUNT/DATABASE/SCHEMA?warehouse=W&role=R or
+        /// bigquery://PROJECT/DATASET?credentials=KEY (the service account's JSON key file in base64)
         #[arg(long, value_name = "URL", required_unless_present = "schema_only")]
         warehouse: Option<String>,
         /// Cassis writes SQL for this source but never runs it

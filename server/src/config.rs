@@ -4,7 +4,9 @@
 use crate::cli::SettingsArgs;
 use cassis_core::demo;
 use cassis_core::engine::llm::{self, LlmPlanner, LlmProvider, LlmSettings};
-use cassis_core::engine::{DEFAULT_MAX_QUERY_COST, DEFAULT_QUESTION_TIMEOUT, EngineSettings};
+use cassis_core::engine::{
+    DEFAULT_MAX_QUERY_BYTES, DEFAULT_MAX_QUERY_COST, DEFAULT_QUESTION_TIMEOUT, EngineSettings,
+};
 use cassis_core::ontology;
 use serde::{Deserialize, Serialize};
 use std::net::SocketAddr;
@@ -83,6 +85,7 @@ struct FileSettings {
     max_ontology_bytes: Option<usize>,
     warehouse_dir: Option<PathBuf>,
     max_query_cost: Option<f64>,
+    max_query_bytes: Option<u64>,
     oauth_max_unused_clients: Option<usize>,
     planner: Option<PlannerKind>,
     llm_url: Option<String>,
@@ -115,6 +118,8 @@ pub struct Settings {
     pub warehouse_dir: PathBuf,
     /// EXPLAIN cost above which a query waits for approval.
     pub max_query_cost: f64,
+    /// Bytes a query may be estimated to read before it waits for approval.
+    pub max_query_bytes: u64,
     /// Registered OAuth clients that were never used kept at most.
     pub oauth_max_unused_clients: usize,
     /// MCP without credentials, on loopback only (conformance tests).
@@ -152,6 +157,8 @@ pub enum ConfigError {
     InsecureOnPublicAddress(SocketAddr),
     #[error("the maximum query cost must be a positive number, not {0}")]
     MaxQueryCost(f64),
+    #[error("the most bytes a query may be estimated to read must be at least 1")]
+    MaxQueryBytes,
     #[error("the most unused OAuth clients kept must be at least 1, not {0}")]
     OAuthMaxUnusedClients(usize),
     #[error("the question timeout must be between 1 and 3600 seconds, not {0}")]
@@ -245,6 +252,13 @@ impl Settings {
             .unwrap_or(DEFAULT_MAX_QUERY_COST);
         if !(max_query_cost.is_finite() && max_query_cost > 0.0) {
             return Err(ConfigError::MaxQueryCost(max_query_cost));
+        }
+        let max_query_bytes = args
+            .max_query_bytes
+            .or(file.max_query_bytes)
+            .unwrap_or(DEFAULT_MAX_QUERY_BYTES);
+        if max_query_bytes == 0 {
+            return Err(ConfigError::MaxQueryBytes);
         }
         let oauth_max_unused_clients = args
             .oauth_max_unused_clients
@@ -341,6 +355,7 @@ impl Settings {
             drain_timeout,
             mcp_calls_per_minute,
             max_query_cost,
+            max_query_bytes,
             oauth_max_unused_clients,
             insecure_mcp_without_auth: args.insecure_mcp_without_auth,
             question_timeout,
@@ -381,6 +396,7 @@ impl Settings {
         Ok(EngineSettings {
             question_timeout: Duration::from_secs(self.question_timeout),
             max_query_cost: self.max_query_cost,
+            max_query_bytes: self.max_query_bytes,
             planner,
         })
     }

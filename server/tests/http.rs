@@ -962,7 +962,7 @@ async fn the_app_and_the_cli_refuse_the_same_data_sources() {
         (
             "",
             "oracle://host/x",
-            "Cassis connects to sqlite://, postgres://, mysql:// and snowflake:// URLs, not `oracle://host/x`.",
+            "Cassis connects to sqlite://, postgres://, mysql://, snowflake:// and bigquery:// URLs, not `oracle://host/x`.",
         ),
         (
             "sqlite",

@@ -29,7 +29,7 @@ pub fn SourceFields(
         .clone()
         .map(|stored| format!("{stored} (leave blank to keep)"))
         .unwrap_or_else(|| {
-            "sqlite:///data/f1.sqlite, postgres://user:password@host/db, mysql://user:password@host/db or snowflake://user:secret@account/database/schema?warehouse=W&role=R".to_owned()
+            "sqlite:///data/f1.sqlite, postgres://user:password@host/db, mysql://user:password@host/db, snowflake://user:secret@account/database/schema?warehouse=W&role=R or bigquery://project/dataset?credentials=KEY (the service account's JSON key in base64)".to_owned()
         });
     let run_test = move |_| {
         test.dispatch(TestConnection {
@@ -73,7 +73,7 @@ pub fn SourceFields(
                         {move || if test.pending().get() { "Testing…" } else { "Test connection" }}
                     </button>
                 </div>
-                <p class="mt-1 text-xs text-slate-500">"SQLite files are opened read-only; PostgreSQL sessions run read-only transactions. The password is never shown again."</p>
+                <p class="mt-1 text-xs text-slate-500">"SQLite files are opened read-only; PostgreSQL, MySQL and MariaDB sessions are read-only; Snowflake and BigQuery need a role or service account that may only read (BigQuery: roles/bigquery.dataViewer and roles/bigquery.jobUser). The password, token or key is never shown again."</p>
             </div>
             {move || test.value().get().map(|result| match result {
                 Ok(report) => {

@@ -20,7 +20,7 @@ use crate::project::Project;
 use crate::project::dialect_of;
 use crate::store::{Chat, ChatTurn, Store, StoreError};
 use crate::time::Timestamp;
-use crate::warehouse::{HousekeepingBudget, Warehouse};
+use crate::warehouse::{Cost, HousekeepingBudget, Warehouse};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -61,17 +61,24 @@ pub struct EngineSettings {
     /// Queries the source estimates above this cost (PostgreSQL's EXPLAIN
     /// units) wait for approval.
     pub max_query_cost: f64,
+    /// Queries the source estimates to read more bytes than this
+    /// (BigQuery's dry run, Snowflake's EXPLAIN) wait for approval.
+    pub max_query_bytes: u64,
     /// A language model that plans instead of the built-in planner.
     pub planner: Option<LlmPlanner>,
 }
 
 pub const DEFAULT_MAX_QUERY_COST: f64 = 10_000_000.0;
+/// 10 GiB: a few cents of on-demand BigQuery, and far more than the
+/// questions a curated ontology answers usually read.
+pub const DEFAULT_MAX_QUERY_BYTES: u64 = 10 * 1024 * 1024 * 1024;
 
 impl Default for EngineSettings {
     fn default() -> Self {
         Self {
             question_timeout: DEFAULT_QUESTION_TIMEOUT,
             max_query_cost: DEFAULT_MAX_QUERY_COST,
+            max_query_bytes: DEFAULT_MAX_QUERY_BYTES,
             planner: None,
         }
     }
@@ -646,11 +653,11 @@ impl Engine {
         } else {
             self.expensive(project, &compiled).await
         };
-        if let Some(cost) = costly {
-            plan.assumptions.push(crate::engine::plan::PlanAssumption::stated(format!(
-                "The query is estimated to be expensive (cost {cost:.0}, above this server's limit of {:.0}); it runs only once approved",
-                self.settings.max_query_cost
-            )));
+        if let Some(cost) = &costly {
+            plan.assumptions
+                .push(crate::engine::plan::PlanAssumption::stated(format!(
+                    "The query is estimated to be expensive ({cost}); it runs only once approved"
+                )));
         }
         if !approved && (waits || costly.is_some()) {
             let view = PlanView {
@@ -934,8 +941,7 @@ impl Engine {
                 &chat.id,
                 AskStatus::Error,
                 format!(
-                    "The query {model} wrote is estimated to be expensive (cost {cost:.0}, above this server's limit of {:.0}); ask a narrower question.",
-                    self.settings.max_query_cost
+                    "The query {model} wrote is estimated to be expensive ({cost}); ask a narrower question."
                 ),
                 pinned,
             ));
@@ -970,11 +976,22 @@ impl Engine {
         })
     }
 
-    /// The estimated cost when it is above the limit.
-    async fn expensive(&self, project: &Project, compiled: &CompiledQuery) -> Option<f64> {
+    /// The estimated cost and the limit it passes, when it passes one.
+    async fn expensive(&self, project: &Project, compiled: &CompiledQuery) -> Option<String> {
         let warehouse = self.warehouse_of(project).await.ok()??;
         match warehouse.estimated_cost(&compiled.sql).await {
-            Ok(Some(cost)) if cost > self.settings.max_query_cost => Some(cost),
+            Ok(Some(cost @ Cost::PlannerUnits(units))) if units > self.settings.max_query_cost => {
+                Some(format!(
+                    "{cost}, above this server's limit of {:.0}",
+                    self.settings.max_query_cost
+                ))
+            }
+            Ok(Some(cost @ Cost::BytesScanned(bytes))) if bytes > self.settings.max_query_bytes => {
+                Some(format!(
+                    "{cost}, above this server's limit of {}",
+                    crate::warehouse::connector::bytes_text(self.settings.max_query_bytes)
+                ))
+            }
             Ok(_) => None,
             Err(error) => {
                 tracing::debug!(%error, "estimating a query's cost failed");

@@ -1,7 +1,8 @@
 //! Runs a compiled query read-only: at most [`MAX_ROWS`] rows and
 //! [`MAX_RESULT_BYTES`] come back, the total is counted in the same statement,
 //! and the question timeout cancels the statement (how is the warehouse's
-//! business: see [`Warehouse::fetch_rows`]).
+//! business: see [`Warehouse::fetch_rows`]). Nothing here knows which
+//! engine runs it.
 
 use crate::engine::compile::CompiledQuery;
 use crate::engine::response::ResultSet;
@@ -25,19 +26,24 @@ pub enum ExecuteError {
     #[error("the data source refused the query: {0}")]
     Query(#[from] sqlx::Error),
     #[error("the data source refused the query: {0}")]
-    Snowflake(crate::warehouse::snowflake::SnowflakeError),
+    Remote(Box<dyn std::error::Error + Send + Sync>),
     #[error("Cassis refused to run the query: {0}")]
     Refused(#[from] SqlRejection),
     #[error(transparent)]
     TooLarge(#[from] ResultTooLarge),
 }
 
-impl From<FetchError> for ExecuteError {
-    fn from(error: FetchError) -> Self {
+impl ExecuteError {
+    /// What a failed read means for a statement run under `timeout`.
+    fn of_fetch(error: FetchError, timeout: Duration) -> Self {
+        if error.is_statement_timeout() {
+            return ExecuteError::Timeout(timeout);
+        }
         match error {
             FetchError::Query(error) => ExecuteError::Query(error),
-            FetchError::Snowflake(error) => ExecuteError::Snowflake(error),
+            FetchError::Remote(error) => ExecuteError::Remote(error),
             FetchError::TooLarge(too_large) => ExecuteError::TooLarge(too_large),
+            FetchError::Timeout => ExecuteError::Timeout(timeout),
         }
     }
 }
@@ -127,7 +133,7 @@ pub async fn execute(
 ) -> Result<ResultSet, ExecuteError> {
     runnable(&compiled.query, warehouse.dialect())?;
     let sql = faithful_text(&executed_query(compiled), warehouse.dialect())?;
-    let run = warehouse.fetch_rows(sql, Some(timeout), Budget::capped());
+    let run = warehouse.fetch_rows(sql, timeout, Budget::capped());
     let rows = within(timeout, run).await?;
     // A limit the question asked for ("top 3") bounds what the query matched.
     let asked_limit = limit_of(&compiled.query);
@@ -161,8 +167,7 @@ async fn within(
     run: impl Future<Output = Result<Vec<Vec<Json>>, FetchError>>,
 ) -> Result<Vec<Vec<Json>>, ExecuteError> {
     match tokio::time::timeout(timeout, run).await {
-        Ok(Err(e)) if e.is_statement_timeout() => Err(ExecuteError::Timeout(timeout)),
-        Ok(result) => Ok(result?),
+        Ok(result) => result.map_err(|e| ExecuteError::of_fetch(e, timeout)),
         Err(_) => Err(ExecuteError::Timeout(timeout)),
     }
 }
@@ -174,7 +179,7 @@ pub async fn all_rows(
     sql: &str,
     timeout: Duration,
 ) -> Result<Vec<Vec<Json>>, ExecuteError> {
-    let run = warehouse.fetch_rows(sql.to_owned(), Some(timeout), Budget::unlimited());
+    let run = warehouse.fetch_rows(sql.to_owned(), timeout, Budget::unlimited());
     within(timeout, run).await
 }
 
@@ -207,7 +212,7 @@ mod tests {
                 .await
                 .unwrap();
         }
-        Warehouse::Sqlite(pool)
+        Warehouse::from_connector(crate::warehouse::sqlite::SqliteSource::from_pool(pool))
     }
 
     fn query(text: &str) -> CompiledQuery {

@@ -29,7 +29,7 @@ pub mod llm;
 pub use admission::{ADMISSION_WAIT, QUESTIONS_PER_PROJECT, QUESTIONS_PER_USER};
 #[cfg(feature = "ssr")]
 pub use ask::{
-    AskRequest, Client, DEFAULT_MAX_QUERY_COST, DEFAULT_QUESTION_TIMEOUT, Engine, EngineSettings,
-    MAX_QUESTION_CHARS, Unavailable,
+    AskRequest, Client, DEFAULT_MAX_QUERY_BYTES, DEFAULT_MAX_QUERY_COST, DEFAULT_QUESTION_TIMEOUT,
+    Engine, EngineSettings, MAX_QUESTION_CHARS, Unavailable,
 };
 pub use response::{APPROVED_PLAN, AskResponse, AskStatus, PlanView, ResultSet};

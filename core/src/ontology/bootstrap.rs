@@ -6,118 +6,24 @@ use super::model::{
     Attribute, AttributeRole, Cardinality, DataType, KeyPair, Object, Ontology, Relationship,
 };
 use crate::project::Dialect;
-use crate::sql::SqlError;
-use serde::{Deserialize, Serialize};
+use crate::sql::{SqlError, snake_case};
+use crate::warehouse::catalog::TypeClass;
+pub use crate::warehouse::catalog::{Catalog, ColumnSchema, ForeignKey, TableSchema};
 use sqlparser::ast::{
     ColumnOption, ForeignKeyConstraint, Ident, ObjectName, Statement, TableConstraint,
 };
 use sqlparser::parser::Parser;
 use std::collections::{HashMap, HashSet};
 
-/// The tables of a data source, as far as bootstrapping needs them.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct Catalog {
-    pub tables: Vec<TableSchema>,
-}
-
-impl Catalog {
-    /// Adds a column of `schema.table`, read in table order: a column of the
-    /// table read last joins it, any other starts a new table.
-    pub fn push_column(&mut self, schema: String, table: String, column: ColumnSchema) {
-        let is_current = self
-            .tables
-            .last()
-            .is_some_and(|t| t.schema.as_deref() == Some(schema.as_str()) && t.name == table);
-        if !is_current {
-            self.tables.push(TableSchema {
-                schema: Some(schema),
-                name: table,
-                ..Default::default()
-            });
-        }
-        if let Some(last) = self.tables.last_mut() {
-            last.columns.push(column);
-        }
-    }
-}
-
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct TableSchema {
-    /// `None` for the source's default schema (SQLite's `main`).
-    pub schema: Option<String>,
-    pub name: String,
-    pub columns: Vec<ColumnSchema>,
-    pub primary_key: Vec<String>,
-    pub foreign_keys: Vec<ForeignKey>,
-}
-
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct ColumnSchema {
-    pub name: String,
-    /// The type as the source spells it: `BIGINT`, `character varying`.
-    pub sql_type: String,
-    /// Distinct values of a low-cardinality text column, when sampled.
-    pub sample_values: Vec<String>,
-}
-
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct ForeignKey {
-    pub columns: Vec<String>,
-    pub referenced_schema: Option<String>,
-    pub referenced_table: String,
-    /// Empty when the key refers to the referenced table's primary key.
-    pub referenced_columns: Vec<String>,
-}
-
 /// Maps a source's column type to the ontology's types.
 pub fn data_type_of(sql_type: &str) -> DataType {
-    let t = sql_type.to_ascii_uppercase();
-    if t.contains("INT") || t == "SERIAL" || t == "BIGSERIAL" {
-        DataType::Integer
-    } else if [
-        "REAL", "FLOA", "DOUB", "NUMERIC", "DECIMAL", "MONEY", "NUMBER",
-    ]
-    .iter()
-    .any(|k| t.contains(k))
-    {
-        DataType::Decimal
-    } else if t.starts_with("BOOL") {
-        DataType::Boolean
-    } else if t.contains("TIMESTAMP") || t.contains("DATETIME") {
-        DataType::Timestamp
-    } else if t.starts_with("DATE") {
-        DataType::Date
-    } else {
-        DataType::Text
-    }
-}
-
-/// `Race Results`, `raceResults` and `race-results` all become `race_results`.
-pub fn snake_case(name: &str) -> String {
-    let mut out = String::new();
-    let mut previous_lower = false;
-    for c in name.chars() {
-        if c.is_ascii_uppercase() {
-            if previous_lower {
-                out.push('_');
-            }
-            out.push(c.to_ascii_lowercase());
-            previous_lower = false;
-        } else if c.is_ascii_alphanumeric() {
-            out.push(c);
-            previous_lower = c.is_ascii_lowercase() || c.is_ascii_digit();
-        } else {
-            if !out.ends_with('_') && !out.is_empty() {
-                out.push('_');
-            }
-            previous_lower = false;
-        }
-    }
-    let out = out.trim_matches('_').to_owned();
-    match out.chars().next() {
-        Some(c) if c.is_ascii_lowercase() => out,
-        Some(_) => format!("t_{out}"),
-        None => "unnamed".to_owned(),
+    match TypeClass::of(sql_type) {
+        TypeClass::Integer => DataType::Integer,
+        TypeClass::Decimal => DataType::Decimal,
+        TypeClass::Boolean => DataType::Boolean,
+        TypeClass::Timestamp => DataType::Timestamp,
+        TypeClass::Date => DataType::Date,
+        TypeClass::Text => DataType::Text,
     }
 }
 

@@ -149,6 +149,35 @@ fn is_read_only(query: &Query) -> bool {
     ctes_read && body_reads(&query.body)
 }
 
+/// `Race Results`, `raceResults` and `race-results` all become `race_results`.
+pub fn snake_case(name: &str) -> String {
+    let mut out = String::new();
+    let mut previous_lower = false;
+    for c in name.chars() {
+        if c.is_ascii_uppercase() {
+            if previous_lower {
+                out.push('_');
+            }
+            out.push(c.to_ascii_lowercase());
+            previous_lower = false;
+        } else if c.is_ascii_alphanumeric() {
+            out.push(c);
+            previous_lower = c.is_ascii_lowercase() || c.is_ascii_digit();
+        } else {
+            if !out.ends_with('_') && !out.is_empty() {
+                out.push('_');
+            }
+            previous_lower = false;
+        }
+    }
+    let out = out.trim_matches('_').to_owned();
+    match out.chars().next() {
+        Some(c) if c.is_ascii_lowercase() => out,
+        Some(_) => format!("t_{out}"),
+        None => "unnamed".to_owned(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -8,7 +8,7 @@
 //! a table commits, and on Snowflake, where every statement commits, the
 //! table is dropped again).
 
-use crate::ontology::bootstrap::snake_case;
+use crate::sql::snake_case;
 use sqlparser::ast::Ident;
 use sqlx::any::AnyPoolOptions;
 use sqlx::{AnyPool, AssertSqlSafe};

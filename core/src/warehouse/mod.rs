@@ -1,24 +1,30 @@
 //! Connections to the data sources Cassis answers from. Every connection is
 //! read-only: SQLite files are opened read-only, PostgreSQL sessions start with
 //! read-only transactions, MySQL and MariaDB sessions are read-only.
-//! Snowflake has no read-only session: its documented setup is a role that
-//! may only SELECT, and Cassis runs only checked SELECTs on it.
+//! Snowflake and BigQuery have no read-only session: their documented setup
+//! is a role that may only read, and Cassis runs only checked SELECTs on
+//! them. Each engine is one [`Connector`]; nothing outside this module
+//! names one.
 
+pub mod bigquery;
+pub mod catalog;
+pub mod connector;
 pub mod csv_load;
 mod introspect;
 pub mod mysql;
+pub mod postgres;
 mod rows;
 pub mod snowflake;
+pub mod sqlite;
 
+pub use connector::{Connector, Cost};
+pub use postgres::ambient_postgres_setting;
 pub use rows::{Budget, FetchError, MAX_CELL_BYTES, MAX_RESULT_BYTES, ResultTooLarge};
 
-use crate::ontology::bootstrap::Catalog;
 use crate::project::{Dialect, redact_url};
-use sqlx::pool::PoolConnection;
-use sqlx::postgres::{PgConnectOptions, PgPoolOptions, PgSslMode};
-use sqlx::sqlite::{SqliteConnectOptions, SqlitePoolOptions};
-use sqlx::{AssertSqlSafe, PgPool, Sqlite, SqlitePool};
-use std::str::FromStr;
+use catalog::Catalog;
+use serde_json::Value as Json;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// How long one query Cassis runs for itself may take (reading the catalog,
@@ -98,28 +104,18 @@ pub(crate) fn is_metadata<S: AsRef<str>>(found: &[S]) -> bool {
         .any(has)
 }
 
-/// Environment variables sqlx applies to every PostgreSQL connection and
-/// offers no way to undo: the server's client certificate and key, its
-/// trusted roots and its session options. Set, they would reach every
-/// warehouse an admin names, so PostgreSQL sources are refused until they
-/// are unset. The others (`PGHOST`, `PGUSER`, `PGPASSWORD`, ...) are
-/// overridden one by one in [`postgres_options`].
-const AMBIENT_POSTGRES_SETTINGS: [&str; 4] =
-    ["PGSSLCERT", "PGSSLKEY", "PGSSLROOTCERT", "PGOPTIONS"];
-
-/// Virtual machine steps between checks of a SQLite query's deadline.
-const SQLITE_PROGRESS_STEPS: i32 = 10_000;
-
 #[derive(Debug, thiserror::Error)]
 pub enum WarehouseError {
     #[error(
-        "Cassis cannot connect to `{0}`: use sqlite://PATH, postgres://..., mysql://... or snowflake://..."
+        "Cassis cannot connect to `{0}`: use sqlite://PATH, postgres://..., mysql://..., snowflake://... or bigquery://..."
     )]
     UnsupportedUrl(String),
     #[error("cannot connect to the data source: {0}")]
     Connect(#[source] sqlx::Error),
     #[error("reading the data source failed: {0}")]
     Query(#[from] sqlx::Error),
+    #[error("reading the data source failed: {0}")]
+    Read(FetchError),
     #[error("the data source did not answer within {} seconds", .0.as_secs())]
     Timeout(Duration),
     #[error(
@@ -130,6 +126,10 @@ pub enum WarehouseError {
     SnowflakeConnect(#[source] snowflake::SnowflakeError),
     #[error("reading the data source failed: {0}")]
     Snowflake(#[from] snowflake::SnowflakeError),
+    #[error("cannot connect to the data source: {0}")]
+    BigQueryConnect(#[source] bigquery::BigQueryError),
+    #[error("reading the data source failed: {0}")]
+    BigQuery(#[from] bigquery::BigQueryError),
     #[error(
         "this is a Cassis metadata database, with its users, sessions and keys: Cassis does not answer questions from it"
     )]
@@ -152,14 +152,11 @@ pub enum WarehouseError {
     AmbientSetting(&'static str),
 }
 
-/// An open, read-only connection pool to a data source.
+/// An open, read-only connection to a data source: one [`Connector`], so
+/// nothing above this module names an engine. Clones share it.
 #[derive(Clone, Debug)]
-pub enum Warehouse {
-    Sqlite(SqlitePool),
-    Postgres(PgPool),
-    /// MySQL or MariaDB.
-    MySql(mysql::MySqlSource),
-    Snowflake(snowflake::SnowflakeSource),
+pub struct Warehouse {
+    connector: Arc<dyn Connector>,
 }
 
 /// How many connections a warehouse pool holds and how many of them are idle.
@@ -170,99 +167,45 @@ pub struct PoolUsage {
 }
 
 impl Warehouse {
+    /// A warehouse on a connector opened elsewhere (tests, in-memory sources).
+    pub fn from_connector(connector: impl Connector + 'static) -> Self {
+        Warehouse {
+            connector: Arc::new(connector),
+        }
+    }
+
     pub fn pool_usage(&self) -> PoolUsage {
-        match self {
-            Warehouse::Sqlite(pool) => PoolUsage {
-                open: pool.size(),
-                idle: pool.num_idle(),
-            },
-            Warehouse::Postgres(pool) => PoolUsage {
-                open: pool.size(),
-                idle: pool.num_idle(),
-            },
-            Warehouse::MySql(source) => source.pool_usage(),
-            // One session over HTTP: no pool of connections to report.
-            Warehouse::Snowflake(_) => PoolUsage { open: 0, idle: 0 },
-        }
+        self.connector.pool_usage()
     }
 
+    /// Connects to what `url` names, by its scheme: the one place that
+    /// knows which engines there are. Refuses a Cassis metadata database.
     pub async fn connect(url: &str) -> Result<Self, WarehouseError> {
-        let unsupported = || WarehouseError::UnsupportedUrl(redact_url(url));
-        if url.starts_with("sqlite:") {
-            let options = SqliteConnectOptions::from_str(url)
-                .map_err(|_| unsupported())?
-                .read_only(true);
-            let pool = SqlitePoolOptions::new()
-                .max_connections(POOL_CONNECTIONS)
-                .acquire_timeout(POOL_WAIT)
-                .connect_with(options)
-                .await
-                .map_err(WarehouseError::Connect)?;
-            Warehouse::Sqlite(pool).unless_metadata().await
-        } else if url.starts_with("postgres://") || url.starts_with("postgresql://") {
-            // A query that sets no timeout of its own stops at the
-            // housekeeping one; questions set theirs per transaction.
-            let options = postgres_options(url)?.options([
-                ("default_transaction_read_only", "on"),
-                (
-                    "statement_timeout",
-                    &HOUSEKEEPING_TIMEOUT.as_millis().to_string(),
-                ),
-            ]);
-            let pool = PgPoolOptions::new()
-                .max_connections(POOL_CONNECTIONS)
-                .acquire_timeout(POOL_WAIT)
-                .connect_with(options)
-                .await
-                .map_err(WarehouseError::Connect)?;
-            Warehouse::Postgres(pool).unless_metadata().await
-        } else if url.starts_with("mysql://") || url.starts_with("mariadb://") {
-            let source = mysql::MySqlSource::connect(url).await?;
-            Warehouse::MySql(source).unless_metadata().await
-        } else if url.starts_with("snowflake://") {
-            let source = snowflake::SnowflakeSource::connect(url).await?;
-            Warehouse::Snowflake(source).unless_metadata().await
-        } else {
-            Err(unsupported())
-        }
+        let scheme = url.split_once(':').map(|(s, _)| s.to_ascii_lowercase());
+        let warehouse = match scheme.as_deref() {
+            Some("sqlite") => Self::from_connector(sqlite::SqliteSource::connect(url).await?),
+            Some("postgres" | "postgresql") if url.contains("://") => {
+                Self::from_connector(postgres::PostgresSource::connect(url).await?)
+            }
+            Some("mysql" | "mariadb") if url.contains("://") => {
+                Self::from_connector(mysql::MySqlSource::connect(url).await?)
+            }
+            Some("snowflake") => {
+                Self::from_connector(snowflake::SnowflakeSource::connect(url).await?)
+            }
+            Some("bigquery") => Self::from_connector(bigquery::BigQuerySource::connect(url).await?),
+            _ => return Err(WarehouseError::UnsupportedUrl(redact_url(url))),
+        };
+        warehouse.unless_metadata().await
     }
 
-    /// Refuses (and closes) a pool whose database is a Cassis metadata
+    /// Refuses (and closes) a source whose database is a Cassis metadata
     /// database, this server's or any other's: its password hashes and
     /// signing keys would become known values every viewer and the model see.
     /// Judged by the tables it holds, so no path, host alias or copy gets
     /// past it.
     async fn unless_metadata(self) -> Result<Self, WarehouseError> {
-        let names = METADATA_TABLES
-            .iter()
-            .map(|t| format!("'{t}'"))
-            .collect::<Vec<_>>()
-            .join(", ");
-        // Constant table names, not input.
-        let metadata = match &self {
-            Warehouse::Sqlite(pool) => {
-                let sql = format!(
-                    "SELECT name FROM sqlite_master WHERE type = 'table' AND name IN ({names})"
-                );
-                let found: Vec<String> = sqlx::query_scalar(AssertSqlSafe(sql))
-                    .fetch_all(pool)
-                    .await?;
-                is_metadata(&found)
-            }
-            Warehouse::Postgres(pool) => {
-                let sql = format!(
-                    "SELECT DISTINCT relname::text FROM pg_catalog.pg_class \
-                     WHERE relkind IN ('r', 'p', 'v', 'm', 'f') AND relname IN ({names})"
-                );
-                let found: Vec<String> = sqlx::query_scalar(AssertSqlSafe(sql))
-                    .fetch_all(pool)
-                    .await?;
-                is_metadata(&found)
-            }
-            Warehouse::MySql(source) => source.holds_metadata().await?,
-            Warehouse::Snowflake(source) => source.holds_metadata().await?,
-        };
-        if metadata {
+        if self.connector.holds_metadata().await? {
             self.close().await;
             return Err(WarehouseError::MetadataDatabase);
         }
@@ -270,26 +213,15 @@ impl Warehouse {
     }
 
     pub fn dialect(&self) -> Dialect {
-        match self {
-            Warehouse::Sqlite(_) => Dialect::Sqlite,
-            Warehouse::Postgres(_) => Dialect::Postgres,
-            Warehouse::MySql(_) => Dialect::MySql,
-            Warehouse::Snowflake(_) => Dialect::Snowflake,
-        }
+        self.connector.dialect()
     }
 
     /// The tables and views, their columns and keys, and a sample of the
     /// values of low-cardinality text columns. `schema` limits PostgreSQL and
-    /// Snowflake to one schema and MySQL to one database; SQLite has one.
+    /// Snowflake to one schema, MySQL and BigQuery to one database or
+    /// dataset; SQLite has one.
     pub async fn catalog(&self, schema: Option<&str>) -> Result<Catalog, WarehouseError> {
-        let read = async {
-            match self {
-                Warehouse::Sqlite(pool) => introspect::sqlite_catalog(pool).await,
-                Warehouse::Postgres(pool) => introspect::postgres_catalog(pool, schema).await,
-                Warehouse::MySql(source) => source.catalog(schema).await,
-                Warehouse::Snowflake(source) => source.catalog(schema).await,
-            }
-        };
+        let read = self.connector.catalog(schema);
         let mut catalog = tokio::time::timeout(HOUSEKEEPING_TIMEOUT, read)
             .await
             .map_err(|_| WarehouseError::Timeout(HOUSEKEEPING_TIMEOUT))??;
@@ -306,106 +238,30 @@ impl Warehouse {
         catalog
     }
 
+    /// Every row of one read-only statement, decoded within `budget` and
+    /// stopped by the source after `timeout`: SQLite's interrupt,
+    /// PostgreSQL's `statement_timeout` in a read-only transaction, MySQL's
+    /// and MariaDB's statement time limits (and a `KILL QUERY` when Cassis
+    /// stops waiting first), Snowflake's `STATEMENT_TIMEOUT_IN_SECONDS` (and
+    /// an abort request), BigQuery's job timeout (and `jobs.cancel`).
+    pub async fn fetch_rows(
+        &self,
+        sql: String,
+        timeout: Duration,
+        budget: Budget,
+    ) -> Result<Vec<Vec<Json>>, FetchError> {
+        self.connector.fetch_rows(sql, timeout, budget).await
+    }
+
+    /// The source's estimate of what a query costs, where it offers one
+    /// without running it (PostgreSQL's EXPLAIN, BigQuery's dry run,
+    /// Snowflake's EXPLAIN); `None` elsewhere. MariaDB's EXPLAIN has no cost
+    /// before 11.0, and MySQL's is in other units than any limit Cassis has.
+    pub async fn estimated_cost(&self, sql: &str) -> Result<Option<Cost>, FetchError> {
+        self.connector.estimated_cost(sql.to_owned()).await
+    }
+
     pub async fn close(&self) {
-        match self {
-            Warehouse::Sqlite(pool) => pool.close().await,
-            Warehouse::Postgres(pool) => pool.close().await,
-            Warehouse::MySql(source) => source.close().await,
-            Warehouse::Snowflake(source) => source.close().await,
-        }
+        self.connector.close().await
     }
-}
-
-/// A connection to a SQLite source whose statements stop at `timeout` (none
-/// without one). SQLite has no statement timeout: a progress handler
-/// interrupts the statement once the deadline passes, so an abandoned query
-/// stops using the CPU. Set or cleared on every use, since an earlier use may
-/// have left a handler behind on this connection.
-pub(crate) async fn sqlite_connection(
-    pool: &SqlitePool,
-    timeout: Option<Duration>,
-) -> Result<PoolConnection<Sqlite>, sqlx::Error> {
-    let mut connection = pool.acquire().await?;
-    {
-        let mut handle = connection.lock_handle().await?;
-        match timeout {
-            Some(timeout) => {
-                let deadline = Instant::now() + timeout;
-                handle
-                    .set_progress_handler(SQLITE_PROGRESS_STEPS, move || Instant::now() < deadline);
-            }
-            None => handle.remove_progress_handler(),
-        }
-    }
-    Ok(connection)
-}
-
-/// The first of [`AMBIENT_POSTGRES_SETTINGS`] the server's environment sets:
-/// while one is, PostgreSQL sources are refused.
-pub fn ambient_postgres_setting() -> Option<&'static str> {
-    AMBIENT_POSTGRES_SETTINGS
-        .into_iter()
-        .find(|name| std::env::var_os(name).is_some())
-}
-
-/// The connection a `postgres://` URL names, and nothing from the server's
-/// environment: sqlx starts from `PGHOST`, `PGUSER`, `PGPASSWORD`,
-/// `PGDATABASE`, `PGSSLMODE`, `PGAPPNAME` and `~/.pgpass`, the server's own
-/// settings and credentials, which may well open its metadata database. So
-/// every one of them is set here from the URL (an empty password when it
-/// names none), and what cannot be set back is refused:
-/// [`AMBIENT_POSTGRES_SETTINGS`] in the environment, a socket instead of a
-/// host (peer or trust authentication as the server's own user), and query
-/// parameters naming the server's files or session options (`sslcert`,
-/// `sslkey`, `sslrootcert`, `host`, `hostaddr`, `options`).
-fn postgres_options(url: &str) -> Result<PgConnectOptions, WarehouseError> {
-    if let Some(name) = ambient_postgres_setting() {
-        return Err(WarehouseError::AmbientSetting(name));
-    }
-    let unsupported = || WarehouseError::UnsupportedUrl(redact_url(url));
-    let parsed = url::Url::parse(url).map_err(|_| unsupported())?;
-    let decode = |text: &str| {
-        percent_encoding::percent_decode_str(text)
-            .decode_utf8()
-            .map(|t| t.into_owned())
-            .map_err(|_| unsupported())
-    };
-    let host = parsed
-        .host_str()
-        .filter(|host| !host.is_empty() && !decode(host).is_ok_and(|h| h.starts_with('/')))
-        .ok_or_else(|| WarehouseError::NoHost(redact_url(url)))?;
-    let user = decode(parsed.username())?;
-    if user.is_empty() {
-        return Err(WarehouseError::NoUser(redact_url(url)));
-    }
-    let password = match parsed.password() {
-        Some(password) => decode(password)?,
-        None => String::new(),
-    };
-    // libpq's default database is the one named like the user.
-    let database = match decode(parsed.path().trim_start_matches('/'))? {
-        database if database.is_empty() => user.clone(),
-        database => database,
-    };
-    let mut options = PgConnectOptions::new_without_pgpass()
-        .host(host)
-        .port(parsed.port().unwrap_or(5432))
-        .username(&user)
-        .password(&password)
-        .database(&database)
-        .ssl_mode(PgSslMode::Prefer)
-        .application_name("cassis");
-    for (parameter, value) in parsed.query_pairs() {
-        options = match &*parameter {
-            "sslmode" | "ssl-mode" => options.ssl_mode(value.parse().map_err(|_| unsupported())?),
-            "application_name" => options.application_name(&value),
-            _ => {
-                return Err(WarehouseError::RefusedParameter {
-                    url: redact_url(url),
-                    parameter: parameter.into_owned(),
-                });
-            }
-        };
-    }
-    Ok(options)
 }

@@ -5,9 +5,13 @@
 //! statement Cassis stops waiting for is killed (`KILL QUERY`), so an
 //! abandoned question stops using the server at once.
 
-use super::{HOUSEKEEPING_TIMEOUT, METADATA_TABLES, WarehouseError};
-use crate::ontology::bootstrap::{Catalog, ColumnSchema, ForeignKey};
+use super::connector::{BoxFuture, Connector};
+use super::rows::{Budget, FetchError, mysql_row};
+use super::{HOUSEKEEPING_TIMEOUT, METADATA_TABLES, PoolUsage, WarehouseError};
+use crate::project::Dialect;
 use crate::project::redact_url;
+use crate::warehouse::catalog::{Catalog, ColumnSchema, ForeignKey};
+use serde_json::Value as Json;
 use sqlx::mysql::{MySqlConnectOptions, MySqlConnection, MySqlPoolOptions};
 use sqlx::pool::PoolConnection;
 use sqlx::{AssertSqlSafe, Connection, MySql, MySqlPool, Row};
@@ -97,14 +101,6 @@ async fn prepare_session(connection: &mut MySqlConnection) -> Result<(), sqlx::E
 }
 
 impl MySqlSource {
-    /// The pool's open and idle connections, for the metrics endpoint.
-    pub fn pool_usage(&self) -> super::PoolUsage {
-        super::PoolUsage {
-            open: self.pool.size(),
-            idle: self.pool.num_idle(),
-        }
-    }
-
     pub(super) async fn connect(url: &str) -> Result<Self, WarehouseError> {
         let options = MySqlConnectOptions::from_str(url)
             .map_err(|_| WarehouseError::UnsupportedUrl(redact_url(url)))?;
@@ -135,12 +131,8 @@ impl MySqlSource {
         self.server
     }
 
-    pub(super) async fn close(&self) {
-        self.pool.close().await;
-    }
-
     /// Whether any database the user can see is a Cassis metadata database.
-    pub(super) async fn holds_metadata(&self) -> Result<bool, sqlx::Error> {
+    async fn holds_metadata(&self) -> Result<bool, sqlx::Error> {
         let names = METADATA_TABLES
             .iter()
             .map(|t| format!("'{t}'"))
@@ -199,7 +191,7 @@ impl MySqlSource {
 
     /// The tables and views of `schema` (a database), or of every database
     /// the user can see but the server's own, with their columns and keys.
-    pub(super) async fn catalog(&self, schema: Option<&str>) -> Result<Catalog, WarehouseError> {
+    async fn catalog(&self, schema: Option<&str>) -> Result<Catalog, WarehouseError> {
         let (mut connection, _) = self.connection(HOUSEKEEPING_TIMEOUT).await?;
         let columns = sqlx::query(
             "SELECT c.table_schema AS table_schema, c.table_name AS table_name, \
@@ -280,6 +272,47 @@ impl MySqlSource {
             last_constraint = constraint;
         }
         Ok(catalog)
+    }
+}
+
+impl Connector for MySqlSource {
+    fn dialect(&self) -> Dialect {
+        Dialect::MySql
+    }
+
+    fn pool_usage(&self) -> PoolUsage {
+        PoolUsage {
+            open: self.pool.size(),
+            idle: self.pool.num_idle(),
+        }
+    }
+
+    fn holds_metadata(&self) -> BoxFuture<'_, Result<bool, WarehouseError>> {
+        Box::pin(async move { Ok(MySqlSource::holds_metadata(self).await?) })
+    }
+
+    fn catalog<'a>(
+        &'a self,
+        schema: Option<&'a str>,
+    ) -> BoxFuture<'a, Result<Catalog, WarehouseError>> {
+        Box::pin(MySqlSource::catalog(self, schema))
+    }
+
+    fn fetch_rows(
+        &self,
+        sql: String,
+        timeout: Duration,
+        mut budget: Budget,
+    ) -> BoxFuture<'_, Result<Vec<Vec<Json>>, FetchError>> {
+        Box::pin(async move {
+            let rows = self.fetch_all(sql, timeout).await?;
+            let decoded = rows.iter().map(|row| mysql_row(row, &mut budget));
+            Ok(decoded.collect::<Result<_, _>>()?)
+        })
+    }
+
+    fn close(&self) -> BoxFuture<'_, ()> {
+        Box::pin(self.pool.close())
     }
 }
 

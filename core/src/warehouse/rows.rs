@@ -2,10 +2,9 @@
 //! within an allowance of bytes: the part of execution that differs per
 //! engine. The engine decides what to run and what the rows mean.
 
-use super::{Warehouse, mysql};
+use super::mysql;
 use serde_json::Value as Json;
-use sqlx::{AssertSqlSafe, Row, TypeInfo, ValueRef};
-use std::time::Duration;
+use sqlx::{Row, TypeInfo, ValueRef};
 
 /// The most bytes one value of a result may hold: a long description fits,
 /// a document or a generated blob does not.
@@ -33,10 +32,17 @@ pub enum ResultTooLarge {
 /// Why reading a statement's rows failed.
 #[derive(Debug, thiserror::Error)]
 pub enum FetchError {
+    /// An engine Cassis speaks to through sqlx (SQLite, PostgreSQL, MySQL,
+    /// MariaDB); kept as it is so a pool's wait can be told apart.
     #[error(transparent)]
     Query(#[from] sqlx::Error),
+    /// An engine Cassis speaks to over HTTP (Snowflake, BigQuery), with its
+    /// message already in plain words.
     #[error(transparent)]
-    Snowflake(super::snowflake::SnowflakeError),
+    Remote(Box<dyn std::error::Error + Send + Sync>),
+    /// The engine stopped the statement at its time limit.
+    #[error("the statement reached its time limit and was cancelled")]
+    Timeout,
     #[error(transparent)]
     TooLarge(#[from] ResultTooLarge),
 }
@@ -46,8 +52,8 @@ impl FetchError {
     pub fn is_statement_timeout(&self) -> bool {
         match self {
             FetchError::Query(error) => super::is_statement_timeout(error),
-            FetchError::Snowflake(error) => error.is_statement_timeout(),
-            FetchError::TooLarge(_) => false,
+            FetchError::Timeout => true,
+            FetchError::Remote(_) | FetchError::TooLarge(_) => false,
         }
     }
 }
@@ -85,92 +91,8 @@ impl Budget {
     }
 }
 
-impl Warehouse {
-    /// Every row of `sql`, decoded within `budget`, read-only, stopped by
-    /// the source itself after `timeout`: SQLite's interrupt, PostgreSQL's
-    /// `statement_timeout` in a read-only transaction, MySQL's and
-    /// MariaDB's statement time limits in a read-only session (and a `KILL
-    /// QUERY` when Cassis stops waiting first), Snowflake's
-    /// `STATEMENT_TIMEOUT_IN_SECONDS` (and an abort request).
-    pub async fn fetch_rows(
-        &self,
-        sql: String,
-        timeout: Option<Duration>,
-        mut budget: Budget,
-    ) -> Result<Vec<Vec<Json>>, FetchError> {
-        match self {
-            Warehouse::Sqlite(pool) => {
-                let mut connection = super::sqlite_connection(pool, timeout).await?;
-                let rows = sqlx::query(AssertSqlSafe(sql))
-                    .fetch_all(&mut *connection)
-                    .await?;
-                let decoded = rows.iter().map(|row| sqlite_row(row, &mut budget));
-                Ok(decoded.collect::<Result<_, _>>()?)
-            }
-            Warehouse::Postgres(pool) => {
-                let mut tx = read_only_transaction(pool).await?;
-                if let Some(timeout) = timeout {
-                    // A number we format ourselves, not input.
-                    let limit = format!(
-                        "SET LOCAL statement_timeout = {}",
-                        timeout.as_millis().max(1)
-                    );
-                    sqlx::query(AssertSqlSafe(limit)).execute(&mut *tx).await?;
-                }
-                let rows = sqlx::query(AssertSqlSafe(sql)).fetch_all(&mut *tx).await?;
-                tx.rollback().await?;
-                let decoded = rows.iter().map(|row| pg_row(row, &mut budget));
-                Ok(decoded.collect::<Result<_, _>>()?)
-            }
-            Warehouse::MySql(source) => {
-                let timeout = timeout.unwrap_or(super::HOUSEKEEPING_TIMEOUT);
-                let rows = source.fetch_all(sql, timeout).await?;
-                let decoded = rows.iter().map(|row| mysql_row(row, &mut budget));
-                Ok(decoded.collect::<Result<_, _>>()?)
-            }
-            Warehouse::Snowflake(source) => {
-                let timeout = timeout.unwrap_or(super::HOUSEKEEPING_TIMEOUT);
-                Ok(source.fetch_rows(&sql, &[], timeout, &mut budget).await?)
-            }
-        }
-    }
-
-    /// The planner's estimate of a query's total cost, where the source
-    /// offers one (PostgreSQL's EXPLAIN); `None` elsewhere. MariaDB's
-    /// EXPLAIN has no cost before 11.0, and MySQL's is in other units than
-    /// the limit Cassis is configured with; Snowflake's EXPLAIN counts
-    /// partitions and bytes, not a cost.
-    pub async fn estimated_cost(&self, sql: &str) -> Result<Option<f64>, sqlx::Error> {
-        let Warehouse::Postgres(pool) = self else {
-            return Ok(None);
-        };
-        let mut tx = read_only_transaction(pool).await?;
-        // The compiled query, from the AST: not input.
-        let explain = format!("EXPLAIN (FORMAT JSON) {sql}");
-        let plan: Json = sqlx::query_scalar(AssertSqlSafe(explain))
-            .fetch_one(&mut *tx)
-            .await?;
-        tx.rollback().await?;
-        Ok(plan
-            .get(0)
-            .and_then(|p| p.get("Plan"))
-            .and_then(|p| p.get("Total Cost"))
-            .and_then(Json::as_f64))
-    }
-}
-
-async fn read_only_transaction(
-    pool: &sqlx::PgPool,
-) -> Result<sqlx::Transaction<'static, sqlx::Postgres>, sqlx::Error> {
-    let mut tx = pool.begin().await?;
-    sqlx::query("SET TRANSACTION READ ONLY")
-        .execute(&mut *tx)
-        .await?;
-    Ok(tx)
-}
-
 /// A row's values, once their bytes fit in `budget`.
-fn sqlite_row(
+pub(super) fn sqlite_row(
     row: &sqlx::sqlite::SqliteRow,
     budget: &mut Budget,
 ) -> Result<Vec<Json>, ResultTooLarge> {
@@ -198,7 +120,10 @@ fn sqlite_row(
 }
 
 /// A row's values, once their bytes fit in `budget`.
-fn pg_row(row: &sqlx::postgres::PgRow, budget: &mut Budget) -> Result<Vec<Json>, ResultTooLarge> {
+pub(super) fn pg_row(
+    row: &sqlx::postgres::PgRow,
+    budget: &mut Budget,
+) -> Result<Vec<Json>, ResultTooLarge> {
     for i in 0..row.columns().len() {
         let raw = row.try_get_raw(i).ok();
         budget.spend(raw.and_then(|v| v.as_bytes().ok()).map_or(0, <[u8]>::len))?;
@@ -242,7 +167,10 @@ fn pg_row(row: &sqlx::postgres::PgRow, budget: &mut Budget) -> Result<Vec<Json>,
 
 /// A row's values, once their bytes fit in `budget`. Types by the names the
 /// driver gives MySQL's column types; `SUM` of integers is a DECIMAL.
-fn mysql_row(row: &mysql::MySqlRow, budget: &mut Budget) -> Result<Vec<Json>, ResultTooLarge> {
+pub(super) fn mysql_row(
+    row: &mysql::MySqlRow,
+    budget: &mut Budget,
+) -> Result<Vec<Json>, ResultTooLarge> {
     for i in 0..row.columns().len() {
         // Text and blobs by their length; numbers are a few bytes.
         budget.spend(row.try_get::<&[u8], _>(i).map_or(8, <[u8]>::len))?;

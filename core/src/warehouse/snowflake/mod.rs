@@ -14,10 +14,12 @@ mod config;
 pub mod key_pair;
 mod result;
 
+use super::connector::{BoxFuture, Connector, Cost};
 use super::rows::Budget;
 use super::{FetchError, METADATA_TABLES, WarehouseError};
-use crate::ontology::bootstrap::{Catalog, ColumnSchema};
+use crate::project::Dialect;
 use crate::project::redact_url;
+use crate::warehouse::catalog::{Catalog, ColumnSchema};
 use config::{Config, ConfigError, Credentials};
 use result::{ColumnType, DecodeError};
 use serde::Deserialize;
@@ -78,7 +80,8 @@ impl From<SnowflakeError> for FetchError {
             SnowflakeError::Decode(DecodeError::TooLarge(too_large)) => {
                 FetchError::TooLarge(too_large)
             }
-            error => FetchError::Snowflake(error),
+            SnowflakeError::Timeout(_) => FetchError::Timeout,
+            error => FetchError::Remote(Box::new(error)),
         }
     }
 }
@@ -513,6 +516,28 @@ impl SnowflakeSource {
             .collect())
     }
 
+    /// The bytes Snowflake's EXPLAIN says the statement would read:
+    /// `EXPLAIN USING JSON` answers one row whose text is the plan, with
+    /// `GlobalStats.bytesAssigned`. `None` when the answer has no such
+    /// figure (emulators that accept EXPLAIN but plan otherwise).
+    async fn explained_bytes(&self, sql: &str) -> Result<Option<u64>, SnowflakeError> {
+        // The compiled query, from the AST: not input.
+        let explain = format!("EXPLAIN USING JSON {sql}");
+        let rows = self
+            .fetch_rows(
+                &explain,
+                &[],
+                super::HOUSEKEEPING_TIMEOUT,
+                &mut Budget::unlimited(),
+            )
+            .await?;
+        Ok(rows
+            .first()
+            .and_then(|row| row.first())
+            .and_then(Json::as_str)
+            .and_then(explained_bytes))
+    }
+
     /// A statement that writes (for `cassis warehouse load-csv` only; the
     /// question engine never calls it).
     pub(crate) async fn execute_statement(
@@ -526,7 +551,7 @@ impl SnowflakeSource {
     }
 
     /// How many of Cassis's metadata tables one schema holds together, at most.
-    pub(super) async fn holds_metadata(&self) -> Result<bool, WarehouseError> {
+    async fn holds_metadata(&self) -> Result<bool, WarehouseError> {
         let names = METADATA_TABLES
             .iter()
             .map(|t| format!("'{}'", t.to_uppercase()))
@@ -551,7 +576,7 @@ impl SnowflakeSource {
     /// schema, or every schema but INFORMATION_SCHEMA), with their columns.
     /// Names Snowflake folded to upper case come back in lower case, as
     /// the ontology writes them; Cassis quotes them upper case again.
-    pub(super) async fn catalog(&self, schema: Option<&str>) -> Result<Catalog, WarehouseError> {
+    async fn catalog(&self, schema: Option<&str>) -> Result<Catalog, WarehouseError> {
         let schema = schema
             .map(str::to_owned)
             .or_else(|| self.inner.config.schema.clone());
@@ -699,7 +724,7 @@ impl SnowflakeSource {
             };
             let continues = field(key, "key_sequence") != "1" && !t.foreign_keys.is_empty();
             if !continues {
-                t.foreign_keys.push(crate::ontology::bootstrap::ForeignKey {
+                t.foreign_keys.push(crate::warehouse::catalog::ForeignKey {
                     referenced_schema: Some(folded(&field(key, "pk_schema_name"))),
                     referenced_table: referenced,
                     ..Default::default()
@@ -714,7 +739,7 @@ impl SnowflakeSource {
     }
 
     /// Ends the session.
-    pub(super) async fn close(&self) {
+    pub(crate) async fn close(&self) {
         let token = self.inner.token.read().await.clone();
         let sent = self
             .inner
@@ -732,6 +757,42 @@ impl SnowflakeSource {
     }
 }
 
+impl Connector for SnowflakeSource {
+    fn dialect(&self) -> Dialect {
+        Dialect::Snowflake
+    }
+
+    fn holds_metadata(&self) -> BoxFuture<'_, Result<bool, WarehouseError>> {
+        Box::pin(SnowflakeSource::holds_metadata(self))
+    }
+
+    fn catalog<'a>(
+        &'a self,
+        schema: Option<&'a str>,
+    ) -> BoxFuture<'a, Result<Catalog, WarehouseError>> {
+        Box::pin(SnowflakeSource::catalog(self, schema))
+    }
+
+    fn fetch_rows(
+        &self,
+        sql: String,
+        timeout: Duration,
+        mut budget: Budget,
+    ) -> BoxFuture<'_, Result<Vec<Vec<Json>>, FetchError>> {
+        Box::pin(async move {
+            Ok(SnowflakeSource::fetch_rows(self, &sql, &[], timeout, &mut budget).await?)
+        })
+    }
+
+    fn estimated_cost(&self, sql: String) -> BoxFuture<'_, Result<Option<Cost>, FetchError>> {
+        Box::pin(async move { Ok(self.explained_bytes(&sql).await?.map(Cost::BytesScanned)) })
+    }
+
+    fn close(&self) -> BoxFuture<'_, ()> {
+        Box::pin(SnowflakeSource::close(self))
+    }
+}
+
 /// The answer's envelope, or a plain error for an HTTP failure.
 async fn read_envelope(response: reqwest::Response) -> Result<Envelope, SnowflakeError> {
     let status = response.status();
@@ -745,6 +806,15 @@ async fn read_envelope(response: reqwest::Response) -> Result<Envelope, Snowflak
         Ok(envelope) => Ok(envelope),
         Err(error) => Err(SnowflakeError::Response(error.to_string())),
     }
+}
+
+/// `GlobalStats.bytesAssigned` of the plan `EXPLAIN USING JSON` prints.
+fn explained_bytes(plan: &str) -> Option<u64> {
+    let plan: Json = serde_json::from_str(plan).ok()?;
+    let bytes = plan.get("GlobalStats")?.get("bytesAssigned")?;
+    bytes
+        .as_u64()
+        .or_else(|| bytes.as_str().and_then(|b| b.parse().ok()))
 }
 
 /// A name Snowflake folded to upper case (written unquoted), in lower case;
@@ -930,6 +1000,15 @@ mod tests {
         );
         assert_eq!(logins.load(Ordering::SeqCst), 2, "signed in again once");
         source.close().await;
+    }
+
+    #[test]
+    fn the_bytes_explain_assigns_are_read_from_its_json_plan() {
+        // The shape of Snowflake's documented EXPLAIN USING JSON output.
+        let plan = r#"{"GlobalStats":{"partitionsTotal":19,"partitionsAssigned":19,"bytesAssigned":1234567},"Operations":[[{"id":0,"operation":"Result","expressions":["COUNT(*)"]},{"id":1,"parent":0,"operation":"Aggregate"},{"id":2,"parent":1,"operation":"TableScan","objects":["F1.PUBLIC.RESULTS"],"partitionsAssigned":19,"partitionsTotal":19,"bytesAssigned":1234567}]]}"#;
+        assert_eq!(explained_bytes(plan), Some(1_234_567));
+        assert_eq!(explained_bytes(r#"{"Operations":[]}"#), None);
+        assert_eq!(explained_bytes("not json"), None);
     }
 
     #[test]
