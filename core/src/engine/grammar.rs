@@ -577,6 +577,17 @@ const STOP_WORDS: &[&str] = &[
     "because",
     "due",
     "owing",
+    // "the points haul", "win tally", "revenue figures": words for a
+    // measure's value, which the measure's own word already says.
+    "haul",
+    "tally",
+    "tallies",
+    "figure",
+    "figures",
+    "stats",
+    "statistics",
+    "overview",
+    "summary",
 ];
 
 pub fn is_stop_word(plain: &str) -> bool {

@@ -2152,3 +2152,26 @@ fn a_value_that_qualifies_a_thing_is_reached_through_it() {
         "{segment}"
     );
 }
+
+#[test]
+fn words_for_a_measures_value_say_nothing_more() {
+    let (haul, _) = sql("What was Ferrari's total points haul in 2019?", None);
+    assert!(
+        haul.contains("SUM(rr.points)") && haul.contains("c.name = 'Ferrari'"),
+        "{haul}"
+    );
+    // "stats" is not a typo of "starts".
+    let (stats, _) = sql("what are the stats on pit stops in 2023", None);
+    assert!(!stats.contains("starts"), "{stats}");
+    let (ontology, lexicon) = wholesale();
+    let figures = compiled(
+        &ontology,
+        &lexicon,
+        "show me the revenue figures for 1995",
+        Dialect::Sqlite,
+    );
+    assert!(
+        figures.contains("SUM(li.l_extendedprice * (1 - li.l_discount))"),
+        "{figures}"
+    );
+}
