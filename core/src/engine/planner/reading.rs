@@ -2474,6 +2474,18 @@ impl Reading {
             plan.assumptions = assumptions;
             return Planned::Plan(plan);
         }
+        // "who finished second most often": the results in that position,
+        // counted.
+        if self.order.is_some()
+            && self.sort.is_none()
+            && plan.measures.is_empty()
+            && !plan.dimensions.is_empty()
+            && let Some(position) = &position
+        {
+            plan.measures.push(Measure::CountOf {
+                object: position.object.clone(),
+            });
+        }
         // "Which customers spent the most": a ranking by nothing it can
         // measure would be a list in an order that means nothing.
         if self.order.is_some() && self.sort.is_none() && plan.measures.is_empty() {
