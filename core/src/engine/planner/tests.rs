@@ -2178,16 +2178,16 @@ fn words_for_a_measures_value_say_nothing_more() {
 
 #[test]
 fn a_position_ranked_most_often_counts_the_results_in_it() {
-    let (sql, _) = sql("who finished second most often in 2019", None);
+    let (second, _) = sql("who finished second most often in 2019", None);
     assert!(
-        sql.contains("COUNT(*)")
-            && sql.contains("rr.position = 2")
-            && sql.contains("ORDER BY")
-            && sql.contains("DESC"),
-        "{sql}"
+        second.contains("COUNT(*)")
+            && second.contains("rr.position = 2")
+            && second.contains("ORDER BY")
+            && second.contains("DESC"),
+        "{second}"
     );
     // "the most times" is how often, not the race's start time.
-    let (times, _) = self::sql("which team finished third the most times", None);
+    let (times, _) = sql("which team finished third the most times", None);
     assert!(
         !times.contains("r.time") && times.contains("rr.position = 3"),
         "{times}"
