@@ -219,6 +219,12 @@ impl Reading {
                             reading.year_asked = true;
                         }
                         Op::Month if grouping => reading.per_month = true,
+                        // "our best month for revenue", "which year had the
+                        // most wins": the months (years) are what is ranked.
+                        Op::Month if matches!(previous_op, Some(Op::Most | Op::Least)) => {
+                            reading.per_month = true;
+                            reading.limit = reading.limit.or(Some(1));
+                        }
                         Op::Negation => reading.negate = true,
                         Op::Descending => reading.sort = Some(true),
                         Op::Ascending => reading.sort = Some(false),

@@ -2193,3 +2193,26 @@ fn a_position_ranked_most_often_counts_the_results_in_it() {
         "{times}"
     );
 }
+
+#[test]
+fn the_best_month_ranks_the_months() {
+    let (ontology, lexicon) = wholesale();
+    let best = compiled(
+        &ontology,
+        &lexicon,
+        "what was our best month for revenue in 1996",
+        Dialect::Sqlite,
+    );
+    assert!(
+        best.contains("strftime('%Y-%m', o.o_orderdate)") && best.ends_with("DESC LIMIT 1"),
+        "{best}"
+    );
+    // "brings in" is a verb, not a concept the ontology lacks.
+    let region = compiled(
+        &ontology,
+        &lexicon,
+        "Which region brings in the most revenue?",
+        Dialect::Sqlite,
+    );
+    assert!(region.contains("GROUP BY r.r_name"), "{region}");
+}
