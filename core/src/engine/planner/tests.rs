@@ -2212,7 +2212,7 @@ fn a_ratio_metric_is_found_by_its_name_and_synonyms() {
         let Planned::Plan(plan) = plan(ontology, lexicon, question, None, None) else {
             panic!("{question}: not answerable");
         };
-        assert_eq!(plan.measures, [measure.clone()], "{question}");
+        assert_eq!(plan.measures, std::slice::from_ref(measure), "{question}");
         let grouped: Vec<String> = plan
             .dimensions
             .iter()
