@@ -122,21 +122,16 @@ fn plan_strategy(ontology: &Ontology) -> impl Strategy<Value = SemanticPlan> {
         )
 }
 
-#[test]
-fn any_plan_over_f1_compiles_to_sql_both_databases_read() {
+/// The F1 data loaded into a SQLite file in `dir`.
+fn f1_warehouse(runtime: &tokio::runtime::Runtime, dir: &Path) -> Warehouse {
     let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/data/f1");
     assert!(
         data.join("results.csv").exists(),
         "the F1 data is expected in {}",
         data.display()
     );
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .unwrap();
-    let dir = tempfile::tempdir().unwrap();
-    let url = format!("sqlite://{}", dir.path().join("f1.sqlite").display());
-    let warehouse = runtime.block_on(async {
+    let url = format!("sqlite://{}", dir.join("f1.sqlite").display());
+    runtime.block_on(async {
         let options = LoadOptions {
             schema: None,
             snake_case: true,
@@ -146,7 +141,154 @@ fn any_plan_over_f1_compiles_to_sql_both_databases_read() {
             .await
             .unwrap();
         Warehouse::connect(&url).await.unwrap()
-    });
+    })
+}
+
+fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .unwrap()
+}
+
+/// Each row as text: its cells, numbers to nine decimals, so a ratio
+/// computed two ways compares equal.
+fn rows_as_text(rows: &[Vec<serde_json::Value>]) -> Vec<String> {
+    let mut rows: Vec<String> = rows
+        .iter()
+        .map(|row| {
+            row.iter()
+                .map(|cell| match cell.as_f64() {
+                    Some(n) => format!("{n:.9}"),
+                    None => cell.to_string(),
+                })
+                .collect::<Vec<_>>()
+                .join(" | ")
+        })
+        .collect();
+    rows.sort();
+    rows
+}
+
+#[test]
+fn a_ratio_equals_hand_written_sql_on_the_f1_data() {
+    let runtime = runtime();
+    let dir = tempfile::tempdir().unwrap();
+    let warehouse = f1_warehouse(&runtime, dir.path());
+    let ontology = f1();
+    let win_rate = Measure::Metric {
+        metric: "win_rate".into(),
+        variant: None,
+    };
+    let in_2021 = Filter {
+        attribute: AttributeRef::new("race", "year"),
+        condition: Condition::OneOf(vec![Literal::Integer(2021)]),
+    };
+    let wins_over_starts =
+        "1.0 * SUM(CASE WHEN r.position = 1 THEN 1 ELSE 0 END) / COUNT(*) AS win_rate";
+    let cases = [
+        (
+            SemanticPlan {
+                measures: vec![win_rate.clone()],
+                filters: vec![in_2021.clone()],
+                ..SemanticPlan::default()
+            },
+            format!(
+                "SELECT {wins_over_starts} FROM results r \
+                 JOIN races ra ON ra.race_id = r.race_id WHERE ra.year = 2021"
+            ),
+        ),
+        // Per driver: wins and starts counted per driver, then divided;
+        // drivers without a win are there with 0.
+        (
+            SemanticPlan {
+                measures: vec![win_rate.clone()],
+                dimensions: vec![AttributeRef::new("driver", "full_name")],
+                filters: vec![in_2021.clone()],
+                ..SemanticPlan::default()
+            },
+            format!(
+                "SELECT d.forename || ' ' || d.surname, {wins_over_starts} FROM results r \
+                 JOIN races ra ON ra.race_id = r.race_id JOIN drivers d ON d.driver_id = r.driver_id \
+                 WHERE ra.year = 2021 GROUP BY d.driver_id"
+            ),
+        ),
+        // Per season over every season: a ratio per year, not an average of
+        // the drivers' ratios.
+        (
+            SemanticPlan {
+                measures: vec![win_rate.clone()],
+                dimensions: vec![AttributeRef::new("race", "year")],
+                ..SemanticPlan::default()
+            },
+            format!(
+                "SELECT ra.year, {wins_over_starts} FROM results r \
+                 JOIN races ra ON ra.race_id = r.race_id GROUP BY ra.year"
+            ),
+        ),
+        // Per team and season, best first.
+        (
+            SemanticPlan {
+                measures: vec![win_rate],
+                dimensions: vec![
+                    AttributeRef::new("constructor", "constructor_name"),
+                    AttributeRef::new("race", "year"),
+                ],
+                filters: vec![Filter {
+                    attribute: AttributeRef::new("race", "year"),
+                    condition: Condition::Between(Literal::Integer(2010), Literal::Integer(2020)),
+                }],
+                order: Some(Order::Measure {
+                    index: 0,
+                    descending: true,
+                }),
+                ..SemanticPlan::default()
+            },
+            format!(
+                "SELECT c.name, ra.year, {wins_over_starts} FROM results r \
+                 JOIN races ra ON ra.race_id = r.race_id \
+                 JOIN constructors c ON c.constructor_id = r.constructor_id \
+                 WHERE ra.year BETWEEN 2010 AND 2020 GROUP BY c.constructor_id, ra.year"
+            ),
+        ),
+    ];
+    let run = |sql: &str| {
+        runtime
+            .block_on(all_rows(
+                &warehouse,
+                sql,
+                std::time::Duration::from_secs(60),
+            ))
+            .unwrap_or_else(|e| panic!("{e}: {sql}"))
+    };
+    for (plan, gold) in cases {
+        let compiled = compile(&ontology, &plan, Dialect::Sqlite).unwrap();
+        let got = run(&compiled.sql);
+        let want = run(&gold);
+        assert!(!want.is_empty(), "{gold}");
+        if plan.order.is_some() {
+            let rates: Vec<f64> = got.iter().filter_map(|r| r.last()?.as_f64()).collect();
+            assert!(
+                rates.len() == got.len() && rates.is_sorted_by(|a, b| a >= b),
+                "{rates:?}"
+            );
+            // Two cars start each race: Mercedes won 19 of 21 in 2016, 19 of 42 starts.
+            assert!(rates[0] > 0.45 && rates[0] <= 0.5, "{rates:?}");
+        }
+        assert_eq!(
+            rows_as_text(&got),
+            rows_as_text(&want),
+            "\n{}\nagainst\n{gold}",
+            compiled.sql
+        );
+    }
+}
+
+#[test]
+fn any_plan_over_f1_compiles_to_sql_both_databases_read() {
+    let runtime = runtime();
+    let dir = tempfile::tempdir().unwrap();
+    let warehouse = f1_warehouse(&runtime, dir.path());
     let ontology = f1();
     // Counted across cases; the runner takes an `Fn`.
     let compiled_count = std::cell::Cell::new(0);

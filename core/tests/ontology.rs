@@ -59,6 +59,12 @@ fn every_seeded_mistake_is_reported_with_its_path() {
         "metrics.wins.variants: more than one variant is marked `default`",
         "metrics.wins.variants.a.plus: a metric cannot add itself",
         "metrics.wins.variants.b.plus: there is no metric named `laps`",
+        "metrics.wins.variants.c.plus: `win_rate` is a ratio, which does not add up",
+        "metrics.win_rate.denominator: there is no metric named `laps`",
+        "metrics.win_rate.filters: a ratio takes no `filters`",
+        "metrics.rate_of_rates.numerator: `win_rate` is itself a ratio",
+        "metrics.rate_of_rates.denominator: a ratio cannot divide itself",
+        "metrics.half.numerator: only a ratio has a `numerator`",
         "rules.season.text: is empty",
         "verified_questions[0].sql: the approved SQL must be a read-only SELECT query",
     ];
@@ -96,6 +102,38 @@ fn yaml_errors_point_at_the_line() {
     let error = ontology::from_yaml(bad_enum).unwrap_err();
     assert_eq!(error.line, Some(4));
     assert!(error.message.contains("median"), "{error}");
+
+    // A ratio divides two metrics; an aggregate of its own is a mistake,
+    // as a simple metric without one is.
+    let ratio_aggregate = "metrics:\n  - name: r\n    object: o\n    type: ratio\n    aggregate: sum\n    numerator: a\n    denominator: b\n";
+    let error = ontology::from_yaml(ratio_aggregate).unwrap_err();
+    assert!(error.message.contains("takes no `aggregate`"), "{error}");
+    assert!(error.line.is_some(), "{error:?}");
+    let no_aggregate = "metrics:\n  - name: m\n    object: o\n";
+    let error = ontology::from_yaml(no_aggregate).unwrap_err();
+    assert!(error.message.contains("needs `aggregate`"), "{error}");
+}
+
+#[test]
+fn a_ratio_is_written_without_an_aggregate_and_read_back() {
+    let ontology = ontology::from_yaml(SMALL).unwrap();
+    let ratio = ontology
+        .metrics
+        .iter()
+        .find(|m| m.name == "win_rate")
+        .unwrap();
+    assert_eq!(ratio.kind, ontology::MetricKind::Ratio);
+    assert_eq!(ratio.numerator.as_deref(), Some("wins"));
+    assert_eq!(ratio.denominator.as_deref(), Some("starts"));
+    let exported = ontology::to_yaml(&ontology);
+    let written = &exported[exported.find("- name: win_rate").unwrap()..];
+    // The last metric: its text ends where the rules begin.
+    let written = &written[..written.find("rules:").unwrap()];
+    assert!(written.contains("type: ratio"), "{written}");
+    assert!(written.contains("numerator: wins"), "{written}");
+    assert!(!written.contains("aggregate"), "{written}");
+    // A simple metric keeps saying how it aggregates.
+    assert!(exported.contains("aggregate: count"), "{exported}");
 }
 
 mod round_trip {
@@ -240,6 +278,27 @@ mod round_trip {
             )
     }
 
+    /// A ratio as read back: its aggregate is always `avg`, never written.
+    fn ratio() -> impl Strategy<Value = Metric> {
+        (
+            text(),
+            text(),
+            prop::option::of(text()),
+            prop::option::of(text()),
+            texts(),
+        )
+            .prop_map(|(name, object, numerator, denominator, synonyms)| Metric {
+                name,
+                object,
+                kind: MetricKind::Ratio,
+                aggregate: Aggregate::Avg,
+                numerator,
+                denominator,
+                synonyms,
+                ..Default::default()
+            })
+    }
+
     fn ontology() -> impl Strategy<Value = Ontology> {
         let relationship =
             (text(), text(), text(), text(), text()).prop_map(|(name, from, to, a, b)| {
@@ -266,7 +325,7 @@ mod round_trip {
             text(),
             prop::collection::vec(object(), 0..3),
             prop::collection::vec(relationship, 0..2),
-            prop::collection::vec(metric(), 0..2),
+            prop::collection::vec(prop_oneof![metric(), ratio()], 0..3),
             prop::collection::vec(rule, 0..2),
             prop::collection::vec(verified, 0..2),
         )

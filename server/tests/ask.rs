@@ -227,11 +227,15 @@ fn a_chat_stays_on_its_version_after_a_new_one_is_published() {
     assert_eq!(first["ontology_version"], 1);
     let chat = chat_of(&first);
 
-    // Version 2 drops the wins metric.
+    // Version 2 drops the wins metric, and the win rate that divides it.
     let v1 = std::fs::read_to_string(dir.path().join("f1-sqlite.yaml")).unwrap();
-    let start = v1.find("\n  - name: wins\n").unwrap();
-    let end = v1.find("\n  - name: podiums\n").unwrap();
-    let v2 = format!("{}{}", &v1[..start], &v1[end..])
+    let cut = |text: &str, from: &str, to: &str| {
+        let start = text.find(from).unwrap();
+        let end = text.find(to).unwrap();
+        format!("{}{}", &text[..start], &text[end..])
+    };
+    let without_rate = cut(&v1, "\n  - name: win_rate\n", "\n  - name: poles\n");
+    let v2 = cut(&without_rate, "\n  - name: wins\n", "\n  - name: podiums\n")
         .replace(
             "Who won the most races in 2023?",
             "Who was on the podium most in 2023?",

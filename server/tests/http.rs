@@ -1004,3 +1004,95 @@ async fn the_app_and_the_cli_refuse_the_same_data_sources() {
         .collect();
     assert!(!names.contains(&"Refused"), "{names:?}");
 }
+
+#[tokio::test]
+async fn the_metric_form_adds_a_ratio_and_names_its_problems_by_field() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let server = Server::start(&data, |c| {
+        c.arg("--no-demo");
+    });
+    let admin = sign_in(&server, ADMIN_PASSWORD).await.1.unwrap();
+    let ddl =
+        "CREATE TABLE results (result_id INTEGER PRIMARY KEY, position INTEGER, points REAL);";
+    let (status, body) = call_with(
+        &server,
+        &admin,
+        "create_project",
+        &[
+            ("name", "Ratios"),
+            ("source", "schema_only"),
+            ("dialect", "postgres"),
+            ("bootstrap", "ddl"),
+            ("ddl", ddl),
+        ],
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let id: String = serde_json::from_str(&body).unwrap();
+    let add = |fields: [(&'static str, &'static str); 6]| {
+        let mut form = vec![
+            ("project_id", id.as_str()),
+            ("metric[label]", ""),
+            ("metric[object]", "results"),
+            ("metric[description]", ""),
+            ("metric[synonyms]", ""),
+        ];
+        form.extend(fields);
+        let (server, admin) = (&server, &admin);
+        async move { call_with(server, admin, "add_metric", &form).await }
+    };
+    let simple = |name, aggregate, expr, filters| {
+        [
+            ("metric[name]", name),
+            ("metric[aggregate]", aggregate),
+            ("metric[expr]", expr),
+            ("metric[filters]", filters),
+            ("metric[numerator]", ""),
+            ("metric[denominator]", ""),
+        ]
+    };
+    for metric in [
+        simple("wins", "count", "", "position = 1"),
+        simple("starts", "count", "", ""),
+    ] {
+        let (status, body) = add(metric).await;
+        assert_eq!((status, body.as_str()), (StatusCode::OK, "[]"));
+    }
+    let (status, body) = add([
+        ("metric[name]", "win_rate"),
+        ("metric[aggregate]", "ratio"),
+        ("metric[expr]", ""),
+        ("metric[filters]", ""),
+        ("metric[numerator]", "wins"),
+        ("metric[denominator]", "starts"),
+    ])
+    .await;
+    assert_eq!((status, body.as_str()), (StatusCode::OK, "[]"));
+    // A ratio without a numerator, of itself a ratio, with conditions of
+    // its own: each problem next to its field, and nothing saved.
+    let (status, body) = add([
+        ("metric[name]", "bad_rate"),
+        ("metric[aggregate]", "ratio"),
+        ("metric[expr]", ""),
+        ("metric[filters]", "points > 0"),
+        ("metric[numerator]", ""),
+        ("metric[denominator]", "win_rate"),
+    ])
+    .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let problems: Vec<(String, String)> = serde_json::from_str(&body).unwrap();
+    let fields: Vec<&str> = problems.iter().map(|(f, _)| f.as_str()).collect();
+    assert_eq!(fields, ["numerator", "denominator", "filters"], "{body}");
+    assert!(problems[1].1.contains("itself a ratio"), "{body}");
+
+    let (status, body) = call_with(&server, &admin, "get_draft", &[("project_id", &id)]).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let draft: serde_json::Value = serde_json::from_str(&body).unwrap();
+    let yaml = draft["yaml"].as_str().unwrap();
+    assert!(
+        yaml.contains("- name: win_rate\n  object: results\n  type: ratio\n  numerator: wins\n  denominator: starts\n"),
+        "{yaml}"
+    );
+    assert!(!yaml.contains("bad_rate"), "{yaml}");
+}

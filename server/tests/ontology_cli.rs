@@ -164,10 +164,10 @@ fn story(cli: &Cli) {
     ]);
     assert_eq!(failed.status.code(), Some(2));
     let err = stderr(&failed);
-    assert!(err.contains("broken.yaml has 16 problem(s)"), "{err}");
+    assert!(err.contains("broken.yaml has 22 problem(s)"), "{err}");
     assert!(err.contains("broken.yaml:15: objects.race.table"), "{err}");
     assert!(
-        err.contains("broken.yaml:46: verified_questions[0].sql"),
+        err.contains("broken.yaml:63: verified_questions[0].sql"),
         "{err}"
     );
     assert!(

@@ -317,6 +317,11 @@ pub struct MetricForm {
     pub description: String,
     /// Comma-separated.
     pub synonyms: String,
+    /// A ratio's metrics (`aggregate` is `ratio`); absent from older forms.
+    #[serde(default)]
+    pub numerator: String,
+    #[serde(default)]
+    pub denominator: String,
 }
 
 /// Adds one element to the draft with `add`, which returns the element's
@@ -371,11 +376,17 @@ pub async fn add_metric(
     project_id: String,
     metric: MetricForm,
 ) -> Result<Vec<(String, String)>, AppError> {
-    use cassis_core::ontology::{Aggregate, Metric, tidy_synonyms};
-    let aggregate: Aggregate = serde_json::from_value(serde_json::Value::String(
-        metric.aggregate.clone(),
-    ))
-    .map_err(|_| {
+    use cassis_core::ontology::{Aggregate, Metric, MetricKind, tidy_synonyms};
+    // A ratio aggregates nothing itself; validation names what it lacks.
+    let (kind, aggregate) = if metric.aggregate == "ratio" {
+        (MetricKind::Ratio, Ok(Aggregate::Avg))
+    } else {
+        (
+            MetricKind::Simple,
+            serde_json::from_value(serde_json::Value::String(metric.aggregate.clone())),
+        )
+    };
+    let aggregate: Aggregate = aggregate.map_err(|_| {
         crate::ssr::respond_with(AppError::Invalid(format!(
             "`{}` is not an aggregate.",
             metric.aggregate
@@ -393,6 +404,9 @@ pub async fn add_metric(
                 label: metric.label.trim().to_owned(),
                 object: metric.object.trim().to_owned(),
                 aggregate,
+                kind,
+                numerator: Some(metric.numerator.trim().to_owned()).filter(|m| !m.is_empty()),
+                denominator: Some(metric.denominator.trim().to_owned()).filter(|m| !m.is_empty()),
                 expr: Some(metric.expr.trim().to_owned()).filter(|e| !e.is_empty()),
                 filters: metric
                     .filters

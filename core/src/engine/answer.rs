@@ -205,6 +205,11 @@ fn counts_rows(ontology: &Ontology, measure: &Measure) -> bool {
     }
 }
 
+fn is_ratio(ontology: &Ontology, measure: &Measure) -> bool {
+    matches!(measure, Measure::Metric { metric, .. }
+        if ontology.metrics.iter().any(|m| m.name == *metric && m.is_ratio()))
+}
+
 fn join_and(items: &[String]) -> String {
     match items {
         [] => String::new(),
@@ -495,10 +500,13 @@ fn measure_text(
             .measures
             .first()
             .is_some_and(|m| counts_rows(ontology, m));
-        let most = match (descending, counted) {
+        // A rate is high or low, never "the most win rate".
+        let rate = plan.measures.first().is_some_and(|m| is_ratio(ontology, m));
+        let most = match (descending, counted || rate) {
+            (true, _) if rate => "the highest",
             (true, _) => "the most",
-            (false, true) => "the fewest",
-            (false, false) => "the lowest",
+            (false, true) if !rate => "the fewest",
+            (false, _) => "the lowest",
         };
         let what = label
             .strip_prefix("Number of ")
@@ -616,6 +624,45 @@ mod tests {
         assert_eq!(
             answer_text(&ontology, &plan, &results),
             "IRAN and MOROCCO tie for the most customers with 72 each, then CANADA (69)."
+        );
+    }
+
+    #[cfg(feature = "ssr")]
+    #[test]
+    fn a_ratio_is_the_highest_not_the_most() {
+        use super::answer_text;
+        use crate::engine::plan::{AttributeRef, Measure, Order, SemanticPlan};
+        use crate::engine::response::ResultSet;
+
+        let ontology =
+            crate::ontology::from_yaml(include_str!("../../../examples/wholesale/ontology.yaml"))
+                .unwrap();
+        let plan = SemanticPlan {
+            measures: vec![Measure::Metric {
+                metric: "average_revenue_per_order".to_owned(),
+                variant: None,
+            }],
+            dimensions: vec![AttributeRef::new("customer", "market_segment")],
+            order: Some(Order::Measure {
+                index: 0,
+                descending: true,
+            }),
+            limit: Some(1),
+            ..SemanticPlan::default()
+        };
+        let results = ResultSet {
+            columns: vec![
+                "market_segment".to_owned(),
+                "average_revenue_per_order".to_owned(),
+            ],
+            rows: vec![vec![json!("HOUSEHOLD"), json!(142294.73)]],
+            total_rows: 1,
+            truncated: false,
+        };
+        let text = answer_text(&ontology, &plan, &results);
+        assert!(
+            text.contains("the highest average revenue per order"),
+            "{text}"
         );
     }
 

@@ -76,6 +76,14 @@ pub enum CompileError {
         "the variant `{variant}` of `{metric}` adds metrics, which only works for sums and counts on the same dimensions"
     )]
     UnsupportedCombination { metric: String, variant: String },
+    #[error(
+        "`{0}` is a ratio of two metrics, computed on its own at the question's grain; ask for it without other measures"
+    )]
+    RatioNotAlone(String),
+    #[error(
+        "`{0}` is a ratio of two metrics; it cannot be summed, counted over or added to another metric"
+    )]
+    RatioInside(String),
     #[error("the SQL `{text}` of {what} {error}")]
     Expression {
         what: String,
@@ -97,7 +105,18 @@ pub fn compile(
         [Measure::Difference { of, from, minus }] => {
             return compiler.difference(plan, of, from, minus);
         }
-        _ => {}
+        [Measure::Metric { metric, variant }] if compiler.is_ratio(metric) => {
+            return compiler.ratio(plan, metric, variant.as_deref());
+        }
+        measures => {
+            let ratio = measures.iter().find_map(|m| match m {
+                Measure::Metric { metric, .. } if compiler.is_ratio(metric) => Some(metric),
+                _ => None,
+            });
+            if let Some(ratio) = ratio {
+                return Err(CompileError::RatioNotAlone(ratio.clone()));
+            }
+        }
     }
     let (query, columns, objects) = if plan.measures.is_empty() {
         compiler.lookup(plan)?
@@ -346,6 +365,141 @@ impl<'a> Compiler<'a> {
             [("part", part), ("whole", whole)],
             |p, w| format!("100.0 * {p} / NULLIF({w}, 0)"),
         )
+    }
+
+    fn is_ratio(&self, metric: &str) -> bool {
+        self.ontology
+            .metrics
+            .iter()
+            .any(|m| m.name == metric && m.is_ratio())
+    }
+
+    /// A ratio metric: its numerator and its denominator each aggregated on
+    /// their own, under the plan's filters and at the plan's grain, then
+    /// divided; never an average of ratios. Without dimensions they are two
+    /// one-row subqueries side by side; with dimensions, one subquery per
+    /// side grouped the same way, joined on the group keys, every group of
+    /// the denominator kept (a driver without a win has a win rate of 0).
+    fn ratio(
+        &self,
+        plan: &SemanticPlan,
+        name: &str,
+        variant: Option<&str>,
+    ) -> Result<CompiledQuery, CompileError> {
+        let metric = self
+            .ontology
+            .metrics
+            .iter()
+            .find(|m| m.name == name)
+            .ok_or_else(|| CompileError::UnknownMetric(name.to_owned()))?;
+        if let Some(variant) = variant {
+            return Err(CompileError::UnknownVariant {
+                metric: name.to_owned(),
+                variant: variant.to_owned(),
+            });
+        }
+        let side = |metric: &Option<String>| Measure::Metric {
+            metric: metric.clone().unwrap_or_default(),
+            variant: None,
+        };
+        let (numerator, denominator) = (side(&metric.numerator), side(&metric.denominator));
+        // Zero anything over zero things is no figure; nothing over some
+        // things is zero. `1.0 *` keeps integer counts from dividing as integers.
+        let divide = |n: &str, d: &str| format!("1.0 * COALESCE({n}, 0) / NULLIF({d}, 0)");
+        if plan.dimensions.is_empty() {
+            let numerator = self.alone(plan, &numerator, &[])?;
+            let denominator = self.alone(plan, &denominator, &[])?;
+            return self.side_by_side(
+                "the ratio",
+                name.to_owned(),
+                [("numerator", numerator), ("denominator", denominator)],
+                divide,
+            );
+        }
+        // Two drivers may share a name: each side groups by the key of what a
+        // name names as well, and the sides join on it.
+        let mut keys = plan.dimensions.clone();
+        for dimension in &plan.dimensions {
+            let object = self.object(&dimension.object)?;
+            if dimension.bucket.is_some()
+                || display_attribute(object) != Some(dimension.attribute.as_str())
+            {
+                continue;
+            }
+            for key in &object.primary_key {
+                let attribute = object
+                    .attributes
+                    .iter()
+                    .find(|a| a.column_name() == Some(key.as_str()) || a.name == *key);
+                if let Some(attribute) = attribute {
+                    let key = AttributeRef::new(&object.name, &attribute.name);
+                    if !keys.contains(&key) {
+                        keys.push(key);
+                    }
+                }
+            }
+        }
+        let grouped = |measure: Measure| -> Result<CompiledQuery, CompileError> {
+            let side = SemanticPlan {
+                measures: vec![measure],
+                dimensions: keys.clone(),
+                filters: plan.filters.clone(),
+                via: plan.via.clone(),
+                ..SemanticPlan::default()
+            };
+            let mut compiled = compile(self.ontology, &side, self.dialect)?;
+            // The outer query orders; a subquery's order is wasted work.
+            compiled.query.order_by = None;
+            compiled.sql = compiled.query.to_string();
+            Ok(compiled)
+        };
+        let numerator = grouped(numerator)?;
+        let denominator = grouped(denominator)?;
+        let ident = |text: &str| quoted_ident(self.dialect, text).to_string();
+        let value = |alias: &str, side: &CompiledQuery| {
+            format!(
+                "{alias}.{}",
+                ident(side.columns.last().map_or("", String::as_str))
+            )
+        };
+        let shown: Vec<String> = plan.dimensions.iter().map(|d| d.column()).collect();
+        let projection = shown
+            .iter()
+            .map(|c| format!("denominator.{0} AS {0}", ident(c)))
+            .chain(std::iter::once(format!(
+                "{} AS {}",
+                divide(
+                    &value("numerator", &numerator),
+                    &value("denominator", &denominator)
+                ),
+                ident(name)
+            )))
+            .collect::<Vec<_>>()
+            .join(", ");
+        let on = keys
+            .iter()
+            .map(|k| format!("numerator.{0} = denominator.{0}", ident(&k.column())))
+            .collect::<Vec<_>>()
+            .join(" AND ");
+        // Both subqueries are the compiler's own output; only the shell is new.
+        let text = format!(
+            "SELECT {projection} FROM ({}) AS denominator LEFT JOIN ({}) AS numerator ON {on}",
+            denominator.sql, numerator.sql,
+        );
+        let select = match *self.shell("the ratio", text)?.body {
+            SetExpr::Select(select) => *select,
+            _ => unreachable!("the ratio's shell is a plain SELECT"),
+        };
+        let order = self.order(plan, &[name])?;
+        let query = finish(select, order, plan.limit);
+        let mut columns = shown;
+        columns.push(name.to_owned());
+        let objects = numerator
+            .objects
+            .into_iter()
+            .chain(denominator.objects)
+            .collect();
+        Ok(CompiledQuery::new(query, columns, objects))
     }
 
     /// "How many more races in 2024 than in 2014": the measure under each
@@ -618,6 +772,9 @@ impl<'a> Compiler<'a> {
             .iter()
             .find(|m| m.name == name)
             .ok_or_else(|| CompileError::UnknownMetric(name.to_owned()))?;
+        if metric.is_ratio() {
+            return Err(CompileError::RatioInside(name.to_owned()));
+        }
         let chosen = metric.reading(variant);
         if let (Some(v), None) = (variant, chosen) {
             return Err(CompileError::UnknownVariant {
@@ -956,7 +1113,7 @@ impl<'a> Compiler<'a> {
         select.from = vec![self.joined_tables(tree, aliases)?];
         select.selection = self.where_clause(&plan.filters, extra_filters, aliases)?;
         select.group_by = GroupByExpr::Expressions(group_by, Vec::new());
-        let order = self.order(plan, measures)?;
+        let order = self.order(plan, &names(measures))?;
         Ok(finish(select, order, plan.limit))
     }
 
@@ -1014,7 +1171,7 @@ impl<'a> Compiler<'a> {
         rows.from = vec![self.joined_tables(tree, aliases)?];
         rows.selection = self.where_clause(&plan.filters, Vec::new(), aliases)?;
         let select = self.regrouped(plan, SetExpr::Select(Box::new(rows)), grain, outer);
-        let order = self.order(plan, measures)?;
+        let order = self.order(plan, &names(measures))?;
         Ok(finish(select, order, plan.limit))
     }
 
@@ -1102,7 +1259,7 @@ impl<'a> Compiler<'a> {
             alias: self.ident(&measure.name),
         };
         let select = self.regrouped(plan, union, combined, vec![total]);
-        let order = self.order(plan, std::slice::from_ref(&measure))?;
+        let order = self.order(plan, &[measure.name.as_str()])?;
         let columns = output_columns(plan, std::slice::from_ref(&measure));
         // The measured objects first, then what they join.
         objects.sort_by_key(|o| !branches.iter().any(|b| &b.base == o));
@@ -1138,15 +1295,17 @@ impl<'a> Compiler<'a> {
         select
     }
 
+    /// The plan's order over output columns: its measures, named in order,
+    /// and its dimensions.
     fn order(
         &self,
         plan: &SemanticPlan,
-        measures: &[Resolved],
+        measures: &[&str],
     ) -> Result<Vec<OrderByExpr>, CompileError> {
         let by_measure = |index: usize, descending| {
             measures
                 .get(index)
-                .map(|m| order_by(Expr::Identifier(self.ident(&m.name)), descending))
+                .map(|m| order_by(Expr::Identifier(self.ident(m)), descending))
         };
         let by_dimension = |index: usize, descending| {
             plan.dimensions
@@ -1259,6 +1418,10 @@ fn needed_objects(plan: &SemanticPlan) -> Vec<&str> {
         )
         .map(|a| a.object.as_str())
         .collect()
+}
+
+fn names(measures: &[Resolved]) -> Vec<&str> {
+    measures.iter().map(|m| m.name.as_str()).collect()
 }
 
 fn output_columns(plan: &SemanticPlan, measures: &[Resolved]) -> Vec<String> {
@@ -1728,6 +1891,10 @@ mod tests {
             limit: Some(10),
             ..SemanticPlan::default()
         };
+        let ratio = SemanticPlan {
+            measures: vec![metric("win_rate", None)],
+            ..plan.clone()
+        };
         for dialect in [
             Dialect::Sqlite,
             Dialect::Postgres,
@@ -1738,11 +1905,96 @@ mod tests {
             Dialect::Redshift,
             Dialect::Databricks,
         ] {
-            let compiled = compile(&f1(), &plan, dialect).unwrap();
-            let reparsed = crate::sql::parse_select(dialect, &compiled.sql)
-                .unwrap_or_else(|e| panic!("{dialect:?}: {e}: {}", compiled.sql));
-            assert_eq!(reparsed.to_string(), compiled.sql, "{dialect:?}");
+            for plan in [&plan, &ratio] {
+                let compiled = compile(&f1(), plan, dialect).unwrap();
+                let reparsed = crate::sql::parse_select(dialect, &compiled.sql)
+                    .unwrap_or_else(|e| panic!("{dialect:?}: {e}: {}", compiled.sql));
+                assert_eq!(reparsed.to_string(), compiled.sql, "{dialect:?}");
+            }
         }
+    }
+
+    fn in_2023() -> Filter {
+        Filter {
+            attribute: AttributeRef::new("race", "year"),
+            condition: Condition::OneOf(vec![Literal::Integer(2023)]),
+        }
+    }
+
+    #[test]
+    fn a_ratio_alone_divides_two_one_row_subqueries() {
+        let plan = SemanticPlan {
+            measures: vec![metric("win_rate", None)],
+            filters: vec![in_2023()],
+            ..SemanticPlan::default()
+        };
+        let compiled = compile(&f1(), &plan, Dialect::Postgres).unwrap();
+        assert_eq!(
+            compiled.sql,
+            "SELECT 1.0 * COALESCE(numerator.wins, 0) / NULLIF(denominator.starts, 0) AS win_rate \
+             FROM (SELECT COUNT(*) AS wins FROM public.results rr \
+             JOIN public.races r ON rr.race_id = r.race_id \
+             WHERE r.year = 2023 AND rr.position = 1) AS numerator \
+             CROSS JOIN (SELECT COUNT(*) AS starts FROM public.results rr \
+             JOIN public.races r ON rr.race_id = r.race_id WHERE r.year = 2023) AS denominator"
+        );
+        assert_eq!(compiled.columns, ["win_rate"]);
+        assert_eq!(compiled.objects, ["public.results", "public.races"]);
+    }
+
+    #[test]
+    fn a_ratio_per_group_joins_both_sides_on_the_group_keys() {
+        let plan = SemanticPlan {
+            measures: vec![metric("win_rate", None)],
+            dimensions: vec![AttributeRef::new("driver", "full_name")],
+            filters: vec![in_2023()],
+            limit: Some(5),
+            ..SemanticPlan::default()
+        };
+        let compiled = compile(&f1(), &plan, Dialect::Postgres).unwrap();
+        // Each side counts per driver (by name and key, as two drivers may
+        // share a name) before dividing; every driver with a start is kept.
+        assert_eq!(
+            compiled.sql,
+            "SELECT denominator.full_name AS full_name, \
+             1.0 * COALESCE(numerator.wins, 0) / NULLIF(denominator.starts, 0) AS win_rate \
+             FROM (SELECT d.forename || ' ' || d.surname AS full_name, d.driver_id AS driver_id, \
+             COUNT(*) AS starts FROM public.results rr \
+             JOIN public.drivers d ON rr.driver_id = d.driver_id \
+             JOIN public.races r ON rr.race_id = r.race_id WHERE r.year = 2023 \
+             GROUP BY d.forename || ' ' || d.surname, d.driver_id) AS denominator \
+             LEFT JOIN (SELECT d.forename || ' ' || d.surname AS full_name, d.driver_id AS driver_id, \
+             COUNT(*) AS wins FROM public.results rr \
+             JOIN public.drivers d ON rr.driver_id = d.driver_id \
+             JOIN public.races r ON rr.race_id = r.race_id WHERE r.year = 2023 AND rr.position = 1 \
+             GROUP BY d.forename || ' ' || d.surname, d.driver_id) AS numerator \
+             ON numerator.full_name = denominator.full_name AND numerator.driver_id = denominator.driver_id \
+             ORDER BY win_rate DESC LIMIT 5"
+        );
+        assert_eq!(compiled.columns, ["full_name", "win_rate"]);
+    }
+
+    #[test]
+    fn a_ratio_beside_another_measure_or_inside_one_is_refused() {
+        let beside = SemanticPlan {
+            measures: vec![metric("wins", None), metric("win_rate", None)],
+            ..SemanticPlan::default()
+        };
+        assert_eq!(
+            compile(&f1(), &beside, Dialect::Sqlite).unwrap_err(),
+            super::CompileError::RatioNotAlone("win_rate".into())
+        );
+        let counted = SemanticPlan {
+            measures: vec![Measure::DistinctOf {
+                object: "driver".into(),
+                metric: "win_rate".into(),
+            }],
+            ..SemanticPlan::default()
+        };
+        assert_eq!(
+            compile(&f1(), &counted, Dialect::Sqlite).unwrap_err(),
+            super::CompileError::RatioInside("win_rate".into())
+        );
     }
 
     #[test]

@@ -174,35 +174,160 @@ impl Cardinality {
     }
 }
 
-/// A named aggregate the business counts on: revenue, wins, points.
+/// A named aggregate the business counts on: revenue, wins, points; or the
+/// ratio of two such metrics (win rate: wins per start).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(try_from = "MetricDocument", into = "MetricDocument")]
 pub struct Metric {
     pub name: String,
-    /// The object whose rows it aggregates.
+    /// The object whose rows it aggregates. For a ratio, the object the
+    /// questions about it are read from (where its time and groupings
+    /// start): its numerator's or its denominator's.
     pub object: String,
+    /// For a ratio, `avg`, never written: each side aggregates its own way,
+    /// and like an average a ratio neither counts rows nor adds up across
+    /// groups, which is what the planner and the answer read from it.
     pub aggregate: Aggregate,
+    pub kind: MetricKind,
     /// What it aggregates, over the object's columns; omitted for a row count.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub expr: Option<String>,
     /// Conditions every counted row meets: `position = 1`.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub filters: Vec<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// A ratio's metric divided, and the one it is divided by.
+    pub numerator: Option<String>,
+    pub denominator: Option<String>,
     pub format: Option<MetricFormat>,
-    #[serde(default, skip_serializing_if = "String::is_empty")]
     pub label: String,
-    #[serde(default, skip_serializing_if = "String::is_empty")]
     pub description: String,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub synonyms: Vec<String>,
     /// Readings the business genuinely disagrees on; a question that does not
     /// say which is a fork the user confirms.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub variants: Vec<MetricVariant>,
 }
 
+/// What a metric computes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MetricKind {
+    /// One aggregate over one object's rows.
+    #[default]
+    Simple,
+    /// One metric divided by another, each aggregated at the question's grain
+    /// before dividing (never an average of per-row ratios).
+    Ratio,
+}
+
+impl MetricKind {
+    fn is_default(&self) -> bool {
+        *self == MetricKind::default()
+    }
+}
+
+/// A metric as written: `aggregate` is required of a simple metric and
+/// absent from a ratio, which the derived reader cannot say by itself.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct MetricDocument {
+    name: String,
+    object: String,
+    #[serde(
+        rename = "type",
+        default,
+        skip_serializing_if = "MetricKind::is_default"
+    )]
+    kind: MetricKind,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    aggregate: Option<Aggregate>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    expr: Option<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    filters: Vec<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    numerator: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    denominator: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    format: Option<MetricFormat>,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    label: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    description: String,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    synonyms: Vec<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    variants: Vec<MetricVariant>,
+}
+
+/// A metric document that cannot be read as a metric at all; what is
+/// merely inconsistent (a ratio with filters) is left to validation, which
+/// names the field.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum MetricDocumentError {
+    #[error("the metric `{0}` needs `aggregate` (count, count_distinct, sum, avg, min or max)")]
+    MissingAggregate(String),
+    #[error(
+        "the metric `{0}` is a ratio: it divides `numerator` by `denominator`, so it takes no `aggregate`"
+    )]
+    RatioWithAggregate(String),
+}
+
+impl TryFrom<MetricDocument> for Metric {
+    type Error = MetricDocumentError;
+
+    fn try_from(d: MetricDocument) -> Result<Self, Self::Error> {
+        let aggregate = match (d.kind, d.aggregate) {
+            (MetricKind::Simple, Some(aggregate)) => aggregate,
+            (MetricKind::Simple, None) => {
+                return Err(MetricDocumentError::MissingAggregate(d.name));
+            }
+            (MetricKind::Ratio, None) => Aggregate::Avg,
+            (MetricKind::Ratio, Some(_)) => {
+                return Err(MetricDocumentError::RatioWithAggregate(d.name));
+            }
+        };
+        Ok(Metric {
+            name: d.name,
+            object: d.object,
+            aggregate,
+            kind: d.kind,
+            expr: d.expr,
+            filters: d.filters,
+            numerator: d.numerator,
+            denominator: d.denominator,
+            format: d.format,
+            label: d.label,
+            description: d.description,
+            synonyms: d.synonyms,
+            variants: d.variants,
+        })
+    }
+}
+
+impl From<Metric> for MetricDocument {
+    fn from(m: Metric) -> Self {
+        MetricDocument {
+            aggregate: (m.kind == MetricKind::Simple).then_some(m.aggregate),
+            name: m.name,
+            object: m.object,
+            kind: m.kind,
+            expr: m.expr,
+            filters: m.filters,
+            numerator: m.numerator,
+            denominator: m.denominator,
+            format: m.format,
+            label: m.label,
+            description: m.description,
+            synonyms: m.synonyms,
+            variants: m.variants,
+        }
+    }
+}
+
 impl Metric {
+    pub fn is_ratio(&self) -> bool {
+        self.kind == MetricKind::Ratio
+    }
+
     /// The variant named, or the default reading when none is named.
     pub fn reading(&self, variant: Option<&str>) -> Option<&MetricVariant> {
         match variant {

@@ -1,7 +1,7 @@
 //! Validation collects every problem at once, each with the path of the
 //! element at fault, so an analyst fixes a file in one pass.
 
-use super::model::{Aggregate, Attribute, Metric, Object, Ontology};
+use super::model::{Aggregate, Attribute, Metric, MetricKind, Object, Ontology};
 use crate::project::Dialect;
 use crate::sql;
 use serde::{Deserialize, Serialize};
@@ -272,11 +272,86 @@ impl Checker {
             "metrics",
             ontology.metrics.iter().map(|m| m.name.as_str()),
         );
-        let metric_names: HashSet<&str> =
-            ontology.metrics.iter().map(|m| m.name.as_str()).collect();
+        let metric_kinds: HashMap<&str, MetricKind> = ontology
+            .metrics
+            .iter()
+            .map(|m| (m.name.as_str(), m.kind))
+            .collect();
         for (i, metric) in ontology.metrics.iter().enumerate() {
             let path = element("metrics", i, &metric.name);
-            self.metric(&path, metric, objects, &metric_names);
+            if metric.kind == MetricKind::Ratio {
+                self.ratio(&path, metric, ontology, objects);
+            } else {
+                self.metric(&path, metric, objects, &metric_kinds);
+            }
+        }
+    }
+
+    /// A ratio divides two simple metrics; it has no rows of its own to
+    /// aggregate, filter or vary, and its object is one of its sides'.
+    fn ratio(
+        &mut self,
+        path: &str,
+        metric: &Metric,
+        ontology: &Ontology,
+        objects: &HashMap<&str, &Object>,
+    ) {
+        self.name(path, &metric.name);
+        self.synonyms(path, &metric.synonyms);
+        self.object_ref(&format!("{path}.object"), &metric.object, objects);
+        let mut side_objects = Vec::new();
+        for (field, side) in [
+            ("numerator", &metric.numerator),
+            ("denominator", &metric.denominator),
+        ] {
+            let at = format!("{path}.{field}");
+            let Some(side) = side.as_deref().filter(|s| !s.trim().is_empty()) else {
+                self.problem(
+                    at,
+                    format!("a ratio needs `{field}`: the metric it divides"),
+                );
+                continue;
+            };
+            match ontology.metrics.iter().find(|m| m.name == side) {
+                None => self.problem(at, format!("there is no metric named `{side}`")),
+                Some(other) if other.name == metric.name => {
+                    self.problem(at, "a ratio cannot divide itself")
+                }
+                Some(other) if other.kind == MetricKind::Ratio => self.problem(
+                    at,
+                    format!(
+                        "`{side}` is itself a ratio; a ratio divides two metrics that aggregate rows"
+                    ),
+                ),
+                Some(other) => side_objects.push(other.object.as_str()),
+            }
+        }
+        if side_objects.len() == 2
+            && objects.contains_key(metric.object.as_str())
+            && !side_objects.contains(&metric.object.as_str())
+        {
+            self.problem(
+                format!("{path}.object"),
+                format!(
+                    "a ratio is read from its numerator's or its denominator's object (`{}` or `{}`), not `{}`",
+                    side_objects[0], side_objects[1], metric.object
+                ),
+            );
+        }
+        let unused = [
+            ("expr", metric.expr.is_some()),
+            ("filters", !metric.filters.is_empty()),
+            ("variants", !metric.variants.is_empty()),
+        ];
+        for (field, present) in unused {
+            if present {
+                self.problem(
+                    format!("{path}.{field}"),
+                    format!(
+                        "a ratio takes no `{field}`; give it to the numerator or the denominator metric"
+                    ),
+                );
+            }
         }
     }
 
@@ -285,11 +360,22 @@ impl Checker {
         path: &str,
         metric: &Metric,
         objects: &HashMap<&str, &Object>,
-        metrics: &HashSet<&str>,
+        metrics: &HashMap<&str, MetricKind>,
     ) {
         self.name(path, &metric.name);
         self.synonyms(path, &metric.synonyms);
         self.object_ref(&format!("{path}.object"), &metric.object, objects);
+        for (field, present) in [
+            ("numerator", metric.numerator.is_some()),
+            ("denominator", metric.denominator.is_some()),
+        ] {
+            if present {
+                self.problem(
+                    format!("{path}.{field}"),
+                    format!("only a ratio has a `{field}`: add `type: ratio`, or remove it"),
+                );
+            }
+        }
         match (&metric.expr, metric.aggregate) {
             (Some(expr), _) => self.expression(format!("{path}.expr"), expr),
             (None, Aggregate::Count) => {}
@@ -328,11 +414,18 @@ impl Checker {
             for other in &variant.plus {
                 if other == &metric.name {
                     self.problem(format!("{vpath}.plus"), "a metric cannot add itself");
-                } else if !metrics.contains(other.as_str()) {
-                    self.problem(
-                        format!("{vpath}.plus"),
-                        format!("there is no metric named `{other}`"),
-                    );
+                } else {
+                    match metrics.get(other.as_str()) {
+                        None => self.problem(
+                            format!("{vpath}.plus"),
+                            format!("there is no metric named `{other}`"),
+                        ),
+                        Some(MetricKind::Ratio) => self.problem(
+                            format!("{vpath}.plus"),
+                            format!("`{other}` is a ratio, which does not add up; add the metrics it divides"),
+                        ),
+                        Some(MetricKind::Simple) => {}
+                    }
                 }
             }
         }

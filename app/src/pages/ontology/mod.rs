@@ -427,6 +427,15 @@ fn MetricForm(
 ) -> impl IntoView {
     let objects: Vec<String> =
         ontology.with_value(|o| o.objects.iter().map(|o| o.name.clone()).collect());
+    // What a ratio may divide: the metrics that aggregate rows.
+    let metrics: Vec<String> = ontology.with_value(|o| {
+        o.metrics
+            .iter()
+            .filter(|m| !m.is_ratio())
+            .map(|m| m.name.clone())
+            .collect()
+    });
+    let ratio = RwSignal::new(false);
     let outcome = Signal::derive(move || actions.metric.value().get());
     let problem = move |field: &'static str| field_problem(outcome, field);
     let aggregates = [
@@ -445,7 +454,7 @@ fn MetricForm(
     view! {
         <div class=format!("{CARD} mt-4")>
             <h2 class=CARD_TITLE>"Add a metric"</h2>
-            <p class="mt-1 text-sm text-slate-600">"A number people ask for, such as wins or revenue: an aggregate over one object, with optional conditions."</p>
+            <p class="mt-1 text-sm text-slate-600">"A number people ask for, such as wins or revenue: an aggregate over one object, with optional conditions; or a ratio of two metrics, such as wins per start."</p>
             <ActionForm action=actions.metric attr:class="mt-4 grid gap-4 md:grid-cols-2" attr:data-testid="metric-form">
                 <input type="hidden" name="project_id" value=project_id />
                 <div>
@@ -466,11 +475,26 @@ fn MetricForm(
                 </div>
                 <div>
                     <label for="metric-aggregate" class=LABEL>"Aggregate"</label>
-                    <select id="metric-aggregate" name="metric[aggregate]" class=INPUT>
+                    <select id="metric-aggregate" name="metric[aggregate]" class=INPUT
+                        on:change=move |ev| ratio.set(event_target_value(&ev) == "ratio")>
                         {aggregates.into_iter().map(|(_, value, label)| view! { <option value=value>{label}</option> }).collect_view()}
+                        <option value="ratio">"ratio of two metrics"</option>
                     </select>
                     {problem("aggregate")}
                 </div>
+                {[("numerator", "Numerator (the metric divided)"), ("denominator", "Denominator (the metric it is divided by)")].into_iter().map(|(field, label)| {
+                    let metrics = metrics.clone();
+                    view! {
+                        <div class:hidden=move || !ratio.get()>
+                            <label for=format!("metric-{field}") class=LABEL>{label}</label>
+                            <select id=format!("metric-{field}") name=format!("metric[{field}]") class=INPUT>
+                                <option value="">"(choose a metric)"</option>
+                                {metrics.into_iter().map(|m| view! { <option value=m.clone()>{m.clone()}</option> }).collect_view()}
+                            </select>
+                            {problem(field)}
+                        </div>
+                    }
+                }).collect_view()}
                 <div>
                     <label for="metric-expr" class=LABEL>"Expression (SQL over the object's columns)"</label>
                     <input id="metric-expr" name="metric[expr]" type="text" class=format!("{INPUT} font-mono") placeholder="points" />

@@ -266,10 +266,16 @@ pub fn describe(ontology: &Ontology, path: &str) -> Option<ElementView> {
             let m = ontology.metrics.iter().find(|m| m.name == *name)?;
             nonempty(&mut facts, "Label", &m.label);
             facts.push(("Object", m.object.clone()));
-            facts.push((
-                "Computes",
-                format!("{:?}({})", m.aggregate, m.expr.as_deref().unwrap_or("*")).to_lowercase(),
-            ));
+            let computes = if m.is_ratio() {
+                format!(
+                    "{} / {}",
+                    m.numerator.as_deref().unwrap_or("?"),
+                    m.denominator.as_deref().unwrap_or("?")
+                )
+            } else {
+                format!("{:?}({})", m.aggregate, m.expr.as_deref().unwrap_or("*")).to_lowercase()
+            };
+            facts.push(("Computes", computes));
             nonempty(&mut facts, "Conditions", &m.filters.join(" and "));
             nonempty(
                 &mut facts,

@@ -2216,3 +2216,78 @@ fn the_best_month_ranks_the_months() {
     );
     assert!(region.contains("GROUP BY r.r_name"), "{region}");
 }
+
+#[test]
+fn a_ratio_metric_is_found_by_its_name_and_synonyms() {
+    let (ontology, lexicon) = f1();
+    let (wholesale, wholesale_lexicon) = wholesale();
+    let win_rate = Measure::Metric {
+        metric: "win_rate".into(),
+        variant: None,
+    };
+    let per_order = Measure::Metric {
+        metric: "average_revenue_per_order".into(),
+        variant: None,
+    };
+    for (ontology, lexicon, question, measure, dimensions) in [
+        (
+            &ontology,
+            &lexicon,
+            "What is Lewis Hamilton's win rate in 2020?",
+            &win_rate,
+            vec![],
+        ),
+        (
+            &ontology,
+            &lexicon,
+            "win percentage of Ferrari since 2010",
+            &win_rate,
+            vec![],
+        ),
+        (
+            &ontology,
+            &lexicon,
+            "win rate by driver in 2021",
+            &win_rate,
+            vec!["driver.full_name"],
+        ),
+        (
+            &ontology,
+            &lexicon,
+            "Max Verstappen's win rate by year",
+            &win_rate,
+            vec!["race.year"],
+        ),
+        (
+            &wholesale,
+            &wholesale_lexicon,
+            "average revenue per order in 1996",
+            &per_order,
+            vec![],
+        ),
+        (
+            &wholesale,
+            &wholesale_lexicon,
+            "revenue per order by market segment",
+            &per_order,
+            vec!["customer.market_segment"],
+        ),
+    ] {
+        let Planned::Plan(plan) = plan(ontology, lexicon, question, None, None) else {
+            panic!("{question}: not answerable");
+        };
+        assert_eq!(plan.measures, std::slice::from_ref(measure), "{question}");
+        let grouped: Vec<String> = plan
+            .dimensions
+            .iter()
+            .map(|d| format!("{}.{}", d.object, d.attribute))
+            .collect();
+        assert_eq!(grouped, dimensions, "{question}");
+        // Both sides are measured under the question's conditions.
+        let sql = compile(ontology, &plan, Dialect::Sqlite).unwrap().sql;
+        assert!(
+            sql.contains("AS numerator") && sql.contains("AS denominator"),
+            "{sql}"
+        );
+    }
+}
