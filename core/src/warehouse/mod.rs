@@ -86,6 +86,23 @@ const METADATA_TABLES: [&str; 6] = [
     "ontology_versions",
 ];
 
+/// [`METADATA_TABLES`] as an SQL list of string literals (`'users', …`),
+/// upper-cased for engines that fold unquoted names to upper case. The
+/// names are constants, never input, so they are written into the SQL.
+fn metadata_table_list(upper: bool) -> String {
+    METADATA_TABLES
+        .iter()
+        .map(|t| {
+            if upper {
+                format!("'{}'", t.to_uppercase())
+            } else {
+                format!("'{t}'")
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 /// Whether tables named `found` (in one database or schema) make a Cassis
 /// metadata database: accounts and sessions, with a table only Cassis has.
 /// Every version of it has `users`, `sessions` and `instance_settings` (the

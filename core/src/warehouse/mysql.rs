@@ -7,7 +7,7 @@
 
 use super::connector::{BoxFuture, Connector};
 use super::rows::{Budget, FetchError, mysql_row};
-use super::{HOUSEKEEPING_TIMEOUT, METADATA_TABLES, PoolUsage, WarehouseError};
+use super::{HOUSEKEEPING_TIMEOUT, PoolUsage, WarehouseError, metadata_table_list};
 use crate::project::Dialect;
 use crate::project::redact_url;
 use crate::warehouse::catalog::{Catalog, ColumnSchema, ForeignKey};
@@ -133,11 +133,7 @@ impl MySqlSource {
 
     /// Whether any database the user can see is a Cassis metadata database.
     async fn holds_metadata(&self) -> Result<bool, sqlx::Error> {
-        let names = METADATA_TABLES
-            .iter()
-            .map(|t| format!("'{t}'"))
-            .collect::<Vec<_>>()
-            .join(", ");
+        let names = metadata_table_list(false);
         // Constant table names, not input.
         let sql = format!(
             "SELECT CAST(table_schema AS CHAR), CAST(table_name AS CHAR) \

@@ -7,7 +7,8 @@ use super::catalog::{Catalog, ColumnSchema, ForeignKey};
 use super::connector::{BoxFuture, Connector, Cost};
 use super::rows::{Budget, FetchError, pg_row};
 use super::{
-    HOUSEKEEPING_TIMEOUT, METADATA_TABLES, POOL_CONNECTIONS, POOL_WAIT, PoolUsage, WarehouseError,
+    HOUSEKEEPING_TIMEOUT, POOL_CONNECTIONS, POOL_WAIT, PoolUsage, WarehouseError,
+    metadata_table_list,
 };
 use crate::project::{Dialect, redact_url};
 use serde_json::Value as Json;
@@ -65,11 +66,7 @@ impl Connector for PostgresSource {
 
     fn holds_metadata(&self) -> BoxFuture<'_, Result<bool, WarehouseError>> {
         Box::pin(async move {
-            let names = METADATA_TABLES
-                .iter()
-                .map(|t| format!("'{t}'"))
-                .collect::<Vec<_>>()
-                .join(", ");
+            let names = metadata_table_list(false);
             // Constant table names, not input.
             let sql = format!(
                 "SELECT DISTINCT relname::text FROM pg_catalog.pg_class \

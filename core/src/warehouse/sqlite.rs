@@ -5,7 +5,7 @@
 use super::catalog::{Catalog, ColumnSchema, ForeignKey, TableSchema};
 use super::connector::{BoxFuture, Connector};
 use super::rows::{Budget, FetchError, sqlite_row};
-use super::{METADATA_TABLES, POOL_CONNECTIONS, POOL_WAIT, PoolUsage, WarehouseError};
+use super::{POOL_CONNECTIONS, POOL_WAIT, PoolUsage, WarehouseError, metadata_table_list};
 use crate::project::{Dialect, redact_url};
 use serde_json::Value as Json;
 use sqlx::pool::PoolConnection;
@@ -57,11 +57,7 @@ impl Connector for SqliteSource {
 
     fn holds_metadata(&self) -> BoxFuture<'_, Result<bool, WarehouseError>> {
         Box::pin(async move {
-            let names = METADATA_TABLES
-                .iter()
-                .map(|t| format!("'{t}'"))
-                .collect::<Vec<_>>()
-                .join(", ");
+            let names = metadata_table_list(false);
             // Constant table names, not input.
             let sql = format!(
                 "SELECT name FROM sqlite_master WHERE type = 'table' AND name IN ({names})"

@@ -198,29 +198,34 @@ pub(super) fn read(lexicon: &Lexicon, question: &str, today: Option<Day>) -> Vec
         }
         // "in the USA": a code typed in capitals, in a question that is not
         // typed all in capitals.
-        let mut codes = lexicon.code(&words[i].plain).to_vec();
         // "status F": a one-letter code only right after its attribute's
         // name, since "A" and "I" are words too.
         let one_letter = words[i].plain.chars().count() == 1;
-        if one_letter {
-            let named = |object: usize, attribute: usize| {
-                matches!(pieces.last(), Some(Piece::Concept { entries, .. })
-                    if entries.iter().any(|e| e.concept == Concept::Attribute { object, attribute }))
-            };
-            codes.retain(|e| {
-                matches!(e.concept, Concept::Value { object, attribute, .. } if named(object, attribute))
-            });
-        }
         let capitals = words[i].capitals || (one_letter && words[i].capital);
+        let codes = lexicon.code(&words[i].plain);
         if capitals && !shouted && !codes.is_empty() {
-            pieces.push(Piece::Concept {
-                entries: codes,
-                text: words[i].plain.clone(),
-                scoped: false,
-            });
-            focus = Focus::Outside;
-            i += 1;
-            continue;
+            let named = |e: &Entry| match e.concept {
+                Concept::Value {
+                    object, attribute, ..
+                } => matches!(pieces.last(), Some(Piece::Concept { entries, .. })
+                    if entries.iter().any(|n| n.concept == Concept::Attribute { object, attribute })),
+                _ => false,
+            };
+            let entries: Vec<Entry> = codes
+                .iter()
+                .filter(|e| !one_letter || named(e))
+                .cloned()
+                .collect();
+            if !entries.is_empty() {
+                pieces.push(Piece::Concept {
+                    entries,
+                    text: words[i].plain.clone(),
+                    scoped: false,
+                });
+                focus = Focus::Outside;
+                i += 1;
+                continue;
+            }
         }
         let (concept_len, entries) = longest_concept(lexicon, &words[i..]);
         let operator = grammar::operator_at(&plain[i..]);

@@ -20,7 +20,7 @@ mod config;
 use super::catalog::{Catalog, ColumnSchema};
 use super::connector::{BoxFuture, Connector, Cost};
 use super::rows::{Budget, FetchError, ResultTooLarge};
-use super::{HOUSEKEEPING_TIMEOUT, METADATA_TABLES, WarehouseError};
+use super::{HOUSEKEEPING_TIMEOUT, WarehouseError, metadata_table_list};
 use crate::project::{Dialect, redact_url};
 use config::{Config, ConfigError};
 use serde::Deserialize;
@@ -546,11 +546,7 @@ impl BigQuerySource {
     }
 
     async fn holds_metadata(&self) -> Result<bool, WarehouseError> {
-        let names = METADATA_TABLES
-            .iter()
-            .map(|t| format!("'{t}'"))
-            .collect::<Vec<_>>()
-            .join(", ");
+        let names = metadata_table_list(false);
         // Constant table names and a checked dataset name, not input.
         let sql = format!(
             "SELECT table_name FROM {}.INFORMATION_SCHEMA.TABLES WHERE table_name IN ({names})",

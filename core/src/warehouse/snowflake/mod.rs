@@ -16,7 +16,7 @@ mod result;
 
 use super::connector::{BoxFuture, Connector, Cost};
 use super::rows::Budget;
-use super::{FetchError, METADATA_TABLES, WarehouseError};
+use super::{FetchError, WarehouseError, metadata_table_list};
 use crate::project::Dialect;
 use crate::project::redact_url;
 use crate::warehouse::catalog::{Catalog, ColumnSchema};
@@ -552,11 +552,7 @@ impl SnowflakeSource {
 
     /// How many of Cassis's metadata tables one schema holds together, at most.
     async fn holds_metadata(&self) -> Result<bool, WarehouseError> {
-        let names = METADATA_TABLES
-            .iter()
-            .map(|t| format!("'{}'", t.to_uppercase()))
-            .collect::<Vec<_>>()
-            .join(", ");
+        let names = metadata_table_list(true);
         // Constant table names, not input.
         let sql = format!(
             "SELECT table_schema || '.' || LOWER(table_name) FROM information_schema.tables \
