@@ -65,7 +65,7 @@ fn plan_strategy(ontology: &Ontology) -> impl Strategy<Value = SemanticPlan> {
     (
         proptest::option::of(proptest::sample::select(metrics)),
         proptest::collection::vec(proptest::sample::select(dims.clone()), 0..3),
-        proptest::option::of((1990i64..2025, 0usize..4)),
+        proptest::option::of((1990i64..2025, 0usize..8)),
         proptest::option::of(proptest::sample::select(vec![
             "Ferrari", "O'Brien", "Italy",
         ])),
@@ -87,22 +87,34 @@ fn plan_strategy(ontology: &Ontology) -> impl Strategy<Value = SemanticPlan> {
                         .push(AttributeRef::new("driver", "full_name"));
                 }
                 if let Some((y, op)) = year {
-                    let condition = match op {
+                    let condition = match op % 4 {
                         0 => Condition::OneOf(vec![Literal::Integer(y), Literal::Integer(y + 1)]),
                         1 => Condition::AtLeast(Literal::Integer(y)),
                         2 => Condition::Before(Literal::Integer(y)),
                         _ => Condition::Between(Literal::Integer(y), Literal::Integer(y + 3)),
                     };
+                    // A year on the race's date becomes a range of days,
+                    // itself an AND beside the plan's other filters.
+                    let attribute = if op < 4 { "year" } else { "race_date" };
                     plan.filters.push(Filter {
-                        attribute: AttributeRef::new("race", "year"),
+                        attribute: AttributeRef::new("race", attribute),
                         condition,
                     });
                 }
                 if let (Some(value), Some(attribute)) = (value, value_attribute) {
-                    plan.filters.push(Filter {
-                        attribute,
-                        condition: Condition::OneOf(vec![Literal::Text(value.to_owned())]),
-                    });
+                    // Before or after the time: each side of the AND.
+                    let at = if limit.is_some_and(|n| n % 2 == 0) {
+                        0
+                    } else {
+                        plan.filters.len()
+                    };
+                    plan.filters.insert(
+                        at,
+                        Filter {
+                            attribute,
+                            condition: Condition::OneOf(vec![Literal::Text(value.to_owned())]),
+                        },
+                    );
                 }
                 if let Some((by_measure, descending)) = order {
                     plan.order = Some(if by_measure && !plan.measures.is_empty() {

@@ -11,7 +11,7 @@ use crate::engine::llm::{
     Conversation, DataValues, KnownValues, LlmError, LlmPlanner, LlmReply, ModelPlan,
     PlanningContext, PriorTurn,
 };
-use crate::engine::plan::{Condition, Filter, Literal, Measure, SemanticPlan};
+use crate::engine::plan::{AttributeRef, Condition, Filter, Literal, Measure, SemanticPlan};
 use crate::engine::planner::{self, Planned, attribute_label, measure_label};
 use crate::engine::response::{AskResponse, AskStatus, PlanView, ResultSet};
 use crate::engine::written_sql;
@@ -484,7 +484,22 @@ impl Engine {
             .find(|t| matches!(t.status, AskStatus::Answered | AskStatus::NeedsExecution))
             .and_then(|t| {
                 let mut plan = serde_json::from_str::<SemanticPlan>(t.plan.as_deref()?).ok()?;
-                plan.answered = answered_first(&plan, &t.response);
+                let rows = first_column(&plan, &t.response);
+                plan.answered = rows.as_ref().and_then(|(attribute, values)| {
+                    Some(Box::new(Filter {
+                        attribute: attribute.clone(),
+                        condition: Condition::OneOf(vec![values.first()?.clone()?]),
+                    }))
+                });
+                // Only a ranking chose its rows by more than its filters.
+                plan.listed = rows
+                    .filter(|(_, values)| plan.limit.is_some_and(|n| values.len() <= n as usize))
+                    .and_then(|(attribute, values)| {
+                        Some(Box::new(Filter {
+                            attribute,
+                            condition: Condition::OneOf(values.into_iter().collect::<Option<_>>()?),
+                        }))
+                    });
                 Some(plan)
             });
         let error = |status: AskStatus, message: String| {
@@ -1473,30 +1488,29 @@ impl From<StoreError> for TurnError {
     }
 }
 
-/// The thing an answer led with: its first row's value of the plan's first
-/// grouping, which "he" or "there" in the next question refers to.
-fn answered_first(plan: &SemanticPlan, response: &str) -> Option<Box<Filter>> {
+/// The values an answer shows of the plan's first grouping, row by row:
+/// the first is the thing it led with, which "he" or "there" in the next
+/// question refers to.
+fn first_column(
+    plan: &SemanticPlan,
+    response: &str,
+) -> Option<(AttributeRef, Vec<Option<Literal>>)> {
     let attribute = plan.dimensions.first()?;
     if attribute.bucket.is_some() {
         return None;
     }
     let response: AskResponse = serde_json::from_str(response).ok()?;
-    let value = response
+    let values = response
         .results?
         .rows
         .into_iter()
-        .next()?
-        .into_iter()
-        .next()?;
-    let literal = match value {
-        serde_json::Value::String(text) => Literal::Text(text),
-        serde_json::Value::Number(n) => Literal::Integer(n.as_i64()?),
-        _ => return None,
-    };
-    Some(Box::new(Filter {
-        attribute: attribute.clone(),
-        condition: Condition::OneOf(vec![literal]),
-    }))
+        .map(|row| match row.into_iter().next()? {
+            serde_json::Value::String(text) => Some(Literal::Text(text)),
+            serde_json::Value::Number(n) => Some(Literal::Integer(n.as_i64()?)),
+            _ => None,
+        })
+        .collect::<Vec<_>>();
+    (!values.is_empty()).then(|| (attribute.clone(), values))
 }
 
 /// Whether a measure adds metrics over other objects (a UNION of fact tables).

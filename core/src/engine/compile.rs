@@ -711,6 +711,18 @@ impl<'a> Compiler<'a> {
                     resolved.input = None;
                     return Ok(resolved);
                 }
+                // "teams that scored points": a sum's rows that add nothing
+                // (a finish outside the points) do not count its things.
+                if resolved.aggregate == Aggregate::Sum
+                    && let Some(input) = &resolved.input
+                {
+                    let simple = input.chars().all(|c| c.is_alphanumeric() || c == '_');
+                    resolved.filters.push(if simple {
+                        format!("{input} <> 0")
+                    } else {
+                        format!("({input}) <> 0")
+                    });
+                }
                 // The counted object's key as the metric's rows hold it.
                 let key = graph::direct_link(self.ontology, &resolved.base, &counted.name)
                     .map(|key| key.from.clone())
@@ -1562,7 +1574,17 @@ fn binary(left: Expr, op: BinaryOperator, right: Expr) -> Expr {
     }
 }
 
+/// `left AND right`, with compound sides in parentheses where printing
+/// them bare would read back as another tree than the one checked (and the
+/// query be refused): `a AND (b AND c)` as `(a AND b) AND c`, `(a OR b)
+/// AND c` as `a OR (b AND c)`.
 fn and(left: Expr, right: Expr) -> Expr {
+    let nested = |side: Expr, ops: &[BinaryOperator]| match side {
+        Expr::BinaryOp { ref op, .. } if ops.contains(op) => Expr::Nested(Box::new(side)),
+        side => side,
+    };
+    let left = nested(left, &[BinaryOperator::Or]);
+    let right = nested(right, &[BinaryOperator::And, BinaryOperator::Or]);
     binary(left, BinaryOperator::And, right)
 }
 

@@ -826,6 +826,12 @@ pub fn filler_phrase(words: &[&str]) -> Option<usize> {
         &["at", "least", "one"],
         &["at", "least", "once"],
         &["one", "or", "more"],
+        // "each of those three that year": the chat's year, which a
+        // follow-up keeps; never a grouping by year.
+        &["that", "year"],
+        &["that", "season"],
+        &["the", "same", "year"],
+        &["the", "same", "season"],
     ];
     // "since the start of 1997" is since 1997.
     const BEFORE_A_YEAR: &[&[&str]] = &[

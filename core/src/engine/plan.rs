@@ -31,6 +31,12 @@ pub struct SemanticPlan {
     #[serde(skip)]
     #[schemars(skip)]
     pub answered: Option<Box<Filter>>,
+    /// What a ranked answer listed ("top 3 clients"): every row's value of
+    /// the plan's first grouping, which "those" in the next question keeps
+    /// ("which of those are in BUILDING"). Set by the chat like `answered`.
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub listed: Option<Box<Filter>>,
 }
 
 /// One aggregate of a plan.

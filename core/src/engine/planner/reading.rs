@@ -1774,6 +1774,15 @@ impl Reading {
                     }
                     plan.limit = None;
                 }
+                // "which of those are in BUILDING", after the top 3 clients:
+                // the rows the ranking chose, whatever else now changes.
+                if self.refers_back
+                    && let Some(listed) = previous.listed.as_deref()
+                    && !plan.filters.iter().any(|f| f.attribute == listed.attribute)
+                {
+                    plan.filters.push(listed.clone());
+                    plan.limit = None;
+                }
                 plan
             }
             _ => SemanticPlan {
@@ -1782,6 +1791,7 @@ impl Reading {
             },
         };
         plan.answered = None;
+        plan.listed = None;
         if let Some(filter) = referred {
             // The last answer's grouping by the thing is now the thing itself.
             plan.dimensions
@@ -2062,7 +2072,19 @@ impl Reading {
                     f.attribute == attribute
                         && matches!(&f.condition, Condition::OneOf(list) if list.len() > 1)
                 });
-                if several {
+                // "Hamilton or Verstappen", asked who: the drivers already
+                // shown by their names are what is compared.
+                let named_already = attribute.attribute.contains("name")
+                    && ontology
+                        .objects
+                        .iter()
+                        .find(|o| o.name == attribute.object)
+                        .and_then(display_attribute)
+                        .is_some_and(|shown| {
+                            plan.dimensions
+                                .contains(&AttributeRef::new(&attribute.object, shown))
+                        });
+                if several && !named_already {
                     push_unique(&mut plan.dimensions, attribute);
                 }
             }
@@ -2683,5 +2705,7 @@ fn time_bound(previous: Option<Op>) -> Op {
 /// its verb, which another metric right after it may complete.
 fn typed_as_verb(ontology: &Ontology, metric: usize, text: &str) -> bool {
     let bare = ontology.metrics[metric].name.strip_suffix('s') == Some(text);
-    !text.contains(' ') && ((text.len() > 4 && text.ends_with("ed")) || bare)
+    // "races started": a phrase that ends in the verb.
+    let last = text.rsplit(' ').next().unwrap_or(text);
+    (last.len() > 4 && last.ends_with("ed")) || bare
 }

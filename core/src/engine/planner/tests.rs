@@ -2291,3 +2291,95 @@ fn a_ratio_metric_is_found_by_its_name_and_synonyms() {
         );
     }
 }
+
+#[test]
+fn those_after_a_ranking_are_the_rows_it_listed() {
+    use crate::engine::plan::{AttributeRef, Condition, Filter, Literal};
+    let (ontology, lexicon) = f1();
+    let plan_of = |question: &str, previous: Option<&SemanticPlan>| {
+        plan_in_chat(&ontology, &lexicon, question, previous)
+    };
+    // The chat sets what a ranking listed from its rows.
+    let mut top = plan_of("top 3 constructors by points in 2020", None);
+    assert_eq!(top.limit, Some(3));
+    top.listed = Some(Box::new(Filter {
+        attribute: AttributeRef::new("constructor", "constructor_name"),
+        condition: Condition::OneOf(
+            ["Mercedes", "Red Bull", "Racing Point"]
+                .map(|n| Literal::Text(n.to_owned()))
+                .to_vec(),
+        ),
+    }));
+    // A new measure of each of them, in the ranking's year (never by year).
+    let wins = plan_of(
+        "How many wins did each of those three get that year?",
+        Some(&top),
+    );
+    let sql = compile(&ontology, &wins, Dialect::Postgres).unwrap().sql;
+    assert!(
+        sql.contains("c.name IN ('Mercedes', 'Red Bull', 'Racing Point')")
+            && sql.contains("r.year = 2020")
+            && sql.contains("GROUP BY c.name")
+            && !sql.contains("r.year AS year")
+            && !sql.contains("LIMIT"),
+        "{sql}"
+    );
+    // A question that does not refer back ranks afresh.
+    let fresh = plan_of("and by wins?", Some(&top));
+    let sql = compile(&ontology, &fresh, Dialect::Postgres).unwrap().sql;
+    assert!(!sql.contains("'Racing Point'"), "{sql}");
+}
+
+#[test]
+fn a_range_said_twice_is_one_range() {
+    let (sql, _) = sql(
+        "Who retired from the most races during the 2010s (2010-2019)?",
+        None,
+    );
+    assert!(
+        sql.contains("r.year BETWEEN 2010 AND 2019") && !sql.contains("r.year AS year"),
+        "{sql}"
+    );
+}
+
+#[test]
+fn things_with_a_sum_are_those_whose_rows_add_something() {
+    let (teams, _) = sql(
+        "How many different teams scored at least one point in 2021?",
+        None,
+    );
+    assert!(
+        teams.contains("COUNT(DISTINCT rr.constructor_id)") && teams.contains("rr.points <> 0"),
+        "{teams}"
+    );
+    // A count's rows are its things already.
+    let (winners, _) = sql("how many drivers won a race in 2021", None);
+    assert!(!winners.contains("<> 0"), "{winners}");
+}
+
+#[test]
+fn a_phrase_ending_in_a_verb_leads_to_the_measure_after_it() {
+    let (poles, _) = sql(
+        "Top 5 drivers by number of races started from pole position since 2014",
+        None,
+    );
+    assert!(
+        poles.contains("rr.grid = 1") && poles.contains("ORDER BY poles DESC LIMIT 5"),
+        "{poles}"
+    );
+}
+
+#[test]
+fn people_compared_by_surname_are_shown_once_by_name() {
+    let (sql, _) = sql(
+        "Who had more podiums in 2021, Hamilton or Verstappen?",
+        None,
+    );
+    assert!(
+        sql.contains("Hamilton")
+            && sql.contains("Verstappen")
+            && sql.starts_with("SELECT d.forename || ' ' || d.surname AS full_name, COUNT(*)")
+            && !sql.contains("AS surname"),
+        "{sql}"
+    );
+}

@@ -188,6 +188,18 @@ pub(super) fn date_attribute(ontology: &Ontology, anchor: &str) -> Option<Attrib
 
 pub(super) fn year_condition(years: &[(Op, i64)]) -> Condition {
     let year = |y: i64| Literal::Integer(y);
+    // "the 2010s (2010-2019)": a range said twice is one range.
+    let years = match years {
+        [(_, a), (_, b), (_, c), (_, d)] if (a, b) == (c, d) => {
+            let first = year_condition(&years[..2]);
+            let second = year_condition(&years[2..]);
+            return match (&first, &second) {
+                (Condition::Between(..), _) => first,
+                _ => second,
+            };
+        }
+        years => years,
+    };
     match years {
         [(Op::Since, y)] | [(Op::From, y)] => Condition::AtLeast(year(*y)),
         [(Op::After, y)] => Condition::After(year(*y)),
