@@ -247,6 +247,11 @@ const PHRASES: &[(&str, Op)] = &[
 
 /// Words that carry no meaning for the plan.
 const STOP_WORDS: &[&str] = &[
+    // "which part type appears on the most line items": being counted.
+    "appear",
+    "appears",
+    "appeared",
+    "appearing",
     "brought",
     "bring",
     "brings",
@@ -762,7 +767,19 @@ pub fn is_past_participle(plain: &str) -> bool {
 pub fn asks_future(plain: &str) -> bool {
     matches!(
         plain,
-        "will" | "forecast" | "forecasted" | "predict" | "predicted" | "prediction" | "projected"
+        "will"
+            | "forecast"
+            | "forecasts"
+            | "forecasted"
+            | "predict"
+            | "predicted"
+            | "prediction"
+            | "predictions"
+            | "projected"
+            | "projection"
+            | "projections"
+            | "expect"
+            | "anticipate"
     )
 }
 

@@ -76,6 +76,9 @@ pub struct Lexicon {
     /// Stems of the ontology's own description ("Formula 1"): words that
     /// name the domain, not a value, however they are capitalised.
     domain: HashSet<String>,
+    /// Each object's attribute holding its one-column primary key, by
+    /// object: what "order number" or "driver id" asks to see.
+    keys: HashMap<usize, usize>,
 }
 
 /// Words longer than this are never matched with a typo: no name people
@@ -217,7 +220,13 @@ impl Lexicon {
                 lexicon.add(synonym, concept.clone(), Strength::Synonym);
             }
             for (a, attribute) in object.attributes.iter().enumerate() {
-                // Keys are plumbing; questions never name them.
+                if let [key] = object.primary_key.as_slice()
+                    && attribute.column_name() == Some(key.as_str())
+                {
+                    lexicon.keys.insert(o, a);
+                }
+                // Keys are plumbing; questions name them only as the
+                // thing's number (`key_of`).
                 if attribute.role == AttributeRole::Identifier {
                     continue;
                 }
@@ -542,6 +551,11 @@ impl Lexicon {
     /// capitals ("USA").
     pub fn code(&self, plain: &str) -> &[Entry] {
         self.codes.get(plain).map(Vec::as_slice).unwrap_or_default()
+    }
+
+    /// The attribute holding the rows' key of object `o`: "order number".
+    pub fn key_of(&self, o: usize) -> Option<usize> {
+        self.keys.get(&o).copied()
     }
 
     /// Everything the exact phrase `key` can mean.

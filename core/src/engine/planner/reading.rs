@@ -1463,6 +1463,21 @@ impl Reading {
                 });
             }
         }
+        // "did brazilian or argentinian customers buy more units": the
+        // customers are whose units are added up, not a count of their own.
+        if self.weak_metric
+            && self.metrics.len() == 1
+            && self.variants.is_empty()
+            && self.aggregates.is_empty()
+            && self.count_of.is_none()
+            && !self.counts
+            && let Some(quantity) = self.quantities.first()
+            && self
+                .weak_object
+                .is_some_and(|o| ontology.objects[o].name != quantity.object)
+        {
+            measures.clear();
+        }
         // "How many units were ordered": a quantity named with nothing
         // else to measure is what the question adds up (or averages).
         // "Which 3 circuits sit at the lowest elevation": the things listed,
@@ -2369,7 +2384,9 @@ impl Reading {
                 .collect::<Option<Vec<Filter>>>()
         {
             plan.measures.clear();
-            plan.dimensions.clear();
+            // What the question asks to see of it stays ("order number and
+            // date").
+            plan.dimensions.retain(|d| self.asked.contains(d));
             plan.order = None;
             plan.filters.extend(conditions);
         }

@@ -2383,3 +2383,34 @@ fn people_compared_by_surname_are_shown_once_by_name() {
         "{sql}"
     );
 }
+
+#[test]
+fn a_things_number_is_its_key_shown() {
+    let (ontology, lexicon) = wholesale();
+    let sql = compiled(
+        &ontology,
+        &lexicon,
+        "what was the most recent order from a customer in kenya? order number and date pls",
+        Dialect::Sqlite,
+    );
+    assert!(
+        sql.starts_with("SELECT DISTINCT o.o_orderkey AS order_key, o.o_orderdate AS order_date")
+            && sql.ends_with("ORDER BY order_date DESC LIMIT 1"),
+        "{sql}"
+    );
+    // "number of" still counts, and a number after it is still the row.
+    let count = compiled(
+        &ontology,
+        &lexicon,
+        "order number of items",
+        Dialect::Sqlite,
+    );
+    assert!(!count.contains("o_orderkey AS"), "{count}");
+    let one = compiled(
+        &ontology,
+        &lexicon,
+        "date of order number 7",
+        Dialect::Sqlite,
+    );
+    assert!(one.contains("o.o_orderkey = 7"), "{one}");
+}

@@ -4,7 +4,7 @@
 
 use super::time::DateRange;
 use crate::engine::grammar::{self, Op};
-use crate::engine::lexicon::{Concept, Entry, Lexicon, MAX_PHRASE_WORDS};
+use crate::engine::lexicon::{Concept, Entry, Lexicon, MAX_PHRASE_WORDS, Strength};
 use crate::engine::text::{self, Word};
 use crate::time::Day;
 
@@ -357,6 +357,28 @@ pub(super) fn read(lexicon: &Lexicon, question: &str, today: Option<Day>) -> Vec
                 pieces.push(Piece::Key { object, key });
                 i += concept_len + len;
                 focus = Focus::Outside;
+                continue;
+            }
+            // "order number and date": the key itself is asked to be shown.
+            if let Some(object) = object_of(&entries)
+                && let Some(attribute) = lexicon.key_of(object)
+                && let Some(&marker @ ("number" | "no" | "id" | "nr" | "key")) =
+                    plain.get(i + concept_len)
+                && plain.get(i + concept_len + 1) != Some(&"of")
+            {
+                pieces.push(Piece::Concept {
+                    entries: vec![Entry {
+                        concept: Concept::Attribute { object, attribute },
+                        strength: Strength::Name,
+                        alias: false,
+                    }],
+                    text: format!("{text} {marker}"),
+                    scoped: scoped(&plain, i),
+                });
+                i += concept_len + 1;
+                if focus == Focus::Opening {
+                    focus = Focus::Inside;
+                }
                 continue;
             }
             // "online orders", "active customers": an unknown word right
