@@ -190,6 +190,12 @@ const PHRASES: &[(&str, Op)] = &[
     ("under", Op::Below),
     ("only", Op::Only),
     ("but", Op::Contrast),
+    // "teams that took part in 2024 and failed to win": who took part
+    // holds, then what they did not do, in the same time.
+    ("took part", Op::Contrast),
+    ("take part", Op::Contrast),
+    ("taken part", Op::Contrast),
+    ("taking part", Op::Contrast),
     ("just", Op::Only),
     ("instead", Op::Instead),
     ("not", Op::Negation),

@@ -518,6 +518,17 @@ impl Reading {
             }
         }
         if reading.negate {
+            // "(sprints excluded)": the negation follows what it excludes.
+            if reading.negated_metric.is_none()
+                && let [.., Piece::Concept { entries, .. }, Piece::Op(Op::Negation)] = pieces
+                && let Some(m) = entries.iter().find_map(|e| match e.concept {
+                    Concept::Metric(m) => Some(m),
+                    _ => None,
+                })
+                && reading.metrics.iter().any(|(x, _)| *x == m)
+            {
+                reading.negated_metric = Some(m);
+            }
             reading.dangling_negation = true;
         }
         reading
@@ -1115,9 +1126,13 @@ impl Reading {
             // one with a condition ("wins").
             (Some((a, b)), _) if unfiltered(&a) && !unfiltered(&b) => (b, a),
             (Some(pair), _) => pair,
+            // "of the line items shipped by TRUCK, how many were
+            // returned": values named before the measure say which things
+            // the whole is.
             (None, [part])
                 if let Some(whole) = all_of(part)
-                    && !plan.filters.iter().any(|f| !is_time(f)) =>
+                    && (!plan.filters.iter().any(|f| !is_time(f))
+                        || self.value_at.is_some_and(|at| at < self.weak_at)) =>
             {
                 (part.clone(), whole)
             }

@@ -2414,3 +2414,62 @@ fn a_things_number_is_its_key_shown() {
     );
     assert!(one.contains("o.o_orderkey = 7"), "{one}");
 }
+
+#[test]
+fn values_named_before_a_share_measure_bound_the_whole() {
+    let (ontology, lexicon) = wholesale();
+    let sql = compiled(
+        &ontology,
+        &lexicon,
+        "What percentage of the line items shipped by TRUCK were returned?",
+        Dialect::Sqlite,
+    );
+    assert!(
+        sql.contains("WHERE li.l_shipmode = 'TRUCK' AND li.l_returnflag = 'R') AS part")
+            && sql.contains("FROM lineitem li WHERE li.l_shipmode = 'TRUCK') AS whole"),
+        "{sql}"
+    );
+    // Named after it, a value is the part.
+    let europe = compiled(
+        &ontology,
+        &lexicon,
+        "what share of revenue comes from customers in Europe",
+        Dialect::Sqlite,
+    );
+    assert!(
+        europe.contains("r.r_name = 'EUROPE') AS part") && !europe.contains("EUROPE') AS whole"),
+        "{europe}"
+    );
+}
+
+#[test]
+fn a_negation_after_a_measure_excludes_what_a_variant_adds() {
+    let (sql, plan) = sql(
+        "Compare Ferrari's Grand Prix points in 2022 and 2023 (sprints excluded).",
+        None,
+    );
+    assert!(
+        sql.contains("SUM(rr.points)")
+            && !sql.contains("sprint")
+            && sql.contains("GROUP BY r.year"),
+        "{sql}"
+    );
+    assert!(
+        plan.filters
+            .iter()
+            .all(|f| !matches!(f.condition, crate::engine::plan::Condition::NotAmong { .. }))
+    );
+}
+
+#[test]
+fn who_took_part_is_in_the_time_of_what_they_did_not_do() {
+    let (sql, _) = sql(
+        "Which teams that took part in the 2024 season failed to win a race that year?",
+        None,
+    );
+    assert!(
+        sql.contains("NOT IN (SELECT rr.constructor_id")
+            && sql.ends_with("AND r.year = 2024 ORDER BY constructor_name ASC"),
+        "{sql}"
+    );
+}
