@@ -2737,7 +2737,18 @@ fn time_bound(previous: Option<Op>) -> Op {
 /// its verb, which another metric right after it may complete.
 fn typed_as_verb(ontology: &Ontology, metric: usize, text: &str) -> bool {
     let bare = ontology.metrics[metric].name.strip_suffix('s') == Some(text);
-    // "races started": a phrase that ends in the verb.
-    let last = text.rsplit(' ').next().unwrap_or(text);
-    (last.len() > 4 && last.ends_with("ed")) || bare
+    let verb = |word: &str| word.len() > 4 && word.ends_with("ed");
+    // "races started": the things, then what they did ("quantity
+    // shipped" names a quantity, not things).
+    let things_then_verb = text.rsplit_once(' ').is_some_and(|(things, last)| {
+        let one = things.strip_suffix('s').unwrap_or(things);
+        verb(last)
+            && ontology.objects.iter().any(|o| {
+                std::iter::once(&o.name)
+                    .chain(std::iter::once(&o.label))
+                    .chain(&o.synonyms)
+                    .any(|n| n.eq_ignore_ascii_case(things) || n.eq_ignore_ascii_case(one))
+            })
+    });
+    (!text.contains(' ') && (verb(text) || bare)) || things_then_verb
 }
