@@ -14,6 +14,9 @@ pub enum Op {
     Bottom,
     /// "them", "those": what the chat's last answer was about.
     Back,
+    /// "which of those", "each of them": some of the very rows the chat's
+    /// last answer showed.
+    Among,
     /// "he", "his", "there": the one thing the chat's last answer led with.
     Refer,
     /// "will", "forecast": the question asks what is still to happen.
@@ -116,6 +119,10 @@ const PHRASES: &[(&str, Op)] = &[
     ("minimum", Op::Least),
     ("min", Op::Least),
     ("fewer", Op::Least),
+    // Of a time ("the quickest pit stop"), the least is the best.
+    ("fastest", Op::Least),
+    ("quickest", Op::Least),
+    ("slowest", Op::Most),
     ("top", Op::Top),
     ("bottom", Op::Bottom),
     ("them", Op::Back),

@@ -88,6 +88,8 @@ pub(super) struct Reading {
     /// "each of them", "which of those": the question is about what the
     /// chat's last answer counted or listed.
     refers_back: bool,
+    /// "which of those", "each of them": the rows the last answer listed.
+    partitive: bool,
     when: bool,
     order: Option<bool>,
     limit: Option<u32>,
@@ -195,6 +197,11 @@ impl Reading {
                         Op::Bottom => reading.order = Some(false),
                         Op::Back => {
                             reading.refers_back = true;
+                            continue;
+                        }
+                        Op::Among => {
+                            reading.refers_back = true;
+                            reading.partitive = true;
                             continue;
                         }
                         Op::Refer => {
@@ -1722,7 +1729,7 @@ impl Reading {
                 } else if !measures.is_empty() {
                     // "how many wins does each of them have", after "how many
                     // Brazilian drivers": one row per driver counted before.
-                    if self.refers_back
+                    if self.partitive
                         && let [Measure::CountOf { object }] = previous.measures.as_slice()
                         && let Some(counted) = ontology.objects.iter().find(|o| o.name == *object)
                         && let Some(name) = display_attribute(counted)
@@ -1806,7 +1813,7 @@ impl Reading {
                 }
                 // "which of those are in BUILDING", after the top 3 clients:
                 // the rows the ranking chose, whatever else now changes.
-                if self.refers_back
+                if self.partitive
                     && let Some(listed) = previous.listed.as_deref()
                     && !plan.filters.iter().any(|f| f.attribute == listed.attribute)
                 {

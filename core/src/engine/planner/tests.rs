@@ -2473,3 +2473,92 @@ fn who_took_part_is_in_the_time_of_what_they_did_not_do() {
         "{sql}"
     );
 }
+
+#[test]
+fn their_and_the_ones_are_what_the_last_answer_was_about() {
+    let (ontology, lexicon) = f1();
+    let plan_of = |question: &str, previous: Option<&SemanticPlan>| {
+        plan_in_chat(&ontology, &lexicon, question, previous)
+    };
+    let wins = plan_of("How many races did Mercedes win in 2020?", None);
+    let drivers = plan_of(
+        "Which of their drivers won the most that year?",
+        Some(&wins),
+    );
+    let sql = compile(&ontology, &drivers, Dialect::Postgres).unwrap().sql;
+    assert!(
+        sql.contains("c.name = 'Mercedes'")
+            && sql.contains("r.year = 2020")
+            && sql.contains("GROUP BY d.forename || ' ' || d.surname"),
+        "{sql}"
+    );
+    // "their" alone is not "each of them": one figure for all of them.
+    let (ontology, lexicon) = wholesale_with("part", "container", &["JUMBO PKG"]);
+    let parts = plan_in_chat(
+        &ontology,
+        &lexicon,
+        "How many parts come in a JUMBO PKG container?",
+        None,
+    );
+    let price = plan_in_chat(
+        &ontology,
+        &lexicon,
+        "and what's their average list price?",
+        Some(&parts),
+    );
+    let sql = compile(&ontology, &price, Dialect::Sqlite).unwrap().sql;
+    assert!(
+        sql.contains("AVG(p.p_retailprice)") && !sql.contains("GROUP BY"),
+        "{sql}"
+    );
+}
+
+#[test]
+fn only_the_ones_after_a_ranking_ranks_again_within_the_scope() {
+    use crate::engine::plan::{AttributeRef, Condition, Filter, Literal};
+    let (ontology, lexicon) = wholesale();
+    let mut top = plan_in_chat(
+        &ontology,
+        &lexicon,
+        "Who are our five biggest customers by revenue?",
+        None,
+    );
+    top.listed = Some(Box::new(Filter {
+        attribute: AttributeRef::new("customer", "customer_name"),
+        condition: Condition::OneOf(
+            ["Customer#000001489", "Customer#000000214"]
+                .map(|n| Literal::Text(n.to_owned()))
+                .to_vec(),
+        ),
+    }));
+    let france = plan_in_chat(&ontology, &lexicon, "only the ones in France", Some(&top));
+    let sql = compile(&ontology, &france, Dialect::Sqlite).unwrap().sql;
+    assert!(
+        sql.contains("n.n_name = 'FRANCE'")
+            && !sql.contains("Customer#")
+            && sql.ends_with("LIMIT 5"),
+        "{sql}"
+    );
+    // "which of those" keeps the very rows listed.
+    let of_those = plan_in_chat(
+        &ontology,
+        &lexicon,
+        "which of those are in the BUILDING segment?",
+        Some(&top),
+    );
+    let sql = compile(&ontology, &of_those, Dialect::Sqlite).unwrap().sql;
+    assert!(
+        sql.contains("c.c_name IN ('Customer#000001489', 'Customer#000000214')")
+            && sql.contains("'BUILDING'"),
+        "{sql}"
+    );
+}
+
+#[test]
+fn the_quickest_of_a_time_is_the_least() {
+    let (quickest, _) = sql("which team had the quickest average pit stop in 2024", None);
+    assert!(quickest.contains("ASC"), "{quickest}");
+    // A concept that starts with the word is still the concept.
+    let (lap, _) = sql("fastest lap time of Lewis Hamilton in 2021", None);
+    assert!(lap.contains("fastest_lap"), "{lap}");
+}

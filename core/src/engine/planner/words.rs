@@ -164,6 +164,24 @@ pub(super) fn read(lexicon: &Lexicon, question: &str, today: Option<Day>) -> Vec
             i += 1;
             continue;
         }
+        // "which of their drivers", "who won the ones held since 2021": what
+        // the chat's last answer was about.
+        if plain[i] == "of"
+            && plain
+                .get(i + 1)
+                .is_some_and(|next| matches!(*next, "them" | "those" | "these" | "their"))
+        {
+            pieces.push(Piece::Op(Op::Among));
+            i += 2;
+            focus = Focus::Outside;
+            continue;
+        }
+        if matches!(plain[i], "their" | "ones") {
+            pieces.push(Piece::Op(Op::Back));
+            i += 1;
+            focus = Focus::Outside;
+            continue;
+        }
         // "took place": a verb, not the position called "place".
         if let Some(len) = grammar::filler_phrase(&plain[i..]) {
             i += len;
