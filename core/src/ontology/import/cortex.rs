@@ -732,3 +732,84 @@ fn physical_sql(sql: &str, model: &SemanticModel, dialect: Dialect) -> String {
         _ => format!("WITH {}\n{trimmed}", definitions.join(", ")),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ontology::DEFAULT_MAX_YAML_BYTES;
+
+    const WHOLESALE: &str = include_str!("../../../../examples/wholesale/cortex.yaml");
+
+    fn read(text: &str) -> Result<Imported, ImportError> {
+        from_cortex("model.yaml", text, Dialect::Sqlite, DEFAULT_MAX_YAML_BYTES)
+    }
+
+    #[test]
+    fn the_wholesale_model_reads_with_a_warning_per_item_left_out() {
+        let imported = read(WHOLESALE).unwrap();
+        let o = &imported.ontology;
+        assert!(crate::ontology::validate(o, Dialect::Sqlite).is_empty());
+        let items: Vec<&str> = imported.warnings.iter().map(|w| w.item.as_str()).collect();
+        for item in [
+            "tables.region.base_table",
+            "tables.nation.dimensions.nation_name",
+            "tables.customer.dimensions.market_segment",
+            "tables.line_item.facts.net_amount",
+            "tables.line_item.metrics.revenue_margin_estimate",
+            "relationships.order_customer",
+            "metrics.revenue_per_customer_squared",
+            "tables.orders.filters.urgent",
+            "verified_queries.orders_in_1995",
+        ] {
+            assert!(items.contains(&item), "{item} in {items:?}");
+        }
+        let margin = imported.warnings.iter().find(|w| w.item == "tables.line_item.metrics.revenue_margin_estimate").unwrap();
+        assert_eq!(margin.to_string(), "model.yaml:194: tables.line_item.metrics.revenue_margin_estimate: `SUM(net_amount) - SUM(quantity) * 10` is not one aggregate (SUM, COUNT, COUNT(DISTINCT), AVG, MIN or MAX) over the table's columns; not imported");
+        let metric = |name: &str| o.metrics.iter().find(|m| m.name == name).unwrap();
+        // Logical names in a metric read the columns they stand for.
+        assert_eq!(metric("revenue").expr.as_deref(), Some("(l_extendedprice * (1 - l_discount))"));
+        assert_eq!(metric("returned_quantity").filters, vec!["l_returnflag = 'R'"]);
+        assert_eq!(metric("urgent_orders").filters, vec!["o_orderpriority = '1-URGENT'"]);
+        let ratio = metric("average_revenue_per_order");
+        assert_eq!((ratio.numerator.as_deref(), ratio.denominator.as_deref(), ratio.object.as_str()), (Some("revenue"), Some("order_count"), "line_item"));
+        let line_item = o.objects.iter().find(|x| x.name == "line_item").unwrap();
+        assert_eq!(line_item.table, "lineitem");
+        assert_eq!(line_item.primary_key, ["l_orderkey", "l_linenumber"]);
+        let key = line_item.attributes.iter().find(|a| a.name == "order_key").unwrap();
+        assert_eq!((key.role, key.column.as_deref()), (AttributeRole::Identifier, Some("l_orderkey")));
+        let joins: Vec<(&str, &str)> = o.relationships.iter().map(|r| (r.keys[0].from.as_str(), r.keys[0].to.as_str())).collect();
+        assert_eq!(joins, [("n_regionkey", "r_regionkey"), ("c_nationkey", "n_nationkey"), ("o_custkey", "c_custkey"), ("l_orderkey", "o_orderkey")]);
+        let segment = o.attribute("customer", "market_segment").unwrap();
+        assert_eq!(segment.known_values.len(), 5);
+        let rules: Vec<&str> = o.rules.iter().map(|r| r.name.as_str()).collect();
+        assert_eq!(rules, ["revenue_is_net", "dates_are_text", "urgent"]);
+        // Verified SQL over logical tables runs on the base tables.
+        assert_eq!(
+            o.verified_questions[0].sql,
+            "WITH __orders AS (SELECT o_orderkey AS order_key, o_custkey AS customer_key, o_orderstatus AS order_status, o_orderpriority AS order_priority, o_orderdate AS order_date, o_totalprice AS total_price FROM orders)\nSELECT COUNT(*) AS orders FROM __orders WHERE order_date >= '1995-01-01' AND order_date < '1996-01-01'"
+        );
+        // Tables keep their database and schema where the dialect names them.
+        let snowflake = from_cortex("m.yaml", WHOLESALE, Dialect::Snowflake, DEFAULT_MAX_YAML_BYTES).unwrap();
+        assert_eq!(snowflake.ontology.objects[0].table, "WHOLESALE.PUBLIC.region");
+        assert!(!snowflake.warnings.iter().any(|w| w.item.ends_with("base_table")));
+    }
+
+    #[test]
+    fn bad_input_is_refused_with_its_line_and_what_is_wrong() {
+        let error = |text: &str| read(text).unwrap_err().to_string();
+        let e = error("name: m\ntables:\n  - name: t\n    dimensions: []\n");
+        assert!(e.starts_with("model.yaml:3:") && e.contains("missing field `base_table`"), "{e}");
+        let e = error("name: m\ntables:\n  - name: t\n    base_table: {table: t}\n    dimensions:\n      - name: d\n        expr: d\n");
+        assert!(e.starts_with("model.yaml:6:") && e.contains("missing field `data_type`"), "{e}");
+        let e = error("name: m\ntables:\n  - name: t\n    base_table: {table: t}\n  - name: t\n    base_table: {table: u}\n");
+        assert_eq!(e, "model.yaml:3: tables.t: the logical table is defined twice");
+        let e = error("name: m\ntables:\n  - name: t\n    base_table: {table: t}\nrelationships:\n  - name: r\n    left_table: t\n    right_table: t\n    relationship_columns: []\n    relationship_type: many_to_many\n");
+        assert_eq!(e, "model.yaml:6: relationships.r: relationship_type `many_to_many` is not many_to_one or one_to_one");
+        let e = error("name: m\n# cassis: {not json\n");
+        assert!(e.starts_with("model.yaml:2: the `# cassis:` comment:"), "{e}");
+        let e = from_cortex("m.yaml", WHOLESALE, Dialect::Sqlite, 1_000).unwrap_err().to_string();
+        assert_eq!(e, format!("m.yaml: the file is {} bytes; a file may be at most 1000 bytes", WHOLESALE.len()));
+        let unknown = read("name: m\ntables:\n  - name: t\n    base_table: {table: t}\n    dimensions:\n      - name: d\n        expr: d\n        data_type: GEOGRAPHY\n").unwrap();
+        assert_eq!(unknown.warnings[0].to_string(), "model.yaml:6: tables.t.dimensions.d: the data type `GEOGRAPHY` is not one Cassis knows; read as text");
+    }
+}

@@ -246,6 +246,7 @@ struct QueryParams {
 }
 
 /// A file of the project: its name as shown in messages, and its text.
+#[derive(Debug)]
 pub struct ProjectFile {
     pub name: String,
     pub text: String,
@@ -951,5 +952,150 @@ impl Importer {
             .map(|a| a.name.clone())
             .ok_or_else(|| format!("`{name}` is not a dimension of `{object}`"))?;
         Ok(GroupBy { object, attribute, grain })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ontology::DEFAULT_MAX_YAML_BYTES;
+
+    fn file(name: &str, text: &str) -> ProjectFile {
+        ProjectFile {
+            name: name.to_owned(),
+            text: text.to_owned(),
+        }
+    }
+
+    fn wholesale() -> Vec<ProjectFile> {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/wholesale/dbt");
+        read_project(&dir, DEFAULT_MAX_YAML_BYTES).unwrap()
+    }
+
+    fn warning<'a>(imported: &'a Imported, item: &str) -> &'a super::super::ImportWarning {
+        imported
+            .warnings
+            .iter()
+            .find(|w| w.item == item)
+            .unwrap_or_else(|| panic!("no warning about {item}: {:#?}", imported.warnings))
+    }
+
+    #[test]
+    fn the_wholesale_project_reads_with_a_warning_per_item_left_out() {
+        let files = wholesale();
+        let names: Vec<&str> = files.iter().map(|f| f.name.as_str()).collect();
+        assert_eq!(names.len(), 7, "{names:?}");
+        let imported = from_dbt(&files, DEFAULT_MAX_YAML_BYTES).unwrap();
+        let o = &imported.ontology;
+        let metric = |name: &str| o.metrics.iter().find(|m| m.name == name);
+        let revenue = metric("revenue").unwrap();
+        assert_eq!((revenue.object.as_str(), revenue.aggregate), ("line_item", Aggregate::Sum));
+        assert_eq!(revenue.expr.as_deref(), Some("l_extendedprice * (1 - l_discount)"));
+        assert_eq!(metric("returned_quantity").unwrap().filters, vec!["l_returnflag = 'R'"]);
+        assert_eq!(metric("urgent_orders").unwrap().filters, vec!["o_orderpriority = '1-URGENT'"]);
+        assert_eq!(
+            metric("late_line_items").unwrap().expr.as_deref(),
+            Some("CASE WHEN l_receiptdate > l_commitdate THEN 1 ELSE 0 END")
+        );
+        let order_count = metric("order_count").unwrap();
+        assert_eq!((order_count.aggregate, order_count.expr.clone()), (Aggregate::Count, None));
+        let per_order = metric("average_revenue_per_order").unwrap();
+        assert!(per_order.is_ratio());
+        assert_eq!(per_order.numerator.as_deref(), Some("revenue"));
+        let share = metric("urgent_order_share").unwrap();
+        assert_eq!(share.numerator.as_deref(), Some("urgent_order_share_numerator"));
+        assert_eq!(
+            metric("urgent_order_share_numerator").unwrap().filters,
+            vec!["o_orderpriority = '1-URGENT'"]
+        );
+        // create_metric: true
+        assert_eq!(metric("order_value").unwrap().aggregate, Aggregate::Avg);
+        for left_out in ["revenue_growth_yoy", "cumulative_revenue", "furniture_revenue", "order_to_return", "median_order_value"] {
+            assert!(metric(left_out).is_none(), "{left_out}");
+            let w = warning(&imported, &format!("metrics.{left_out}"));
+            assert_eq!(w.file, "models/semantic/metrics.yml");
+            assert!(w.line.is_some(), "{w}");
+        }
+        assert!(warning(&imported, "metrics.revenue_growth_yoy").message.contains("offset_window"));
+        assert!(warning(&imported, "metrics.cumulative_revenue").message.contains("to date by year"));
+        assert!(warning(&imported, "metrics.furniture_revenue").message.contains("customer__market_segment"));
+        let median = warning(&imported, "semantic_models.order.measures.median_order_value");
+        assert_eq!((median.file.as_str(), median.line), ("models/semantic/orders.yml", Some(50)));
+        assert!(warning(&imported, "semantic_models.customer.measures.account_balance").message.contains("non_additive_dimension"));
+        assert!(warning(&imported, "semantic_models.order.dimensions.order_month").message.contains("month"));
+        let part = warning(&imported, "semantic_models.line_item.entities.part");
+        assert_eq!(part.file, "models/semantic/line_items.yml");
+        assert!(warning(&imported, "saved_queries.urgent_revenue_1995").message.contains("where"));
+        // Joins from foreign entities to primary ones.
+        let joins: Vec<(&str, &str, &str, &str)> = o
+            .relationships
+            .iter()
+            .map(|r| (r.from.as_str(), r.to.as_str(), r.keys[0].from.as_str(), r.keys[0].to.as_str()))
+            .collect();
+        for join in [
+            ("line_item", "order", "l_orderkey", "o_orderkey"),
+            ("order", "customer", "o_custkey", "c_custkey"),
+            ("customer", "nation", "c_nationkey", "n_nationkey"),
+            ("nation", "region", "n_regionkey", "r_regionkey"),
+        ] {
+            assert!(joins.contains(&join), "{join:?} in {joins:?}");
+        }
+        let order = o.objects.iter().find(|o| o.name == "order").unwrap();
+        assert_eq!((order.table.as_str(), order.primary_key.as_slice()), ("orders", &["o_orderkey".to_owned()][..]));
+        let date = order.attributes.iter().find(|a| a.name == "order_date").unwrap();
+        assert_eq!((date.role, date.data_type, date.column.as_deref()), (AttributeRole::Time, DataType::Date, Some("o_orderdate")));
+        // Saved queries wait for the compiler.
+        let queries: Vec<&str> = imported.saved_queries.iter().map(|q| q.question.as_str()).collect();
+        assert_eq!(queries, ["How many orders were placed each year?", "What is revenue by region?"]);
+        assert_eq!(
+            imported.saved_queries[0].group_by,
+            vec![GroupBy { object: "order".into(), attribute: "order_date".into(), grain: Some(Grain::Year) }]
+        );
+        assert!(crate::ontology::validate(o, crate::project::Dialect::Sqlite).is_empty());
+    }
+
+    #[test]
+    fn bad_input_is_refused_with_its_file_line_and_what_is_wrong() {
+        let error = |text: &str| from_dbt(&[file("m.yml", text)], DEFAULT_MAX_YAML_BYTES).unwrap_err().to_string();
+        let e = error("semantic_models:\n  - name: orders\n    model: ref('orders')\n    measures:\n      - name: n\n        agg: total\n");
+        assert_eq!(e, "m.yml:5: semantic_models.orders.measures.n: `agg: total` is not one of sum, count, count_distinct, average, min, max, sum_boolean, median or percentile");
+        let e = error("semantic_models:\n  - name: orders\n    model: orders\n");
+        assert!(e.starts_with("m.yml:2: semantic_models.orders: `model: orders` should be `ref('a_model')`"), "{e}");
+        let e = error("semantic_models:\n  - name: orders\n    model: ref('orders')\n    entities:\n      - name: order\n        type: primary_key\n");
+        assert!(e.starts_with("m.yml:6:") && e.contains("unknown variant `primary_key`"), "{e}");
+        let e = error("semantic_models:\n  - model: ref('orders')\n");
+        assert!(e.starts_with("m.yml:2:") && e.contains("missing field `name`"), "{e}");
+        let e = error("metrics:\n  - name: m\n    type: magic\n    type_params: {}\n");
+        assert_eq!(e, "m.yml:2: metrics.m: `type: magic` is not simple, ratio, derived, cumulative or conversion");
+        let e = error("version: 2\nmodels:\n  - name: orders\n");
+        assert!(e.contains("no dbt semantic_models"), "{e}");
+        // Bounded: size, and what aliases expand to.
+        let big = format!("semantic_models: []\n# {}\n", "x".repeat(200));
+        let e = from_dbt(&[file("big.yml", &big)], 100).unwrap_err().to_string();
+        assert_eq!(e, format!("big.yml: the file is {} bytes; a file may be at most 100 bytes", big.len()));
+        let mut bomb = format!("a: &a \"{}\"\nsemantic_models: [", "x".repeat(10_000));
+        bomb.push_str(&vec!["*a"; 500].join(", "));
+        bomb.push_str("]\n");
+        let e = error(&bomb);
+        assert!(e.contains("anchors and aliases"), "{e}");
+    }
+
+    #[test]
+    fn a_project_folder_is_bounded() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("target")).unwrap();
+        std::fs::write(dir.path().join("target/manifest.yml"), "x: 1\n").unwrap();
+        std::fs::write(dir.path().join("a.yml"), "semantic_models: []\n").unwrap();
+        let files = read_project(dir.path(), 1_000).unwrap();
+        assert_eq!(files.iter().map(|f| f.name.as_str()).collect::<Vec<_>>(), ["a.yml"]);
+        std::fs::write(dir.path().join("b.yaml"), "x".repeat(2_000)).unwrap();
+        let e = read_project(dir.path(), 1_000).unwrap_err().to_string();
+        assert_eq!(e, "b.yaml: the file is 2000 bytes; a file may be at most 1000 bytes");
+        std::fs::write(dir.path().join("b.yaml"), "x".repeat(900)).unwrap();
+        for i in 0..4 {
+            std::fs::write(dir.path().join(format!("c{i}.yml")), "x".repeat(900)).unwrap();
+        }
+        let e = read_project(dir.path(), 1_000).unwrap_err().to_string();
+        assert!(e.ends_with("the YAML files hold more than 4000 bytes in all"), "{e}");
     }
 }
