@@ -459,7 +459,7 @@ fn read_table(
             &["tables", t, "base_table"],
             format!("tables.{t}.base_table"),
             format!(
-                "its {} {} not used: {dialect} names the table `{name_in_source}`",
+                "its {} {} not used: a {dialect} source names the table `{name_in_source}`",
                 dropped.join(" and "),
                 if dropped.len() == 1 { "is" } else { "are" }
             ),
