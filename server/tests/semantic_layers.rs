@@ -232,3 +232,100 @@ fn bad_input_is_refused_with_where_and_what() {
     let history = stdout(&ok(&data, &["ontology", "history", "--project", "p"]));
     assert!(history.contains("no draft"), "{history}");
 }
+
+/// The editor's import in the admin app, over HTTP as the browser calls it:
+/// a Cortex model or a dbt project's files come back as Cassis YAML with
+/// their warnings, nothing saved until the editor saves it.
+#[tokio::test]
+async fn the_app_s_import_converts_dbt_and_cortex_files_with_their_warnings() {
+    use common::session::{call_with, sign_in_as};
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let server = common::Server::start(&data, |_| {});
+    let admin = sign_in_as(&server, common::ADMIN_EMAIL, common::ADMIN_PASSWORD)
+        .await
+        .1
+        .unwrap();
+    let listed: Value =
+        serde_json::from_str(&stdout(&ok(&data, &["project", "list", "--json"]))).unwrap();
+    let project = listed[0]["id"].as_str().unwrap().to_owned();
+    let history = || stdout(&ok(&data, &["ontology", "history", "--project", "Wholesale"]));
+    let before = history();
+
+    let cortex_model = std::fs::read_to_string(examples().join("cortex.yaml")).unwrap();
+    let (status, body) = call_with(
+        &server,
+        &admin,
+        "convert_import",
+        &[("project_id", &project), ("names[0]", "cortex.yaml"), ("texts[0]", &cortex_model)],
+    )
+    .await;
+    assert_eq!(status, 200, "{body}");
+    let converted: Value = serde_json::from_str(&body).unwrap();
+    let yaml = converted["yaml"].as_str().unwrap();
+    assert!(yaml.contains("- name: average_revenue_per_order\n  object: line_item\n  type: ratio"), "{yaml}");
+    let warnings: Vec<&str> = converted["warnings"].as_array().unwrap().iter().map(|w| w.as_str().unwrap()).collect();
+    assert!(
+        warnings.contains(&"cortex.yaml:139: tables.orders.filters.urgent: Cassis has no named filters yet: kept as the business rule `urgent` (`o_orderpriority = '1-URGENT'`), which questions do not apply by name"),
+        "{warnings:#?}"
+    );
+    assert_eq!(history(), before, "converting saves nothing");
+    // Saving it is the import.
+    let (status, body) = call_with(
+        &server,
+        &admin,
+        "save_draft",
+        &[("project_id", &project), ("yaml", yaml), ("overwrite", "true")],
+    )
+    .await;
+    assert_eq!(status, 200, "{body}");
+    let draft = stdout(&ok(&data, &["ontology", "export", "--project", "Wholesale", "--draft"]));
+    assert_eq!(draft, yaml);
+
+    // A dbt project's files, chosen together.
+    let folder = examples().join("dbt/models/semantic");
+    let mut form = vec![("project_id".to_owned(), project.clone())];
+    for (i, name) in ["orders.yml", "customers.yml", "geography.yml", "line_items.yml", "metrics.yml", "saved_queries.yml"].iter().enumerate() {
+        form.push((format!("names[{i}]"), (*name).to_owned()));
+        form.push((format!("texts[{i}]"), std::fs::read_to_string(folder.join(name)).unwrap()));
+    }
+    let form: Vec<(&str, &str)> = form.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+    let (status, body) = call_with(&server, &admin, "convert_import", &form).await;
+    assert_eq!(status, 200, "{body}");
+    let converted: Value = serde_json::from_str(&body).unwrap();
+    let yaml = converted["yaml"].as_str().unwrap();
+    assert!(yaml.contains("question: What is revenue by region?"), "{yaml}");
+    let warnings = converted["warnings"].to_string();
+    assert!(warnings.contains("metrics.yml:79: metrics.cumulative_revenue: a cumulative metric to date by year"), "{warnings}");
+    assert_eq!(converted["warnings"].as_array().unwrap().len(), 12, "{warnings}");
+
+    // Cassis YAML comes back as it is; anything else is refused, saying why.
+    let (status, body) = call_with(
+        &server,
+        &admin,
+        "convert_import",
+        &[("project_id", &project), ("names[0]", "o.yaml"), ("texts[0]", "objects: []\n")],
+    )
+    .await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(serde_json::from_str::<Value>(&body).unwrap()["yaml"], "objects: []\n");
+    let (status, body) = call_with(
+        &server,
+        &admin,
+        "convert_import",
+        &[("project_id", &project), ("names[0]", "notes.yaml"), ("texts[0]", "hello: world\n")],
+    )
+    .await;
+    assert_eq!(status, 400, "{body}");
+    assert!(body.contains("Nothing was imported: notes.yaml: neither a Cassis ontology"), "{body}");
+    let bad = "name: m\ntables:\n  - name: t\n    base_table: {table: t}\n    dimensions:\n      - name: d\n        expr: d\n";
+    let (status, body) = call_with(
+        &server,
+        &admin,
+        "convert_import",
+        &[("project_id", &project), ("names[0]", "bad.yaml"), ("texts[0]", bad)],
+    )
+    .await;
+    assert_eq!(status, 400, "{body}");
+    assert!(body.contains("bad.yaml:6:") && body.contains("missing field `data_type`"), "{body}");
+}

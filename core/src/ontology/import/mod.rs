@@ -140,6 +140,8 @@ pub enum ImportError {
         item: String,
         message: String,
     },
+    #[error("{0}: neither a Cassis ontology, a dbt semantic layer nor a Snowflake Cortex Analyst semantic model (choose one Cassis or Cortex file, or the YAML files of a dbt project)")]
+    Unrecognized(String),
     #[error("{0}: no dbt semantic_models, metrics or saved_queries were found")]
     NothingToImport(String),
     #[error("reading {path}: {source}")]
