@@ -77,20 +77,27 @@ async fn hand(url: &str, sql: &str) -> Vec<Vec<Value>> {
 /// The answer's rows equal the hand-written ones (numbers to a millionth).
 fn assert_rows(answer: &Value, expected: &[Vec<Value>]) {
     let rows = answer["results"]["rows"].as_array().unwrap();
-    assert_eq!(rows.len(), expected.len(), "{answer:#}\nexpected {expected:?}");
+    assert_eq!(
+        rows.len(),
+        expected.len(),
+        "{answer:#}\nexpected {expected:?}"
+    );
     for (row, want) in rows.iter().zip(expected) {
         let row = row.as_array().unwrap();
         assert_eq!(row.len(), want.len(), "{row:?} vs {want:?}");
         for (got, want) in row.iter().zip(want) {
             match (got.as_f64(), want.as_f64()) {
-                (Some(g), Some(w)) => assert!((g - w).abs() <= 1e-6 * w.abs().max(1.0), "{got} vs {want}"),
+                (Some(g), Some(w)) => {
+                    assert!((g - w).abs() <= 1e-6 * w.abs().max(1.0), "{got} vs {want}")
+                }
                 _ => assert_eq!(got, want),
             }
         }
     }
 }
 
-const REVENUE_BY_REGION: &str = "SELECT r.r_name, SUM(l.l_extendedprice * (1 - l.l_discount)) AS revenue
+const REVENUE_BY_REGION: &str =
+    "SELECT r.r_name, SUM(l.l_extendedprice * (1 - l.l_discount)) AS revenue
     FROM lineitem l JOIN orders o ON o.o_orderkey = l.l_orderkey
     JOIN customer c ON c.c_custkey = o.o_custkey JOIN nation n ON n.n_nationkey = c.c_nationkey
     JOIN region r ON r.r_regionkey = n.n_regionkey GROUP BY r.r_name ORDER BY revenue DESC";
@@ -102,7 +109,8 @@ const RETURNED_BY_MODE: &str = "SELECT l_shipmode, SUM(l_quantity) AS q FROM lin
     WHERE l_returnflag = 'R' GROUP BY l_shipmode ORDER BY q DESC";
 const CUSTOMERS_BY_SEGMENT: &str = "SELECT c_mktsegment, COUNT(*) AS n FROM customer
     GROUP BY c_mktsegment ORDER BY n DESC";
-const REVENUE_PER_ORDER: &str = "SELECT (SELECT SUM(l_extendedprice * (1 - l_discount)) FROM lineitem)
+const REVENUE_PER_ORDER: &str =
+    "SELECT (SELECT SUM(l_extendedprice * (1 - l_discount)) FROM lineitem)
     / (SELECT COUNT(*) FROM orders)";
 
 #[tokio::test]
@@ -110,14 +118,30 @@ async fn a_dbt_project_imports_into_a_draft_that_answers_with_the_data_s_figures
     let dir = tempfile::tempdir().unwrap();
     let data = dir.path().join("data");
     let url = demo(&data);
-    ok(&data, &["project", "create", "--name", "dbt", "--warehouse", &url]);
+    ok(
+        &data,
+        &["project", "create", "--name", "dbt", "--warehouse", &url],
+    );
     let project = examples().join("dbt");
     let project = project.to_str().unwrap();
     let output = ok(
         &data,
-        &["ontology", "import", "--project", "dbt", "--from", "dbt", "--publish", project],
+        &[
+            "ontology",
+            "import",
+            "--project",
+            "dbt",
+            "--from",
+            "dbt",
+            "--publish",
+            project,
+        ],
     );
-    assert!(stdout(&output).contains("published version 1"), "{}", stdout(&output));
+    assert!(
+        stdout(&output).contains("published version 1"),
+        "{}",
+        stdout(&output)
+    );
     // Each item without a Cassis equivalent is named with its file and line.
     let warnings = stderr(&output);
     for expected in [
@@ -129,28 +153,62 @@ async fn a_dbt_project_imports_into_a_draft_that_answers_with_the_data_s_figures
         "warning: models/semantic/customers.yml:29: semantic_models.customer.measures.account_balance: non_additive_dimension",
         "warning: models/semantic/saved_queries.yml:19: saved_queries.urgent_revenue_1995: its `where` is not translated",
     ] {
-        assert!(warnings.contains(expected), "{expected}\nnot in:\n{warnings}");
+        assert!(
+            warnings.contains(expected),
+            "{expected}\nnot in:\n{warnings}"
+        );
     }
     // ... and kept with the draft, where its history shows them.
     let history = stdout(&ok(&data, &["ontology", "history", "--project", "dbt"]));
-    assert!(history.contains("imported from the dbt project dbt with 12 warning(s):"), "{history}");
+    assert!(
+        history.contains("imported from the dbt project dbt with 12 warning(s):"),
+        "{history}"
+    );
     assert!(history.contains("metrics.revenue_growth_yoy"), "{history}");
     // Saved queries became verified questions, checked when publishing.
     let draft = stdout(&ok(&data, &["ontology", "export", "--project", "dbt"]));
-    assert!(draft.contains("question: How many orders were placed each year?"), "{draft}");
-    assert!(draft.contains("question: What is revenue by region?"), "{draft}");
+    assert!(
+        draft.contains("question: How many orders were placed each year?"),
+        "{draft}"
+    );
+    assert!(
+        draft.contains("question: What is revenue by region?"),
+        "{draft}"
+    );
 
     let answer = ask(&data, "dbt", "How many orders were placed in 1995?");
     assert_rows(&answer, &hand(&url, ORDERS_1995).await);
     assert_eq!(answer["results"]["rows"][0][0], 2204);
-    assert_rows(&ask(&data, "dbt", "What was total revenue by region?"), &hand(&url, REVENUE_BY_REGION).await);
-    assert_rows(&ask(&data, "dbt", "How many urgent orders were placed in 1997?"), &hand(&url, URGENT_1997).await);
-    assert_rows(&ask(&data, "dbt", "What was the returned quantity by ship mode?"), &hand(&url, RETURNED_BY_MODE).await);
-    assert_rows(&ask(&data, "dbt", "How many customers are in each market segment?"), &hand(&url, CUSTOMERS_BY_SEGMENT).await);
-    assert_rows(&ask(&data, "dbt", "What is the average revenue per order?"), &hand(&url, REVENUE_PER_ORDER).await);
+    assert_rows(
+        &ask(&data, "dbt", "What was total revenue by region?"),
+        &hand(&url, REVENUE_BY_REGION).await,
+    );
+    assert_rows(
+        &ask(&data, "dbt", "How many urgent orders were placed in 1997?"),
+        &hand(&url, URGENT_1997).await,
+    );
+    assert_rows(
+        &ask(&data, "dbt", "What was the returned quantity by ship mode?"),
+        &hand(&url, RETURNED_BY_MODE).await,
+    );
+    assert_rows(
+        &ask(
+            &data,
+            "dbt",
+            "How many customers are in each market segment?",
+        ),
+        &hand(&url, CUSTOMERS_BY_SEGMENT).await,
+    );
+    assert_rows(
+        &ask(&data, "dbt", "What is the average revenue per order?"),
+        &hand(&url, REVENUE_PER_ORDER).await,
+    );
     // A ratio whose numerator has its own filter.
     let share = "SELECT 1.0 * (SELECT COUNT(*) FROM orders WHERE o_orderpriority = '1-URGENT') / (SELECT COUNT(*) FROM orders)";
-    assert_rows(&ask(&data, "dbt", "What is the urgent order share?"), &hand(&url, share).await);
+    assert_rows(
+        &ask(&data, "dbt", "What is the urgent order share?"),
+        &hand(&url, share).await,
+    );
 }
 
 #[tokio::test]
@@ -158,14 +216,30 @@ async fn a_cortex_model_imports_answers_and_the_demo_reads_back_unchanged() {
     let dir = tempfile::tempdir().unwrap();
     let data = dir.path().join("data");
     let url = demo(&data);
-    ok(&data, &["project", "create", "--name", "cortex", "--warehouse", &url]);
+    ok(
+        &data,
+        &["project", "create", "--name", "cortex", "--warehouse", &url],
+    );
     let model = examples().join("cortex.yaml");
     let model = model.to_str().unwrap();
     let output = ok(
         &data,
-        &["ontology", "import", "--project", "cortex", "--from", "snowflake", "--publish", model],
+        &[
+            "ontology",
+            "import",
+            "--project",
+            "cortex",
+            "--from",
+            "snowflake",
+            "--publish",
+            model,
+        ],
     );
-    assert!(stdout(&output).contains("published version 1"), "{}", stdout(&output));
+    assert!(
+        stdout(&output).contains("published version 1"),
+        "{}",
+        stdout(&output)
+    );
     let warnings = stderr(&output);
     for expected in [
         "cortex.yaml:13: tables.region.base_table: its database and schema are not used: a sqlite source names the table `region`",
@@ -174,35 +248,113 @@ async fn a_cortex_model_imports_answers_and_the_demo_reads_back_unchanged() {
         "cortex.yaml:236: metrics.revenue_per_customer_squared: ",
         "cortex.yaml:139: tables.orders.filters.urgent: Cassis has no named filters yet",
     ] {
-        assert!(warnings.contains(expected), "{expected}\nnot in:\n{warnings}");
+        assert!(
+            warnings.contains(expected),
+            "{expected}\nnot in:\n{warnings}"
+        );
     }
     let answer = ask(&data, "cortex", "How many orders were placed in 1995?");
     assert_rows(&answer, &hand(&url, ORDERS_1995).await);
-    assert_rows(&ask(&data, "cortex", "What was total revenue by region?"), &hand(&url, REVENUE_BY_REGION).await);
-    assert_rows(&ask(&data, "cortex", "How many urgent orders were placed in 1997?"), &hand(&url, URGENT_1997).await);
-    assert_rows(&ask(&data, "cortex", "What was the returned quantity by ship mode?"), &hand(&url, RETURNED_BY_MODE).await);
-    assert_rows(&ask(&data, "cortex", "How many customers are in each market segment?"), &hand(&url, CUSTOMERS_BY_SEGMENT).await);
-    assert_rows(&ask(&data, "cortex", "What is the average revenue per order?"), &hand(&url, REVENUE_PER_ORDER).await);
+    assert_rows(
+        &ask(&data, "cortex", "What was total revenue by region?"),
+        &hand(&url, REVENUE_BY_REGION).await,
+    );
+    assert_rows(
+        &ask(
+            &data,
+            "cortex",
+            "How many urgent orders were placed in 1997?",
+        ),
+        &hand(&url, URGENT_1997).await,
+    );
+    assert_rows(
+        &ask(
+            &data,
+            "cortex",
+            "What was the returned quantity by ship mode?",
+        ),
+        &hand(&url, RETURNED_BY_MODE).await,
+    );
+    assert_rows(
+        &ask(
+            &data,
+            "cortex",
+            "How many customers are in each market segment?",
+        ),
+        &hand(&url, CUSTOMERS_BY_SEGMENT).await,
+    );
+    assert_rows(
+        &ask(&data, "cortex", "What is the average revenue per order?"),
+        &hand(&url, REVENUE_PER_ORDER).await,
+    );
     let aov = "SELECT AVG(o_totalprice) FROM orders WHERE o_orderdate >= '1996-01-01' AND o_orderdate < '1997-01-01'";
-    assert_rows(&ask(&data, "cortex", "What is the average order value in 1996?"), &hand(&url, aov).await);
+    assert_rows(
+        &ask(&data, "cortex", "What is the average order value in 1996?"),
+        &hand(&url, aov).await,
+    );
 
     // The demo's published ontology, out as a Cortex model and back in.
     let exported = ok(
         &data,
-        &["ontology", "export", "--project", "Wholesale", "--to", "snowflake", "--database", "WHOLESALE", "--schema", "PUBLIC"],
+        &[
+            "ontology",
+            "export",
+            "--project",
+            "Wholesale",
+            "--to",
+            "snowflake",
+            "--database",
+            "WHOLESALE",
+            "--schema",
+            "PUBLIC",
+        ],
     );
     let yaml = stdout(&exported);
-    assert!(yaml.contains("base_table:\n    database: WHOLESALE\n    schema: PUBLIC\n    table: lineitem"), "{yaml}");
-    assert!(stderr(&exported).contains("note: metrics.revenue: Cortex sees only its own definition"), "{}", stderr(&exported));
+    assert!(
+        yaml.contains(
+            "base_table:\n    database: WHOLESALE\n    schema: PUBLIC\n    table: lineitem"
+        ),
+        "{yaml}"
+    );
+    assert!(
+        stderr(&exported).contains("note: metrics.revenue: Cortex sees only its own definition"),
+        "{}",
+        stderr(&exported)
+    );
     let file = dir.path().join("wholesale-cortex.yaml");
     std::fs::write(&file, &yaml).unwrap();
-    ok(&data, &["project", "create", "--name", "round trip", "--warehouse", &url]);
     ok(
         &data,
-        &["ontology", "import", "--project", "round trip", "--from", "snowflake", "--publish", file.to_str().unwrap()],
+        &[
+            "project",
+            "create",
+            "--name",
+            "round trip",
+            "--warehouse",
+            &url,
+        ],
     );
-    let original = stdout(&ok(&data, &["ontology", "export", "--project", "Wholesale"]));
-    let read_back = stdout(&ok(&data, &["ontology", "export", "--project", "round trip"]));
+    ok(
+        &data,
+        &[
+            "ontology",
+            "import",
+            "--project",
+            "round trip",
+            "--from",
+            "snowflake",
+            "--publish",
+            file.to_str().unwrap(),
+        ],
+    );
+    let original = stdout(&ok(
+        &data,
+        &["ontology", "export", "--project", "Wholesale"],
+    ));
+    let read_back = stdout(&ok(
+        &data,
+        &["ontology", "export", "--project", "round trip"],
+    ));
     assert_eq!(read_back, original);
 }
 
@@ -210,25 +362,80 @@ async fn a_cortex_model_imports_answers_and_the_demo_reads_back_unchanged() {
 fn bad_input_is_refused_with_where_and_what() {
     let dir = tempfile::tempdir().unwrap();
     let data = dir.path().join("data");
-    ok(&data, &["project", "create", "--name", "p", "--schema-only", "--dialect", "snowflake"]);
+    ok(
+        &data,
+        &[
+            "project",
+            "create",
+            "--name",
+            "p",
+            "--schema-only",
+            "--dialect",
+            "snowflake",
+        ],
+    );
     let model = examples().join("cortex.yaml");
     // A dbt project is a folder.
-    let output = run(&data, &["ontology", "import", "--project", "p", "--from", "dbt", model.to_str().unwrap()]);
+    let output = run(
+        &data,
+        &[
+            "ontology",
+            "import",
+            "--project",
+            "p",
+            "--from",
+            "dbt",
+            model.to_str().unwrap(),
+        ],
+    );
     assert!(!output.status.success());
-    assert!(stderr(&output).contains("--from dbt reads a dbt project's folder"), "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains("--from dbt reads a dbt project's folder"),
+        "{}",
+        stderr(&output)
+    );
     // A Cortex model with a mistake, at its line.
     let bad = dir.path().join("bad.yaml");
     std::fs::write(&bad, "name: m\ntables:\n  - name: t\n    base_table: {table: t}\n    dimensions:\n      - name: d\n        expr: d\n").unwrap();
-    let output = run(&data, &["ontology", "import", "--project", "p", "--from", "snowflake", bad.to_str().unwrap()]);
+    let output = run(
+        &data,
+        &[
+            "ontology",
+            "import",
+            "--project",
+            "p",
+            "--from",
+            "snowflake",
+            bad.to_str().unwrap(),
+        ],
+    );
     assert!(!output.status.success());
     let error = stderr(&output);
-    assert!(error.contains("bad.yaml:6:") && error.contains("missing field `data_type`"), "{error}");
+    assert!(
+        error.contains("bad.yaml:6:") && error.contains("missing field `data_type`"),
+        "{error}"
+    );
     // An empty folder has nothing to import.
     let empty = dir.path().join("empty");
     std::fs::create_dir(&empty).unwrap();
     std::fs::write(empty.join("dbt_project.yml"), "name: x\n").unwrap();
-    let output = run(&data, &["ontology", "import", "--project", "p", "--from", "dbt", empty.to_str().unwrap()]);
-    assert!(stderr(&output).contains("no dbt semantic_models, metrics or saved_queries were found"), "{}", stderr(&output));
+    let output = run(
+        &data,
+        &[
+            "ontology",
+            "import",
+            "--project",
+            "p",
+            "--from",
+            "dbt",
+            empty.to_str().unwrap(),
+        ],
+    );
+    assert!(
+        stderr(&output).contains("no dbt semantic_models, metrics or saved_queries were found"),
+        "{}",
+        stderr(&output)
+    );
     let history = stdout(&ok(&data, &["ontology", "history", "--project", "p"]));
     assert!(history.contains("no draft"), "{history}");
 }
@@ -249,7 +456,12 @@ async fn the_app_s_import_converts_dbt_and_cortex_files_with_their_warnings() {
     let listed: Value =
         serde_json::from_str(&stdout(&ok(&data, &["project", "list", "--json"]))).unwrap();
     let project = listed[0]["id"].as_str().unwrap().to_owned();
-    let history = || stdout(&ok(&data, &["ontology", "history", "--project", "Wholesale"]));
+    let history = || {
+        stdout(&ok(
+            &data,
+            &["ontology", "history", "--project", "Wholesale"],
+        ))
+    };
     let before = history();
 
     let cortex_model = std::fs::read_to_string(examples().join("cortex.yaml")).unwrap();
@@ -257,14 +469,26 @@ async fn the_app_s_import_converts_dbt_and_cortex_files_with_their_warnings() {
         &server,
         &admin,
         "convert_import",
-        &[("project_id", &project), ("names[0]", "cortex.yaml"), ("texts[0]", &cortex_model)],
+        &[
+            ("project_id", &project),
+            ("names[0]", "cortex.yaml"),
+            ("texts[0]", &cortex_model),
+        ],
     )
     .await;
     assert_eq!(status, 200, "{body}");
     let converted: Value = serde_json::from_str(&body).unwrap();
     let yaml = converted["yaml"].as_str().unwrap();
-    assert!(yaml.contains("- name: average_revenue_per_order\n  object: line_item\n  type: ratio"), "{yaml}");
-    let warnings: Vec<&str> = converted["warnings"].as_array().unwrap().iter().map(|w| w.as_str().unwrap()).collect();
+    assert!(
+        yaml.contains("- name: average_revenue_per_order\n  object: line_item\n  type: ratio"),
+        "{yaml}"
+    );
+    let warnings: Vec<&str> = converted["warnings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|w| w.as_str().unwrap())
+        .collect();
     assert!(
         warnings.contains(&"cortex.yaml:139: tables.orders.filters.urgent: Cassis has no named filters yet: kept as the business rule `urgent` (`o_orderpriority = '1-URGENT'`), which questions do not apply by name"),
         "{warnings:#?}"
@@ -275,57 +499,110 @@ async fn the_app_s_import_converts_dbt_and_cortex_files_with_their_warnings() {
         &server,
         &admin,
         "save_draft",
-        &[("project_id", &project), ("yaml", yaml), ("overwrite", "true")],
+        &[
+            ("project_id", &project),
+            ("yaml", yaml),
+            ("overwrite", "true"),
+        ],
     )
     .await;
     assert_eq!(status, 200, "{body}");
-    let draft = stdout(&ok(&data, &["ontology", "export", "--project", "Wholesale", "--draft"]));
+    let draft = stdout(&ok(
+        &data,
+        &["ontology", "export", "--project", "Wholesale", "--draft"],
+    ));
     assert_eq!(draft, yaml);
 
     // A dbt project's files, chosen together.
     let folder = examples().join("dbt/models/semantic");
     let mut form = vec![("project_id".to_owned(), project.clone())];
-    for (i, name) in ["orders.yml", "customers.yml", "geography.yml", "line_items.yml", "metrics.yml", "saved_queries.yml"].iter().enumerate() {
+    for (i, name) in [
+        "orders.yml",
+        "customers.yml",
+        "geography.yml",
+        "line_items.yml",
+        "metrics.yml",
+        "saved_queries.yml",
+    ]
+    .iter()
+    .enumerate()
+    {
         form.push((format!("names[{i}]"), (*name).to_owned()));
-        form.push((format!("texts[{i}]"), std::fs::read_to_string(folder.join(name)).unwrap()));
+        form.push((
+            format!("texts[{i}]"),
+            std::fs::read_to_string(folder.join(name)).unwrap(),
+        ));
     }
     let form: Vec<(&str, &str)> = form.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
     let (status, body) = call_with(&server, &admin, "convert_import", &form).await;
     assert_eq!(status, 200, "{body}");
     let converted: Value = serde_json::from_str(&body).unwrap();
     let yaml = converted["yaml"].as_str().unwrap();
-    assert!(yaml.contains("question: What is revenue by region?"), "{yaml}");
+    assert!(
+        yaml.contains("question: What is revenue by region?"),
+        "{yaml}"
+    );
     let warnings = converted["warnings"].to_string();
-    assert!(warnings.contains("metrics.yml:79: metrics.cumulative_revenue: a cumulative metric to date by year"), "{warnings}");
-    assert_eq!(converted["warnings"].as_array().unwrap().len(), 12, "{warnings}");
+    assert!(
+        warnings.contains(
+            "metrics.yml:79: metrics.cumulative_revenue: a cumulative metric to date by year"
+        ),
+        "{warnings}"
+    );
+    assert_eq!(
+        converted["warnings"].as_array().unwrap().len(),
+        12,
+        "{warnings}"
+    );
 
     // Cassis YAML comes back as it is; anything else is refused, saying why.
     let (status, body) = call_with(
         &server,
         &admin,
         "convert_import",
-        &[("project_id", &project), ("names[0]", "o.yaml"), ("texts[0]", "objects: []\n")],
+        &[
+            ("project_id", &project),
+            ("names[0]", "o.yaml"),
+            ("texts[0]", "objects: []\n"),
+        ],
     )
     .await;
     assert_eq!(status, 200, "{body}");
-    assert_eq!(serde_json::from_str::<Value>(&body).unwrap()["yaml"], "objects: []\n");
+    assert_eq!(
+        serde_json::from_str::<Value>(&body).unwrap()["yaml"],
+        "objects: []\n"
+    );
     let (status, body) = call_with(
         &server,
         &admin,
         "convert_import",
-        &[("project_id", &project), ("names[0]", "notes.yaml"), ("texts[0]", "hello: world\n")],
+        &[
+            ("project_id", &project),
+            ("names[0]", "notes.yaml"),
+            ("texts[0]", "hello: world\n"),
+        ],
     )
     .await;
     assert_eq!(status, 400, "{body}");
-    assert!(body.contains("Nothing was imported: notes.yaml: neither a Cassis ontology"), "{body}");
+    assert!(
+        body.contains("Nothing was imported: notes.yaml: neither a Cassis ontology"),
+        "{body}"
+    );
     let bad = "name: m\ntables:\n  - name: t\n    base_table: {table: t}\n    dimensions:\n      - name: d\n        expr: d\n";
     let (status, body) = call_with(
         &server,
         &admin,
         "convert_import",
-        &[("project_id", &project), ("names[0]", "bad.yaml"), ("texts[0]", bad)],
+        &[
+            ("project_id", &project),
+            ("names[0]", "bad.yaml"),
+            ("texts[0]", bad),
+        ],
     )
     .await;
     assert_eq!(status, 400, "{body}");
-    assert!(body.contains("bad.yaml:6:") && body.contains("missing field `data_type`"), "{body}");
+    assert!(
+        body.contains("bad.yaml:6:") && body.contains("missing field `data_type`"),
+        "{body}"
+    );
 }

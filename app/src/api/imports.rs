@@ -30,9 +30,13 @@ pub async fn convert_import(
     let project = crate::ssr::project_of(&user, &project_id).await?;
     let max_bytes = crate::ssr::context()?.max_ontology_bytes;
     let dialect = cassis_core::project::dialect_of(&project);
-    cassis_core::ontology::on_ontology_worker(move || ssr::convert(names, texts, dialect, max_bytes))
-        .await
-        .map_err(|why| crate::ssr::respond_with(AppError::Invalid(format!("Nothing was imported: {why}"))))
+    cassis_core::ontology::on_ontology_worker(move || {
+        ssr::convert(names, texts, dialect, max_bytes)
+    })
+    .await
+    .map_err(|why| {
+        crate::ssr::respond_with(AppError::Invalid(format!("Nothing was imported: {why}")))
+    })
 }
 
 #[cfg(feature = "ssr")]

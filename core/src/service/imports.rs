@@ -5,9 +5,9 @@
 
 use crate::engine::compile::compile;
 use crate::engine::plan::{AttributeRef, Measure, SemanticPlan};
+use crate::ontology::VerifiedQuestion;
 use crate::ontology::import::dbt::{ProjectFile, from_dbt};
 use crate::ontology::import::{Format, Grain, ImportError, ImportWarning, Imported, cortex};
-use crate::ontology::VerifiedQuestion;
 use crate::project::Dialect;
 
 /// Compiles `imported`'s saved queries into verified questions in
@@ -101,10 +101,21 @@ mod tests {
     fn files_are_told_apart_by_their_content() {
         let max = crate::ontology::DEFAULT_MAX_YAML_BYTES;
         let cassis = include_str!("../../../examples/wholesale/ontology.yaml");
-        assert!(convert_files(&[file("o.yaml", cassis)], Dialect::Sqlite, max).unwrap().is_none());
+        assert!(
+            convert_files(&[file("o.yaml", cassis)], Dialect::Sqlite, max)
+                .unwrap()
+                .is_none()
+        );
         let cortex_model = include_str!("../../../examples/wholesale/cortex.yaml");
-        let read = convert_files(&[file("c.yaml", cortex_model)], Dialect::Sqlite, max).unwrap().unwrap();
-        assert!(read.ontology.metrics.iter().any(|m| m.name == "average_revenue_per_order"));
+        let read = convert_files(&[file("c.yaml", cortex_model)], Dialect::Sqlite, max)
+            .unwrap()
+            .unwrap();
+        assert!(
+            read.ontology
+                .metrics
+                .iter()
+                .any(|m| m.name == "average_revenue_per_order")
+        );
         let dbt = [
             include_str!("../../../examples/wholesale/dbt/models/semantic/orders.yml"),
             include_str!("../../../examples/wholesale/dbt/models/semantic/customers.yml"),
@@ -113,14 +124,47 @@ mod tests {
             include_str!("../../../examples/wholesale/dbt/models/semantic/metrics.yml"),
             include_str!("../../../examples/wholesale/dbt/models/semantic/saved_queries.yml"),
         ];
-        let files: Vec<ProjectFile> = dbt.iter().enumerate().map(|(i, t)| file(&format!("{i}.yml"), t)).collect();
-        let read = convert_files(&files, Dialect::Sqlite, max).unwrap().unwrap();
+        let files: Vec<ProjectFile> = dbt
+            .iter()
+            .enumerate()
+            .map(|(i, t)| file(&format!("{i}.yml"), t))
+            .collect();
+        let read = convert_files(&files, Dialect::Sqlite, max)
+            .unwrap()
+            .unwrap();
         // Saved queries compiled into verified questions.
-        let questions: Vec<&str> = read.ontology.verified_questions.iter().map(|q| q.question.as_str()).collect();
-        assert_eq!(questions, ["How many orders were placed each year?", "What is revenue by region?"]);
-        assert!(read.ontology.verified_questions[1].sql.contains("JOIN region r"), "{}", read.ontology.verified_questions[1].sql);
-        assert!(read.warnings.iter().any(|w| w.item == "metrics.cumulative_revenue"));
-        let error = convert_files(&[file("a.yaml", "hello: world\n")], Dialect::Sqlite, max).unwrap_err();
-        assert!(error.to_string().starts_with("a.yaml: neither a Cassis ontology"), "{error}");
+        let questions: Vec<&str> = read
+            .ontology
+            .verified_questions
+            .iter()
+            .map(|q| q.question.as_str())
+            .collect();
+        assert_eq!(
+            questions,
+            [
+                "How many orders were placed each year?",
+                "What is revenue by region?"
+            ]
+        );
+        assert!(
+            read.ontology.verified_questions[1]
+                .sql
+                .contains("JOIN region r"),
+            "{}",
+            read.ontology.verified_questions[1].sql
+        );
+        assert!(
+            read.warnings
+                .iter()
+                .any(|w| w.item == "metrics.cumulative_revenue")
+        );
+        let error =
+            convert_files(&[file("a.yaml", "hello: world\n")], Dialect::Sqlite, max).unwrap_err();
+        assert!(
+            error
+                .to_string()
+                .starts_with("a.yaml: neither a Cassis ontology"),
+            "{error}"
+        );
     }
 }

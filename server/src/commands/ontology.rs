@@ -99,8 +99,8 @@ pub async fn import(
 ) -> anyhow::Result<()> {
     let file_name = file.file_name().unwrap_or(file.as_os_str());
     let (parsed, text, reason) = if from == ImportFormat::Cassis {
-        let text = std::fs::read_to_string(file)
-            .with_context(|| format!("reading {}", file.display()))?;
+        let text =
+            std::fs::read_to_string(file).with_context(|| format!("reading {}", file.display()))?;
         // Read and checked on ontology workers, like a draft saved in the app.
         let text = std::sync::Arc::<str>::from(text);
         let (read, max_bytes) = (text.clone(), settings.max_ontology_bytes);

@@ -84,7 +84,10 @@ pub fn reason(format: ImportFormat, path: &Path, imported: &Imported) -> String 
         ImportFormat::Snowflake => "the Snowflake semantic model",
         ImportFormat::Cassis => "",
     };
-    let name = path.file_name().unwrap_or(path.as_os_str()).to_string_lossy();
+    let name = path
+        .file_name()
+        .unwrap_or(path.as_os_str())
+        .to_string_lossy();
     let mut reason = format!("imported from {from} {name}");
     if !imported.warnings.is_empty() {
         reason.push_str(&format!(" with {} warning(s):", imported.warnings.len()));

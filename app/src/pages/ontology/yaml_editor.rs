@@ -151,7 +151,10 @@ pub fn YamlEditor(
 /// Cortex Analyst semantic model, or a dbt project's semantic layer files)
 /// and sends them to be converted; saving the result is the import.
 #[component]
-fn ImportFile(project_id: StoredValue<String>, convert: ServerAction<ConvertImport>) -> impl IntoView {
+fn ImportFile(
+    project_id: StoredValue<String>,
+    convert: ServerAction<ConvertImport>,
+) -> impl IntoView {
     let on_change = move |ev: leptos::ev::Event| {
         #[cfg(feature = "hydrate")]
         {
@@ -159,11 +162,13 @@ fn ImportFile(project_id: StoredValue<String>, convert: ServerAction<ConvertImpo
             let Some(list) = input.files() else {
                 return;
             };
-            let files: Vec<web_sys::File> = (0..list.length()).filter_map(|i| list.get(i)).collect();
+            let files: Vec<web_sys::File> =
+                (0..list.length()).filter_map(|i| list.get(i)).collect();
             leptos::task::spawn_local(async move {
                 let (mut names, mut texts) = (Vec::new(), Vec::new());
                 for file in files {
-                    let Ok(content) = wasm_bindgen_futures::JsFuture::from(file.text()).await else {
+                    let Ok(content) = wasm_bindgen_futures::JsFuture::from(file.text()).await
+                    else {
                         return;
                     };
                     names.push(file.name());
@@ -171,7 +176,11 @@ fn ImportFile(project_id: StoredValue<String>, convert: ServerAction<ConvertImpo
                 }
                 // The editor may have gone while the files were read.
                 if let Some(project_id) = project_id.try_get_value() {
-                    convert.dispatch(ConvertImport { project_id, names, texts });
+                    convert.dispatch(ConvertImport {
+                        project_id,
+                        names,
+                        texts,
+                    });
                 }
             });
         }
@@ -190,7 +199,8 @@ fn ImportFile(project_id: StoredValue<String>, convert: ServerAction<ConvertImpo
 /// why nothing was imported.
 #[component]
 fn ImportWarnings(convert: ServerAction<ConvertImport>) -> impl IntoView {
-    move || match convert.value().get() {
+    move || {
+        match convert.value().get() {
         Some(Ok(converted)) if !converted.warnings.is_empty() => view! {
             <div class="mt-3 rounded-md border border-amber-300 bg-amber-50 p-3" data-testid="import-warnings">
                 <p class="text-sm font-semibold text-amber-900">
@@ -204,5 +214,6 @@ fn ImportWarnings(convert: ServerAction<ConvertImport>) -> impl IntoView {
         .into_any(),
         Some(Err(error)) => view! { <div class="mt-3"><ErrorNotice error /></div> }.into_any(),
         _ => ().into_any(),
+    }
     }
 }

@@ -8,9 +8,9 @@
 //! same ontology; each such loss for Cortex itself is a note.
 
 use crate::ontology::import::cortex::{
-    BaseTable, Column, CortexMetric, EXTRAS_PREFIX, Extras, MetricExtras, ObjectExtras,
-    PrimaryKey, Relationship as CortexRelationship, RelationshipColumn, RelationshipExtras,
-    SemanticModel, Table, VerifiedQuery,
+    BaseTable, Column, CortexMetric, EXTRAS_PREFIX, Extras, MetricExtras, ObjectExtras, PrimaryKey,
+    Relationship as CortexRelationship, RelationshipColumn, RelationshipExtras, SemanticModel,
+    Table, VerifiedQuery,
 };
 use crate::ontology::import::text_join_and;
 use crate::ontology::model::*;
@@ -88,7 +88,9 @@ pub fn to_cortex(ontology: &Ontology, options: &CortexOptions) -> CortexExport {
         ..SemanticModel::default()
     };
     for object in &ontology.objects {
-        model.tables.push(table(object, ontology, options, &mut extras, &mut notes));
+        model
+            .tables
+            .push(table(object, ontology, options, &mut extras, &mut notes));
     }
     for r in &ontology.relationships {
         let logical = |object: &str, column: &str| {
@@ -96,7 +98,11 @@ pub fn to_cortex(ontology: &Ontology, options: &CortexOptions) -> CortexExport {
                 .objects
                 .iter()
                 .find(|o| o.name == object)
-                .and_then(|o| o.attributes.iter().find(|a| a.column_name() == Some(column)))
+                .and_then(|o| {
+                    o.attributes
+                        .iter()
+                        .find(|a| a.column_name() == Some(column))
+                })
                 .map_or(column.to_owned(), |a| a.name.clone())
         };
         model.relationships.push(CortexRelationship {
@@ -183,7 +189,9 @@ pub fn to_cortex(ontology: &Ontology, options: &CortexOptions) -> CortexExport {
         .collect::<Vec<_>>()
         .join("\n");
     for r in ontology.rules.iter().filter(|r| !r.synonyms.is_empty()) {
-        extras.rule_synonyms.insert(r.name.clone(), r.synonyms.clone());
+        extras
+            .rule_synonyms
+            .insert(r.name.clone(), r.synonyms.clone());
     }
     let mut names = HashSet::new();
     for (i, v) in ontology.verified_questions.iter().enumerate() {
@@ -199,7 +207,9 @@ pub fn to_cortex(ontology: &Ontology, options: &CortexOptions) -> CortexExport {
             ..VerifiedQuery::default()
         });
         if !v.description.is_empty() {
-            extras.verified.insert(v.question.clone(), v.description.clone());
+            extras
+                .verified
+                .insert(v.question.clone(), v.description.clone());
         }
     }
     if !ontology.verified_questions.is_empty() {
@@ -311,7 +321,11 @@ fn table(
             .collect();
         table.primary_key = Some(PrimaryKey { columns });
     }
-    for m in ontology.metrics.iter().filter(|m| m.object == object.name && !m.is_ratio()) {
+    for m in ontology
+        .metrics
+        .iter()
+        .filter(|m| m.object == object.name && !m.is_ratio())
+    {
         table.metrics.push(CortexMetric {
             name: m.name.clone(),
             synonyms: m.synonyms.clone(),
@@ -348,8 +362,15 @@ mod tests {
 
     /// Equal, or the first YAML line that differs.
     fn assert_same(read: &Ontology, written: &Ontology) {
-        let (read_yaml, written_yaml) = (crate::ontology::to_yaml(read), crate::ontology::to_yaml(written));
-        let first = read_yaml.lines().zip(written_yaml.lines()).enumerate().find(|(_, (a, b))| a != b);
+        let (read_yaml, written_yaml) = (
+            crate::ontology::to_yaml(read),
+            crate::ontology::to_yaml(written),
+        );
+        let first = read_yaml
+            .lines()
+            .zip(written_yaml.lines())
+            .enumerate()
+            .find(|(_, (a, b))| a != b);
         assert!(first.is_none(), "differs at line {first:?}");
         assert_eq!(read, written);
     }
@@ -360,9 +381,31 @@ mod tests {
         let (ontology, back, export) = round_trip(wholesale, Dialect::Sqlite);
         assert_same(&back, &ontology);
         // Cortex itself sees the metrics, with filters inside the aggregate.
-        assert!(export.yaml.contains("expr: COUNT(CASE WHEN l_receiptdate > l_commitdate THEN 1 END)"), "{}", export.yaml);
-        assert!(export.yaml.contains("expr: order.revenue / order.order_count") || export.yaml.contains("expr: line_item.revenue / order.order_count"), "{}", export.yaml);
-        assert!(export.notes.iter().any(|n| n.contains("metrics.revenue") && n.contains("net, gross")), "{:?}", export.notes);
+        assert!(
+            export
+                .yaml
+                .contains("expr: COUNT(CASE WHEN l_receiptdate > l_commitdate THEN 1 END)"),
+            "{}",
+            export.yaml
+        );
+        assert!(
+            export
+                .yaml
+                .contains("expr: order.revenue / order.order_count")
+                || export
+                    .yaml
+                    .contains("expr: line_item.revenue / order.order_count"),
+            "{}",
+            export.yaml
+        );
+        assert!(
+            export
+                .notes
+                .iter()
+                .any(|n| n.contains("metrics.revenue") && n.contains("net, gross")),
+            "{:?}",
+            export.notes
+        );
         let f1 = include_str!("../../../../examples/f1/ontology.yaml");
         let (ontology, back, export) = round_trip(f1, Dialect::Postgres);
         assert_same(&back, &ontology);
@@ -392,8 +435,17 @@ mod tests {
         assert_eq!(read, expected);
         // Keys still read as identifiers, from the primary keys and joins.
         let order = back.objects.iter().find(|o| o.name == "order").unwrap();
-        let customer_key = order.attributes.iter().find(|a| a.name == "customer_key").unwrap();
+        let customer_key = order
+            .attributes
+            .iter()
+            .find(|a| a.name == "customer_key")
+            .unwrap();
         assert_eq!(customer_key.role, AttributeRole::Identifier);
-        assert!(export.notes.iter().any(|n| n.contains("--database and --schema")));
+        assert!(
+            export
+                .notes
+                .iter()
+                .any(|n| n.contains("--database and --schema"))
+        );
     }
 }

@@ -236,9 +236,7 @@ pub(crate) fn data_type(snowflake: &str) -> Option<DataType> {
         "NUMBER" | "DECIMAL" | "NUMERIC" if scale > 0 => DataType::Decimal,
         "NUMBER" | "DECIMAL" | "NUMERIC" | "INT" | "INTEGER" | "BIGINT" | "SMALLINT"
         | "TINYINT" | "BYTEINT" => DataType::Integer,
-        "FLOAT" | "FLOAT4" | "FLOAT8" | "DOUBLE" | "DOUBLE PRECISION" | "REAL" => {
-            DataType::Decimal
-        }
+        "FLOAT" | "FLOAT4" | "FLOAT8" | "DOUBLE" | "DOUBLE PRECISION" | "REAL" => DataType::Decimal,
         "VARCHAR" | "CHAR" | "CHARACTER" | "STRING" | "TEXT" | "NVARCHAR" | "NCHAR" => {
             DataType::Text
         }
@@ -336,7 +334,11 @@ fn read_model(
         description: model.description.clone(),
         ..Ontology::default()
     };
-    if model.comments.as_deref().is_some_and(|c| !c.trim().is_empty()) {
+    if model
+        .comments
+        .as_deref()
+        .is_some_and(|c| !c.trim().is_empty())
+    {
         w.add(
             &["comments"],
             "comments",
@@ -371,16 +373,21 @@ fn read_model(
         ontology.objects.push(object);
     }
     for r in &model.relationships {
-        ontology.relationships.push(read_relationship(r, &ontology, extras, w)?);
+        ontology
+            .relationships
+            .push(read_relationship(r, &ontology, extras, w)?);
     }
     for m in &model.metrics {
         read_model_metric(m, &mut ontology, extras, w);
     }
     if !extras.metric_order.is_empty() {
         let order = &extras.metric_order;
-        ontology
-            .metrics
-            .sort_by_key(|m| order.iter().position(|n| *n == m.name).unwrap_or(usize::MAX));
+        ontology.metrics.sort_by_key(|m| {
+            order
+                .iter()
+                .position(|n| *n == m.name)
+                .unwrap_or(usize::MAX)
+        });
     }
     for m in &mut ontology.metrics {
         if let Some(extra) = extras.metrics.get(&m.name) {
@@ -438,7 +445,11 @@ fn read_model(
         ontology.verified_questions.push(VerifiedQuestion {
             question: q.question.clone(),
             sql,
-            description: extras.verified.get(&q.question).cloned().unwrap_or_default(),
+            description: extras
+                .verified
+                .get(&q.question)
+                .cloned()
+                .unwrap_or_default(),
         });
     }
     Ok(ontology)
@@ -470,7 +481,11 @@ fn read_table(
     let mut attributes = Vec::new();
     let kinds = [
         ("dimensions", &table.dimensions, AttributeRole::Dimension),
-        ("time_dimensions", &table.time_dimensions, AttributeRole::Time),
+        (
+            "time_dimensions",
+            &table.time_dimensions,
+            AttributeRole::Time,
+        ),
         ("facts", &table.facts, AttributeRole::Measure),
         ("measures", &table.measures, AttributeRole::Measure),
     ];
@@ -479,7 +494,14 @@ fn read_table(
             let item = format!("tables.{t}.{kind}.{}", c.name);
             let at = ["tables", t, kind, c.name.as_str()];
             let data_type = data_type(&c.data_type).unwrap_or_else(|| {
-                w.add(&at, &item, format!("the data type `{}` is not one Cassis knows; read as text", c.data_type));
+                w.add(
+                    &at,
+                    &item,
+                    format!(
+                        "the data type `{}` is not one Cassis knows; read as text",
+                        c.data_type
+                    ),
+                );
                 DataType::Text
             });
             let column = bare_column(&c.expr);
@@ -498,12 +520,25 @@ fn read_table(
                 role
             };
             for (present, what) in [
-                (c.cortex_search_service.is_some() || c.cortex_search_service_name.is_some(), "its Cortex Search service"),
-                (c.access_modifier.as_deref() == Some("private_access"), "private access (Cassis shows every attribute)"),
-                (c.is_enum == Some(true), "is_enum (Cassis reads sample values as values questions may name, not as all there are)"),
+                (
+                    c.cortex_search_service.is_some() || c.cortex_search_service_name.is_some(),
+                    "its Cortex Search service",
+                ),
+                (
+                    c.access_modifier.as_deref() == Some("private_access"),
+                    "private access (Cassis shows every attribute)",
+                ),
+                (
+                    c.is_enum == Some(true),
+                    "is_enum (Cassis reads sample values as values questions may name, not as all there are)",
+                ),
             ] {
                 if present {
-                    w.add(&at, &item, format!("{what} has no Cassis equivalent; not imported"));
+                    w.add(
+                        &at,
+                        &item,
+                        format!("{what} has no Cassis equivalent; not imported"),
+                    );
                 }
             }
             if let Some(aggregation) = &c.default_aggregation {
@@ -527,7 +562,13 @@ fn read_table(
         }
     }
     if !extra.order.is_empty() {
-        attributes.sort_by_key(|a| extra.order.iter().position(|n| *n == a.name).unwrap_or(usize::MAX));
+        attributes.sort_by_key(|a| {
+            extra
+                .order
+                .iter()
+                .position(|n| *n == a.name)
+                .unwrap_or(usize::MAX)
+        });
     }
     let primary_key = match &table.primary_key {
         Some(pk) => pk
@@ -545,12 +586,17 @@ fn read_table(
         None => Vec::new(),
     };
     // A table's metrics, each one aggregate over its columns.
-    let logical: BTreeMap<&str, &Attribute> = attributes.iter().map(|a| (a.name.as_str(), a)).collect();
+    let logical: BTreeMap<&str, &Attribute> =
+        attributes.iter().map(|a| (a.name.as_str(), a)).collect();
     for m in &table.metrics {
         let item = format!("tables.{t}.metrics.{}", m.name);
         let at = ["tables", t, "metrics", m.name.as_str()];
         if m.access_modifier.as_deref() == Some("private_access") {
-            w.add(&at, &item, "private access has no Cassis equivalent: the metric is imported and visible");
+            w.add(
+                &at,
+                &item,
+                "private access has no Cassis equivalent: the metric is imported and visible",
+            );
         }
         let physical = text::replace_identifiers(&m.expr, |word| {
             let word = word.strip_prefix(&format!("{t}.")).unwrap_or(word);
@@ -607,11 +653,21 @@ fn read_relationship(
         None | Some("many_to_one") => Cardinality::ManyToOne,
         Some("one_to_one") => Cardinality::OneToOne,
         Some(other) => {
-            return Err(w.invalid(&at, item, format!("relationship_type `{other}` is not many_to_one or one_to_one")));
+            return Err(w.invalid(
+                &at,
+                item,
+                format!("relationship_type `{other}` is not many_to_one or one_to_one"),
+            ));
         }
     };
     if let Some(join) = r.join_type.as_deref().filter(|j| *j != "left_outer") {
-        w.add(&at, &item, format!("join_type `{join}` is not kept: Cassis joins from the many side and keeps its rows"));
+        w.add(
+            &at,
+            &item,
+            format!(
+                "join_type `{join}` is not kept: Cassis joins from the many side and keeps its rows"
+            ),
+        );
     }
     let extra = extras.relationships.get(&r.name);
     Ok(super::super::Relationship {
@@ -637,7 +693,12 @@ fn read_model_metric(m: &CortexMetric, ontology: &mut Ontology, extras: &Extras,
     let item = format!("metrics.{}", m.name);
     let at = ["metrics", m.name.as_str()];
     let ratio = ratio_of_names(&m.expr).filter(|(n, d)| {
-        let simple = |name: &str| ontology.metrics.iter().any(|x| x.name == name && !x.is_ratio());
+        let simple = |name: &str| {
+            ontology
+                .metrics
+                .iter()
+                .any(|x| x.name == name && !x.is_ratio())
+        };
         simple(n) && simple(d)
     });
     let Some((numerator, denominator)) = ratio else {
@@ -648,7 +709,13 @@ fn read_model_metric(m: &CortexMetric, ontology: &mut Ontology, extras: &Extras,
         .metrics
         .get(&m.name)
         .and_then(|e| e.object.clone())
-        .or_else(|| ontology.metrics.iter().find(|x| x.name == numerator).map(|x| x.object.clone()))
+        .or_else(|| {
+            ontology
+                .metrics
+                .iter()
+                .find(|x| x.name == numerator)
+                .map(|x| x.object.clone())
+        })
         .unwrap_or_default();
     ontology.metrics.push(Metric {
         name: m.name.clone(),
@@ -721,7 +788,11 @@ fn physical_sql(sql: &str, model: &SemanticModel, dialect: Dialect) -> String {
                 .map(|c| format!("{} AS {}", c.expr, c.name))
                 .collect();
             let (table, _) = qualified(&t.base_table, dialect);
-            format!("__{} AS (SELECT {} FROM {table})", t.name, columns.join(", "))
+            format!(
+                "__{} AS (SELECT {} FROM {table})",
+                t.name,
+                columns.join(", ")
+            )
         })
         .collect();
     let trimmed = sql.trim();
@@ -763,22 +834,64 @@ mod tests {
         ] {
             assert!(items.contains(&item), "{item} in {items:?}");
         }
-        let margin = imported.warnings.iter().find(|w| w.item == "tables.line_item.metrics.revenue_margin_estimate").unwrap();
-        assert_eq!(margin.to_string(), "model.yaml:194: tables.line_item.metrics.revenue_margin_estimate: `SUM(net_amount) - SUM(quantity) * 10` is not one aggregate (SUM, COUNT, COUNT(DISTINCT), AVG, MIN or MAX) over the table's columns; not imported");
+        let margin = imported
+            .warnings
+            .iter()
+            .find(|w| w.item == "tables.line_item.metrics.revenue_margin_estimate")
+            .unwrap();
+        assert_eq!(
+            margin.to_string(),
+            "model.yaml:194: tables.line_item.metrics.revenue_margin_estimate: `SUM(net_amount) - SUM(quantity) * 10` is not one aggregate (SUM, COUNT, COUNT(DISTINCT), AVG, MIN or MAX) over the table's columns; not imported"
+        );
         let metric = |name: &str| o.metrics.iter().find(|m| m.name == name).unwrap();
         // Logical names in a metric read the columns they stand for.
-        assert_eq!(metric("revenue").expr.as_deref(), Some("(l_extendedprice * (1 - l_discount))"));
-        assert_eq!(metric("returned_quantity").filters, vec!["l_returnflag = 'R'"]);
-        assert_eq!(metric("urgent_orders").filters, vec!["o_orderpriority = '1-URGENT'"]);
+        assert_eq!(
+            metric("revenue").expr.as_deref(),
+            Some("(l_extendedprice * (1 - l_discount))")
+        );
+        assert_eq!(
+            metric("returned_quantity").filters,
+            vec!["l_returnflag = 'R'"]
+        );
+        assert_eq!(
+            metric("urgent_orders").filters,
+            vec!["o_orderpriority = '1-URGENT'"]
+        );
         let ratio = metric("average_revenue_per_order");
-        assert_eq!((ratio.numerator.as_deref(), ratio.denominator.as_deref(), ratio.object.as_str()), (Some("revenue"), Some("order_count"), "line_item"));
+        assert_eq!(
+            (
+                ratio.numerator.as_deref(),
+                ratio.denominator.as_deref(),
+                ratio.object.as_str()
+            ),
+            (Some("revenue"), Some("order_count"), "line_item")
+        );
         let line_item = o.objects.iter().find(|x| x.name == "line_item").unwrap();
         assert_eq!(line_item.table, "lineitem");
         assert_eq!(line_item.primary_key, ["l_orderkey", "l_linenumber"]);
-        let key = line_item.attributes.iter().find(|a| a.name == "order_key").unwrap();
-        assert_eq!((key.role, key.column.as_deref()), (AttributeRole::Identifier, Some("l_orderkey")));
-        let joins: Vec<(&str, &str)> = o.relationships.iter().map(|r| (r.keys[0].from.as_str(), r.keys[0].to.as_str())).collect();
-        assert_eq!(joins, [("n_regionkey", "r_regionkey"), ("c_nationkey", "n_nationkey"), ("o_custkey", "c_custkey"), ("l_orderkey", "o_orderkey")]);
+        let key = line_item
+            .attributes
+            .iter()
+            .find(|a| a.name == "order_key")
+            .unwrap();
+        assert_eq!(
+            (key.role, key.column.as_deref()),
+            (AttributeRole::Identifier, Some("l_orderkey"))
+        );
+        let joins: Vec<(&str, &str)> = o
+            .relationships
+            .iter()
+            .map(|r| (r.keys[0].from.as_str(), r.keys[0].to.as_str()))
+            .collect();
+        assert_eq!(
+            joins,
+            [
+                ("n_regionkey", "r_regionkey"),
+                ("c_nationkey", "n_nationkey"),
+                ("o_custkey", "c_custkey"),
+                ("l_orderkey", "o_orderkey")
+            ]
+        );
         let segment = o.attribute("customer", "market_segment").unwrap();
         assert_eq!(segment.known_values.len(), 5);
         let rules: Vec<&str> = o.rules.iter().map(|r| r.name.as_str()).collect();
@@ -789,27 +902,73 @@ mod tests {
             "WITH __orders AS (SELECT o_orderkey AS order_key, o_custkey AS customer_key, o_orderstatus AS order_status, o_orderpriority AS order_priority, o_orderdate AS order_date, o_totalprice AS total_price FROM orders)\nSELECT COUNT(*) AS orders FROM __orders WHERE order_date >= '1995-01-01' AND order_date < '1996-01-01'"
         );
         // Tables keep their database and schema where the dialect names them.
-        let snowflake = from_cortex("m.yaml", WHOLESALE, Dialect::Snowflake, DEFAULT_MAX_YAML_BYTES).unwrap();
-        assert_eq!(snowflake.ontology.objects[0].table, "WHOLESALE.PUBLIC.region");
-        assert!(!snowflake.warnings.iter().any(|w| w.item.ends_with("base_table")));
+        let snowflake = from_cortex(
+            "m.yaml",
+            WHOLESALE,
+            Dialect::Snowflake,
+            DEFAULT_MAX_YAML_BYTES,
+        )
+        .unwrap();
+        assert_eq!(
+            snowflake.ontology.objects[0].table,
+            "WHOLESALE.PUBLIC.region"
+        );
+        assert!(
+            !snowflake
+                .warnings
+                .iter()
+                .any(|w| w.item.ends_with("base_table"))
+        );
     }
 
     #[test]
     fn bad_input_is_refused_with_its_line_and_what_is_wrong() {
         let error = |text: &str| read(text).unwrap_err().to_string();
         let e = error("name: m\ntables:\n  - name: t\n    dimensions: []\n");
-        assert!(e.starts_with("model.yaml:3:") && e.contains("missing field `base_table`"), "{e}");
-        let e = error("name: m\ntables:\n  - name: t\n    base_table: {table: t}\n    dimensions:\n      - name: d\n        expr: d\n");
-        assert!(e.starts_with("model.yaml:6:") && e.contains("missing field `data_type`"), "{e}");
-        let e = error("name: m\ntables:\n  - name: t\n    base_table: {table: t}\n  - name: t\n    base_table: {table: u}\n");
-        assert_eq!(e, "model.yaml:3: tables.t: the logical table is defined twice");
-        let e = error("name: m\ntables:\n  - name: t\n    base_table: {table: t}\nrelationships:\n  - name: r\n    left_table: t\n    right_table: t\n    relationship_columns: []\n    relationship_type: many_to_many\n");
-        assert_eq!(e, "model.yaml:6: relationships.r: relationship_type `many_to_many` is not many_to_one or one_to_one");
+        assert!(
+            e.starts_with("model.yaml:3:") && e.contains("missing field `base_table`"),
+            "{e}"
+        );
+        let e = error(
+            "name: m\ntables:\n  - name: t\n    base_table: {table: t}\n    dimensions:\n      - name: d\n        expr: d\n",
+        );
+        assert!(
+            e.starts_with("model.yaml:6:") && e.contains("missing field `data_type`"),
+            "{e}"
+        );
+        let e = error(
+            "name: m\ntables:\n  - name: t\n    base_table: {table: t}\n  - name: t\n    base_table: {table: u}\n",
+        );
+        assert_eq!(
+            e,
+            "model.yaml:3: tables.t: the logical table is defined twice"
+        );
+        let e = error(
+            "name: m\ntables:\n  - name: t\n    base_table: {table: t}\nrelationships:\n  - name: r\n    left_table: t\n    right_table: t\n    relationship_columns: []\n    relationship_type: many_to_many\n",
+        );
+        assert_eq!(
+            e,
+            "model.yaml:6: relationships.r: relationship_type `many_to_many` is not many_to_one or one_to_one"
+        );
         let e = error("name: m\n# cassis: {not json\n");
-        assert!(e.starts_with("model.yaml:2: the `# cassis:` comment:"), "{e}");
-        let e = from_cortex("m.yaml", WHOLESALE, Dialect::Sqlite, 1_000).unwrap_err().to_string();
-        assert_eq!(e, format!("m.yaml: the file is {} bytes; a file may be at most 1000 bytes", WHOLESALE.len()));
+        assert!(
+            e.starts_with("model.yaml:2: the `# cassis:` comment:"),
+            "{e}"
+        );
+        let e = from_cortex("m.yaml", WHOLESALE, Dialect::Sqlite, 1_000)
+            .unwrap_err()
+            .to_string();
+        assert_eq!(
+            e,
+            format!(
+                "m.yaml: the file is {} bytes; a file may be at most 1000 bytes",
+                WHOLESALE.len()
+            )
+        );
         let unknown = read("name: m\ntables:\n  - name: t\n    base_table: {table: t}\n    dimensions:\n      - name: d\n        expr: d\n        data_type: GEOGRAPHY\n").unwrap();
-        assert_eq!(unknown.warnings[0].to_string(), "model.yaml:6: tables.t.dimensions.d: the data type `GEOGRAPHY` is not one Cassis knows; read as text");
+        assert_eq!(
+            unknown.warnings[0].to_string(),
+            "model.yaml:6: tables.t.dimensions.d: the data type `GEOGRAPHY` is not one Cassis knows; read as text"
+        );
     }
 }

@@ -122,7 +122,9 @@ pub enum ImportError {
         bytes: u64,
         max: usize,
     },
-    #[error("{dir}: more than {max} YAML files; import a smaller project or its semantic layer's folder")]
+    #[error(
+        "{dir}: more than {max} YAML files; import a smaller project or its semantic layer's folder"
+    )]
     TooManyFiles { dir: String, max: usize },
     #[error("{dir}: the YAML files hold more than {max} bytes in all")]
     ProjectTooLarge { dir: String, max: usize },
@@ -140,7 +142,9 @@ pub enum ImportError {
         item: String,
         message: String,
     },
-    #[error("{0}: neither a Cassis ontology, a dbt semantic layer nor a Snowflake Cortex Analyst semantic model (choose one Cassis or Cortex file, or the YAML files of a dbt project)")]
+    #[error(
+        "{0}: neither a Cassis ontology, a dbt semantic layer nor a Snowflake Cortex Analyst semantic model (choose one Cassis or Cortex file, or the YAML files of a dbt project)"
+    )]
     Unrecognized(String),
     #[error("{0}: no dbt semantic_models, metrics or saved_queries were found")]
     NothingToImport(String),
@@ -161,7 +165,11 @@ fn location(line: Option<usize>, column: Option<usize>) -> String {
 
 /// Reads one YAML document of at most `max_bytes` into `T`, refusing alias
 /// expansion beyond what the text holds, with errors located in `file`.
-fn read_yaml<T: DeserializeOwned>(file: &str, text: &str, max_bytes: usize) -> Result<T, ImportError> {
+fn read_yaml<T: DeserializeOwned>(
+    file: &str,
+    text: &str,
+    max_bytes: usize,
+) -> Result<T, ImportError> {
     if text.len() > max_bytes {
         return Err(ImportError::FileTooLarge {
             file: file.to_owned(),
@@ -215,7 +223,12 @@ impl<'a> Warnings<'a> {
         });
     }
 
-    fn invalid(&self, path: &[&str], item: impl Into<String>, message: impl Into<String>) -> ImportError {
+    fn invalid(
+        &self,
+        path: &[&str],
+        item: impl Into<String>,
+        message: impl Into<String>,
+    ) -> ImportError {
         ImportError::Invalid {
             file: self.file.to_owned(),
             line: self.lines.locate(path),

@@ -160,9 +160,14 @@ fn strip_word<'a>(text: &'a str, word: &str) -> Option<&'a str> {
 fn case_when(text: &str) -> Option<(&str, String)> {
     let rest = strip_word(text, "CASE")?;
     let rest = strip_word(rest, "WHEN")?;
-    let rest = rest.strip_suffix("END").or_else(|| rest.strip_suffix("end"))?;
+    let rest = rest
+        .strip_suffix("END")
+        .or_else(|| rest.strip_suffix("end"))?;
     let thens = top_level(rest, "THEN");
-    if thens.len() != 1 || !top_level(rest, "WHEN").is_empty() || !top_level(rest, "ELSE").is_empty() {
+    if thens.len() != 1
+        || !top_level(rest, "WHEN").is_empty()
+        || !top_level(rest, "ELSE").is_empty()
+    {
         return None;
     }
     let condition = rest[..thens[0]].trim();
@@ -180,11 +185,14 @@ fn split_and(condition: &str) -> Vec<String> {
         .map(|(start, end)| condition[start..end].trim())
         .collect();
     let wrapped = parts.len() > 1
-        && parts.iter().all(|p| {
-            p.starts_with('(') && closing(p, 0) == Some(p.len() - 1)
-        });
+        && parts
+            .iter()
+            .all(|p| p.starts_with('(') && closing(p, 0) == Some(p.len() - 1));
     if wrapped {
-        parts.iter().map(|p| p[1..p.len() - 1].trim().to_owned()).collect()
+        parts
+            .iter()
+            .map(|p| p[1..p.len() - 1].trim().to_owned())
+            .collect()
     } else {
         vec![condition.to_owned()]
     }
@@ -214,7 +222,10 @@ pub(super) fn ratio_of_names(text: &str) -> Option<(String, String)> {
 }
 
 /// Replaces whole identifiers outside quotes by what `substitute` gives.
-pub(super) fn replace_identifiers(text: &str, substitute: impl Fn(&str) -> Option<String>) -> String {
+pub(super) fn replace_identifiers(
+    text: &str,
+    substitute: impl Fn(&str) -> Option<String>,
+) -> String {
     let mut out = String::with_capacity(text.len());
     let mut chars = text.char_indices().peekable();
     let mut quote: Option<char> = None;
@@ -278,7 +289,10 @@ mod tests {
         assert_eq!(distinct.aggregate, Aggregate::CountDistinct);
         assert_eq!(distinct.expr.as_deref(), Some("o_custkey"));
         let two = aggregate_expr("COUNT(CASE WHEN (a > 1) AND (b = 'x') THEN 1 END)").unwrap();
-        assert_eq!((two.expr, two.filters), (None, vec!["a > 1".to_owned(), "b = 'x'".to_owned()]));
+        assert_eq!(
+            (two.expr, two.filters),
+            (None, vec!["a > 1".to_owned(), "b = 'x'".to_owned()])
+        );
         assert_eq!(aggregate_expr("SUM(a) / COUNT(b)"), None);
         assert_eq!(aggregate_expr("a + b"), None);
         assert_eq!(aggregate_expr("MEDIAN(a)"), None);
