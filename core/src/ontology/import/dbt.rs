@@ -939,10 +939,9 @@ impl Importer {
             join_to_timespine,
             ..
         } = input
+            && (fill_nulls_with.is_some() || join_to_timespine == &Some(true))
         {
-            if fill_nulls_with.is_some() || join_to_timespine == &Some(true) {
-                w.add(at, item, "fill_nulls_with and join_to_timespine are not kept: periods without rows are absent from answers");
-            }
+            w.add(at, item, "fill_nulls_with and join_to_timespine are not kept: periods without rows are absent from answers");
         }
         let mut filters = Vec::new();
         for filter in m
