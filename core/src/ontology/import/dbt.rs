@@ -552,7 +552,9 @@ impl Importer {
                 name,
                 column: column.clone(),
                 expr: column.is_none().then_some(sql),
-                data_type: DataType::Integer,
+                // dbt does not say; a text literal compares with a number
+                // column on every engine, a number with a text one not.
+                data_type: DataType::Text,
                 role: AttributeRole::Identifier,
                 label: e.label.clone().unwrap_or_default(),
                 description: e.description.clone().unwrap_or_default(),
@@ -761,7 +763,8 @@ impl Importer {
                     continue;
                 };
                 self.ontology.relationships.push(Relationship {
-                    name: format!("{}_{}", from.object, to.object),
+                    // Named for the entity: two foreign entities may reach the same model.
+                    name: format!("{}_{name}", from.object),
                     from: from.object.clone(),
                     to: to.object.clone(),
                     keys: vec![KeyPair {
