@@ -14,8 +14,9 @@ use tower_http::limit::RequestBodyLimitLayer;
 pub const MAX_REQUEST_BODY_BYTES: usize = 2 * 1024 * 1024;
 
 /// The server functions whose arguments hold an ontology's YAML (the
-/// editor's check and save: `app/src/api/ontology.rs`).
-const ONTOLOGY_ROUTES: [&str; 2] = ["/api/check_draft", "/api/save_draft"];
+/// editor's check and save: `app/src/api/ontology.rs`; its import of other
+/// semantic layers: `app/src/api/imports.rs`).
+const ONTOLOGY_ROUTES: [&str; 3] = ["/api/check_draft", "/api/save_draft", "/api/convert_import"];
 
 /// Room in an ontology's form for its other fields (project id, revision).
 const FORM_FIELDS_BYTES: usize = 64 * 1024;

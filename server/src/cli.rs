@@ -467,8 +467,11 @@ pub enum OntologyCommand {
         /// Project id or name
         #[arg(long)]
         project: String,
-        /// The ontology as YAML
+        /// The ontology as YAML (a dbt project's folder with --from dbt)
         file: PathBuf,
+        /// What the file is: Cassis's YAML, a dbt project's semantic layer or a Snowflake Cortex Analyst semantic model; what has no Cassis equivalent is listed as a warning
+        #[arg(long, value_enum, default_value = "cassis")]
+        from: crate::commands::semantic_layers::ImportFormat,
         /// Also publish it as the next version
         #[arg(long)]
         publish: bool,
@@ -491,6 +494,15 @@ pub enum OntologyCommand {
         /// Export the draft instead of a published version
         #[arg(long)]
         draft: bool,
+        /// Cassis's YAML, or a Snowflake Cortex Analyst semantic model that `import --from snowflake` reads back
+        #[arg(long, value_enum, default_value = "cassis")]
+        to: crate::commands::semantic_layers::ExportFormat,
+        /// With --to snowflake: the database of tables named without one
+        #[arg(long, requires = "to")]
+        database: Option<String>,
+        /// With --to snowflake: the schema of tables named without one
+        #[arg(long, requires = "to")]
+        schema: Option<String>,
     },
     /// Publish the project's draft as the next immutable version, unless a verified question would get a different answer or none
     Publish {

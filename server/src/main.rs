@@ -169,6 +169,7 @@ async fn ontology(settings: &Settings, command: OntologyCommand) -> anyhow::Resu
         OntologyCommand::Import {
             project,
             file,
+            from,
             publish,
             force,
             note,
@@ -179,6 +180,7 @@ async fn ontology(settings: &Settings, command: OntologyCommand) -> anyhow::Resu
                 settings,
                 &project,
                 &file,
+                from,
                 publish,
                 &note,
                 as_user.as_deref(),
@@ -189,7 +191,10 @@ async fn ontology(settings: &Settings, command: OntologyCommand) -> anyhow::Resu
             project,
             version,
             draft,
-        } => o::export(settings, &project, version, draft).await,
+            to,
+            database,
+            schema,
+        } => o::export(settings, &project, version, draft, to, (database, schema)).await,
         OntologyCommand::Publish {
             project,
             note,

@@ -2,6 +2,7 @@
 
 pub mod activity;
 pub mod clients;
+pub mod imports;
 pub mod instance;
 pub mod keys;
 pub mod ontology;

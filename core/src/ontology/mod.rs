@@ -7,6 +7,10 @@ mod diff;
 #[cfg(feature = "ssr")]
 pub mod drafts;
 mod edit;
+#[cfg(feature = "ssr")]
+pub mod export;
+#[cfg(feature = "ssr")]
+pub mod import;
 mod model;
 mod validate;
 #[cfg(feature = "ssr")]

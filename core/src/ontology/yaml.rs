@@ -3,7 +3,7 @@
 
 use super::model::Ontology;
 
-mod expansion;
+pub(super) mod expansion;
 mod lines;
 
 pub use lines::{LineIndex, LocatedProblem, MAX_LISTED_PROBLEMS, located_problems};

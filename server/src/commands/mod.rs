@@ -6,6 +6,7 @@ pub mod backup;
 pub mod eval;
 pub mod ontology;
 pub mod project;
+pub mod semantic_layers;
 pub mod serve;
 pub mod user;
 pub mod warehouse;

@@ -1,6 +1,7 @@
 //! `cassis ontology`: the ontology as code.
 
 use super::open_store;
+use super::semantic_layers::{self, ExportFormat, ImportFormat};
 use crate::config::Settings;
 use crate::{clock, startup};
 use anyhow::{Context, bail};
@@ -86,22 +87,36 @@ fn report(problems: &[LocatedProblem], total: usize, file: &Path) -> String {
 }
 
 /// Makes `file` the draft and, with `publish`, publishes it under that policy.
+#[allow(clippy::too_many_arguments)]
 pub async fn import(
     settings: &Settings,
     project: &str,
     file: &Path,
+    from: ImportFormat,
     publish: Option<RegressionPolicy>,
     note: &str,
     as_user: Option<&str>,
 ) -> anyhow::Result<()> {
-    let text =
-        std::fs::read_to_string(file).with_context(|| format!("reading {}", file.display()))?;
-    // Read and checked on ontology workers, like a draft saved in the app.
-    let text = std::sync::Arc::<str>::from(text);
-    let (read, max_bytes) = (text.clone(), settings.max_ontology_bytes);
-    let parsed = ontology::on_ontology_worker(move || ontology::from_yaml_within(&read, max_bytes))
-        .await
-        .map_err(|e| anyhow::anyhow!("{}: {e}", file.display()))?;
+    let file_name = file.file_name().unwrap_or(file.as_os_str());
+    let (parsed, text, reason) = if from == ImportFormat::Cassis {
+        let text =
+            std::fs::read_to_string(file).with_context(|| format!("reading {}", file.display()))?;
+        // Read and checked on ontology workers, like a draft saved in the app.
+        let text = std::sync::Arc::<str>::from(text);
+        let (read, max_bytes) = (text.clone(), settings.max_ontology_bytes);
+        let parsed =
+            ontology::on_ontology_worker(move || ontology::from_yaml_within(&read, max_bytes))
+                .await
+                .map_err(|e| anyhow::anyhow!("{}: {e}", file.display()))?;
+        let reason = format!("imported from {}", file_name.to_string_lossy());
+        (parsed, text, reason)
+    } else {
+        let (_, project) = open_project(settings, project).await?;
+        let imported = semantic_layers::read(settings, from, file, dialect_of(&project)).await?;
+        let reason = semantic_layers::reason(from, file, &imported);
+        let text = std::sync::Arc::<str>::from(ontology::to_yaml(&imported.ontology));
+        (imported.ontology, text, reason)
+    };
     let (store, project) = open_project(settings, project).await?;
     let user = acting_user(&store, project.organization_id, as_user).await?;
     let dialect = dialect_of(&project);
@@ -111,18 +126,25 @@ pub async fn import(
     })
     .await;
     if total > 0 {
+        // Lines of a converted file would be those of the YAML it became.
+        let problems: Vec<LocatedProblem> = problems
+            .into_iter()
+            .map(|p| LocatedProblem {
+                line: p.line.filter(|_| from == ImportFormat::Cassis),
+                ..p
+            })
+            .collect();
         bail!("{}\nnothing was imported", report(&problems, total, file));
     }
     // The file replaces the draft as a whole; the replaced one stays in the
     // draft history (`cassis ontology history`).
-    let file_name = file.file_name().unwrap_or(file.as_os_str());
     store
         .save_draft(
             project.id,
             &parsed,
             DraftBase::Current,
             user.id,
-            &format!("imported from {}", file_name.to_string_lossy()),
+            &reason,
             clock::now(),
         )
         .await?;
@@ -180,6 +202,8 @@ pub async fn export(
     project: &str,
     version: Option<u32>,
     draft: bool,
+    to: ExportFormat,
+    snowflake: (Option<String>, Option<String>),
 ) -> anyhow::Result<()> {
     let (store, project) = open_project(settings, project).await?;
     let ontology = if draft {
@@ -201,7 +225,13 @@ pub async fn export(
             .with_context(|| format!("version {number} does not exist"))?
             .ontology
     };
-    print!("{}", ontology::to_yaml(&ontology));
+    match to {
+        ExportFormat::Cassis => print!("{}", ontology::to_yaml(&ontology)),
+        ExportFormat::Snowflake => {
+            let (database, schema) = snowflake;
+            semantic_layers::print_cortex(&ontology, &project.name, database, schema);
+        }
+    }
     Ok(())
 }
 

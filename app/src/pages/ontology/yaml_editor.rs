@@ -1,6 +1,7 @@
 //! The whole draft as YAML: checked while it is typed (each problem with its
 //! line), saved as one piece, imported from a file.
 
+use crate::api::imports::ConvertImport;
 use crate::api::ontology::{CheckDraft, ProblemView, SaveDraft};
 use crate::components::page::ErrorNotice;
 use crate::components::style::{BUTTON, CARD, CARD_TITLE, SUCCESS};
@@ -65,6 +66,16 @@ pub fn YamlEditor(
             CHECK_DELAY,
         );
     };
+    // A file chosen to import, converted on the server when it is a dbt or
+    // Cortex semantic model, becomes the editor's text.
+    let convert = ServerAction::<ConvertImport>::new();
+    Effect::new(move |_| {
+        if let Some(Ok(converted)) = convert.value().get()
+            && text.try_set(converted.yaml).is_none()
+        {
+            schedule_check();
+        }
+    });
     let shown = move || match check.value().get() {
         Some(Ok(checked)) => checked,
         _ => problems.clone(),
@@ -89,9 +100,10 @@ pub fn YamlEditor(
                         </span>
                     })}
                 </h2>
-                {can_edit.then(|| view! { <ImportFile text on_import=schedule_check /> })}
+                {can_edit.then(|| view! { <ImportFile project_id convert /> })}
             </div>
             <p class="mt-1 text-sm text-slate-600">"The whole draft as code. Problems are listed with their line as you type; a draft may keep problems, but publishing needs none."</p>
+            <ImportWarnings convert />
             <textarea
                 class="mt-3 block h-96 w-full rounded-md border border-slate-300 bg-slate-50 px-3 py-2 font-mono text-xs leading-5 focus:border-purple-600 focus:outline-none focus:ring-1 focus:ring-purple-600"
                 aria-label="Ontology YAML" spellcheck="false" readonly=!can_edit data-testid="yaml-editor"
@@ -135,37 +147,73 @@ pub fn YamlEditor(
     }
 }
 
-/// Reads a YAML file chosen on this computer into the editor; saving it is
-/// the import.
+/// Reads the YAML files chosen on this computer (Cassis's, a Snowflake
+/// Cortex Analyst semantic model, or a dbt project's semantic layer files)
+/// and sends them to be converted; saving the result is the import.
 #[component]
 fn ImportFile(
-    text: RwSignal<String>,
-    on_import: impl Fn() + Copy + Send + Sync + 'static,
+    project_id: StoredValue<String>,
+    convert: ServerAction<ConvertImport>,
 ) -> impl IntoView {
     let on_change = move |ev: leptos::ev::Event| {
         #[cfg(feature = "hydrate")]
         {
             let input: web_sys::HtmlInputElement = event_target(&ev);
-            let Some(file) = input.files().and_then(|files| files.get(0)) else {
+            let Some(list) = input.files() else {
                 return;
             };
+            let files: Vec<web_sys::File> =
+                (0..list.length()).filter_map(|i| list.get(i)).collect();
             leptos::task::spawn_local(async move {
-                if let Ok(content) = wasm_bindgen_futures::JsFuture::from(file.text()).await
-                    && let Some(content) = content.as_string()
-                    // The editor may have gone while the file was read.
-                    && text.try_set(content).is_none()
-                {
-                    on_import();
+                let (mut names, mut texts) = (Vec::new(), Vec::new());
+                for file in files {
+                    let Ok(content) = wasm_bindgen_futures::JsFuture::from(file.text()).await
+                    else {
+                        return;
+                    };
+                    names.push(file.name());
+                    texts.push(content.as_string().unwrap_or_default());
+                }
+                // The editor may have gone while the files were read.
+                if let Some(project_id) = project_id.try_get_value() {
+                    convert.dispatch(ConvertImport {
+                        project_id,
+                        names,
+                        texts,
+                    });
                 }
             });
         }
         #[cfg(not(feature = "hydrate"))]
-        let _ = (ev, text, on_import);
+        let _ = (ev, project_id, convert);
     };
     view! {
-        <label class="cursor-pointer text-sm font-medium text-purple-800 hover:underline">
-            "Import a YAML file…"
-            <input type="file" accept=".yaml,.yml,text/yaml" class="sr-only" on:change=on_change />
+        <label class="cursor-pointer text-sm font-medium text-purple-800 hover:underline" title="Cassis YAML, a Snowflake Cortex Analyst semantic model, or a dbt project's semantic_models and metrics files">
+            "Import a file: Cassis, dbt or Snowflake…"
+            <input type="file" multiple=true accept=".yaml,.yml,text/yaml" class="sr-only" on:change=on_change data-testid="import-file" />
         </label>
+    }
+}
+
+/// What an import from dbt or Cortex could not carry over as it was, or
+/// why nothing was imported.
+#[component]
+fn ImportWarnings(convert: ServerAction<ConvertImport>) -> impl IntoView {
+    move || {
+        match convert.value().get() {
+        Some(Ok(converted)) if !converted.warnings.is_empty() => view! {
+            <div class="mt-3 rounded-md border border-amber-300 bg-amber-50 p-3" data-testid="import-warnings">
+                <p class="text-sm font-semibold text-amber-900">
+                    {format!("Imported with {} warning(s): review them, then save the draft.", converted.warnings.len())}
+                </p>
+                <ul class="mt-1 list-disc space-y-0.5 pl-5 font-mono text-xs text-amber-900">
+                    {converted.warnings.into_iter().map(|w| view! { <li>{w}</li> }).collect_view()}
+                </ul>
+            </div>
+        }
+        .into_any(),
+        Some(Err(error)) => view! { <div class="mt-3"><ErrorNotice error /></div> }.into_any(),
+        _ => ().into_any(),
+    }
     }
 }

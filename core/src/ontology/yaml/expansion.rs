@@ -14,7 +14,7 @@ use std::fmt;
 
 /// Walks `text` as the ontology reader would and fails when it expands to more
 /// nodes or scalar bytes than its own size allows.
-pub(super) fn check(text: &str) -> Result<(), serde_yaml_ng::Error> {
+pub(crate) fn check(text: &str) -> Result<(), serde_yaml_ng::Error> {
     let budget = Budget {
         // Every node takes at least one byte of the text; an escape such as
         // `\L` turns two bytes into three, so scalars may grow by half.

@@ -1,0 +1,1498 @@
+//! A dbt project's semantic layer (MetricFlow's YAML: top-level
+//! `semantic_models`, `metrics` and `saved_queries`) read as a draft.
+//!
+//! A semantic model becomes an object on the table of the model it refers to
+//! (`ref('orders')` reads `orders`); its primary entity gives the primary
+//! key, each foreign entity a many-to-one relationship to the semantic model
+//! whose primary entity has that name; dimensions become attributes (time
+//! dimensions dated, at day grain or finer); measures become measure
+//! attributes when they read a column. Simple metrics become metrics with
+//! their measure's aggregate and expression and their filters written over
+//! the object's columns; ratio metrics become ratios. Saved queries become
+//! verified questions once compiled. Derived, cumulative and conversion
+//! metrics, percentiles and medians, semi-additive measures, natural
+//! entities, filters that reach another semantic model and the 1.12 spec on
+//! models have no Cassis equivalent yet: each is a warning.
+
+use super::text::{bare_column, humanize};
+use super::{Grain, GroupBy, ImportError, Imported, SavedQuery, Warnings, read_yaml};
+use crate::ontology::model::*;
+use serde::Deserialize;
+use serde_yaml_ng::Value;
+use std::collections::BTreeMap;
+use std::path::Path;
+
+/// At most this many YAML files are read from a project.
+pub const MAX_FILES: usize = 2_000;
+/// Folders dbt writes or installs into, never the project's own semantic layer.
+const SKIPPED_DIRS: [&str; 5] = [
+    "target",
+    "dbt_packages",
+    "dbt_modules",
+    "logs",
+    "node_modules",
+];
+/// Folders deeper than this are not read.
+const MAX_DEPTH: usize = 16;
+
+#[derive(Debug, Default, Deserialize)]
+struct DbtFile {
+    #[serde(default)]
+    semantic_models: Vec<DbtSemanticModel>,
+    #[serde(default)]
+    metrics: Vec<DbtMetric>,
+    #[serde(default)]
+    saved_queries: Vec<DbtSavedQuery>,
+    #[serde(default)]
+    models: Vec<Value>,
+}
+
+#[derive(Debug, Deserialize)]
+struct DbtSemanticModel {
+    name: String,
+    model: String,
+    #[serde(default)]
+    description: Option<String>,
+    #[serde(default)]
+    label: Option<String>,
+    #[serde(default)]
+    defaults: Option<Defaults>,
+    #[serde(default)]
+    primary_entity: Option<String>,
+    #[serde(default)]
+    entities: Vec<Entity>,
+    #[serde(default)]
+    dimensions: Vec<Dimension>,
+    #[serde(default)]
+    measures: Vec<DbtMeasure>,
+}
+
+#[derive(Debug, Deserialize)]
+struct Defaults {
+    #[serde(default)]
+    agg_time_dimension: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+struct Entity {
+    name: String,
+    #[serde(rename = "type")]
+    kind: EntityKind,
+    #[serde(default)]
+    expr: Option<Value>,
+    #[serde(default)]
+    description: Option<String>,
+    #[serde(default)]
+    label: Option<String>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+enum EntityKind {
+    Primary,
+    Unique,
+    Foreign,
+    Natural,
+}
+
+#[derive(Debug, Deserialize)]
+struct Dimension {
+    name: String,
+    #[serde(rename = "type")]
+    kind: DimensionKind,
+    #[serde(default)]
+    expr: Option<Value>,
+    #[serde(default)]
+    description: Option<String>,
+    #[serde(default)]
+    label: Option<String>,
+    #[serde(default)]
+    type_params: Option<DimensionParams>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+enum DimensionKind {
+    Categorical,
+    Time,
+}
+
+#[derive(Debug, Deserialize)]
+struct DimensionParams {
+    #[serde(default)]
+    time_granularity: Option<String>,
+    #[serde(default)]
+    validity_params: Option<Value>,
+}
+
+#[derive(Debug, Deserialize)]
+struct DbtMeasure {
+    name: String,
+    agg: String,
+    #[serde(default)]
+    expr: Option<Value>,
+    #[serde(default)]
+    description: Option<String>,
+    #[serde(default)]
+    label: Option<String>,
+    #[serde(default)]
+    create_metric: bool,
+    #[serde(default)]
+    non_additive_dimension: Option<Value>,
+    #[serde(default)]
+    agg_params: Option<Value>,
+}
+
+#[derive(Debug, Deserialize)]
+struct DbtMetric {
+    name: String,
+    #[serde(rename = "type")]
+    kind: String,
+    #[serde(default)]
+    description: Option<String>,
+    #[serde(default)]
+    label: Option<String>,
+    #[serde(default)]
+    type_params: TypeParams,
+    #[serde(default)]
+    filter: Option<Filters>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+struct TypeParams {
+    #[serde(default)]
+    measure: Option<Input>,
+    #[serde(default)]
+    numerator: Option<Input>,
+    #[serde(default)]
+    denominator: Option<Input>,
+    #[serde(default)]
+    expr: Option<String>,
+    #[serde(default)]
+    metrics: Option<Vec<Value>>,
+    #[serde(default)]
+    window: Option<Value>,
+    #[serde(default)]
+    grain_to_date: Option<Value>,
+}
+
+/// A measure or metric named alone or with a filter.
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+enum Input {
+    Name(String),
+    Detailed {
+        name: String,
+        #[serde(default)]
+        filter: Option<Filters>,
+        #[serde(default)]
+        fill_nulls_with: Option<Value>,
+        #[serde(default)]
+        join_to_timespine: Option<bool>,
+    },
+}
+
+impl Input {
+    fn name(&self) -> &str {
+        match self {
+            Input::Name(name) | Input::Detailed { name, .. } => name,
+        }
+    }
+
+    fn filters(&self) -> Vec<String> {
+        match self {
+            Input::Detailed {
+                filter: Some(f), ..
+            } => f.list(),
+            _ => Vec::new(),
+        }
+    }
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+enum Filters {
+    One(String),
+    Many(Vec<String>),
+}
+
+impl Filters {
+    fn list(&self) -> Vec<String> {
+        match self {
+            Filters::One(f) => vec![f.clone()],
+            Filters::Many(fs) => fs.clone(),
+        }
+    }
+}
+
+#[derive(Debug, Deserialize)]
+struct DbtSavedQuery {
+    name: String,
+    #[serde(default)]
+    description: Option<String>,
+    #[serde(default)]
+    label: Option<String>,
+    query_params: QueryParams,
+    #[serde(default)]
+    exports: Option<Value>,
+}
+
+#[derive(Debug, Deserialize)]
+struct QueryParams {
+    #[serde(default)]
+    metrics: Vec<String>,
+    #[serde(default)]
+    group_by: Vec<String>,
+    #[serde(default, rename = "where")]
+    filter: Option<Filters>,
+    #[serde(default)]
+    order_by: Option<Value>,
+    #[serde(default)]
+    limit: Option<Value>,
+}
+
+/// A file of the project: its name as shown in messages, and its text.
+#[derive(Debug)]
+pub struct ProjectFile {
+    pub name: String,
+    pub text: String,
+}
+
+/// Reads the YAML files of the dbt project in `dir` (skipping what dbt
+/// writes and installs), each of at most `max_bytes` and `4 × max_bytes` in
+/// all, at most [`MAX_FILES`] of them.
+pub fn read_project(dir: &Path, max_bytes: usize) -> Result<Vec<ProjectFile>, ImportError> {
+    let shown = dir.display().to_string();
+    let io = |path: &Path, source| ImportError::Io {
+        path: path.display().to_string(),
+        source,
+    };
+    let mut files = Vec::new();
+    let mut total = 0u64;
+    let mut pending = vec![(dir.to_path_buf(), 0usize)];
+    while let Some((folder, depth)) = pending.pop() {
+        let mut entries: Vec<_> = std::fs::read_dir(&folder)
+            .map_err(|e| io(&folder, e))?
+            .collect::<Result<_, _>>()
+            .map_err(|e| io(&folder, e))?;
+        entries.sort_by_key(|e| e.file_name());
+        for entry in entries.into_iter().rev() {
+            let path = entry.path();
+            let name = entry.file_name().to_string_lossy().into_owned();
+            // Symbolic links are not followed: a link may lead out of the project.
+            let kind = entry.file_type().map_err(|e| io(&path, e))?;
+            if kind.is_dir() {
+                if !name.starts_with('.')
+                    && !SKIPPED_DIRS.contains(&name.as_str())
+                    && depth < MAX_DEPTH
+                {
+                    pending.push((path, depth + 1));
+                }
+            } else if kind.is_file() && (name.ends_with(".yml") || name.ends_with(".yaml")) {
+                if files.len() == MAX_FILES {
+                    return Err(ImportError::TooManyFiles {
+                        dir: shown,
+                        max: MAX_FILES,
+                    });
+                }
+                let size = entry.metadata().map_err(|e| io(&path, e))?.len();
+                let file = path
+                    .strip_prefix(dir)
+                    .unwrap_or(&path)
+                    .display()
+                    .to_string();
+                if size > max_bytes as u64 {
+                    return Err(ImportError::FileTooLarge {
+                        file,
+                        bytes: size,
+                        max: max_bytes,
+                    });
+                }
+                total += size;
+                if total > 4 * max_bytes as u64 {
+                    return Err(ImportError::ProjectTooLarge {
+                        dir: shown,
+                        max: 4 * max_bytes,
+                    });
+                }
+                let text = std::fs::read_to_string(&path).map_err(|e| io(&path, e))?;
+                files.push(ProjectFile { name: file, text });
+            }
+        }
+    }
+    files.sort_by(|a, b| a.name.cmp(&b.name));
+    Ok(files)
+}
+
+/// Where each semantic model, measure and metric was defined.
+struct Parsed<'a> {
+    file: &'a ProjectFile,
+    content: DbtFile,
+}
+
+/// Reads the semantic layer of a dbt project's files.
+pub fn from_dbt(files: &[ProjectFile], max_bytes: usize) -> Result<Imported, ImportError> {
+    let mut parsed = Vec::new();
+    for file in files {
+        // dbt's own files (dbt_project.yml, profiles, packages) and schema
+        // files without a semantic layer are read too, and give nothing.
+        let content: DbtFile = if file.text.trim().is_empty() {
+            DbtFile::default()
+        } else {
+            read_yaml(&file.name, &file.text, max_bytes).or_else(|e| {
+                // A file whose top level is not a mapping is not a schema file.
+                match serde_yaml_ng::from_str::<Value>(&file.text) {
+                    Ok(Value::Mapping(_)) | Err(_) => Err(e),
+                    Ok(_) => Ok(DbtFile::default()),
+                }
+            })?
+        };
+        parsed.push(Parsed { file, content });
+    }
+    let mut importer = Importer::default();
+    for p in &parsed {
+        let mut w = Warnings::new(&p.file.name, &p.file.text);
+        for model in &p.content.semantic_models {
+            importer.semantic_model(model, &mut w)?;
+        }
+        for model in &p.content.models {
+            if model
+                .get("semantic_model")
+                .is_some_and(|s| s.as_bool() != Some(false))
+            {
+                let name = model.get("name").and_then(Value::as_str).unwrap_or("?");
+                w.add(&["models", name], format!("models.{name}"), "a semantic model on a model (dbt 1.12's spec) is not read yet; write it as a top-level `semantic_models` entry");
+            }
+        }
+        importer.warnings.append(&mut w.list);
+    }
+    if importer.ontology.objects.is_empty()
+        && parsed
+            .iter()
+            .all(|p| p.content.metrics.is_empty() && p.content.saved_queries.is_empty())
+    {
+        return Err(ImportError::NothingToImport(
+            files
+                .first()
+                .map_or("the project".to_owned(), |f| f.name.clone()),
+        ));
+    }
+    importer.relationships();
+    // Metrics may refer to metrics of later files: simple ones first.
+    for pass in [Pass::Simple, Pass::Composite] {
+        for p in &parsed {
+            let mut w = Warnings::new(&p.file.name, &p.file.text);
+            for metric in &p.content.metrics {
+                importer.metric(metric, pass, &mut w)?;
+            }
+            importer.warnings.append(&mut w.list);
+        }
+    }
+    importer.measures_as_metrics();
+    for p in &parsed {
+        let mut w = Warnings::new(&p.file.name, &p.file.text);
+        for query in &p.content.saved_queries {
+            importer.saved_query(query, &mut w);
+        }
+        importer.warnings.append(&mut w.list);
+    }
+    Ok(Imported {
+        ontology: importer.ontology,
+        warnings: importer.warnings,
+        saved_queries: importer.saved_queries,
+    })
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Pass {
+    Simple,
+    Composite,
+}
+
+/// A measure as defined, with its semantic model.
+#[derive(Clone)]
+struct MeasureDef {
+    object: String,
+    aggregate: Aggregate,
+    expr: Option<String>,
+    label: String,
+    description: String,
+    create_metric: bool,
+    used: bool,
+    /// Where it was defined, for a warning about it.
+    file: String,
+    line: Option<usize>,
+}
+
+#[derive(Clone)]
+struct EntityDef {
+    object: String,
+    kind: EntityKind,
+    column: Option<String>,
+    /// Where it was defined, for a warning about it.
+    file: String,
+    line: Option<usize>,
+}
+
+#[derive(Default)]
+struct Importer {
+    ontology: Ontology,
+    warnings: Vec<super::ImportWarning>,
+    saved_queries: Vec<SavedQuery>,
+    measures: BTreeMap<String, MeasureDef>,
+    /// Entities by name: the semantic models they are on.
+    entities: BTreeMap<String, Vec<EntityDef>>,
+    /// Each object's time attribute that metrics are dated by.
+    agg_time: BTreeMap<String, String>,
+    /// Each object's dimensions by dbt name: its SQL over the object's columns.
+    dimension_sql: BTreeMap<(String, String), String>,
+}
+
+fn scalar(value: &Option<Value>) -> Option<String> {
+    match value {
+        Some(Value::String(s)) => Some(s.trim().to_owned()),
+        Some(Value::Number(n)) => Some(n.to_string()),
+        Some(Value::Bool(b)) => Some(b.to_string()),
+        _ => None,
+    }
+}
+
+/// `ref('orders')`, `ref("pkg", "orders")`, `source('tpch', 'orders')`: the
+/// table the model or source names.
+fn table_of(model: &str) -> Option<String> {
+    let model = model
+        .trim()
+        .trim_start_matches("{{")
+        .trim_end_matches("}}")
+        .trim();
+    let (function, args) = model.split_once('(')?;
+    let args = args.strip_suffix(')')?;
+    let names: Vec<&str> = args
+        .split(',')
+        .map(|a| a.trim().trim_matches(['\'', '"']))
+        .filter(|a| !a.contains('='))
+        .collect();
+    match function.trim() {
+        "ref" | "source" => names
+            .last()
+            .filter(|n| bare_column(n).is_some())
+            .map(|n| (*n).to_owned()),
+        _ => None,
+    }
+}
+
+impl Importer {
+    fn semantic_model(
+        &mut self,
+        m: &DbtSemanticModel,
+        w: &mut Warnings,
+    ) -> Result<(), ImportError> {
+        let at = ["semantic_models", m.name.as_str()];
+        let item = format!("semantic_models.{}", m.name);
+        if self.ontology.objects.iter().any(|o| o.name == m.name) {
+            return Err(w.invalid(&at, item, "the semantic model is defined twice"));
+        }
+        let table = table_of(&m.model).ok_or_else(|| {
+            w.invalid(
+                &at,
+                &item,
+                format!(
+                    "`model: {}` should be `ref('a_model')` (or `source('a_source', 'a_table')`)",
+                    m.model
+                ),
+            )
+        })?;
+        let mut object = Object {
+            name: m.name.clone(),
+            table,
+            label: m.label.clone().unwrap_or_default(),
+            description: m.description.clone().unwrap_or_default(),
+            ..Object::default()
+        };
+        for e in &m.entities {
+            let at = [
+                "semantic_models",
+                m.name.as_str(),
+                "entities",
+                e.name.as_str(),
+            ];
+            let item = format!("{item}.entities.{}", e.name);
+            let sql = scalar(&e.expr).unwrap_or_else(|| e.name.clone());
+            let column = bare_column(&sql).map(str::to_owned);
+            if e.kind == EntityKind::Natural {
+                w.add(&at, &item, "natural entities (slowly changing dimensions) have no Cassis equivalent; kept as an identifier attribute that joins nothing");
+            }
+            if matches!(e.kind, EntityKind::Primary | EntityKind::Unique) {
+                match &column {
+                    Some(c) if object.primary_key.is_empty() && e.kind == EntityKind::Primary => object.primary_key = vec![c.clone()],
+                    Some(_) => {}
+                    None => w.add(&at, &item, format!("its expression `{sql}` is not a column: Cassis keys are columns, so the object has no primary key and nothing joins to it through this entity")),
+                }
+            }
+            self.entities
+                .entry(e.name.clone())
+                .or_default()
+                .push(EntityDef {
+                    object: m.name.clone(),
+                    kind: e.kind,
+                    column: column.clone(),
+                    file: w.file.to_owned(),
+                    line: w.lines.locate(&at),
+                });
+            // An entity is reached by its own name (customer) through the
+            // relationship; the attribute holds the key.
+            let name = if e.name.ends_with("_id") || e.name.ends_with("_key") {
+                e.name.clone()
+            } else {
+                format!("{}_key", e.name)
+            };
+            self.dimension_sql
+                .insert((m.name.clone(), e.name.clone()), sql.clone());
+            object.attributes.push(Attribute {
+                name,
+                column: column.clone(),
+                expr: column.is_none().then_some(sql),
+                // dbt does not say; a text literal compares with a number
+                // column on every engine, a number with a text one not.
+                data_type: DataType::Text,
+                role: AttributeRole::Identifier,
+                label: e.label.clone().unwrap_or_default(),
+                description: e.description.clone().unwrap_or_default(),
+                ..Attribute::default()
+            });
+        }
+        if let Some(primary) = &m.primary_entity
+            && !m.entities.iter().any(|e| &e.name == primary)
+        {
+            self.entities
+                .entry(primary.clone())
+                .or_default()
+                .push(EntityDef {
+                    object: m.name.clone(),
+                    kind: EntityKind::Primary,
+                    column: None,
+                    file: w.file.to_owned(),
+                    line: w
+                        .lines
+                        .locate(&["semantic_models", m.name.as_str(), "primary_entity"]),
+                });
+        }
+        for d in &m.dimensions {
+            let at = [
+                "semantic_models",
+                m.name.as_str(),
+                "dimensions",
+                d.name.as_str(),
+            ];
+            let item = format!("{item}.dimensions.{}", d.name);
+            let sql = scalar(&d.expr).unwrap_or_else(|| d.name.clone());
+            let column = bare_column(&sql).map(str::to_owned);
+            let (role, data_type) = match d.kind {
+                DimensionKind::Categorical => (AttributeRole::Dimension, DataType::Text),
+                DimensionKind::Time => {
+                    let grain = d
+                        .type_params
+                        .as_ref()
+                        .and_then(|p| p.time_granularity.as_deref())
+                        .unwrap_or("day")
+                        .to_lowercase();
+                    let data_type = match grain.as_str() {
+                        "day" => DataType::Date,
+                        "nanosecond" | "microsecond" | "millisecond" | "second" | "minute"
+                        | "hour" => DataType::Timestamp,
+                        "week" | "month" | "quarter" | "year" => {
+                            w.add(&at, &item, format!("its granularity `{grain}` is not kept: Cassis reads it as a date, which questions group by month or year"));
+                            DataType::Date
+                        }
+                        other => {
+                            return Err(w.invalid(&at, item, format!("time_granularity `{other}` is not one of day, week, month, quarter, year or finer")));
+                        }
+                    };
+                    (AttributeRole::Time, data_type)
+                }
+            };
+            if d.type_params
+                .as_ref()
+                .is_some_and(|p| p.validity_params.is_some())
+            {
+                w.add(&at, &item, "validity_params (slowly changing dimensions) have no Cassis equivalent; read as a plain date");
+            }
+            if d.kind == DimensionKind::Categorical
+                && d.type_params
+                    .as_ref()
+                    .is_some_and(|p| p.time_granularity.is_some())
+            {
+                w.add(
+                    &at,
+                    &item,
+                    "a granularity on a categorical dimension means nothing; ignored",
+                );
+            }
+            self.dimension_sql
+                .insert((m.name.clone(), d.name.clone()), sql.clone());
+            object.attributes.push(Attribute {
+                name: d.name.clone(),
+                column: column.clone().filter(|c| *c != d.name),
+                expr: column.is_none().then_some(sql),
+                data_type,
+                role,
+                label: d.label.clone().unwrap_or_default(),
+                description: d.description.clone().unwrap_or_default(),
+                ..Attribute::default()
+            });
+        }
+        let agg_time = m
+            .defaults
+            .as_ref()
+            .and_then(|d| d.agg_time_dimension.clone())
+            .or_else(|| {
+                m.dimensions
+                    .iter()
+                    .find(|d| d.kind == DimensionKind::Time)
+                    .map(|d| d.name.clone())
+            });
+        if let Some(agg_time) = agg_time {
+            // The planner dates an object's rows by its first time attribute.
+            if let Some(i) = object
+                .attributes
+                .iter()
+                .position(|a| a.name == agg_time && a.role == AttributeRole::Time)
+                && let Some(first) = object
+                    .attributes
+                    .iter()
+                    .position(|a| a.role == AttributeRole::Time)
+                && first < i
+            {
+                let attribute = object.attributes.remove(i);
+                object.attributes.insert(first, attribute);
+            }
+            self.agg_time.insert(m.name.clone(), agg_time);
+        }
+        for measure in &m.measures {
+            let at = [
+                "semantic_models",
+                m.name.as_str(),
+                "measures",
+                measure.name.as_str(),
+            ];
+            let item = format!("{item}.measures.{}", measure.name);
+            if self.measures.contains_key(&measure.name) {
+                return Err(w.invalid(&at, item, "a measure of this name is defined twice; dbt needs measure names unique across the project"));
+            }
+            let sql = scalar(&measure.expr).unwrap_or_else(|| measure.name.clone());
+            let (aggregate, expr) = match measure.agg.to_lowercase().as_str() {
+                "sum" => (Aggregate::Sum, Some(sql.clone())),
+                "sum_boolean" => (
+                    Aggregate::Sum,
+                    Some(format!("CASE WHEN {sql} THEN 1 ELSE 0 END")),
+                ),
+                "count" if sql == "1" || sql == "*" => (Aggregate::Count, None),
+                "count" => (Aggregate::Count, Some(sql.clone())),
+                "count_distinct" => (Aggregate::CountDistinct, Some(sql.clone())),
+                "average" | "avg" => (Aggregate::Avg, Some(sql.clone())),
+                "min" => (Aggregate::Min, Some(sql.clone())),
+                "max" => (Aggregate::Max, Some(sql.clone())),
+                "median" | "percentile" => {
+                    w.add(&at, &item, format!("`agg: {}` has no Cassis aggregate yet; the measure and the metrics on it are not imported", measure.agg));
+                    continue;
+                }
+                other => {
+                    return Err(w.invalid(&at, item, format!("`agg: {other}` is not one of sum, count, count_distinct, average, min, max, sum_boolean, median or percentile")));
+                }
+            };
+            if measure.non_additive_dimension.is_some() {
+                w.add(&at, &item, "non_additive_dimension (a semi-additive measure such as a balance) has no Cassis equivalent yet: metrics on it add up across time");
+            }
+            if measure.agg_params.is_some() && !matches!(measure.agg.as_str(), "percentile") {
+                w.add(&at, &item, "agg_params are not kept");
+            }
+            if let Some(column) = bare_column(&sql)
+                && matches!(
+                    aggregate,
+                    Aggregate::Sum | Aggregate::Avg | Aggregate::Min | Aggregate::Max
+                )
+                && !object
+                    .attributes
+                    .iter()
+                    .any(|a| a.column_name() == Some(column) || a.name == column)
+            {
+                object.attributes.push(Attribute {
+                    name: column.to_owned(),
+                    data_type: DataType::Decimal,
+                    role: AttributeRole::Measure,
+                    label: measure.label.clone().unwrap_or_default(),
+                    description: measure.description.clone().unwrap_or_default(),
+                    ..Attribute::default()
+                });
+            }
+            self.measures.insert(
+                measure.name.clone(),
+                MeasureDef {
+                    object: m.name.clone(),
+                    aggregate,
+                    expr,
+                    label: measure.label.clone().unwrap_or_default(),
+                    description: measure.description.clone().unwrap_or_default(),
+                    create_metric: measure.create_metric,
+                    used: false,
+                    file: w.file.to_owned(),
+                    line: w.lines.locate(&at),
+                },
+            );
+        }
+        self.ontology.objects.push(object);
+        Ok(())
+    }
+
+    /// Each foreign entity joins its object to the one whose primary (or
+    /// unique) entity has its name.
+    fn relationships(&mut self) {
+        let mut warnings = Vec::new();
+        for (name, defs) in &self.entities {
+            let targets: Vec<&EntityDef> = defs
+                .iter()
+                .filter(|d| matches!(d.kind, EntityKind::Primary | EntityKind::Unique))
+                .collect();
+            for from in defs.iter().filter(|d| d.kind == EntityKind::Foreign) {
+                let Some(to) = targets.first() else {
+                    warnings.push((from, name.clone(), "no semantic model has it as its primary or unique entity: it joins nothing".to_owned()));
+                    continue;
+                };
+                let (Some(fk), Some(pk)) = (&from.column, &to.column) else {
+                    warnings.push((from, name.clone(), "one side of the join is an expression, not a column: Cassis joins on columns, so it joins nothing".to_owned()));
+                    continue;
+                };
+                self.ontology.relationships.push(Relationship {
+                    // Named for the entity: two foreign entities may reach the same model.
+                    name: format!("{}_{name}", from.object),
+                    from: from.object.clone(),
+                    to: to.object.clone(),
+                    keys: vec![KeyPair {
+                        from: fk.clone(),
+                        to: pk.clone(),
+                    }],
+                    cardinality: Cardinality::ManyToOne,
+                    ..Relationship::default()
+                });
+            }
+        }
+        let warnings: Vec<_> = warnings
+            .into_iter()
+            .map(|(from, entity, message)| super::ImportWarning {
+                file: from.file.clone(),
+                line: from.line,
+                item: format!("semantic_models.{}.entities.{entity}", from.object),
+                message,
+            })
+            .collect();
+        self.warnings.extend(warnings);
+    }
+
+    /// A dbt filter (`{{ Dimension('order__status') }} = 'F'`) as SQL over
+    /// `object`'s columns, or why it cannot be.
+    fn filter_sql(&self, filter: &str, object: &str) -> Result<String, String> {
+        let mut out = String::new();
+        let mut rest = filter;
+        while let Some(start) = rest.find("{{") {
+            out.push_str(&rest[..start]);
+            let end = rest[start..].find("}}").ok_or("an unclosed `{{`")? + start;
+            let call = rest[start + 2..end].trim();
+            out.push_str(&self.reference_sql(call, object)?);
+            rest = &rest[end + 2..];
+        }
+        out.push_str(rest);
+        Ok(out.trim().to_owned())
+    }
+
+    fn reference_sql(&self, call: &str, object: &str) -> Result<String, String> {
+        let (function, args) = call
+            .split_once('(')
+            .ok_or_else(|| format!("`{call}` is not a Dimension, TimeDimension or Entity"))?;
+        let (args, tail) = args
+            .split_once(')')
+            .ok_or_else(|| format!("`{call}` is not closed"))?;
+        if !tail.trim().is_empty() {
+            return Err(format!(
+                "`{call}`: methods on a reference ({}) are not read",
+                tail.trim()
+            ));
+        }
+        let first = args
+            .split(',')
+            .next()
+            .unwrap_or("")
+            .trim()
+            .trim_matches(['\'', '"']);
+        let (entity, name) = match function.trim() {
+            "Dimension" | "TimeDimension" => first
+                .rsplit_once("__")
+                .map_or((None, first), |(e, n)| (Some(e), n)),
+            "Entity" => (None, first),
+            other => return Err(format!("`{other}(...)` in a filter is not read")),
+        };
+        if let Some(entity) = entity.and_then(|e| e.rsplit("__").next()) {
+            let on_object = self.entities.get(entity).is_some_and(|defs| {
+                defs.iter().any(|d| {
+                    d.object == object && matches!(d.kind, EntityKind::Primary | EntityKind::Unique)
+                })
+            });
+            if !on_object {
+                return Err(format!(
+                    "`{first}` is reached through the entity `{entity}`, not on the metric's own semantic model `{object}`; Cassis metric filters read their object's columns"
+                ));
+            }
+        }
+        self.dimension_sql
+            .get(&(object.to_owned(), name.to_owned()))
+            .cloned()
+            .ok_or_else(|| format!("`{name}` is not a dimension or entity of `{object}`"))
+    }
+
+    fn metric(&mut self, m: &DbtMetric, pass: Pass, w: &mut Warnings) -> Result<(), ImportError> {
+        let at = ["metrics", m.name.as_str()];
+        let item = format!("metrics.{}", m.name);
+        let kind = m.kind.to_lowercase();
+        match (kind.as_str(), pass) {
+            ("simple", Pass::Simple) => self.simple_metric(m, &at, &item, w),
+            ("ratio", Pass::Composite) => {
+                self.ratio_metric(m, &at, &item, w);
+                Ok(())
+            }
+            ("derived", Pass::Composite) => {
+                let offset = m.type_params.metrics.iter().flatten().any(|v| {
+                    v.get("offset_window").is_some() || v.get("offset_to_grain").is_some()
+                });
+                let what = if offset {
+                    "a period-over-period metric (offset_window)"
+                } else {
+                    "a derived metric"
+                };
+                w.add(
+                    &at,
+                    &item,
+                    format!(
+                        "{what} `{}` has no Cassis equivalent yet; not imported",
+                        m.type_params.expr.as_deref().unwrap_or("")
+                    ),
+                );
+                Ok(())
+            }
+            ("cumulative", Pass::Composite) => {
+                let how = match (&m.type_params.window, &m.type_params.grain_to_date) {
+                    (Some(window), _) => format!(
+                        " over a window of {}",
+                        serde_yaml_ng::to_string(window).unwrap_or_default().trim()
+                    ),
+                    (None, Some(grain)) => format!(
+                        " to date by {}",
+                        serde_yaml_ng::to_string(grain).unwrap_or_default().trim()
+                    ),
+                    _ => String::new(),
+                };
+                w.add(
+                    &at,
+                    &item,
+                    format!("a cumulative metric{how} has no Cassis equivalent yet; not imported"),
+                );
+                Ok(())
+            }
+            ("conversion", Pass::Composite) => {
+                w.add(
+                    &at,
+                    &item,
+                    "a conversion metric has no Cassis equivalent; not imported",
+                );
+                Ok(())
+            }
+            ("simple" | "ratio" | "derived" | "cumulative" | "conversion", _) => Ok(()),
+            (other, Pass::Simple) => Err(w.invalid(
+                &at,
+                item,
+                format!("`type: {other}` is not simple, ratio, derived, cumulative or conversion"),
+            )),
+            (_, Pass::Composite) => Ok(()),
+        }
+    }
+
+    fn simple_metric(
+        &mut self,
+        m: &DbtMetric,
+        at: &[&str],
+        item: &str,
+        w: &mut Warnings,
+    ) -> Result<(), ImportError> {
+        let Some(input) = &m.type_params.measure else {
+            return Err(w.invalid(at, item, "a simple metric needs `type_params: measure:`"));
+        };
+        let Some(measure) = self.measures.get_mut(input.name()) else {
+            w.add(
+                at,
+                item,
+                format!(
+                    "its measure `{}` is not defined (or was not imported); not imported",
+                    input.name()
+                ),
+            );
+            return Ok(());
+        };
+        measure.used = true;
+        let measure = measure.clone();
+        if let Input::Detailed {
+            fill_nulls_with,
+            join_to_timespine,
+            ..
+        } = input
+            && (fill_nulls_with.is_some() || join_to_timespine == &Some(true))
+        {
+            w.add(at, item, "fill_nulls_with and join_to_timespine are not kept: periods without rows are absent from answers");
+        }
+        let mut filters = Vec::new();
+        for filter in m
+            .filter
+            .iter()
+            .flat_map(Filters::list)
+            .chain(input.filters())
+        {
+            match self.filter_sql(&filter, &measure.object) {
+                Ok(sql) => filters.push(sql),
+                Err(why) => {
+                    w.add(at, item, format!("its filter cannot be written over `{}`: {why}; the metric is not imported", measure.object));
+                    return Ok(());
+                }
+            }
+        }
+        self.ontology.metrics.push(Metric {
+            name: m.name.clone(),
+            object: measure.object.clone(),
+            aggregate: measure.aggregate,
+            kind: MetricKind::Simple,
+            expr: measure.expr.clone(),
+            filters,
+            label: m.label.clone().unwrap_or_default(),
+            description: m
+                .description
+                .clone()
+                .or_else(|| Some(measure.description.clone()).filter(|d| !d.is_empty()))
+                .unwrap_or_default(),
+            ..Metric::default()
+        });
+        Ok(())
+    }
+
+    fn ratio_metric(&mut self, m: &DbtMetric, at: &[&str], item: &str, w: &mut Warnings) {
+        let (Some(numerator), Some(denominator)) =
+            (&m.type_params.numerator, &m.type_params.denominator)
+        else {
+            w.add(
+                at,
+                item,
+                "a ratio metric needs `numerator` and `denominator`; not imported",
+            );
+            return;
+        };
+        let shared = m.filter.as_ref().map(Filters::list).unwrap_or_default();
+        let mut sides = Vec::new();
+        for (side, input) in [("numerator", numerator), ("denominator", denominator)] {
+            let Some(base) = self
+                .ontology
+                .metrics
+                .iter()
+                .find(|x| x.name == input.name())
+                .cloned()
+            else {
+                w.add(
+                    at,
+                    item,
+                    format!(
+                        "its {side} `{}` is not an imported simple metric; not imported",
+                        input.name()
+                    ),
+                );
+                return;
+            };
+            if base.is_ratio() {
+                w.add(at, item, format!("its {side} `{}` is a ratio; Cassis divides simple metrics only; not imported", base.name));
+                return;
+            }
+            let extra: Vec<String> = shared.iter().cloned().chain(input.filters()).collect();
+            if extra.is_empty() {
+                sides.push(base.name);
+                continue;
+            }
+            // A side with its own filter is a metric of its own.
+            let mut filtered = base.clone();
+            filtered.name = format!("{}_{side}", m.name);
+            filtered.label = String::new();
+            filtered.synonyms = Vec::new();
+            filtered.variants = Vec::new();
+            filtered.description = format!(
+                "The {side} of {}: {} where the ratio's filter holds.",
+                m.name, base.name
+            );
+            for filter in extra {
+                match self.filter_sql(&filter, &base.object) {
+                    Ok(sql) => filtered.filters.push(sql),
+                    Err(why) => {
+                        w.add(at, item, format!("the filter of its {side} cannot be written over `{}`: {why}; not imported", base.object));
+                        return;
+                    }
+                }
+            }
+            sides.push(filtered.name.clone());
+            self.ontology.metrics.push(filtered);
+        }
+        let object = self
+            .ontology
+            .metrics
+            .iter()
+            .find(|x| x.name == sides[0])
+            .map(|x| x.object.clone())
+            .unwrap_or_default();
+        self.ontology.metrics.push(Metric {
+            name: m.name.clone(),
+            object,
+            aggregate: Aggregate::Avg,
+            kind: MetricKind::Ratio,
+            numerator: Some(sides[0].clone()),
+            denominator: Some(sides[1].clone()),
+            label: m.label.clone().unwrap_or_default(),
+            description: m.description.clone().unwrap_or_default(),
+            ..Metric::default()
+        });
+    }
+
+    /// Measures with `create_metric: true` that no metric of their name exists for.
+    fn measures_as_metrics(&mut self) {
+        for (name, measure) in &self.measures {
+            if self.ontology.metrics.iter().any(|m| m.name == *name) {
+                continue;
+            }
+            if measure.create_metric {
+                self.ontology.metrics.push(Metric {
+                    name: name.clone(),
+                    object: measure.object.clone(),
+                    aggregate: measure.aggregate,
+                    expr: measure.expr.clone(),
+                    label: measure.label.clone(),
+                    description: measure.description.clone(),
+                    ..Metric::default()
+                });
+            } else if !measure.used {
+                self.warnings.push(super::ImportWarning {
+                    file: measure.file.clone(),
+                    line: measure.line,
+                    item: format!("semantic_models.{}.measures.{name}", measure.object),
+                    message: "no metric uses this measure and it does not create one: only its column is kept, as a measure attribute".to_owned(),
+                });
+            }
+        }
+    }
+
+    fn saved_query(&mut self, q: &DbtSavedQuery, w: &mut Warnings) {
+        let at = ["saved_queries", q.name.as_str()];
+        let item = format!("saved_queries.{}", q.name);
+        if q.query_params.filter.is_some() {
+            w.add(
+                &at,
+                &item,
+                "its `where` is not translated into a verified question's SQL yet; not imported",
+            );
+            return;
+        }
+        if q.query_params.order_by.is_some() || q.query_params.limit.is_some() {
+            w.add(
+                &at,
+                &item,
+                "its order_by and limit are not kept: the verified question lists every group",
+            );
+        }
+        if q.exports.is_some() {
+            w.add(
+                &at,
+                &item,
+                "exports (tables dbt writes) have no Cassis equivalent; not imported",
+            );
+        }
+        let mut objects = Vec::new();
+        for metric in &q.query_params.metrics {
+            match self.ontology.metrics.iter().find(|m| m.name == *metric) {
+                Some(m) => objects.push(m.object.clone()),
+                None => {
+                    w.add(
+                        &at,
+                        &item,
+                        format!("its metric `{metric}` was not imported; not imported"),
+                    );
+                    return;
+                }
+            }
+        }
+        let mut group_by = Vec::new();
+        for by in &q.query_params.group_by {
+            match self.group_by(by, objects.first().map(String::as_str)) {
+                Ok(g) => group_by.push(g),
+                Err(why) => {
+                    w.add(
+                        &at,
+                        &item,
+                        format!("its grouping `{by}`: {why}; not imported"),
+                    );
+                    return;
+                }
+            }
+        }
+        self.saved_queries.push(SavedQuery {
+            file: w.file.to_owned(),
+            line: w.lines.locate(&at),
+            name: q.name.clone(),
+            question: q
+                .label
+                .clone()
+                .filter(|l| !l.is_empty())
+                .unwrap_or_else(|| humanize(&q.name)),
+            description: q.description.clone().unwrap_or_default(),
+            metrics: q.query_params.metrics.clone(),
+            group_by,
+        });
+    }
+
+    fn group_by(&self, by: &str, metric_object: Option<&str>) -> Result<GroupBy, String> {
+        let call = by
+            .trim()
+            .trim_start_matches("{{")
+            .trim_end_matches("}}")
+            .trim();
+        let (function, args) = call
+            .split_once('(')
+            .ok_or("not a Dimension or TimeDimension")?;
+        let args = args.strip_suffix(')').ok_or("not closed")?;
+        let args: Vec<&str> = args
+            .split(',')
+            .map(|a| a.trim().trim_matches(['\'', '"']))
+            .collect();
+        let grain = match (function.trim(), args.get(1)) {
+            ("TimeDimension", Some(&"year")) => Some(Grain::Year),
+            ("TimeDimension", Some(&"month")) => Some(Grain::Month),
+            ("TimeDimension", Some(&"day") | None) | ("Dimension", None) => None,
+            ("TimeDimension", Some(other)) => {
+                return Err(format!(
+                    "Cassis groups dates by day, month or year, not by {other}"
+                ));
+            }
+            (other, _) => return Err(format!("`{other}` is not Dimension or TimeDimension")),
+        };
+        if args[0] == "metric_time" {
+            let object = metric_object.ok_or("metric_time needs a metric")?;
+            let attribute = self
+                .agg_time
+                .get(object)
+                .ok_or_else(|| format!("`{object}` has no time dimension"))?;
+            return Ok(GroupBy {
+                object: object.to_owned(),
+                attribute: attribute.clone(),
+                grain,
+            });
+        }
+        let (entity, name) = args[0]
+            .rsplit_once("__")
+            .ok_or("a dimension is named through its entity: `entity__dimension`")?;
+        let entity = entity.rsplit("__").next().unwrap_or(entity);
+        let object = self
+            .entities
+            .get(entity)
+            .and_then(|defs| {
+                defs.iter()
+                    .find(|d| matches!(d.kind, EntityKind::Primary | EntityKind::Unique))
+            })
+            .map(|d| d.object.clone())
+            .ok_or_else(|| format!("no semantic model has `{entity}` as its primary entity"))?;
+        let attribute = self
+            .ontology
+            .objects
+            .iter()
+            .find(|o| o.name == object)
+            .and_then(|o| o.attributes.iter().find(|a| a.name == name))
+            .map(|a| a.name.clone())
+            .ok_or_else(|| format!("`{name}` is not a dimension of `{object}`"))?;
+        Ok(GroupBy {
+            object,
+            attribute,
+            grain,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ontology::DEFAULT_MAX_YAML_BYTES;
+
+    fn file(name: &str, text: &str) -> ProjectFile {
+        ProjectFile {
+            name: name.to_owned(),
+            text: text.to_owned(),
+        }
+    }
+
+    fn wholesale() -> Vec<ProjectFile> {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/wholesale/dbt");
+        read_project(&dir, DEFAULT_MAX_YAML_BYTES).unwrap()
+    }
+
+    fn warning<'a>(imported: &'a Imported, item: &str) -> &'a super::super::ImportWarning {
+        imported
+            .warnings
+            .iter()
+            .find(|w| w.item == item)
+            .unwrap_or_else(|| panic!("no warning about {item}: {:#?}", imported.warnings))
+    }
+
+    #[test]
+    fn the_wholesale_project_reads_with_a_warning_per_item_left_out() {
+        let files = wholesale();
+        let names: Vec<&str> = files.iter().map(|f| f.name.as_str()).collect();
+        assert_eq!(names.len(), 7, "{names:?}");
+        let imported = from_dbt(&files, DEFAULT_MAX_YAML_BYTES).unwrap();
+        let o = &imported.ontology;
+        let metric = |name: &str| o.metrics.iter().find(|m| m.name == name);
+        let revenue = metric("revenue").unwrap();
+        assert_eq!(
+            (revenue.object.as_str(), revenue.aggregate),
+            ("line_item", Aggregate::Sum)
+        );
+        assert_eq!(
+            revenue.expr.as_deref(),
+            Some("l_extendedprice * (1 - l_discount)")
+        );
+        assert_eq!(
+            metric("returned_quantity").unwrap().filters,
+            vec!["l_returnflag = 'R'"]
+        );
+        assert_eq!(
+            metric("urgent_orders").unwrap().filters,
+            vec!["o_orderpriority = '1-URGENT'"]
+        );
+        assert_eq!(
+            metric("late_line_items").unwrap().expr.as_deref(),
+            Some("CASE WHEN l_receiptdate > l_commitdate THEN 1 ELSE 0 END")
+        );
+        let order_count = metric("order_count").unwrap();
+        assert_eq!(
+            (order_count.aggregate, order_count.expr.clone()),
+            (Aggregate::Count, None)
+        );
+        let per_order = metric("average_revenue_per_order").unwrap();
+        assert!(per_order.is_ratio());
+        assert_eq!(per_order.numerator.as_deref(), Some("revenue"));
+        let share = metric("urgent_order_share").unwrap();
+        assert_eq!(
+            share.numerator.as_deref(),
+            Some("urgent_order_share_numerator")
+        );
+        assert_eq!(
+            metric("urgent_order_share_numerator").unwrap().filters,
+            vec!["o_orderpriority = '1-URGENT'"]
+        );
+        // create_metric: true
+        assert_eq!(metric("order_value").unwrap().aggregate, Aggregate::Avg);
+        for left_out in [
+            "revenue_growth_yoy",
+            "cumulative_revenue",
+            "furniture_revenue",
+            "order_to_return",
+            "median_order_value",
+        ] {
+            assert!(metric(left_out).is_none(), "{left_out}");
+            let w = warning(&imported, &format!("metrics.{left_out}"));
+            assert_eq!(w.file, "models/semantic/metrics.yml");
+            assert!(w.line.is_some(), "{w}");
+        }
+        assert!(
+            warning(&imported, "metrics.revenue_growth_yoy")
+                .message
+                .contains("offset_window")
+        );
+        assert!(
+            warning(&imported, "metrics.cumulative_revenue")
+                .message
+                .contains("to date by year")
+        );
+        assert!(
+            warning(&imported, "metrics.furniture_revenue")
+                .message
+                .contains("customer__market_segment")
+        );
+        let median = warning(
+            &imported,
+            "semantic_models.order.measures.median_order_value",
+        );
+        assert_eq!(
+            (median.file.as_str(), median.line),
+            ("models/semantic/orders.yml", Some(50))
+        );
+        assert!(
+            warning(
+                &imported,
+                "semantic_models.customer.measures.account_balance"
+            )
+            .message
+            .contains("non_additive_dimension")
+        );
+        assert!(
+            warning(&imported, "semantic_models.order.dimensions.order_month")
+                .message
+                .contains("month")
+        );
+        let part = warning(&imported, "semantic_models.line_item.entities.part");
+        assert_eq!(part.file, "models/semantic/line_items.yml");
+        assert!(
+            warning(&imported, "saved_queries.urgent_revenue_1995")
+                .message
+                .contains("where")
+        );
+        // Joins from foreign entities to primary ones.
+        let joins: Vec<(&str, &str, &str, &str)> = o
+            .relationships
+            .iter()
+            .map(|r| {
+                (
+                    r.from.as_str(),
+                    r.to.as_str(),
+                    r.keys[0].from.as_str(),
+                    r.keys[0].to.as_str(),
+                )
+            })
+            .collect();
+        for join in [
+            ("line_item", "order", "l_orderkey", "o_orderkey"),
+            ("order", "customer", "o_custkey", "c_custkey"),
+            ("customer", "nation", "c_nationkey", "n_nationkey"),
+            ("nation", "region", "n_regionkey", "r_regionkey"),
+        ] {
+            assert!(joins.contains(&join), "{join:?} in {joins:?}");
+        }
+        let order = o.objects.iter().find(|o| o.name == "order").unwrap();
+        assert_eq!(
+            (order.table.as_str(), order.primary_key.as_slice()),
+            ("orders", &["o_orderkey".to_owned()][..])
+        );
+        let date = order
+            .attributes
+            .iter()
+            .find(|a| a.name == "order_date")
+            .unwrap();
+        assert_eq!(
+            (date.role, date.data_type, date.column.as_deref()),
+            (AttributeRole::Time, DataType::Date, Some("o_orderdate"))
+        );
+        // Saved queries wait for the compiler.
+        let queries: Vec<&str> = imported
+            .saved_queries
+            .iter()
+            .map(|q| q.question.as_str())
+            .collect();
+        assert_eq!(
+            queries,
+            [
+                "How many orders were placed each year?",
+                "What is revenue by region?"
+            ]
+        );
+        assert_eq!(
+            imported.saved_queries[0].group_by,
+            vec![GroupBy {
+                object: "order".into(),
+                attribute: "order_date".into(),
+                grain: Some(Grain::Year)
+            }]
+        );
+        assert!(crate::ontology::validate(o, crate::project::Dialect::Sqlite).is_empty());
+    }
+
+    #[test]
+    fn bad_input_is_refused_with_its_file_line_and_what_is_wrong() {
+        let error = |text: &str| {
+            from_dbt(&[file("m.yml", text)], DEFAULT_MAX_YAML_BYTES)
+                .unwrap_err()
+                .to_string()
+        };
+        let e = error(
+            "semantic_models:\n  - name: orders\n    model: ref('orders')\n    measures:\n      - name: n\n        agg: total\n",
+        );
+        assert_eq!(
+            e,
+            "m.yml:5: semantic_models.orders.measures.n: `agg: total` is not one of sum, count, count_distinct, average, min, max, sum_boolean, median or percentile"
+        );
+        let e = error("semantic_models:\n  - name: orders\n    model: orders\n");
+        assert!(
+            e.starts_with(
+                "m.yml:2: semantic_models.orders: `model: orders` should be `ref('a_model')`"
+            ),
+            "{e}"
+        );
+        let e = error(
+            "semantic_models:\n  - name: orders\n    model: ref('orders')\n    entities:\n      - name: order\n        type: primary_key\n",
+        );
+        assert!(
+            e.starts_with("m.yml:6:") && e.contains("unknown variant `primary_key`"),
+            "{e}"
+        );
+        let e = error("semantic_models:\n  - model: ref('orders')\n");
+        assert!(
+            e.starts_with("m.yml:2:") && e.contains("missing field `name`"),
+            "{e}"
+        );
+        let e = error("metrics:\n  - name: m\n    type: magic\n    type_params: {}\n");
+        assert_eq!(
+            e,
+            "m.yml:2: metrics.m: `type: magic` is not simple, ratio, derived, cumulative or conversion"
+        );
+        let e = error("version: 2\nmodels:\n  - name: orders\n");
+        assert!(e.contains("no dbt semantic_models"), "{e}");
+        // Bounded: size, and what aliases expand to.
+        let big = format!("semantic_models: []\n# {}\n", "x".repeat(200));
+        let e = from_dbt(&[file("big.yml", &big)], 100)
+            .unwrap_err()
+            .to_string();
+        assert_eq!(
+            e,
+            format!(
+                "big.yml: the file is {} bytes; a file may be at most 100 bytes",
+                big.len()
+            )
+        );
+        let mut bomb = format!("a: &a \"{}\"\nsemantic_models: [", "x".repeat(10_000));
+        bomb.push_str(&vec!["*a"; 500].join(", "));
+        bomb.push_str("]\n");
+        let e = error(&bomb);
+        assert!(e.contains("anchors and aliases"), "{e}");
+    }
+
+    #[test]
+    fn a_project_folder_is_bounded() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("target")).unwrap();
+        std::fs::write(dir.path().join("target/manifest.yml"), "x: 1\n").unwrap();
+        std::fs::write(dir.path().join("a.yml"), "semantic_models: []\n").unwrap();
+        let files = read_project(dir.path(), 1_000).unwrap();
+        assert_eq!(
+            files.iter().map(|f| f.name.as_str()).collect::<Vec<_>>(),
+            ["a.yml"]
+        );
+        std::fs::write(dir.path().join("b.yaml"), "x".repeat(2_000)).unwrap();
+        let e = read_project(dir.path(), 1_000).unwrap_err().to_string();
+        assert_eq!(
+            e,
+            "b.yaml: the file is 2000 bytes; a file may be at most 1000 bytes"
+        );
+        std::fs::write(dir.path().join("b.yaml"), "x".repeat(900)).unwrap();
+        for i in 0..4 {
+            std::fs::write(dir.path().join(format!("c{i}.yml")), "x".repeat(900)).unwrap();
+        }
+        let e = read_project(dir.path(), 1_000).unwrap_err().to_string();
+        assert!(
+            e.ends_with("the YAML files hold more than 4000 bytes in all"),
+            "{e}"
+        );
+    }
+}

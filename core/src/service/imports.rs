@@ -1,0 +1,170 @@
+//! Imports from other semantic layers, finished where the compiler is: a
+//! dbt saved query (metrics grouped by dimensions) becomes a verified
+//! question whose SQL is what Cassis compiles for it, so that publishing
+//! checks the planner still answers it that way.
+
+use crate::engine::compile::compile;
+use crate::engine::plan::{AttributeRef, Measure, SemanticPlan};
+use crate::ontology::VerifiedQuestion;
+use crate::ontology::import::dbt::{ProjectFile, from_dbt};
+use crate::ontology::import::{Format, Grain, ImportError, ImportWarning, Imported, cortex};
+use crate::project::Dialect;
+
+/// Compiles `imported`'s saved queries into verified questions in
+/// `dialect`; one that does not compile is a warning instead.
+pub fn verify_saved_queries(imported: &mut Imported, dialect: Dialect) {
+    for query in std::mem::take(&mut imported.saved_queries) {
+        let plan = SemanticPlan {
+            measures: query
+                .metrics
+                .iter()
+                .map(|metric| Measure::Metric {
+                    metric: metric.clone(),
+                    variant: None,
+                })
+                .collect(),
+            dimensions: query
+                .group_by
+                .iter()
+                .map(|g| {
+                    let by = AttributeRef::new(&g.object, &g.attribute);
+                    match g.grain {
+                        Some(Grain::Year) => by.by_year(),
+                        Some(Grain::Month) => by.by_month(),
+                        None => by,
+                    }
+                })
+                .collect(),
+            ..SemanticPlan::default()
+        };
+        match compile(&imported.ontology, &plan, dialect) {
+            Ok(compiled) => imported.ontology.verified_questions.push(VerifiedQuestion {
+                question: query.question,
+                sql: compiled.sql,
+                description: query.description,
+            }),
+            Err(error) => imported.warnings.push(ImportWarning {
+                file: query.file,
+                line: query.line,
+                item: format!("saved_queries.{}", query.name),
+                message: format!("Cassis cannot compile it ({error}); not imported"),
+            }),
+        }
+    }
+}
+
+/// Files chosen to import, told apart by their content: `None` for one
+/// Cassis ontology (read as it is), else the draft they convert to, with
+/// saved queries compiled in `dialect`. Several files are a dbt project's.
+pub fn convert_files(
+    files: &[ProjectFile],
+    dialect: Dialect,
+    max_bytes: usize,
+) -> Result<Option<Imported>, ImportError> {
+    let formats: Vec<Option<Format>> = files.iter().map(|f| Format::detect(&f.text)).collect();
+    let names = || {
+        files
+            .iter()
+            .map(|f| f.name.as_str())
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let mut imported = match formats.as_slice() {
+        [Some(Format::Cassis)] => return Ok(None),
+        [Some(Format::Snowflake)] => {
+            let file = &files[0];
+            cortex::from_cortex(&file.name, &file.text, dialect, max_bytes)?
+        }
+        many if many.contains(&Some(Format::Dbt))
+            && many.iter().all(|f| f != &Some(Format::Snowflake)) =>
+        {
+            from_dbt(files, max_bytes)?
+        }
+        _ => return Err(ImportError::Unrecognized(names())),
+    };
+    verify_saved_queries(&mut imported, dialect);
+    Ok(Some(imported))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn file(name: &str, text: &str) -> ProjectFile {
+        ProjectFile {
+            name: name.to_owned(),
+            text: text.to_owned(),
+        }
+    }
+
+    #[test]
+    fn files_are_told_apart_by_their_content() {
+        let max = crate::ontology::DEFAULT_MAX_YAML_BYTES;
+        let cassis = include_str!("../../../examples/wholesale/ontology.yaml");
+        assert!(
+            convert_files(&[file("o.yaml", cassis)], Dialect::Sqlite, max)
+                .unwrap()
+                .is_none()
+        );
+        let cortex_model = include_str!("../../../examples/wholesale/cortex.yaml");
+        let read = convert_files(&[file("c.yaml", cortex_model)], Dialect::Sqlite, max)
+            .unwrap()
+            .unwrap();
+        assert!(
+            read.ontology
+                .metrics
+                .iter()
+                .any(|m| m.name == "average_revenue_per_order")
+        );
+        let dbt = [
+            include_str!("../../../examples/wholesale/dbt/models/semantic/orders.yml"),
+            include_str!("../../../examples/wholesale/dbt/models/semantic/customers.yml"),
+            include_str!("../../../examples/wholesale/dbt/models/semantic/geography.yml"),
+            include_str!("../../../examples/wholesale/dbt/models/semantic/line_items.yml"),
+            include_str!("../../../examples/wholesale/dbt/models/semantic/metrics.yml"),
+            include_str!("../../../examples/wholesale/dbt/models/semantic/saved_queries.yml"),
+        ];
+        let files: Vec<ProjectFile> = dbt
+            .iter()
+            .enumerate()
+            .map(|(i, t)| file(&format!("{i}.yml"), t))
+            .collect();
+        let read = convert_files(&files, Dialect::Sqlite, max)
+            .unwrap()
+            .unwrap();
+        // Saved queries compiled into verified questions.
+        let questions: Vec<&str> = read
+            .ontology
+            .verified_questions
+            .iter()
+            .map(|q| q.question.as_str())
+            .collect();
+        assert_eq!(
+            questions,
+            [
+                "How many orders were placed each year?",
+                "What is revenue by region?"
+            ]
+        );
+        assert!(
+            read.ontology.verified_questions[1]
+                .sql
+                .contains("JOIN region r"),
+            "{}",
+            read.ontology.verified_questions[1].sql
+        );
+        assert!(
+            read.warnings
+                .iter()
+                .any(|w| w.item == "metrics.cumulative_revenue")
+        );
+        let error =
+            convert_files(&[file("a.yaml", "hello: world\n")], Dialect::Sqlite, max).unwrap_err();
+        assert!(
+            error
+                .to_string()
+                .starts_with("a.yaml: neither a Cassis ontology"),
+            "{error}"
+        );
+    }
+}
