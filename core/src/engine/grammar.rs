@@ -128,6 +128,23 @@ const GROWTH_PHRASES: &[(&str, Op)] = &[
         Op::OverPrevious(Grain::Week),
     ),
     ("day over day", Op::OverPrevious(Grain::Day)),
+    // The options of the fork a growth by month without a period is.
+    (
+        "the same month a year before",
+        Op::OverPrevious(Grain::Year),
+    ),
+    ("same month last year", Op::OverPrevious(Grain::Year)),
+    (
+        "the same quarter a year before",
+        Op::OverPrevious(Grain::Year),
+    ),
+    ("same quarter last year", Op::OverPrevious(Grain::Year)),
+    ("the same week a year before", Op::OverPrevious(Grain::Year)),
+    ("the same day a year before", Op::OverPrevious(Grain::Year)),
+    ("the month before", Op::OverPrevious(Grain::Month)),
+    ("the quarter before", Op::OverPrevious(Grain::Quarter)),
+    ("the week before", Op::OverPrevious(Grain::Week)),
+    ("the day before", Op::OverPrevious(Grain::Day)),
     ("running total", Op::Running(None)),
     ("running sum", Op::Running(None)),
     ("cumulative", Op::Running(None)),

@@ -263,6 +263,29 @@ mod tests {
     }
 
     #[test]
+    fn a_ratio_grows_with_both_sides_moved_a_year() {
+        let f1 = crate::ontology::from_yaml(include_str!("../../../../examples/f1/ontology.yaml"))
+            .unwrap();
+        let plan = SemanticPlan {
+            measures: vec![Measure::Growth {
+                of: Box::new(metric("win_rate")),
+                period: Grain::Year,
+                periods: 1,
+            }],
+            filters: vec![Filter {
+                attribute: AttributeRef::new("race", "year"),
+                condition: Condition::OneOf(vec![Literal::Integer(2021)]),
+            }],
+            ..SemanticPlan::default()
+        };
+        let sql = compile(&f1, &plan, Dialect::Postgres).unwrap().sql;
+        // This year's numerator and denominator, then last year's: a year
+        // held as a number moves by one.
+        assert_eq!(sql.matches("WHERE r.year = 2021").count(), 2, "{sql}");
+        assert_eq!(sql.matches("WHERE r.year + 1 = 2021").count(), 2, "{sql}");
+    }
+
+    #[test]
     fn growth_needs_periods_and_stands_alone() {
         let timeless = SemanticPlan {
             measures: vec![metric("revenue_growth")],

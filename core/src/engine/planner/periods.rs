@@ -139,7 +139,26 @@ pub(super) fn compare_periods(
             periods,
         }];
     }
-    plan.assumptions.push(PlanAssumption::stated(said));
+    // "order growth by month": against the month before, or against the
+    // same month a year before? Neither the question nor a metric says: a
+    // fork, the month before selected.
+    let unsaid = asked.flatten().is_none() && metric_period.is_none();
+    let assumption = match grouped_grain.filter(|g| unsaid && *g != Grain::Year) {
+        Some(grain) => {
+            let name = grain.name();
+            let before = format!("the {name} before");
+            let a_year = format!("the same {name} a year before");
+            PlanAssumption {
+                text: format!(
+                    "Growth can compare each {name} with {before} or with {a_year}; using {before}"
+                ),
+                options: vec![before.clone(), a_year],
+                selected: Some(before),
+            }
+        }
+        None => PlanAssumption::stated(said),
+    };
+    plan.assumptions.push(assumption);
     Planned::Plan(plan)
 }
 
@@ -393,6 +412,45 @@ mod tests {
             said(&monthly)
                 .contains(&"Growth compares each quarter with the same quarter one year before"),
             "{monthly:?}"
+        );
+    }
+
+    #[test]
+    fn growth_by_month_without_a_period_is_a_fork() {
+        let fork = planned("order growth by month");
+        let asked = fork
+            .assumptions
+            .iter()
+            .find(|a| a.is_fork())
+            .expect("a fork");
+        assert_eq!(
+            asked.options,
+            ["the month before", "the same month a year before"]
+        );
+        assert_eq!(asked.selected.as_deref(), Some("the month before"));
+        // Said by the question or by the metric, it is settled.
+        for settled in [
+            "order growth by month year over year",
+            "revenue growth by month",
+            "order growth by month against the same month a year before",
+            "order growth by month against the month before",
+        ] {
+            let plan = planned(settled);
+            assert!(
+                plan.assumptions.iter().all(|a| !a.is_fork()),
+                "{settled}: {plan:?}"
+            );
+        }
+        let same_month = planned("order growth by month against the same month a year before");
+        assert!(
+            matches!(
+                &same_month.measures[..],
+                [Measure::Growth {
+                    period: Grain::Year,
+                    ..
+                }]
+            ),
+            "{same_month:?}"
         );
     }
 
