@@ -303,6 +303,18 @@ mod tests {
     }
 
     #[test]
+    fn a_follow_up_changes_the_grain() {
+        let (ontology, lexicon) = wholesale();
+        let first = planned("revenue by month in 1996");
+        let Planned::Plan(next) = plan(&ontology, &lexicon, "and by quarter?", Some(&first), None)
+        else {
+            panic!("the follow-up is answered")
+        };
+        assert_eq!(next.dimensions, [order_date(Grain::Quarter)], "{next:?}");
+        assert_eq!(next.filters, first.filters);
+    }
+
+    #[test]
     fn quarterly_revenue_compiles_per_quarter() {
         let (ontology, _) = wholesale();
         let plan = planned("quarterly revenue in 1996");
