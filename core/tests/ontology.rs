@@ -299,6 +299,43 @@ mod round_trip {
             })
     }
 
+    /// A growth or a running total as read back: its aggregate is never
+    /// written (`avg` for a growth, `sum` for a running total).
+    fn over_periods() -> impl Strategy<Value = Metric> {
+        let grain = prop_oneof![
+            Just(Grain::Day),
+            Just(Grain::Week),
+            Just(Grain::Month),
+            Just(Grain::Quarter),
+            Just(Grain::Year)
+        ];
+        (
+            text(),
+            text(),
+            prop::option::of(text()),
+            prop::option::of(grain),
+            any::<bool>(),
+        )
+            .prop_map(|(name, object, of, grain, growth)| Metric {
+                name,
+                object,
+                kind: if growth {
+                    MetricKind::Growth
+                } else {
+                    MetricKind::Cumulative
+                },
+                aggregate: if growth {
+                    Aggregate::Avg
+                } else {
+                    Aggregate::Sum
+                },
+                of,
+                period: grain.filter(|_| growth),
+                to_date: grain.filter(|_| !growth),
+                ..Default::default()
+            })
+    }
+
     fn ontology() -> impl Strategy<Value = Ontology> {
         let relationship =
             (text(), text(), text(), text(), text()).prop_map(|(name, from, to, a, b)| {
@@ -325,7 +362,7 @@ mod round_trip {
             text(),
             prop::collection::vec(object(), 0..3),
             prop::collection::vec(relationship, 0..2),
-            prop::collection::vec(prop_oneof![metric(), ratio()], 0..3),
+            prop::collection::vec(prop_oneof![metric(), ratio(), over_periods()], 0..3),
             prop::collection::vec(rule, 0..2),
             prop::collection::vec(verified, 0..2),
         )

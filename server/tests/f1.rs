@@ -269,6 +269,48 @@ async fn formula_one_from_csv_to_a_published_ontology() {
             "{rates:#}"
         );
         assert_eq!(rows.len(), 21, "{rates:#}");
+        // Grains and growth in PostgreSQL's own date functions, against
+        // the counts of the CSV: 1, 7, 7 and 7 races in the quarters of
+        // 2021; 22 races in 2021 after 17 in 2020 is 29.41% more.
+        let quarters = ask(&["number of races by quarter in 2021"]);
+        assert_eq!(
+            quarters["results"]["rows"],
+            serde_json::json!([
+                ["2021-Q1", 1],
+                ["2021-Q2", 7],
+                ["2021-Q3", 7],
+                ["2021-Q4", 7]
+            ]),
+            "{quarters:#}"
+        );
+        let growth = ask(&["number of races growth in 2021 vs 2020"]);
+        let row = growth["results"]["rows"][0].as_array().unwrap().clone();
+        assert_eq!(
+            row[..2],
+            [serde_json::json!(22), serde_json::json!(17)],
+            "{growth:#}"
+        );
+        assert!(
+            (row[2].as_f64().unwrap() - 100.0 * 5.0 / 17.0).abs() < 1e-4,
+            "{growth:#}"
+        );
+        assert!(
+            growth["answer"]
+                .as_str()
+                .unwrap()
+                .contains("Growth compares 2021 with 2020"),
+            "{growth:#}"
+        );
+        // A running total by a window over the quarters: 1, 8, 15, 22.
+        let running = ask(&["running total of races by quarter in 2021"]);
+        // PostgreSQL sums counts as NUMERIC.
+        let totals: Vec<f64> = running["results"]["rows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|row| row[2].as_f64())
+            .collect();
+        assert_eq!(totals, [1.0, 8.0, 15.0, 22.0], "{running:#}");
         let born = ask(&["When was Fernando Alonso born?"]);
         assert_eq!(
             born["results"]["rows"],

@@ -9,6 +9,8 @@ use crate::engine::response::ResultSet;
 use crate::ontology::{Aggregate, AttributeRole, Ontology};
 use serde_json::Value as Json;
 
+mod periods;
+
 /// Rows named in a list before "…".
 const LISTED: usize = 5;
 
@@ -201,7 +203,11 @@ fn counts_rows(ontology: &Ontology, measure: &Measure) -> bool {
         Measure::Aggregate { aggregate, .. } => {
             matches!(aggregate, Aggregate::Count | Aggregate::CountDistinct)
         }
-        Measure::AveragePer { .. } | Measure::Share { .. } | Measure::Difference { .. } => false,
+        Measure::AveragePer { .. }
+        | Measure::Share { .. }
+        | Measure::Difference { .. }
+        | Measure::Growth { .. }
+        | Measure::Cumulative { .. } => false,
     }
 }
 
@@ -242,6 +248,10 @@ pub fn answer_text(ontology: &Ontology, plan: &SemanticPlan, results: &ResultSet
         difference_text(ontology, of, (from, minus), value, &filters)
     } else if rows.is_empty() {
         format!("Nothing matched{filters}: the query ran and returned no rows.")
+    } else if let Some(text) = periods::growth_text(ontology, plan, results, &filters) {
+        text
+    } else if let Some(text) = periods::running_text(ontology, plan, results, &filters) {
+        text
     } else if plan.measures.is_empty() {
         lookup_text(ontology, plan, results, &filters)
     } else {

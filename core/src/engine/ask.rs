@@ -1527,7 +1527,9 @@ fn combines_objects(ontology: &Ontology, plan: &SemanticPlan) -> bool {
         | Measure::Aggregate { .. }
         | Measure::Share { .. }
         | Measure::AveragePer { .. }
-        | Measure::Difference { .. } => false,
+        | Measure::Difference { .. }
+        | Measure::Growth { .. }
+        | Measure::Cumulative { .. } => false,
     })
 }
 

@@ -11,7 +11,7 @@ use crate::engine::graph::{self, JoinTree, Unreachable};
 use crate::engine::plan::{
     AttributeRef, Condition, Filter, Literal, Measure, Order, SemanticPlan, TimeBucket,
 };
-use crate::ontology::{Aggregate, AttributeRole, DataType, Object, Ontology};
+use crate::ontology::{Aggregate, AttributeRole, DataType, Grain, Object, Ontology};
 use crate::project::Dialect;
 use crate::sql::{self, SqlError};
 use sqlparser::ast::{
@@ -22,6 +22,11 @@ use sqlparser::ast::{
 };
 use std::collections::BTreeMap;
 use std::ops::ControlFlow;
+
+mod derived;
+mod grains;
+mod growth;
+mod running;
 
 /// A plan's SQL and what the response reports about it.
 #[derive(Clone, Debug)]
@@ -84,6 +89,29 @@ pub enum CompileError {
         "`{0}` is a ratio of two metrics; it cannot be summed, counted over or added to another metric"
     )]
     RatioInside(String),
+    #[error(
+        "{object}.{attribute} holds no dates (it is {data_type}), so it cannot be read by {grain}"
+    )]
+    NotADate {
+        object: String,
+        attribute: String,
+        data_type: String,
+        grain: &'static str,
+    },
+    #[error("a year held as a number moves by whole years only, not by a {0}")]
+    GrainOfYear(&'static str),
+    #[error("`{0}` is computed over periods, on its own; ask for it without other measures")]
+    GrowthInside(String),
+    #[error(
+        "a growth compares one period with the one before: name the period (\"in 1996\") or group by one (\"by year\")"
+    )]
+    GrowthWithoutTime,
+    #[error(
+        "`{0}` combines other metrics, each computed on its own; ask for it without other measures"
+    )]
+    DerivedInside(String),
+    #[error("a running total adds up period after period: group by a period (\"by month\")")]
+    CumulativeWithoutTime,
     #[error("the SQL `{text}` of {what} {error}")]
     Expression {
         what: String,
@@ -98,36 +126,87 @@ pub fn compile(
     plan: &SemanticPlan,
     dialect: Dialect,
 ) -> Result<CompiledQuery, CompileError> {
-    let compiler = Compiler { ontology, dialect };
-    match plan.measures.as_slice() {
-        [Measure::Share { part, whole, only }] => return compiler.share(plan, part, whole, only),
-        [Measure::AveragePer { of, per }] => return compiler.average_per(plan, of, per),
-        [Measure::Difference { of, from, minus }] => {
-            return compiler.difference(plan, of, from, minus);
-        }
-        [Measure::Metric { metric, variant }] if compiler.is_ratio(metric) => {
-            return compiler.ratio(plan, metric, variant.as_deref());
-        }
-        measures => {
-            let ratio = measures.iter().find_map(|m| match m {
-                Measure::Metric { metric, .. } if compiler.is_ratio(metric) => Some(metric),
-                _ => None,
-            });
-            if let Some(ratio) = ratio {
-                return Err(CompileError::RatioNotAlone(ratio.clone()));
+    Compiler {
+        ontology,
+        dialect,
+        shift: None,
+    }
+    .compile(plan)
+}
+
+impl Compiler<'_> {
+    fn compile(&self, plan: &SemanticPlan) -> Result<CompiledQuery, CompileError> {
+        let compiler = self;
+        match plan.measures.as_slice() {
+            [
+                Measure::Growth {
+                    of,
+                    period,
+                    periods,
+                },
+            ] => {
+                return compiler.growth(plan, of, *period, *periods, None);
+            }
+            [
+                Measure::Metric {
+                    metric,
+                    variant: None,
+                },
+            ] if compiler.is_derived(metric) => {
+                return compiler.derived(plan, metric);
+            }
+            [Measure::Cumulative { of, to_date }] => {
+                return compiler.cumulative(plan, of, *to_date, None);
+            }
+            [
+                Measure::Metric {
+                    metric,
+                    variant: None,
+                },
+            ] if compiler.cumulative_metric(metric).is_some() => {
+                let (of, to_date) = compiler.cumulative_metric(metric).expect("checked above");
+                return compiler.cumulative(plan, &of, to_date, Some(metric));
+            }
+            [
+                Measure::Metric {
+                    metric,
+                    variant: None,
+                },
+            ] if compiler.growth_metric(metric).is_some() => {
+                let (of, period) = compiler.growth_metric(metric).expect("checked above");
+                return compiler.growth(plan, &of, period, 1, Some(metric));
+            }
+            [Measure::Share { part, whole, only }] => {
+                return compiler.share(plan, part, whole, only);
+            }
+            [Measure::AveragePer { of, per }] => return compiler.average_per(plan, of, per),
+            [Measure::Difference { of, from, minus }] => {
+                return compiler.difference(plan, of, from, minus);
+            }
+            [Measure::Metric { metric, variant }] if compiler.is_ratio(metric) => {
+                return compiler.ratio(plan, metric, variant.as_deref());
+            }
+            measures => {
+                let ratio = measures.iter().find_map(|m| match m {
+                    Measure::Metric { metric, .. } if compiler.is_ratio(metric) => Some(metric),
+                    _ => None,
+                });
+                if let Some(ratio) = ratio {
+                    return Err(CompileError::RatioNotAlone(ratio.clone()));
+                }
             }
         }
+        let (query, columns, objects) = if plan.measures.is_empty() {
+            compiler.lookup(plan)?
+        } else {
+            compiler.aggregate(plan)?
+        };
+        let tables = objects
+            .into_iter()
+            .map(|name| compiler.object(&name).map(|o| o.table.clone()))
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(CompiledQuery::new(query, columns, tables))
     }
-    let (query, columns, objects) = if plan.measures.is_empty() {
-        compiler.lookup(plan)?
-    } else {
-        compiler.aggregate(plan)?
-    };
-    let tables = objects
-        .into_iter()
-        .map(|name| compiler.object(&name).map(|o| o.table.clone()))
-        .collect::<Result<Vec<_>, _>>()?;
-    Ok(CompiledQuery::new(query, columns, tables))
 }
 
 impl CompiledQuery {
@@ -163,9 +242,13 @@ struct Resolved {
     variant: Option<String>,
 }
 
+#[derive(Clone, Copy)]
 struct Compiler<'a> {
     ontology: &'a Ontology,
     dialect: Dialect,
+    /// Every time attribute read this many periods later: the earlier side
+    /// of a growth, whose 1995 rows stand where the plan names 1996.
+    shift: Option<(Grain, u32)>,
 }
 
 /// Table aliases: the initials of each object's name (`race_result` is `rr`).
@@ -226,7 +309,7 @@ impl<'a> Compiler<'a> {
             via: plan.via.clone(),
             ..SemanticPlan::default()
         };
-        let inner = compile(self.ontology, &grouped, self.dialect)?;
+        let inner = self.compile(&grouped)?;
         let measured = inner.columns.last().cloned().unwrap_or_default();
         let name = format!("average_{measured}_per_{}", per.object);
         let ident = |text: &str| quoted_ident(self.dialect, text).to_string();
@@ -447,7 +530,7 @@ impl<'a> Compiler<'a> {
                 via: plan.via.clone(),
                 ..SemanticPlan::default()
             };
-            let mut compiled = compile(self.ontology, &side, self.dialect)?;
+            let mut compiled = self.compile(&side)?;
             // The outer query orders; a subquery's order is wasted work.
             compiled.query.order_by = None;
             compiled.sql = compiled.query.to_string();
@@ -540,7 +623,7 @@ impl<'a> Compiler<'a> {
             via: plan.via.clone(),
             ..SemanticPlan::default()
         };
-        compile(self.ontology, &alone, self.dialect)
+        self.compile(&alone)
     }
 
     /// `expression` of two one-column subqueries, each the compiler's own
@@ -630,44 +713,37 @@ impl<'a> Compiler<'a> {
             }
             (None, None) => unreachable!("an attribute without a column reads its own name"),
         };
-        Ok(match reference.bucket {
-            Some(TimeBucket::Year) => self.year_of(expr),
-            Some(TimeBucket::Month) => self.month_of(expr),
-            None => expr,
-        })
-    }
-
-    /// The year of a date, as an integer, in the dialect's words: SQLite keeps
-    /// dates as ISO text, the others have EXTRACT.
-    fn year_of(&self, date: Expr) -> Expr {
-        let template = match self.dialect {
-            Dialect::Sqlite => "CAST(strftime('%Y', cassis_value) AS INTEGER)",
-            Dialect::BigQuery | Dialect::MySql | Dialect::Databricks => {
-                "EXTRACT(YEAR FROM cassis_value)"
-            }
-            _ => "CAST(EXTRACT(YEAR FROM cassis_value) AS INTEGER)",
+        let expr = match self.shift {
+            Some((grain, periods)) if attribute.role == AttributeRole::Time => grains::shift(
+                self.dialect,
+                grain,
+                i64::from(periods),
+                expr,
+                attribute.data_type,
+            )?,
+            _ => expr,
         };
-        let mut expr =
-            sql::parse_expression(self.dialect, template).expect("the year template parses");
-        substitute(&mut expr, "cassis_value", &date);
-        expr
-    }
-
-    /// The year and month of a date as `YYYY-MM` text, in the dialect's
-    /// words; ISO text in SQLite reads the same way.
-    fn month_of(&self, date: Expr) -> Expr {
-        let template = match self.dialect {
-            Dialect::Sqlite => "strftime('%Y-%m', cassis_value)",
-            Dialect::MySql => "DATE_FORMAT(cassis_value, '%Y-%m')",
-            Dialect::BigQuery => "FORMAT_DATE('%Y-%m', cassis_value)",
-            Dialect::DuckDb => "strftime(cassis_value, '%Y-%m')",
-            Dialect::Databricks => "date_format(cassis_value, 'yyyy-MM')",
-            _ => "TO_CHAR(cassis_value, 'YYYY-MM')",
+        let Some(grain) = reference.bucket else {
+            return Ok(expr);
         };
-        let mut expr =
-            sql::parse_expression(self.dialect, template).expect("the month template parses");
-        substitute(&mut expr, "cassis_value", &date);
-        expr
+        // "races by year" where the year is a number is the number itself.
+        if grain == TimeBucket::Year && attribute.data_type == DataType::Integer {
+            return Ok(expr);
+        }
+        if !grains::holds_dates(attribute) {
+            return Err(CompileError::NotADate {
+                object: reference.object.clone(),
+                attribute: reference.attribute.clone(),
+                data_type: format!("{:?}", attribute.data_type).to_lowercase(),
+                grain: grain.name(),
+            });
+        }
+        Ok(grains::bucket(
+            self.dialect,
+            grain,
+            expr,
+            attribute.data_type,
+        ))
     }
 
     fn attribute_type(&self, reference: &AttributeRef) -> Option<DataType> {
@@ -696,9 +772,11 @@ impl<'a> Compiler<'a> {
             Measure::Metric { metric, variant } => {
                 self.resolve_metric(metric, variant.as_deref(), 0)
             }
-            Measure::Share { .. } | Measure::AveragePer { .. } | Measure::Difference { .. } => {
-                Err(CompileError::NotAlone)
-            }
+            Measure::Share { .. }
+            | Measure::AveragePer { .. }
+            | Measure::Difference { .. }
+            | Measure::Growth { .. }
+            | Measure::Cumulative { .. } => Err(CompileError::NotAlone),
             Measure::DistinctOf { object, metric } => {
                 let counted = self.object(object)?;
                 let mut resolved = self.resolve_metric(metric, None, 0)?;
@@ -786,6 +864,12 @@ impl<'a> Compiler<'a> {
             .ok_or_else(|| CompileError::UnknownMetric(name.to_owned()))?;
         if metric.is_ratio() {
             return Err(CompileError::RatioInside(name.to_owned()));
+        }
+        if metric.is_growth() || metric.is_cumulative() {
+            return Err(CompileError::GrowthInside(name.to_owned()));
+        }
+        if metric.is_derived() {
+            return Err(CompileError::DerivedInside(name.to_owned()));
         }
         let chosen = metric.reading(variant);
         if let (Some(v), None) = (variant, chosen) {

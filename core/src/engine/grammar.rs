@@ -1,6 +1,8 @@
 //! The operator words of business questions, which come from English rather
 //! than from the ontology, and the words that carry no meaning of their own.
 
+use crate::ontology::Grain;
+
 /// What an operator phrase asks for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Op {
@@ -40,6 +42,19 @@ pub enum Op {
     Year,
     /// "month" after a grouping word: group a date by year and month.
     Month,
+    /// "quarter", "week", "day" after a grouping word: group a date by it.
+    Period(Grain),
+    /// "quarterly", "weekly", "daily": grouped by that period, with no
+    /// grouping word needed.
+    Every(Grain),
+    /// "growth", "change", "grew": how much a measure moved between periods.
+    Growth,
+    /// "year over year", "compared to last month": a measure against
+    /// itself one period earlier.
+    OverPrevious(Grain),
+    /// "running total", "cumulative": added up period after period; "year
+    /// to date" starts again each year.
+    Running(Option<Grain>),
     Only,
     Instead,
     Negation,
@@ -63,6 +78,88 @@ pub enum Op {
     /// not one per thing.
     Together,
 }
+
+/// Period over period. "Compared to last year" is read before "last year"
+/// could be a range of dates: the comparison needs no clock.
+const GROWTH_PHRASES: &[(&str, Op)] = &[
+    ("growth", Op::Growth),
+    ("grew", Op::Growth),
+    ("grown", Op::Growth),
+    ("change", Op::Growth),
+    ("changed", Op::Growth),
+    // Known as it is spelled, so that it is not corrected to "compare"
+    // before "compared to last year" is read.
+    ("compared", Op::Versus),
+    ("year over year", Op::OverPrevious(Grain::Year)),
+    ("year on year", Op::OverPrevious(Grain::Year)),
+    ("yoy", Op::OverPrevious(Grain::Year)),
+    ("compared to last year", Op::OverPrevious(Grain::Year)),
+    ("compared with last year", Op::OverPrevious(Grain::Year)),
+    (
+        "compared to the previous year",
+        Op::OverPrevious(Grain::Year),
+    ),
+    ("compared to the year before", Op::OverPrevious(Grain::Year)),
+    ("vs last year", Op::OverPrevious(Grain::Year)),
+    ("versus last year", Op::OverPrevious(Grain::Year)),
+    ("vs the previous year", Op::OverPrevious(Grain::Year)),
+    ("from the previous year", Op::OverPrevious(Grain::Year)),
+    ("from the year before", Op::OverPrevious(Grain::Year)),
+    ("quarter over quarter", Op::OverPrevious(Grain::Quarter)),
+    ("quarter on quarter", Op::OverPrevious(Grain::Quarter)),
+    ("qoq", Op::OverPrevious(Grain::Quarter)),
+    ("compared to last quarter", Op::OverPrevious(Grain::Quarter)),
+    (
+        "compared to the previous quarter",
+        Op::OverPrevious(Grain::Quarter),
+    ),
+    ("vs the previous quarter", Op::OverPrevious(Grain::Quarter)),
+    ("month over month", Op::OverPrevious(Grain::Month)),
+    ("month on month", Op::OverPrevious(Grain::Month)),
+    ("mom", Op::OverPrevious(Grain::Month)),
+    ("compared to last month", Op::OverPrevious(Grain::Month)),
+    (
+        "compared to the previous month",
+        Op::OverPrevious(Grain::Month),
+    ),
+    ("vs the previous month", Op::OverPrevious(Grain::Month)),
+    ("vs last month", Op::OverPrevious(Grain::Month)),
+    ("week over week", Op::OverPrevious(Grain::Week)),
+    ("compared to last week", Op::OverPrevious(Grain::Week)),
+    (
+        "compared to the previous week",
+        Op::OverPrevious(Grain::Week),
+    ),
+    ("day over day", Op::OverPrevious(Grain::Day)),
+    // The options of the fork a growth by month without a period is.
+    (
+        "the same month a year before",
+        Op::OverPrevious(Grain::Year),
+    ),
+    ("same month last year", Op::OverPrevious(Grain::Year)),
+    (
+        "the same quarter a year before",
+        Op::OverPrevious(Grain::Year),
+    ),
+    ("same quarter last year", Op::OverPrevious(Grain::Year)),
+    ("the same week a year before", Op::OverPrevious(Grain::Year)),
+    ("the same day a year before", Op::OverPrevious(Grain::Year)),
+    ("the month before", Op::OverPrevious(Grain::Month)),
+    ("the quarter before", Op::OverPrevious(Grain::Quarter)),
+    ("the week before", Op::OverPrevious(Grain::Week)),
+    ("the day before", Op::OverPrevious(Grain::Day)),
+    ("running total", Op::Running(None)),
+    ("running sum", Op::Running(None)),
+    ("cumulative", Op::Running(None)),
+    ("cumulatively", Op::Running(None)),
+    ("accumulated", Op::Running(None)),
+    ("year to date", Op::Running(Some(Grain::Year))),
+    ("ytd", Op::Running(Some(Grain::Year))),
+    ("quarter to date", Op::Running(Some(Grain::Quarter))),
+    ("qtd", Op::Running(Some(Grain::Quarter))),
+    ("month to date", Op::Running(Some(Grain::Month))),
+    ("mtd", Op::Running(Some(Grain::Month))),
+];
 
 /// Phrases in plain (folded, unstemmed) words, longest first where they overlap.
 const PHRASES: &[(&str, Op)] = &[
@@ -185,6 +282,17 @@ const PHRASES: &[(&str, Op)] = &[
     ("month", Op::Month),
     ("months", Op::Month),
     ("monthly", Op::Month),
+    ("quarter", Op::Period(Grain::Quarter)),
+    ("quarters", Op::Period(Grain::Quarter)),
+    ("week", Op::Period(Grain::Week)),
+    ("weeks", Op::Period(Grain::Week)),
+    ("day", Op::Period(Grain::Day)),
+    ("days", Op::Period(Grain::Day)),
+    ("quarterly", Op::Every(Grain::Quarter)),
+    ("weekly", Op::Every(Grain::Week)),
+    ("daily", Op::Every(Grain::Day)),
+    ("week by week", Op::Every(Grain::Week)),
+    ("day by day", Op::Every(Grain::Day)),
     ("more than", Op::Above),
     ("greater than", Op::Above),
     ("higher than", Op::Above),
@@ -630,6 +738,7 @@ pub fn is_stop_word(plain: &str) -> bool {
 pub fn operator_at(words: &[&str]) -> Option<(usize, Op)> {
     PHRASES
         .iter()
+        .chain(GROWTH_PHRASES)
         .filter_map(|(phrase, op)| {
             let parts: Vec<&str> = phrase.split(' ').collect();
             (words.len() >= parts.len() && words[..parts.len()] == parts[..])

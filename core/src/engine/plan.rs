@@ -75,6 +75,26 @@ pub enum Measure {
         from: Vec<Filter>,
         minus: Vec<Filter>,
     },
+    /// "Revenue growth in 1996", "orders year over year": `of` against
+    /// itself `periods` periods of `period` earlier, as the percentage it
+    /// changed by. The plan's time filters and groupings say which periods;
+    /// the earlier side reads every time attribute moved forward by the
+    /// offset, so its 1995 is compared with the 1996 the plan names.
+    Growth {
+        of: Box<Measure>,
+        period: TimeBucket,
+        #[serde(default = "one_period", skip_serializing_if = "is_one_period")]
+        periods: u32,
+    },
+    /// "Running total of orders in 1995", "year-to-date revenue": `of` per
+    /// period of the plan's time grouping, added up period after period in
+    /// time order, starting again at each `to_date` period (each year for
+    /// year to date) and for each group of the plan's other groupings.
+    Cumulative {
+        of: Box<Measure>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        to_date: Option<TimeBucket>,
+    },
     /// "Average quantity": an aggregate of one numeric attribute, for
     /// questions no metric names.
     Aggregate {
@@ -89,9 +109,21 @@ impl Measure {
     pub fn is_composite(&self) -> bool {
         matches!(
             self,
-            Measure::Share { .. } | Measure::AveragePer { .. } | Measure::Difference { .. }
+            Measure::Share { .. }
+                | Measure::AveragePer { .. }
+                | Measure::Difference { .. }
+                | Measure::Growth { .. }
+                | Measure::Cumulative { .. }
         )
     }
+}
+
+fn one_period() -> u32 {
+    1
+}
+
+fn is_one_period(periods: &u32) -> bool {
+    *periods == 1
 }
 
 #[derive(
@@ -105,26 +137,8 @@ pub struct AttributeRef {
     pub bucket: Option<TimeBucket>,
 }
 
-/// The grain a date is grouped at.
-#[derive(
-    Clone,
-    Copy,
-    Debug,
-    PartialEq,
-    Eq,
-    Hash,
-    PartialOrd,
-    Ord,
-    Serialize,
-    Deserialize,
-    schemars::JsonSchema,
-)]
-#[serde(rename_all = "snake_case")]
-pub enum TimeBucket {
-    Year,
-    /// "1997-03": the year and month, which sort as text.
-    Month,
-}
+/// The grain a date is grouped at: the ontology's time grains.
+pub use crate::ontology::Grain as TimeBucket;
 
 impl AttributeRef {
     pub fn new(object: &str, attribute: &str) -> Self {
@@ -145,11 +159,16 @@ impl AttributeRef {
         self
     }
 
+    /// The date read at `grain`: "orders by quarter".
+    pub fn by(mut self, grain: TimeBucket) -> Self {
+        self.bucket = Some(grain);
+        self
+    }
+
     /// The output column: the attribute's name, with the grain when bucketed.
     pub fn column(&self) -> String {
         match self.bucket {
-            Some(TimeBucket::Year) => format!("{}_year", self.attribute),
-            Some(TimeBucket::Month) => format!("{}_month", self.attribute),
+            Some(grain) => format!("{}_{}", self.attribute, grain.name()),
             None => self.attribute.clone(),
         }
     }

@@ -184,18 +184,25 @@ pub struct Metric {
     /// questions about it are read from (where its time and groupings
     /// start): its numerator's or its denominator's.
     pub object: String,
-    /// For a ratio, `avg`, never written: each side aggregates its own way,
+    /// For a ratio or a growth, `avg`, never written: each side aggregates its own way,
     /// and like an average a ratio neither counts rows nor adds up across
     /// groups, which is what the planner and the answer read from it.
     pub aggregate: Aggregate,
     pub kind: MetricKind,
-    /// What it aggregates, over the object's columns; omitted for a row count.
+    /// What it aggregates, over the object's columns; omitted for a row
+    /// count. For a derived metric, SQL over other metrics' names.
     pub expr: Option<String>,
     /// Conditions every counted row meets: `position = 1`.
     pub filters: Vec<String>,
     /// A ratio's metric divided, and the one it is divided by.
     pub numerator: Option<String>,
     pub denominator: Option<String>,
+    /// A growth's or a running total's metric.
+    pub of: Option<String>,
+    /// The period a growth compares with the one before.
+    pub period: Option<Grain>,
+    /// The period a running total starts again at: `year` for year to date.
+    pub to_date: Option<Grain>,
     pub format: Option<MetricFormat>,
     pub label: String,
     pub description: String,
@@ -215,6 +222,16 @@ pub enum MetricKind {
     /// One metric divided by another, each aggregated at the question's grain
     /// before dividing (never an average of per-row ratios).
     Ratio,
+    /// How much a metric changed from one period to the one before, as a
+    /// percentage of the earlier: (this - previous) / previous.
+    Growth,
+    /// A metric added up period after period (a running total), from the
+    /// first period asked about or from the start of each `to_date` period
+    /// (year to date).
+    Cumulative,
+    /// An expression over other metrics (`quantity_shipped -
+    /// returned_quantity`), each computed at the question's grain first.
+    Derived,
 }
 
 impl MetricKind {
@@ -247,6 +264,12 @@ struct MetricDocument {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     denominator: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    of: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    period: Option<Grain>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    to_date: Option<Grain>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     format: Option<MetricFormat>,
     #[serde(default, skip_serializing_if = "String::is_empty")]
     label: String,
@@ -269,6 +292,18 @@ pub enum MetricDocumentError {
         "the metric `{0}` is a ratio: it divides `numerator` by `denominator`, so it takes no `aggregate`"
     )]
     RatioWithAggregate(String),
+    #[error(
+        "the metric `{0}` is a growth: it compares `of` with itself one `period` earlier, so it takes no `aggregate`"
+    )]
+    GrowthWithAggregate(String),
+    #[error(
+        "the metric `{0}` is a running total: it adds up `of` period after period, so it takes no `aggregate`"
+    )]
+    CumulativeWithAggregate(String),
+    #[error(
+        "the metric `{0}` is derived: its `expr` combines other metrics, so it takes no `aggregate`"
+    )]
+    DerivedWithAggregate(String),
 }
 
 impl TryFrom<MetricDocument> for Metric {
@@ -284,6 +319,19 @@ impl TryFrom<MetricDocument> for Metric {
             (MetricKind::Ratio, Some(_)) => {
                 return Err(MetricDocumentError::RatioWithAggregate(d.name));
             }
+            (MetricKind::Growth, None) => Aggregate::Avg,
+            (MetricKind::Growth, Some(_)) => {
+                return Err(MetricDocumentError::GrowthWithAggregate(d.name));
+            }
+            // A running total adds up; what it adds is its metric's sums or counts.
+            (MetricKind::Cumulative, None) => Aggregate::Sum,
+            (MetricKind::Cumulative, Some(_)) => {
+                return Err(MetricDocumentError::CumulativeWithAggregate(d.name));
+            }
+            (MetricKind::Derived, None) => Aggregate::Avg,
+            (MetricKind::Derived, Some(_)) => {
+                return Err(MetricDocumentError::DerivedWithAggregate(d.name));
+            }
         };
         Ok(Metric {
             name: d.name,
@@ -294,6 +342,9 @@ impl TryFrom<MetricDocument> for Metric {
             filters: d.filters,
             numerator: d.numerator,
             denominator: d.denominator,
+            of: d.of,
+            period: d.period,
+            to_date: d.to_date,
             format: d.format,
             label: d.label,
             description: d.description,
@@ -314,6 +365,9 @@ impl From<Metric> for MetricDocument {
             filters: m.filters,
             numerator: m.numerator,
             denominator: m.denominator,
+            of: m.of,
+            period: m.period,
+            to_date: m.to_date,
             format: m.format,
             label: m.label,
             description: m.description,
@@ -328,11 +382,116 @@ impl Metric {
         self.kind == MetricKind::Ratio
     }
 
+    pub fn is_growth(&self) -> bool {
+        self.kind == MetricKind::Growth
+    }
+
+    pub fn is_derived(&self) -> bool {
+        self.kind == MetricKind::Derived
+    }
+
+    /// The metrics a derived metric's `expr` names (`quantity_shipped -
+    /// returned_quantity`), each once, in order. The names are the
+    /// ontology's, so the text is read as generic SQL.
+    pub fn metrics_used(&self) -> Result<Vec<String>, crate::sql::SqlError> {
+        let text = self.expr.as_deref().unwrap_or_default();
+        let mut parsed = crate::sql::parse_expression(crate::project::Dialect::Postgres, text)?;
+        let mut names: Vec<String> = Vec::new();
+        let _ = sqlparser::ast::visit_expressions_mut(&mut parsed, |e| {
+            if let sqlparser::ast::Expr::Identifier(ident) = e
+                && !names.contains(&ident.value)
+            {
+                names.push(ident.value.clone());
+            }
+            std::ops::ControlFlow::<()>::Continue(())
+        });
+        Ok(names)
+    }
+
+    pub fn is_cumulative(&self) -> bool {
+        self.kind == MetricKind::Cumulative
+    }
+
+    /// A metric computed from other metrics rather than from rows: a
+    /// ratio, a growth, a running total.
+    pub fn is_composed(&self) -> bool {
+        self.kind != MetricKind::Simple
+    }
+
     /// The variant named, or the default reading when none is named.
     pub fn reading(&self, variant: Option<&str>) -> Option<&MetricVariant> {
         match variant {
             Some(name) => self.variants.iter().find(|v| v.name == name),
             None => self.variants.iter().find(|v| v.default),
+        }
+    }
+}
+
+/// A period time is read at: a date grouped by it ("revenue by quarter"),
+/// or what a growth compares with (the year before).
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    PartialEq,
+    Eq,
+    Hash,
+    PartialOrd,
+    Ord,
+    Serialize,
+    Deserialize,
+    schemars::JsonSchema,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum Grain {
+    /// The year, as a number.
+    Year,
+    /// "1997-03": the year and month, which sort as text.
+    Month,
+    /// "1997-Q1": the year and quarter, which sort as text.
+    Quarter,
+    /// "1997-03-10": the Monday the week (Monday to Sunday) starts on.
+    Week,
+    /// "1997-03-14": the day itself, without a time of day.
+    Day,
+}
+
+impl Grain {
+    pub const ALL: [Grain; 5] = [
+        Grain::Day,
+        Grain::Week,
+        Grain::Month,
+        Grain::Quarter,
+        Grain::Year,
+    ];
+
+    /// As written in YAML and in output column names: `quarter`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Grain::Year => "year",
+            Grain::Month => "month",
+            Grain::Quarter => "quarter",
+            Grain::Week => "week",
+            Grain::Day => "day",
+        }
+    }
+
+    /// How many months one period spans, for the grains made of months.
+    pub fn months(self) -> Option<u32> {
+        match self {
+            Grain::Year => Some(12),
+            Grain::Quarter => Some(3),
+            Grain::Month => Some(1),
+            Grain::Week | Grain::Day => None,
+        }
+    }
+
+    /// How many days one period spans, for the grains made of days.
+    pub fn days(self) -> Option<u32> {
+        match self {
+            Grain::Week => Some(7),
+            Grain::Day => Some(1),
+            _ => None,
         }
     }
 }

@@ -279,10 +279,13 @@ impl Checker {
             .collect();
         for (i, metric) in ontology.metrics.iter().enumerate() {
             let path = element("metrics", i, &metric.name);
-            if metric.kind == MetricKind::Ratio {
-                self.ratio(&path, metric, ontology, objects);
-            } else {
-                self.metric(&path, metric, objects, &metric_kinds);
+            match metric.kind {
+                MetricKind::Ratio => self.ratio(&path, metric, ontology, objects),
+                MetricKind::Growth | MetricKind::Cumulative => {
+                    self.over_periods(&path, metric, ontology, objects)
+                }
+                MetricKind::Derived => self.derived(&path, metric, ontology, objects),
+                MetricKind::Simple => self.metric(&path, metric, objects, &metric_kinds),
             }
         }
     }
@@ -353,6 +356,187 @@ impl Checker {
                 );
             }
         }
+        self.only_growth(path, metric);
+    }
+
+    /// A growth compares one metric with itself a period earlier, and a
+    /// running total adds one up period after period; neither has rows of
+    /// its own, and each is read from its metric's object.
+    fn over_periods(
+        &mut self,
+        path: &str,
+        metric: &Metric,
+        ontology: &Ontology,
+        objects: &HashMap<&str, &Object>,
+    ) {
+        self.name(path, &metric.name);
+        self.synonyms(path, &metric.synonyms);
+        self.object_ref(&format!("{path}.object"), &metric.object, objects);
+        let growth = metric.kind == MetricKind::Growth;
+        let kind = if growth {
+            "a growth"
+        } else {
+            "a running total"
+        };
+        let at = format!("{path}.of");
+        match metric.of.as_deref().filter(|s| !s.trim().is_empty()) {
+            None if growth => {
+                self.problem(at, "a growth needs `of`: the metric whose change it measures")
+            }
+            None => self.problem(at, "a running total needs `of`: the metric it adds up"),
+            Some(of) => match ontology.metrics.iter().find(|m| m.name == of) {
+                None => self.problem(at, format!("there is no metric named `{of}`")),
+                Some(other) if other.name == metric.name => {
+                    self.problem(at, format!("{kind} cannot be of itself"))
+                }
+                Some(other) if matches!(other.kind, MetricKind::Growth | MetricKind::Cumulative) => self.problem(
+                    at,
+                    format!("`{of}` is itself computed over periods; {kind} is of a metric that aggregates rows"),
+                ),
+                Some(other)
+                    if !growth
+                        && (other.kind != MetricKind::Simple
+                            || !matches!(other.aggregate, Aggregate::Sum | Aggregate::Count)) =>
+                {
+                    self.problem(
+                        at,
+                        format!("`{of}` does not add up (only a sum or a count does), so it has no running total"),
+                    )
+                }
+                Some(other)
+                    if objects.contains_key(metric.object.as_str())
+                        && other.object != metric.object =>
+                {
+                    self.problem(
+                        format!("{path}.object"),
+                        format!(
+                            "{kind} is read from its metric's object (`{}`), not `{}`",
+                            other.object, metric.object
+                        ),
+                    )
+                }
+                Some(_) => {}
+            },
+        }
+        if growth && metric.period.is_none() {
+            self.problem(
+                format!("{path}.period"),
+                "a growth needs `period`: year, quarter, month, week or day, what it compares with the one before",
+            );
+        }
+        let unused = [
+            ("period", !growth && metric.period.is_some()),
+            ("to_date", growth && metric.to_date.is_some()),
+            ("expr", metric.expr.is_some()),
+            ("filters", !metric.filters.is_empty()),
+            ("variants", !metric.variants.is_empty()),
+            ("numerator", metric.numerator.is_some()),
+            ("denominator", metric.denominator.is_some()),
+        ];
+        for (field, present) in unused {
+            if present {
+                self.problem(
+                    format!("{path}.{field}"),
+                    format!("{kind} takes no `{field}`"),
+                );
+            }
+        }
+    }
+
+    /// A derived metric is SQL over other metrics' names: each one it names
+    /// must aggregate rows (or divide two that do), and it has no rows of
+    /// its own to filter or vary.
+    fn derived(
+        &mut self,
+        path: &str,
+        metric: &Metric,
+        ontology: &Ontology,
+        objects: &HashMap<&str, &Object>,
+    ) {
+        self.name(path, &metric.name);
+        self.synonyms(path, &metric.synonyms);
+        self.object_ref(&format!("{path}.object"), &metric.object, objects);
+        let at = format!("{path}.expr");
+        let Some(expr) = metric.expr.as_deref() else {
+            self.problem(
+                at,
+                "a derived metric needs `expr`: SQL over other metrics' names",
+            );
+            return;
+        };
+        let names = match metric.metrics_used() {
+            Ok(names) => names,
+            Err(error) => {
+                self.problem(at, format!("the SQL expression `{expr}` {error}"));
+                return;
+            }
+        };
+        if names.is_empty() {
+            self.problem(
+                &at,
+                "names no metric; a derived metric combines other metrics",
+            );
+        }
+        let mut objects_named = Vec::new();
+        for name in &names {
+            match ontology.metrics.iter().find(|m| m.name == *name) {
+                None => self.problem(&at, format!("`{name}` is not a metric")),
+                Some(other) if other.name == metric.name => {
+                    self.problem(&at, "a derived metric cannot use itself")
+                }
+                Some(other) if !matches!(other.kind, MetricKind::Simple | MetricKind::Ratio) => {
+                    self.problem(
+                        &at,
+                        format!("`{name}` is computed over periods or derived; a derived metric combines metrics that aggregate rows or divide two"),
+                    )
+                }
+                Some(other) => objects_named.push(other.object.as_str()),
+            }
+        }
+        if !objects_named.is_empty()
+            && objects.contains_key(metric.object.as_str())
+            && !objects_named.contains(&metric.object.as_str())
+        {
+            self.problem(
+                format!("{path}.object"),
+                format!(
+                    "a derived metric is read from the object of a metric it uses (`{}`), not `{}`",
+                    objects_named[0], metric.object
+                ),
+            );
+        }
+        for (field, present) in [
+            ("filters", !metric.filters.is_empty()),
+            ("variants", !metric.variants.is_empty()),
+            ("numerator", metric.numerator.is_some()),
+            ("denominator", metric.denominator.is_some()),
+        ] {
+            if present {
+                self.problem(
+                    format!("{path}.{field}"),
+                    format!("a derived metric takes no `{field}`; give it to the metrics it uses"),
+                );
+            }
+        }
+        self.only_growth(path, metric);
+    }
+
+    /// `of`, `period` and `to_date` belong to metrics over periods alone.
+    fn only_growth(&mut self, path: &str, metric: &Metric) {
+        for (field, present, kind) in [
+            ("of", metric.of.is_some(), "growth` or `type: cumulative"),
+            ("period", metric.period.is_some(), "growth"),
+            ("to_date", metric.to_date.is_some(), "cumulative"),
+        ] {
+            if present {
+                self.problem(
+                    format!("{path}.{field}"),
+                    format!(
+                        "only a metric of `type: {kind}` has `{field}`: add the type, or remove it"
+                    ),
+                );
+            }
+        }
     }
 
     fn metric(
@@ -376,6 +560,7 @@ impl Checker {
                 );
             }
         }
+        self.only_growth(path, metric);
         match (&metric.expr, metric.aggregate) {
             (Some(expr), _) => self.expression(format!("{path}.expr"), expr),
             (None, Aggregate::Count) => {}
@@ -423,6 +608,10 @@ impl Checker {
                         Some(MetricKind::Ratio) => self.problem(
                             format!("{vpath}.plus"),
                             format!("`{other}` is a ratio, which does not add up; add the metrics it divides"),
+                        ),
+                        Some(MetricKind::Growth | MetricKind::Cumulative | MetricKind::Derived) => self.problem(
+                            format!("{vpath}.plus"),
+                            format!("`{other}` is computed from other metrics and does not add up; add the metrics it is of"),
                         ),
                         Some(MetricKind::Simple) => {}
                     }

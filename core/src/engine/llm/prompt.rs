@@ -70,7 +70,7 @@ pub fn system_prompt(context: &PlanningContext<'_>) -> String {
          Plans: measure with a metric whenever one fits; leave a metric's variant null unless the question \
          settles it (Cassis then asks the user); count_of counts an object's rows; aggregate applies sum, avg, \
          min, max or count to a numeric attribute no metric covers. Dimensions group (with measures) or list \
-         (without); give a date the bucket \"year\" to group by year. Filters compare an attribute with literal \
+         (without); give a date the bucket \"year\", \"quarter\", \"month\", \"week\" or \"day\" to group by it. Filters compare an attribute with literal \
          values: one_of for equality (names exactly as the data spells them), at_least, at_most, before, after, \
          between (inclusive). Order refers to a measure or dimension by its index; limit is the N of \"top N\". \
          Assumptions are short sentences stating what you assumed.\n\

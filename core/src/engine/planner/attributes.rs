@@ -48,7 +48,9 @@ pub fn base_object(ontology: &Ontology, plan: &SemanticPlan) -> Option<String> {
         Measure::Aggregate { attribute, .. } => Some(attribute.object.clone()),
         Measure::AveragePer { of: part, .. }
         | Measure::Share { part, .. }
-        | Measure::Difference { of: part, .. } => base_object(
+        | Measure::Difference { of: part, .. }
+        | Measure::Growth { of: part, .. }
+        | Measure::Cumulative { of: part, .. } => base_object(
             ontology,
             &SemanticPlan {
                 measures: vec![(**part).clone()],

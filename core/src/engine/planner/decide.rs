@@ -176,7 +176,10 @@ pub fn variant_assumptions(ontology: &Ontology, measures: &[Measure]) -> Vec<Pla
     while let Some(measure) = pending.pop() {
         match measure {
             Measure::Share { part, whole, .. } => pending.extend([&**whole, &**part]),
-            Measure::AveragePer { of, .. } | Measure::Difference { of, .. } => pending.push(of),
+            Measure::AveragePer { of, .. }
+            | Measure::Difference { of, .. }
+            | Measure::Growth { of, .. }
+            | Measure::Cumulative { of, .. } => pending.push(of),
             other if !metrics.contains(&other) => metrics.push(other),
             _ => {}
         }

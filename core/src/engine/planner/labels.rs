@@ -54,6 +54,17 @@ pub fn measure_label(ontology: &Ontology, measure: &Measure) -> String {
             )
         }
         Measure::Difference { of, .. } => measure_label(ontology, of),
+        Measure::Growth { of, .. } => format!("{} growth", measure_label(ontology, of)),
+        Measure::Cumulative { of, to_date: None } => {
+            format!(
+                "Running total of {}",
+                measure_label(ontology, of).to_lowercase()
+            )
+        }
+        Measure::Cumulative {
+            of,
+            to_date: Some(grain),
+        } => format!("{} {} to date", measure_label(ontology, of), grain.name()),
         Measure::Share { part, whole, .. } => format!(
             "{} as a percentage of {}",
             measure_label(ontology, part),

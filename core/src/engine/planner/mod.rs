@@ -7,6 +7,7 @@ mod attributes;
 mod decide;
 mod exemplar;
 mod labels;
+mod periods;
 mod reading;
 mod time;
 mod words;
@@ -139,7 +140,10 @@ fn plan_pieces(ontology: &Ontology, pieces: &[Piece], previous: Option<&Semantic
             "Cassis can exclude named values (\"outside Europe\", \"except Ferrari\") but not yet a measure (\"never won\"); ask for what to include instead".to_owned(),
         );
     }
+    let (growth, running) = (reading.growth, reading.running);
     let planned = reading.into_plan(ontology, previous);
+    let planned = periods::compare_periods(ontology, planned, growth);
+    let planned = periods::running_total(ontology, planned, running);
     // "in seconds" with a metric of seconds: the word was used after all.
     let ignored: Vec<&str> = match &planned {
         Planned::Plan(plan) => {

@@ -7,8 +7,8 @@ use super::attributes::{base_object, nearest, person_attribute, position_attribu
 use super::decide::{settle_routes, variant_assumptions};
 use super::labels::{attribute_label, label_of, measure_label, plural};
 use super::time::{
-    DateRange, by_year_if_date, date_attribute, date_condition, day_attribute, is_dated,
-    names_date, year_attribute, year_attribute_reaching, year_condition,
+    DateRange, by_year_if_date, date_attribute, date_condition, day_attribute, group_by_grain,
+    is_dated, names_date, year_attribute, year_attribute_reaching, year_condition,
 };
 use super::words::{Piece, object_of};
 use crate::engine::compile::display_attribute;
@@ -100,6 +100,14 @@ pub(super) struct Reading {
     per_year: bool,
     /// "by month", "each month", "monthly".
     per_month: bool,
+    /// "by quarter", "weekly", "per day": the date grouped at that grain.
+    per_grain: Option<crate::ontology::Grain>,
+    /// "growth", "year over year": the measure against an earlier period,
+    /// which one when the question says.
+    pub(super) growth: Option<Option<crate::ontology::Grain>>,
+    /// "running total", "year to date": added up over the periods, starting
+    /// again at each period named.
+    pub(super) running: Option<Option<crate::ontology::Grain>>,
     /// "second", "P3": finishing positions asked about.
     ordinals: Vec<i64>,
     /// "oldest", "the latest race": the extreme of a date, true for latest.
@@ -226,6 +234,18 @@ impl Reading {
                             reading.year_asked = true;
                         }
                         Op::Month if grouping => reading.per_month = true,
+                        // "by segment and quarter": a second grouping.
+                        Op::Period(grain)
+                            if grouping
+                                || (previous_op == Some(Op::And)
+                                    && !reading.groupings.is_empty()) =>
+                        {
+                            reading.per_grain = Some(*grain)
+                        }
+                        Op::Every(grain) => reading.per_grain = Some(*grain),
+                        Op::Growth => reading.growth = reading.growth.or(Some(None)),
+                        Op::OverPrevious(grain) => reading.growth = Some(Some(*grain)),
+                        Op::Running(to_date) => reading.running = Some(*to_date),
                         // "our best month for revenue", "which year had the
                         // most wins": the months (years) are what is ranked.
                         Op::Month if matches!(previous_op, Some(Op::Most | Op::Least)) => {
@@ -1786,7 +1806,11 @@ impl Reading {
                         .collect();
                 }
                 // "by month instead": a new grouping replaces the last one.
-                if !self.groupings.is_empty() || self.per_year || self.per_month {
+                if !self.groupings.is_empty()
+                    || self.per_year
+                    || self.per_month
+                    || self.per_grain.is_some()
+                {
                     plan.dimensions.clear();
                     plan.order = None;
                 }
@@ -2339,7 +2363,8 @@ impl Reading {
 
         // "orders by month": the date grouped by its year and month.
         // The date a time filter already reads is the one to split by
-        // ("revenue per month in 1996": the order date, as the year is).
+        // ("revenue per month in 1996": the order date, as the year is);
+        // else the date called plain "date" ("revenue by month": ordered).
         let filtered_date = plan
             .filters
             .iter()
@@ -2349,7 +2374,7 @@ impl Reading {
         if self.per_month
             && !plan.measures.is_empty()
             && let Some(time) =
-                filtered_date.or_else(|| base.as_deref().and_then(|a| date_attribute(ontology, a)))
+                filtered_date.or_else(|| base.as_deref().and_then(|a| day_attribute(ontology, a)))
         {
             plan.dimensions
                 .retain(|d| !(d.object == time.object && d.attribute == time.attribute));
@@ -2376,6 +2401,10 @@ impl Reading {
                 attribute: day,
                 condition: date_condition(&self.dates),
             });
+        }
+
+        if let Some(grain) = self.per_grain.filter(|_| !plan.measures.is_empty()) {
+            group_by_grain(ontology, &mut plan, grain, base.as_deref());
         }
 
         // "customers in the BUILDING segment", "orders placed in Feb 1994":
@@ -2683,7 +2712,11 @@ fn adds_up(ontology: &Ontology, measure: &Measure) -> bool {
         Measure::Aggregate { aggregate, .. } => {
             matches!(aggregate, Aggregate::Count | Aggregate::Sum)
         }
-        Measure::AveragePer { .. } | Measure::Share { .. } | Measure::Difference { .. } => false,
+        Measure::AveragePer { .. }
+        | Measure::Share { .. }
+        | Measure::Difference { .. }
+        | Measure::Growth { .. }
+        | Measure::Cumulative { .. } => false,
     }
 }
 

@@ -3,8 +3,8 @@
 
 use crate::engine::grammar::Op;
 use crate::engine::graph;
-use crate::engine::plan::{AttributeRef, Condition, Literal};
-use crate::ontology::{AttributeRole, DataType, Ontology};
+use crate::engine::plan::{AttributeRef, Condition, Literal, SemanticPlan};
+use crate::ontology::{AttributeRole, DataType, Grain, Ontology};
 
 /// Days from `first` to `last`, inclusive, as ISO dates.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -176,6 +176,32 @@ pub(super) fn names_date(ontology: &Ontology, reference: &AttributeRef) -> bool 
         .is_some_and(is_dated)
 }
 
+/// "Revenue by quarter", "weekly orders", "daily revenue in March 1996":
+/// the date a time filter already reads, else the date of what is
+/// measured, grouped at `grain` in place of any other reading of it.
+pub(super) fn group_by_grain(
+    ontology: &Ontology,
+    plan: &mut SemanticPlan,
+    grain: Grain,
+    base: Option<&str>,
+) {
+    let filtered = plan
+        .filters
+        .iter()
+        .map(|f| &f.attribute)
+        .find(|a| a.bucket.is_none() && names_date(ontology, a))
+        .cloned();
+    let Some(time) = filtered.or_else(|| base.and_then(|b| day_attribute(ontology, b))) else {
+        return;
+    };
+    plan.dimensions
+        .retain(|d| !(d.object == time.object && d.attribute == time.attribute));
+    let grouped = time.by(grain);
+    if !plan.dimensions.contains(&grouped) {
+        plan.dimensions.push(grouped);
+    }
+}
+
 /// The date "when" asks for.
 pub(super) fn date_attribute(ontology: &Ontology, anchor: &str) -> Option<AttributeRef> {
     let object = ontology.objects.iter().find(|o| o.name == anchor)?;
@@ -225,4 +251,87 @@ pub(super) fn year_condition(years: &[(Op, i64)]) -> Condition {
 fn is_birth_date(attribute: &crate::ontology::Attribute) -> bool {
     let words = attribute.naming_words();
     words.contains("birth") || words.contains("born") || words.split([' ', '_']).any(|w| w == "dob")
+}
+
+#[cfg(all(test, feature = "ssr"))]
+mod tests {
+    use crate::engine::compile::compile;
+    use crate::engine::lexicon::Lexicon;
+    use crate::engine::plan::{AttributeRef, SemanticPlan};
+    use crate::engine::planner::{Planned, plan};
+    use crate::ontology::{Grain, Ontology};
+    use crate::project::Dialect;
+
+    fn wholesale() -> (Ontology, Lexicon) {
+        let ontology = crate::ontology::from_yaml(include_str!(
+            "../../../../examples/wholesale/ontology.yaml"
+        ))
+        .unwrap();
+        let lexicon = Lexicon::build(&ontology, &[]);
+        (ontology, lexicon)
+    }
+
+    fn planned(question: &str) -> SemanticPlan {
+        let (ontology, lexicon) = wholesale();
+        match plan(&ontology, &lexicon, question, None, None) {
+            Planned::Plan(p) => p,
+            Planned::NotAnswerable(reason) => panic!("{question}: {reason}"),
+        }
+    }
+
+    fn order_date(grain: Grain) -> AttributeRef {
+        AttributeRef::new("order", "order_date").by(grain)
+    }
+
+    #[test]
+    fn grouping_words_name_the_grain() {
+        for (question, grain) in [
+            ("revenue by quarter in 1996", Grain::Quarter),
+            ("quarterly revenue in 1996", Grain::Quarter),
+            ("number of orders per week in 1995", Grain::Week),
+            ("weekly orders in 1995", Grain::Week),
+            ("daily revenue in March 1996", Grain::Day),
+            ("orders by day in 1996", Grain::Day),
+            ("revenue for each quarter", Grain::Quarter),
+        ] {
+            let plan = planned(question);
+            assert_eq!(plan.dimensions, [order_date(grain)], "{question}");
+        }
+    }
+
+    #[test]
+    fn a_grain_replaces_the_date_it_reads_and_keeps_other_groupings() {
+        for question in [
+            "revenue by market segment and quarter in 1996",
+            "revenue by quarter and market segment in 1996",
+        ] {
+            let plan = planned(question);
+            assert!(
+                plan.dimensions.contains(&order_date(Grain::Quarter)),
+                "{question}: {plan:?}"
+            );
+            assert_eq!(plan.dimensions.len(), 2, "{question}: {plan:?}");
+        }
+    }
+
+    #[test]
+    fn a_follow_up_changes_the_grain() {
+        let (ontology, lexicon) = wholesale();
+        let first = planned("revenue by month in 1996");
+        let Planned::Plan(next) = plan(&ontology, &lexicon, "and by quarter?", Some(&first), None)
+        else {
+            panic!("the follow-up is answered")
+        };
+        assert_eq!(next.dimensions, [order_date(Grain::Quarter)], "{next:?}");
+        assert_eq!(next.filters, first.filters);
+    }
+
+    #[test]
+    fn quarterly_revenue_compiles_per_quarter() {
+        let (ontology, _) = wholesale();
+        let plan = planned("quarterly revenue in 1996");
+        let sql = compile(&ontology, &plan, Dialect::Sqlite).unwrap().sql;
+        assert!(sql.contains("AS order_date_quarter"), "{sql}");
+        assert!(sql.ends_with("ORDER BY order_date_quarter ASC"), "{sql}");
+    }
 }

@@ -1,0 +1,204 @@
+//! Derived metrics: SQL over other metrics (`quantity_shipped -
+//! returned_quantity`), each metric computed on its own at the question's
+//! grain, as a ratio's sides are, and only then combined row by row.
+
+use super::{
+    CompileError, CompiledQuery, Compiler, display_attribute, finish, quoted_ident, substitute,
+};
+use crate::engine::plan::{AttributeRef, Measure, SemanticPlan};
+use crate::sql;
+use sqlparser::ast::SetExpr;
+
+impl Compiler<'_> {
+    pub(super) fn is_derived(&self, metric: &str) -> bool {
+        self.ontology
+            .metrics
+            .iter()
+            .any(|m| m.name == metric && m.is_derived())
+    }
+
+    /// The plan's groupings, with the key of what a name names beside it,
+    /// so two customers of one name stay apart when sides are joined.
+    pub(super) fn group_keys(
+        &self,
+        plan: &SemanticPlan,
+    ) -> Result<Vec<AttributeRef>, CompileError> {
+        let mut keys = plan.dimensions.clone();
+        for dimension in &plan.dimensions {
+            let object = self.object(&dimension.object)?;
+            if dimension.bucket.is_some()
+                || display_attribute(object) != Some(dimension.attribute.as_str())
+            {
+                continue;
+            }
+            for key in &object.primary_key {
+                let attribute = object
+                    .attributes
+                    .iter()
+                    .find(|a| a.column_name() == Some(key.as_str()) || a.name == *key);
+                if let Some(attribute) = attribute {
+                    let key = AttributeRef::new(&object.name, &attribute.name);
+                    if !keys.contains(&key) {
+                        keys.push(key);
+                    }
+                }
+            }
+        }
+        Ok(keys)
+    }
+
+    /// Each metric the expression names in its own subquery (`side_0`,
+    /// `side_1`, …) under the plan's filters and grouped by its groupings;
+    /// alone, one-row subqueries side by side; per group, the later sides
+    /// LEFT JOINed to the first on every grouping. A side with no row for a
+    /// group counts as 0 there.
+    pub(super) fn derived(
+        &self,
+        plan: &SemanticPlan,
+        name: &str,
+    ) -> Result<CompiledQuery, CompileError> {
+        let metric = self
+            .ontology
+            .metrics
+            .iter()
+            .find(|m| m.name == name)
+            .ok_or_else(|| CompileError::UnknownMetric(name.to_owned()))?;
+        let text = metric.expr.clone().unwrap_or_default();
+        let invalid = |error| CompileError::Expression {
+            what: format!("the derived metric {name}"),
+            text: text.clone(),
+            error,
+        };
+        let used = metric.metrics_used().map_err(invalid)?;
+        let keys = self.group_keys(plan)?;
+        let ident = |text: &str| quoted_ident(self.dialect, text).to_string();
+        let mut sides = Vec::new();
+        for metric in &used {
+            let side = SemanticPlan {
+                measures: vec![Measure::Metric {
+                    metric: metric.clone(),
+                    variant: None,
+                }],
+                dimensions: keys.clone(),
+                filters: plan.filters.clone(),
+                via: plan.via.clone(),
+                ..SemanticPlan::default()
+            };
+            let mut compiled = self.compile(&side)?;
+            compiled.query.order_by = None;
+            compiled.sql = compiled.query.to_string();
+            sides.push(compiled);
+        }
+        let mut expr = sql::parse_expression(self.dialect, &text).map_err(invalid)?;
+        for (i, (metric, side)) in used.iter().zip(&sides).enumerate() {
+            let column = side.columns.last().map_or("", String::as_str);
+            let value = sql::parse_expression(
+                self.dialect,
+                &format!("COALESCE(side_{i}.{}, 0)", ident(column)),
+            )
+            .map_err(invalid)?;
+            substitute(&mut expr, metric, &value);
+        }
+        let shown: Vec<String> = plan.dimensions.iter().map(|d| d.column()).collect();
+        let projection = shown
+            .iter()
+            .map(|c| format!("side_0.{0} AS {0}", ident(c)))
+            .chain(std::iter::once(format!("{expr} AS {}", ident(name))))
+            .collect::<Vec<_>>()
+            .join(", ");
+        let mut from = String::new();
+        for (i, side) in sides.iter().enumerate() {
+            if i == 0 {
+                from = format!("({}) AS side_0", side.sql);
+            } else if plan.dimensions.is_empty() {
+                from = format!("{from} CROSS JOIN ({}) AS side_{i}", side.sql);
+            } else {
+                let on = keys
+                    .iter()
+                    .map(|k| format!("side_0.{0} = side_{i}.{0}", ident(&k.column())))
+                    .collect::<Vec<_>>()
+                    .join(" AND ");
+                from = format!("{from} LEFT JOIN ({}) AS side_{i} ON {on}", side.sql);
+            }
+        }
+        // Every subquery is the compiler's own output; only the shell is new.
+        let select = match *self
+            .shell(
+                "the derived metric",
+                format!("SELECT {projection} FROM {from}"),
+            )?
+            .body
+        {
+            SetExpr::Select(select) => *select,
+            _ => unreachable!("the derived metric's shell is a plain SELECT"),
+        };
+        let order = self.order(plan, &[name])?;
+        let query = finish(select, order, plan.limit);
+        let mut columns = shown;
+        columns.push(name.to_owned());
+        let objects = sides.into_iter().flat_map(|s| s.objects).collect();
+        Ok(CompiledQuery::new(query, columns, objects))
+    }
+}
+
+#[cfg(all(test, feature = "ssr"))]
+mod tests {
+    use crate::engine::compile::{CompileError, compile};
+    use crate::engine::plan::{AttributeRef, Measure, SemanticPlan};
+    use crate::project::Dialect;
+
+    fn wholesale() -> crate::ontology::Ontology {
+        crate::ontology::from_yaml(include_str!("../../../../examples/wholesale/ontology.yaml"))
+            .unwrap()
+    }
+
+    fn net_units() -> Vec<Measure> {
+        vec![Measure::Metric {
+            metric: "net_quantity".into(),
+            variant: None,
+        }]
+    }
+
+    #[test]
+    fn a_derived_metric_combines_each_metric_computed_alone() {
+        let plan = SemanticPlan {
+            measures: net_units(),
+            dimensions: vec![AttributeRef::new("line_item", "ship_mode")],
+            ..SemanticPlan::default()
+        };
+        let compiled = compile(&wholesale(), &plan, Dialect::Sqlite).unwrap();
+        assert_eq!(
+            compiled.sql,
+            "SELECT side_0.ship_mode AS ship_mode, \
+             COALESCE(side_0.quantity_shipped, 0) - COALESCE(side_1.returned_quantity, 0) AS net_quantity \
+             FROM (SELECT li.l_shipmode AS ship_mode, SUM(li.l_quantity) AS quantity_shipped \
+             FROM lineitem li GROUP BY li.l_shipmode) AS side_0 \
+             LEFT JOIN (SELECT li.l_shipmode AS ship_mode, SUM(li.l_quantity) AS returned_quantity \
+             FROM lineitem li WHERE li.l_returnflag = 'R' GROUP BY li.l_shipmode) AS side_1 \
+             ON side_0.ship_mode = side_1.ship_mode ORDER BY net_quantity DESC"
+        );
+        for dialect in Dialect::ALL {
+            let compiled = compile(&wholesale(), &plan, dialect).unwrap();
+            let reparsed = crate::sql::parse_select(dialect, &compiled.sql).unwrap();
+            assert_eq!(reparsed.to_string(), compiled.sql, "{dialect:?}");
+        }
+    }
+
+    #[test]
+    fn a_derived_metric_stands_alone() {
+        let plan = SemanticPlan {
+            measures: vec![
+                net_units()[0].clone(),
+                Measure::Metric {
+                    metric: "revenue".into(),
+                    variant: None,
+                },
+            ],
+            ..SemanticPlan::default()
+        };
+        assert_eq!(
+            compile(&wholesale(), &plan, Dialect::Sqlite).unwrap_err(),
+            CompileError::DerivedInside("net_quantity".into())
+        );
+    }
+}

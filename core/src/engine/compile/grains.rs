@@ -1,0 +1,261 @@
+//! Dates read at a grain (day, week, month, quarter, year) and dates moved
+//! by whole periods, in each dialect's own functions. Every template is
+//! constant SQL with one placeholder, parsed in the source's dialect; the
+//! date it is applied to is the compiler's own rendering of an attribute.
+
+use super::{CompileError, substitute};
+use crate::ontology::{Attribute, AttributeRole, DataType, Grain};
+use crate::project::Dialect;
+use crate::sql;
+use sqlparser::ast::Expr;
+
+const VALUE: &str = "cassis_value";
+
+/// The period `date` falls in, at `grain`: the year as a number; the
+/// month, quarter, week and day as ISO-like text that sorts as the periods
+/// do (`1997-03`, `1997-Q1`, the Monday `1997-03-10`, `1997-03-14`).
+pub(super) fn bucket(dialect: Dialect, grain: Grain, date: Expr, data_type: DataType) -> Expr {
+    use Dialect::*;
+    let template = match (grain, dialect) {
+        (Grain::Year, Sqlite) => "CAST(strftime('%Y', cassis_value) AS INTEGER)",
+        (Grain::Year, BigQuery | MySql | Databricks) => "EXTRACT(YEAR FROM cassis_value)",
+        (Grain::Year, _) => "CAST(EXTRACT(YEAR FROM cassis_value) AS INTEGER)",
+        (Grain::Month, Sqlite) => "strftime('%Y-%m', cassis_value)",
+        (Grain::Month, MySql) => "DATE_FORMAT(cassis_value, '%Y-%m')",
+        (Grain::Month, BigQuery) => "FORMAT_DATE('%Y-%m', cassis_value)",
+        (Grain::Month, DuckDb) => "strftime(cassis_value, '%Y-%m')",
+        (Grain::Month, Databricks) => "date_format(cassis_value, 'yyyy-MM')",
+        (Grain::Month, _) => "TO_CHAR(cassis_value, 'YYYY-MM')",
+        (Grain::Quarter, Sqlite) => {
+            "strftime('%Y', cassis_value) || '-Q' || ((CAST(strftime('%m', cassis_value) AS INTEGER) + 2) / 3)"
+        }
+        (Grain::Quarter, Snowflake) => {
+            "TO_CHAR(cassis_value, 'YYYY') || '-Q' || QUARTER(cassis_value)"
+        }
+        (Grain::Quarter, BigQuery) => "FORMAT_DATE('%Y-Q%Q', cassis_value)",
+        (Grain::Quarter, MySql | Databricks) => {
+            "CONCAT(YEAR(cassis_value), '-Q', QUARTER(cassis_value))"
+        }
+        (Grain::Quarter, DuckDb) => {
+            "CONCAT(strftime(cassis_value, '%Y'), '-Q', quarter(cassis_value))"
+        }
+        (Grain::Quarter, _) => "TO_CHAR(cassis_value, 'YYYY-\"Q\"Q')",
+        // Weeks run Monday to Sunday everywhere (ISO weeks), named by their Monday.
+        (Grain::Week, Sqlite) => "date(cassis_value, 'weekday 0', '-6 days')",
+        (Grain::Week, MySql) => {
+            "DATE_FORMAT(DATE_SUB(cassis_value, INTERVAL WEEKDAY(cassis_value) DAY), '%Y-%m-%d')"
+        }
+        (Grain::Week, BigQuery) => "FORMAT_DATE('%Y-%m-%d', DATE_TRUNC(cassis_value, ISOWEEK))",
+        (Grain::Week, DuckDb) => "strftime(date_trunc('week', cassis_value), '%Y-%m-%d')",
+        (Grain::Week, Databricks) => "date_format(date_trunc('WEEK', cassis_value), 'yyyy-MM-dd')",
+        (Grain::Week, _) => "TO_CHAR(DATE_TRUNC('week', cassis_value), 'YYYY-MM-DD')",
+        (Grain::Day, Sqlite) => "date(cassis_value)",
+        (Grain::Day, MySql) => "DATE_FORMAT(cassis_value, '%Y-%m-%d')",
+        (Grain::Day, BigQuery) => "FORMAT_DATE('%Y-%m-%d', cassis_value)",
+        (Grain::Day, DuckDb) => "strftime(cassis_value, '%Y-%m-%d')",
+        (Grain::Day, Databricks) => "date_format(cassis_value, 'yyyy-MM-dd')",
+        (Grain::Day, _) => "TO_CHAR(cassis_value, 'YYYY-MM-DD')",
+    };
+    apply(dialect, template, as_date(dialect, date, data_type))
+}
+
+/// `date` moved `periods` of `grain` later (earlier when negative). Months
+/// move from the first of the month, so 31 January plus a month is in
+/// February, never in March; weeks and days move day by day. A year held
+/// as a number moves by years alone.
+pub(super) fn shift(
+    dialect: Dialect,
+    grain: Grain,
+    periods: i64,
+    date: Expr,
+    data_type: DataType,
+) -> Result<Expr, CompileError> {
+    use Dialect::*;
+    if data_type == DataType::Integer {
+        return match grain {
+            Grain::Year => Ok(apply(dialect, &format!("cassis_value + {periods}"), date)),
+            _ => Err(CompileError::GrainOfYear(grain.name())),
+        };
+    }
+    let date = as_date(dialect, date, data_type);
+    let template = match (grain.months(), grain.days()) {
+        (Some(months), _) => {
+            let n = periods * i64::from(months);
+            match dialect {
+                Sqlite => format!("date(cassis_value, 'start of month', '{n:+} months')"),
+                Snowflake => format!("DATEADD(month, {n}, DATE_TRUNC('MONTH', cassis_value))"),
+                BigQuery => {
+                    format!("DATE_ADD(DATE_TRUNC(cassis_value, MONTH), INTERVAL {n} MONTH)")
+                }
+                MySql => {
+                    format!("DATE_ADD(DATE_FORMAT(cassis_value, '%Y-%m-01'), INTERVAL {n} MONTH)")
+                }
+                Databricks => format!("add_months(trunc(cassis_value, 'MM'), {n})"),
+                _ => format!("DATE_TRUNC('month', cassis_value) + INTERVAL '{n} months'"),
+            }
+        }
+        (None, days) => {
+            let n = periods * i64::from(days.unwrap_or(1));
+            match dialect {
+                Sqlite => format!("date(cassis_value, '{n:+} days')"),
+                Snowflake => format!("DATEADD(day, {n}, cassis_value)"),
+                BigQuery | MySql => format!("DATE_ADD(cassis_value, INTERVAL {n} DAY)"),
+                Databricks => format!("date_add(cassis_value, {n})"),
+                _ => format!("cassis_value + INTERVAL '{n} days'"),
+            }
+        }
+    };
+    Ok(apply(dialect, &template, date))
+}
+
+/// Whether an attribute holds dates a grain can read: a date, a timestamp,
+/// or text the ontology says is time (ISO dates).
+pub(super) fn holds_dates(attribute: &Attribute) -> bool {
+    match attribute.data_type {
+        DataType::Date | DataType::Timestamp => true,
+        DataType::Text => attribute.role == AttributeRole::Time,
+        _ => false,
+    }
+}
+
+/// ISO text read as a date where the dialect's date functions need one;
+/// SQLite's read the text itself. BigQuery's formats take dates only.
+fn as_date(dialect: Dialect, value: Expr, data_type: DataType) -> Expr {
+    let cast = match (dialect, data_type) {
+        (Dialect::Sqlite, _) | (_, DataType::Date) => false,
+        (Dialect::BigQuery, DataType::Timestamp) | (_, DataType::Text) => true,
+        _ => false,
+    };
+    if cast {
+        apply(dialect, "CAST(cassis_value AS DATE)", value)
+    } else {
+        value
+    }
+}
+
+fn apply(dialect: Dialect, template: &str, value: Expr) -> Expr {
+    let mut expr = sql::parse_expression(dialect, template)
+        .unwrap_or_else(|e| panic!("the time template {template} parses in {dialect:?}: {e}"));
+    substitute(&mut expr, VALUE, &value);
+    expr
+}
+
+#[cfg(all(test, feature = "ssr"))]
+mod tests {
+    use crate::engine::compile::{CompileError, compile};
+    use crate::engine::plan::{AttributeRef, Measure, SemanticPlan};
+    use crate::ontology::Grain;
+    use crate::project::Dialect;
+
+    fn wholesale() -> crate::ontology::Ontology {
+        crate::ontology::from_yaml(include_str!("../../../../examples/wholesale/ontology.yaml"))
+            .unwrap()
+    }
+
+    fn orders_by(grain: Grain) -> SemanticPlan {
+        SemanticPlan {
+            measures: vec![Measure::Metric {
+                metric: "order_count".into(),
+                variant: None,
+            }],
+            dimensions: vec![AttributeRef::new("order", "order_date").by(grain)],
+            ..SemanticPlan::default()
+        }
+    }
+
+    #[test]
+    fn every_grain_reads_back_in_every_dialect() {
+        for dialect in Dialect::ALL {
+            for grain in Grain::ALL {
+                let compiled = compile(&wholesale(), &orders_by(grain), dialect).unwrap();
+                let reparsed = crate::sql::parse_select(dialect, &compiled.sql)
+                    .unwrap_or_else(|e| panic!("{dialect:?} {grain:?}: {e}: {}", compiled.sql));
+                assert_eq!(reparsed.to_string(), compiled.sql, "{dialect:?} {grain:?}");
+                assert_eq!(
+                    compiled.columns,
+                    [format!("order_date_{}", grain.name()), "order_count".into()]
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn quarters_and_weeks_in_sqlite_and_postgres() {
+        let sql = |grain, dialect| {
+            compile(&wholesale(), &orders_by(grain), dialect)
+                .unwrap()
+                .sql
+        };
+        assert_eq!(
+            sql(Grain::Quarter, Dialect::Sqlite),
+            "SELECT strftime('%Y', o.o_orderdate) || '-Q' || ((CAST(strftime('%m', o.o_orderdate) AS INTEGER) + 2) / 3) AS order_date_quarter, \
+             COUNT(*) AS order_count FROM orders o \
+             GROUP BY strftime('%Y', o.o_orderdate) || '-Q' || ((CAST(strftime('%m', o.o_orderdate) AS INTEGER) + 2) / 3) \
+             ORDER BY order_date_quarter ASC"
+        );
+        assert_eq!(
+            sql(Grain::Quarter, Dialect::Postgres),
+            "SELECT TO_CHAR(o.o_orderdate, 'YYYY-\"Q\"Q') AS order_date_quarter, COUNT(*) AS order_count \
+             FROM orders o GROUP BY TO_CHAR(o.o_orderdate, 'YYYY-\"Q\"Q') ORDER BY order_date_quarter ASC"
+        );
+        assert!(
+            sql(Grain::Week, Dialect::Sqlite).starts_with(
+                "SELECT date(o.o_orderdate, 'weekday 0', '-6 days') AS order_date_week"
+            )
+        );
+        assert!(sql(Grain::Week, Dialect::Postgres).starts_with(
+            "SELECT TO_CHAR(DATE_TRUNC('week', o.o_orderdate), 'YYYY-MM-DD') AS order_date_week"
+        ));
+        assert!(
+            sql(Grain::Day, Dialect::Snowflake)
+                .starts_with("SELECT TO_CHAR(o.o_orderdate, 'YYYY-MM-DD') AS order_date_day")
+        );
+        assert!(
+            sql(Grain::Quarter, Dialect::BigQuery)
+                .starts_with("SELECT FORMAT_DATE('%Y-Q%Q', o.o_orderdate) AS order_date_quarter")
+        );
+    }
+
+    #[test]
+    fn iso_text_is_read_as_a_date_where_the_dialect_needs_one() {
+        let mut ontology = wholesale();
+        let order = ontology
+            .objects
+            .iter_mut()
+            .find(|o| o.name == "order")
+            .unwrap();
+        let date = order
+            .attributes
+            .iter_mut()
+            .find(|a| a.name == "order_date")
+            .unwrap();
+        date.data_type = crate::ontology::DataType::Text;
+        let sql = |dialect| {
+            compile(&ontology, &orders_by(Grain::Month), dialect)
+                .unwrap()
+                .sql
+        };
+        assert!(sql(Dialect::Sqlite).starts_with("SELECT strftime('%Y-%m', o.o_orderdate)"));
+        assert!(
+            sql(Dialect::Postgres)
+                .starts_with("SELECT TO_CHAR(CAST(o.o_orderdate AS DATE), 'YYYY-MM')")
+        );
+    }
+
+    #[test]
+    fn a_number_is_no_date_to_read_by_quarter() {
+        let plan = SemanticPlan {
+            dimensions: vec![AttributeRef::new("order", "total_price").by(Grain::Quarter)],
+            ..orders_by(Grain::Quarter)
+        };
+        assert_eq!(
+            compile(&wholesale(), &plan, Dialect::Sqlite).unwrap_err(),
+            CompileError::NotADate {
+                object: "order".into(),
+                attribute: "total_price".into(),
+                data_type: "decimal".into(),
+                grain: "quarter",
+            }
+        );
+    }
+}

@@ -1,0 +1,238 @@
+//! Running totals: a measure per period of the plan's time grouping, added
+//! up in time order by a window over the grouped rows. The grouped rows are
+//! the compiler's own aggregate, so a running total counts nothing twice
+//! where the plain measure would not.
+
+use super::{
+    CompileError, CompiledQuery, Compiler, display_attribute, finish, order_by, quoted_ident,
+};
+use crate::engine::plan::{AttributeRef, Measure, SemanticPlan};
+use crate::ontology::{AttributeRole, Grain};
+use sqlparser::ast::{Expr, Ident, SetExpr};
+
+impl Compiler<'_> {
+    /// The measure a running total metric of the ontology adds up, and the
+    /// period it starts again at.
+    pub(super) fn cumulative_metric(&self, name: &str) -> Option<(Measure, Option<Grain>)> {
+        let metric = self
+            .ontology
+            .metrics
+            .iter()
+            .find(|m| m.name == name && m.is_cumulative())?;
+        let of = Measure::Metric {
+            metric: metric.of.clone().unwrap_or_default(),
+            variant: None,
+        };
+        Some((of, metric.to_date))
+    }
+
+    /// `SELECT groups, m, SUM(m) OVER (PARTITION BY <other groups>[, the
+    /// to-date period] ORDER BY <period> ROWS BETWEEN UNBOUNDED PRECEDING
+    /// AND CURRENT ROW) FROM (<m per group and period>) AS per_period`.
+    pub(super) fn cumulative(
+        &self,
+        plan: &SemanticPlan,
+        of: &Measure,
+        to_date: Option<Grain>,
+        named: Option<&str>,
+    ) -> Result<CompiledQuery, CompileError> {
+        if of.is_composite() {
+            return Err(CompileError::NotAlone);
+        }
+        let is_time = |d: &AttributeRef| {
+            self.ontology
+                .attribute(&d.object, &d.attribute)
+                .is_some_and(|a| a.role == AttributeRole::Time)
+        };
+        let time = plan
+            .dimensions
+            .iter()
+            .find(|d| is_time(d))
+            .cloned()
+            .ok_or(CompileError::CumulativeWithoutTime)?;
+        // Groups other than time each run on their own; so does each
+        // to-date period, whose year (say) is grouped by beside the month.
+        let mut keys = plan.dimensions.clone();
+        for dimension in &plan.dimensions {
+            let object = self.object(&dimension.object)?;
+            if dimension.bucket.is_some()
+                || display_attribute(object) != Some(dimension.attribute.as_str())
+            {
+                continue;
+            }
+            for key in &object.primary_key {
+                let attribute = object
+                    .attributes
+                    .iter()
+                    .find(|a| a.column_name() == Some(key.as_str()) || a.name == *key);
+                if let Some(attribute) = attribute {
+                    let key = AttributeRef::new(&object.name, &attribute.name);
+                    if !keys.contains(&key) {
+                        keys.push(key);
+                    }
+                }
+            }
+        }
+        let restart = to_date
+            .filter(|grain| time.bucket != Some(*grain))
+            .map(|grain| AttributeRef {
+                bucket: Some(grain),
+                ..time.clone()
+            });
+        if let Some(restart) = &restart
+            && !keys.contains(restart)
+        {
+            keys.push(restart.clone());
+        }
+        let grouped = SemanticPlan {
+            measures: vec![of.clone()],
+            dimensions: keys.clone(),
+            filters: plan.filters.clone(),
+            via: plan.via.clone(),
+            ..SemanticPlan::default()
+        };
+        let mut inner = self.compile(&grouped)?;
+        inner.query.order_by = None;
+        inner.sql = inner.query.to_string();
+        let ident = |text: &str| quoted_ident(self.dialect, text).to_string();
+        let measured = inner.columns.last().cloned().unwrap_or_default();
+        let name = named.map_or_else(|| format!("cumulative_{measured}"), str::to_owned);
+        let column = |c: &str| format!("per_period.{}", ident(c));
+        let partition: Vec<String> = keys
+            .iter()
+            .filter(|k| **k != time)
+            .map(|k| column(&k.column()))
+            .collect();
+        let partition = if partition.is_empty() {
+            String::new()
+        } else {
+            format!("PARTITION BY {} ", partition.join(", "))
+        };
+        let shown: Vec<String> = plan.dimensions.iter().map(|d| d.column()).collect();
+        let projection = shown
+            .iter()
+            .map(|c| format!("{} AS {}", column(c), ident(c)))
+            .chain([
+                format!("{} AS {}", column(&measured), ident(&measured)),
+                format!(
+                    "SUM({}) OVER ({partition}ORDER BY {} ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS {}",
+                    column(&measured),
+                    column(&time.column()),
+                    ident(&name)
+                ),
+            ])
+            .collect::<Vec<_>>()
+            .join(", ");
+        // The grouped query is the compiler's own output; only the shell is new.
+        let text = format!("SELECT {projection} FROM ({}) AS per_period", inner.sql);
+        let select = match *self.shell("the running total", text)?.body {
+            SetExpr::Select(select) => *select,
+            _ => unreachable!("the running total's shell is a plain SELECT"),
+        };
+        // Each group's periods in time order, unless the plan ranks.
+        let order = match plan.order {
+            Some(_) => self.order(plan, &[measured.as_str(), name.as_str()])?,
+            None => plan
+                .dimensions
+                .iter()
+                .filter(|d| **d != time)
+                .chain(std::iter::once(&time))
+                .map(|d| order_by(Expr::Identifier(Ident::new(d.column())), false))
+                .collect(),
+        };
+        let query = finish(select, order, plan.limit);
+        let mut columns = shown;
+        columns.extend([measured, name]);
+        Ok(CompiledQuery::new(query, columns, inner.objects))
+    }
+}
+
+#[cfg(all(test, feature = "ssr"))]
+mod tests {
+    use crate::engine::compile::{CompileError, compile};
+    use crate::engine::plan::{AttributeRef, Condition, Filter, Literal, Measure, SemanticPlan};
+    use crate::ontology::Grain;
+    use crate::project::Dialect;
+
+    fn wholesale() -> crate::ontology::Ontology {
+        crate::ontology::from_yaml(include_str!("../../../../examples/wholesale/ontology.yaml"))
+            .unwrap()
+    }
+
+    fn running(to_date: Option<Grain>) -> SemanticPlan {
+        SemanticPlan {
+            measures: vec![Measure::Cumulative {
+                of: Box::new(Measure::Metric {
+                    metric: "order_count".into(),
+                    variant: None,
+                }),
+                to_date,
+            }],
+            dimensions: vec![AttributeRef::new("order", "order_date").by(Grain::Month)],
+            filters: vec![Filter {
+                attribute: AttributeRef::new("order", "order_date"),
+                condition: Condition::OneOf(vec![Literal::Integer(1995)]),
+            }],
+            ..SemanticPlan::default()
+        }
+    }
+
+    #[test]
+    fn a_running_total_sums_the_monthly_counts_in_order() {
+        let compiled = compile(&wholesale(), &running(None), Dialect::Sqlite).unwrap();
+        assert_eq!(
+            compiled.sql,
+            "SELECT per_period.order_date_month AS order_date_month, per_period.order_count AS order_count, \
+             SUM(per_period.order_count) OVER (ORDER BY per_period.order_date_month \
+             ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS cumulative_order_count \
+             FROM (SELECT strftime('%Y-%m', o.o_orderdate) AS order_date_month, COUNT(*) AS order_count \
+             FROM orders o WHERE ((o.o_orderdate >= '1995-01-01' AND o.o_orderdate < '1996-01-01')) \
+             GROUP BY strftime('%Y-%m', o.o_orderdate)) AS per_period ORDER BY order_date_month ASC"
+        );
+        assert_eq!(
+            compiled.columns,
+            ["order_date_month", "order_count", "cumulative_order_count"]
+        );
+    }
+
+    #[test]
+    fn year_to_date_starts_again_each_year() {
+        let compiled =
+            compile(&wholesale(), &running(Some(Grain::Year)), Dialect::Postgres).unwrap();
+        assert!(
+            compiled.sql.contains(
+                "OVER (PARTITION BY per_period.order_date_year ORDER BY per_period.order_date_month"
+            ),
+            "{}",
+            compiled.sql
+        );
+        assert_eq!(
+            compiled.columns,
+            ["order_date_month", "order_count", "cumulative_order_count"]
+        );
+    }
+
+    #[test]
+    fn running_totals_read_back_in_every_dialect() {
+        for dialect in Dialect::ALL {
+            for to_date in [None, Some(Grain::Year), Some(Grain::Quarter)] {
+                let compiled = compile(&wholesale(), &running(to_date), dialect).unwrap();
+                let reparsed = crate::sql::parse_select(dialect, &compiled.sql)
+                    .unwrap_or_else(|e| panic!("{dialect:?}: {e}: {}", compiled.sql));
+                assert_eq!(reparsed.to_string(), compiled.sql, "{dialect:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_running_total_needs_a_period_to_run_over() {
+        let plan = SemanticPlan {
+            dimensions: Vec::new(),
+            ..running(None)
+        };
+        assert_eq!(
+            compile(&wholesale(), &plan, Dialect::Sqlite).unwrap_err(),
+            CompileError::CumulativeWithoutTime
+        );
+    }
+}
