@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::app::TestApp;
+use common::app::{Reach, TestApp};
 use common::session::{call, call_with, client, cookie_pair, sign_in};
 use common::{ADMIN_EMAIL, ADMIN_PASSWORD, Server, cassis, run_with_stdin, stdout};
 use reqwest::StatusCode;

@@ -60,28 +60,65 @@ impl TestApp {
             _audit: audit,
         }
     }
+}
 
-    /// A request to `url`, which names this app's public URL.
-    pub fn get(&self, url: impl AsRef<str>) -> Request<'_> {
+impl Reach for TestApp {
+    fn url(&self) -> &str {
+        &self.url
+    }
+
+    fn in_process(&self) -> Option<&TestApp> {
+        Some(self)
+    }
+}
+
+impl Reach for super::Server {
+    fn url(&self) -> &str {
+        &self.url
+    }
+
+    fn in_process(&self) -> Option<&TestApp> {
+        None
+    }
+}
+
+/// A server tests speak HTTP to, in-process ([`TestApp`]) or the real
+/// process ([`super::Server`]), with the one copy of what every test does:
+/// sign in, call a server function, call an MCP tool.
+#[allow(async_fn_in_trait)]
+pub trait Reach {
+    /// The public URL; requests name it as they would name a real server.
+    fn url(&self) -> &str;
+
+    /// The app that answers in-process; `None` to send over the network.
+    fn in_process(&self) -> Option<&TestApp>;
+
+    /// A request to `url`, on this server, built as reqwest builds it;
+    /// redirects are not followed.
+    fn request(&self, method: reqwest::Method, url: impl AsRef<str>) -> Request<'_> {
+        let url = url.as_ref();
+        assert!(
+            url.starts_with(self.url()),
+            "{url} is not on {}",
+            self.url()
+        );
+        Request {
+            app: self.in_process(),
+            builder: super::session::client().request(method, url),
+        }
+    }
+
+    fn get(&self, url: impl AsRef<str>) -> Request<'_> {
         self.request(reqwest::Method::GET, url)
     }
 
-    pub fn post(&self, url: impl AsRef<str>) -> Request<'_> {
+    fn post(&self, url: impl AsRef<str>) -> Request<'_> {
         self.request(reqwest::Method::POST, url)
-    }
-
-    pub fn request(&self, method: reqwest::Method, url: impl AsRef<str>) -> Request<'_> {
-        let url = url.as_ref();
-        assert!(url.starts_with(&self.url), "{url} is not on {}", self.url);
-        Request {
-            app: self,
-            builder: reqwest::Client::new().request(method, url),
-        }
     }
 
     /// Signs in through the login server function, as the login form does;
     /// the status and the session cookie.
-    pub async fn sign_in(&self, email: &str, password: &str) -> (StatusCode, Option<String>) {
+    async fn sign_in(&self, email: &str, password: &str) -> (StatusCode, Option<String>) {
         let response = self.login(email, password).await;
         let cookie = response
             .headers()
@@ -93,9 +130,9 @@ impl TestApp {
     }
 
     /// A login attempt as the login form sends it.
-    pub async fn login(&self, email: &str, password: &str) -> Response {
-        self.post(format!("{}/api/login", self.url))
-            .header(ORIGIN, &self.url)
+    async fn login(&self, email: &str, password: &str) -> Response {
+        self.post(format!("{}/api/login", self.url()))
+            .header(ORIGIN, self.url())
             .form(&[("email", email), ("password", password)])
             .send()
             .await
@@ -105,16 +142,16 @@ impl TestApp {
     /// Calls a server function with form fields, as the signed-in browser
     /// of `set_cookie` would (an `ActionForm` posts them so); the status and
     /// the body.
-    pub async fn server_fn(
+    async fn server_fn(
         &self,
         set_cookie: &str,
         function: &str,
         form: &[(&str, &str)],
     ) -> (StatusCode, String) {
         let response = self
-            .post(format!("{}/api/{function}", self.url))
+            .post(format!("{}/api/{function}", self.url()))
             .header(COOKIE, super::session::cookie_pair(set_cookie))
-            .header(ORIGIN, &self.url)
+            .header(ORIGIN, self.url())
             .form(form)
             .send()
             .await
@@ -124,17 +161,12 @@ impl TestApp {
 
     /// Posts an MCP `tools/call` of `tool` with `arguments`, authorized by
     /// `token` (an API key or an OAuth access token).
-    pub async fn mcp_tool(
-        &self,
-        token: &str,
-        tool: &str,
-        arguments: serde_json::Value,
-    ) -> Response {
+    async fn mcp_tool(&self, token: &str, tool: &str, arguments: serde_json::Value) -> Response {
         let body = serde_json::json!({
             "jsonrpc": "2.0", "id": 7, "method": "tools/call",
             "params": {"name": tool, "arguments": arguments},
         });
-        self.post(format!("{}/mcp/", self.url))
+        self.post(format!("{}/mcp/", self.url()))
             .bearer_auth(token)
             .header("content-type", "application/json")
             .header("accept", "application/json, text/event-stream")
@@ -146,7 +178,7 @@ impl TestApp {
     }
 
     /// Calls `tool` and returns its structured result.
-    pub async fn call_tool(
+    async fn call_tool(
         &self,
         token: &str,
         tool: &str,
@@ -159,9 +191,10 @@ impl TestApp {
     }
 }
 
-/// A request being built, with reqwest's builder, for a [`TestApp`].
+/// A request being built with reqwest's builder.
 pub struct Request<'a> {
-    app: &'a TestApp,
+    /// `None`: sent over the network.
+    app: Option<&'a TestApp>,
     builder: reqwest::RequestBuilder,
 }
 
@@ -202,9 +235,17 @@ impl Request<'_> {
         self
     }
 
-    /// Answers the request in-process. Never fails: the `Result` is there so
-    /// that calls read as they do with reqwest.
+    /// Sends the request and reads the answer whole. Never fails but by
+    /// panicking: the `Result` is there so that calls read as with reqwest.
     pub async fn send(self) -> Result<Response, Infallible> {
+        let Some(app) = self.app else {
+            let response = self.builder.send().await.expect("the server answers");
+            return Ok(Response {
+                status: response.status(),
+                headers: response.headers().clone(),
+                body: response.bytes().await.expect("the body is read").to_vec(),
+            });
+        };
         let request = self.builder.build().expect("a well-formed request");
         let request = http::Request::try_from(request).expect("a request http can carry");
         let (mut parts, body) = request.into_parts();
@@ -224,7 +265,7 @@ impl Request<'_> {
             .unwrap();
         parts.extensions.insert(ConnectInfo(SocketAddr::from(PEER)));
         let request = http::Request::from_parts(parts, Body::from(body));
-        let response = self.app.router.clone().oneshot(request).await.unwrap();
+        let response = app.router.clone().oneshot(request).await.unwrap();
         let (parts, body) = response.into_parts();
         let body = axum::body::to_bytes(body, usize::MAX)
             .await
