@@ -16,8 +16,8 @@
 mod common;
 
 use base64::Engine;
-use common::mcp::{answers_the_seed_questions, call_tool};
-use common::session::{call_with, sign_in};
+use common::app::Reach;
+use common::mcp::answers_the_seed_questions;
 use common::{
     ADMIN_EMAIL, ADMIN_PASSWORD, Server, cassis, f1_data, run_with_stdin, stderr, stdout,
 };
@@ -289,16 +289,16 @@ async fn formula_one_on_bigquery_answers_the_seed_questions_over_mcp() {
     let server = Server::start(&data, |_| {});
 
     // The admin app's project form tests and creates it too.
-    let (status, cookie) = sign_in(&server, ADMIN_PASSWORD).await;
+    let (status, cookie) = server.sign_in(ADMIN_EMAIL, ADMIN_PASSWORD).await;
     assert_eq!(status, StatusCode::OK);
     let cookie = cookie.expect("signed in");
-    let (status, report) = call_with(
-        &server,
-        &cookie,
-        "test_connection",
-        &[("connection_url", url.as_str())],
-    )
-    .await;
+    let (status, report) = server
+        .server_fn(
+            &cookie,
+            "test_connection",
+            &[("connection_url", url.as_str())],
+        )
+        .await;
     assert_eq!(status, StatusCode::OK, "{report}");
     assert!(report.contains("public.results"), "{report}");
     assert!(!report.contains(&secret[..40]), "{report}");
@@ -312,32 +312,32 @@ async fn formula_one_on_bigquery_answers_the_seed_questions_over_mcp() {
             "not a service account's JSON key file",
         ),
     ] {
-        let (status, refused) = call_with(
-            &server,
-            &cookie,
-            "test_connection",
-            &[("connection_url", bad.as_str())],
-        )
-        .await;
+        let (status, refused) = server
+            .server_fn(
+                &cookie,
+                "test_connection",
+                &[("connection_url", bad.as_str())],
+            )
+            .await;
         assert_ne!(status, StatusCode::OK, "{refused}");
         assert!(refused.contains(expected), "{refused}");
         assert!(!refused.contains("bm90LWEta2V5"), "{refused}");
     }
-    let (status, created) = call_with(
-        &server,
-        &cookie,
-        "create_project",
-        &[
-            ("name", "F1 from the form"),
-            ("source", "connect"),
-            ("connection_url", url.as_str()),
-            ("bootstrap", "source"),
-        ],
-    )
-    .await;
+    let (status, created) = server
+        .server_fn(
+            &cookie,
+            "create_project",
+            &[
+                ("name", "F1 from the form"),
+                ("source", "connect"),
+                ("connection_url", url.as_str()),
+                ("bootstrap", "source"),
+            ],
+        )
+        .await;
     assert_eq!(status, StatusCode::OK, "{created}");
 
-    let projects = call_tool(&server, &api_key, "list_projects", json!({})).await;
+    let projects = server.call_tool(&api_key, "list_projects", json!({})).await;
     let listed = projects["projects"]
         .as_array()
         .unwrap()
@@ -359,13 +359,13 @@ async fn formula_one_on_bigquery_answers_the_seed_questions_over_mcp() {
 
     // Past the ceiling on bytes billed, BigQuery refuses the job; the
     // answer says why in plain words.
-    let refused = call_tool(
-        &server,
-        &api_key,
-        "ask_question",
-        json!({"project_id": capped, "question": "how many races in 2023"}),
-    )
-    .await;
+    let refused = server
+        .call_tool(
+            &api_key,
+            "ask_question",
+            json!({"project_id": capped, "question": "how many races in 2023"}),
+        )
+        .await;
     assert_eq!(refused["status"], "error", "{refused:#}");
     assert!(
         refused.to_string().contains("maximum_bytes_billed"),

@@ -6,7 +6,7 @@
 mod common;
 
 use common::app::{Reach, TestApp};
-use common::session::{call, call_with, client, cookie_pair, sign_in};
+use common::session::{client, cookie_pair};
 use common::{ADMIN_EMAIL, ADMIN_PASSWORD, Server, cassis, run_with_stdin, stdout};
 use reqwest::StatusCode;
 use reqwest::header::{COOKIE, LOCATION, ORIGIN, SET_COOKIE};
@@ -49,10 +49,10 @@ async fn first_start_serves_health_login_and_the_demo_project() {
     assert!(html.contains("Sign in to Cassis"));
     assert!(html.contains("/pkg/cassis.css"), "the stylesheet is linked");
 
-    let (_, rejected) = sign_in(&server, "wrong password").await;
+    let (_, rejected) = server.sign_in(ADMIN_EMAIL, "wrong password").await;
     assert!(rejected.is_none(), "a wrong password gets no session");
 
-    let (status, cookie) = sign_in(&server, ADMIN_PASSWORD).await;
+    let (status, cookie) = server.sign_in(ADMIN_EMAIL, ADMIN_PASSWORD).await;
     assert!(status.is_success() || status.is_redirection(), "{status}");
     let cookie = cookie.expect("a session cookie");
     assert!(
@@ -71,14 +71,14 @@ async fn first_start_serves_health_login_and_the_demo_project() {
     assert!(html.contains("Wholesale"), "the demo project is listed");
     assert!(html.contains(ADMIN_EMAIL));
 
-    let (status, listed) = call(&server, &cookie, "list_projects").await;
+    let (status, listed) = server.server_fn(&cookie, "list_projects", &[]).await;
     assert_eq!(status, StatusCode::OK);
     let listed: serde_json::Value = serde_json::from_str(&listed).unwrap();
     assert_eq!(listed[0]["name"], "Wholesale");
     assert_eq!(listed[0]["executable"], true);
 
     // Signing out ends the session on the server, not just in the browser.
-    let (status, _) = call(&server, &cookie, "logout").await;
+    let (status, _) = server.server_fn(&cookie, "logout", &[]).await;
     assert!(status.is_success() || status.is_redirection(), "{status}");
     let after = http
         .get(format!("{}/projects", server.url))
@@ -161,7 +161,7 @@ async fn a_generated_admin_password_is_printed_once_and_works() {
     let server = Server::start(&data, |c| {
         c.env_remove("CASSIS_ADMIN_PASSWORD").arg("--no-demo");
     });
-    let (_, cookie) = sign_in(&server, &password).await;
+    let (_, cookie) = server.sign_in(ADMIN_EMAIL, &password).await;
     assert!(cookie.is_some(), "the printed password signs in");
     drop(server);
     let printed_again = std::fs::read_to_string(data.with_extension("stdout")).unwrap();
@@ -231,11 +231,11 @@ async fn the_same_server_runs_on_postgresql() {
     let mut server = Server::start(&data, |c| {
         c.args(["--database-url", &url]);
     });
-    let (_, cookie) = sign_in(&server, ADMIN_PASSWORD).await;
+    let (_, cookie) = server.sign_in(ADMIN_EMAIL, ADMIN_PASSWORD).await;
     let cookie = cookie.expect("signed in against PostgreSQL");
-    let (_, settings) = call(&server, &cookie, "instance_info").await;
+    let (_, settings) = server.server_fn(&cookie, "instance_info", &[]).await;
     assert!(settings.contains("PostgreSQL"), "{settings}");
-    let (_, projects) = call(&server, &cookie, "list_projects").await;
+    let (_, projects) = server.server_fn(&cookie, "list_projects", &[]).await;
     assert!(projects.contains("Wholesale"), "{projects}");
     assert!(server.terminate().success());
     assert!(
@@ -956,7 +956,7 @@ async fn the_app_and_the_cli_refuse_the_same_data_sources() {
     let dir = tempfile::tempdir().unwrap();
     let data = dir.path().join("data");
     let server = Server::start(&data, |_| {});
-    let admin = sign_in(&server, ADMIN_PASSWORD).await.1.unwrap();
+    let admin = server.sign_in(ADMIN_EMAIL, ADMIN_PASSWORD).await.1.unwrap();
     let outside = dir.path().join("elsewhere.sqlite");
     let outside = format!("sqlite://{}", outside.display());
     let cases: [(&str, &str, &str); 4] = [
@@ -987,7 +987,7 @@ async fn the_app_and_the_cli_refuse_the_same_data_sources() {
             ("dialect", dialect),
             ("connection_url", url),
         ];
-        let (status, body) = call_with(&server, &admin, "create_project", &form).await;
+        let (status, body) = server.server_fn(&admin, "create_project", &form).await;
         assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
         assert!(body.contains(message), "the app: {body}");
 

@@ -7,8 +7,8 @@
 
 mod common;
 
-use common::mcp::{answers_the_seed_questions, call_tool};
-use common::session::{call_with, sign_in};
+use common::app::Reach;
+use common::mcp::answers_the_seed_questions;
 use common::{
     ADMIN_EMAIL, ADMIN_PASSWORD, Server, cassis, f1_data, run_with_stdin, stderr, stdout,
 };
@@ -170,50 +170,50 @@ async fn formula_one_on_mariadb_answers_the_seed_questions_over_mcp() {
     let server = Server::start(&data, |_| {});
 
     // The admin app's project form connects to it too.
-    let (status, cookie) = sign_in(&server, ADMIN_PASSWORD).await;
+    let (status, cookie) = server.sign_in(ADMIN_EMAIL, ADMIN_PASSWORD).await;
     assert_eq!(status, StatusCode::OK);
     let cookie = cookie.expect("signed in");
-    let (status, report) = call_with(
-        &server,
-        &cookie,
-        "test_connection",
-        &[("connection_url", reader_url.as_str())],
-    )
-    .await;
+    let (status, report) = server
+        .server_fn(
+            &cookie,
+            "test_connection",
+            &[("connection_url", reader_url.as_str())],
+        )
+        .await;
     assert_eq!(status, StatusCode::OK, "{report}");
     assert!(
         report.contains("mysql") && report.contains(&format!("{database}.results")),
         "{report}"
     );
     let wrong = reader_url.replace("reader-s3cret", "not-the-password");
-    let (status, refused) = call_with(
-        &server,
-        &cookie,
-        "test_connection",
-        &[("connection_url", wrong.as_str())],
-    )
-    .await;
+    let (status, refused) = server
+        .server_fn(
+            &cookie,
+            "test_connection",
+            &[("connection_url", wrong.as_str())],
+        )
+        .await;
     assert_ne!(status, StatusCode::OK);
     assert!(
         refused.contains("cannot connect to the data source"),
         "{refused}"
     );
     assert!(!refused.contains("not-the-password"), "{refused}");
-    let (status, created) = call_with(
-        &server,
-        &cookie,
-        "create_project",
-        &[
-            ("name", "F1 from the form"),
-            ("source", "connect"),
-            ("connection_url", reader_url.as_str()),
-            ("bootstrap", "source"),
-        ],
-    )
-    .await;
+    let (status, created) = server
+        .server_fn(
+            &cookie,
+            "create_project",
+            &[
+                ("name", "F1 from the form"),
+                ("source", "connect"),
+                ("connection_url", reader_url.as_str()),
+                ("bootstrap", "source"),
+            ],
+        )
+        .await;
     assert_eq!(status, StatusCode::OK, "{created}");
 
-    let projects = call_tool(&server, &key, "list_projects", json!({})).await;
+    let projects = server.call_tool(&key, "list_projects", json!({})).await;
     let listed = projects["projects"]
         .as_array()
         .unwrap()
