@@ -252,7 +252,9 @@ impl Request<'_> {
         let body = body.as_bytes().unwrap_or_default().to_vec();
         // What the connection would add: the host, the body's length, the peer.
         let authority = parts.uri.authority().expect("an absolute URL").to_string();
-        parts.headers.insert(HOST, authority.parse().unwrap());
+        if !parts.headers.contains_key(HOST) {
+            parts.headers.insert(HOST, authority.parse().unwrap());
+        }
         if !body.is_empty() {
             parts.headers.insert(CONTENT_LENGTH, body.len().into());
         }
