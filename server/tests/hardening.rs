@@ -30,12 +30,7 @@ fn create_key(data: &Path) -> String {
 }
 
 fn create_key_for(data: &Path, email: &str) -> String {
-    let output = cassis(data)
-        .args(["apikey", "create", "--user", email, "--name", "hardening"])
-        .output()
-        .unwrap();
-    assert!(output.status.success(), "{}", stderr(&output));
-    stdout(&output).trim().to_owned()
+    common::api_key(cassis(data), email, "hardening", &[])
 }
 
 /// The id of the first project the session lists (the demo's Wholesale).

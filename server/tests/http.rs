@@ -731,14 +731,7 @@ async fn a_members_only_project_is_invisible_to_others_in_the_app_and_over_mcp()
         "viewer",
     ]);
     assert!(run_with_stdin(create, "a long password\n").status.success());
-    let key = |email: &str| {
-        let output = cassis(&data)
-            .args(["apikey", "create", "--user", email, "--name", "test"])
-            .output()
-            .unwrap();
-        assert!(output.status.success());
-        stdout(&output).trim().to_owned()
-    };
+    let key = |email: &str| common::api_key(cassis(&data), email, "test", &[]);
     let (viewer_key, admin_key) = (key("viewer@example.com"), key(ADMIN_EMAIL));
     let admin = server.sign_in(ADMIN_EMAIL, ADMIN_PASSWORD).await.1.unwrap();
     let viewer = server

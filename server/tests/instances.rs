@@ -81,12 +81,7 @@ fn cli(dir: &Path, database: &str) -> Command {
 }
 
 fn create_key(dir: &Path, database: &str, user: &str, name: &str) -> String {
-    let output = cli(dir, database)
-        .args(["apikey", "create", "--user", user, "--name", name])
-        .output()
-        .unwrap();
-    assert!(output.status.success(), "{}", stderr(&output));
-    stdout(&output).trim().to_owned()
+    common::api_key(cli(dir, database), user, name, &[])
 }
 
 async fn ping(server: &Server, key: &str) -> StatusCode {

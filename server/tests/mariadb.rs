@@ -7,20 +7,14 @@
 
 mod common;
 
-use common::app::Reach;
 use common::mcp::answers_the_seed_questions;
+use common::warehouse::{admin_session, create_from_the_form, listed_project, test_connection};
 use common::{
-    ADMIN_EMAIL, ADMIN_PASSWORD, Server, cassis, f1_data, run_with_stdin, stderr, stdout,
+    ADMIN_EMAIL, ADMIN_PASSWORD, Server, cassis, f1_data, ok, publish, run_with_stdin, stderr,
 };
 use reqwest::StatusCode;
-use serde_json::json;
 use sqlx::{AssertSqlSafe, Connection, MySqlConnection};
 use std::path::Path;
-
-fn ok(output: std::process::Output) -> (String, String) {
-    assert!(output.status.success(), "{}", stderr(&output));
-    (stdout(&output), stderr(&output))
-}
 
 /// A fresh database and a user who may only read it: the administrator's
 /// URL to it (to load it) and the reader's (to connect the project with).
@@ -149,78 +143,31 @@ async fn formula_one_on_mariadb_answers_the_seed_questions_over_mcp() {
     .replace("table: public.", &format!("table: {database}."));
     let file = dir.path().join("f1-mariadb.yaml");
     std::fs::write(&file, ontology).unwrap();
-    let (out, _) = ok(cassis(&data)
-        .args([
-            "ontology",
-            "import",
-            "--project",
-            "F1 on MariaDB",
-            "--publish",
-        ])
-        .arg(&file)
-        .output()
-        .unwrap());
+    let out = publish(&data, "F1 on MariaDB", &file, &[]);
     assert!(out.contains("published version 1"), "{out}");
 
-    let (key, _) = ok(cassis(&data)
-        .args(["apikey", "create", "--user", ADMIN_EMAIL, "--name", "agent"])
-        .output()
-        .unwrap());
-    let key = key.trim().to_owned();
+    let key = common::api_key(cassis(&data), ADMIN_EMAIL, "agent", &[]);
     let server = Server::start(&data, |_| {});
 
     // The admin app's project form connects to it too.
-    let (status, cookie) = server.sign_in(ADMIN_EMAIL, ADMIN_PASSWORD).await;
-    assert_eq!(status, StatusCode::OK);
-    let cookie = cookie.expect("signed in");
-    let (status, report) = server
-        .server_fn(
-            &cookie,
-            "test_connection",
-            &[("connection_url", reader_url.as_str())],
-        )
-        .await;
+    let cookie = admin_session(&server).await;
+    let (status, report) = test_connection(&server, &cookie, &reader_url).await;
     assert_eq!(status, StatusCode::OK, "{report}");
     assert!(
         report.contains("mysql") && report.contains(&format!("{database}.results")),
         "{report}"
     );
     let wrong = reader_url.replace("reader-s3cret", "not-the-password");
-    let (status, refused) = server
-        .server_fn(
-            &cookie,
-            "test_connection",
-            &[("connection_url", wrong.as_str())],
-        )
-        .await;
+    let (status, refused) = test_connection(&server, &cookie, &wrong).await;
     assert_ne!(status, StatusCode::OK);
     assert!(
         refused.contains("cannot connect to the data source"),
         "{refused}"
     );
     assert!(!refused.contains("not-the-password"), "{refused}");
-    let (status, created) = server
-        .server_fn(
-            &cookie,
-            "create_project",
-            &[
-                ("name", "F1 from the form"),
-                ("source", "connect"),
-                ("connection_url", reader_url.as_str()),
-                ("bootstrap", "source"),
-            ],
-        )
-        .await;
-    assert_eq!(status, StatusCode::OK, "{created}");
+    create_from_the_form(&server, &cookie, &reader_url).await;
 
-    let projects = server.call_tool(&key, "list_projects", json!({})).await;
-    let listed = projects["projects"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|p| p["id"] == project.as_str())
-        .cloned()
-        .unwrap_or_else(|| panic!("{projects:#}"));
+    let (listed, projects) = listed_project(&server, &key, &project).await;
     assert_eq!(listed["dialect"], "mysql");
     assert_eq!(listed["data_source_connected"], true);
     assert!(!projects.to_string().contains("reader-s3cret"));

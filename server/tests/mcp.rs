@@ -16,13 +16,7 @@ use std::process::Command;
 const TOOLS_LIST: &str = r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#;
 
 fn create_key(data_dir: &Path, name: &str, extra: &[&str]) -> String {
-    let output = cassis(data_dir)
-        .args(["apikey", "create", "--user", ADMIN_EMAIL, "--name", name])
-        .args(extra)
-        .output()
-        .unwrap();
-    assert!(output.status.success(), "{}", stderr(&output));
-    stdout(&output).trim().to_owned()
+    common::api_key(cassis(data_dir), ADMIN_EMAIL, name, extra)
 }
 
 async fn post(server: &impl Reach, path: &str, headers: &[(&str, &str)]) -> Response {

@@ -14,13 +14,9 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 fn create_key(data_dir: &Path, name: &str) -> String {
-    let output = cassis(data_dir)
-        .env("CASSIS_NO_DEMO", "1")
-        .args(["apikey", "create", "--user", ADMIN_EMAIL, "--name", name])
-        .output()
-        .unwrap();
-    assert!(output.status.success(), "{}", stderr(&output));
-    stdout(&output).trim().to_owned()
+    let mut command = cassis(data_dir);
+    command.env("CASSIS_NO_DEMO", "1");
+    common::api_key(command, ADMIN_EMAIL, name, &[])
 }
 
 async fn get(url: &str, token: Option<&str>) -> (StatusCode, String) {
