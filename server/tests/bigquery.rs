@@ -18,10 +18,11 @@ mod common;
 use base64::Engine;
 use common::app::Reach;
 use common::mcp::answers_the_seed_questions;
-use common::warehouse::{admin_session, create_from_the_form, listed_project, test_connection};
-use common::{
-    ADMIN_EMAIL, ADMIN_PASSWORD, Server, cassis, f1_data, ok, publish, run_with_stdin, stderr,
+use common::warehouse::{
+    admin_session, create_from_the_form, draft_yaml, first_admin, introspected_project,
+    listed_project, test_connection,
 };
+use common::{ADMIN_EMAIL, Server, cassis, f1_data, ok, publish, stderr};
 use reqwest::StatusCode;
 use serde_json::json;
 use std::net::{TcpListener, TcpStream};
@@ -149,15 +150,8 @@ async fn formula_one_on_bigquery_answers_the_seed_questions_over_mcp() {
     let secret = fake.credentials();
 
     let data = dir.path().join("data");
-    let mut create = cassis(&data);
-    create.args(["user", "create", "--email", ADMIN_EMAIL, "--role", "admin"]);
-    ok(run_with_stdin(create, &format!("{ADMIN_PASSWORD}\n")));
-    let (id, bootstrapped) = ok(cassis(&data)
-        .args(["project", "create", "--name", "F1 on BigQuery"])
-        .args(["--warehouse", &url, "--introspect"])
-        .output()
-        .unwrap());
-    let project = id.trim().to_owned();
+    first_admin(&data);
+    let (project, bootstrapped) = introspected_project(&data, "F1 on BigQuery", &url);
     assert_eq!(project.len(), 36);
     assert!(
         bootstrapped.contains("bootstrapped the draft: 13 objects"),
@@ -167,16 +161,7 @@ async fn formula_one_on_bigquery_answers_the_seed_questions_over_mcp() {
     let (listed, _) = ok(cassis(&data).args(["project", "list"]).output().unwrap());
     assert!(listed.contains("bigquery (connected)"), "{listed}");
     assert!(!listed.contains(&secret[..40]), "{listed}");
-    let (draft, _) = ok(cassis(&data)
-        .args([
-            "ontology",
-            "export",
-            "--project",
-            "F1 on BigQuery",
-            "--draft",
-        ])
-        .output()
-        .unwrap());
+    let draft = draft_yaml(&data, "F1 on BigQuery");
     assert!(draft.contains("table: public.results"), "{draft}");
     assert!(
         draft.contains("table: public.drivers\n  label: Drivers\n  primary_key:\n  - driver_id\n"),

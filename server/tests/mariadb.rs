@@ -8,10 +8,11 @@
 mod common;
 
 use common::mcp::answers_the_seed_questions;
-use common::warehouse::{admin_session, create_from_the_form, listed_project, test_connection};
-use common::{
-    ADMIN_EMAIL, ADMIN_PASSWORD, Server, cassis, f1_data, ok, publish, run_with_stdin, stderr,
+use common::warehouse::{
+    admin_session, create_from_the_form, draft_yaml, first_admin, introspected_project,
+    listed_project, test_connection,
 };
+use common::{ADMIN_EMAIL, Server, cassis, f1_data, ok, publish, stderr};
 use reqwest::StatusCode;
 use sqlx::{AssertSqlSafe, Connection, MySqlConnection};
 use std::path::Path;
@@ -96,15 +97,8 @@ async fn formula_one_on_mariadb_answers_the_seed_questions_over_mcp() {
     );
 
     let data = dir.path().join("data");
-    let mut create = cassis(&data);
-    create.args(["user", "create", "--email", ADMIN_EMAIL, "--role", "admin"]);
-    ok(run_with_stdin(create, &format!("{ADMIN_PASSWORD}\n")));
-    let (id, bootstrapped) = ok(cassis(&data)
-        .args(["project", "create", "--name", "F1 on MariaDB"])
-        .args(["--warehouse", &reader_url, "--introspect"])
-        .output()
-        .unwrap());
-    let project = id.trim().to_owned();
+    first_admin(&data);
+    let (project, bootstrapped) = introspected_project(&data, "F1 on MariaDB", &reader_url);
     assert_eq!(project.len(), 36);
     assert!(
         bootstrapped.contains("bootstrapped the draft: 13 objects"),
@@ -115,16 +109,7 @@ async fn formula_one_on_mariadb_answers_the_seed_questions_over_mcp() {
     let (listed, _) = ok(cassis(&data).args(["project", "list"]).output().unwrap());
     assert!(listed.contains("mysql (connected)"), "{listed}");
     assert!(!listed.contains("reader-s3cret"), "{listed}");
-    let (draft, _) = ok(cassis(&data)
-        .args([
-            "ontology",
-            "export",
-            "--project",
-            "F1 on MariaDB",
-            "--draft",
-        ])
-        .output()
-        .unwrap());
+    let draft = draft_yaml(&data, "F1 on MariaDB");
     assert!(
         draft.contains(&format!("table: {database}.results")),
         "tables are named with their database: {draft}"

@@ -14,16 +14,28 @@
 mod common;
 
 use common::mcp::answers_the_seed_questions;
-use common::warehouse::{admin_session, create_from_the_form, listed_project, test_connection};
-use common::{
-    ADMIN_EMAIL, ADMIN_PASSWORD, Server, cassis, f1_data, ok, publish, run_with_stdin, stderr,
+use common::warehouse::{
+    admin_session, create_from_the_form, draft_yaml, first_admin, introspected_project,
+    listed_project, test_connection,
 };
+use common::{ADMIN_EMAIL, Server, cassis, f1_data, ok, publish, stderr};
 use reqwest::StatusCode;
 use std::collections::HashSet;
 use std::net::{TcpListener, TcpStream};
 use std::path::Path;
 use std::process::{Child, Command};
 use std::time::{Duration, Instant};
+
+/// The fakesnow program `scripts/test` names; `None` skips the test,
+/// unless the run requires fakesnow.
+fn fakesnow_program() -> Option<String> {
+    let program = std::env::var("CASSIS_TEST_FAKESNOW").ok();
+    assert!(
+        program.is_some() || std::env::var_os("CASSIS_TEST_FAKESNOW_REQUIRED").is_none(),
+        "fakesnow is required"
+    );
+    program
+}
 
 /// A fakesnow server on a free port, stopped when dropped.
 struct Fakesnow {
@@ -121,11 +133,7 @@ fn seed_tables(into: &Path) -> (u64, HashSet<String>) {
 
 #[tokio::test]
 async fn formula_one_on_snowflake_answers_the_seed_questions_over_mcp() {
-    let Ok(program) = std::env::var("CASSIS_TEST_FAKESNOW") else {
-        assert!(
-            std::env::var_os("CASSIS_TEST_FAKESNOW_REQUIRED").is_none(),
-            "fakesnow is required"
-        );
+    let Some(program) = fakesnow_program() else {
         return;
     };
     let dir = tempfile::tempdir().unwrap();
@@ -173,15 +181,8 @@ async fn formula_one_on_snowflake_answers_the_seed_questions_over_mcp() {
     let reader_url = fakesnow.url("CASSIS_READER", &key, "&authenticator=snowflake_jwt");
 
     let data = dir.path().join("data");
-    let mut create = cassis(&data);
-    create.args(["user", "create", "--email", ADMIN_EMAIL, "--role", "admin"]);
-    ok(run_with_stdin(create, &format!("{ADMIN_PASSWORD}\n")));
-    let (id, bootstrapped) = ok(cassis(&data)
-        .args(["project", "create", "--name", "F1 on Snowflake"])
-        .args(["--warehouse", &reader_url, "--introspect"])
-        .output()
-        .unwrap());
-    let project = id.trim().to_owned();
+    first_admin(&data);
+    let (project, bootstrapped) = introspected_project(&data, "F1 on Snowflake", &reader_url);
     assert_eq!(project.len(), 36);
     assert!(
         bootstrapped.contains("bootstrapped the draft: 7 objects"),
@@ -192,16 +193,7 @@ async fn formula_one_on_snowflake_answers_the_seed_questions_over_mcp() {
     let (listed, _) = ok(cassis(&data).args(["project", "list"]).output().unwrap());
     assert!(listed.contains("snowflake (connected)"), "{listed}");
     assert!(!listed.contains(&key[..40]), "{listed}");
-    let (draft, _) = ok(cassis(&data)
-        .args([
-            "ontology",
-            "export",
-            "--project",
-            "F1 on Snowflake",
-            "--draft",
-        ])
-        .output()
-        .unwrap());
+    let draft = draft_yaml(&data, "F1 on Snowflake");
     assert!(
         draft.contains("table: public.results"),
         "names Snowflake folded to upper case read in lower case: {draft}"
@@ -278,11 +270,7 @@ async fn formula_one_on_snowflake_answers_the_seed_questions_over_mcp() {
 async fn a_statement_past_the_question_timeout_is_aborted_on_snowflake() {
     use cassis_core::warehouse::Warehouse;
     use common::warehouse::{answers_at_once, times_out, within_ten_seconds};
-    let Ok(program) = std::env::var("CASSIS_TEST_FAKESNOW") else {
-        assert!(
-            std::env::var_os("CASSIS_TEST_FAKESNOW_REQUIRED").is_none(),
-            "fakesnow is required"
-        );
+    let Some(program) = fakesnow_program() else {
         return;
     };
     let dir = tempfile::tempdir().unwrap();

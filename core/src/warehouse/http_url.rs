@@ -17,6 +17,12 @@ pub fn decoded(text: &str) -> String {
         .into_owned()
 }
 
+/// The URL's host, percent-decoded, unless empty: the warehouse's account
+/// or project.
+pub fn host(url: &Url) -> Option<String> {
+    url.host_str().map(decoded).filter(|h| !h.is_empty())
+}
+
 /// The value of the query parameter `name` (in any case), unless empty.
 pub fn parameter(url: &Url, name: &str) -> Option<String> {
     url.query_pairs()

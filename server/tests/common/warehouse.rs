@@ -3,12 +3,40 @@
 //! statement past the question timeout.
 
 use super::app::Reach;
-use super::{ADMIN_EMAIL, ADMIN_PASSWORD};
+use super::{ADMIN_EMAIL, ADMIN_PASSWORD, cassis, ok, run_with_stdin};
 use cassis_core::engine::execute::{ExecuteError, all_rows};
 use cassis_core::warehouse::Warehouse;
 use reqwest::StatusCode;
 use serde_json::{Value, json};
+use std::path::Path;
 use std::time::{Duration, Instant};
+
+/// The first admin, made with `cassis user create` before any server runs.
+pub fn first_admin(data_dir: &Path) {
+    let mut create = cassis(data_dir);
+    create.args(["user", "create", "--email", ADMIN_EMAIL, "--role", "admin"]);
+    ok(run_with_stdin(create, &format!("{ADMIN_PASSWORD}\n")));
+}
+
+/// `cassis project create --introspect` of `name` on `url`: the id it
+/// printed and what it reported on standard error.
+pub fn introspected_project(data_dir: &Path, name: &str, url: &str) -> (String, String) {
+    let (id, bootstrapped) = ok(cassis(data_dir)
+        .args(["project", "create", "--name", name])
+        .args(["--warehouse", url, "--introspect"])
+        .output()
+        .unwrap());
+    (id.trim().to_owned(), bootstrapped)
+}
+
+/// `cassis ontology export --draft` of `project`: the draft as YAML.
+pub fn draft_yaml(data_dir: &Path, project: &str) -> String {
+    ok(cassis(data_dir)
+        .args(["ontology", "export", "--project", project, "--draft"])
+        .output()
+        .unwrap())
+    .0
+}
 
 /// Signs the first admin in; the session cookie.
 pub async fn admin_session(server: &impl Reach) -> String {

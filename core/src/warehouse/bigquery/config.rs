@@ -96,11 +96,7 @@ pub enum ConfigError {
 impl Config {
     pub fn parse(url: &str) -> Result<Self, ConfigError> {
         let parsed = url::Url::parse(url.trim()).map_err(|_| ConfigError::NotUrl)?;
-        let project = parsed
-            .host_str()
-            .map(decoded)
-            .filter(|p| !p.is_empty())
-            .ok_or(ConfigError::NoProject)?;
+        let project = http_url::host(&parsed).ok_or(ConfigError::NoProject)?;
         let dataset = parsed
             .path_segments()
             .into_iter()

@@ -74,11 +74,7 @@ pub enum ConfigError {
 impl Config {
     pub fn parse(url: &str) -> Result<Self, ConfigError> {
         let parsed = url::Url::parse(url.trim()).map_err(|_| ConfigError::NotUrl)?;
-        let account = parsed
-            .host_str()
-            .map(decoded)
-            .filter(|a| !a.is_empty())
-            .ok_or(ConfigError::NoAccount)?;
+        let account = http_url::host(&parsed).ok_or(ConfigError::NoAccount)?;
         let user = Some(decoded(parsed.username()))
             .filter(|u| !u.is_empty())
             .ok_or(ConfigError::NoUser)?;
