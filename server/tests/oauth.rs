@@ -1,6 +1,8 @@
-//! OAuth 2.1 for MCP clients, against `cassis serve` over real HTTP: the
-//! Python SDK's OAuthClientProvider runs the whole flow, and each attack the
-//! MCP authorization specification guards against is tried and must fail.
+//! OAuth 2.1 for MCP clients: the Python SDK's OAuthClientProvider, the
+//! conformance suite and the oauth2 crate run the whole flow against
+//! `cassis serve` over real HTTP, and each attack the MCP authorization
+//! specification guards against is tried, on the router in-process, and
+//! must fail.
 
 mod common;
 
