@@ -134,6 +134,15 @@ fn query(text: &str) -> CompiledQuery {
     }
 }
 
+/// The one row of a count on `warehouse`, as JSON.
+async fn counted(warehouse: &Warehouse, sql: &str) -> serde_json::Value {
+    json!(
+        all_rows(warehouse, sql, Duration::from_secs(10))
+            .await
+            .unwrap()
+    )
+}
+
 /// The statements running on the server whose text contains `marker`.
 async fn running(fresh: &Fresh, marker: &str) -> i64 {
     let mut admin = fresh.admin().await;
@@ -229,22 +238,18 @@ async fn the_session_refuses_writes_even_for_a_user_who_may_write() {
             "{write}: {error}"
         );
     }
-    let rows = all_rows(
-        &warehouse,
-        "SELECT COUNT(*) FROM numbers WHERE label <> 'written'",
-        Duration::from_secs(10),
-    )
-    .await
-    .unwrap();
-    assert_eq!(json!(rows), json!([[10]]));
-    let squares = all_rows(
-        &warehouse,
-        "SELECT COUNT(*) FROM squares",
-        Duration::from_secs(10),
-    )
-    .await
-    .unwrap();
-    assert_eq!(json!(squares), json!([[10]]));
+    assert_eq!(
+        counted(
+            &warehouse,
+            "SELECT COUNT(*) FROM numbers WHERE label <> 'written'"
+        )
+        .await,
+        json!([[10]])
+    );
+    assert_eq!(
+        counted(&warehouse, "SELECT COUNT(*) FROM squares").await,
+        json!([[10]])
+    );
     warehouse.close().await;
 }
 
@@ -271,14 +276,10 @@ async fn a_query_past_the_question_timeout_is_cancelled_on_the_server() {
         "the statement still runs on the server"
     );
     // The pool is usable at once.
-    let rows = all_rows(
-        &warehouse,
-        "SELECT COUNT(*) FROM numbers",
-        Duration::from_secs(10),
-    )
-    .await
-    .unwrap();
-    assert_eq!(json!(rows), json!([[2000]]));
+    assert_eq!(
+        counted(&warehouse, "SELECT COUNT(*) FROM numbers").await,
+        json!([[2000]])
+    );
     warehouse.close().await;
 }
 

@@ -168,6 +168,9 @@ test('an admin adds a viewer, who can ask but not manage; disabling ends their a
   await viewer.getByRole('navigation', { name: 'Project' }).getByRole('link', { name: 'Settings' }).click();
   await expect(viewer.getByText('Only an admin can change the data source or delete the project.')).toBeVisible();
   await viewer.goto('/projects/new');
+  // Hydrated first: a click before it posts the form natively, and the
+  // browser shows the server function's bare answer instead of the alert.
+  await expect(viewer.locator('body')).toHaveAttribute('data-hydrated', 'true');
   await viewer.getByLabel('Name').fill('Not allowed');
   await viewer.getByLabel('Connection URL').fill('sqlite:///tmp/x.sqlite');
   await viewer.getByRole('button', { name: 'Create project' }).click();

@@ -1,42 +1,14 @@
 //! `cassis`: the server and its command line.
 
-mod availability;
-mod body_limit;
-mod changes;
-mod cli;
-mod clock;
-mod commands;
-mod config;
-mod error;
-mod forwarded;
-mod health;
-mod lifecycle;
-mod mcp;
-mod metrics_endpoint;
-mod oauth;
-mod ontology_export;
-mod page_guard;
-mod request_log;
-mod router;
-mod startup;
-mod telemetry;
-
-use cli::{
+use cassis::cli::{
     ApiKeyCommand, Cli, Command, OntologyCommand, ProjectCommand, UserCommand, WarehouseCommand,
 };
-use config::Settings;
+use cassis::config::Settings;
+use cassis::{commands, telemetry};
 use std::process::ExitCode;
 
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
-
-/// Returns memory freed a moment ago to the system now. mimalloc hands back
-/// freed memory a second later, and only when it next allocates or frees;
-/// a server idle after a burst (the demo's generation) would keep it.
-pub fn return_freed_memory() {
-    // SAFETY: mi_collect takes no pointers; it is safe to call at any time.
-    unsafe { libmimalloc_sys::mi_collect(true) }
-}
 
 #[tokio::main]
 async fn main() -> ExitCode {

@@ -16,11 +16,13 @@
 mod common;
 
 use base64::Engine;
-use common::mcp::{answers_the_seed_questions, call_tool};
-use common::session::{call_with, sign_in};
-use common::{
-    ADMIN_EMAIL, ADMIN_PASSWORD, Server, cassis, f1_data, run_with_stdin, stderr, stdout,
+use common::app::Reach;
+use common::mcp::answers_the_seed_questions;
+use common::warehouse::{
+    admin_session, create_from_the_form, draft_yaml, first_admin, introspected_project,
+    listed_project, test_connection,
 };
+use common::{ADMIN_EMAIL, Server, cassis, f1_data, ok, publish, stderr};
 use reqwest::StatusCode;
 use serde_json::json;
 use std::net::{TcpListener, TcpStream};
@@ -30,12 +32,7 @@ use std::time::{Duration, Instant};
 
 const PROJECT: &str = "cassis-test";
 const EMAIL: &str = "cassis-reader@cassis-test.iam.gserviceaccount.com";
-const KEY: &str = include_str!("../../core/src/warehouse/snowflake/test_key.p8");
-
-fn ok(output: std::process::Output) -> (String, String) {
-    assert!(output.status.success(), "{}", stderr(&output));
-    (stdout(&output), stderr(&output))
-}
+const KEY: &str = include_str!("../../core/src/warehouse/test_key.p8");
 
 /// The Python to run the fake with, or `None` to skip.
 fn python() -> Option<String> {
@@ -153,15 +150,8 @@ async fn formula_one_on_bigquery_answers_the_seed_questions_over_mcp() {
     let secret = fake.credentials();
 
     let data = dir.path().join("data");
-    let mut create = cassis(&data);
-    create.args(["user", "create", "--email", ADMIN_EMAIL, "--role", "admin"]);
-    ok(run_with_stdin(create, &format!("{ADMIN_PASSWORD}\n")));
-    let (id, bootstrapped) = ok(cassis(&data)
-        .args(["project", "create", "--name", "F1 on BigQuery"])
-        .args(["--warehouse", &url, "--introspect"])
-        .output()
-        .unwrap());
-    let project = id.trim().to_owned();
+    first_admin(&data);
+    let (project, bootstrapped) = introspected_project(&data, "F1 on BigQuery", &url);
     assert_eq!(project.len(), 36);
     assert!(
         bootstrapped.contains("bootstrapped the draft: 13 objects"),
@@ -171,16 +161,7 @@ async fn formula_one_on_bigquery_answers_the_seed_questions_over_mcp() {
     let (listed, _) = ok(cassis(&data).args(["project", "list"]).output().unwrap());
     assert!(listed.contains("bigquery (connected)"), "{listed}");
     assert!(!listed.contains(&secret[..40]), "{listed}");
-    let (draft, _) = ok(cassis(&data)
-        .args([
-            "ontology",
-            "export",
-            "--project",
-            "F1 on BigQuery",
-            "--draft",
-        ])
-        .output()
-        .unwrap());
+    let draft = draft_yaml(&data, "F1 on BigQuery");
     assert!(draft.contains("table: public.results"), "{draft}");
     assert!(
         draft.contains("table: public.drivers\n  label: Drivers\n  primary_key:\n  - driver_id\n"),
@@ -196,17 +177,7 @@ async fn formula_one_on_bigquery_answers_the_seed_questions_over_mcp() {
     );
 
     let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/f1/ontology.yaml");
-    let (out, _) = ok(cassis(&data)
-        .args([
-            "ontology",
-            "import",
-            "--project",
-            "F1 on BigQuery",
-            "--publish",
-        ])
-        .arg(&file)
-        .output()
-        .unwrap());
+    let out = publish(&data, "F1 on BigQuery", &file, &[]);
     assert!(out.contains("published version 1"), "{out}");
 
     // A dry run estimates the bytes a question reads: above the limit, the
@@ -267,38 +238,15 @@ async fn formula_one_on_bigquery_answers_the_seed_questions_over_mcp() {
         "{}",
         stderr(&gated)
     );
-    let (out, _) = ok(cassis(&data)
-        .args([
-            "ontology",
-            "import",
-            "--project",
-            "F1 capped",
-            "--publish",
-            "--force",
-        ])
-        .arg(&file)
-        .output()
-        .unwrap());
+    let out = publish(&data, "F1 capped", &file, &["--force"]);
     assert!(out.contains("published version 1"), "{out}");
 
-    let (key_id, _) = ok(cassis(&data)
-        .args(["apikey", "create", "--user", ADMIN_EMAIL, "--name", "agent"])
-        .output()
-        .unwrap());
-    let api_key = key_id.trim().to_owned();
+    let api_key = common::api_key(cassis(&data), ADMIN_EMAIL, "agent", &[]);
     let server = Server::start(&data, |_| {});
 
     // The admin app's project form tests and creates it too.
-    let (status, cookie) = sign_in(&server, ADMIN_PASSWORD).await;
-    assert_eq!(status, StatusCode::OK);
-    let cookie = cookie.expect("signed in");
-    let (status, report) = call_with(
-        &server,
-        &cookie,
-        "test_connection",
-        &[("connection_url", url.as_str())],
-    )
-    .await;
+    let cookie = admin_session(&server).await;
+    let (status, report) = test_connection(&server, &cookie, &url).await;
     assert_eq!(status, StatusCode::OK, "{report}");
     assert!(report.contains("public.results"), "{report}");
     assert!(!report.contains(&secret[..40]), "{report}");
@@ -312,39 +260,14 @@ async fn formula_one_on_bigquery_answers_the_seed_questions_over_mcp() {
             "not a service account's JSON key file",
         ),
     ] {
-        let (status, refused) = call_with(
-            &server,
-            &cookie,
-            "test_connection",
-            &[("connection_url", bad.as_str())],
-        )
-        .await;
+        let (status, refused) = test_connection(&server, &cookie, &bad).await;
         assert_ne!(status, StatusCode::OK, "{refused}");
         assert!(refused.contains(expected), "{refused}");
         assert!(!refused.contains("bm90LWEta2V5"), "{refused}");
     }
-    let (status, created) = call_with(
-        &server,
-        &cookie,
-        "create_project",
-        &[
-            ("name", "F1 from the form"),
-            ("source", "connect"),
-            ("connection_url", url.as_str()),
-            ("bootstrap", "source"),
-        ],
-    )
-    .await;
-    assert_eq!(status, StatusCode::OK, "{created}");
+    create_from_the_form(&server, &cookie, &url).await;
 
-    let projects = call_tool(&server, &api_key, "list_projects", json!({})).await;
-    let listed = projects["projects"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|p| p["id"] == project.as_str())
-        .cloned()
-        .unwrap_or_else(|| panic!("{projects:#}"));
+    let (listed, projects) = listed_project(&server, &api_key, &project).await;
     assert_eq!(listed["dialect"], "bigquery");
     assert_eq!(listed["data_source_connected"], true);
     assert!(!projects.to_string().contains(&secret[..40]));
@@ -359,13 +282,13 @@ async fn formula_one_on_bigquery_answers_the_seed_questions_over_mcp() {
 
     // Past the ceiling on bytes billed, BigQuery refuses the job; the
     // answer says why in plain words.
-    let refused = call_tool(
-        &server,
-        &api_key,
-        "ask_question",
-        json!({"project_id": capped, "question": "how many races in 2023"}),
-    )
-    .await;
+    let refused = server
+        .call_tool(
+            &api_key,
+            "ask_question",
+            json!({"project_id": capped, "question": "how many races in 2023"}),
+        )
+        .await;
     assert_eq!(refused["status"], "error", "{refused:#}");
     assert!(
         refused.to_string().contains("maximum_bytes_billed"),
@@ -390,8 +313,8 @@ async fn formula_one_on_bigquery_answers_the_seed_questions_over_mcp() {
 
 #[tokio::test]
 async fn keys_are_read_and_a_job_past_the_question_timeout_is_cancelled_on_bigquery() {
-    use cassis_core::engine::execute::{ExecuteError, all_rows};
     use cassis_core::warehouse::Warehouse;
+    use common::warehouse::{answers_at_once, times_out, within_ten_seconds};
     let Some(python) = python() else { return };
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("teams.sqlite");
@@ -418,37 +341,25 @@ async fn keys_are_read_and_a_job_past_the_question_timeout_is_cancelled_on_bigqu
     assert_eq!(key.referenced_columns, ["id"]);
     let slow = "WITH RECURSIVE c AS (SELECT 1 AS x UNION ALL SELECT x + 1 FROM c WHERE x < 2000000000) \
                 SELECT COUNT(*) AS n FROM c";
-    let timeout = Duration::from_secs(2);
-    let started = Instant::now();
-    let outcome = all_rows(&warehouse, slow, timeout).await;
-    assert!(
-        matches!(outcome, Err(ExecuteError::Timeout(t)) if t == timeout),
-        "{outcome:?}"
-    );
-    assert!(
-        started.elapsed() < Duration::from_secs(5),
-        "{:?}",
-        started.elapsed()
-    );
+    times_out(
+        &warehouse,
+        slow,
+        Duration::from_secs(2),
+        Duration::from_secs(5),
+    )
+    .await;
     // Cassis told BigQuery to cancel the job (jobs.cancel).
-    let started = Instant::now();
-    while !fake.log_text().contains("/cancel") {
-        assert!(
-            started.elapsed() < Duration::from_secs(10),
-            "no jobs.cancel reached the fake: {}",
-            fake.log_text()
-        );
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+    within_ten_seconds(
+        || fake.log_text().contains("/cancel"),
+        || format!("no jobs.cancel reached the fake: {}", fake.log_text()),
+    )
+    .await;
     assert!(
         fake.log_text().contains("cancelled job job_"),
         "{}",
         fake.log_text()
     );
     // The next query answers at once.
-    let rows = all_rows(&warehouse, "SELECT 42 AS answer", Duration::from_secs(30))
-        .await
-        .unwrap();
-    assert_eq!(rows, vec![vec![json!(42)]]);
+    answers_at_once(&warehouse).await;
     warehouse.close().await;
 }

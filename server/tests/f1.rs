@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{cassis, run_with_stdin, stderr, stdout};
+use common::{cassis, ok, run_with_stdin, stderr};
 use sqlx::{AssertSqlSafe, Connection, PgConnection, Row};
 use std::path::{Path, PathBuf};
 
@@ -26,11 +26,6 @@ async fn fresh_database(admin_url: &str, name: &str) -> String {
             .unwrap();
     }
     format!("{}/{name}", admin_url.rsplit_once('/').unwrap().0)
-}
-
-fn ok(output: std::process::Output) -> (String, String) {
-    assert!(output.status.success(), "{}", stderr(&output));
-    (stdout(&output), stderr(&output))
 }
 
 #[tokio::test]

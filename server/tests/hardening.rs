@@ -4,8 +4,8 @@
 
 mod common;
 
-use common::mcp::{call_tool, post_tool_call};
-use common::session::{call, call_with, client, login, sign_in_as};
+use common::app::Reach;
+use common::session::client;
 use common::{ADMIN_EMAIL, ADMIN_PASSWORD, Server, cassis, run_with_stdin, stderr, stdout};
 use reqwest::StatusCode;
 use reqwest::header::{ORIGIN, RETRY_AFTER};
@@ -30,17 +30,12 @@ fn create_key(data: &Path) -> String {
 }
 
 fn create_key_for(data: &Path, email: &str) -> String {
-    let output = cassis(data)
-        .args(["apikey", "create", "--user", email, "--name", "hardening"])
-        .output()
-        .unwrap();
-    assert!(output.status.success(), "{}", stderr(&output));
-    stdout(&output).trim().to_owned()
+    common::api_key(cassis(data), email, "hardening", &[])
 }
 
 /// The id of the first project the session lists (the demo's Wholesale).
 async fn first_project(server: &Server, session: &str) -> String {
-    let (status, body) = call(server, session, "list_projects").await;
+    let (status, body) = server.server_fn(session, "list_projects", &[]).await;
     assert_eq!(status, StatusCode::OK, "{body}");
     let projects: serde_json::Value = serde_json::from_str(&body).unwrap();
     projects[0]["id"].as_str().unwrap().to_owned()
@@ -62,23 +57,20 @@ fn memory_kb(server: &Server, field: &str) -> u64 {
 /// started with `--no-demo` has no other.
 async fn a_viewer_of_a_schema_only_project(server: &Server, data: &Path) -> (String, String) {
     create_user(data, VIEWER, "viewer");
-    let admin = sign_in_as(server, ADMIN_EMAIL, ADMIN_PASSWORD)
-        .await
-        .1
-        .unwrap();
-    let (status, body) = call_with(
-        server,
-        &admin,
-        "create_project",
-        &[
-            ("name", "Schema"),
-            ("source", "schema_only"),
-            ("dialect", "postgres"),
-        ],
-    )
-    .await;
+    let admin = server.sign_in(ADMIN_EMAIL, ADMIN_PASSWORD).await.1.unwrap();
+    let (status, body) = server
+        .server_fn(
+            &admin,
+            "create_project",
+            &[
+                ("name", "Schema"),
+                ("source", "schema_only"),
+                ("dialect", "postgres"),
+            ],
+        )
+        .await;
     assert_eq!(status, StatusCode::OK, "{body}");
-    let viewer = sign_in_as(server, VIEWER, PASSWORD).await.1.unwrap();
+    let viewer = server.sign_in(VIEWER, PASSWORD).await.1.unwrap();
     let project = first_project(server, &viewer).await;
     (viewer, project)
 }
@@ -103,13 +95,13 @@ async fn yaml_that_expands_into_gigabytes_is_refused_without_the_memory() {
     bomb.push_str("]\n");
     let before = memory_kb(&server, "VmHWM");
     let started = std::time::Instant::now();
-    let (status, body) = call_with(
-        &server,
-        &viewer,
-        "check_draft",
-        &[("project_id", &project), ("yaml", &bomb)],
-    )
-    .await;
+    let (status, body) = server
+        .server_fn(
+            &viewer,
+            "check_draft",
+            &[("project_id", &project), ("yaml", &bomb)],
+        )
+        .await;
     let took = started.elapsed();
     let grown = memory_kb(&server, "VmHWM") - before;
     eprintln!("the alias bomb was refused in {took:?}, peak memory +{grown} kB");
@@ -129,13 +121,13 @@ async fn yaml_that_expands_into_gigabytes_is_refused_without_the_memory() {
         let aliases = vec![format!("*l{}", level - 1); 9].join(", ");
         laughs.push_str(&format!("l{level}: &l{level} [{aliases}]\n"));
     }
-    let (status, body) = call_with(
-        &server,
-        &viewer,
-        "check_draft",
-        &[("project_id", &project), ("yaml", &laughs)],
-    )
-    .await;
+    let (status, body) = server
+        .server_fn(
+            &viewer,
+            "check_draft",
+            &[("project_id", &project), ("yaml", &laughs)],
+        )
+        .await;
     assert_eq!(status, StatusCode::OK, "{body}");
     // Refused by Cassis's own budget, before the YAML library's limit.
     assert!(body.contains("anchors and aliases repeat"), "{body}");
@@ -183,13 +175,13 @@ async fn many_large_drafts_checked_at_once_are_read_a_few_at_a_time() {
             yaml.clone(),
         );
         async move {
-            let (status, body) = call_with(
-                &server,
-                &viewer,
-                "check_draft",
-                &[("project_id", &project), ("yaml", &yaml)],
-            )
-            .await;
+            let (status, body) = server
+                .server_fn(
+                    &viewer,
+                    "check_draft",
+                    &[("project_id", &project), ("yaml", &yaml)],
+                )
+                .await;
             assert_eq!(status, StatusCode::OK, "{body}");
             assert!(body.contains("expected struct Object"), "{body}");
         }
@@ -215,7 +207,7 @@ async fn many_large_drafts_checked_at_once_are_read_a_few_at_a_time() {
     let mut pings = Vec::new();
     for _ in 0..10 {
         let started = std::time::Instant::now();
-        let ping = post_tool_call(&server, &key, "ping", serde_json::json!({})).await;
+        let ping = server.mcp_tool(&key, "ping", serde_json::json!({})).await;
         assert_eq!(ping.status(), StatusCode::OK);
         pings.push(started.elapsed());
         tokio::time::sleep(Duration::from_millis(50)).await;
@@ -255,16 +247,16 @@ async fn ontology_documents_beyond_the_size_setting_are_refused() {
         c.args(["--max-ontology-bytes", "100000"]);
     });
     create_user(&data, VIEWER, "viewer");
-    let viewer = sign_in_as(&server, VIEWER, PASSWORD).await.1.unwrap();
+    let viewer = server.sign_in(VIEWER, PASSWORD).await.1.unwrap();
     let project = first_project(&server, &viewer).await;
     let large = format!("objects: []\n# {}\n", "x".repeat(150_000));
-    let (status, body) = call_with(
-        &server,
-        &viewer,
-        "check_draft",
-        &[("project_id", &project), ("yaml", &large)],
-    )
-    .await;
+    let (status, body) = server
+        .server_fn(
+            &viewer,
+            "check_draft",
+            &[("project_id", &project), ("yaml", &large)],
+        )
+        .await;
     assert_eq!(status, StatusCode::OK, "{body}");
     assert!(
         body.contains("the document is 0.2 MB; an ontology may be at most 0.1 MB"),
@@ -278,7 +270,7 @@ async fn thousands_of_problems_are_counted_not_all_located() {
     let data = dir.path().join("data");
     let server = Server::start(&data, |_| {});
     create_user(&data, VIEWER, "viewer");
-    let viewer = sign_in_as(&server, VIEWER, PASSWORD).await.1.unwrap();
+    let viewer = server.sign_in(VIEWER, PASSWORD).await.1.unwrap();
     let project = first_project(&server, &viewer).await;
 
     // 20,000 objects that each name a table nobody wrote: one problem each.
@@ -286,13 +278,13 @@ async fn thousands_of_problems_are_counted_not_all_located() {
     for n in 0..20_000 {
         yaml.push_str(&format!("- name: o{n}\n  table: ''\n"));
     }
-    let (status, body) = call_with(
-        &server,
-        &viewer,
-        "check_draft",
-        &[("project_id", &project), ("yaml", &yaml)],
-    )
-    .await;
+    let (status, body) = server
+        .server_fn(
+            &viewer,
+            "check_draft",
+            &[("project_id", &project), ("yaml", &yaml)],
+        )
+        .await;
     assert_eq!(status, StatusCode::OK, "{body}");
     let problems: Vec<serde_json::Value> = serde_json::from_str(&body).unwrap();
     assert_eq!(
@@ -314,7 +306,7 @@ async fn attempt(
     email: &str,
     password: &str,
 ) -> (StatusCode, Option<String>, String) {
-    let response = login(server, email, password).await;
+    let response = server.login(email, password).await;
     let retry_after = response
         .headers()
         .get(RETRY_AFTER)
@@ -427,7 +419,7 @@ async fn a_storm_of_logins_is_cut_off_and_mcp_keeps_answering() {
             let (server, key) = (server.clone(), key.clone());
             tokio::spawn(async move {
                 let started = std::time::Instant::now();
-                let ping = post_tool_call(&server, &key, "ping", serde_json::json!({})).await;
+                let ping = server.mcp_tool(&key, "ping", serde_json::json!({})).await;
                 assert_eq!(ping.status(), StatusCode::OK);
                 started.elapsed()
             })
@@ -480,24 +472,24 @@ async fn a_chat_is_continued_only_by_the_user_who_started_it() {
     let ada = create_key_for(&data, "ada@example.com");
     let bob = create_key_for(&data, "bob@example.com");
     let admin = create_key(&data);
-    let projects = call_tool(&server, &ada, "list_projects", serde_json::json!({})).await;
+    let projects = server
+        .call_tool(&ada, "list_projects", serde_json::json!({}))
+        .await;
     let project = projects["projects"][0]["id"].as_str().unwrap().to_owned();
 
-    let first = call_tool(
-        &server,
-        &ada,
-        "ask_question",
-        serde_json::json!({"project_id": project, "question": "How many customers are there?"}),
-    )
-    .await;
+    let first = server
+        .call_tool(
+            &ada,
+            "ask_question",
+            serde_json::json!({"project_id": project, "question": "How many customers are there?"}),
+        )
+        .await;
     assert_eq!(first["status"], "answered", "{first}");
     let chat = first["chat_id"].as_str().unwrap();
 
     // Another viewer, and even an admin, are told there is no such chat.
     for key in [&bob, &admin] {
-        let follow_up = call_tool(
-            &server,
-            key,
+        let follow_up = server.call_tool(key,
             "ask_question",
             serde_json::json!({"project_id": project, "question": "and in 1995?", "chat_id": chat}),
         )
@@ -510,9 +502,7 @@ async fn a_chat_is_continued_only_by_the_user_who_started_it() {
                 .contains("There is no chat"),
             "{follow_up}"
         );
-        let approve = call_tool(
-            &server,
-            key,
+        let approve = server.call_tool(key,
             "ask_question",
             serde_json::json!({"project_id": project, "question": "execute_pending_plan", "chat_id": chat}),
         )
@@ -520,9 +510,7 @@ async fn a_chat_is_continued_only_by_the_user_who_started_it() {
         assert_eq!(approve["status"], "error", "{approve}");
     }
     // Its owner goes on.
-    let own = call_tool(
-        &server,
-        &ada,
+    let own = server.call_tool(&ada,
         "ask_question",
         serde_json::json!({"project_id": project, "question": "How many orders are there?", "chat_id": chat}),
     )
@@ -538,34 +526,33 @@ async fn chats_on_a_project_closed_to_the_user_leave_their_activity() {
     let server = Server::start(&data, |_| {});
     create_user(&data, VIEWER, "viewer");
     let key = create_key_for(&data, VIEWER);
-    let viewer = sign_in_as(&server, VIEWER, PASSWORD).await.1.unwrap();
-    let admin = sign_in_as(&server, ADMIN_EMAIL, ADMIN_PASSWORD)
-        .await
-        .1
-        .unwrap();
+    let viewer = server.sign_in(VIEWER, PASSWORD).await.1.unwrap();
+    let admin = server.sign_in(ADMIN_EMAIL, ADMIN_PASSWORD).await.1.unwrap();
     let project = first_project(&server, &viewer).await;
-    let answer = call_tool(
-        &server,
-        &key,
-        "ask_question",
-        serde_json::json!({"project_id": project, "question": "How many customers are there?"}),
-    )
-    .await;
+    let answer = server
+        .call_tool(
+            &key,
+            "ask_question",
+            serde_json::json!({"project_id": project, "question": "How many customers are there?"}),
+        )
+        .await;
     let chat = answer["chat_id"].as_str().unwrap().to_owned();
-    let (_, listed) = call(&server, &viewer, "list_activity").await;
+    let (_, listed) = server.server_fn(&viewer, "list_activity", &[]).await;
     assert!(listed.contains(&chat), "{listed}");
 
-    let (status, body) = call_with(
-        &server,
-        &admin,
-        "set_project_access",
-        &[("id", &project), ("access", "members")],
-    )
-    .await;
+    let (status, body) = server
+        .server_fn(
+            &admin,
+            "set_project_access",
+            &[("id", &project), ("access", "members")],
+        )
+        .await;
     assert_eq!(status, StatusCode::OK, "{body}");
-    let (_, listed) = call(&server, &viewer, "list_activity").await;
+    let (_, listed) = server.server_fn(&viewer, "list_activity", &[]).await;
     assert_eq!(listed, "[]");
-    let (status, _) = call_with(&server, &viewer, "chat_turns", &[("chat_id", &chat)]).await;
+    let (status, _) = server
+        .server_fn(&viewer, "chat_turns", &[("chat_id", &chat)])
+        .await;
     assert_eq!(status, StatusCode::FORBIDDEN);
 }
 
@@ -575,17 +562,16 @@ async fn viewers_see_no_connection_url() {
     let data = dir.path().join("data");
     let server = Server::start(&data, |_| {});
     create_user(&data, VIEWER, "viewer");
-    let viewer = sign_in_as(&server, VIEWER, PASSWORD).await.1.unwrap();
-    let admin = sign_in_as(&server, ADMIN_EMAIL, ADMIN_PASSWORD)
-        .await
-        .1
-        .unwrap();
+    let viewer = server.sign_in(VIEWER, PASSWORD).await.1.unwrap();
+    let admin = server.sign_in(ADMIN_EMAIL, ADMIN_PASSWORD).await.1.unwrap();
     let project = first_project(&server, &viewer).await;
     for (session, shown) in [(&viewer, false), (&admin, true)] {
-        let (_, listed) = call(&server, session, "list_projects").await;
+        let (_, listed) = server.server_fn(session, "list_projects", &[]).await;
         let listed: serde_json::Value = serde_json::from_str(&listed).unwrap();
         assert_eq!(listed[0]["connection"].is_string(), shown, "{listed}");
-        let (_, detail) = call_with(&server, session, "get_project", &[("id", &project)]).await;
+        let (_, detail) = server
+            .server_fn(session, "get_project", &[("id", &project)])
+            .await;
         let detail: serde_json::Value = serde_json::from_str(&detail).unwrap();
         assert_eq!(detail["connection"].is_string(), shown, "{detail}");
     }
@@ -598,13 +584,13 @@ async fn the_audit_trail_keeps_no_text_a_caller_sent_as_a_project_id() {
     let server = Server::start(&data, |_| {});
     let key = create_key(&data);
     let junk = "x".repeat(1_000_000);
-    let answer = call_tool(
-        &server,
-        &key,
-        "ask_question",
-        serde_json::json!({"project_id": junk, "question": "How many customers are there?"}),
-    )
-    .await;
+    let answer = server
+        .call_tool(
+            &key,
+            "ask_question",
+            serde_json::json!({"project_id": junk, "question": "How many customers are there?"}),
+        )
+        .await;
     assert_eq!(answer["status"], "error", "{answer}");
 
     let db = format!("sqlite://{}", data.join("cassis.sqlite").display());
@@ -638,10 +624,7 @@ async fn a_reconnected_or_deleted_project_lets_go_of_its_old_source() {
     let data = dir.path().join("data");
     let server = Server::start(&data, |_| {});
     let key = create_key(&data);
-    let admin = sign_in_as(&server, ADMIN_EMAIL, ADMIN_PASSWORD)
-        .await
-        .1
-        .unwrap();
+    let admin = server.sign_in(ADMIN_EMAIL, ADMIN_PASSWORD).await.1.unwrap();
     let project = first_project(&server, &admin).await;
     let original = data
         .join("warehouses/wholesale.sqlite")
@@ -651,9 +634,7 @@ async fn a_reconnected_or_deleted_project_lets_go_of_its_old_source() {
     std::fs::copy(&original, &copy).unwrap();
     let copy = copy.canonicalize().unwrap();
     let ask = || async {
-        let answer = call_tool(
-            &server,
-            &key,
+        let answer = server.call_tool(&key,
             "ask_question",
             serde_json::json!({"project_id": project, "question": "How many customers are there?"}),
         )
@@ -663,17 +644,17 @@ async fn a_reconnected_or_deleted_project_lets_go_of_its_old_source() {
     ask().await;
     assert!(open_files(&server).contains(&original));
 
-    let (status, body) = call_with(
-        &server,
-        &admin,
-        "update_project",
-        &[
-            ("id", project.as_str()),
-            ("name", "Wholesale"),
-            ("connection_url", &format!("sqlite://{}", copy.display())),
-        ],
-    )
-    .await;
+    let (status, body) = server
+        .server_fn(
+            &admin,
+            "update_project",
+            &[
+                ("id", project.as_str()),
+                ("name", "Wholesale"),
+                ("connection_url", &format!("sqlite://{}", copy.display())),
+            ],
+        )
+        .await;
     assert_eq!(status, StatusCode::OK, "{body}");
     ask().await;
     let open = open_files(&server);
@@ -683,13 +664,13 @@ async fn a_reconnected_or_deleted_project_lets_go_of_its_old_source() {
         "the old pool is still open: {open:?}"
     );
 
-    let (status, body) = call_with(
-        &server,
-        &admin,
-        "delete_project",
-        &[("id", project.as_str()), ("confirm", "Wholesale")],
-    )
-    .await;
+    let (status, body) = server
+        .server_fn(
+            &admin,
+            "delete_project",
+            &[("id", project.as_str()), ("confirm", "Wholesale")],
+        )
+        .await;
     assert_eq!(status, StatusCode::OK, "{body}");
     let open = open_files(&server);
     assert!(
@@ -772,18 +753,13 @@ metrics:
         .output()
         .unwrap();
     assert!(output.status.success(), "{}", stderr(&output));
-    let admin = sign_in_as(&server, ADMIN_EMAIL, ADMIN_PASSWORD)
-        .await
-        .1
-        .unwrap();
+    let admin = server.sign_in(ADMIN_EMAIL, ADMIN_PASSWORD).await.1.unwrap();
 
     let server = std::sync::Arc::new(server);
     let question = {
         let (server, key, project) = (server.clone(), key.clone(), project.clone());
         tokio::spawn(async move {
-            call_tool(
-                &server,
-                &key,
+            server.call_tool(&key,
                 "ask_question",
                 serde_json::json!({"project_id": project, "question": "How many events are there?"}),
             )
@@ -804,13 +780,13 @@ metrics:
         !question.is_finished(),
         "the question ended before its project was deleted: nothing was tested"
     );
-    let (status, body) = call_with(
-        &server,
-        &admin,
-        "delete_project",
-        &[("id", project.as_str()), ("confirm", "Slow")],
-    )
-    .await;
+    let (status, body) = server
+        .server_fn(
+            &admin,
+            "delete_project",
+            &[("id", project.as_str()), ("confirm", "Slow")],
+        )
+        .await;
     assert_eq!(status, StatusCode::OK, "{body}");
     let answer = question.await.unwrap();
     eprintln!("the question answered {answer}");
@@ -932,21 +908,18 @@ async fn an_ontology_as_large_as_allowed_saves_and_other_bodies_keep_their_cap()
     let server = Server::start(&data, |c| {
         c.arg("--no-demo");
     });
-    let admin = sign_in_as(&server, ADMIN_EMAIL, ADMIN_PASSWORD)
-        .await
-        .1
-        .unwrap();
-    let (status, body) = call_with(
-        &server,
-        &admin,
-        "create_project",
-        &[
-            ("name", "Large"),
-            ("source", "schema_only"),
-            ("dialect", "postgres"),
-        ],
-    )
-    .await;
+    let admin = server.sign_in(ADMIN_EMAIL, ADMIN_PASSWORD).await.1.unwrap();
+    let (status, body) = server
+        .server_fn(
+            &admin,
+            "create_project",
+            &[
+                ("name", "Large"),
+                ("source", "schema_only"),
+                ("dialect", "postgres"),
+            ],
+        )
+        .await;
     assert_eq!(status, StatusCode::OK, "{body}");
     let project = first_project(&server, &admin).await;
 
@@ -962,35 +935,35 @@ async fn an_ontology_as_large_as_allowed_saves_and_other_bodies_keep_their_cap()
         n += 1;
     }
     assert!(form_encoded_len(&yaml) > 2 * 1024 * 1024);
-    let (status, body) = call_with(
-        &server,
-        &admin,
-        "save_draft",
-        &[("project_id", &project), ("yaml", &yaml), ("revision", "0")],
-    )
-    .await;
+    let (status, body) = server
+        .server_fn(
+            &admin,
+            "save_draft",
+            &[("project_id", &project), ("yaml", &yaml), ("revision", "0")],
+        )
+        .await;
     assert_eq!(status, StatusCode::OK, "{}", &body[..body.len().min(500)]);
     let saved: serde_json::Value = serde_json::from_str(&body).unwrap();
     assert_eq!(saved["revision"], 1, "{}", &body[..body.len().min(500)]);
     // The check reads it too.
-    let (status, body) = call_with(
-        &server,
-        &admin,
-        "check_draft",
-        &[("project_id", &project), ("yaml", &yaml)],
-    )
-    .await;
+    let (status, body) = server
+        .server_fn(
+            &admin,
+            "check_draft",
+            &[("project_id", &project), ("yaml", &yaml)],
+        )
+        .await;
     assert_eq!(status, StatusCode::OK, "{}", &body[..body.len().min(500)]);
 
     // 3 MiB to any other route is refused, as sent and as declared.
     let text = "x".repeat(3 * 1024 * 1024);
-    let (status, _) = call_with(
-        &server,
-        &admin,
-        "add_rule",
-        &[("project_id", &project), ("name", "big"), ("text", &text)],
-    )
-    .await;
+    let (status, _) = server
+        .server_fn(
+            &admin,
+            "add_rule",
+            &[("project_id", &project), ("name", "big"), ("text", &text)],
+        )
+        .await;
     assert_eq!(status, StatusCode::PAYLOAD_TOO_LARGE);
     assert_eq!(
         status_for_declared_length(&server, "/api/add_rule", 3 * 1024 * 1024).await,

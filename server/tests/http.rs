@@ -1,10 +1,12 @@
-//! The running server over real HTTP: health, first start, sign-in, CSRF,
-//! graceful shutdown.
+//! The server over HTTP: health, first start, sign-in, CSRF, roles, the
+//! admin app's server functions, graceful shutdown. What needs the process
+//! (signals, what it prints, a raw socket, the CLI beside it) runs the real
+//! binary; the rest runs the router in-process ([`common::app::TestApp`]).
 
 mod common;
 
-use common::mcp::call_tool;
-use common::session::{call, call_with, client, cookie_pair, sign_in, sign_in_as};
+use common::app::{Reach, TestApp};
+use common::session::{client, cookie_pair};
 use common::{ADMIN_EMAIL, ADMIN_PASSWORD, Server, cassis, run_with_stdin, stdout};
 use reqwest::StatusCode;
 use reqwest::header::{COOKIE, LOCATION, ORIGIN, SET_COOKIE};
@@ -47,10 +49,10 @@ async fn first_start_serves_health_login_and_the_demo_project() {
     assert!(html.contains("Sign in to Cassis"));
     assert!(html.contains("/pkg/cassis.css"), "the stylesheet is linked");
 
-    let (_, rejected) = sign_in(&server, "wrong password").await;
+    let (_, rejected) = server.sign_in(ADMIN_EMAIL, "wrong password").await;
     assert!(rejected.is_none(), "a wrong password gets no session");
 
-    let (status, cookie) = sign_in(&server, ADMIN_PASSWORD).await;
+    let (status, cookie) = server.sign_in(ADMIN_EMAIL, ADMIN_PASSWORD).await;
     assert!(status.is_success() || status.is_redirection(), "{status}");
     let cookie = cookie.expect("a session cookie");
     assert!(
@@ -69,14 +71,14 @@ async fn first_start_serves_health_login_and_the_demo_project() {
     assert!(html.contains("Wholesale"), "the demo project is listed");
     assert!(html.contains(ADMIN_EMAIL));
 
-    let (status, listed) = call(&server, &cookie, "list_projects").await;
+    let (status, listed) = server.server_fn(&cookie, "list_projects", &[]).await;
     assert_eq!(status, StatusCode::OK);
     let listed: serde_json::Value = serde_json::from_str(&listed).unwrap();
     assert_eq!(listed[0]["name"], "Wholesale");
     assert_eq!(listed[0]["executable"], true);
 
     // Signing out ends the session on the server, not just in the browser.
-    let (status, _) = call(&server, &cookie, "logout").await;
+    let (status, _) = server.server_fn(&cookie, "logout", &[]).await;
     assert!(status.is_success() || status.is_redirection(), "{status}");
     let after = http
         .get(format!("{}/projects", server.url))
@@ -123,10 +125,8 @@ async fn first_start_serves_health_login_and_the_demo_project() {
 #[tokio::test]
 async fn cross_site_writes_are_refused() {
     let dir = tempfile::tempdir().unwrap();
-    let server = Server::start(&dir.path().join("data"), |c| {
-        c.arg("--no-demo");
-    });
-    let response = client()
+    let server = TestApp::start(&dir.path().join("data"), &["--no-demo"]).await;
+    let response = server
         .post(format!("{}/api/login", server.url))
         .header(ORIGIN, "https://evil.example")
         .form(&[("email", ADMIN_EMAIL), ("password", ADMIN_PASSWORD)])
@@ -161,7 +161,7 @@ async fn a_generated_admin_password_is_printed_once_and_works() {
     let server = Server::start(&data, |c| {
         c.env_remove("CASSIS_ADMIN_PASSWORD").arg("--no-demo");
     });
-    let (_, cookie) = sign_in(&server, &password).await;
+    let (_, cookie) = server.sign_in(ADMIN_EMAIL, &password).await;
     assert!(cookie.is_some(), "the printed password signs in");
     drop(server);
     let printed_again = std::fs::read_to_string(data.with_extension("stdout")).unwrap();
@@ -231,11 +231,11 @@ async fn the_same_server_runs_on_postgresql() {
     let mut server = Server::start(&data, |c| {
         c.args(["--database-url", &url]);
     });
-    let (_, cookie) = sign_in(&server, ADMIN_PASSWORD).await;
+    let (_, cookie) = server.sign_in(ADMIN_EMAIL, ADMIN_PASSWORD).await;
     let cookie = cookie.expect("signed in against PostgreSQL");
-    let (_, settings) = call(&server, &cookie, "instance_info").await;
+    let (_, settings) = server.server_fn(&cookie, "instance_info", &[]).await;
     assert!(settings.contains("PostgreSQL"), "{settings}");
-    let (_, projects) = call(&server, &cookie, "list_projects").await;
+    let (_, projects) = server.server_fn(&cookie, "list_projects", &[]).await;
     assert!(projects.contains("Wholesale"), "{projects}");
     assert!(server.terminate().success());
     assert!(
@@ -248,9 +248,7 @@ async fn the_same_server_runs_on_postgresql() {
 async fn roles_and_sessions_are_enforced_by_the_server_not_the_page() {
     let dir = tempfile::tempdir().unwrap();
     let data = dir.path().join("data");
-    let server = Server::start(&data, |c| {
-        c.arg("--no-demo");
-    });
+    let server = TestApp::start(&data, &["--no-demo"]).await;
     let mut create = cassis(&data);
     create.args([
         "user",
@@ -262,19 +260,23 @@ async fn roles_and_sessions_are_enforced_by_the_server_not_the_page() {
     ]);
     assert!(run_with_stdin(create, "viewer password\n").status.success());
 
-    let (status, body) = call(&server, "cassis_session=forged", "list_projects").await;
+    let (status, body) = server
+        .server_fn("cassis_session=forged", "list_projects", &[])
+        .await;
     assert_eq!(status, StatusCode::UNAUTHORIZED, "{body}");
     assert!(body.contains("Unauthenticated"), "{body}");
 
-    let (_, viewer) = sign_in_as(&server, "viewer@example.com", "viewer password").await;
+    let (_, viewer) = server
+        .sign_in("viewer@example.com", "viewer password")
+        .await;
     let viewer = viewer.expect("the viewer signs in");
-    let (status, body) = call(&server, &viewer, "list_users").await;
+    let (status, body) = server.server_fn(&viewer, "list_users", &[]).await;
     assert_eq!(status, StatusCode::FORBIDDEN, "{body}");
-    let (status, _) = call(&server, &viewer, "list_projects").await;
+    let (status, _) = server.server_fn(&viewer, "list_projects", &[]).await;
     assert_eq!(status, StatusCode::OK, "viewers may see projects");
 
-    let (_, admin) = sign_in(&server, ADMIN_PASSWORD).await;
-    let (status, body) = call(&server, &admin.unwrap(), "list_users").await;
+    let (_, admin) = server.sign_in(ADMIN_EMAIL, ADMIN_PASSWORD).await;
+    let (status, body) = server.server_fn(&admin.unwrap(), "list_users", &[]).await;
     assert_eq!(status, StatusCode::OK);
     assert!(
         body.contains("viewer@example.com") && body.contains(ADMIN_EMAIL),
@@ -287,9 +289,7 @@ async fn roles_and_sessions_are_enforced_by_the_server_not_the_page() {
 async fn admins_manage_projects_editors_shape_ontologies_viewers_read() {
     let dir = tempfile::tempdir().unwrap();
     let data = dir.path().join("data");
-    let server = Server::start(&data, |c| {
-        c.arg("--no-demo");
-    });
+    let server = TestApp::start(&data, &["--no-demo"]).await;
     for (email, role) in [
         ("viewer@example.com", "viewer"),
         ("editor@example.com", "editor"),
@@ -298,12 +298,14 @@ async fn admins_manage_projects_editors_shape_ontologies_viewers_read() {
         create.args(["user", "create", "--email", email, "--role", role]);
         assert!(run_with_stdin(create, "a long password\n").status.success());
     }
-    let admin = sign_in(&server, ADMIN_PASSWORD).await.1.unwrap();
-    let editor = sign_in_as(&server, "editor@example.com", "a long password")
+    let admin = server.sign_in(ADMIN_EMAIL, ADMIN_PASSWORD).await.1.unwrap();
+    let editor = server
+        .sign_in("editor@example.com", "a long password")
         .await
         .1
         .unwrap();
-    let viewer = sign_in_as(&server, "viewer@example.com", "a long password")
+    let viewer = server
+        .sign_in("viewer@example.com", "a long password")
         .await
         .1
         .unwrap();
@@ -317,60 +319,62 @@ async fn admins_manage_projects_editors_shape_ontologies_viewers_read() {
         ("bootstrap", "ddl"),
         ("ddl", ddl),
     ];
-    let (status, _) = call_with(&server, &editor, "create_project", &new_project).await;
+    let (status, _) = server
+        .server_fn(&editor, "create_project", &new_project)
+        .await;
     assert_eq!(status, StatusCode::FORBIDDEN, "only admins create projects");
 
     // Bad input is refused with a message the form shows, and creates nothing.
-    let (status, body) = call_with(
-        &server,
-        &admin,
-        "create_project",
-        &[
-            ("name", "X"),
-            ("dialect", "databricks"),
-            ("connection_url", "databricks://host/x"),
-        ],
-    )
-    .await;
+    let (status, body) = server
+        .server_fn(
+            &admin,
+            "create_project",
+            &[
+                ("name", "X"),
+                ("dialect", "databricks"),
+                ("connection_url", "databricks://host/x"),
+            ],
+        )
+        .await;
     assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
     assert!(
         body.contains("Cassis cannot connect to databricks yet"),
         "{body}"
     );
-    let (status, body) = call_with(
-        &server,
-        &admin,
-        "create_project",
-        &[
-            ("name", "X"),
-            (
-                "connection_url",
-                &format!(
-                    "sqlite://{}",
-                    data.join("warehouses/missing.sqlite").display()
+    let (status, body) = server
+        .server_fn(
+            &admin,
+            "create_project",
+            &[
+                ("name", "X"),
+                (
+                    "connection_url",
+                    &format!(
+                        "sqlite://{}",
+                        data.join("warehouses/missing.sqlite").display()
+                    ),
                 ),
-            ),
-            ("bootstrap", "source"),
-        ],
-    )
-    .await;
+                ("bootstrap", "source"),
+            ],
+        )
+        .await;
     assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
     assert!(body.contains("cannot connect to the data source"), "{body}");
     // A file outside the warehouse folder (here the server's own database)
     // is refused before Cassis opens it.
-    let (status, body) = call_with(
-        &server,
-        &admin,
-        "create_project",
-        &[
-            ("name", "X"),
-            (
-                "connection_url",
-                &format!("sqlite://{}", data.join("cassis.sqlite").display()),
-            ),
-        ],
-    )
-    .await;
+    let (status, body) = server
+        .server_fn(
+            &admin,
+            "create_project",
+            &[
+                ("name", "X"),
+                (
+                    "connection_url",
+                    &format!("sqlite://{}", data.join("cassis.sqlite").display()),
+                ),
+            ],
+        )
+        .await;
     assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
     assert!(body.contains("is outside the warehouse folder"), "{body}");
     // So is one reached by a percent-encoded `../`, which sqlx decodes
@@ -387,95 +391,97 @@ async fn admins_manage_projects_editors_shape_ontologies_viewers_read() {
         pool.close().await;
     }
     for encoded in ["..%2fsecret.sqlite", "%2e%2e%2fsecret.sqlite"] {
-        let (status, body) = call_with(
-            &server,
-            &admin,
-            "create_project",
-            &[
-                ("name", "X"),
-                (
-                    "connection_url",
-                    &format!("sqlite://{}/{encoded}", data.join("warehouses").display()),
-                ),
-                ("bootstrap", "source"),
-            ],
-        )
-        .await;
+        let (status, body) = server
+            .server_fn(
+                &admin,
+                "create_project",
+                &[
+                    ("name", "X"),
+                    (
+                        "connection_url",
+                        &format!("sqlite://{}/{encoded}", data.join("warehouses").display()),
+                    ),
+                    ("bootstrap", "source"),
+                ],
+            )
+            .await;
         assert_eq!(status, StatusCode::BAD_REQUEST, "{encoded}: {body}");
         assert!(body.contains("is outside the warehouse folder"), "{body}");
     }
-    let (_, projects) = call(&server, &admin, "list_projects").await;
+    let (_, projects) = server.server_fn(&admin, "list_projects", &[]).await;
     assert_eq!(projects, "[]");
 
-    let (status, body) = call_with(&server, &admin, "create_project", &new_project).await;
+    let (status, body) = server
+        .server_fn(&admin, "create_project", &new_project)
+        .await;
     assert_eq!(status, StatusCode::OK, "{body}");
     let id: String = serde_json::from_str(&body).unwrap();
 
     // Everyone reads the bootstrapped draft; only editors and admins change it.
-    let (status, body) = call_with(&server, &viewer, "get_draft", &[("project_id", &id)]).await;
+    let (status, body) = server
+        .server_fn(&viewer, "get_draft", &[("project_id", &id)])
+        .await;
     assert_eq!(status, StatusCode::OK, "{body}");
     let draft: serde_json::Value = serde_json::from_str(&body).unwrap();
     assert_eq!(draft["ontology"]["objects"].as_array().unwrap().len(), 2);
     assert_eq!(draft["can_edit"], false);
     let yaml = draft["yaml"].as_str().unwrap().to_owned();
     for function in ["save_draft", "publish_draft", "check_regressions"] {
-        let (status, body) = call_with(
-            &server,
-            &viewer,
-            function,
-            &[("project_id", &id), ("yaml", &yaml)],
-        )
-        .await;
+        let (status, body) = server
+            .server_fn(&viewer, function, &[("project_id", &id), ("yaml", &yaml)])
+            .await;
         assert_eq!(status, StatusCode::FORBIDDEN, "{function}: {body}");
         assert!(body.contains("EditorsOnly"), "{body}");
     }
-    let (status, body) = call_with(
-        &server,
-        &editor,
-        "save_draft",
-        &[("project_id", &id), ("yaml", "objects: [")],
-    )
-    .await;
+    let (status, body) = server
+        .server_fn(
+            &editor,
+            "save_draft",
+            &[("project_id", &id), ("yaml", "objects: [")],
+        )
+        .await;
     assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
     assert!(body.contains("Nothing was saved: line"), "{body}");
-    let (status, body) = call_with(
-        &server,
-        &editor,
-        "save_draft",
-        &[
-            ("project_id", &id),
-            ("yaml", &yaml.replace("name: drivers\n", "name: Drivers\n")),
-            ("revision", "1"),
-        ],
-    )
-    .await;
+    let (status, body) = server
+        .server_fn(
+            &editor,
+            "save_draft",
+            &[
+                ("project_id", &id),
+                ("yaml", &yaml.replace("name: drivers\n", "name: Drivers\n")),
+                ("revision", "1"),
+            ],
+        )
+        .await;
     assert_eq!(status, StatusCode::OK, "a draft may keep problems: {body}");
     assert!(body.contains("objects.Drivers.name"), "{body}");
-    let (status, body) = call_with(&server, &editor, "publish_draft", &[("project_id", &id)]).await;
+    let (status, body) = server
+        .server_fn(&editor, "publish_draft", &[("project_id", &id)])
+        .await;
     assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
     assert!(body.contains("Nothing was published"), "{body}");
-    let (status, _) = call_with(
-        &server,
-        &editor,
-        "save_draft",
-        &[("project_id", &id), ("yaml", &yaml), ("revision", "2")],
-    )
-    .await;
+    let (status, _) = server
+        .server_fn(
+            &editor,
+            "save_draft",
+            &[("project_id", &id), ("yaml", &yaml), ("revision", "2")],
+        )
+        .await;
     assert_eq!(status, StatusCode::OK);
-    let (status, body) = call_with(
-        &server,
-        &editor,
-        "publish_draft",
-        &[("project_id", &id), ("note", "first")],
-    )
-    .await;
+    let (status, body) = server
+        .server_fn(
+            &editor,
+            "publish_draft",
+            &[("project_id", &id), ("note", "first")],
+        )
+        .await;
     assert_eq!((status, body.as_str()), (StatusCode::OK, "1"));
 
     // The YAML export needs a session of the project's organization.
     let export = format!("{}/projects/{id}/ontology.yaml", server.url);
-    let response = client().get(&export).send().await.unwrap();
+    let response = server.get(&export).send().await.unwrap();
     assert_eq!(response.status(), StatusCode::UNAUTHORIZED);
-    let response = client()
+    let response = server
         .get(format!("{export}?version=1"))
         .header(COOKIE, cookie_pair(&viewer))
         .send()
@@ -487,7 +493,7 @@ async fn admins_manage_projects_editors_shape_ontologies_viewers_read() {
         "attachment; filename=\"f1-schema-v1.yaml\""
     );
     assert_eq!(response.text().await.unwrap(), yaml);
-    let response = client()
+    let response = server
         .get(format!("{export}?version=7"))
         .header(COOKIE, cookie_pair(&viewer))
         .send()
@@ -496,35 +502,33 @@ async fn admins_manage_projects_editors_shape_ontologies_viewers_read() {
     assert_eq!(response.status(), StatusCode::NOT_FOUND);
 
     // Deleting needs an admin and the name typed again.
-    let (status, _) = call_with(
-        &server,
-        &editor,
-        "delete_project",
-        &[("id", &id), ("confirm", "F1 schema")],
-    )
-    .await;
+    let (status, _) = server
+        .server_fn(
+            &editor,
+            "delete_project",
+            &[("id", &id), ("confirm", "F1 schema")],
+        )
+        .await;
     assert_eq!(status, StatusCode::FORBIDDEN);
-    let (status, body) = call_with(
-        &server,
-        &admin,
-        "delete_project",
-        &[("id", &id), ("confirm", "F1")],
-    )
-    .await;
+    let (status, body) = server
+        .server_fn(&admin, "delete_project", &[("id", &id), ("confirm", "F1")])
+        .await;
     assert_eq!(status, StatusCode::BAD_REQUEST);
     assert!(
         body.contains("Type the project's name, F1 schema, to confirm."),
         "{body}"
     );
-    let (status, _) = call_with(
-        &server,
-        &admin,
-        "delete_project",
-        &[("id", &id), ("confirm", "F1 schema")],
-    )
-    .await;
+    let (status, _) = server
+        .server_fn(
+            &admin,
+            "delete_project",
+            &[("id", &id), ("confirm", "F1 schema")],
+        )
+        .await;
     assert_eq!(status, StatusCode::OK);
-    let (status, body) = call_with(&server, &admin, "get_draft", &[("project_id", &id)]).await;
+    let (status, body) = server
+        .server_fn(&admin, "get_draft", &[("project_id", &id)])
+        .await;
     assert_eq!(status, StatusCode::NOT_FOUND, "{body}");
 }
 
@@ -535,9 +539,7 @@ async fn admins_manage_projects_editors_shape_ontologies_viewers_read() {
 async fn a_stale_save_is_refused_and_replaced_drafts_can_be_restored() {
     let dir = tempfile::tempdir().unwrap();
     let data = dir.path().join("data");
-    let server = Server::start(&data, |c| {
-        c.arg("--no-demo");
-    });
+    let server = TestApp::start(&data, &["--no-demo"]).await;
     for (email, role) in [
         ("ada@example.com", "editor"),
         ("bob@example.com", "editor"),
@@ -547,15 +549,10 @@ async fn a_stale_save_is_refused_and_replaced_drafts_can_be_restored() {
         create.args(["user", "create", "--email", email, "--role", role]);
         assert!(run_with_stdin(create, "a long password\n").status.success());
     }
-    let admin = sign_in(&server, ADMIN_PASSWORD).await.1.unwrap();
+    let admin = server.sign_in(ADMIN_EMAIL, ADMIN_PASSWORD).await.1.unwrap();
     let session = |email: &'static str| {
         let server = &server;
-        async move {
-            sign_in_as(server, email, "a long password")
-                .await
-                .1
-                .unwrap()
-        }
+        async move { server.sign_in(email, "a long password").await.1.unwrap() }
     };
     let (ada, bob, viewer) = (
         session("ada@example.com").await,
@@ -564,25 +561,27 @@ async fn a_stale_save_is_refused_and_replaced_drafts_can_be_restored() {
     );
     let ddl = "CREATE TABLE drivers (driver_id INTEGER PRIMARY KEY, name TEXT);\n\
                CREATE TABLE results (result_id INTEGER PRIMARY KEY, driver_id INTEGER REFERENCES drivers (driver_id), points REAL);";
-    let (status, body) = call_with(
-        &server,
-        &admin,
-        "create_project",
-        &[
-            ("name", "F1"),
-            ("source", "schema_only"),
-            ("dialect", "postgres"),
-            ("bootstrap", "ddl"),
-            ("ddl", ddl),
-        ],
-    )
-    .await;
+    let (status, body) = server
+        .server_fn(
+            &admin,
+            "create_project",
+            &[
+                ("name", "F1"),
+                ("source", "schema_only"),
+                ("dialect", "postgres"),
+                ("bootstrap", "ddl"),
+                ("ddl", ddl),
+            ],
+        )
+        .await;
     assert_eq!(status, StatusCode::OK, "{body}");
     let id: String = serde_json::from_str(&body).unwrap();
     let draft = |who: &String| {
         let (server, id, who) = (&server, id.clone(), who.clone());
         async move {
-            let (status, body) = call_with(server, &who, "get_draft", &[("project_id", &id)]).await;
+            let (status, body) = server
+                .server_fn(&who, "get_draft", &[("project_id", &id)])
+                .await;
             assert_eq!(status, StatusCode::OK, "{body}");
             serde_json::from_str::<serde_json::Value>(&body).unwrap()
         }
@@ -590,13 +589,13 @@ async fn a_stale_save_is_refused_and_replaced_drafts_can_be_restored() {
     let restore = |who: &String, revision: &str| {
         let (server, id, who, revision) = (&server, id.clone(), who.clone(), revision.to_owned());
         async move {
-            call_with(
-                server,
-                &who,
-                "restore_draft",
-                &[("project_id", &id), ("revision", &revision)],
-            )
-            .await
+            server
+                .server_fn(
+                    &who,
+                    "restore_draft",
+                    &[("project_id", &id), ("revision", &revision)],
+                )
+                .await
         }
     };
 
@@ -615,18 +614,18 @@ async fn a_stale_save_is_refused_and_replaced_drafts_can_be_restored() {
         let (yaml, revision) = (yaml.to_owned(), revision.to_owned());
         async move {
             let overwrite = overwrite.to_string();
-            call_with(
-                server,
-                &who,
-                "save_draft",
-                &[
-                    ("project_id", id.as_str()),
-                    ("yaml", &yaml),
-                    ("revision", &revision),
-                    ("overwrite", &overwrite),
-                ],
-            )
-            .await
+            server
+                .server_fn(
+                    &who,
+                    "save_draft",
+                    &[
+                        ("project_id", id.as_str()),
+                        ("yaml", &yaml),
+                        ("revision", &revision),
+                        ("overwrite", &overwrite),
+                    ],
+                )
+                .await
         }
     };
     let (status, body) = save(&ada, &adas, "1", false).await;
@@ -655,7 +654,9 @@ async fn a_stale_save_is_refused_and_replaced_drafts_can_be_restored() {
     assert_eq!(now["yaml"].as_str().unwrap(), bobs);
 
     // Viewers read the history but cannot restore; editors restore Ada's save.
-    let (status, body) = call_with(&server, &viewer, "draft_history", &[("project_id", &id)]).await;
+    let (status, body) = server
+        .server_fn(&viewer, "draft_history", &[("project_id", &id)])
+        .await;
     assert_eq!(status, StatusCode::OK, "{body}");
     let history: serde_json::Value = serde_json::from_str(&body).unwrap();
     assert_eq!(history[0]["revision"], 2);
@@ -674,13 +675,13 @@ async fn a_stale_save_is_refused_and_replaced_drafts_can_be_restored() {
     assert_eq!(status, StatusCode::NOT_FOUND);
 
     // Bootstrapping replaces the draft outright; restore brings it back.
-    let (status, body) = call_with(
-        &server,
-        &bob,
-        "bootstrap_draft",
-        &[("project_id", &id), ("from", "ddl"), ("ddl", ddl)],
-    )
-    .await;
+    let (status, body) = server
+        .server_fn(
+            &bob,
+            "bootstrap_draft",
+            &[("project_id", &id), ("from", "ddl"), ("ddl", ddl)],
+        )
+        .await;
     assert_eq!(status, StatusCode::OK, "{body}");
     assert_eq!(draft(&bob).await["yaml"].as_str().unwrap(), yaml);
     let (status, body) = restore(&bob, "4").await;
@@ -690,24 +691,24 @@ async fn a_stale_save_is_refused_and_replaced_drafts_can_be_restored() {
     // So does rolling back to a published version.
     let (status, body) = restore(&bob, "1").await;
     assert_eq!((status, body.as_str()), (StatusCode::OK, "7"));
-    let (status, body) = call_with(&server, &bob, "publish_draft", &[("project_id", &id)]).await;
+    let (status, body) = server
+        .server_fn(&bob, "publish_draft", &[("project_id", &id)])
+        .await;
     assert_eq!((status, body.as_str()), (StatusCode::OK, "1"), "{body}");
     let (status, body) = save(&ada, &adas, "7", false).await;
     assert_eq!(status, StatusCode::OK, "{body}");
-    let (status, body) = call_with(
-        &server,
-        &ada,
-        "roll_back",
-        &[("project_id", &id), ("to", "1")],
-    )
-    .await;
+    let (status, body) = server
+        .server_fn(&ada, "roll_back", &[("project_id", &id), ("to", "1")])
+        .await;
     assert_eq!((status, body.as_str()), (StatusCode::OK, "2"), "{body}");
     let now = draft(&ada).await;
     assert_eq!(
         (&now["revision"], now["yaml"].as_str().unwrap()),
         (&9.into(), yaml.as_str())
     );
-    let (_, body) = call_with(&server, &ada, "draft_history", &[("project_id", &id)]).await;
+    let (_, body) = server
+        .server_fn(&ada, "draft_history", &[("project_id", &id)])
+        .await;
     let history: serde_json::Value = serde_json::from_str(&body).unwrap();
     assert_eq!(history[0]["revision"], 8);
     let (status, body) = restore(&ada, "8").await;
@@ -719,7 +720,7 @@ async fn a_stale_save_is_refused_and_replaced_drafts_can_be_restored() {
 async fn a_members_only_project_is_invisible_to_others_in_the_app_and_over_mcp() {
     let dir = tempfile::tempdir().unwrap();
     let data = dir.path().join("data");
-    let server = Server::start(&data, |_| {});
+    let server = TestApp::start(&data, &[]).await;
     let mut create = cassis(&data);
     create.args([
         "user",
@@ -730,52 +731,54 @@ async fn a_members_only_project_is_invisible_to_others_in_the_app_and_over_mcp()
         "viewer",
     ]);
     assert!(run_with_stdin(create, "a long password\n").status.success());
-    let key = |email: &str| {
-        let output = cassis(&data)
-            .args(["apikey", "create", "--user", email, "--name", "test"])
-            .output()
-            .unwrap();
-        assert!(output.status.success());
-        stdout(&output).trim().to_owned()
-    };
+    let key = |email: &str| common::api_key(cassis(&data), email, "test", &[]);
     let (viewer_key, admin_key) = (key("viewer@example.com"), key(ADMIN_EMAIL));
-    let admin = sign_in(&server, ADMIN_PASSWORD).await.1.unwrap();
-    let viewer = sign_in_as(&server, "viewer@example.com", "a long password")
+    let admin = server.sign_in(ADMIN_EMAIL, ADMIN_PASSWORD).await.1.unwrap();
+    let viewer = server
+        .sign_in("viewer@example.com", "a long password")
         .await
         .1
         .unwrap();
 
-    let listed = call_tool(&server, &viewer_key, "list_projects", serde_json::json!({})).await;
+    let listed = server
+        .call_tool(&viewer_key, "list_projects", serde_json::json!({}))
+        .await;
     let wholesale = listed["projects"][0]["id"].as_str().unwrap().to_owned();
     let ask = serde_json::json!({"project_id": wholesale, "question": "how many customers?"});
     assert_eq!(
-        call_tool(&server, &viewer_key, "ask_question", ask.clone()).await["status"],
+        server
+            .call_tool(&viewer_key, "ask_question", ask.clone())
+            .await["status"],
         "answered"
     );
 
     // The admin limits the project to its members, and lists none.
-    let (status, body) = call_with(
-        &server,
-        &admin,
-        "set_project_access",
-        &[("id", &wholesale), ("access", "members")],
-    )
-    .await;
+    let (status, body) = server
+        .server_fn(
+            &admin,
+            "set_project_access",
+            &[("id", &wholesale), ("access", "members")],
+        )
+        .await;
     assert_eq!(status, StatusCode::OK, "{body}");
-    let (_, body) = call_with(&server, &admin, "get_project_access", &[("id", &wholesale)]).await;
+    let (_, body) = server
+        .server_fn(&admin, "get_project_access", &[("id", &wholesale)])
+        .await;
     assert!(
         body.contains(r#""access":"members""#) && body.contains("viewer@example.com"),
         "{body}"
     );
 
     assert_eq!(
-        call_tool(&server, &viewer_key, "list_projects", serde_json::json!({})).await["projects"],
+        server
+            .call_tool(&viewer_key, "list_projects", serde_json::json!({}))
+            .await["projects"],
         serde_json::json!([])
     );
-    let refused = call_tool(&server, &viewer_key, "ask_question", ask.clone()).await;
-    let made_up = call_tool(
-        &server,
-        &viewer_key,
+    let refused = server
+        .call_tool(&viewer_key, "ask_question", ask.clone())
+        .await;
+    let made_up = server.call_tool(&viewer_key,
         "ask_question",
         serde_json::json!({"project_id": "00000000-0000-4000-8000-000000000000", "question": "how many customers?"}),
     )
@@ -789,45 +792,50 @@ async fn a_members_only_project_is_invisible_to_others_in_the_app_and_over_mcp()
             .unwrap()
             .replace("00000000-0000-4000-8000-000000000000", "ID")
     );
-    let (_, projects) = call(&server, &viewer, "list_projects").await;
+    let (_, projects) = server.server_fn(&viewer, "list_projects", &[]).await;
     assert_eq!(projects, "[]");
-    let (status, _) = call_with(&server, &viewer, "get_draft", &[("project_id", &wholesale)]).await;
+    let (status, _) = server
+        .server_fn(&viewer, "get_draft", &[("project_id", &wholesale)])
+        .await;
     assert_eq!(status, StatusCode::NOT_FOUND);
     assert_eq!(
-        call_tool(&server, &admin_key, "ask_question", ask.clone()).await["status"],
+        server
+            .call_tool(&admin_key, "ask_question", ask.clone())
+            .await["status"],
         "answered"
     );
 
     // Listed as a member, the viewer is back.
     let viewer_id = {
-        let (_, body) =
-            call_with(&server, &admin, "get_project_access", &[("id", &wholesale)]).await;
+        let (_, body) = server
+            .server_fn(&admin, "get_project_access", &[("id", &wholesale)])
+            .await;
         let view: serde_json::Value = serde_json::from_str(&body).unwrap();
         view["users"][0]["id"].as_str().unwrap().to_owned()
     };
-    let (status, _) = call_with(
-        &server,
-        &admin,
-        "set_project_access",
-        &[
-            ("id", &wholesale),
-            ("access", "members"),
-            ("members[0]", &viewer_id),
-        ],
-    )
-    .await;
+    let (status, _) = server
+        .server_fn(
+            &admin,
+            "set_project_access",
+            &[
+                ("id", &wholesale),
+                ("access", "members"),
+                ("members[0]", &viewer_id),
+            ],
+        )
+        .await;
     assert_eq!(status, StatusCode::OK);
     assert_eq!(
-        call_tool(&server, &viewer_key, "ask_question", ask).await["status"],
+        server.call_tool(&viewer_key, "ask_question", ask).await["status"],
         "answered"
     );
-    let (status, body) = call_with(
-        &server,
-        &viewer,
-        "set_project_access",
-        &[("id", &wholesale), ("access", "organization")],
-    )
-    .await;
+    let (status, body) = server
+        .server_fn(
+            &viewer,
+            "set_project_access",
+            &[("id", &wholesale), ("access", "organization")],
+        )
+        .await;
     assert_eq!(
         status,
         StatusCode::FORBIDDEN,
@@ -841,13 +849,11 @@ async fn a_members_only_project_is_invisible_to_others_in_the_app_and_over_mcp()
 #[tokio::test]
 async fn pages_send_security_headers() {
     let dir = tempfile::tempdir().unwrap();
-    let server = Server::start(&dir.path().join("data"), |c| {
-        c.arg("--no-demo");
-    });
-    let (_, cookie) = sign_in(&server, ADMIN_PASSWORD).await;
+    let server = TestApp::start(&dir.path().join("data"), &["--no-demo"]).await;
+    let (_, cookie) = server.sign_in(ADMIN_EMAIL, ADMIN_PASSWORD).await;
     let cookie = cookie.expect("a session cookie");
     for (path, cookie) in [("/login", None), ("/projects", Some(cookie_pair(&cookie)))] {
-        let mut request = client().get(format!("{}{path}", server.url));
+        let mut request = server.get(format!("{}{path}", server.url));
         if let Some(cookie) = cookie {
             request = request.header(COOKIE, cookie);
         }
@@ -882,10 +888,8 @@ async fn pages_send_security_headers() {
 #[tokio::test]
 async fn sign_in_never_redirects_to_another_site() {
     let dir = tempfile::tempdir().unwrap();
-    let server = Server::start(&dir.path().join("data"), |c| {
-        c.arg("--no-demo");
-    });
-    let (_, cookie) = sign_in(&server, ADMIN_PASSWORD).await;
+    let server = TestApp::start(&dir.path().join("data"), &["--no-demo"]).await;
+    let (_, cookie) = server.sign_in(ADMIN_EMAIL, ADMIN_PASSWORD).await;
     let cookie = cookie.expect("a session cookie");
     let bypasses = [
         "/\t/evil.example",
@@ -904,7 +908,7 @@ async fn sign_in_never_redirects_to_another_site() {
         .map(|next| (*next, "/projects"))
         .chain([(good, good)])
     {
-        let response = client()
+        let response = server
             .get(format!("{}/login", server.url))
             .query(&[("next", next)])
             .header(COOKIE, cookie_pair(&cookie))
@@ -920,7 +924,7 @@ async fn sign_in_never_redirects_to_another_site() {
         .map(|next| (*next, "/projects"))
         .chain([(good, good)])
     {
-        let response = client()
+        let response = server
             .post(format!("{}/api/login", server.url))
             .header(ORIGIN, &server.url)
             .header("accept", "text/html")
@@ -945,7 +949,7 @@ async fn the_app_and_the_cli_refuse_the_same_data_sources() {
     let dir = tempfile::tempdir().unwrap();
     let data = dir.path().join("data");
     let server = Server::start(&data, |_| {});
-    let admin = sign_in(&server, ADMIN_PASSWORD).await.1.unwrap();
+    let admin = server.sign_in(ADMIN_EMAIL, ADMIN_PASSWORD).await.1.unwrap();
     let outside = dir.path().join("elsewhere.sqlite");
     let outside = format!("sqlite://{}", outside.display());
     let cases: [(&str, &str, &str); 4] = [
@@ -976,7 +980,7 @@ async fn the_app_and_the_cli_refuse_the_same_data_sources() {
             ("dialect", dialect),
             ("connection_url", url),
         ];
-        let (status, body) = call_with(&server, &admin, "create_project", &form).await;
+        let (status, body) = server.server_fn(&admin, "create_project", &form).await;
         assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
         assert!(body.contains(message), "the app: {body}");
 
@@ -1009,25 +1013,23 @@ async fn the_app_and_the_cli_refuse_the_same_data_sources() {
 async fn the_metric_form_adds_a_ratio_and_names_its_problems_by_field() {
     let dir = tempfile::tempdir().unwrap();
     let data = dir.path().join("data");
-    let server = Server::start(&data, |c| {
-        c.arg("--no-demo");
-    });
-    let admin = sign_in(&server, ADMIN_PASSWORD).await.1.unwrap();
+    let server = TestApp::start(&data, &["--no-demo"]).await;
+    let admin = server.sign_in(ADMIN_EMAIL, ADMIN_PASSWORD).await.1.unwrap();
     let ddl =
         "CREATE TABLE results (result_id INTEGER PRIMARY KEY, position INTEGER, points REAL);";
-    let (status, body) = call_with(
-        &server,
-        &admin,
-        "create_project",
-        &[
-            ("name", "Ratios"),
-            ("source", "schema_only"),
-            ("dialect", "postgres"),
-            ("bootstrap", "ddl"),
-            ("ddl", ddl),
-        ],
-    )
-    .await;
+    let (status, body) = server
+        .server_fn(
+            &admin,
+            "create_project",
+            &[
+                ("name", "Ratios"),
+                ("source", "schema_only"),
+                ("dialect", "postgres"),
+                ("bootstrap", "ddl"),
+                ("ddl", ddl),
+            ],
+        )
+        .await;
     assert_eq!(status, StatusCode::OK, "{body}");
     let id: String = serde_json::from_str(&body).unwrap();
     let add = |fields: [(&'static str, &'static str); 6]| {
@@ -1040,7 +1042,7 @@ async fn the_metric_form_adds_a_ratio_and_names_its_problems_by_field() {
         ];
         form.extend(fields);
         let (server, admin) = (&server, &admin);
-        async move { call_with(server, admin, "add_metric", &form).await }
+        async move { server.server_fn(admin, "add_metric", &form).await }
     };
     let simple = |name, aggregate, expr, filters| {
         [
@@ -1086,7 +1088,9 @@ async fn the_metric_form_adds_a_ratio_and_names_its_problems_by_field() {
     assert_eq!(fields, ["numerator", "denominator", "filters"], "{body}");
     assert!(problems[1].1.contains("itself a ratio"), "{body}");
 
-    let (status, body) = call_with(&server, &admin, "get_draft", &[("project_id", &id)]).await;
+    let (status, body) = server
+        .server_fn(&admin, "get_draft", &[("project_id", &id)])
+        .await;
     assert_eq!(status, StatusCode::OK, "{body}");
     let draft: serde_json::Value = serde_json::from_str(&body).unwrap();
     let yaml = draft["yaml"].as_str().unwrap();

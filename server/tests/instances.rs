@@ -7,8 +7,8 @@
 
 mod common;
 
-use common::mcp::{call_tool, post_tool_call};
-use common::session::{call, call_with, client, cookie_pair, sign_in};
+use common::app::Reach;
+use common::session::{client, cookie_pair};
 use common::{ADMIN_EMAIL, ADMIN_PASSWORD, Server, cassis, run_with_stdin, stderr, stdout};
 use reqwest::StatusCode;
 use reqwest::header::{COOKIE, LOCATION, ORIGIN};
@@ -81,22 +81,15 @@ fn cli(dir: &Path, database: &str) -> Command {
 }
 
 fn create_key(dir: &Path, database: &str, user: &str, name: &str) -> String {
-    let output = cli(dir, database)
-        .args(["apikey", "create", "--user", user, "--name", name])
-        .output()
-        .unwrap();
-    assert!(output.status.success(), "{}", stderr(&output));
-    stdout(&output).trim().to_owned()
+    common::api_key(cli(dir, database), user, name, &[])
 }
 
 async fn ping(server: &Server, key: &str) -> StatusCode {
-    post_tool_call(server, key, "ping", json!({}))
-        .await
-        .status()
+    server.mcp_tool(key, "ping", json!({})).await.status()
 }
 
 async fn ask(server: &Server, key: &str, arguments: Value) -> Value {
-    call_tool(server, key, "ask_question", arguments).await
+    server.call_tool(key, "ask_question", arguments).await
 }
 
 /// How long after `since` each of `servers` first refused `key` with 401,
@@ -161,7 +154,7 @@ async fn two_instances_on_one_postgresql_share_chats_credentials_versions_and_si
 
     // A chat started on one instance continues on the other: the follow-up
     // only means "orders by priority for France" with the first turn read.
-    let projects = call_tool(&a, &admin_key, "list_projects", json!({})).await;
+    let projects = a.call_tool(&admin_key, "list_projects", json!({})).await;
     let project = projects["projects"][0]["id"].as_str().unwrap().to_owned();
     let first = ask(
         &a,
@@ -200,41 +193,43 @@ async fn two_instances_on_one_postgresql_share_chats_credentials_versions_and_si
     // A key revoked on one instance is refused by both within a second,
     // although both have just verified it: their caches would accept it for
     // 5 s more. A key first used now, so no entry is older.
-    let (_, cookie_a) = sign_in(&a, ADMIN_PASSWORD).await;
+    let (_, cookie_a) = a.sign_in(ADMIN_EMAIL, ADMIN_PASSWORD).await;
     let cookie_a = cookie_a.expect("the admin signs in on a");
     let doomed_key = create_key(dir, &database, ADMIN_EMAIL, "doomed agent");
-    let (status, keys) = call(&a, &cookie_a, "list_api_keys").await;
+    let (status, keys) = a.server_fn(&cookie_a, "list_api_keys", &[]).await;
     assert_eq!(status, StatusCode::OK, "{keys}");
     let doomed_key_id = id_where(&keys, "name", "doomed agent");
     for server in [&a, &b] {
         assert_eq!(ping(server, &doomed_key).await, StatusCode::OK);
     }
-    let (status, body) =
-        call_with(&a, &cookie_a, "revoke_api_key", &[("id", &doomed_key_id)]).await;
+    let (status, body) = a
+        .server_fn(&cookie_a, "revoke_api_key", &[("id", &doomed_key_id)])
+        .await;
     assert_eq!(status, StatusCode::OK, "{body}");
     let revoked = Instant::now();
     let key_refused = refused_after([&a, &b], &doomed_key, revoked, Duration::from_secs(10)).await;
 
     // A user disabled on one instance: their key, just verified by both, is
     // refused by both.
-    let (_, users) = call(
-        &b,
-        &sign_in(&b, ADMIN_PASSWORD).await.1.unwrap(),
-        "list_users",
-    )
-    .await;
+    let (_, users) = b
+        .server_fn(
+            &b.sign_in(ADMIN_EMAIL, ADMIN_PASSWORD).await.1.unwrap(),
+            "list_users",
+            &[],
+        )
+        .await;
     let viewer_id = id_where(&users, "email", "viewer@example.com");
     let viewer_key = create_key(dir, &database, "viewer@example.com", "viewer agent");
     for server in [&a, &b] {
         assert_eq!(ping(server, &viewer_key).await, StatusCode::OK);
     }
-    let (status, body) = call_with(
-        &a,
-        &cookie_a,
-        "set_user_disabled",
-        &[("id", viewer_id.as_str()), ("disabled", "true")],
-    )
-    .await;
+    let (status, body) = a
+        .server_fn(
+            &cookie_a,
+            "set_user_disabled",
+            &[("id", viewer_id.as_str()), ("disabled", "true")],
+        )
+        .await;
     assert_eq!(status, StatusCode::OK, "{body}");
     let disabled = Instant::now();
     let user_refused =
@@ -263,29 +258,29 @@ async fn two_instances_on_one_postgresql_share_chats_credentials_versions_and_si
     }
 
     // A publish on one instance is the latest version on both at once.
-    let (status, body) = call_with(
-        &b,
-        &sign_in(&b, ADMIN_PASSWORD).await.1.unwrap(),
-        "add_rule",
-        &[
-            ("project_id", project.as_str()),
-            ("name", "fiscal year"),
-            ("text", "The fiscal year is the calendar year."),
-        ],
-    )
-    .await;
+    let (status, body) = b
+        .server_fn(
+            &b.sign_in(ADMIN_EMAIL, ADMIN_PASSWORD).await.1.unwrap(),
+            "add_rule",
+            &[
+                ("project_id", project.as_str()),
+                ("name", "fiscal year"),
+                ("text", "The fiscal year is the calendar year."),
+            ],
+        )
+        .await;
     assert_eq!(status, StatusCode::OK, "{body}");
-    let (status, body) = call_with(
-        &a,
-        &cookie_a,
-        "publish_draft",
-        &[
-            ("project_id", project.as_str()),
-            ("note", "published on a"),
-            ("confirm_regressions", "true"),
-        ],
-    )
-    .await;
+    let (status, body) = a
+        .server_fn(
+            &cookie_a,
+            "publish_draft",
+            &[
+                ("project_id", project.as_str()),
+                ("note", "published on a"),
+                ("confirm_regressions", "true"),
+            ],
+        )
+        .await;
     assert_eq!(status, StatusCode::OK, "{body}");
     let version: i64 = body.trim().parse().unwrap();
     assert_eq!(version, 2);
@@ -336,7 +331,11 @@ async fn oauth_token(approving: &Server, issuing: &Server) -> String {
         .await
         .unwrap();
     let client_id = registered["client_id"].as_str().unwrap().to_owned();
-    let cookie = sign_in(approving, ADMIN_PASSWORD).await.1.unwrap();
+    let cookie = approving
+        .sign_in(ADMIN_EMAIL, ADMIN_PASSWORD)
+        .await
+        .1
+        .unwrap();
     let cookie = cookie_pair(&cookie);
     let resource = format!("{PUBLIC_URL}/mcp/");
     let page = client()
@@ -530,9 +529,9 @@ async fn a_postgresql_restart_under_load_is_answered_503_recovered_from_and_lose
     let database = postgres.url();
     let mut server = instance(dir.path(), "a", &database);
     let key = create_key(dir.path(), &database, ADMIN_EMAIL, "load");
-    let projects = call_tool(&server, &key, "list_projects", json!({})).await;
+    let projects = server.call_tool(&key, "list_projects", json!({})).await;
     let project = projects["projects"][0]["id"].as_str().unwrap().to_owned();
-    let cookie = sign_in(&server, ADMIN_PASSWORD).await.1.unwrap();
+    let cookie = server.sign_in(ADMIN_EMAIL, ADMIN_PASSWORD).await.1.unwrap();
 
     // Four agents, each call on a new connection, alternating a question
     // (a chat turn written) and a ping, until told to stop.

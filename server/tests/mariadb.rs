@@ -7,20 +7,15 @@
 
 mod common;
 
-use common::mcp::{answers_the_seed_questions, call_tool};
-use common::session::{call_with, sign_in};
-use common::{
-    ADMIN_EMAIL, ADMIN_PASSWORD, Server, cassis, f1_data, run_with_stdin, stderr, stdout,
+use common::mcp::answers_the_seed_questions;
+use common::warehouse::{
+    admin_session, create_from_the_form, draft_yaml, first_admin, introspected_project,
+    listed_project, test_connection,
 };
+use common::{ADMIN_EMAIL, Server, cassis, f1_data, ok, publish, stderr};
 use reqwest::StatusCode;
-use serde_json::json;
 use sqlx::{AssertSqlSafe, Connection, MySqlConnection};
 use std::path::Path;
-
-fn ok(output: std::process::Output) -> (String, String) {
-    assert!(output.status.success(), "{}", stderr(&output));
-    (stdout(&output), stderr(&output))
-}
 
 /// A fresh database and a user who may only read it: the administrator's
 /// URL to it (to load it) and the reader's (to connect the project with).
@@ -102,15 +97,8 @@ async fn formula_one_on_mariadb_answers_the_seed_questions_over_mcp() {
     );
 
     let data = dir.path().join("data");
-    let mut create = cassis(&data);
-    create.args(["user", "create", "--email", ADMIN_EMAIL, "--role", "admin"]);
-    ok(run_with_stdin(create, &format!("{ADMIN_PASSWORD}\n")));
-    let (id, bootstrapped) = ok(cassis(&data)
-        .args(["project", "create", "--name", "F1 on MariaDB"])
-        .args(["--warehouse", &reader_url, "--introspect"])
-        .output()
-        .unwrap());
-    let project = id.trim().to_owned();
+    first_admin(&data);
+    let (project, bootstrapped) = introspected_project(&data, "F1 on MariaDB", &reader_url);
     assert_eq!(project.len(), 36);
     assert!(
         bootstrapped.contains("bootstrapped the draft: 13 objects"),
@@ -121,16 +109,7 @@ async fn formula_one_on_mariadb_answers_the_seed_questions_over_mcp() {
     let (listed, _) = ok(cassis(&data).args(["project", "list"]).output().unwrap());
     assert!(listed.contains("mysql (connected)"), "{listed}");
     assert!(!listed.contains("reader-s3cret"), "{listed}");
-    let (draft, _) = ok(cassis(&data)
-        .args([
-            "ontology",
-            "export",
-            "--project",
-            "F1 on MariaDB",
-            "--draft",
-        ])
-        .output()
-        .unwrap());
+    let draft = draft_yaml(&data, "F1 on MariaDB");
     assert!(
         draft.contains(&format!("table: {database}.results")),
         "tables are named with their database: {draft}"
@@ -149,78 +128,31 @@ async fn formula_one_on_mariadb_answers_the_seed_questions_over_mcp() {
     .replace("table: public.", &format!("table: {database}."));
     let file = dir.path().join("f1-mariadb.yaml");
     std::fs::write(&file, ontology).unwrap();
-    let (out, _) = ok(cassis(&data)
-        .args([
-            "ontology",
-            "import",
-            "--project",
-            "F1 on MariaDB",
-            "--publish",
-        ])
-        .arg(&file)
-        .output()
-        .unwrap());
+    let out = publish(&data, "F1 on MariaDB", &file, &[]);
     assert!(out.contains("published version 1"), "{out}");
 
-    let (key, _) = ok(cassis(&data)
-        .args(["apikey", "create", "--user", ADMIN_EMAIL, "--name", "agent"])
-        .output()
-        .unwrap());
-    let key = key.trim().to_owned();
+    let key = common::api_key(cassis(&data), ADMIN_EMAIL, "agent", &[]);
     let server = Server::start(&data, |_| {});
 
     // The admin app's project form connects to it too.
-    let (status, cookie) = sign_in(&server, ADMIN_PASSWORD).await;
-    assert_eq!(status, StatusCode::OK);
-    let cookie = cookie.expect("signed in");
-    let (status, report) = call_with(
-        &server,
-        &cookie,
-        "test_connection",
-        &[("connection_url", reader_url.as_str())],
-    )
-    .await;
+    let cookie = admin_session(&server).await;
+    let (status, report) = test_connection(&server, &cookie, &reader_url).await;
     assert_eq!(status, StatusCode::OK, "{report}");
     assert!(
         report.contains("mysql") && report.contains(&format!("{database}.results")),
         "{report}"
     );
     let wrong = reader_url.replace("reader-s3cret", "not-the-password");
-    let (status, refused) = call_with(
-        &server,
-        &cookie,
-        "test_connection",
-        &[("connection_url", wrong.as_str())],
-    )
-    .await;
+    let (status, refused) = test_connection(&server, &cookie, &wrong).await;
     assert_ne!(status, StatusCode::OK);
     assert!(
         refused.contains("cannot connect to the data source"),
         "{refused}"
     );
     assert!(!refused.contains("not-the-password"), "{refused}");
-    let (status, created) = call_with(
-        &server,
-        &cookie,
-        "create_project",
-        &[
-            ("name", "F1 from the form"),
-            ("source", "connect"),
-            ("connection_url", reader_url.as_str()),
-            ("bootstrap", "source"),
-        ],
-    )
-    .await;
-    assert_eq!(status, StatusCode::OK, "{created}");
+    create_from_the_form(&server, &cookie, &reader_url).await;
 
-    let projects = call_tool(&server, &key, "list_projects", json!({})).await;
-    let listed = projects["projects"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|p| p["id"] == project.as_str())
-        .cloned()
-        .unwrap_or_else(|| panic!("{projects:#}"));
+    let (listed, projects) = listed_project(&server, &key, &project).await;
     assert_eq!(listed["dialect"], "mysql");
     assert_eq!(listed["data_source_connected"], true);
     assert!(!projects.to_string().contains("reader-s3cret"));

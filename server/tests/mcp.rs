@@ -1,9 +1,11 @@
-//! The MCP endpoint against real clients over real HTTP: raw requests for the
-//! credential checks, the official Python SDK in both protocol eras for the
-//! tools.
+//! The MCP endpoint against real clients: raw requests for the credential
+//! checks (whose log is read) over real HTTP, for revocation and the direct
+//! answer on the router in-process; the official Python SDK in both
+//! protocol eras, the inspector and the conformance suite over real HTTP.
 
 mod common;
 
+use common::app::{Reach, Response, TestApp};
 use common::{ADMIN_EMAIL, Server, cassis, f1_sqlite_project, stderr, stdout};
 use reqwest::StatusCode;
 use reqwest::header::{AUTHORIZATION, HOST, ORIGIN, WWW_AUTHENTICATE};
@@ -14,18 +16,12 @@ use std::process::Command;
 const TOOLS_LIST: &str = r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#;
 
 fn create_key(data_dir: &Path, name: &str, extra: &[&str]) -> String {
-    let output = cassis(data_dir)
-        .args(["apikey", "create", "--user", ADMIN_EMAIL, "--name", name])
-        .args(extra)
-        .output()
-        .unwrap();
-    assert!(output.status.success(), "{}", stderr(&output));
-    stdout(&output).trim().to_owned()
+    common::api_key(cassis(data_dir), ADMIN_EMAIL, name, extra)
 }
 
-async fn post(server: &Server, path: &str, headers: &[(&str, &str)]) -> reqwest::Response {
-    let mut request = reqwest::Client::new()
-        .post(format!("{}{path}", server.url))
+async fn post(server: &impl Reach, path: &str, headers: &[(&str, &str)]) -> Response {
+    let mut request = server
+        .post(format!("{}{path}", server.url()))
         .header("content-type", "application/json")
         .header("accept", "application/json, text/event-stream")
         .header("mcp-protocol-version", "2025-11-25")
@@ -299,14 +295,7 @@ async fn ask_question_answers_the_seed_questions_over_mcp() {
 
         let wins = &calls[0]["structured"];
         assert_eq!(wins["status"], "answered", "{wins:#}");
-        assert_eq!(
-            wins["results"]["rows"],
-            json!([
-                ["Max Verstappen", 19],
-                ["Sergio Pérez", 2],
-                ["Carlos Sainz", 1]
-            ])
-        );
+        assert_eq!(wins["results"]["rows"], common::mcp::most_wins_in_2023());
         assert_eq!(wins["objects_used"], json!(["results", "drivers", "races"]));
 
         let plan = &calls[1]["structured"];
@@ -501,7 +490,7 @@ fn mcp_without_auth_is_refused_off_loopback() {
 async fn a_revoked_key_stops_working_within_seconds() {
     let dir = tempfile::tempdir().unwrap();
     let data = dir.path().join("data");
-    let server = Server::start(&data, |_| {});
+    let server = TestApp::start(&data, &[]).await;
     let key = create_key(&data, "soon revoked", &[]);
     let bearer = format!("Bearer {key}");
     let headers = [(AUTHORIZATION.as_str(), bearer.as_str())];
@@ -541,13 +530,13 @@ async fn a_revoked_key_stops_working_within_seconds() {
 async fn the_direct_answer_for_plain_tool_calls_matches_rmcps() {
     let dir = tempfile::tempdir().unwrap();
     let data = dir.path().join("data");
-    let server = Server::start(&data, |_| {});
+    let server = &TestApp::start(&data, &[]).await;
     let key = create_key(&data, "paths", &[]);
     let call = |body: String| {
         let url = format!("{}/mcp/", server.url);
         let key = key.clone();
         async move {
-            let response = reqwest::Client::new()
+            let response = server
                 .post(url)
                 .bearer_auth(key)
                 .header("content-type", "application/json")
@@ -578,7 +567,7 @@ async fn the_direct_answer_for_plain_tool_calls_matches_rmcps() {
     }
     // The direct answer keeps rmcp's DNS-rebinding defence: a foreign Host
     // is refused before any tool runs.
-    let rebound = reqwest::Client::new()
+    let rebound = server
         .post(format!("{}/mcp/", server.url))
         .bearer_auth(&key)
         .header(HOST, "evil.example.com")

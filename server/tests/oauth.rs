@@ -1,10 +1,13 @@
-//! OAuth 2.1 for MCP clients, against `cassis serve` over real HTTP: the
-//! Python SDK's OAuthClientProvider runs the whole flow, and each attack the
-//! MCP authorization specification guards against is tried and must fail.
+//! OAuth 2.1 for MCP clients: the Python SDK's OAuthClientProvider, the
+//! conformance suite and the oauth2 crate run the whole flow against
+//! `cassis serve` over real HTTP, and each attack the MCP authorization
+//! specification guards against is tried, on the router in-process, and
+//! must fail.
 
 mod common;
 
 use cassis_core::auth::oauth::{AccessClaims, SealingKey, SigningKey, challenge_of, is_sealed};
+use common::app::{Reach, Response, TestApp};
 use common::session::client as http;
 use common::{ADMIN_EMAIL, ADMIN_PASSWORD, Server, cassis, run_with_stdin, stderr, stdout};
 use reqwest::StatusCode;
@@ -16,15 +19,23 @@ use std::time::{SystemTime, UNIX_EPOCH};
 const REDIRECT: &str = "http://127.0.0.1:45454/callback";
 const VERIFIER: &str = "a-verifier-that-is-long-enough-for-rfc-7636-0123456789";
 
+/// The router in-process, with the demo project.
+async fn start_app() -> (tempfile::TempDir, TestApp) {
+    let dir = tempfile::tempdir().unwrap();
+    let server = TestApp::start(&dir.path().join("data"), &[]).await;
+    (dir, server)
+}
+
+/// The real process, for the clients that need one.
 fn start() -> (tempfile::TempDir, Server) {
     let dir = tempfile::tempdir().unwrap();
     let server = Server::start(&dir.path().join("data"), |_| {});
     (dir, server)
 }
 
-async fn register(server: &Server, name: &str) -> String {
-    let response = http()
-        .post(format!("{}/oauth/register", server.url))
+async fn register(server: &impl Reach, name: &str) -> String {
+    let response = server
+        .post(format!("{}/oauth/register", server.url()))
         .json(&json!({
             "client_name": name,
             "redirect_uris": [REDIRECT],
@@ -41,8 +52,9 @@ async fn register(server: &Server, name: &str) -> String {
 }
 
 /// Signs in on the login page's server function; the session cookie pair.
-async fn sign_in(server: &Server) -> String {
-    let cookie = common::session::sign_in(server, ADMIN_PASSWORD)
+async fn sign_in(server: &impl Reach) -> String {
+    let cookie = server
+        .sign_in(ADMIN_EMAIL, ADMIN_PASSWORD)
         .await
         .1
         .expect("signing in sets the session cookie");
@@ -62,20 +74,20 @@ fn authorize_params(client_id: &str) -> Vec<(&'static str, String)> {
 }
 
 fn with_resource(
-    server: &Server,
+    server: &impl Reach,
     mut params: Vec<(&'static str, String)>,
 ) -> Vec<(&'static str, String)> {
-    params.push(("resource", format!("{}/mcp/", server.url)));
+    params.push(("resource", format!("{}/mcp/", server.url())));
     params
 }
 
 async fn get_authorize(
-    server: &Server,
+    server: &impl Reach,
     cookie: Option<&str>,
     params: &[(&str, String)],
-) -> reqwest::Response {
-    let mut request = http()
-        .get(format!("{}/oauth/authorize", server.url))
+) -> Response {
+    let mut request = server
+        .get(format!("{}/oauth/authorize", server.url()))
         .query(params);
     if let Some(cookie) = cookie {
         request = request.header(COOKIE, cookie);
@@ -111,13 +123,13 @@ fn consent_fields(page: &str) -> Vec<(String, String)> {
 }
 
 async fn decide(
-    server: &Server,
+    server: &impl Reach,
     cookie: &str,
     fields: &[(String, String)],
     origin: &str,
-) -> reqwest::Response {
-    http()
-        .post(format!("{}/oauth/authorize", server.url))
+) -> Response {
+    server
+        .post(format!("{}/oauth/authorize", server.url()))
         .header(COOKIE, cookie)
         .header(ORIGIN, origin)
         .form(fields)
@@ -141,12 +153,12 @@ fn param(location: &str, name: &str) -> Option<String> {
         .map(|(_, v)| v)
 }
 
-fn location(response: &reqwest::Response) -> String {
+fn location(response: &Response) -> String {
     response.headers()[LOCATION].to_str().unwrap().to_owned()
 }
 
 /// Sign-in and approval as the user; the code the client receives.
-async fn approve(server: &Server, cookie: &str, client_id: &str) -> String {
+async fn approve(server: &impl Reach, cookie: &str, client_id: &str) -> String {
     let page = get_authorize(
         server,
         Some(cookie),
@@ -156,21 +168,18 @@ async fn approve(server: &Server, cookie: &str, client_id: &str) -> String {
     assert_eq!(page.status(), StatusCode::OK);
     let mut fields = consent_fields(&page.text().await.unwrap());
     fields.push(("decision".into(), "approve".into()));
-    let redirect = decide(server, cookie, &fields, &server.url).await;
+    let redirect = decide(server, cookie, &fields, server.url()).await;
     assert_eq!(redirect.status(), StatusCode::SEE_OTHER);
     let location = location(&redirect);
     assert!(location.starts_with(REDIRECT), "{location}");
     assert_eq!(param(&location, "state").as_deref(), Some("opaque-state"));
-    assert_eq!(
-        param(&location, "iss").as_deref(),
-        Some(server.url.as_str())
-    );
+    assert_eq!(param(&location, "iss").as_deref(), Some(server.url()));
     param(&location, "code").unwrap()
 }
 
-async fn token(server: &Server, form: &[(&str, &str)]) -> (StatusCode, Value) {
-    let response = http()
-        .post(format!("{}/oauth/token", server.url))
+async fn token(server: &impl Reach, form: &[(&str, &str)]) -> (StatusCode, Value) {
+    let response = server
+        .post(format!("{}/oauth/token", server.url()))
         .form(form)
         .send()
         .await
@@ -180,7 +189,7 @@ async fn token(server: &Server, form: &[(&str, &str)]) -> (StatusCode, Value) {
 }
 
 async fn exchange(
-    server: &Server,
+    server: &impl Reach,
     client_id: &str,
     code: &str,
     verifier: &str,
@@ -193,13 +202,13 @@ async fn exchange(
             ("code", code),
             ("redirect_uri", REDIRECT),
             ("code_verifier", verifier),
-            ("resource", &format!("{}/mcp/", server.url)),
+            ("resource", &format!("{}/mcp/", server.url())),
         ],
     )
     .await
 }
 
-async fn refresh(server: &Server, client_id: &str, refresh_token: &str) -> (StatusCode, Value) {
+async fn refresh(server: &impl Reach, client_id: &str, refresh_token: &str) -> (StatusCode, Value) {
     token(
         server,
         &[
@@ -212,8 +221,8 @@ async fn refresh(server: &Server, client_id: &str, refresh_token: &str) -> (Stat
 }
 
 /// A `ping` tool call with `token`: the status and the WWW-Authenticate header.
-async fn mcp_ping(server: &Server, token: &str) -> (StatusCode, Option<String>) {
-    let response = common::mcp::post_tool_call(server, token, "ping", json!({})).await;
+async fn mcp_ping(server: &impl Reach, token: &str) -> (StatusCode, Option<String>) {
+    let response = server.mcp_tool(token, "ping", json!({})).await;
     let challenge = response
         .headers()
         .get(WWW_AUTHENTICATE)
@@ -222,7 +231,7 @@ async fn mcp_ping(server: &Server, token: &str) -> (StatusCode, Option<String>) 
 }
 
 /// A full authorization: client registered, user approved, code exchanged.
-async fn connected(server: &Server) -> (String, Value) {
+async fn connected(server: &impl Reach) -> (String, Value) {
     let client_id = register(server, "Attack test").await;
     let cookie = sign_in(server).await;
     let code = approve(server, &cookie, &client_id).await;
@@ -328,11 +337,12 @@ fn the_python_sdk_connects_through_oauth_refreshes_and_is_cut_off_after_a_replay
 
 #[tokio::test]
 async fn discovery_documents_agree_on_the_issuer_and_resource() {
-    let (_dir, server) = start();
+    let (_dir, server) = start_app().await;
+    let server = &server;
     let get = |path: &str| {
         let url = format!("{}{path}", server.url);
         async move {
-            let response = http().get(url).send().await.unwrap();
+            let response = server.get(url).send().await.unwrap();
             assert_eq!(response.status(), StatusCode::OK);
             response.json::<Value>().await.unwrap()
         }
@@ -371,7 +381,7 @@ async fn discovery_documents_agree_on_the_issuer_and_resource() {
     );
 
     // Registration refuses what it cannot honour, with RFC 7591 errors.
-    let refused = http()
+    let refused = server
         .post(format!("{}/oauth/register", server.url))
         .json(&json!({"client_name": "x", "redirect_uris": ["http://evil.example.com/cb"]}))
         .send()
@@ -386,7 +396,7 @@ async fn discovery_documents_agree_on_the_issuer_and_resource() {
 
 #[tokio::test]
 async fn authorization_requests_without_pkce_or_for_another_place_fail() {
-    let (_dir, server) = start();
+    let (_dir, server) = start_app().await;
     let client_id = register(&server, "Attack test").await;
     let cookie = sign_in(&server).await;
     let refused_with = |params: Vec<(&'static str, String)>, error: &'static str| {
@@ -483,7 +493,7 @@ async fn authorization_requests_without_pkce_or_for_another_place_fail() {
 
 #[tokio::test]
 async fn the_consent_form_cannot_be_forged() {
-    let (_dir, server) = start();
+    let (_dir, server) = start_app().await;
     let client_id = register(&server, "Attack test").await;
     let cookie = sign_in(&server).await;
     let page = get_authorize(
@@ -519,7 +529,7 @@ async fn the_consent_form_cannot_be_forged() {
     .await;
     assert_eq!(refused.status(), StatusCode::FORBIDDEN);
     // Signed out, the form does nothing either.
-    let refused = http()
+    let refused = server
         .post(format!("{}/oauth/authorize", server.url))
         .header(ORIGIN, &server.url)
         .form(&approve_with(&fields))
@@ -535,7 +545,7 @@ async fn the_consent_form_cannot_be_forged() {
 
 #[tokio::test]
 async fn codes_are_single_use_bound_to_client_and_verifier() {
-    let (_dir, server) = start();
+    let (_dir, server) = start_app().await;
     let client_id = register(&server, "Attack test").await;
     let other_client = register(&server, "Other client").await;
     let cookie = sign_in(&server).await;
@@ -610,7 +620,7 @@ async fn codes_are_single_use_bound_to_client_and_verifier() {
 
 #[tokio::test]
 async fn refresh_tokens_rotate_and_a_replay_revokes_the_grant() {
-    let (_dir, server) = start();
+    let (_dir, server) = start_app().await;
     let (client_id, first) = connected(&server).await;
     let first_refresh = first["refresh_token"].as_str().unwrap();
 
@@ -646,11 +656,11 @@ async fn refresh_tokens_rotate_and_a_replay_revokes_the_grant() {
 
 #[tokio::test]
 async fn revocation_ends_access_at_once() {
-    let (_dir, server) = start();
+    let (_dir, server) = start_app().await;
     let (client_id, tokens) = connected(&server).await;
     let access = tokens["access_token"].as_str().unwrap();
     assert_eq!(mcp_ping(&server, access).await.0, StatusCode::OK);
-    let revoked = http()
+    let revoked = server
         .post(format!("{}/oauth/revoke", server.url))
         .form(&[("token", access), ("client_id", &client_id)])
         .send()
@@ -666,7 +676,7 @@ async fn revocation_ends_access_at_once() {
     .await;
     assert_eq!(status, StatusCode::BAD_REQUEST);
     // Unknown tokens are not an error (RFC 7009).
-    let unknown = http()
+    let unknown = server
         .post(format!("{}/oauth/revoke", server.url))
         .form(&[("token", "nonsense")])
         .send()
@@ -677,7 +687,7 @@ async fn revocation_ends_access_at_once() {
 
 #[tokio::test]
 async fn forged_expired_tampered_and_misdirected_tokens_are_refused() {
-    let (dir, server) = start();
+    let (dir, server) = start_app().await;
     let (_client_id, tokens) = connected(&server).await;
     let genuine = tokens["access_token"].as_str().unwrap();
     assert_eq!(mcp_ping(&server, genuine).await.0, StatusCode::OK);
@@ -985,14 +995,15 @@ async fn the_oauth2_crate_authorizes_refreshes_and_revokes() {
 
 #[tokio::test]
 async fn connected_clients_are_listed_and_disconnected_by_their_user_or_an_admin() {
-    let (dir, server) = start();
+    let (dir, server) = start_app().await;
     let (_client_id, tokens) = connected(&server).await;
     let access = tokens["access_token"].as_str().unwrap();
     assert_eq!(mcp_ping(&server, access).await.0, StatusCode::OK);
     let admin = sign_in(&server).await;
 
-    let (status, body) =
-        common::session::call_with(&server, &admin, "list_connected_clients", &[]).await;
+    let (status, body) = server
+        .server_fn(&admin, "list_connected_clients", &[])
+        .await;
     assert_eq!(status, StatusCode::OK, "{body}");
     let listed: Value = serde_json::from_str(&body).unwrap();
     assert_eq!(listed[0]["client_name"], "Attack test");
@@ -1016,9 +1027,10 @@ async fn connected_clients_are_listed_and_disconnected_by_their_user_or_an_admin
         "--role",
         "viewer",
     ]);
-    assert!(run_with_stdin(create, "viewer password\n").status.success());
+    let out = run_with_stdin(create, "viewer password\n");
+    assert!(out.status.success(), "{}", stderr(&out));
     let viewer = {
-        let response = http()
+        let response = server
             .post(format!("{}/api/login", server.url))
             .header(ORIGIN, &server.url)
             .form(&[
@@ -1036,28 +1048,21 @@ async fn connected_clients_are_listed_and_disconnected_by_their_user_or_an_admin
             .unwrap()
             .to_owned()
     };
-    let (status, body) =
-        common::session::call_with(&server, &viewer, "list_connected_clients", &[]).await;
+    let (status, body) = server
+        .server_fn(&viewer, "list_connected_clients", &[])
+        .await;
     assert_eq!((status, body.as_str()), (StatusCode::OK, "[]"));
-    let (status, _) = common::session::call_with(
-        &server,
-        &viewer,
-        "disconnect_client",
-        &[("grant_id", &grant_id)],
-    )
-    .await;
+    let (status, _) = server
+        .server_fn(&viewer, "disconnect_client", &[("grant_id", &grant_id)])
+        .await;
     assert_eq!(status, StatusCode::FORBIDDEN);
     assert_eq!(mcp_ping(&server, access).await.0, StatusCode::OK);
 
     // The admin disconnects it: within the credential cache's few seconds
     // the token stops working, and the list says so.
-    let (status, body) = common::session::call_with(
-        &server,
-        &admin,
-        "disconnect_client",
-        &[("grant_id", &grant_id)],
-    )
-    .await;
+    let (status, body) = server
+        .server_fn(&admin, "disconnect_client", &[("grant_id", &grant_id)])
+        .await;
     assert_eq!(status, StatusCode::OK, "{body}");
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
     while mcp_ping(&server, access).await.0 == StatusCode::OK {
@@ -1067,25 +1072,35 @@ async fn connected_clients_are_listed_and_disconnected_by_their_user_or_an_admin
         );
         tokio::time::sleep(std::time::Duration::from_millis(250)).await;
     }
-    let (_, body) =
-        common::session::call_with(&server, &admin, "list_connected_clients", &[]).await;
+    let (_, body) = server
+        .server_fn(&admin, "list_connected_clients", &[])
+        .await;
     assert_eq!(
         serde_json::from_str::<Value>(&body).unwrap()[0]["active"],
         false
     );
 }
 
-fn start_without_demo(configure: impl FnOnce(&mut Command)) -> (tempfile::TempDir, Server) {
+/// The real process without the demo project, for a test that reads its log.
+fn process_without_demo() -> (tempfile::TempDir, Server) {
     let dir = tempfile::tempdir().unwrap();
     let server = Server::start(&dir.path().join("data"), |c| {
         c.arg("--no-demo");
-        configure(c);
     });
     (dir, server)
 }
 
+/// The router in-process without the demo project.
+async fn start_without_demo(args: &[&str]) -> (tempfile::TempDir, TestApp) {
+    let dir = tempfile::tempdir().unwrap();
+    let mut all = vec!["--no-demo"];
+    all.extend(args);
+    let server = TestApp::start(&dir.path().join("data"), &all).await;
+    (dir, server)
+}
+
 /// What a client id makes `/oauth/authorize` answer before anyone signs in.
-async fn authorize_answer(server: &Server, client_id: &str) -> (StatusCode, String) {
+async fn authorize_answer(server: &impl Reach, client_id: &str) -> (StatusCode, String) {
     let response = get_authorize(
         server,
         None,
@@ -1101,7 +1116,7 @@ async fn authorize_answer(server: &Server, client_id: &str) -> (StatusCode, Stri
 /// would tell which internal ports are open.
 #[tokio::test]
 async fn metadata_document_urls_cannot_reach_or_probe_the_internal_network() {
-    let (_dir, server) = start_without_demo(|_| {});
+    let (_dir, server) = process_without_demo();
     // An internal service that must never see a connection from Cassis.
     let internal = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let open = internal.local_addr().unwrap().port();
@@ -1175,7 +1190,7 @@ async fn metadata_document_urls_cannot_reach_or_probe_the_internal_network() {
 /// asked for; new URLs from one address are fetched only so often.
 #[tokio::test]
 async fn metadata_document_fetches_are_remembered_and_limited_per_address() {
-    let (_dir, server) = start_without_demo(|_| {});
+    let (_dir, server) = start_without_demo(&[]).await;
     let same = "https://127.0.0.1:1/client.json";
     for _ in 0..30 {
         let (status, body) = authorize_answer(&server, same).await;
@@ -1220,9 +1235,9 @@ async fn metadata_document_fetches_are_remembered_and_limited_per_address() {
     );
 }
 
-async fn register_raw(server: &Server, name: &str) -> reqwest::Response {
-    http()
-        .post(format!("{}/oauth/register", server.url))
+async fn register_raw(server: &impl Reach, name: &str) -> Response {
+    server
+        .post(format!("{}/oauth/register", server.url()))
         .json(&json!({"client_name": name, "redirect_uris": [REDIRECT]}))
         .send()
         .await
@@ -1232,7 +1247,7 @@ async fn register_raw(server: &Server, name: &str) -> reqwest::Response {
 /// One address may register only so often, and is told when to retry.
 #[tokio::test]
 async fn registration_is_limited_per_address() {
-    let (_dir, server) = start_without_demo(|_| {});
+    let (_dir, server) = start_without_demo(&[]).await;
     let mut statuses = Vec::new();
     for i in 0..40 {
         let response = register_raw(&server, &format!("Flood {i}")).await;
@@ -1265,9 +1280,7 @@ async fn registration_is_limited_per_address() {
 /// authorization code was issued to it) no longer counts.
 #[tokio::test]
 async fn registered_clients_that_were_never_used_are_capped() {
-    let (_dir, server) = start_without_demo(|c| {
-        c.args(["--oauth-max-unused-clients", "2"]);
-    });
+    let (_dir, server) = start_without_demo(&["--oauth-max-unused-clients", "2"]).await;
     let first = register(&server, "First").await;
     register(&server, "Second").await;
     let refused = register_raw(&server, "Third").await;
@@ -1295,7 +1308,7 @@ async fn registered_clients_that_were_never_used_are_capped() {
 /// Approve button), while its form may still end at the client.
 #[tokio::test]
 async fn the_consent_page_cannot_be_framed() {
-    let (_dir, server) = start_without_demo(|_| {});
+    let (_dir, server) = start_without_demo(&[]).await;
     let client_id = register(&server, "Framed").await;
     let cookie = sign_in(&server).await;
     let page = get_authorize(

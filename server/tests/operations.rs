@@ -4,8 +4,7 @@
 
 mod common;
 
-use common::mcp::{call_tool, post_tool_call};
-use common::session::login;
+use common::app::Reach;
 use common::{ADMIN_EMAIL, Server, cassis, stderr, stdout};
 use reqwest::StatusCode;
 use serde_json::json;
@@ -15,13 +14,9 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 fn create_key(data_dir: &Path, name: &str) -> String {
-    let output = cassis(data_dir)
-        .env("CASSIS_NO_DEMO", "1")
-        .args(["apikey", "create", "--user", ADMIN_EMAIL, "--name", name])
-        .output()
-        .unwrap();
-    assert!(output.status.success(), "{}", stderr(&output));
-    stdout(&output).trim().to_owned()
+    let mut command = cassis(data_dir);
+    command.env("CASSIS_NO_DEMO", "1");
+    common::api_key(command, ADMIN_EMAIL, name, &[])
 }
 
 async fn get(url: &str, token: Option<&str>) -> (StatusCode, String) {
@@ -56,23 +51,21 @@ async fn metrics_count_requests_tool_calls_questions_and_sign_in_failures() {
     let key = create_key(&data, "metrics");
 
     assert_eq!(
-        call_tool(&server, &key, "ping", json!({})).await["status"],
+        server.call_tool(&key, "ping", json!({})).await["status"],
         "ok"
     );
-    let projects = call_tool(&server, &key, "list_projects", json!({})).await;
+    let projects = server.call_tool(&key, "list_projects", json!({})).await;
     let project = projects["projects"][0]["id"].as_str().unwrap().to_owned();
-    let answer = call_tool(
-        &server,
-        &key,
-        "ask_question",
-        json!({"project_id": project, "question": "How many customers do we have?"}),
-    )
-    .await;
+    let answer = server
+        .call_tool(
+            &key,
+            "ask_question",
+            json!({"project_id": project, "question": "How many customers do we have?"}),
+        )
+        .await;
     assert_eq!(answer["status"], "answered", "{answer}");
     assert_eq!(
-        login(&server, ADMIN_EMAIL, "not-the-password")
-            .await
-            .status(),
+        server.login(ADMIN_EMAIL, "not-the-password").await.status(),
         StatusCode::UNAUTHORIZED
     );
 
@@ -364,10 +357,10 @@ async fn each_key_has_its_own_rate_of_mcp_calls() {
     let runaway = create_key(&data, "runaway");
     let other = create_key(&data, "other");
     for _ in 0..3 {
-        let response = post_tool_call(&server, &runaway, "ping", json!({})).await;
+        let response = server.mcp_tool(&runaway, "ping", json!({})).await;
         assert_eq!(response.status(), StatusCode::OK);
     }
-    let refused = post_tool_call(&server, &runaway, "ping", json!({})).await;
+    let refused = server.mcp_tool(&runaway, "ping", json!({})).await;
     assert_eq!(refused.status(), StatusCode::TOO_MANY_REQUESTS);
     let retry_after: u64 = refused.headers()["retry-after"]
         .to_str()
@@ -377,7 +370,7 @@ async fn each_key_has_its_own_rate_of_mcp_calls() {
     // Three a minute refill one every 20 s.
     assert!((1..=20).contains(&retry_after), "{retry_after}");
     // Another key is not held back by the runaway one.
-    let response = post_tool_call(&server, &other, "ping", json!({})).await;
+    let response = server.mcp_tool(&other, "ping", json!({})).await;
     assert_eq!(response.status(), StatusCode::OK);
     // A refused call is no tool call: the audit trail holds the three.
     let scrape = get(&format!("{}/metrics", server.url), None).await.1;
@@ -473,7 +466,7 @@ fn backups_are_taken_online_and_restored_only_when_safe() {
         .enable_all()
         .build()
         .unwrap();
-    let pong = runtime.block_on(call_tool(&server, &before, "ping", json!({})));
+    let pong = runtime.block_on(server.call_tool(&before, "ping", json!({})));
     assert_eq!(pong["status"], "ok");
 }
 

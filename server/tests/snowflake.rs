@@ -13,22 +13,28 @@
 
 mod common;
 
-use common::mcp::{answers_the_seed_questions, call_tool};
-use common::session::{call_with, sign_in};
-use common::{
-    ADMIN_EMAIL, ADMIN_PASSWORD, Server, cassis, f1_data, run_with_stdin, stderr, stdout,
+use common::mcp::answers_the_seed_questions;
+use common::warehouse::{
+    admin_session, create_from_the_form, draft_yaml, first_admin, introspected_project,
+    listed_project, test_connection,
 };
+use common::{ADMIN_EMAIL, Server, cassis, f1_data, ok, publish, stderr};
 use reqwest::StatusCode;
-use serde_json::json;
 use std::collections::HashSet;
 use std::net::{TcpListener, TcpStream};
 use std::path::Path;
 use std::process::{Child, Command};
 use std::time::{Duration, Instant};
 
-fn ok(output: std::process::Output) -> (String, String) {
-    assert!(output.status.success(), "{}", stderr(&output));
-    (stdout(&output), stderr(&output))
+/// The fakesnow program `scripts/test` names; `None` skips the test,
+/// unless the run requires fakesnow.
+fn fakesnow_program() -> Option<String> {
+    let program = std::env::var("CASSIS_TEST_FAKESNOW").ok();
+    assert!(
+        program.is_some() || std::env::var_os("CASSIS_TEST_FAKESNOW_REQUIRED").is_none(),
+        "fakesnow is required"
+    );
+    program
 }
 
 /// A fakesnow server on a free port, stopped when dropped.
@@ -127,11 +133,7 @@ fn seed_tables(into: &Path) -> (u64, HashSet<String>) {
 
 #[tokio::test]
 async fn formula_one_on_snowflake_answers_the_seed_questions_over_mcp() {
-    let Ok(program) = std::env::var("CASSIS_TEST_FAKESNOW") else {
-        assert!(
-            std::env::var_os("CASSIS_TEST_FAKESNOW_REQUIRED").is_none(),
-            "fakesnow is required"
-        );
+    let Some(program) = fakesnow_program() else {
         return;
     };
     let dir = tempfile::tempdir().unwrap();
@@ -170,7 +172,7 @@ async fn formula_one_on_snowflake_answers_the_seed_questions_over_mcp() {
 
     // Key-pair sign-in, with the key's base64 body as the URL's password
     // (URL-safe alphabet).
-    let key: String = include_str!("../../core/src/warehouse/snowflake/test_key.p8")
+    let key: String = include_str!("../../core/src/warehouse/test_key.p8")
         .lines()
         .filter(|l| !l.starts_with("-----"))
         .collect::<String>()
@@ -179,15 +181,8 @@ async fn formula_one_on_snowflake_answers_the_seed_questions_over_mcp() {
     let reader_url = fakesnow.url("CASSIS_READER", &key, "&authenticator=snowflake_jwt");
 
     let data = dir.path().join("data");
-    let mut create = cassis(&data);
-    create.args(["user", "create", "--email", ADMIN_EMAIL, "--role", "admin"]);
-    ok(run_with_stdin(create, &format!("{ADMIN_PASSWORD}\n")));
-    let (id, bootstrapped) = ok(cassis(&data)
-        .args(["project", "create", "--name", "F1 on Snowflake"])
-        .args(["--warehouse", &reader_url, "--introspect"])
-        .output()
-        .unwrap());
-    let project = id.trim().to_owned();
+    first_admin(&data);
+    let (project, bootstrapped) = introspected_project(&data, "F1 on Snowflake", &reader_url);
     assert_eq!(project.len(), 36);
     assert!(
         bootstrapped.contains("bootstrapped the draft: 7 objects"),
@@ -198,16 +193,7 @@ async fn formula_one_on_snowflake_answers_the_seed_questions_over_mcp() {
     let (listed, _) = ok(cassis(&data).args(["project", "list"]).output().unwrap());
     assert!(listed.contains("snowflake (connected)"), "{listed}");
     assert!(!listed.contains(&key[..40]), "{listed}");
-    let (draft, _) = ok(cassis(&data)
-        .args([
-            "ontology",
-            "export",
-            "--project",
-            "F1 on Snowflake",
-            "--draft",
-        ])
-        .output()
-        .unwrap());
+    let draft = draft_yaml(&data, "F1 on Snowflake");
     assert!(
         draft.contains("table: public.results"),
         "names Snowflake folded to upper case read in lower case: {draft}"
@@ -226,38 +212,16 @@ async fn formula_one_on_snowflake_answers_the_seed_questions_over_mcp() {
     );
 
     let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/f1/ontology.yaml");
-    let (out, _) = ok(cassis(&data)
-        .args([
-            "ontology",
-            "import",
-            "--project",
-            "F1 on Snowflake",
-            "--publish",
-        ])
-        .arg(&file)
-        .output()
-        .unwrap());
+    let out = publish(&data, "F1 on Snowflake", &file, &[]);
     assert!(out.contains("published version 1"), "{out}");
 
-    let (key_id, _) = ok(cassis(&data)
-        .args(["apikey", "create", "--user", ADMIN_EMAIL, "--name", "agent"])
-        .output()
-        .unwrap());
-    let api_key = key_id.trim().to_owned();
+    let api_key = common::api_key(cassis(&data), ADMIN_EMAIL, "agent", &[]);
     let server = Server::start(&data, |_| {});
 
     // The admin app's project form connects to it too, with a password.
-    let (status, cookie) = sign_in(&server, ADMIN_PASSWORD).await;
-    assert_eq!(status, StatusCode::OK);
-    let cookie = cookie.expect("signed in");
+    let cookie = admin_session(&server).await;
     let password_url = fakesnow.url("CASSIS_READER", "reader-s3cret", "");
-    let (status, report) = call_with(
-        &server,
-        &cookie,
-        "test_connection",
-        &[("connection_url", password_url.as_str())],
-    )
-    .await;
+    let (status, report) = test_connection(&server, &cookie, &password_url).await;
     assert_eq!(status, StatusCode::OK, "{report}");
     assert!(
         report.contains("snowflake") && report.contains("public.results"),
@@ -276,39 +240,14 @@ async fn formula_one_on_snowflake_answers_the_seed_questions_over_mcp() {
             "private key",
         ),
     ] {
-        let (status, refused) = call_with(
-            &server,
-            &cookie,
-            "test_connection",
-            &[("connection_url", url.as_str())],
-        )
-        .await;
+        let (status, refused) = test_connection(&server, &cookie, &url).await;
         assert_ne!(status, StatusCode::OK, "{refused}");
         assert!(refused.contains(expected), "{refused}");
         assert!(!refused.contains("not-a-key"), "{refused}");
     }
-    let (status, created) = call_with(
-        &server,
-        &cookie,
-        "create_project",
-        &[
-            ("name", "F1 from the form"),
-            ("source", "connect"),
-            ("connection_url", password_url.as_str()),
-            ("bootstrap", "source"),
-        ],
-    )
-    .await;
-    assert_eq!(status, StatusCode::OK, "{created}");
+    create_from_the_form(&server, &cookie, &password_url).await;
 
-    let projects = call_tool(&server, &api_key, "list_projects", json!({})).await;
-    let listed = projects["projects"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|p| p["id"] == project.as_str())
-        .cloned()
-        .unwrap_or_else(|| panic!("{projects:#}"));
+    let (listed, projects) = listed_project(&server, &api_key, &project).await;
     assert_eq!(listed["dialect"], "snowflake");
     assert_eq!(listed["data_source_connected"], true);
     assert!(!projects.to_string().contains("reader-s3cret"));
@@ -329,13 +268,9 @@ async fn formula_one_on_snowflake_answers_the_seed_questions_over_mcp() {
 
 #[tokio::test]
 async fn a_statement_past_the_question_timeout_is_aborted_on_snowflake() {
-    use cassis_core::engine::execute::{ExecuteError, all_rows};
     use cassis_core::warehouse::Warehouse;
-    let Ok(program) = std::env::var("CASSIS_TEST_FAKESNOW") else {
-        assert!(
-            std::env::var_os("CASSIS_TEST_FAKESNOW_REQUIRED").is_none(),
-            "fakesnow is required"
-        );
+    use common::warehouse::{answers_at_once, times_out, within_ten_seconds};
+    let Some(program) = fakesnow_program() else {
         return;
     };
     let dir = tempfile::tempdir().unwrap();
@@ -345,30 +280,21 @@ async fn a_statement_past_the_question_timeout_is_aborted_on_snowflake() {
         .unwrap();
     // About a minute of work for fakesnow's DuckDB.
     let slow = "SELECT SUM(MOD(SEQ8() * 7, 13)) AS s FROM TABLE(GENERATOR(ROWCOUNT => 100000000))";
-    let timeout = Duration::from_secs(2);
-    let started = Instant::now();
-    let outcome = all_rows(&warehouse, slow, timeout).await;
-    assert!(
-        matches!(outcome, Err(ExecuteError::Timeout(t)) if t == timeout),
-        "{outcome:?}"
-    );
-    assert!(
-        started.elapsed() < Duration::from_secs(5),
-        "{:?}",
-        started.elapsed()
-    );
+    times_out(
+        &warehouse,
+        slow,
+        Duration::from_secs(2),
+        Duration::from_secs(5),
+    )
+    .await;
     // Cassis told Snowflake to stop the statement, by its request id.
     let log = dir.path().join("fakesnow.log");
-    let aborted = |text: &str| text.contains("POST /queries/v1/abort-request");
-    let started = Instant::now();
-    while !aborted(&std::fs::read_to_string(&log).unwrap()) {
-        assert!(
-            started.elapsed() < Duration::from_secs(10),
-            "no abort-request reached fakesnow: {}",
-            std::fs::read_to_string(&log).unwrap()
-        );
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+    let log = || std::fs::read_to_string(&log).unwrap();
+    within_ten_seconds(
+        || log().contains("POST /queries/v1/abort-request"),
+        || format!("no abort-request reached fakesnow: {}", log()),
+    )
+    .await;
     // fakesnow acknowledges the abort but cannot stop DuckDB, whose one
     // connection per session stays busy; Snowflake runs a session's
     // statements side by side. A new session answers at once.
@@ -376,9 +302,6 @@ async fn a_statement_past_the_question_timeout_is_aborted_on_snowflake() {
     let again = Warehouse::connect(&fakesnow.url("CASSIS_READER", "reader-s3cret", ""))
         .await
         .unwrap();
-    let rows = all_rows(&again, "SELECT 42 AS answer", Duration::from_secs(30))
-        .await
-        .unwrap();
-    assert_eq!(rows, vec![vec![json!(42)]]);
+    answers_at_once(&again).await;
     again.close().await;
 }

@@ -4,7 +4,8 @@
 use crate::api::activity::{ActivityRow, VerifyQuestion, chat_turns, list_activity};
 use crate::api::projects::list_projects;
 use crate::api::users::list_users;
-use crate::components::page::{ErrorNotice, Loading, Page};
+use crate::components::page::{ErrorNotice, Page};
+use crate::components::resource_list::ResourceList;
 use cassis_core::chat::AskStatus;
 use leptos::prelude::*;
 
@@ -71,23 +72,11 @@ pub fn ActivityPage() -> impl IntoView {
                 </div>
             </div>
             <div class="mt-6">
-                <Suspense fallback=Loading>
-                    {move || Suspend::new(async move {
-                        match activity.await {
-                            Ok(rows) if rows.is_empty() => view! {
-                                <p class="rounded-lg border border-dashed border-slate-300 p-8 text-center text-sm text-slate-500">
-                                    "Nothing asked yet that matches."
-                                </p>
-                            }.into_any(),
-                            Ok(rows) => view! {
-                                <ul class="space-y-3" data-testid="activity">
-                                    {rows.into_iter().map(|row| view! { <ChatRow row /> }).collect_view()}
-                                </ul>
-                            }.into_any(),
-                            Err(error) => view! { <ErrorNotice error /> }.into_any(),
-                        }
-                    })}
-                </Suspense>
+                <ResourceList resource=activity empty="Nothing asked yet that matches." render={|rows: Vec<ActivityRow>| view! {
+                    <ul class="space-y-3" data-testid="activity">
+                        {rows.into_iter().map(|row| view! { <ChatRow row /> }).collect_view()}
+                    </ul>
+                }} />
             </div>
         </Page>
     }

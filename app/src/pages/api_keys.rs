@@ -1,6 +1,9 @@
-use crate::api::keys::{CreateApiKey, CreatedKey, LIFETIMES, RevokeApiKey, list_api_keys};
+use crate::api::keys::{
+    ApiKeyRow, CreateApiKey, CreatedKey, LIFETIMES, RevokeApiKey, list_api_keys,
+};
 use crate::components::copy::CopyButton;
-use crate::components::page::{ErrorNotice, Loading, Page};
+use crate::components::page::{ErrorNotice, Page};
+use crate::components::resource_list::{DataTable, ResourceList};
 use leptos::prelude::*;
 
 const INPUT: &str = "mt-1 block w-full rounded-md border border-slate-300 px-3 py-2 text-sm shadow-sm \
@@ -45,62 +48,36 @@ pub fn ApiKeysPage() -> impl IntoView {
             })}
             {move || revoke.value().get().and_then(Result::err).map(|error| view! { <div class="mt-4"><ErrorNotice error /></div> })}
             <div class="mt-6">
-                <Suspense fallback=Loading>
-                    {move || Suspend::new(async move {
-                        match keys.await {
-                            Ok(keys) if keys.is_empty() => view! {
-                                <p class="rounded-lg border border-dashed border-slate-300 p-8 text-center text-sm text-slate-500">
-                                    "No API keys yet."
-                                </p>
-                            }.into_any(),
-                            Ok(keys) => view! {
-                                <div class="overflow-hidden rounded-lg border border-slate-200 bg-white shadow-sm">
-                                    <table class="min-w-full divide-y divide-slate-200 text-sm" data-testid="api-keys">
-                                        <thead class="bg-slate-50 text-left text-xs font-semibold uppercase tracking-wide text-slate-500">
-                                            <tr>
-                                                <th class="px-4 py-3">"Name"</th>
-                                                <th class="px-4 py-3">"Key"</th>
-                                                <th class="px-4 py-3">"Created by"</th>
-                                                <th class="px-4 py-3">"Last used"</th>
-                                                <th class="px-4 py-3">"Expires"</th>
-                                                <th class="px-4 py-3"></th>
-                                            </tr>
-                                        </thead>
-                                        <tbody class="divide-y divide-slate-100">
-                                            {keys.into_iter().map(|key| {
-                                                let usable = !key.revoked && !key.expired;
-                                                view! {
-                                                    <tr class=if usable { "" } else { "text-slate-400" }>
-                                                        <td class="px-4 py-3 font-medium">{key.name}</td>
-                                                        <td class="px-4 py-3 font-mono text-xs">{format!("{}…", key.prefix)}</td>
-                                                        <td class="px-4 py-3">{key.user_email}</td>
-                                                        <td class="px-4 py-3 text-slate-500">{key.last_used_at.unwrap_or_else(|| "never".to_owned())}</td>
-                                                        <td class="px-4 py-3 text-slate-500">{key.expires_at.unwrap_or_else(|| "never".to_owned())}</td>
-                                                        <td class="px-4 py-3 text-right">
-                                                            {if key.revoked {
-                                                                view! { <span class="text-xs">"revoked"</span> }.into_any()
-                                                            } else if key.expired {
-                                                                view! { <span class="text-xs">"expired"</span> }.into_any()
-                                                            } else {
-                                                                view! {
-                                                                    <ActionForm action=revoke>
-                                                                        <input type="hidden" name="id" value=key.id />
-                                                                        <button type="submit" class="rounded-md border border-slate-300 px-3 py-1 text-xs font-semibold text-slate-700 hover:bg-slate-50">"Revoke"</button>
-                                                                    </ActionForm>
-                                                                }.into_any()
-                                                            }}
-                                                        </td>
-                                                    </tr>
-                                                }
-                                            }).collect_view()}
-                                        </tbody>
-                                    </table>
-                                </div>
-                            }.into_any(),
-                            Err(error) => view! { <ErrorNotice error /> }.into_any(),
-                        }
-                    })}
-                </Suspense>
+                <ResourceList resource=keys empty="No API keys yet." render={move |keys: Vec<ApiKeyRow>| view! {
+                    <DataTable testid="api-keys" columns={&["Name", "Key", "Created by", "Last used", "Expires", ""]}>
+                        {keys.into_iter().map(|key| {
+                            let usable = !key.revoked && !key.expired;
+                            view! {
+                                <tr class=if usable { "" } else { "text-slate-400" }>
+                                    <td class="px-4 py-3 font-medium">{key.name}</td>
+                                    <td class="px-4 py-3 font-mono text-xs">{format!("{}…", key.prefix)}</td>
+                                    <td class="px-4 py-3">{key.user_email}</td>
+                                    <td class="px-4 py-3 text-slate-500">{key.last_used_at.unwrap_or_else(|| "never".to_owned())}</td>
+                                    <td class="px-4 py-3 text-slate-500">{key.expires_at.unwrap_or_else(|| "never".to_owned())}</td>
+                                    <td class="px-4 py-3 text-right">
+                                        {if key.revoked {
+                                            view! { <span class="text-xs">"revoked"</span> }.into_any()
+                                        } else if key.expired {
+                                            view! { <span class="text-xs">"expired"</span> }.into_any()
+                                        } else {
+                                            view! {
+                                                <ActionForm action=revoke>
+                                                    <input type="hidden" name="id" value=key.id />
+                                                    <button type="submit" class="rounded-md border border-slate-300 px-3 py-1 text-xs font-semibold text-slate-700 hover:bg-slate-50">"Revoke"</button>
+                                                </ActionForm>
+                                            }.into_any()
+                                        }}
+                                    </td>
+                                </tr>
+                            }
+                        }).collect_view()}
+                    </DataTable>
+                }} />
             </div>
         </Page>
     }

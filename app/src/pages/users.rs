@@ -1,5 +1,6 @@
 use crate::api::users::{AddUser, AddedUser, SetUserDisabled, SetUserRole, UserRow, list_users};
-use crate::components::page::{ErrorNotice, Loading, Page};
+use crate::components::page::{ErrorNotice, Page};
+use crate::components::resource_list::{DataTable, ResourceList};
 use cassis_core::account::Role;
 use leptos::prelude::*;
 
@@ -58,25 +59,11 @@ pub fn UsersPage() -> impl IntoView {
             })}
             {move || failure().map(|error| view! { <div class="mt-4"><ErrorNotice error /></div> })}
             <div class="mt-6">
-                <Suspense fallback=Loading>
-                    {move || Suspend::new(async move {
-                        match users.await {
-                            Ok(users) => view! {
-                                <div class="overflow-hidden rounded-lg border border-slate-200 bg-white shadow-sm">
-                                    <table class="min-w-full divide-y divide-slate-200 text-sm" data-testid="users">
-                                        <thead class="bg-slate-50 text-left text-xs font-semibold uppercase tracking-wide text-slate-500">
-                                            <tr><th class="px-4 py-3">"Email"</th><th class="px-4 py-3">"Role"</th><th class="px-4 py-3">"Status"</th><th class="px-4 py-3"></th></tr>
-                                        </thead>
-                                        <tbody class="divide-y divide-slate-100">
-                                            {users.into_iter().map(|user| view! { <Row user set_role set_disabled /> }).collect_view()}
-                                        </tbody>
-                                    </table>
-                                </div>
-                            }.into_any(),
-                            Err(error) => view! { <ErrorNotice error /> }.into_any(),
-                        }
-                    })}
-                </Suspense>
+                <ResourceList resource=users render={move |users: Vec<UserRow>| view! {
+                    <DataTable testid="users" columns={&["Email", "Role", "Status", ""]}>
+                        {users.into_iter().map(|user| view! { <Row user set_role set_disabled /> }).collect_view()}
+                    </DataTable>
+                }} />
             </div>
         </Page>
     }

@@ -10,7 +10,9 @@ pub mod bigquery;
 pub mod catalog;
 pub mod connector;
 pub mod csv_load;
+pub mod http_url;
 mod introspect;
+pub mod key_pair;
 pub mod mysql;
 pub mod postgres;
 mod rows;
@@ -181,6 +183,16 @@ pub struct Warehouse {
 pub struct PoolUsage {
     pub open: u32,
     pub idle: usize,
+}
+
+impl PoolUsage {
+    /// The usage of a sqlx pool (SQLite, PostgreSQL, MySQL).
+    pub fn of<DB: sqlx::Database>(pool: &sqlx::Pool<DB>) -> Self {
+        PoolUsage {
+            open: pool.size(),
+            idle: pool.num_idle(),
+        }
+    }
 }
 
 impl Warehouse {

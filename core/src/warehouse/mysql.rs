@@ -277,10 +277,7 @@ impl Connector for MySqlSource {
     }
 
     fn pool_usage(&self) -> PoolUsage {
-        PoolUsage {
-            open: self.pool.size(),
-            idle: self.pool.num_idle(),
-        }
+        PoolUsage::of(&self.pool)
     }
 
     fn holds_metadata(&self) -> BoxFuture<'_, Result<bool, WarehouseError>> {

@@ -49,10 +49,7 @@ impl Connector for SqliteSource {
     }
 
     fn pool_usage(&self) -> PoolUsage {
-        PoolUsage {
-            open: self.pool.size(),
-            idle: self.pool.num_idle(),
-        }
+        PoolUsage::of(&self.pool)
     }
 
     fn holds_metadata(&self) -> BoxFuture<'_, Result<bool, WarehouseError>> {

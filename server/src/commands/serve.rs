@@ -2,6 +2,7 @@ use super::open_store;
 use crate::clock;
 use crate::config::Settings;
 use crate::lifecycle::Lifecycle;
+use crate::mcp::AuditWriter;
 use crate::metrics_endpoint::{MetricsAccess, MetricsEndpoint};
 use crate::router::{self, AppState, SharedState};
 use crate::startup::{self, FirstAdmin};
@@ -10,6 +11,7 @@ use cassis_app::ssr::AppContext;
 use cassis_core::auth::CredentialLimit;
 use cassis_core::engine::Engine;
 use cassis_core::store::Store;
+use metrics_exporter_prometheus::PrometheusHandle;
 use std::future::IntoFuture;
 use std::num::NonZeroU32;
 use std::time::{Duration, Instant};
@@ -29,36 +31,6 @@ pub async fn run(settings: Settings) -> anyhow::Result<()> {
     // Held while serving, so `cassis restore` cannot replace the file.
     let _serve_lock = cassis_core::store::backup::ServeLock::take(&settings.database_url)?;
     let store = open_store(&settings).await?;
-    let org = startup::organization(&store).await?;
-    startup::first_admin(&store, &org, FirstAdmin::from_env()).await?;
-    std::fs::create_dir_all(&settings.warehouse_dir).with_context(|| {
-        format!(
-            "creating the warehouse folder {}",
-            settings.warehouse_dir.display()
-        )
-    })?;
-    // Opened now, so a wrong secret stops the start rather than every sign-in.
-    let sealing = startup::sealing_key(&settings.data_dir)?;
-    store
-        .oauth_signing_keys(&sealing, clock::now())
-        .await
-        .context("opening the OAuth signing keys")?;
-    if let Some(scale_factor) = settings.demo_scale_factor {
-        startup::demo_project(&store, &org, &settings.warehouse_dir, scale_factor).await?;
-    }
-
-    let mut leptos_options = leptos::config::get_configuration(None)?.leptos_options;
-    leptos_options.site_root = settings.site_root.to_string_lossy().as_ref().into();
-    leptos_options.site_addr = settings.addr;
-    let bundle = settings.site_root.join("pkg").join("cassis.js");
-    if !bundle.exists() {
-        tracing::warn!(
-            path = %bundle.display(),
-            "the built web assets are missing, so pages will not be styled or interactive: \
-             run `cargo leptos build` or pass --site-root"
-        );
-    }
-
     if let Some(name) = cassis_core::warehouse::ambient_postgres_setting() {
         tracing::warn!(
             variable = name,
@@ -73,42 +45,22 @@ pub async fn run(settings: Settings) -> anyhow::Result<()> {
              (--insecure-mcp-without-auth): for protocol conformance tests only"
         );
     }
-    let (audit, audit_writer) = crate::mcp::AuditLog::start(store.clone());
     let metrics = crate::metrics_endpoint::install();
-    let lifecycle = Lifecycle::default();
-    let availability = crate::availability::Availability::default();
+    let (state, audit_writer) = prepare(
+        &settings,
+        store.clone(),
+        FirstAdmin::from_env(),
+        Some(metrics.clone()),
+    )
+    .await?;
+    let lifecycle = state.lifecycle.clone();
+    let availability = state.availability.clone();
     // Listening starts before the first request is served, so no change
     // committed from now on goes unheard.
     let changes = store
         .changes()
         .await
         .context("listening for other instances' changes")?;
-    let state = AppState::new(SharedState {
-        metrics: MetricsEndpoint {
-            handle: Some(metrics.clone()),
-            access: MetricsAccess {
-                allow: settings.metrics_allow.clone(),
-                token: settings.metrics_token.clone(),
-            },
-        },
-        lifecycle: lifecycle.clone(),
-        mcp_limit: NonZeroU32::new(settings.mcp_calls_per_minute).map(CredentialLimit::per_minute),
-        mcp_without_auth: settings.insecure_mcp_without_auth,
-        trusted_proxies: settings.trusted_proxies.as_slice().into(),
-        key_cache: Default::default(),
-        availability: availability.clone(),
-        audit,
-        oauth: crate::oauth::OAuthState::new(settings.oauth_max_unused_clients, sealing),
-        leptos_options: leptos_options.into(),
-        app: AppContext {
-            engine: Engine::new(store.clone(), settings.engine()?),
-            store: store.clone(),
-            public_url: settings.public_url.as_str().into(),
-            max_ontology_bytes: settings.max_ontology_bytes,
-            warehouse_dir: settings.warehouse_dir.as_path().into(),
-            sign_in_throttle: Default::default(),
-        },
-    });
     let listener = TcpListener::bind(settings.addr)
         .await
         .with_context(|| format!("listening on {}", settings.addr))?;
@@ -202,6 +154,86 @@ pub async fn run(settings: Settings) -> anyhow::Result<()> {
     }
     tracing::info!("stopped");
     Ok(())
+}
+
+/// What the server's requests share, made as `serve` makes it before it
+/// listens: the organization, the first admin, the warehouse folder, the
+/// OAuth signing keys (opened now, so a wrong secret stops the start rather
+/// than every sign-in) and the demo project. Tests run the router
+/// in-process on it. `metrics` is the recorder's handle, without which
+/// `/metrics` does not exist; the writer of the MCP audit log is returned
+/// to be finished on shutdown.
+pub async fn prepare(
+    settings: &Settings,
+    store: Store,
+    admin: FirstAdmin,
+    metrics: Option<PrometheusHandle>,
+) -> anyhow::Result<(AppState, AuditWriter)> {
+    let org = startup::organization(&store).await?;
+    startup::first_admin(&store, &org, admin).await?;
+    std::fs::create_dir_all(&settings.warehouse_dir).with_context(|| {
+        format!(
+            "creating the warehouse folder {}",
+            settings.warehouse_dir.display()
+        )
+    })?;
+    let sealing = startup::sealing_key(&settings.data_dir)?;
+    store
+        .oauth_signing_keys(&sealing, clock::now())
+        .await
+        .context("opening the OAuth signing keys")?;
+    if let Some(scale_factor) = settings.demo_scale_factor {
+        // Boxed: the generator's future is deep enough that crates calling
+        // `prepare` would overflow the compiler's layout recursion limit.
+        Box::pin(startup::demo_project(
+            &store,
+            &org,
+            &settings.warehouse_dir,
+            scale_factor,
+        ))
+        .await?;
+    }
+
+    let mut leptos_options = leptos::config::get_configuration(None)?.leptos_options;
+    leptos_options.site_root = settings.site_root.to_string_lossy().as_ref().into();
+    leptos_options.site_addr = settings.addr;
+    let bundle = settings.site_root.join("pkg").join("cassis.js");
+    if !bundle.exists() {
+        tracing::warn!(
+            path = %bundle.display(),
+            "the built web assets are missing, so pages will not be styled or interactive: \
+             run `cargo leptos build` or pass --site-root"
+        );
+    }
+
+    let (audit, audit_writer) = crate::mcp::AuditLog::start(store.clone());
+    let state = AppState::new(SharedState {
+        metrics: MetricsEndpoint {
+            handle: metrics,
+            access: MetricsAccess {
+                allow: settings.metrics_allow.clone(),
+                token: settings.metrics_token.clone(),
+            },
+        },
+        lifecycle: Lifecycle::default(),
+        mcp_limit: NonZeroU32::new(settings.mcp_calls_per_minute).map(CredentialLimit::per_minute),
+        mcp_without_auth: settings.insecure_mcp_without_auth,
+        trusted_proxies: settings.trusted_proxies.as_slice().into(),
+        key_cache: Default::default(),
+        availability: Default::default(),
+        audit,
+        oauth: crate::oauth::OAuthState::new(settings.oauth_max_unused_clients, sealing),
+        leptos_options: leptos_options.into(),
+        app: AppContext {
+            engine: Engine::new(store.clone(), settings.engine()?),
+            store,
+            public_url: settings.public_url.as_str().into(),
+            max_ontology_bytes: settings.max_ontology_bytes,
+            warehouse_dir: settings.warehouse_dir.as_path().into(),
+            sign_in_throttle: Default::default(),
+        },
+    });
+    Ok((state, audit_writer))
 }
 
 async fn sweep_sessions(store: Store) {

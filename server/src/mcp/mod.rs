@@ -7,7 +7,7 @@ mod credential;
 mod fast_path;
 mod tools;
 
-pub use audit::AuditLog;
+pub use audit::{AuditLog, AuditWriter};
 
 pub use credential::{Caller, KeyCache};
 

@@ -1,68 +1,33 @@
-//! MCP as an agent speaks it: one JSON-RPC request per POST with an API key.
+//! MCP as an agent speaks it: one JSON-RPC request per POST with an API key
+//! ([`Reach::mcp_tool`]), here the seed questions every warehouse answers.
 
-use super::Server;
-use reqwest::StatusCode;
+use super::app::Reach;
 use serde_json::json;
 
-/// Posts a `tools/call` of `tool` with `arguments`, authorized by `token`
-/// (an API key or an OAuth access token).
-pub async fn post_tool_call(
-    server: &Server,
-    token: &str,
-    tool: &str,
-    arguments: serde_json::Value,
-) -> reqwest::Response {
-    let body = serde_json::json!({
-        "jsonrpc": "2.0", "id": 7, "method": "tools/call",
-        "params": {"name": tool, "arguments": arguments},
-    });
-    reqwest::Client::new()
-        .post(format!("{}/mcp/", server.url))
-        .bearer_auth(token)
-        .header("content-type", "application/json")
-        .header("accept", "application/json, text/event-stream")
-        .header("mcp-protocol-version", "2025-11-25")
-        .body(body.to_string())
-        .send()
-        .await
-        .unwrap()
-}
-
-/// Calls `tool` with `arguments` and returns its structured result.
-pub async fn call_tool(
-    server: &Server,
-    key: &str,
-    tool: &str,
-    arguments: serde_json::Value,
-) -> serde_json::Value {
-    let response = post_tool_call(server, key, tool, arguments).await;
-    assert_eq!(response.status(), StatusCode::OK);
-    let reply: serde_json::Value = response.json().await.unwrap();
-    reply["result"]["structuredContent"].clone()
+/// The product page's first answer: who won the most races in 2023, with
+/// their wins.
+pub fn most_wins_in_2023() -> serde_json::Value {
+    json!([
+        ["Max Verstappen", 19],
+        ["Sergio Pérez", 2],
+        ["Carlos Sainz", 1]
+    ])
 }
 
 /// The product page's three examples through `ask_question`, with the
 /// page's numbers: a ranking, a fork approved and run, and a follow-up.
 /// `tables` are the three tables the ranking reads, as the source names them.
 pub async fn answers_the_seed_questions(
-    server: &Server,
+    server: &impl Reach,
     key: &str,
     project: &str,
     tables: [&str; 3],
 ) {
-    let ask = |arguments: serde_json::Value| call_tool(server, key, "ask_question", arguments);
+    let ask = |arguments: serde_json::Value| server.call_tool(key, "ask_question", arguments);
     let wins =
         ask(json!({"project_id": project, "question": "Who won the most races in 2023?"})).await;
     assert_eq!(wins["status"], "answered", "{wins:#}");
-    assert_eq!(
-        wins["results"]["rows"],
-        json!([
-            ["Max Verstappen", 19],
-            ["Sergio Pérez", 2],
-            ["Carlos Sainz", 1]
-        ]),
-        "{wins:#}"
-    );
+    assert_eq!(wins["results"]["rows"], most_wins_in_2023(), "{wins:#}");
     assert_eq!(wins["objects_used"], json!(tables));
 
     let plan = ask(json!({

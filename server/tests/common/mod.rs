@@ -2,8 +2,10 @@
 
 #![allow(dead_code)]
 
+pub mod app;
 pub mod mcp;
 pub mod session;
+pub mod warehouse;
 
 use std::io::Write;
 use std::net::TcpListener;
@@ -29,6 +31,19 @@ pub fn cassis(data_dir: &Path) -> Command {
     command
 }
 
+/// An API key acting for `user`, made with `cassis apikey create` (`command`
+/// is the `cassis` to run it with, its settings given; `extra` are more of
+/// the subcommand's options); the key, printed once.
+pub fn api_key(mut command: Command, user: &str, name: &str, extra: &[&str]) -> String {
+    let output = command
+        .args(["apikey", "create", "--user", user, "--name", name])
+        .args(extra)
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", stderr(&output));
+    stdout(&output).trim().to_owned()
+}
+
 pub fn run_with_stdin(mut command: Command, stdin: &str) -> Output {
     let mut child = command
         .stdin(Stdio::piped())
@@ -43,6 +58,24 @@ pub fn run_with_stdin(mut command: Command, stdin: &str) -> Output {
         .write_all(stdin.as_bytes())
         .unwrap();
     child.wait_with_output().unwrap()
+}
+
+/// What a command that must succeed printed: standard output and error.
+pub fn ok(output: Output) -> (String, String) {
+    assert!(output.status.success(), "{}", stderr(&output));
+    (stdout(&output), stderr(&output))
+}
+
+/// `cassis ontology import --publish` of `file` as `project`'s next version,
+/// with `extra` options; what it printed.
+pub fn publish(data_dir: &Path, project: &str, file: &Path, extra: &[&str]) -> String {
+    let output = cassis(data_dir)
+        .args(["ontology", "import", "--project", project, "--publish"])
+        .args(extra)
+        .arg(file)
+        .output()
+        .unwrap();
+    ok(output).0
 }
 
 pub fn stdout(output: &Output) -> String {

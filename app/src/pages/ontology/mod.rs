@@ -20,6 +20,7 @@ use crate::components::style::{
 use crate::pages::project_settings::project_id_param;
 use cassis_core::ontology::Aggregate;
 use leptos::prelude::*;
+use leptos::server_fn::ServerFn;
 use outline::{ElementView, describe, entries};
 
 /// Actions whose results outlive a reload of the draft, so a message or a
@@ -42,6 +43,31 @@ struct Actions {
     search: RwSignal<String>,
 }
 
+/// Runs `reload` after each success of `action` that `changed` says
+/// changed the draft.
+fn reload_after<S>(
+    action: ServerAction<S>,
+    changed: fn(&S::Output) -> bool,
+    reload: impl Fn() + 'static,
+) where
+    S: ServerFn + Clone + Send + Sync + 'static,
+    S::Output: Clone + Send + Sync + 'static,
+    S::Error: Clone + Send + Sync + 'static,
+{
+    Effect::new(move |_| {
+        if let Some(Ok(output)) = action.value().get()
+            && changed(&output)
+        {
+            reload();
+        }
+    });
+}
+
+/// Every success of an action that always saves counts.
+fn always<T>(_: &T) -> bool {
+    true
+}
+
 #[component]
 pub fn OntologyPage() -> impl IntoView {
     let id = project_id_param();
@@ -59,60 +85,23 @@ pub fn OntologyPage() -> impl IntoView {
         selected: RwSignal::new(None),
         search: RwSignal::new(String::new()),
     };
-    let bump = move || actions.saved.update(|n| *n += 1);
-    Effect::new(move |_| {
-        if let Some(Ok(_)) = actions.save.value().get() {
-            bump();
-        }
-    });
-    Effect::new(move |_| {
-        if let Some(Ok(())) = actions.synonyms.value().get() {
-            bump();
-        }
-    });
-    Effect::new(move |_| {
-        if let Some(Ok(problems)) = actions.metric.value().get()
-            && problems.is_empty()
-        {
-            bump();
-        }
-    });
-    Effect::new(move |_| {
-        if let Some(Ok(_)) = actions.bootstrap.value().get() {
-            bump();
-        }
-    });
-    Effect::new(move |_| {
-        if let Some(Ok(problems)) = actions.rule.value().get()
-            && problems.is_empty()
-        {
-            bump();
-        }
-    });
-    Effect::new(move |_| {
-        if let Some(Ok(problems)) = actions.question.value().get()
-            && problems.is_empty()
-        {
-            bump();
-        }
-    });
-    Effect::new(move |_| {
-        if let Some(Ok(())) = actions.texts.value().get() {
-            bump();
-        }
-    });
-    Effect::new(move |_| {
-        if let Some(Ok(())) = actions.remove.value().get() {
-            actions.selected.set(None);
-            bump();
-        }
-    });
-    Effect::new(move |_| {
-        if let Some(Ok(_)) = actions.restore.value().get() {
-            actions.selected.set(None);
-            bump();
-        }
-    });
+    // The one registry of what reads the draft again: each action that
+    // saved something, and whether that success changed the draft (a form
+    // refused with problems did not).
+    let reload = move || actions.saved.update(|n| *n += 1);
+    let deselect_and_reload = move || {
+        actions.selected.set(None);
+        reload();
+    };
+    reload_after(actions.save, always, reload);
+    reload_after(actions.synonyms, always, reload);
+    reload_after(actions.metric, Vec::is_empty, reload);
+    reload_after(actions.bootstrap, always, reload);
+    reload_after(actions.rule, Vec::is_empty, reload);
+    reload_after(actions.question, Vec::is_empty, reload);
+    reload_after(actions.texts, always, reload);
+    reload_after(actions.remove, always, deselect_and_reload);
+    reload_after(actions.restore, always, deselect_and_reload);
     let draft = Resource::new(
         move || (id.get(), actions.saved.get()),
         |(id, _)| get_draft(id),

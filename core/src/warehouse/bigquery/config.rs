@@ -11,7 +11,8 @@
 //! an admin could name. `host=`, `port=` and `protocol=` reach a server
 //! other than `bigquery.googleapis.com` (an emulator in tests).
 
-use crate::warehouse::snowflake::key_pair::{KeyError, KeyPair};
+use crate::warehouse::http_url::{self, UnknownProtocol, decoded, endpoint};
+use crate::warehouse::key_pair::{KeyError, KeyPair};
 use base64::Engine;
 use base64::engine::general_purpose::{STANDARD, STANDARD_NO_PAD, URL_SAFE, URL_SAFE_NO_PAD};
 
@@ -86,8 +87,8 @@ pub enum ConfigError {
     NotKeyFile,
     #[error("maximum_bytes_billed must be a positive whole number of bytes")]
     BadMaximum,
-    #[error("protocol must be http or https, not `{0}`")]
-    UnknownProtocol(String),
+    #[error(transparent)]
+    UnknownProtocol(#[from] UnknownProtocol),
     #[error(transparent)]
     Key(#[from] KeyError),
 }
@@ -95,22 +96,13 @@ pub enum ConfigError {
 impl Config {
     pub fn parse(url: &str) -> Result<Self, ConfigError> {
         let parsed = url::Url::parse(url.trim()).map_err(|_| ConfigError::NotUrl)?;
-        let decode = |text: &str| {
-            percent_encoding::percent_decode_str(text)
-                .decode_utf8_lossy()
-                .into_owned()
-        };
-        let project = parsed
-            .host_str()
-            .map(decode)
-            .filter(|p| !p.is_empty())
-            .ok_or(ConfigError::NoProject)?;
+        let project = http_url::host(&parsed).ok_or(ConfigError::NoProject)?;
         let dataset = parsed
             .path_segments()
             .into_iter()
             .flatten()
             .find(|s| !s.is_empty())
-            .map(decode)
+            .map(decoded)
             .ok_or(ConfigError::NoDataset)?;
         // Both are spliced into SQL and paths (quoted): only names BigQuery
         // itself allows.
@@ -126,13 +118,7 @@ impl Config {
         if !dataset_ok {
             return Err(ConfigError::BadName(dataset));
         }
-        let parameter = |name: &str| {
-            parsed
-                .query_pairs()
-                .find(|(k, _)| k.eq_ignore_ascii_case(name))
-                .map(|(_, v)| v.into_owned())
-                .filter(|v| !v.is_empty())
-        };
+        let parameter = |name: &str| http_url::parameter(&parsed, name);
         let account =
             service_account(&parameter("credentials").ok_or(ConfigError::NoCredentials)?)?;
         let maximum_bytes_billed = match parameter("maximum_bytes_billed") {
@@ -143,15 +129,7 @@ impl Config {
                 .ok_or(ConfigError::BadMaximum)?,
             None => DEFAULT_MAXIMUM_BYTES_BILLED,
         };
-        let protocol = parameter("protocol").unwrap_or_else(|| "https".into());
-        if protocol != "https" && protocol != "http" {
-            return Err(ConfigError::UnknownProtocol(protocol));
-        }
-        let host = parameter("host").unwrap_or_else(|| "bigquery.googleapis.com".into());
-        let endpoint = match parameter("port") {
-            Some(port) => format!("{protocol}://{host}:{port}"),
-            None => format!("{protocol}://{host}"),
-        };
+        let endpoint = endpoint(&parsed, "bigquery.googleapis.com")?;
         Ok(Config {
             endpoint,
             project,
@@ -202,7 +180,7 @@ pub(crate) mod tests {
             "type": "service_account",
             "project_id": "cassis-test",
             "private_key_id": "k1",
-            "private_key": include_str!("../snowflake/test_key.p8"),
+            "private_key": include_str!("../test_key.p8"),
             "client_email": "cassis-reader@cassis-test.iam.gserviceaccount.com",
             "token_uri": token_uri,
         })

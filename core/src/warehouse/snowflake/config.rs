@@ -13,7 +13,8 @@
 //! server other than `ACCOUNT.snowflakecomputing.com` (a private link, or an
 //! emulator in tests).
 
-use super::key_pair::{KeyError, KeyPair};
+use crate::warehouse::http_url::{self, UnknownProtocol, decoded, endpoint};
+use crate::warehouse::key_pair::{KeyError, KeyPair};
 
 /// How the session signs in.
 pub enum Credentials {
@@ -64,8 +65,8 @@ pub enum ConfigError {
         "unknown authenticator `{0}`: use snowflake (password), programmatic_access_token or snowflake_jwt (key pair)"
     )]
     UnknownAuthenticator(String),
-    #[error("protocol must be http or https, not `{0}`")]
-    UnknownProtocol(String),
+    #[error(transparent)]
+    UnknownProtocol(#[from] UnknownProtocol),
     #[error(transparent)]
     Key(#[from] KeyError),
 }
@@ -73,22 +74,13 @@ pub enum ConfigError {
 impl Config {
     pub fn parse(url: &str) -> Result<Self, ConfigError> {
         let parsed = url::Url::parse(url.trim()).map_err(|_| ConfigError::NotUrl)?;
-        let decode = |text: &str| {
-            percent_encoding::percent_decode_str(text)
-                .decode_utf8_lossy()
-                .into_owned()
-        };
-        let account = parsed
-            .host_str()
-            .map(decode)
-            .filter(|a| !a.is_empty())
-            .ok_or(ConfigError::NoAccount)?;
-        let user = Some(decode(parsed.username()))
+        let account = http_url::host(&parsed).ok_or(ConfigError::NoAccount)?;
+        let user = Some(decoded(parsed.username()))
             .filter(|u| !u.is_empty())
             .ok_or(ConfigError::NoUser)?;
         let secret = parsed
             .password()
-            .map(decode)
+            .map(decoded)
             .filter(|s| !s.is_empty())
             .ok_or(ConfigError::NoSecret)?;
         let mut path = parsed
@@ -96,17 +88,11 @@ impl Config {
             .into_iter()
             .flatten()
             .filter(|s| !s.is_empty())
-            .map(decode);
+            .map(decoded);
         let database = path.next().ok_or(ConfigError::NoDatabase)?;
         let schema = path.next();
 
-        let parameter = |name: &str| {
-            parsed
-                .query_pairs()
-                .find(|(k, _)| k.eq_ignore_ascii_case(name))
-                .map(|(_, v)| v.into_owned())
-                .filter(|v| !v.is_empty())
-        };
+        let parameter = |name: &str| http_url::parameter(&parsed, name);
         let credentials = match parameter("authenticator")
             .unwrap_or_else(|| "snowflake".into())
             .to_ascii_lowercase()
@@ -117,15 +103,7 @@ impl Config {
             "snowflake_jwt" => Credentials::KeyPair(Box::new(KeyPair::from_text(&secret)?)),
             other => return Err(ConfigError::UnknownAuthenticator(other.to_owned())),
         };
-        let protocol = parameter("protocol").unwrap_or_else(|| "https".into());
-        if protocol != "https" && protocol != "http" {
-            return Err(ConfigError::UnknownProtocol(protocol));
-        }
-        let host = parameter("host").unwrap_or_else(|| format!("{account}.snowflakecomputing.com"));
-        let endpoint = match parameter("port") {
-            Some(port) => format!("{protocol}://{host}:{port}"),
-            None => format!("{protocol}://{host}"),
-        };
+        let endpoint = endpoint(&parsed, &format!("{account}.snowflakecomputing.com"))?;
         Ok(Config {
             endpoint,
             account,
@@ -141,7 +119,7 @@ impl Config {
     /// The account name the sign-in request carries: an account locator
     /// without its region and cloud.
     pub fn account_name(&self) -> String {
-        super::key_pair::account_for_token(&self.account)
+        super::token::account_for_token(&self.account)
     }
 }
 

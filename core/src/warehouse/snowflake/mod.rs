@@ -11,8 +11,8 @@
 //! Cassis's abort never arrives.
 
 mod config;
-pub mod key_pair;
 mod result;
+pub mod token;
 
 use super::connector::{BoxFuture, Connector, Cost};
 use super::rows::Budget;
@@ -232,7 +232,7 @@ impl SnowflakeSource {
                 let now = std::time::SystemTime::now()
                     .duration_since(std::time::UNIX_EPOCH)
                     .map_or(0, |d| d.as_secs());
-                let token = key.token(&config.account, &config.user, now).map_err(|e| {
+                let token = token::token(key, &config.account, &config.user, now).map_err(|e| {
                     SnowflakeError::SignIn {
                         code: "key".into(),
                         message: e.to_string(),

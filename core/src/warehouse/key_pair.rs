@@ -1,18 +1,12 @@
-//! Key-pair authentication: the JWT Snowflake's drivers sign with the user's
-//! RSA private key. Snowflake's documented algorithm: the issuer is
-//! `ACCOUNT.USER.SHA256:<fingerprint>`, where the fingerprint is the base64
-//! SHA-256 of the public key's DER (SubjectPublicKeyInfo, what `openssl rsa
-//! -pubout -outform DER` writes), the subject is `ACCOUNT.USER`, both upper
-//! case, with the account locator cut at its region (`xy12345.us-east-1` is
-//! `XY12345`); signed RS256, valid for at most an hour.
+//! RSA key pairs that sign JWTs (RS256) for warehouses that sign in with
+//! one: Snowflake's key-pair authentication (its token is in
+//! `snowflake::token`) and Google service accounts for BigQuery. The key is
+//! given as text, PEM or its base64 body, and never printed.
 
 use base64::Engine;
 use base64::engine::general_purpose::{STANDARD, STANDARD_NO_PAD, URL_SAFE, URL_SAFE_NO_PAD};
 use ring::rand::SystemRandom;
 use ring::signature::{KeyPair as _, RSA_PKCS1_SHA256, RsaKeyPair};
-
-/// How long a token is valid: Snowflake accepts at most an hour.
-pub const TOKEN_LIFETIME_SECS: u64 = 59 * 60;
 
 #[derive(Debug, thiserror::Error)]
 pub enum KeyError {
@@ -43,15 +37,6 @@ impl std::fmt::Debug for KeyPair {
             .field("fingerprint", &self.fingerprint)
             .finish()
     }
-}
-
-/// The claims of a sign-in token.
-#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct Claims {
-    pub iss: String,
-    pub sub: String,
-    pub iat: u64,
-    pub exp: u64,
 }
 
 impl KeyPair {
@@ -86,8 +71,10 @@ impl KeyPair {
         Ok(KeyPair { key, fingerprint })
     }
 
-    /// `SHA256:` and the base64 SHA-256 of the public key's DER, as
-    /// `DESCRIBE USER` shows it in `RSA_PUBLIC_KEY_FP`.
+    /// `SHA256:` and the base64 SHA-256 of the public key's DER
+    /// (SubjectPublicKeyInfo, what `openssl rsa -pubout -outform DER`
+    /// writes), as Snowflake's `DESCRIBE USER` shows it in
+    /// `RSA_PUBLIC_KEY_FP`.
     pub fn fingerprint(&self) -> &str {
         &self.fingerprint
     }
@@ -97,25 +84,9 @@ impl KeyPair {
         self.key.public_key().as_ref()
     }
 
-    pub fn claims(&self, account: &str, user: &str, now_secs: u64) -> Claims {
-        let subject = format!("{}.{}", account_for_token(account), user.to_uppercase());
-        Claims {
-            iss: format!("{subject}.{}", self.fingerprint),
-            sub: subject,
-            iat: now_secs,
-            exp: now_secs + TOKEN_LIFETIME_SECS,
-        }
-    }
-
-    /// The signed token (RS256) for `user` of `account`, issued at `now_secs`.
-    pub fn token(&self, account: &str, user: &str, now_secs: u64) -> Result<String, KeyError> {
-        let claims = serde_json::to_vec(&self.claims(account, user, now_secs))
-            .map_err(|_| KeyError::Sign)?;
-        self.sign_jwt(br#"{"alg":"RS256","typ":"JWT"}"#, &claims)
-    }
-
     /// A compact JWT of `header` and `claims` (JSON), signed RS256 with this
-    /// key: also how a Google service account asks for an access token.
+    /// key: Snowflake's sign-in token, and how a Google service account asks
+    /// for an access token.
     pub fn sign_jwt(&self, header: &[u8], claims: &[u8]) -> Result<String, KeyError> {
         let signing_input = format!(
             "{}.{}",
@@ -136,19 +107,6 @@ impl KeyPair {
             URL_SAFE_NO_PAD.encode(signature)
         ))
     }
-}
-
-/// The account as the token names it: upper case, without the region and
-/// cloud of an account locator (`xy12345.us-east-1.aws`), and for a global
-/// URL (`myaccount-xyz.global`) without what follows the first dash, as
-/// Snowflake's drivers do.
-pub fn account_for_token(account: &str) -> String {
-    let account = if account.contains(".global") {
-        account.split('-').next().unwrap_or(account)
-    } else {
-        account.split('.').next().unwrap_or(account)
-    };
-    account.to_uppercase()
 }
 
 /// The SubjectPublicKeyInfo DER of an RSA public key given as PKCS#1 DER:
@@ -186,16 +144,16 @@ fn der_element(tag: u8, contents: &[u8]) -> Vec<u8> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     /// A key made for these tests only (`openssl genrsa 2048 | openssl pkcs8
     /// -topk8 -nocrypt`).
-    const TEST_KEY: &str = include_str!("test_key.p8");
+    pub const TEST_KEY: &str = include_str!("test_key.p8");
     /// Its fingerprint as Snowflake's guide computes it: `openssl rsa -in
     /// test_key.p8 -pubout -outform DER | openssl dgst -sha256 -binary |
     /// openssl enc -base64`.
-    const TEST_KEY_FINGERPRINT: &str = "SHA256:YOdztLs3KDMHy1n40luXBogNzpzAn0aCNoZqBF22hlQ=";
+    pub const TEST_KEY_FINGERPRINT: &str = "SHA256:YOdztLs3KDMHy1n40luXBogNzpzAn0aCNoZqBF22hlQ=";
 
     #[test]
     fn the_fingerprint_is_the_documented_digest_of_the_public_key() {
@@ -213,49 +171,6 @@ mod tests {
             KeyPair::from_text(&body).unwrap().fingerprint(),
             TEST_KEY_FINGERPRINT
         );
-    }
-
-    #[test]
-    fn the_claims_name_the_account_user_and_key_as_documented() {
-        let key = KeyPair::from_text(TEST_KEY).unwrap();
-        let claims = key.claims("xy12345.us-east-1.aws", "cassis_reader", 1_700_000_000);
-        assert_eq!(
-            claims,
-            Claims {
-                iss: format!("XY12345.CASSIS_READER.{TEST_KEY_FINGERPRINT}"),
-                sub: "XY12345.CASSIS_READER".into(),
-                iat: 1_700_000_000,
-                exp: 1_700_000_000 + 59 * 60,
-            }
-        );
-        assert!(claims.exp - claims.iat <= 3600);
-        assert_eq!(account_for_token("myorg-analytics"), "MYORG-ANALYTICS");
-        assert_eq!(account_for_token("myaccount-abc.global"), "MYACCOUNT");
-    }
-
-    #[test]
-    fn the_token_is_an_rs256_jwt_its_public_key_verifies() {
-        let key = KeyPair::from_text(TEST_KEY).unwrap();
-        let now = 1_700_000_000;
-        let token = key.token("myorg-analytics", "ana", now).unwrap();
-        // Verified by an independent JWT implementation, with the public key.
-        let decoding = jsonwebtoken::DecodingKey::from_rsa_der(key.public_key_der());
-        let mut validation = jsonwebtoken::Validation::new(jsonwebtoken::Algorithm::RS256);
-        validation.validate_exp = false;
-        validation.required_spec_claims.clear();
-        let decoded = jsonwebtoken::decode::<Claims>(&token, &decoding, &validation).unwrap();
-        assert_eq!(decoded.header.alg, jsonwebtoken::Algorithm::RS256);
-        assert_eq!(decoded.header.typ.as_deref(), Some("JWT"));
-        assert_eq!(decoded.claims.sub, "MYORG-ANALYTICS.ANA");
-        assert_eq!(
-            decoded.claims.iss,
-            format!("MYORG-ANALYTICS.ANA.{TEST_KEY_FINGERPRINT}")
-        );
-        // Claims changed after signing do not verify.
-        let parts: Vec<&str> = token.split('.').collect();
-        let forged = URL_SAFE_NO_PAD.encode(br#"{"iss":"X","sub":"X","iat":0,"exp":1}"#);
-        let tampered = format!("{}.{forged}.{}", parts[0], parts[2]);
-        assert!(jsonwebtoken::decode::<Claims>(&tampered, &decoding, &validation).is_err());
     }
 
     #[test]
