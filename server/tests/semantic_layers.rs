@@ -445,11 +445,12 @@ fn bad_input_is_refused_with_where_and_what() {
 /// their warnings, nothing saved until the editor saves it.
 #[tokio::test]
 async fn the_app_s_import_converts_dbt_and_cortex_files_with_their_warnings() {
-    use common::session::{call_with, sign_in_as};
+    use common::app::Reach;
     let dir = tempfile::tempdir().unwrap();
     let data = dir.path().join("data");
     let server = common::Server::start(&data, |_| {});
-    let admin = sign_in_as(&server, common::ADMIN_EMAIL, common::ADMIN_PASSWORD)
+    let admin = server
+        .sign_in(common::ADMIN_EMAIL, common::ADMIN_PASSWORD)
         .await
         .1
         .unwrap();
@@ -465,17 +466,17 @@ async fn the_app_s_import_converts_dbt_and_cortex_files_with_their_warnings() {
     let before = history();
 
     let cortex_model = std::fs::read_to_string(examples().join("cortex.yaml")).unwrap();
-    let (status, body) = call_with(
-        &server,
-        &admin,
-        "convert_import",
-        &[
-            ("project_id", &project),
-            ("names[0]", "cortex.yaml"),
-            ("texts[0]", &cortex_model),
-        ],
-    )
-    .await;
+    let (status, body) = server
+        .server_fn(
+            &admin,
+            "convert_import",
+            &[
+                ("project_id", project.as_str()),
+                ("names[0]", "cortex.yaml"),
+                ("texts[0]", cortex_model.as_str()),
+            ],
+        )
+        .await;
     assert_eq!(status, 200, "{body}");
     let converted: Value = serde_json::from_str(&body).unwrap();
     let yaml = converted["yaml"].as_str().unwrap();
@@ -495,17 +496,17 @@ async fn the_app_s_import_converts_dbt_and_cortex_files_with_their_warnings() {
     );
     assert_eq!(history(), before, "converting saves nothing");
     // Saving it is the import.
-    let (status, body) = call_with(
-        &server,
-        &admin,
-        "save_draft",
-        &[
-            ("project_id", &project),
-            ("yaml", yaml),
-            ("overwrite", "true"),
-        ],
-    )
-    .await;
+    let (status, body) = server
+        .server_fn(
+            &admin,
+            "save_draft",
+            &[
+                ("project_id", project.as_str()),
+                ("yaml", yaml),
+                ("overwrite", "true"),
+            ],
+        )
+        .await;
     assert_eq!(status, 200, "{body}");
     let draft = stdout(&ok(
         &data,
@@ -534,7 +535,7 @@ async fn the_app_s_import_converts_dbt_and_cortex_files_with_their_warnings() {
         ));
     }
     let form: Vec<(&str, &str)> = form.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
-    let (status, body) = call_with(&server, &admin, "convert_import", &form).await;
+    let (status, body) = server.server_fn(&admin, "convert_import", &form).await;
     assert_eq!(status, 200, "{body}");
     let converted: Value = serde_json::from_str(&body).unwrap();
     let yaml = converted["yaml"].as_str().unwrap();
@@ -556,50 +557,50 @@ async fn the_app_s_import_converts_dbt_and_cortex_files_with_their_warnings() {
     );
 
     // Cassis YAML comes back as it is; anything else is refused, saying why.
-    let (status, body) = call_with(
-        &server,
-        &admin,
-        "convert_import",
-        &[
-            ("project_id", &project),
-            ("names[0]", "o.yaml"),
-            ("texts[0]", "objects: []\n"),
-        ],
-    )
-    .await;
+    let (status, body) = server
+        .server_fn(
+            &admin,
+            "convert_import",
+            &[
+                ("project_id", project.as_str()),
+                ("names[0]", "o.yaml"),
+                ("texts[0]", "objects: []\n"),
+            ],
+        )
+        .await;
     assert_eq!(status, 200, "{body}");
     assert_eq!(
         serde_json::from_str::<Value>(&body).unwrap()["yaml"],
         "objects: []\n"
     );
-    let (status, body) = call_with(
-        &server,
-        &admin,
-        "convert_import",
-        &[
-            ("project_id", &project),
-            ("names[0]", "notes.yaml"),
-            ("texts[0]", "hello: world\n"),
-        ],
-    )
-    .await;
+    let (status, body) = server
+        .server_fn(
+            &admin,
+            "convert_import",
+            &[
+                ("project_id", project.as_str()),
+                ("names[0]", "notes.yaml"),
+                ("texts[0]", "hello: world\n"),
+            ],
+        )
+        .await;
     assert_eq!(status, 400, "{body}");
     assert!(
         body.contains("Nothing was imported: notes.yaml: neither a Cassis ontology"),
         "{body}"
     );
     let bad = "name: m\ntables:\n  - name: t\n    base_table: {table: t}\n    dimensions:\n      - name: d\n        expr: d\n";
-    let (status, body) = call_with(
-        &server,
-        &admin,
-        "convert_import",
-        &[
-            ("project_id", &project),
-            ("names[0]", "bad.yaml"),
-            ("texts[0]", bad),
-        ],
-    )
-    .await;
+    let (status, body) = server
+        .server_fn(
+            &admin,
+            "convert_import",
+            &[
+                ("project_id", project.as_str()),
+                ("names[0]", "bad.yaml"),
+                ("texts[0]", bad),
+            ],
+        )
+        .await;
     assert_eq!(status, 400, "{body}");
     assert!(
         body.contains("bad.yaml:6:") && body.contains("missing field `data_type`"),

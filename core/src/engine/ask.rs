@@ -559,7 +559,7 @@ impl Engine {
                 failure,
                 repair,
                 plan,
-            } => (failure, repair, plan),
+            } => (failure, repair, plan.map(|p| *p)),
         };
         // SQL a model planned or wrote that the data source could not run
         // goes back to the model once; the corrected plan is carried out
@@ -590,7 +590,7 @@ impl Engine {
             Carried::Done(done) => *done,
             Carried::Failed { failure, plan, .. } => (
                 refusal(&chat.id, AskStatus::Error, failure.message, pinned),
-                plan,
+                plan.map(|p| *p),
                 false,
             ),
         }
@@ -703,7 +703,7 @@ impl Engine {
                 return Carried::Failed {
                     failure,
                     repair,
-                    plan: Some(plan),
+                    plan: Some(Box::new(plan)),
                 };
             }
         };
@@ -1401,7 +1401,7 @@ enum Carried {
     Failed {
         failure: RunFailure,
         repair: Option<Box<Conversation>>,
-        plan: Option<SemanticPlan>,
+        plan: Option<Box<SemanticPlan>>,
     },
 }
 

@@ -150,6 +150,14 @@ pub fn to_cortex(ontology: &Ontology, options: &CortexOptions) -> CortexExport {
                 m.variants.iter().map(|v| v.name.as_str()).collect::<Vec<_>>().join(", ")
             ));
         }
+        if !matches!(m.kind, MetricKind::Simple | MetricKind::Ratio) {
+            notes.push(format!(
+                "metrics.{}: Cortex has no metric of its kind ({:?}); it is kept whole in the `# cassis:` comment",
+                m.name, m.kind
+            ));
+            extras.unexported.push(m.clone());
+            continue;
+        }
         if m.is_ratio() {
             let (numerator, denominator) = (
                 m.numerator.clone().unwrap_or_default(),
@@ -324,7 +332,7 @@ fn table(
     for m in ontology
         .metrics
         .iter()
-        .filter(|m| m.object == object.name && !m.is_ratio())
+        .filter(|m| m.object == object.name && m.kind == MetricKind::Simple)
     {
         table.metrics.push(CortexMetric {
             name: m.name.clone(),
@@ -428,7 +436,14 @@ mod tests {
         assert_eq!(back.objects.len(), ontology.objects.len());
         assert_eq!(back.relationships, ontology.relationships);
         let names = |o: &Ontology| o.metrics.iter().map(|m| m.name.clone()).collect::<Vec<_>>();
-        let mut expected = names(&ontology);
+        // Metrics of a kind Cortex lacks travel in the comment alone.
+        let mut expected: Vec<String> = ontology
+            .metrics
+            .iter()
+            .filter(|m| matches!(m.kind, MetricKind::Simple | MetricKind::Ratio))
+            .map(|m| m.name.clone())
+            .collect();
+        assert!(expected.len() < ontology.metrics.len());
         expected.sort();
         let mut read = names(&back);
         read.sort();

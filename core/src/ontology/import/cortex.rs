@@ -182,6 +182,10 @@ pub(crate) struct Extras {
     /// Verified questions' descriptions, by question.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub verified: BTreeMap<String, String>,
+    /// Metrics Cortex has no kind for (growth, running totals, derived),
+    /// whole.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unexported: Vec<crate::ontology::Metric>,
 }
 
 #[derive(Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -380,6 +384,7 @@ fn read_model(
     for m in &model.metrics {
         read_model_metric(m, &mut ontology, extras, w);
     }
+    ontology.metrics.extend(extras.unexported.iter().cloned());
     if !extras.metric_order.is_empty() {
         let order = &extras.metric_order;
         ontology.metrics.sort_by_key(|m| {
