@@ -501,27 +501,7 @@ impl<'a> Compiler<'a> {
         }
         // Two drivers may share a name: each side groups by the key of what a
         // name names as well, and the sides join on it.
-        let mut keys = plan.dimensions.clone();
-        for dimension in &plan.dimensions {
-            let object = self.object(&dimension.object)?;
-            if dimension.bucket.is_some()
-                || display_attribute(object) != Some(dimension.attribute.as_str())
-            {
-                continue;
-            }
-            for key in &object.primary_key {
-                let attribute = object
-                    .attributes
-                    .iter()
-                    .find(|a| a.column_name() == Some(key.as_str()) || a.name == *key);
-                if let Some(attribute) = attribute {
-                    let key = AttributeRef::new(&object.name, &attribute.name);
-                    if !keys.contains(&key) {
-                        keys.push(key);
-                    }
-                }
-            }
-        }
+        let keys = self.group_keys(plan)?;
         let grouped = |measure: Measure| -> Result<CompiledQuery, CompileError> {
             let side = SemanticPlan {
                 measures: vec![measure],

@@ -8,8 +8,8 @@
 //! stand where the plan reads 1996, in its filters and in its groupings
 //! alike, so the two sides line up on the plan's own periods.
 
-use super::{CompileError, CompiledQuery, Compiler, display_attribute, finish, quoted_ident};
-use crate::engine::plan::{AttributeRef, Measure, SemanticPlan};
+use super::{CompileError, CompiledQuery, Compiler, finish, quoted_ident};
+use crate::engine::plan::{Measure, SemanticPlan};
 use crate::ontology::{AttributeRole, Grain};
 use sqlparser::ast::SetExpr;
 
@@ -48,27 +48,7 @@ impl Compiler<'_> {
         if !self.reads_time(plan) {
             return Err(CompileError::GrowthWithoutTime);
         }
-        let mut keys = plan.dimensions.clone();
-        for dimension in &plan.dimensions {
-            let object = self.object(&dimension.object)?;
-            if dimension.bucket.is_some()
-                || display_attribute(object) != Some(dimension.attribute.as_str())
-            {
-                continue;
-            }
-            for key in &object.primary_key {
-                let attribute = object
-                    .attributes
-                    .iter()
-                    .find(|a| a.column_name() == Some(key.as_str()) || a.name == *key);
-                if let Some(attribute) = attribute {
-                    let key = AttributeRef::new(&object.name, &attribute.name);
-                    if !keys.contains(&key) {
-                        keys.push(key);
-                    }
-                }
-            }
-        }
+        let keys = self.group_keys(plan)?;
         let side = SemanticPlan {
             measures: vec![of.clone()],
             dimensions: keys.clone(),

@@ -3,9 +3,7 @@
 //! the compiler's own aggregate, so a running total counts nothing twice
 //! where the plain measure would not.
 
-use super::{
-    CompileError, CompiledQuery, Compiler, display_attribute, finish, order_by, quoted_ident,
-};
+use super::{CompileError, CompiledQuery, Compiler, finish, order_by, quoted_ident};
 use crate::engine::plan::{AttributeRef, Measure, SemanticPlan};
 use crate::ontology::{AttributeRole, Grain};
 use sqlparser::ast::{Expr, Ident, SetExpr};
@@ -52,27 +50,7 @@ impl Compiler<'_> {
             .ok_or(CompileError::CumulativeWithoutTime)?;
         // Groups other than time each run on their own; so does each
         // to-date period, whose year (say) is grouped by beside the month.
-        let mut keys = plan.dimensions.clone();
-        for dimension in &plan.dimensions {
-            let object = self.object(&dimension.object)?;
-            if dimension.bucket.is_some()
-                || display_attribute(object) != Some(dimension.attribute.as_str())
-            {
-                continue;
-            }
-            for key in &object.primary_key {
-                let attribute = object
-                    .attributes
-                    .iter()
-                    .find(|a| a.column_name() == Some(key.as_str()) || a.name == *key);
-                if let Some(attribute) = attribute {
-                    let key = AttributeRef::new(&object.name, &attribute.name);
-                    if !keys.contains(&key) {
-                        keys.push(key);
-                    }
-                }
-            }
-        }
+        let mut keys = self.group_keys(plan)?;
         let restart = to_date
             .filter(|grain| time.bucket != Some(*grain))
             .map(|grain| AttributeRef {
