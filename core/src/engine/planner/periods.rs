@@ -9,7 +9,21 @@ use super::Planned;
 use super::attributes::base_object;
 use super::time::{by_year_if_date, day_attribute, year_attribute};
 use crate::engine::plan::{Condition, Literal, Measure, PlanAssumption};
-use crate::ontology::{Aggregate, AttributeRole, DataType, Grain, Ontology};
+use crate::ontology::{Aggregate, AttributeRole, DataType, Grain, Metric, Ontology};
+
+/// The one metric `measures` names, when it is of the kind `is`.
+fn named_metric<'o>(
+    ontology: &'o Ontology,
+    measures: &[Measure],
+    is: fn(&Metric) -> bool,
+) -> Option<&'o Metric> {
+    match measures {
+        [Measure::Metric { metric, .. }] => {
+            ontology.metrics.iter().find(|m| m.name == *metric && is(m))
+        }
+        _ => None,
+    }
+}
 
 /// `planned` as a growth when the question asks for one (`asked`, with
 /// the period it named) or names a growth metric; otherwise as it is.
@@ -21,14 +35,8 @@ pub(super) fn compare_periods(
     let Planned::Plan(mut plan) = planned else {
         return planned;
     };
-    let metric_growth = match plan.measures.as_slice() {
-        [Measure::Metric { metric, .. }] => ontology
-            .metrics
-            .iter()
-            .find(|m| m.name == *metric && m.is_growth())
-            .map(|m| (m.of.clone().unwrap_or_default(), m.period)),
-        _ => None,
-    };
+    let metric_growth = named_metric(ontology, &plan.measures, Metric::is_growth)
+        .map(|m| (m.of.clone().unwrap_or_default(), m.period));
     if metric_growth.is_none() && asked.is_none() {
         return Planned::Plan(plan);
     }
@@ -162,8 +170,6 @@ pub(super) fn compare_periods(
     Planned::Plan(plan)
 }
 
-/// "each quarter with the quarter before", "each month with the same
-/// month a year before".
 /// `planned` as a running total when the question asks for one (`asked`,
 /// with the period it starts again at) or names a running total metric.
 pub(super) fn running_total(
@@ -174,14 +180,8 @@ pub(super) fn running_total(
     let Planned::Plan(mut plan) = planned else {
         return planned;
     };
-    let metric_running = match plan.measures.as_slice() {
-        [Measure::Metric { metric, .. }] => ontology
-            .metrics
-            .iter()
-            .find(|m| m.name == *metric && m.is_cumulative())
-            .map(|m| (m.of.clone().unwrap_or_default(), m.to_date)),
-        _ => None,
-    };
+    let metric_running = named_metric(ontology, &plan.measures, Metric::is_cumulative)
+        .map(|m| (m.of.clone().unwrap_or_default(), m.to_date));
     if metric_running.is_none() && asked.is_none() {
         return Planned::Plan(plan);
     }

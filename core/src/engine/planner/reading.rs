@@ -2135,7 +2135,7 @@ impl Reading {
                 });
                 // "Hamilton or Verstappen", asked who: the drivers already
                 // shown by their names are what is compared.
-                let named_already = attribute.attribute.contains("name")
+                let named_already = is_a_name(ontology, &attribute)
                     && ontology
                         .objects
                         .iter()
