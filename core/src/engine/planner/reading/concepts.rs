@@ -1,0 +1,363 @@
+//! Where one concept the lexicon matched goes in a reading: a metric, an
+//! object counted or mentioned, an attribute grouped or asked, values.
+
+use super::{Reading, ValueMention, typed_as_verb};
+use crate::engine::compile::display_attribute;
+use crate::engine::grammar::Op;
+use crate::engine::lexicon::{Concept, Entry, Strength};
+use crate::engine::plan::AttributeRef;
+use crate::engine::planner::time::is_dated;
+use crate::engine::planner::words::object_of;
+use crate::ontology::{Aggregate, AttributeRole, DataType, Ontology};
+
+impl Reading {
+    pub(super) fn place(
+        &mut self,
+        ontology: &Ontology,
+        entries: &[Entry],
+        text: &str,
+        scoped: bool,
+        previous_op: Option<Op>,
+        grouping: bool,
+    ) {
+        let metric = entries.iter().find_map(|e| match e.concept {
+            Concept::Metric(m) => Some(m),
+            _ => None,
+        });
+        let variant = entries.iter().find_map(|e| match e.concept {
+            Concept::Variant { metric, variant } => Some((metric, variant)),
+            _ => None,
+        });
+        let object = object_of(entries);
+        let qualifier = self.qualifier.take();
+        let attributes = || {
+            entries.iter().filter_map(|e| match e.concept {
+                Concept::Attribute { object, attribute } => Some((object, attribute)),
+                _ => None,
+            })
+        };
+        // "which supplier has the highest account balance": of several
+        // things' attributes, the one of a thing the question already named.
+        let named = |o: usize| {
+            self.count_of == Some(o)
+                || self.mentioned.contains(&o)
+                || self.weak_object == Some(o)
+                || self
+                    .asked
+                    .iter()
+                    .any(|a| a.object == ontology.objects[o].name)
+        };
+        let attribute = attributes()
+            .find(|(o, _)| Some(*o) == qualifier)
+            .or_else(|| attributes().find(|(o, _)| named(*o)))
+            .or_else(|| attributes().next());
+        let values: Vec<(usize, usize, String, Strength)> = entries
+            .iter()
+            .filter_map(|e| match &e.concept {
+                Concept::Value {
+                    object,
+                    attribute,
+                    value,
+                } => Some((*object, *attribute, value.clone(), e.strength)),
+                _ => None,
+            })
+            .collect();
+        let attribute_ref = |(o, a): (usize, usize)| {
+            AttributeRef::new(
+                &ontology.objects[o].name,
+                &ontology.objects[o].attributes[a].name,
+            )
+        };
+        let display = |o: usize| {
+            display_attribute(&ontology.objects[o])
+                .map(|a| AttributeRef::new(&ontology.objects[o].name, a))
+        };
+        let entity = attribute
+            .map(attribute_ref)
+            .or_else(|| object.and_then(display));
+
+        // "top 5 teams by wins": a metric after "by" ranks, it does not group.
+        // So does a word that is also a thing ("top 5 customers by sales")
+        // where a ranking still waits for what it ranks by.
+        let ranks = metric.is_some()
+            && (object.is_none()
+                || (self.order.is_some()
+                    && self.groupings.is_empty()
+                    && (self.metrics.is_empty() || self.weak_metric)));
+        if grouping
+            && !ranks
+            && let Some(entity) = entity
+        {
+            let mut candidates: Vec<AttributeRef> = entries
+                .iter()
+                .filter_map(|e| match e.concept {
+                    Concept::Attribute { object, attribute } => {
+                        Some(attribute_ref((object, attribute)))
+                    }
+                    Concept::Object(o) => display(o),
+                    _ => None,
+                })
+                .collect();
+            if !candidates.contains(&entity) {
+                candidates.insert(0, entity);
+            }
+            self.groupings.push(candidates);
+            return;
+        }
+        // "share of all pit stops": after a share, "all" says what the
+        // whole is, which is measured.
+        if previous_op == Some(Op::All)
+            && !(self.share && metric.is_some())
+            && let Some(o) = object
+        {
+            self.rolled_up.push(o);
+            return;
+        }
+        // "which race": the race itself, even where "races" is also a count;
+        // "what was the fastest lap": the result's lap time, where "fastest
+        // laps" also counts results.
+        let own_attribute = attribute.is_some_and(|(o, a)| {
+            ontology.objects[o].attributes[a].role != AttributeRole::Measure
+                && metric.is_some_and(|m| ontology.metrics[m].object == ontology.objects[o].name)
+        });
+        if previous_op == Some(Op::Which)
+            && (metric.is_none() || object.is_some() || own_attribute)
+            && let Some(entity) = entity.clone()
+        {
+            self.asked.push(entity);
+            return;
+        }
+        // "how many drivers"; "what percentage of line items": a share of
+        // things no metric counts is of how many there are.
+        if matches!(previous_op, Some(Op::Count | Op::Share))
+            && metric.is_none()
+            && let Some(o) = object
+        {
+            self.count_of = Some(o);
+            return;
+        }
+        // "how many brands", "how many different countries": the number of
+        // distinct values of an attribute.
+        if previous_op == Some(Op::Count)
+            && metric.is_none()
+            && object.is_none()
+            && values.is_empty()
+            && let Some(attribute) = attribute
+            && ontology.objects[attribute.0].attributes[attribute.1].role != AttributeRole::Measure
+        {
+            self.aggregates
+                .push((attribute_ref(attribute), Aggregate::CountDistinct));
+            return;
+        }
+        if let Some((m, v)) = variant {
+            if self.weak_metric && self.metrics.len() == 1 && self.metrics[0].0 != m {
+                // "customers who brought the most net revenue": the metric
+                // the variant names is meant; the customers are the subject.
+                self.metrics.clear();
+                self.weak_metric = false;
+                self.mentioned.extend(self.weak_object.take());
+            }
+            self.variants.push((m, v));
+            return;
+        }
+        // "how many units": a count of a quantity adds it up.
+        let counts_quantity = previous_op == Some(Op::Count)
+            && attribute.is_some_and(|(o, a)| {
+                ontology.objects[o].attributes[a].role == AttributeRole::Measure
+            });
+        if metric.is_none()
+            && let Some(aggregate) = match previous_op {
+                Some(Op::Average) => Some(Aggregate::Avg),
+                Some(Op::Sum) => Some(Aggregate::Sum),
+                _ if counts_quantity => Some(Aggregate::Sum),
+                _ => None,
+            }
+            && let Some((o, a)) = attribute
+            && matches!(
+                ontology.objects[o].attributes[a].data_type,
+                DataType::Integer | DataType::Decimal
+            )
+        {
+            self.aggregates.push((attribute_ref((o, a)), aggregate));
+            return;
+        }
+        if metric.is_some() && values.is_empty() && self.negate {
+            // "never won": excluding a measure is not a value filter; the
+            // plan excludes the rows the metric counts, where it can.
+            self.dangling_negation = true;
+            self.negated_metric = self.negated_metric.or(metric);
+            self.negate = false;
+        }
+        // "points in Grands Prix": after "in", a word that is also a metric
+        // scopes the measure already named; it is not a second measure.
+        if scoped
+            && let Some(m) = metric
+            && !(self.metrics.is_empty() && self.variants.is_empty())
+            && !self.metrics.iter().any(|(x, _)| *x == m)
+            && !self.variants.iter().any(|(x, _)| *x == m)
+        {
+            if let Some(o) = object {
+                self.mentioned.push(o);
+            }
+            return;
+        }
+        if let Some(m) = metric {
+            // "won the most races": once a metric is named, a word that is
+            // also an object ("races") is the object, not a second metric.
+            let ambiguous = object.is_some() || attribute.is_some();
+            let repeated = self.metrics.iter().any(|(x, _)| *x == m);
+            // "net revenue on orders": the variant already named the
+            // measure, so a word that is also a thing is the thing.
+            // Likewise "the fewest units on orders": the quantity is measured.
+            if ambiguous
+                && self.metrics.is_empty()
+                && (self.variants.iter().any(|(x, _)| *x != m) || !self.quantities.is_empty())
+                && let Some(o) = object
+            {
+                self.mentioned.push(o);
+                return;
+            }
+            // "orders from German customers": a thing a value qualifies is
+            // what the measure is of, not a second measure.
+            if self.weak_metric
+                && ambiguous
+                && self.value_at.is_some_and(|at| at + 1 == self.at)
+                && let Some(o) = object
+            {
+                self.mentioned.push(o);
+                return;
+            }
+            // "win the most races": after a metric typed as a verb, a thing
+            // is what it counts among, not another measure.
+            if self.weak_metric
+                && self.metrics.len() == 1
+                && self.verb_at == Some(self.weak_at)
+                && let Some(o) = object
+            {
+                self.mentioned.push(o);
+                return;
+            }
+            if self.weak_metric && self.metrics.len() == 1 && !repeated {
+                // "how many races did Hamilton win": the later metric is meant.
+                self.displaced = Some(self.metrics[0].0);
+                self.metrics[0] = (m, None);
+                // "how many customers ordered": the customers are counted,
+                // among the rows the later metric counts.
+                // Right after it, a noun qualifies it ("Grand Prix wins" is
+                // one measure); a verb ("customers ordered") does not.
+                let verb = text.ends_with("ed") || text == "won";
+                let modifier = self.at == self.weak_at + 1 && !verb;
+                if self.weak_counted && self.count_of.is_none() && !modifier {
+                    self.count_of = self.weak_object;
+                }
+                self.mentioned.extend(self.weak_object.take());
+                self.weak_metric = ambiguous;
+                self.weak_object = object;
+                self.verb_at = typed_as_verb(ontology, m, text).then_some(self.at);
+                return;
+            }
+            if self.verb_at.is_some_and(|at| self.at == at + 1)
+                && self.metrics.len() == 1
+                && !repeated
+            {
+                // "started on pole": the verb leads to the measure meant.
+                self.metrics[0] = (m, None);
+                self.verb_at = None;
+                return;
+            }
+            if self.metrics.is_empty() {
+                self.verb_at = typed_as_verb(ontology, m, text).then_some(self.at);
+                self.weak_counted = ambiguous && previous_op == Some(Op::Count);
+                self.weak_at = self.at;
+                self.weak_metric = ambiguous;
+                self.weak_object = object;
+            }
+            if self.metrics.is_empty() || !ambiguous || repeated {
+                if !self.metrics.iter().any(|(x, _)| *x == m) {
+                    self.metrics.push((m, None));
+                }
+                return;
+            }
+            // "customers" as a thing is the subject, not a second metric.
+            if object.is_none() {
+                self.also.push(m);
+            }
+        }
+        if !values.is_empty() {
+            // Whole-value matches beat matches of one word of a value.
+            let strongest = values.iter().map(|v| v.3).min().unwrap_or(Strength::Value);
+            let mut options: Vec<(AttributeRef, Vec<String>)> = Vec::new();
+            for (o, a, value, strength) in &values {
+                if *strength != strongest {
+                    continue;
+                }
+                let reference = attribute_ref((*o, *a));
+                match options.iter_mut().find(|(r, _)| *r == reference) {
+                    Some((_, list)) => list.push(value.clone()),
+                    None => options.push((reference, vec![value.clone()])),
+                }
+            }
+            for (_, list) in &mut options {
+                list.sort();
+                list.dedup();
+            }
+            self.values.push(ValueMention {
+                options,
+                text: text.to_owned(),
+                negated: std::mem::take(&mut self.negate),
+            });
+            return;
+        }
+        // "races" names the object race and its name attribute alike; as a
+        // bare mention it is the object.
+        let names_object = matches!((object, attribute), (Some(o), Some((ao, _))) if o == ao);
+        if let Some((o, a)) = attribute
+            && !names_object
+        {
+            let is_quantity = ontology.objects[o].attributes[a].role == AttributeRole::Measure
+                && matches!(
+                    ontology.objects[o].attributes[a].data_type,
+                    DataType::Integer | DataType::Decimal
+                );
+            if matches!(
+                ontology.objects[o].attributes[a].data_type,
+                DataType::Integer | DataType::Decimal
+            ) {
+                self.last_quantity = Some(attribute_ref((o, a)));
+            }
+            // "how many nationalities were on the grid": after a measure of
+            // another thing, a bare attribute says which rows it is among.
+            let measured_elsewhere = self
+                .aggregates
+                .iter()
+                .map(|(r, _)| r.object.as_str())
+                .chain(self.count_of.map(|c| ontology.objects[c].name.as_str()))
+                .next()
+                .is_some_and(|measured| measured != ontology.objects[o].name);
+            if measured_elsewhere
+                && previous_op.is_none()
+                && ontology.objects[o].attributes[a].role == AttributeRole::Dimension
+            {
+                self.mentioned.push(o);
+                return;
+            }
+            if is_quantity {
+                self.quantities.push(attribute_ref((o, a)));
+            } else {
+                // "shipped", "placed", "does a customer place": a date
+                // named outside a grouping says what a time is of.
+                if is_dated(&ontology.objects[o].attributes[a]) {
+                    self.verb_dates.push(attribute_ref((o, a)));
+                    if text.ends_with("ed") || text == "born" {
+                        self.dated_by_verb.push(attribute_ref((o, a)));
+                    }
+                }
+                self.asked.push(attribute_ref((o, a)));
+            }
+            return;
+        }
+        if let Some(o) = object {
+            self.mentioned.push(o);
+        }
+    }
+}

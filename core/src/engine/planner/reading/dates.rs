@@ -1,0 +1,274 @@
+//! When: years, dates and ranges on the time in reach of what is measured,
+//! groupings by period, and the earliest or latest of something.
+
+use super::{Assembly, Reading, simple_filter};
+use crate::engine::compile::display_attribute;
+use crate::engine::graph;
+use crate::engine::plan::{AttributeRef, Condition, Filter, Measure, Order};
+use crate::engine::planner::Planned;
+use crate::engine::planner::attributes::push_unique;
+use crate::engine::planner::time::{
+    by_year_if_date, date_attribute, date_condition, day_attribute, group_by_grain, names_date,
+    year_attribute, year_attribute_reaching, year_condition,
+};
+use crate::ontology::{Aggregate, Ontology};
+use std::ops::ControlFlow;
+
+impl Reading {
+    /// The plan's time filters and groupings by period.
+    pub(super) fn date(
+        &self,
+        ontology: &Ontology,
+        assembly: &mut Assembly,
+    ) -> ControlFlow<Planned> {
+        let Assembly {
+            plan,
+            assumptions,
+            base,
+            groupings,
+            extreme_object,
+            anchor,
+            ..
+        } = assembly;
+        let extreme_object = *extreme_object;
+        // "What is the name of race 1000 and in which year was it held":
+        // the year of the thing shown, beside it; with a measure, per year.
+        if self.year_asked
+            && let Some(time) = self
+                .time_anchor(ontology, anchor.as_deref(), plan)
+                .and_then(|a| year_attribute(ontology, &a))
+        {
+            let year = by_year_if_date(ontology, time);
+            if plan.measures.is_empty() {
+                push_unique(&mut plan.dimensions, year);
+            } else if !plan.dimensions.contains(&year) {
+                // "in which year did he win the most races": the races are
+                // what is counted, not a grouping beside the year.
+                plan.dimensions
+                    .retain(|d| groupings.contains(d) || self.asked.contains(d));
+                plan.dimensions.insert(0, year);
+            }
+        }
+        // Years: on the time attribute in reach of what is measured or shown.
+        if !self.years.is_empty() {
+            let anchor = self.time_anchor(ontology, anchor.as_deref(), plan);
+            // A list or a distinct count may reach its year through many rows.
+            let distinct_only = plan.measures.iter().all(|m| {
+                matches!(
+                    m,
+                    Measure::DistinctOf { .. }
+                        | Measure::CountOf { .. }
+                        | Measure::Aggregate {
+                            aggregate: Aggregate::CountDistinct,
+                            ..
+                        }
+                )
+            });
+            // "shipped by truck in 1996": the date the question names is
+            // the one the year is of.
+            let named_date = self.asked.iter().find(|a| names_date(ontology, a));
+            let time = named_date.cloned().or_else(|| {
+                anchor.as_deref().and_then(|a| {
+                    year_attribute(ontology, a).or_else(|| {
+                        year_attribute_reaching(ontology, a, distinct_only)
+                            .filter(|_| distinct_only)
+                    })
+                })
+            });
+            let Some(time) = time else {
+                return ControlFlow::Break(Planned::NotAnswerable(
+                    "the question names a year, but nothing it asks about has a date or year in the ontology".to_owned(),
+                ));
+            };
+            let condition = year_condition(&self.years);
+            let several = matches!(&condition, Condition::OneOf(list) if list.len() > 1);
+            plan.filters.retain(|f| f.attribute != time);
+            // A list that names the date still shows it ("races in 2024 with
+            // their dates"); a measure is not split by it.
+            // A verb's date ("born in 1980", "shipped in 1996") says which
+            // rows, and is not asked to be shown.
+            let shown = named_date.is_some_and(|d| !self.dated_by_verb.contains(d))
+                && plan.measures.is_empty();
+            plan.dimensions
+                .retain(|d| *d != time || groupings.contains(d) || shown);
+            plan.filters.push(Filter {
+                attribute: time.clone(),
+                condition,
+            });
+            if several && !plan.measures.is_empty() {
+                push_unique(&mut plan.dimensions, by_year_if_date(ontology, time));
+            }
+        }
+
+        // "average discount for items shipped by air": the verb says how they
+        // went, not that the measure is split by the day they did.
+        if !plan.measures.is_empty() {
+            plan.dimensions.retain(|d| {
+                !self.verb_dates.contains(d) || self.groupings.iter().any(|g| g.contains(d))
+            });
+        }
+
+        if self.per_year
+            && !plan.measures.is_empty()
+            && let Some(time) = base.as_deref().and_then(|a| year_attribute(ontology, a))
+        {
+            // "orders placed each year": the date is grouped by year, not shown.
+            plan.dimensions.retain(|d| {
+                !(d.object == time.object && d.attribute == time.attribute && d.bucket.is_none())
+            });
+            push_unique(&mut plan.dimensions, by_year_if_date(ontology, time));
+        }
+
+        // "orders by month": the date grouped by its year and month.
+        // The date a time filter already reads is the one to split by
+        // ("revenue per month in 1996": the order date, as the year is);
+        // else the date called plain "date" ("revenue by month": ordered).
+        let filtered_date = plan
+            .filters
+            .iter()
+            .map(|f| &f.attribute)
+            .find(|a| a.bucket.is_none() && names_date(ontology, a))
+            .cloned();
+        if self.per_month
+            && !plan.measures.is_empty()
+            && let Some(time) =
+                filtered_date.or_else(|| base.as_deref().and_then(|a| day_attribute(ontology, a)))
+        {
+            plan.dimensions
+                .retain(|d| !(d.object == time.object && d.attribute == time.attribute));
+            push_unique(&mut plan.dimensions, time.by_month());
+        }
+
+        if self.when
+            && plan.dimensions.is_empty()
+            && let Some(time) = base.as_deref().and_then(|b| date_attribute(ontology, b))
+        {
+            plan.dimensions.push(time);
+        }
+
+        // Days: "on 29 November 2015", "in Nov 2015", "since 1995-03-15".
+        if !self.dates.is_empty() {
+            let anchor = self.time_anchor(ontology, anchor.as_deref(), plan);
+            let Some(day) = anchor.as_deref().and_then(|a| day_attribute(ontology, a)) else {
+                return ControlFlow::Break(Planned::NotAnswerable(
+                    "the question names a date, but nothing it asks about has a date in the ontology".to_owned(),
+                ));
+            };
+            plan.filters.retain(|f| f.attribute != day);
+            plan.filters.push(Filter {
+                attribute: day,
+                condition: date_condition(&self.dates),
+            });
+        }
+
+        if let Some(grain) = self.per_grain.filter(|_| !plan.measures.is_empty()) {
+            group_by_grain(ontology, plan, grain, base.as_deref());
+        }
+
+        // "customers in the BUILDING segment", "orders placed in Feb 1994":
+        // the attribute a value or date filters is named, not grouped by.
+        if !plan.measures.is_empty() && !self.comparison {
+            let filtered: Vec<AttributeRef> =
+                plan.filters.iter().map(|f| f.attribute.clone()).collect();
+            plan.dimensions
+                .retain(|d| !(filtered.contains(d) && self.asked.contains(d)));
+        }
+
+        // "What was the last Grand Prix Kimi Räikkönen won", "when did
+        // Hamilton win his first race": not a count at that date but the
+        // race itself, among the rows the count would count.
+        if self.extreme.is_some()
+            && !self.counts
+            && !self.averaged
+            && !self.who
+            && let Some(o) = extreme_object
+            && let [Measure::Metric { metric, .. }] = plan.measures.as_slice()
+            && let Some(metric) = ontology.metrics.iter().find(|m| m.name == *metric)
+            && metric.aggregate == Aggregate::Count
+            && metric.object != ontology.objects[o].name
+            && let Some(conditions) = metric
+                .filters
+                .iter()
+                .map(|f| simple_filter(ontology, &metric.object, f))
+                .collect::<Option<Vec<Filter>>>()
+        {
+            plan.measures.clear();
+            // What the question asks to see of it stays ("order number and
+            // date").
+            plan.dimensions.retain(|d| self.asked.contains(d));
+            plan.order = None;
+            plan.filters.extend(conditions);
+        }
+
+        // "The oldest driver", "the first race of 2009": rows by a date,
+        // earliest or latest first, one unless a number says how many.
+        if let Some(latest) = self.extreme
+            && plan.measures.is_empty()
+            && let Some(o) = extreme_object
+            && let Some(date) = date_attribute(ontology, &ontology.objects[o].name)
+        {
+            if plan.dimensions.is_empty()
+                && let Some(a) = display_attribute(&ontology.objects[o])
+            {
+                plan.dimensions
+                    .push(AttributeRef::new(&ontology.objects[o].name, a));
+            }
+            push_unique(&mut plan.dimensions, date.clone());
+            let index = plan
+                .dimensions
+                .iter()
+                .position(|d| *d == date)
+                .unwrap_or_default();
+            plan.order = Some(Order::Dimension {
+                index,
+                descending: latest,
+            });
+            plan.limit = Some(self.limit.unwrap_or(1));
+            plan.assumptions = std::mem::take(assumptions);
+            return ControlFlow::Break(Planned::Plan(std::mem::take(plan)));
+        }
+
+        // "Races in the latest season", "who won the most recent race": the
+        // measure at the latest value, among the rows it measures.
+        if let Some(latest) = self.extreme
+            && !plan.measures.is_empty()
+            && let Some(o) = extreme_object
+        {
+            let name = &ontology.objects[o].name;
+            // A race's own date, a season's year: the finest grain it has.
+            let Some(time) =
+                date_attribute(ontology, name).or_else(|| year_attribute(ontology, name))
+            else {
+                return ControlFlow::Break(Planned::NotAnswerable(format!(
+                    "the question asks for the {} {name}, but it has no date or year in the ontology",
+                    if latest { "latest" } else { "earliest" }
+                )));
+            };
+            // "the latest season" among seasons with results: a season the
+            // measured rows reach only through their race is read on the
+            // race's own year, which the rows link to.
+            let (time, among) = match base.as_deref() {
+                Some(b) if graph::direct_link(ontology, b, &time.object).is_none() => ontology
+                    .objects
+                    .iter()
+                    .filter(|between| {
+                        graph::direct_link(ontology, b, &between.name).is_some()
+                            && graph::direct_link(ontology, &between.name, name).is_some()
+                    })
+                    .find_map(|between| {
+                        year_attribute(ontology, &between.name)
+                            .filter(|year| year.object == between.name)
+                    })
+                    .map_or((time, None), |year| (year, Some(b.to_owned()))),
+                Some(b) => (time, Some(b.to_owned())),
+                None => (time, None),
+            };
+            plan.filters.retain(|f| f.attribute != time);
+            plan.filters.push(Filter {
+                attribute: time,
+                condition: Condition::Extreme { latest, among },
+            });
+        }
+        ControlFlow::Continue(())
+    }
+}

@@ -1,0 +1,197 @@
+//! What the answer is split by or shows: groupings, "who", the attributes
+//! asked about, and the names of what a list lists.
+
+use super::{Assembly, Reading};
+use crate::engine::compile::display_attribute;
+use crate::engine::graph;
+use crate::engine::plan::{AttributeRef, Condition, Filter, Literal, Measure, SemanticPlan};
+use crate::engine::planner::Planned;
+use crate::engine::planner::attributes::{
+    base_object, nearest, person_attribute, position_attribute, push_unique,
+};
+use crate::engine::planner::time::year_attribute;
+use crate::ontology::{Aggregate, DataType, Ontology};
+use std::ops::ControlFlow;
+
+impl Reading {
+    /// The plan's dimensions, and what later steps read the question
+    /// against (the measured object, the position, the names).
+    pub(super) fn frame<'a>(
+        &self,
+        ontology: &Ontology,
+        mut plan: SemanticPlan,
+        previous: Option<&'a SemanticPlan>,
+        measured_rank: Option<AttributeRef>,
+        excluded: Option<(usize, usize)>,
+    ) -> ControlFlow<Planned, Assembly<'a>> {
+        let base = base_object(ontology, &plan);
+        let groupings: Vec<AttributeRef> = self
+            .groupings
+            .iter()
+            .map(|candidates| nearest(ontology, base.as_deref(), candidates))
+            .collect();
+
+        // Dimensions.
+        for grouping in &groupings {
+            // "average quantity per order line": per row of what is measured
+            // is the plain average, not a group.
+            let per_row = self.per
+                && base.as_deref() == Some(grouping.object.as_str())
+                && ontology
+                    .objects
+                    .iter()
+                    .find(|o| o.name == grouping.object)
+                    .and_then(display_attribute)
+                    == Some(grouping.attribute.as_str())
+                && plan
+                    .measures
+                    .iter()
+                    .all(|m| matches!(m, Measure::Aggregate { .. }));
+            if !per_row {
+                push_unique(&mut plan.dimensions, grouping.clone());
+            }
+        }
+        // "who finished second": a finishing position of the result nearest
+        // to what the question is about.
+        let position = (!self.ordinals.is_empty())
+            .then(|| position_attribute(ontology, base.as_deref(), &self.mentioned))
+            .flatten();
+        if !self.ordinals.is_empty() && position.is_none() {
+            return ControlFlow::Break(Planned::NotAnswerable(
+                "the question names a position (such as \"second\"), but nothing it asks about has one in the ontology".to_owned(),
+            ));
+        }
+        if let Some(position) = &position {
+            plan.filters.retain(|f| f.attribute != *position);
+            plan.filters.push(Filter {
+                attribute: position.clone(),
+                condition: Condition::OneOf(
+                    self.ordinals.iter().map(|n| Literal::Integer(*n)).collect(),
+                ),
+            });
+        }
+        // "the URL of the 2009 Australian Grand Prix": the race's own URL,
+        // not its circuit's; a name of one kind of thing names that thing.
+        let named: Vec<usize> = self
+            .values
+            .iter()
+            .filter_map(|v| {
+                let (first, _) = v.options.first()?;
+                v.options
+                    .iter()
+                    .all(|(a, _)| a.object == first.object)
+                    .then(|| ontology.objects.iter().position(|o| o.name == first.object))
+                    .flatten()
+            })
+            .collect();
+        // "when was the Monaco Grand Prix first held": the thing the name is of.
+        let first_named = named.first().copied();
+        // "his first win": the thing whose time the metric's rows have.
+        let dated_by_metric = self.metrics.first().and_then(|(m, _)| {
+            let time = year_attribute(ontology, &ontology.metrics[*m].object)?;
+            ontology.objects.iter().position(|o| o.name == time.object)
+        });
+        let extreme_object =
+            self.extreme
+                .and(self.extreme_object.or(self.mentioned.first().copied()).or(
+                    if self.metrics.is_empty() {
+                        first_named
+                    } else {
+                        dated_by_metric
+                    },
+                ));
+        // What "who" and a year are read against when nothing is measured.
+        let anchor = base
+            .clone()
+            .or_else(|| position.as_ref().map(|p| p.object.clone()))
+            .or_else(|| extreme_object.map(|o| ontology.objects[o].name.clone()));
+        if self.who {
+            let person = anchor
+                .as_deref()
+                .and_then(|b| person_attribute(ontology, b, &self.mentioned));
+            match person {
+                Some(attribute) => push_unique(&mut plan.dimensions, attribute),
+                None if plan.dimensions.is_empty() && self.asked.is_empty() => {
+                    return ControlFlow::Break(Planned::NotAnswerable(
+                        "the question asks who, but the ontology has no person in reach of what it measures".to_owned(),
+                    ));
+                }
+                None => {}
+            }
+        }
+        for asked in &self.asked {
+            // "which nationality has the most constructors": the
+            // constructors' nationality, where several objects have one.
+            let own = self
+                .mentioned
+                .iter()
+                .chain(&named)
+                .map(|o| &ontology.objects[*o])
+                .chain(self.count_of.map(|o| &ontology.objects[o]))
+                .find(|o| o.attributes.iter().any(|a| a.name == asked.attribute))
+                .filter(|o| {
+                    o.name != asked.object
+                        && !self
+                            .mentioned
+                            .iter()
+                            .any(|m| ontology.objects[*m].name == asked.object)
+                })
+                .map(|o| AttributeRef::new(&o.name, &asked.attribute));
+            push_unique(&mut plan.dimensions, own.unwrap_or_else(|| asked.clone()));
+        }
+        // "What discount do we give on average": the one number asked about,
+        // averaged, when nothing else is measured.
+        if plan.measures.is_empty()
+            && self.averaged
+            && let [asked] = plan.dimensions.as_slice()
+            && ontology
+                .attribute(&asked.object, &asked.attribute)
+                .is_some_and(|a| matches!(a.data_type, DataType::Integer | DataType::Decimal))
+        {
+            plan.measures.push(Measure::Aggregate {
+                attribute: asked.clone(),
+                aggregate: Aggregate::Avg,
+            });
+            plan.dimensions.clear();
+        }
+        // "the constructors with the most wins": a ranked measure of another
+        // object groups by that object.
+        if !plan.measures.is_empty()
+            && plan.dimensions.is_empty()
+            && !self.who
+            && (self.order.is_some() || self.limit.is_some())
+            && let Some(base) = base.as_deref()
+            && let Some(o) = self.mentioned.iter().find(|o| {
+                let name = &ontology.objects[**o].name;
+                name != base
+                    && graph::join_tree(ontology, base, &[name]).is_ok_and(|t| !t.fans_out())
+            })
+            && let Some(a) = display_attribute(&ontology.objects[*o])
+        {
+            plan.dimensions
+                .push(AttributeRef::new(&ontology.objects[*o].name, a));
+        }
+        // "List the circuits in Italy": show the object's names.
+        if plan.measures.is_empty()
+            && plan.dimensions.is_empty()
+            && !self.place
+            && let Some(o) = self.mentioned.first().or(self.rolled_up.first())
+            && let Some(a) = display_attribute(&ontology.objects[*o])
+        {
+            plan.dimensions
+                .push(AttributeRef::new(&ontology.objects[*o].name, a));
+        }
+        ControlFlow::Continue(Assembly {
+            plan,
+            assumptions: Vec::new(),
+            previous,
+            base,
+            groupings,
+            position,
+            extreme_object,
+            anchor,
+            excluded,
+            rank_by: measured_rank,
+        })
+    }
+}

@@ -1,0 +1,327 @@
+//! What the question keeps: values named, numbers compared, keys, and the
+//! rows a negation excludes.
+
+use super::{Assembly, Reading, ValueMention, is_a_name};
+use crate::engine::compile::display_attribute;
+use crate::engine::graph;
+use crate::engine::plan::{
+    AttributeRef, Condition, Filter, Literal, Measure, PlanAssumption, SemanticPlan,
+};
+use crate::engine::planner::Planned;
+use crate::engine::planner::attributes::push_unique;
+use crate::engine::planner::labels::attribute_label;
+use crate::ontology::{AttributeRole, Ontology};
+use std::ops::ControlFlow;
+
+impl Reading {
+    /// The plan's filters from values, comparisons, keys and exclusions.
+    pub(super) fn filter(
+        &self,
+        ontology: &Ontology,
+        assembly: &mut Assembly,
+    ) -> ControlFlow<Planned> {
+        let Assembly {
+            plan,
+            assumptions,
+            previous,
+            base,
+            excluded,
+            ..
+        } = assembly;
+        let excluded = *excluded;
+        // Value filters: a new value of an attribute already filtered replaces it.
+        let mut value_dimensions = Vec::new();
+        let focus: Vec<String> = base
+            .iter()
+            .cloned()
+            .chain(self.count_of.map(|o| ontology.objects[o].name.clone()))
+            .chain(plan.dimensions.iter().map(|d| d.object.clone()))
+            .chain(
+                self.mentioned
+                    .iter()
+                    .map(|o| ontology.objects[*o].name.clone()),
+            )
+            .collect();
+        for ValueMention {
+            options,
+            text,
+            negated,
+        } in &self.values
+        {
+            // The value of an object the question is about, else the one
+            // that joins to it most directly.
+            let counted = self.count_of.map(|o| ontology.objects[o].name.as_str());
+            let score = |attribute: &AttributeRef| -> usize {
+                // "How many drivers won for McLaren": counting things by their
+                // own name is rare; the name is another object's.
+                if counted == Some(attribute.object.as_str()) && is_a_name(ontology, attribute) {
+                    return 500;
+                }
+                if let Some(i) = focus.iter().position(|f| *f == attribute.object) {
+                    return i;
+                }
+                focus
+                    .first()
+                    .and_then(|f| graph::join_tree(ontology, f, &[attribute.object.as_str()]).ok())
+                    .map_or(1000, |tree| {
+                        100 + tree.steps.len() + if tree.fans_out() { 50 } else { 0 }
+                    })
+            };
+            // Among equals: the attribute another value of this question
+            // already filters ("Ferrari vs McLaren" are both teams), then the
+            // one that names its rows (a team's name before a surname).
+            let sibling = |attribute: &AttributeRef| {
+                !self.values.iter().any(|other| {
+                    other.text != *text && other.options.iter().any(|(a, _)| a == attribute)
+                })
+            };
+            let names_rows = |attribute: &AttributeRef| {
+                ontology
+                    .objects
+                    .iter()
+                    .find(|o| o.name == attribute.object)
+                    .and_then(display_attribute)
+                    != Some(attribute.attribute.as_str())
+            };
+            let Some((attribute, values)) = options
+                .iter()
+                .enumerate()
+                .min_by_key(|(i, (attribute, _))| {
+                    (
+                        score(attribute),
+                        sibling(attribute),
+                        names_rows(attribute),
+                        *i,
+                    )
+                })
+                .map(|(_, option)| option)
+            else {
+                continue;
+            };
+            let literals: Vec<Literal> = values.iter().cloned().map(Literal::Text).collect();
+            if values.len() > 1 {
+                assumptions.push(PlanAssumption {
+                    text: format!(
+                        "\"{text}\" matches several values of {}; using {}",
+                        attribute_label(ontology, attribute),
+                        values[0]
+                    ),
+                    options: values.clone(),
+                    selected: Some(values[0].clone()),
+                });
+            }
+            let chosen = vec![literals[0].clone()];
+            if *negated {
+                plan.filters.push(Filter {
+                    attribute: attribute.clone(),
+                    condition: Condition::NoneOf(chosen),
+                });
+                continue;
+            }
+            match plan.filters.iter_mut().find(|f| f.attribute == *attribute) {
+                Some(existing) if self.comparison || (!self.only && previous.is_none()) => {
+                    if let Condition::OneOf(list) = &mut existing.condition
+                        && !list.contains(&chosen[0])
+                    {
+                        list.push(chosen[0].clone());
+                    }
+                }
+                Some(existing) => existing.condition = Condition::OneOf(chosen),
+                None => plan.filters.push(Filter {
+                    attribute: attribute.clone(),
+                    condition: Condition::OneOf(chosen),
+                }),
+            }
+            value_dimensions.push(attribute.clone());
+        }
+        if self.comparison && !plan.measures.is_empty() {
+            for attribute in value_dimensions {
+                let several = plan.filters.iter().any(|f| {
+                    f.attribute == attribute
+                        && matches!(&f.condition, Condition::OneOf(list) if list.len() > 1)
+                });
+                // "Hamilton or Verstappen", asked who: the drivers already
+                // shown by their names are what is compared.
+                let named_already = is_a_name(ontology, &attribute)
+                    && ontology
+                        .objects
+                        .iter()
+                        .find(|o| o.name == attribute.object)
+                        .and_then(display_attribute)
+                        .is_some_and(|shown| {
+                            plan.dimensions
+                                .contains(&AttributeRef::new(&attribute.object, shown))
+                        });
+                if several && !named_already {
+                    push_unique(&mut plan.dimensions, attribute);
+                }
+            }
+        }
+
+        // "Where is X": the location of the thing X names.
+        if self.place && plan.measures.is_empty() {
+            let object = plan
+                .filters
+                .first()
+                .map(|f| f.attribute.object.clone())
+                .or_else(|| {
+                    self.mentioned
+                        .first()
+                        .map(|o| ontology.objects[*o].name.clone())
+                });
+            if let Some(object) = object
+                .as_deref()
+                .and_then(|name| ontology.objects.iter().find(|o| o.name == name))
+            {
+                for attribute in &object.attributes {
+                    let words = attribute.naming_words();
+                    if ["location", "city", "address", "place", "country"]
+                        .iter()
+                        .any(|w| words.contains(w))
+                    {
+                        push_unique(
+                            &mut plan.dimensions,
+                            AttributeRef::new(&object.name, &attribute.name),
+                        );
+                    }
+                }
+            }
+        }
+
+        if let Some((m, o)) = excluded {
+            let object = &ontology.objects[o];
+            let Some(key) = object
+                .attributes
+                .iter()
+                .find(|a| a.column_name() == Some(object.primary_key[0].as_str()))
+            else {
+                return ControlFlow::Break(Planned::NotAnswerable(format!(
+                    "the question excludes {}, but {} has no key attribute to exclude by",
+                    ontology.metrics[m].name, object.name
+                )));
+            };
+            // "customers who never placed an order": "placed" names the
+            // order's date, which belongs to the excluded rows, not these.
+            plan.dimensions.retain(|d| d.object == object.name);
+            plan.filters.push(Filter {
+                attribute: AttributeRef::new(&object.name, &key.name),
+                condition: Condition::NotAmong {
+                    metric: ontology.metrics[m].name.clone(),
+                    within: Vec::new(),
+                },
+            });
+            // "How many of the 2022 races were not won by Red Bull": the
+            // races left are counted.
+            if plan.measures.is_empty() && self.counts {
+                plan.measures.push(Measure::CountOf {
+                    object: object.name.clone(),
+                });
+                plan.dimensions.clear();
+            }
+            if plan.measures.is_empty()
+                && plan.dimensions.is_empty()
+                && let Some(a) = display_attribute(object)
+            {
+                plan.dimensions.push(AttributeRef::new(&object.name, a));
+            }
+        }
+
+        // "customers with an account balance over 9000".
+        for (attribute, above, n) in &self.compared {
+            plan.filters.push(Filter {
+                attribute: attribute.clone(),
+                condition: if *above {
+                    Condition::After(Literal::Integer(*n))
+                } else {
+                    Condition::Before(Literal::Integer(*n))
+                },
+            });
+            if plan.measures.is_empty()
+                && plan.dimensions.is_empty()
+                && let Some(o) = ontology.objects.iter().find(|o| o.name == attribute.object)
+                && let Some(a) = display_attribute(o)
+            {
+                plan.dimensions.push(AttributeRef::new(&o.name, a));
+            }
+        }
+
+        // "line items received after their commit date".
+        for (attribute, above, other) in &self.against {
+            plan.filters.push(Filter {
+                attribute: attribute.clone(),
+                condition: if *above {
+                    Condition::AboveAttribute(other.clone())
+                } else {
+                    Condition::BelowAttribute(other.clone())
+                },
+            });
+        }
+
+        // Keys: the object's one-column primary key, read as an identifier.
+        for (o, key) in &self.keys {
+            let object = &ontology.objects[*o];
+            let Some(attribute) = (object.primary_key.len() == 1)
+                .then(|| {
+                    object
+                        .attributes
+                        .iter()
+                        .find(|a| a.column_name() == Some(object.primary_key[0].as_str()))
+                })
+                .flatten()
+            else {
+                return ControlFlow::Break(Planned::NotAnswerable(format!(
+                    "the question names {} {key} by number, but the ontology declares no single key for {}",
+                    object.name, object.name
+                )));
+            };
+            plan.filters.push(Filter {
+                attribute: AttributeRef::new(&object.name, &attribute.name),
+                condition: Condition::OneOf(vec![Literal::Integer(*key)]),
+            });
+        }
+        ControlFlow::Continue(())
+    }
+
+    /// "Customers who never ordered in 1997", "races in 2022 not won by Red
+    /// Bull": a condition on anything but the excluded things themselves
+    /// applies to the rows excluded. A time applies to the things as well
+    /// where the question sets what holds against what does not ("raced in
+    /// 2024 but never made the podium that year").
+    pub(super) fn scope_exclusion(&self, ontology: &Ontology, plan: &mut SemanticPlan) {
+        let Some(at) = plan
+            .filters
+            .iter()
+            .position(|f| matches!(f.condition, Condition::NotAmong { .. }))
+        else {
+            return;
+        };
+        let object = plan.filters[at].attribute.object.clone();
+        let is_time = |f: &Filter| {
+            ontology
+                .attribute(&f.attribute.object, &f.attribute.attribute)
+                .is_some_and(|a| a.role == AttributeRole::Time)
+        };
+        let mut within = Vec::new();
+        let mut kept = Vec::new();
+        for (i, filter) in std::mem::take(&mut plan.filters).into_iter().enumerate() {
+            if i == at || filter.attribute.object == object {
+                kept.push(filter);
+            } else if is_time(&filter) && self.contrast {
+                within.push(filter.clone());
+                kept.push(filter);
+            } else {
+                within.push(filter);
+            }
+        }
+        if let Some(Filter {
+            condition: Condition::NotAmong { within: scoped, .. },
+            ..
+        }) = kept
+            .iter_mut()
+            .find(|f| matches!(f.condition, Condition::NotAmong { .. }))
+        {
+            *scoped = within;
+        }
+        plan.filters = kept;
+    }
+}

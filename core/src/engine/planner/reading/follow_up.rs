@@ -1,0 +1,267 @@
+//! What a question takes from the chat's last plan: the thing the last
+//! answer led with ("there", "his"), the plan it refines, the rows it
+//! counted among.
+
+use super::measures::Measured;
+use super::{Reading, simple_filter};
+use crate::engine::compile::display_attribute;
+use crate::engine::plan::{AttributeRef, Condition, Filter, Measure, SemanticPlan};
+use crate::engine::planner::attributes::push_unique;
+use crate::ontology::{Aggregate, Ontology};
+
+impl Reading {
+    /// The filter on the thing the chat\'s last answer led with, when the
+    /// question refers to it ("he", "there"); the thing is then mentioned.
+    pub(super) fn referred(
+        &mut self,
+        ontology: &Ontology,
+        previous: Option<&SemanticPlan>,
+    ) -> Option<Filter> {
+        // "When was the first race held there?": a new question about the
+        // thing the last answer led with, unless it names another of its kind.
+        // A name the answer led with; after a lookup ("his nationality:
+        // Dutch"), the named thing the lookup was of.
+        let names_its_rows = |filter: &Filter| {
+            ontology
+                .objects
+                .iter()
+                .find(|o| o.name == filter.attribute.object)
+                .and_then(display_attribute)
+                == Some(filter.attribute.attribute.as_str())
+        };
+        let referred = previous
+            .and_then(|p| {
+                p.answered
+                    .as_deref()
+                    .cloned()
+                    .filter(names_its_rows)
+                    .or_else(|| {
+                        p.filters
+                        .iter()
+                        .find(|f| {
+                            names_its_rows(f)
+                                && matches!(&f.condition, Condition::OneOf(list) if list.len() == 1)
+                        })
+                        .cloned()
+                    })
+            })
+            .filter(|_| self.refers_to_answer)
+            .filter(|f| {
+                !self.values.iter().any(|v| {
+                    v.options
+                        .iter()
+                        .any(|(a, _)| a.object == f.attribute.object)
+                })
+            });
+        if let Some(filter) = &referred
+            && let Some(o) = ontology
+                .objects
+                .iter()
+                .position(|o| o.name == filter.attribute.object)
+            && !self.mentioned.contains(&o)
+        {
+            self.mentioned.push(o);
+        }
+        referred
+    }
+
+    /// The plan this question starts from: the last one refined (a
+    /// follow-up) or a new one with the measures read.
+    pub(super) fn carry_over(
+        &self,
+        ontology: &Ontology,
+        previous: Option<&SemanticPlan>,
+        referred: Option<Filter>,
+        measured: Measured,
+    ) -> SemanticPlan {
+        let Measured {
+            measures,
+            ranks_last,
+            ..
+        } = measured;
+        // A question with only a variant or filter words refines the last plan.
+        let follow_up = previous.is_some()
+            && (referred.is_some()
+                || self.refers_back
+                || measures.is_empty()
+                || (self.groupings.is_empty() && !self.who && self.asked.is_empty()));
+        // "only for customers in France", after orders by priority: a word
+        // that is also a count ("customers") only scopes what was measured.
+        let scopes_only = self.weak_metric
+            && self.metrics.len() == 1
+            && self.variants.is_empty()
+            && self.aggregates.is_empty()
+            && self.count_of.is_none()
+            && !self.counts
+            && self.order.is_none()
+            && (self.only || !self.values.is_empty());
+        let mut plan = match (follow_up, previous) {
+            (true, Some(previous)) => {
+                let mut plan = previous.clone();
+                plan.assumptions.clear();
+                if scopes_only && !previous.measures.is_empty() {
+                    // The measure stays; the thing named is only a scope.
+                } else if !measures.is_empty() {
+                    // "how many wins does each of them have", after "how many
+                    // Brazilian drivers": one row per driver counted before.
+                    if self.partitive
+                        && let [Measure::CountOf { object }] = previous.measures.as_slice()
+                        && let Some(counted) = ontology.objects.iter().find(|o| o.name == *object)
+                        && let Some(name) = display_attribute(counted)
+                    {
+                        push_unique(
+                            &mut plan.dimensions,
+                            AttributeRef {
+                                object: object.clone(),
+                                attribute: name.to_owned(),
+                                bucket: None,
+                            },
+                        );
+                    }
+                    // "how many drivers were there in 2022", after a
+                    // question about one driver: all of them are counted.
+                    for measure in &measures {
+                        if let Measure::CountOf { object } | Measure::DistinctOf { object, .. } =
+                            measure
+                        {
+                            plan.filters.retain(|f| f.attribute.object != *object);
+                        }
+                    }
+                    // After a lookup, what was shown is not a grouping of
+                    // the count now asked ("circuits in Italy" → "how many"),
+                    // unless the question is about each of them.
+                    if previous.measures.is_empty() && !self.refers_back {
+                        plan.dimensions.clear();
+                        plan.limit = None;
+                    }
+                    plan.measures = measures.clone();
+                    plan.order = None;
+                } else if !self.variants.is_empty() {
+                    plan.measures = plan
+                        .measures
+                        .iter()
+                        .map(|m| match m {
+                            Measure::Metric { metric, .. } => {
+                                match self
+                                    .variants
+                                    .iter()
+                                    .find(|(vm, _)| ontology.metrics[*vm].name == *metric)
+                                {
+                                    Some((vm, v)) => Measure::Metric {
+                                        metric: metric.clone(),
+                                        variant: Some(
+                                            ontology.metrics[*vm].variants[*v].name.clone(),
+                                        ),
+                                    },
+                                    None => m.clone(),
+                                }
+                            }
+                            other => other.clone(),
+                        })
+                        .collect();
+                }
+                // "by month instead": a new grouping replaces the last one.
+                if !self.groupings.is_empty()
+                    || self.per_year
+                    || self.per_month
+                    || self.per_grain.is_some()
+                {
+                    plan.dimensions.clear();
+                    plan.order = None;
+                }
+                // "which race had the most?": the groups are the things it
+                // names; the last answer's grouping by anything else goes.
+                if ranks_last {
+                    let named: Vec<&str> = self
+                        .asked
+                        .iter()
+                        .map(|a| a.object.as_str())
+                        .chain(
+                            self.mentioned
+                                .iter()
+                                .map(|o| ontology.objects[*o].name.as_str()),
+                        )
+                        .collect();
+                    if !named.is_empty() {
+                        plan.dimensions.retain(|d| {
+                            named.contains(&d.object.as_str())
+                                && (self.asked.is_empty() || self.asked.contains(d))
+                        });
+                    }
+                    plan.limit = None;
+                }
+                // "which of those are in BUILDING", after the top 3 clients:
+                // the rows the ranking chose, whatever else now changes.
+                if self.partitive
+                    && let Some(listed) = previous.listed.as_deref()
+                    && !plan.filters.iter().any(|f| f.attribute == listed.attribute)
+                {
+                    plan.filters.push(listed.clone());
+                    plan.limit = None;
+                }
+                plan
+            }
+            _ => SemanticPlan {
+                measures,
+                ..SemanticPlan::default()
+            },
+        };
+        plan.answered = None;
+        plan.listed = None;
+        if let Some(filter) = referred {
+            // The last answer's grouping by the thing is now the thing itself.
+            plan.dimensions
+                .retain(|d| d.object != filter.attribute.object);
+            plan.filters.retain(|f| f.attribute != filter.attribute);
+            plan.filters.push(filter);
+            plan.order = None;
+            plan.limit = None;
+        }
+        plan.filters
+            .extend(self.counted_among(ontology, previous, &plan));
+        plan
+    }
+
+    /// "In how many of his 2011 wins did he start from pole", "which of
+    /// those wins came from pole": the rows one conditional count counts,
+    /// among those another counts (named and replaced, or the chat's last
+    /// measure after "those"). The other's conditions, as the plan's
+    /// filters; none where either is not a count of the same rows.
+    fn counted_among(
+        &self,
+        ontology: &Ontology,
+        previous: Option<&SemanticPlan>,
+        plan: &SemanticPlan,
+    ) -> Vec<Filter> {
+        let index = |name: &str| ontology.metrics.iter().position(|m| m.name == name);
+        let [Measure::Metric { metric, .. }] = plan.measures.as_slice() else {
+            return Vec::new();
+        };
+        let last = || match previous.map(|p| p.measures.as_slice()) {
+            Some([Measure::Metric { metric, .. }]) if self.refers_back => index(metric),
+            _ => None,
+        };
+        let (Some(m), Some(other)) = (index(metric), self.displaced.or_else(last)) else {
+            return Vec::new();
+        };
+        let (counted, among) = (&ontology.metrics[m], &ontology.metrics[other]);
+        let conditional_count = |metric: &crate::ontology::Metric| {
+            metric.aggregate == Aggregate::Count && !metric.filters.is_empty()
+        };
+        if self.share
+            || self.difference.is_some()
+            || m == other
+            || counted.object != among.object
+            || !conditional_count(counted)
+            || !conditional_count(among)
+        {
+            return Vec::new();
+        }
+        among
+            .filters
+            .iter()
+            .map(|text| simple_filter(ontology, &among.object, text))
+            .collect::<Option<Vec<_>>>()
+            .unwrap_or_default()
+    }
+}

@@ -1,0 +1,343 @@
+//! What the question measures: its metrics, variants, aggregates and
+//! counts, and what a negation sets apart.
+
+use super::Reading;
+use crate::engine::compile::display_attribute;
+use crate::engine::graph;
+use crate::engine::plan::{AttributeRef, Measure, SemanticPlan};
+use crate::engine::planner::Planned;
+use crate::engine::planner::attributes::person_attribute;
+use crate::engine::planner::labels::{label_of, plural};
+use crate::ontology::{Aggregate, Ontology};
+use std::ops::ControlFlow;
+
+/// The measures a question names, and how it ranks without one.
+pub(super) struct Measured {
+    pub(super) measures: Vec<Measure>,
+    /// "Which 3 circuits sit at the lowest elevation": a quantity of the
+    /// things listed, ranked by itself.
+    pub(super) rank_by: Option<AttributeRef>,
+    /// "which race had the most?": a superlative over the chat's last measure.
+    pub(super) ranks_last: bool,
+}
+
+impl Reading {
+    /// The measure a negation excludes and the object whose rows it keeps
+    /// ("customers who never placed an order"); the excluded metric is then
+    /// no longer measured.
+    pub(super) fn set_exclusion_apart(&mut self, ontology: &Ontology) -> Option<(usize, usize)> {
+        // "customers who never placed an order": the orders are what is
+        // excluded, not what is measured.
+        let excluded = self
+            .negated_metric
+            .and_then(|m| self.excluded_of(ontology, m).map(|o| (m, o)));
+        if let Some((m, o)) = excluded {
+            self.metrics.retain(|(x, _)| *x != m);
+            // "How many drivers who started a race in 2022 failed to score":
+            // beside the things counted or listed, another measure says
+            // which of them took part, as "raced in 2024 but" does.
+            let about_them = self.count_of == Some(o)
+                || self
+                    .asked
+                    .iter()
+                    .any(|a| a.object == ontology.objects[o].name);
+            let took_part: Vec<usize> = self
+                .metrics
+                .iter()
+                .map(|(x, _)| *x)
+                .chain(self.displaced)
+                .filter(|x| *x != m)
+                .collect();
+            if about_them && !took_part.is_empty() {
+                // The excluded measure's rows ("scored" in results) are the
+                // route to the time they took part in.
+                let object = &ontology.metrics[m].object;
+                self.took_part = ontology.objects.iter().position(|o| o.name == *object);
+                self.metrics.clear();
+                self.displaced = None;
+                self.contrast = true;
+                // "drivers who started": who they are is not asked.
+                self.who = false;
+            }
+        }
+        excluded
+    }
+
+    /// The measures the question names, or why it cannot be measured.
+    pub(super) fn measures(
+        &self,
+        ontology: &Ontology,
+        previous: Option<&SemanticPlan>,
+    ) -> ControlFlow<Planned, Measured> {
+        // Measures.
+        let mut measures: Vec<Measure> = Vec::new();
+        for (m, _) in &self.metrics {
+            let metric = &ontology.metrics[*m];
+            let variant = self
+                .variants
+                .iter()
+                .find(|(vm, _)| vm == m)
+                .map(|(_, v)| metric.variants[*v].name.clone());
+            measures.push(Measure::Metric {
+                metric: metric.name.clone(),
+                variant,
+            });
+        }
+        for (vm, v) in &self.variants {
+            let metric = &ontology.metrics[*vm];
+            if !self.metrics.iter().any(|(m, _)| m == vm) {
+                measures.push(Measure::Metric {
+                    metric: metric.name.clone(),
+                    variant: Some(metric.variants[*v].name.clone()),
+                });
+            }
+        }
+        // "how many units have been returned": a metric that sums the very
+        // quantity named, under a condition, is that quantity as asked.
+        let sums_named = |m: usize| {
+            let metric = &ontology.metrics[m];
+            self.aggregates.iter().any(|(attribute, aggregate)| {
+                *aggregate == metric.aggregate
+                    && attribute.object == metric.object
+                    && ontology
+                        .attribute(&attribute.object, &attribute.attribute)
+                        .and_then(|a| a.column_name())
+                        .is_some_and(|column| metric.expr.as_deref() == Some(column))
+            })
+        };
+        if self.weak_metric
+            && !self.aggregates.is_empty()
+            && self.metrics.len() == 1
+            && !sums_named(self.metrics[0].0)
+        {
+            // "total account balance of customers": the customers are the
+            // subject, the balance is what is summed.
+            measures.clear();
+        }
+        for (attribute, aggregate) in &self.aggregates {
+            if measures.is_empty() {
+                measures.push(Measure::Aggregate {
+                    attribute: attribute.clone(),
+                    aggregate: *aggregate,
+                });
+            }
+        }
+        // "did brazilian or argentinian customers buy more units": the
+        // customers are whose units are added up, not a count of their own.
+        if self.weak_metric
+            && self.metrics.len() == 1
+            && self.variants.is_empty()
+            && self.aggregates.is_empty()
+            && self.count_of.is_none()
+            && !self.counts
+            && let Some(quantity) = self.quantities.first()
+            && self
+                .weak_object
+                .is_some_and(|o| ontology.objects[o].name != quantity.object)
+        {
+            measures.clear();
+        }
+        // "How many units were ordered": a quantity named with nothing
+        // else to measure is what the question adds up (or averages).
+        // "Which 3 circuits sit at the lowest elevation": the things listed,
+        // in the order of their own number; nothing is added up.
+        let rank_by = self
+            .quantities
+            .first()
+            .filter(|quantity| {
+                // "customers" may also have read as their count.
+                let only_weak = self.weak_metric
+                    && self.metrics.len() == 1
+                    && self
+                        .weak_object
+                        .is_some_and(|o| ontology.objects[o].name == quantity.object);
+                (measures.is_empty() || only_weak)
+                    && self.count_of.is_none()
+                    && self.order.is_some()
+                    && !self.averaged
+                    && !self.counts
+                    && self
+                        .mentioned
+                        .iter()
+                        .chain(self.weak_object.iter())
+                        .any(|o| ontology.objects[*o].name == quantity.object)
+            })
+            .cloned();
+        if rank_by.is_some() {
+            measures.clear();
+        }
+        if measures.is_empty()
+            && rank_by.is_none()
+            && self.count_of.is_none()
+            && let Some(quantity) = self.quantities.first()
+        {
+            measures.push(Measure::Aggregate {
+                attribute: quantity.clone(),
+                aggregate: if self.averaged {
+                    Aggregate::Avg
+                } else {
+                    Aggregate::Sum
+                },
+            });
+        }
+        if measures.is_empty()
+            && let Some(o) = self.count_of
+        {
+            measures.push(Measure::CountOf {
+                object: ontology.objects[o].name.clone(),
+            });
+        }
+        // "average pit stop duration": a metric that aggregates the very
+        // attribute the same way is the data team's reading of it (its unit).
+        for measure in &mut measures {
+            if let Measure::Aggregate {
+                attribute,
+                aggregate,
+            } = measure
+                && let Some(column) = ontology
+                    .attribute(&attribute.object, &attribute.attribute)
+                    .and_then(|a| a.column_name())
+                && let Some(metric) = ontology.metrics.iter().find(|m| {
+                    m.aggregate == *aggregate
+                        && m.object == attribute.object
+                        && m.filters.is_empty()
+                        && m.variants.is_empty()
+                        && m.expr.as_deref().is_some_and(|expr| {
+                            expr.split(|c: char| !(c.is_alphanumeric() || c == '_'))
+                                .any(|token| token == column)
+                        })
+                })
+            {
+                *measure = Measure::Metric {
+                    metric: metric.name.clone(),
+                    variant: None,
+                };
+            }
+        }
+        // "How many times has the Monaco Grand Prix been run": counting with
+        // only a name given counts the rows the name is of.
+        if measures.is_empty()
+            && self.counts
+            && self.asked.is_empty()
+            && let [mention] = self.values.as_slice()
+            && let [(attribute, _)] = mention.options.as_slice()
+            && let Some(object) = ontology.objects.iter().find(|o| o.name == attribute.object)
+            && display_attribute(object) == Some(attribute.attribute.as_str())
+        {
+            measures.push(Measure::CountOf {
+                object: object.name.clone(),
+            });
+        }
+        // "which race had the most?", after "pit stops in 2023": with no
+        // measure of its own, the superlative ranks what the chat measured.
+        let ranks_last = previous.is_some_and(|p| !p.measures.is_empty())
+            && self.superlative_last
+            && measures.is_empty()
+            && self.count_of.is_none()
+            && self.quantities.is_empty()
+            && !self.counts;
+        // "Which nationality has the most drivers": a superlative over things
+        // no metric counts ranks the groups by how many there are.
+        if measures.is_empty()
+            && !ranks_last
+            && self.order.is_some()
+            && (!self.asked.is_empty() || !self.groupings.is_empty())
+            && let Some(o) = self.mentioned.first()
+        {
+            measures.push(Measure::CountOf {
+                object: ontology.objects[*o].name.clone(),
+            });
+        }
+        // "Which ship mode is used most often": with nothing else named, how
+        // many of the rows that hold the attribute have each value.
+        if measures.is_empty()
+            && !ranks_last
+            && self.order.is_some()
+            && self.mentioned.is_empty()
+            && self.groupings.is_empty()
+            && let [asked] = self.asked.as_slice()
+        {
+            measures.push(Measure::CountOf {
+                object: asked.object.clone(),
+            });
+        }
+        // "How many different race winners": the people among the rows the
+        // metric counts.
+        if self.agents_counted
+            && let [Measure::Metric { metric, .. }] = measures.as_slice()
+            && let Some(base) = ontology.metrics.iter().find(|m| m.name == *metric)
+            && let Some(person) = person_attribute(ontology, &base.object, &self.mentioned)
+        {
+            measures = vec![Measure::DistinctOf {
+                object: person.object,
+                metric: metric.clone(),
+            }];
+        }
+        // "How many drivers raced in 2010" asks for drivers; a plan that
+        // counts races instead would answer another question.
+        if let Some(o) = self.count_of
+            && !measures.iter().any(
+                |m| matches!(m, Measure::CountOf { object } if *object == ontology.objects[o].name),
+            )
+            && previous.is_none()
+        {
+            let counted = &ontology.objects[o];
+            // "How many different drivers won for McLaren": the drivers
+            // among the rows the metric counts, where its object links to them.
+            let linked = |metric: &str| {
+                let base = ontology.metrics.iter().find(|m| m.name == metric);
+                base.is_some_and(|m| {
+                    // "how many line items were returned": the rows the
+                    // metric counts are the counted things themselves.
+                    m.object == counted.name
+                        || graph::direct_link(ontology, &m.object, &counted.name).is_some()
+                })
+            };
+            // "How many drivers took part in a race in 2023": a metric that
+            // only counts the rows of its object ("races") names the object
+            // the counted things are among, through the conditions on it.
+            let counts_rows = |metric: &str| {
+                ontology.metrics.iter().any(|m| {
+                    m.name == metric
+                        && m.aggregate == Aggregate::Count
+                        && m.expr.is_none()
+                        && m.filters.is_empty()
+                        && m.variants.is_empty()
+                })
+            };
+            if let [Measure::Metric { metric, .. }] = measures.as_slice() {
+                if linked(metric) {
+                    measures = vec![Measure::DistinctOf {
+                        object: counted.name.clone(),
+                        metric: metric.clone(),
+                    }];
+                } else if counts_rows(metric) {
+                    measures = vec![Measure::CountOf {
+                        object: counted.name.clone(),
+                    }];
+                }
+            }
+        }
+        if let Some(o) = self.count_of
+            && !measures.iter().any(|m| match m {
+                Measure::CountOf { object } | Measure::DistinctOf { object, .. } => {
+                    *object == ontology.objects[o].name
+                }
+                _ => false,
+            })
+            && previous.is_none()
+        {
+            let counted = &ontology.objects[o];
+            let label = label_of(&counted.label, &counted.name).to_lowercase();
+            return ControlFlow::Break(Planned::NotAnswerable(format!(
+                "the question counts {} by what they did, which Cassis cannot plan yet; ask for the measure by {label} instead",
+                plural(&label)
+            )));
+        }
+        ControlFlow::Continue(Measured {
+            measures,
+            rank_by,
+            ranks_last,
+        })
+    }
+}

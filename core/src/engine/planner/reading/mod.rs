@@ -1,0 +1,424 @@
+//! From pieces to a plan: the pieces sorted into the roles they play
+//! (measures, groupings, filters, order), then assembled into the semantic
+//! plan they describe.
+
+mod concepts;
+mod dates;
+mod dimensions;
+mod filters;
+mod follow_up;
+mod measures;
+mod roles;
+mod shape;
+
+use super::Planned;
+use super::time::DateRange;
+use crate::engine::compile::display_attribute;
+use crate::engine::grammar::Op;
+use crate::engine::graph;
+use crate::engine::lexicon::{Concept, Entry};
+use crate::engine::plan::{
+    AttributeRef, Condition, Filter, Literal, Measure, PlanAssumption, SemanticPlan,
+};
+use crate::ontology::{Aggregate, Ontology};
+use std::ops::ControlFlow;
+
+/// A span that names values: every attribute it may be a value of, with the
+/// values it matches there.
+#[derive(Debug)]
+pub(super) struct ValueMention {
+    options: Vec<(AttributeRef, Vec<String>)>,
+    text: String,
+    /// After "not", "outside", "except": every value but these.
+    negated: bool,
+}
+
+/// The pieces of one question, sorted into the roles they play.
+#[derive(Debug, Default)]
+pub(super) struct Reading {
+    /// Metrics named outright, with the variant when the words settle it.
+    metrics: Vec<(usize, Option<usize>)>,
+    /// The only metric came from a word that also names an object ("races"
+    /// in "how many races did X win"); a later metric word replaces it.
+    weak_metric: bool,
+    /// The object the weak metric's word also named.
+    weak_object: Option<usize>,
+    /// The weak metric's word came right after "how many".
+    weak_counted: bool,
+    /// Where the weak metric's word was, and where the piece being placed is:
+    /// "Grand Prix wins" is one measure, "races did X win" is not.
+    weak_at: usize,
+    at: usize,
+    /// "average quantity": an aggregate of a measure attribute.
+    aggregates: Vec<(AttributeRef, Aggregate)>,
+    /// A count asked of an object ("how many drivers").
+    count_of: Option<usize>,
+    /// Variants named apart from their metric ("including sprints").
+    variants: Vec<(usize, usize)>,
+    /// Each grouping phrase with every attribute it may mean; the one
+    /// nearest to what is measured wins.
+    groupings: Vec<Vec<AttributeRef>>,
+    /// Attributes asked about ("nationality of ...", "which team").
+    asked: Vec<AttributeRef>,
+    /// Numeric measure attributes named without an aggregate ("how many
+    /// units", "discount on average"): summed or averaged, never grouped.
+    quantities: Vec<AttributeRef>,
+    /// "average" or "on average" anywhere in the question.
+    averaged: bool,
+    /// Rows named by their key: "order number 1".
+    keys: Vec<(usize, i64)>,
+    /// "per" named a grouping: with "average", the average is over it.
+    per: bool,
+    /// "what percentage of", "podium rate": the answer is a share.
+    share: bool,
+    /// A metric a later one replaced ("races" in "what percentage of
+    /// races did X win"): what a share is of.
+    displaced: Option<usize>,
+    /// Later metric words that also name an attribute ("wins" is also a
+    /// standings column), read as metrics only by a share.
+    also: Vec<usize>,
+    /// Objects mentioned without another role.
+    mentioned: Vec<usize>,
+    /// Objects mentioned after "all": rolled up, not grouped.
+    rolled_up: Vec<usize>,
+    /// Values named in the question: for each span, every attribute it may
+    /// be a value of, with the matching values; resolved once the plan's
+    /// objects are known.
+    values: Vec<ValueMention>,
+    years: Vec<(Op, i64)>,
+    comparison: bool,
+    who: bool,
+    /// "each of them", "which of those": the question is about what the
+    /// chat's last answer counted or listed.
+    refers_back: bool,
+    /// "which of those", "each of them": the rows the last answer listed.
+    partitive: bool,
+    when: bool,
+    order: Option<bool>,
+    limit: Option<u32>,
+    only: bool,
+    /// "where is X": the location of what X names.
+    place: bool,
+    /// "by year", "each year", "per year".
+    per_year: bool,
+    /// "by month", "each month", "monthly".
+    per_month: bool,
+    /// "by quarter", "weekly", "per day": the date grouped at that grain.
+    per_grain: Option<crate::ontology::Grain>,
+    /// "growth", "year over year": the measure against an earlier period,
+    /// which one when the question says.
+    pub(super) growth: Option<Option<crate::ontology::Grain>>,
+    /// "running total", "year to date": added up over the periods, starting
+    /// again at each period named.
+    pub(super) running: Option<Option<crate::ontology::Grain>>,
+    /// "second", "P3": finishing positions asked about.
+    ordinals: Vec<i64>,
+    /// "oldest", "the latest race": the extreme of a date, true for latest.
+    extreme: Option<bool>,
+    /// The object the extreme word was about.
+    extreme_object: Option<usize>,
+    /// Ranges of days, with the time word before each.
+    dates: Vec<(Op, DateRange)>,
+    /// "in descending order": how a list is sorted, true for descending.
+    sort: Option<bool>,
+    /// Where the one metric so far was typed as a verb ("started"): a
+    /// metric right after it ("on pole") is the one meant.
+    verb_at: Option<usize>,
+    /// Dates named by a verb ("shipped", "ordered"): what a time in the
+    /// question is of, never a grouping of their own.
+    verb_dates: Vec<AttributeRef>,
+    /// Of those, the ones typed as a verb ("born", "shipped").
+    dated_by_verb: Vec<AttributeRef>,
+    /// The numeric attribute named last, which "over 9000" compares.
+    last_quantity: Option<AttributeRef>,
+    /// Numeric attributes compared with a number: above it (true) or below.
+    compared: Vec<(AttributeRef, bool, i64)>,
+    /// Attributes compared with another of the same thing: "received after
+    /// the commit date" (true: after or above it).
+    against: Vec<(AttributeRef, bool, AttributeRef)>,
+    /// "but": what the question excludes is set against what holds.
+    contrast: bool,
+    /// Where the last concept that named only values was: "German
+    /// customers" qualifies the customers by the value before them.
+    value_at: Option<usize>,
+    /// Where the last attribute asked about was ("what segment and country").
+    asked_at: Option<usize>,
+    /// "driver nationalities": the object whose attribute the next word names.
+    qualifier: Option<usize>,
+    /// "he", "his", "there": about the thing the chat's last answer led with.
+    refers_to_answer: bool,
+    /// "how many more … than …" (true), "how many fewer" (false).
+    difference: Option<bool>,
+    /// "in which year was it held": the year of what is asked about.
+    year_asked: bool,
+    /// "which race had the most?": nothing is named after the superlative,
+    /// so in a chat it ranks what the last answer measured.
+    superlative_last: bool,
+    /// "how many" anywhere in the question.
+    counts: bool,
+    /// "between them", "in total": one figure for all the things named.
+    together: bool,
+    /// "how many winners": the people a metric's rows name, counted.
+    agents_counted: bool,
+    /// A negation waits for the value it excludes.
+    negate: bool,
+    /// A negation that excluded no value ("never won").
+    pub(super) dangling_negation: bool,
+    /// The metric a negation excluded: "customers who never placed an order".
+    negated_metric: Option<usize>,
+    /// Things a value right before them qualified ("French customers"),
+    /// through which the value's attribute is reached.
+    qualified: Vec<usize>,
+    /// Where other measures said which things took part, beside one
+    /// excluded ("drivers who started a race in 2022 but never scored"):
+    /// the excluded measure's object, whose rows they took part through.
+    took_part: Option<usize>,
+}
+
+/// What assembling a plan carries from one step to the next.
+pub(super) struct Assembly<'a> {
+    plan: SemanticPlan,
+    /// What the answer states it assumed (a value among several matches).
+    assumptions: Vec<PlanAssumption>,
+    /// The chat's last plan, where the question builds on it.
+    previous: Option<&'a SemanticPlan>,
+    /// The object whose rows are measured.
+    base: Option<String>,
+    /// Each grouping phrase, resolved to the attribute nearest the base.
+    groupings: Vec<AttributeRef>,
+    /// The finishing position an ordinal ("second") filters.
+    position: Option<AttributeRef>,
+    /// The object "oldest" or "the latest" is about.
+    extreme_object: Option<usize>,
+    /// What "who" and a year are read against when nothing is measured.
+    anchor: Option<String>,
+    /// The excluded metric and the object whose rows it keeps.
+    excluded: Option<(usize, usize)>,
+    /// A quantity the things listed are ranked by.
+    rank_by: Option<AttributeRef>,
+}
+
+impl Reading {
+    /// The plan the reading describes, or why there is none.
+    pub(super) fn into_plan(
+        mut self,
+        ontology: &Ontology,
+        previous: Option<&SemanticPlan>,
+    ) -> Planned {
+        match self.assemble(ontology, previous) {
+            ControlFlow::Break(planned) => planned,
+            ControlFlow::Continue(plan) => Planned::Plan(plan),
+        }
+    }
+
+    /// One step per role: each adds its part to the plan, and any may
+    /// settle the answer early (a refusal, or a list that is complete).
+    fn assemble(
+        &mut self,
+        ontology: &Ontology,
+        previous: Option<&SemanticPlan>,
+    ) -> ControlFlow<Planned, SemanticPlan> {
+        let referred = self.referred(ontology, previous);
+        let excluded = self.set_exclusion_apart(ontology);
+        let measured = self.measures(ontology, previous)?;
+        // "how many poles did he have that season": a measure of the thing
+        // referred to, in the last question's scope; "when was the first race
+        // held there": a new question about it.
+        let previous = match &referred {
+            Some(_) if measured.measures.is_empty() => None,
+            _ => previous,
+        };
+        let rank_by = measured.rank_by.clone();
+        let plan = self.carry_over(ontology, previous, referred, measured);
+        let mut assembly = self.frame(ontology, plan, previous, rank_by, excluded)?;
+        self.filter(ontology, &mut assembly)?;
+        self.date(ontology, &mut assembly)?;
+        self.shape(ontology, assembly)
+    }
+
+    /// Objects the question names, which settle a route they lie on.
+    fn named_objects(&self, ontology: &Ontology) -> Vec<String> {
+        self.mentioned
+            .iter()
+            .chain(self.took_part.iter())
+            .map(|o| ontology.objects[*o].name.clone())
+            .collect()
+    }
+
+    /// What a year or a date is read against: the measured or asked-about
+    /// object, else what the plan shows or filters, else a mentioned object.
+    fn time_anchor(
+        &self,
+        ontology: &Ontology,
+        anchor: Option<&str>,
+        plan: &SemanticPlan,
+    ) -> Option<String> {
+        anchor.map(str::to_owned).or_else(|| {
+            plan.dimensions
+                .first()
+                .map(|d| d.object.clone())
+                .or_else(|| plan.filters.first().map(|f| f.attribute.object.clone()))
+                .or_else(|| {
+                    self.mentioned
+                        .first()
+                        .map(|o| ontology.objects[*o].name.clone())
+                })
+        })
+    }
+
+    /// Whether a negation of a measure can be planned: as the rows of the
+    /// counted or named thing that the metric counts nothing for, where the
+    /// metric's object links to that thing directly.
+    pub(super) fn excludes_a_measure(&self, ontology: &Ontology) -> bool {
+        self.negated_metric
+            .is_some_and(|m| self.excluded_of(ontology, m).is_some())
+    }
+
+    /// The object whose rows "never <metric>" keeps.
+    fn excluded_of(&self, ontology: &Ontology, m: usize) -> Option<usize> {
+        let metric = &ontology.metrics[m];
+        // A count's rows are what it counts; "never scored a point" keeps
+        // the things none of whose rows add to the sum (the compiler
+        // excludes the rows that do).
+        if !matches!(metric.aggregate, Aggregate::Count | Aggregate::Sum) {
+            return None;
+        }
+        let asked = self
+            .asked
+            .iter()
+            .filter_map(|a| ontology.objects.iter().position(|o| o.name == a.object));
+        self.count_of
+            .into_iter()
+            .chain(asked)
+            .chain(self.mentioned.iter().copied())
+            .find(|o| {
+                let object = &ontology.objects[*o];
+                object.primary_key.len() == 1
+                    && graph::direct_link(ontology, &metric.object, &object.name).is_some()
+            })
+    }
+}
+
+/// A concept that is only values ("German", "Ferrari").
+fn only_values(entries: &[Entry]) -> bool {
+    entries
+        .iter()
+        .all(|e| matches!(e.concept, Concept::Value { .. }))
+}
+
+/// An attribute that names its rows: the display attribute, or one whose
+/// name or label says "name" (a first or last name).
+fn is_a_name(ontology: &Ontology, reference: &AttributeRef) -> bool {
+    let Some(object) = ontology.objects.iter().find(|o| o.name == reference.object) else {
+        return false;
+    };
+    display_attribute(object) == Some(reference.attribute.as_str())
+        || object
+            .attributes
+            .iter()
+            .find(|a| a.name == reference.attribute)
+            .is_some_and(|a| {
+                format!("{} {}", a.name, a.label)
+                    .to_lowercase()
+                    .contains("name")
+            })
+}
+
+/// A measure that adds up over rows (a count or a sum), so that an average
+/// of it per group means something other than the measure itself.
+fn adds_up(ontology: &Ontology, measure: &Measure) -> bool {
+    match measure {
+        Measure::Metric { metric, .. } => ontology
+            .metrics
+            .iter()
+            .find(|m| m.name == *metric)
+            .is_some_and(|m| {
+                matches!(
+                    m.aggregate,
+                    Aggregate::Count | Aggregate::CountDistinct | Aggregate::Sum
+                )
+            }),
+        Measure::CountOf { .. } | Measure::DistinctOf { .. } => true,
+        Measure::Aggregate { aggregate, .. } => {
+            matches!(aggregate, Aggregate::Count | Aggregate::Sum)
+        }
+        Measure::AveragePer { .. }
+        | Measure::Share { .. }
+        | Measure::Difference { .. }
+        | Measure::Growth { .. }
+        | Measure::Cumulative { .. } => false,
+    }
+}
+
+/// How the word before a year or a date bounds it: "since", "until",
+/// "between … and"; anything else means that year or day only.
+/// A metric's filter of the form `column op literal` ("position = 1",
+/// "grid <= 3") as a plan filter on the metric's object; `None` for anything
+/// else, which only the metric's own SQL can say.
+fn simple_filter(ontology: &Ontology, object: &str, filter: &str) -> Option<Filter> {
+    let [column, op, literal] = filter.split_whitespace().collect::<Vec<_>>()[..] else {
+        return None;
+    };
+    let attribute = ontology
+        .objects
+        .iter()
+        .find(|o| o.name == object)?
+        .attributes
+        .iter()
+        .find(|a| a.column_name() == Some(column))?;
+    let literal = match literal.parse::<i64>() {
+        Ok(n) => Literal::Integer(n),
+        Err(_) => Literal::Text(
+            literal
+                .strip_prefix('\'')?
+                .strip_suffix('\'')?
+                .replace("''", "'"),
+        ),
+    };
+    let condition = match op {
+        "=" => Condition::OneOf(vec![literal]),
+        "<=" => Condition::AtMost(literal),
+        ">=" => Condition::AtLeast(literal),
+        _ => return None,
+    };
+    Some(Filter {
+        attribute: AttributeRef::new(object, &attribute.name),
+        condition,
+    })
+}
+
+fn time_bound(previous: Option<Op>) -> Op {
+    match previous {
+        Some(
+            op @ (Op::Since
+            | Op::After
+            | Op::Before
+            | Op::Until
+            | Op::Between
+            | Op::From
+            | Op::To
+            | Op::And),
+        ) => op,
+        _ => Op::Only,
+    }
+}
+
+/// "started", or "start" where the metric is "starts": a metric named by
+/// its verb, which another metric right after it may complete.
+fn typed_as_verb(ontology: &Ontology, metric: usize, text: &str) -> bool {
+    let bare = ontology.metrics[metric].name.strip_suffix('s') == Some(text);
+    let verb = |word: &str| word.len() > 4 && word.ends_with("ed");
+    // "races started": the things, then what they did ("quantity
+    // shipped" names a quantity, not things).
+    let things_then_verb = text.rsplit_once(' ').is_some_and(|(things, last)| {
+        let one = things.strip_suffix('s').unwrap_or(things);
+        verb(last)
+            && ontology.objects.iter().any(|o| {
+                std::iter::once(&o.name)
+                    .chain(std::iter::once(&o.label))
+                    .chain(&o.synonyms)
+                    .any(|n| n.eq_ignore_ascii_case(things) || n.eq_ignore_ascii_case(one))
+            })
+    });
+    (!text.contains(' ') && (verb(text) || bare)) || things_then_verb
+}

@@ -1,0 +1,533 @@
+//! The walk over a question's pieces that sorts each into the role it
+//! plays: a measure, a grouping, a value, a time, an order.
+
+use super::{Reading, only_values, time_bound};
+use crate::engine::compile::display_attribute;
+use crate::engine::grammar::Op;
+use crate::engine::graph;
+use crate::engine::lexicon::{Concept, Entry, Strength};
+use crate::engine::plan::{AttributeRef, Measure, SemanticPlan};
+use crate::engine::planner::time::is_dated;
+use crate::engine::planner::words::{Piece, object_of};
+use crate::ontology::{AttributeRole, DataType, Ontology};
+
+impl Reading {
+    pub(in crate::engine::planner) fn of(ontology: &Ontology, pieces: &[Piece]) -> Self {
+        let mut reading = Reading::default();
+        let mut previous_op: Option<Op> = None;
+        let mut grouping = false;
+        for (index, piece) in pieces.iter().enumerate() {
+            match piece {
+                Piece::Op(op) => {
+                    reading.counts |= *op == Op::Count;
+                    match op {
+                        // "top 3 nationalities by number of drivers": a
+                        // measure after "by" ranks, it does not group.
+                        Op::Count | Op::Sum if grouping => grouping = false,
+                        Op::Average => {
+                            reading.averaged = true;
+                            grouping = false;
+                        }
+                        Op::Share => reading.share = true,
+                        Op::Together => reading.together = true,
+                        // "how many more", "how much less": a difference.
+                        Op::Most | Op::Least
+                            if matches!(previous_op, Some(Op::Count | Op::Sum)) =>
+                        {
+                            reading.difference = Some(*op == Op::Most);
+                        }
+                        Op::Most | Op::Least => {
+                            reading.order = Some(*op == Op::Most);
+                            reading.superlative_last = true;
+                        }
+                        Op::Top => reading.order = reading.order.or(Some(true)),
+                        Op::Bottom => reading.order = Some(false),
+                        Op::Back => {
+                            reading.refers_back = true;
+                            continue;
+                        }
+                        Op::Among => {
+                            reading.refers_back = true;
+                            reading.partitive = true;
+                            continue;
+                        }
+                        Op::Refer => {
+                            reading.refers_to_answer = true;
+                            continue;
+                        }
+                        // "what market segment and country is X in": the
+                        // next thing is asked as well.
+                        Op::And if index > 0 && reading.asked_at == Some(index - 1) => {
+                            previous_op = Some(Op::Which);
+                            continue;
+                        }
+                        Op::Who => reading.who = true,
+                        Op::When => reading.when = true,
+                        Op::Versus => reading.comparison = true,
+                        Op::Only => reading.only = true,
+                        Op::Contrast => reading.contrast = true,
+                        Op::Where => reading.place = true,
+                        Op::Year if grouping => reading.per_year = true,
+                        // "and in which year was it held": the year is asked.
+                        Op::Year if previous_op == Some(Op::Which) => {
+                            reading.year_asked = true;
+                        }
+                        Op::Month if grouping => reading.per_month = true,
+                        // "by segment and quarter": a second grouping.
+                        Op::Period(grain)
+                            if grouping
+                                || (previous_op == Some(Op::And)
+                                    && !reading.groupings.is_empty()) =>
+                        {
+                            reading.per_grain = Some(*grain)
+                        }
+                        Op::Every(grain) => reading.per_grain = Some(*grain),
+                        Op::Growth => reading.growth = reading.growth.or(Some(None)),
+                        Op::OverPrevious(grain) => reading.growth = Some(Some(*grain)),
+                        Op::Running(to_date) => reading.running = Some(*to_date),
+                        // "our best month for revenue", "which year had the
+                        // most wins": the months (years) are what is ranked.
+                        Op::Month if matches!(previous_op, Some(Op::Most | Op::Least)) => {
+                            reading.per_month = true;
+                            reading.limit = reading.limit.or(Some(1));
+                        }
+                        Op::Negation => reading.negate = true,
+                        Op::Descending => reading.sort = Some(true),
+                        Op::Ascending => reading.sort = Some(false),
+                        Op::GroupBy => grouping = true,
+                        Op::Per => {
+                            grouping = true;
+                            reading.per = true;
+                        }
+                        // "by all drivers": rolled up, not grouped.
+                        Op::All => grouping = false,
+                        _ => {}
+                    }
+                    // "how many non-British drivers": the negation qualifies
+                    // the value; the count still reaches the drivers.
+                    if !(*op == Op::Negation && previous_op == Some(Op::Count)) {
+                        previous_op = Some(*op);
+                    }
+                }
+                // "account balance over 9000": the quantity just named, compared.
+                Piece::Number(n)
+                    if matches!(previous_op, Some(Op::Above | Op::Below))
+                        && reading.last_quantity.is_some() =>
+                {
+                    let attribute = reading.last_quantity.take().expect("checked above");
+                    reading.quantities.retain(|q| *q != attribute);
+                    reading.asked.retain(|q| *q != attribute);
+                    reading
+                        .compared
+                        .push((attribute, previous_op == Some(Op::Above), *n));
+                    previous_op = None;
+                }
+                Piece::Number(n) => {
+                    // "top 5", "which five customers", "5 best".
+                    let after_top = matches!(previous_op, Some(Op::Top | Op::Bottom | Op::Which));
+                    let before_best = matches!(
+                        pieces.get(index + 1),
+                        Some(Piece::Op(Op::Most | Op::Least) | Piece::Extreme(_))
+                    );
+                    if (after_top || before_best) && (1..=1000).contains(n) {
+                        reading.limit = Some(*n as u32);
+                    } else if (1900..=2100).contains(n) {
+                        // "2022 vs 2023" compares two years.
+                        let op = match previous_op {
+                            Some(Op::Versus) => Op::Versus,
+                            other => time_bound(other),
+                        };
+                        reading.years.push((op, *n));
+                    }
+                    // "list the 2024 races": the year qualifies what is
+                    // listed, which is still what "list" asks for.
+                    if !(previous_op == Some(Op::Which) && (1900..=2100).contains(n)) {
+                        previous_op = None;
+                    }
+                }
+                Piece::Ordinal(n) => {
+                    reading.ordinals.push(*n);
+                    previous_op = None;
+                }
+                Piece::Extreme(latest) => {
+                    reading.extreme = Some(*latest);
+                    reading.extreme_object = None;
+                }
+                Piece::Dates(range) => {
+                    reading.dates.push((time_bound(previous_op), range.clone()));
+                    previous_op = None;
+                }
+                Piece::Concept {
+                    entries,
+                    text,
+                    scoped,
+                } => {
+                    reading.superlative_last = false;
+                    if reading.extreme.is_some()
+                        && reading.extreme_object.is_none()
+                        && let Some(o) = object_of(entries)
+                    {
+                        // "the first race": the race itself, not a count of races.
+                        reading.extreme_object = Some(o);
+                        reading.mentioned.push(o);
+                        grouping = false;
+                        previous_op = None;
+                        continue;
+                    }
+                    // "by customer region": the customer says whose region.
+                    // "customer Customer#000000001", "driver Max Verstappen":
+                    // the thing's own word before its name only says what the
+                    // name is.
+                    let names = |o: usize, a: usize| {
+                        display_attribute(&ontology.objects[o])
+                            == Some(ontology.objects[o].attributes[a].name.as_str())
+                    };
+                    if let Some(o) = object_of(entries)
+                        && matches!(pieces.get(index + 1), Some(Piece::Concept { entries: next, .. })
+                            if next.iter().all(|e| matches!(e.concept,
+                                Concept::Value { object, attribute, .. } if object == o && names(o, attribute))))
+                    {
+                        reading.mentioned.push(o);
+                        continue;
+                    }
+                    // "with status F", "return flag R": an attribute's name
+                    // right before its value only says what the value is.
+                    let names_next_value = matches!(pieces.get(index + 1),
+                    Some(Piece::Concept { entries: next, .. })
+                    if !next.is_empty() && next.iter().all(|n| match n.concept {
+                        Concept::Value { object, attribute, .. } => entries
+                            .iter()
+                            .any(|e| e.concept == Concept::Attribute { object, attribute }),
+                        _ => false,
+                    }));
+                    if names_next_value && !grouping {
+                        continue;
+                    }
+                    // A name after it is a filter ("per race for Max
+                    // Verstappen"), not what it qualifies.
+                    // Nor is a date ("does a customer place"): a thing's
+                    // place, region or name is what qualifying asks for.
+                    // "per region for orders": a thing the first one does not
+                    // lead to (a region has many orders) is not qualified by it.
+                    let leads_to = |from: usize, to: usize| {
+                        from == to
+                            || graph::join_tree(
+                                ontology,
+                                &ontology.objects[from].name,
+                                &[ontology.objects[to].name.as_str()],
+                            )
+                            .is_ok_and(|tree| !tree.fans_out())
+                    };
+                    let qualifies_next = grouping
+                        && object_of(entries).is_some_and(|o| {
+                            matches!(pieces.get(index + 1), Some(Piece::Concept { entries, .. })
+                            if entries.iter().any(|e| match e.concept {
+                                Concept::Value { .. } => false,
+                                Concept::Attribute { object, attribute } => {
+                                    ontology.objects[object].attributes[attribute].role
+                                        != AttributeRole::Time
+                                        && leads_to(o, object)
+                                }
+                                Concept::Object(object) => leads_to(o, object),
+                                Concept::Metric(_) => false,
+                                _ => true,
+                            }))
+                        });
+                    if qualifies_next && let Some(o) = object_of(entries) {
+                        reading.mentioned.push(o);
+                        continue;
+                    }
+                    // "how many distinct driver nationalities": the thing
+                    // says whose attribute the next word is.
+                    let own_attribute_next = |o: usize| {
+                        matches!(pieces.get(index + 1), Some(Piece::Concept { entries: next, .. })
+                            if object_of(next).is_none()
+                                && next.iter().any(|e| e.strength == Strength::Name
+                                    && matches!(e.concept,
+                                    Concept::Attribute { object, attribute } if object == o
+                                        && ontology.objects[o].attributes[attribute].role
+                                            == AttributeRole::Dimension)))
+                    };
+                    if !grouping
+                        && entries.iter().all(|e| {
+                            matches!(
+                                e.concept,
+                                Concept::Object(_) | Concept::Attribute { .. } | Concept::Metric(_)
+                            )
+                        })
+                        && let Some(o) = object_of(entries)
+                        && own_attribute_next(o)
+                    {
+                        reading.mentioned.push(o);
+                        reading.qualifier = Some(o);
+                        continue;
+                    }
+                    // "for each Mercedes driver": the name filters, the
+                    // thing after it is what is grouped.
+                    let value_before_thing = grouping
+                        && entries
+                            .iter()
+                            .all(|e| matches!(e.concept, Concept::Value { .. }))
+                        && matches!(pieces.get(index + 1), Some(Piece::Concept { entries: next, .. })
+                            if object_of(next).is_some());
+                    // "show 1997 sales by market segment": what is shown by
+                    // something is a measure, even where the word is a thing.
+                    let measured_by_next = previous_op == Some(Op::Which)
+                        && entries
+                            .iter()
+                            .any(|e| matches!(e.concept, Concept::Metric(_)))
+                        && matches!(
+                            pieces.get(index + 1),
+                            Some(Piece::Op(Op::GroupBy | Op::Per))
+                        );
+                    if let Some(op) = previous_op
+                        && reading.compares_attributes(ontology, entries, op)
+                    {
+                        previous_op = None;
+                        continue;
+                    }
+                    // "orders from French customers": the value is the
+                    // customers', so its attribute is reached through them.
+                    // So is "customers in JAPAN": a value right after them.
+                    let thing_before = match index.checked_sub(1).map(|i| &pieces[i]) {
+                        Some(Piece::Concept {
+                            entries: before, ..
+                        }) if only_values(entries) => object_of(before),
+                        _ => None,
+                    };
+                    let qualified = match object_of(entries) {
+                        Some(o) if index > 0 && reading.value_at == Some(index - 1) => Some(o),
+                        _ => thing_before,
+                    };
+                    if let Some(o) = qualified
+                        && !reading.qualified.contains(&o)
+                    {
+                        reading.qualified.push(o);
+                    }
+                    reading.at = index;
+                    let asked_before = reading.asked.len();
+                    reading.place(
+                        ontology,
+                        entries,
+                        text,
+                        *scoped,
+                        if measured_by_next { None } else { previous_op },
+                        grouping && !value_before_thing,
+                    );
+                    if only_values(entries) {
+                        reading.value_at = Some(index);
+                    }
+                    if reading.asked.len() > asked_before {
+                        reading.asked_at = Some(index);
+                    }
+                    grouping = value_before_thing;
+                    // "average pit stop duration": the aggregate reaches past
+                    // the object to its attribute.
+                    let only_objects = entries
+                        .iter()
+                        .all(|e| matches!(e.concept, Concept::Object(_)));
+                    // "how many Finnish drivers": a value before the counted
+                    // thing describes it; the count still reaches the thing.
+                    // "average pit stop duration": so does a thing that a
+                    // metric also counts.
+                    let names_a_thing = entries
+                        .iter()
+                        .any(|e| matches!(e.concept, Concept::Object(_)))
+                        && entries
+                            .iter()
+                            .all(|e| matches!(e.concept, Concept::Object(_) | Concept::Metric(_)));
+                    let reaches_past = ((only_objects || names_a_thing)
+                        && matches!(previous_op, Some(Op::Average | Op::Sum)))
+                        || (only_values(entries) && previous_op == Some(Op::Count));
+                    if !reaches_past {
+                        previous_op = None;
+                    }
+                }
+                Piece::Key { object, key } => {
+                    reading.superlative_last = false;
+                    reading.keys.push((*object, *key));
+                    reading.mentioned.push(*object);
+                    previous_op = None;
+                }
+                Piece::Agent { metric, text } => {
+                    reading.superlative_last = false;
+                    // "how many different winners": the people among the
+                    // rows the metric counts; "the winners": who they are.
+                    // "how many race winners": the words before it in the
+                    // counted phrase qualify it.
+                    let qualifier = |p: &Piece| matches!(p, Piece::Concept { entries, .. } if object_of(entries).is_some());
+                    // "the most different race winners": counted, too.
+                    let counted = pieces[..index]
+                        .iter()
+                        .rev()
+                        .find(|p| !qualifier(p))
+                        .is_some_and(|p| matches!(p, Piece::Op(Op::Count | Op::Most | Op::Least)));
+                    if counted {
+                        reading.agents_counted = true;
+                        reading.count_of = None;
+                    } else {
+                        reading.who = true;
+                    }
+                    reading.at = index;
+                    let entries = [Entry {
+                        concept: Concept::Metric(*metric),
+                        strength: Strength::Synonym,
+                        alias: false,
+                    }];
+                    reading.place(ontology, &entries, text, false, previous_op, false);
+                    previous_op = None;
+                }
+                // "won by someone other than": a word the ontology does not
+                // know after "by" is who did it, not a grouping.
+                Piece::Unknown { .. } => grouping = false,
+                Piece::Note(_) => {}
+            }
+        }
+        if reading.negate {
+            // "(sprints excluded)": the negation follows what it excludes.
+            if reading.negated_metric.is_none()
+                && let [.., Piece::Concept { entries, .. }, Piece::Op(Op::Negation)] = pieces
+                && let Some(m) = entries.iter().find_map(|e| match e.concept {
+                    Concept::Metric(m) => Some(m),
+                    _ => None,
+                })
+                && reading.metrics.iter().any(|(x, _)| *x == m)
+            {
+                reading.negated_metric = Some(m);
+            }
+            reading.dangling_negation = true;
+        }
+        reading
+    }
+
+    /// "Grand Prix points, not counting sprints": excluding what one
+    /// variant of a measure adds is asking for a variant without it, not
+    /// excluding a measure.
+    pub(in crate::engine::planner) fn exclude_a_variant(
+        &mut self,
+        ontology: &Ontology,
+        previous: Option<&SemanticPlan>,
+    ) {
+        let Some(n) = self.negated_metric else {
+            return;
+        };
+        // "And without the sprints?": the chat's last measure.
+        let last = previous
+            .into_iter()
+            .flat_map(|p| &p.measures)
+            .filter_map(|measure| match measure {
+                Measure::Metric { metric, .. } => {
+                    ontology.metrics.iter().position(|m| m.name == *metric)
+                }
+                _ => None,
+            })
+            .filter(|_| self.metrics.iter().all(|(x, _)| *x == n) && self.variants.is_empty());
+        let excluded_object = &ontology.metrics[n].object;
+        let adds_it = |variant: &crate::ontology::MetricVariant| {
+            variant.plus.iter().any(|plus| {
+                ontology
+                    .metrics
+                    .iter()
+                    .any(|p| p.name == *plus && p.object == *excluded_object)
+            })
+        };
+        let measured = self
+            .metrics
+            .iter()
+            .map(|(m, _)| *m)
+            .chain(self.variants.iter().map(|(m, _)| *m))
+            // "points ... excluding sprints": the excluded word displaced
+            // the measure it is excluded from.
+            .chain(self.displaced)
+            .chain(last)
+            .find(|m| *m != n && ontology.metrics[*m].variants.iter().any(adds_it));
+        let Some(m) = measured else {
+            return;
+        };
+        let variants = &ontology.metrics[m].variants;
+        let without = variants
+            .iter()
+            .position(|v| v.default && !adds_it(v))
+            .or_else(|| variants.iter().position(|v| !adds_it(v)));
+        match self.variants.iter_mut().find(|(x, _)| *x == m) {
+            Some((_, v)) if adds_it(&variants[*v]) => match without {
+                Some(w) => *v = w,
+                None => return,
+            },
+            Some(_) => {}
+            None => match without {
+                Some(w) => self.variants.push((m, w)),
+                None => return,
+            },
+        }
+        self.metrics.retain(|(x, _)| *x != n);
+        self.also.retain(|x| *x != n);
+        if matches!(self.displaced, Some(x) if x == n || x == m) {
+            self.displaced = None;
+        }
+        if !self.metrics.iter().any(|(x, _)| *x == m) && !self.variants.iter().any(|(x, _)| *x == m)
+        {
+            self.metrics.push((m, None));
+        }
+        self.negated_metric = None;
+        self.dangling_negation = false;
+    }
+
+    /// "received after the commit date", "a retail price above the supply
+    /// cost": after a comparison word, an attribute of the thing whose date
+    /// or quantity was just named is what that one is compared with.
+    pub(super) fn compares_attributes(
+        &mut self,
+        ontology: &Ontology,
+        entries: &[Entry],
+        op: Op,
+    ) -> bool {
+        let dates = matches!(op, Op::After | Op::Before);
+        if !dates && !matches!(op, Op::Above | Op::Below) {
+            return false;
+        }
+        let comparable = |o: usize, a: usize| {
+            let attribute = &ontology.objects[o].attributes[a];
+            if dates {
+                is_dated(attribute)
+            } else {
+                matches!(attribute.data_type, DataType::Integer | DataType::Decimal)
+            }
+        };
+        let named = if dates {
+            self.verb_dates.last()
+        } else {
+            self.last_quantity.as_ref()
+        };
+        let Some(left) = named.cloned() else {
+            return false;
+        };
+        let Some(right) = entries.iter().find_map(|e| match e.concept {
+            Concept::Attribute { object, attribute }
+                if ontology.objects[object].name == left.object
+                    && ontology.objects[object].attributes[attribute].name != left.attribute
+                    && comparable(object, attribute) =>
+            {
+                Some(AttributeRef::new(
+                    &ontology.objects[object].name,
+                    &ontology.objects[object].attributes[attribute].name,
+                ))
+            }
+            _ => None,
+        }) else {
+            return false;
+        };
+        for list in [
+            &mut self.asked,
+            &mut self.verb_dates,
+            &mut self.dated_by_verb,
+            &mut self.quantities,
+        ] {
+            list.retain(|a| *a != left);
+        }
+        self.last_quantity = None;
+        self.against
+            .push((left, matches!(op, Op::After | Op::Above), right));
+        true
+    }
+}

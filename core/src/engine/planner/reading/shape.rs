@@ -1,0 +1,369 @@
+//! The plan's final shape: an average per thing, a share, a difference,
+//! the order and limit, the checks that it answers what was asked, and the
+//! assumptions it states.
+
+use super::{Assembly, Reading, adds_up};
+use crate::engine::compile::display_attribute;
+use crate::engine::graph;
+use crate::engine::plan::{
+    AttributeRef, Condition, Filter, Literal, Measure, Order, PlanAssumption, SemanticPlan,
+};
+use crate::engine::planner::Planned;
+use crate::engine::planner::attributes::{base_object, push_unique};
+use crate::engine::planner::decide::{settle_routes, variant_assumptions};
+use crate::engine::planner::labels::{attribute_label, label_of, measure_label, plural};
+use crate::ontology::{Aggregate, AttributeRole, Ontology};
+use std::ops::ControlFlow;
+
+impl Reading {
+    /// The finished plan, or why the question cannot be answered.
+    pub(super) fn shape(
+        &self,
+        ontology: &Ontology,
+        assembly: Assembly,
+    ) -> ControlFlow<Planned, SemanticPlan> {
+        let Assembly {
+            mut plan,
+            mut assumptions,
+            position,
+            rank_by,
+            ..
+        } = assembly;
+        // "Average points per race": a sum or count per race, averaged.
+        if self.averaged
+            && self.per
+            && let [measure] = plan.measures.as_slice()
+            && adds_up(ontology, measure)
+            && let [per] = plan.dimensions.as_slice()
+        {
+            plan.measures = vec![Measure::AveragePer {
+                of: Box::new(measure.clone()),
+                per: per.clone(),
+            }];
+            plan.dimensions.clear();
+            plan.order = None;
+            plan.limit = None;
+            assumptions.extend(variant_assumptions(ontology, &plan.measures));
+            plan.assumptions = assumptions;
+            settle_routes(ontology, &mut plan, &self.named_objects(ontology));
+            return ControlFlow::Break(Planned::Plan(plan));
+        }
+        if self.share {
+            // The route is settled on the plan as asked, before its filters
+            // are split between the part and the whole.
+            plan.assumptions = assumptions;
+            settle_routes(ontology, &mut plan, &self.named_objects(ontology));
+            if let Err(reason) = self.as_share(ontology, &mut plan) {
+                return ControlFlow::Break(Planned::NotAnswerable(reason));
+            }
+            let stated = variant_assumptions(ontology, &plan.measures);
+            plan.assumptions.extend(stated);
+            return ControlFlow::Break(Planned::Plan(plan));
+        }
+
+        self.scope_exclusion(ontology, &mut plan);
+        if let Some(more) = self.difference {
+            self.as_difference(&mut plan, more);
+        }
+
+        if let Some(quantity) = rank_by
+            && plan.measures.is_empty()
+            && let Some(descending) = self.order
+        {
+            if plan.dimensions.is_empty()
+                && let Some(object) = ontology.objects.iter().find(|o| o.name == quantity.object)
+                && let Some(name) = display_attribute(object)
+            {
+                plan.dimensions.push(AttributeRef::new(&object.name, name));
+            }
+            push_unique(&mut plan.dimensions, quantity.clone());
+            let index = plan
+                .dimensions
+                .iter()
+                .position(|d| *d == quantity)
+                .unwrap_or_default();
+            plan.order = Some(Order::Dimension { index, descending });
+            plan.limit = self.limit;
+            plan.assumptions = assumptions;
+            return ControlFlow::Break(Planned::Plan(plan));
+        }
+        // "who finished second most often": the results in that position,
+        // counted.
+        if self.order.is_some()
+            && self.sort.is_none()
+            && plan.measures.is_empty()
+            && !plan.dimensions.is_empty()
+            && let Some(position) = &position
+        {
+            plan.measures.push(Measure::CountOf {
+                object: position.object.clone(),
+            });
+        }
+        // "Which customers spent the most": a ranking by nothing it can
+        // measure would be a list in an order that means nothing.
+        if self.order.is_some() && self.sort.is_none() && plan.measures.is_empty() {
+            return ControlFlow::Break(Planned::NotAnswerable(
+                "the question ranks by something it does not name as a measure; name a metric to rank by (such as one listed in the ontology)".to_owned(),
+            ));
+        }
+        // "Top 5 customers" with nothing to rank them by is one number, and
+        // a limit on one number is a limit dropped.
+        if self.limit.is_some_and(|n| n > 1) && plan.dimensions.is_empty() {
+            return ControlFlow::Break(Planned::NotAnswerable(
+                "the question asks for a top few, but names nothing to rank them by; name a metric (such as one listed in the ontology)".to_owned(),
+            ));
+        }
+        // Order and limit.
+        if let Some(descending) = self.order.or(self.sort) {
+            plan.order = if plan.measures.is_empty() {
+                Some(Order::Dimension {
+                    index: 0,
+                    descending,
+                })
+            } else {
+                Some(Order::Measure {
+                    index: 0,
+                    descending,
+                })
+            };
+        }
+        if let Some(limit) = self.limit {
+            plan.limit = Some(limit);
+        }
+
+        if plan.measures.is_empty() && plan.dimensions.is_empty() {
+            return ControlFlow::Break(Planned::NotAnswerable(
+                "Cassis could not find anything to measure or show in this question; name a metric (such as one listed in the ontology) or what to list".to_owned(),
+            ));
+        }
+
+        // Assumptions the answer states.
+        assumptions.extend(variant_assumptions(ontology, &plan.measures));
+        if let Some(measure) = plan.measures.first() {
+            let label = measure_label(ontology, measure);
+            for o in &self.rolled_up {
+                let object = &ontology.objects[*o];
+                let per = plan
+                    .dimensions
+                    .first()
+                    .map(|d| format!(" per {}", attribute_label(ontology, d).to_lowercase()))
+                    .unwrap_or_default();
+                assumptions.push(PlanAssumption::stated(format!(
+                    "{label} rolled up across all {}{per}",
+                    plural(&label_of(&object.label, &object.name).to_lowercase())
+                )));
+            }
+        }
+        plan.assumptions = assumptions;
+        // "how many races did those German drivers win between them": one
+        // figure, whatever the last answer or the names split it by.
+        if self.together && !plan.measures.is_empty() && self.groupings.is_empty() {
+            plan.dimensions.clear();
+            plan.order = None;
+            plan.limit = None;
+        }
+        // "drivers who raced in 2021 but": the rows they took part through
+        // are the way to the time, whatever else reaches it.
+        // "orders from French customers": the customers' own nation, where
+        // the thing looks the value's attribute up ("Red Bull's drivers"
+        // have no team of their own, so nothing is routed through them).
+        let looks_up_a_filter = |o: &usize| {
+            let name = &ontology.objects[*o].name;
+            plan.filters.iter().any(|f| {
+                f.attribute.object != *name
+                    && !graph::routes(ontology, name, &f.attribute.object).is_empty()
+            })
+        };
+        let qualified = self.qualified.iter().filter(|o| looks_up_a_filter(o));
+        for o in self.took_part.iter().chain(qualified) {
+            let name = &ontology.objects[*o].name;
+            if !plan.via.contains(name) {
+                plan.via.push(name.clone());
+            }
+        }
+        settle_routes(ontology, &mut plan, &self.named_objects(ontology));
+        ControlFlow::Continue(plan)
+    }
+
+    /// "What percentage of the 2023 races did Verstappen win": the plan's
+    /// measure becomes the part, and the whole is a second metric named (or
+    /// displaced) in the question, else the same measure without the
+    /// question's value filters ("share of revenue from Europe"). A filter
+    /// the whole cannot reach without fanning out applies to the part alone.
+    fn as_share(&self, ontology: &Ontology, plan: &mut SemanticPlan) -> Result<(), String> {
+        if !self.groupings.is_empty() || self.per_year {
+            return Err(
+                "Cassis computes a percentage as one figure, not yet per group; ask for one group at a time"
+                    .to_owned(),
+            );
+        }
+        let metric = |m: usize| Measure::Metric {
+            metric: ontology.metrics[m].name.clone(),
+            variant: None,
+        };
+        let unfiltered = |measure: &Measure| match measure {
+            Measure::Metric { metric, .. } => ontology
+                .metrics
+                .iter()
+                .find(|m| m.name == *metric)
+                .is_some_and(|m| m.filters.is_empty()),
+            _ => true,
+        };
+        // A date compared with another date ("arrived after the committed
+        // date") is a condition on the rows, not the period they fall in.
+        let is_time = |filter: &Filter| {
+            filter.condition.other_attribute().is_none()
+                && ontology
+                    .attribute(&filter.attribute.object, &filter.attribute.attribute)
+                    .is_some_and(|a| a.role == AttributeRole::Time)
+        };
+        let second = self
+            .displaced
+            .or_else(|| self.also.first().copied())
+            .map(metric)
+            .filter(|m| !plan.measures.contains(m));
+        let pair = match (plan.measures.as_slice(), second) {
+            ([a, b], _) => Some((a.clone(), b.clone())),
+            ([a], Some(b)) if self.displaced.is_some() => Some((a.clone(), b)),
+            ([a], Some(b)) => Some((b, a.clone())),
+            _ => None,
+        };
+        // "what percentage of line items arrived late": a count under a
+        // condition, of things the question names, is a part of all of them.
+        let all_of = |measure: &Measure| {
+            let (object, metric) = match measure {
+                Measure::DistinctOf { object, metric } => (object.as_str(), metric.as_str()),
+                Measure::Metric { metric, .. } => {
+                    let m = ontology.metrics.iter().find(|m| m.name == *metric)?;
+                    (m.object.as_str(), metric.as_str())
+                }
+                _ => return None,
+            };
+            let metric = ontology.metrics.iter().find(|m| m.name == metric)?;
+            let named = self
+                .count_of
+                .iter()
+                .chain(&self.mentioned)
+                .any(|o| ontology.objects[*o].name == object);
+            (named
+                && !metric.filters.is_empty()
+                && matches!(metric.aggregate, Aggregate::Count | Aggregate::Sum)
+                && (metric.object == object || metric.aggregate == Aggregate::Count))
+                .then(|| Measure::CountOf {
+                    object: object.to_owned(),
+                })
+        };
+        let (part, whole) = match (pair, plan.measures.as_slice()) {
+            // The whole is the plain count ("starts", "races"); the part the
+            // one with a condition ("wins").
+            (Some((a, b)), _) if unfiltered(&a) && !unfiltered(&b) => (b, a),
+            (Some(pair), _) => pair,
+            // "of the line items shipped by TRUCK, how many were
+            // returned": values named before the measure say which things
+            // the whole is.
+            (None, [part])
+                if let Some(whole) = all_of(part)
+                    && (!plan.filters.iter().any(|f| !is_time(f))
+                        || self.value_at.is_some_and(|at| at < self.weak_at)) =>
+            {
+                (part.clone(), whole)
+            }
+            (None, [part]) => (part.clone(), part.clone()),
+            _ => {
+                return Err(
+                    "Cassis could not tell what the percentage is of; name the measure, such as a metric of the ontology"
+                        .to_owned(),
+                );
+            }
+        };
+        let whole_base = base_object(
+            ontology,
+            &SemanticPlan {
+                measures: vec![whole.clone()],
+                ..SemanticPlan::default()
+            },
+        )
+        .unwrap_or_default();
+        let reaches = |filter: &Filter| {
+            graph::join_tree(ontology, &whole_base, &[filter.attribute.object.as_str()])
+                .is_ok_and(|tree| !tree.fans_out())
+        };
+        let same = part == whole;
+        let (shared, only): (Vec<Filter>, Vec<Filter>) = std::mem::take(&mut plan.filters)
+            .into_iter()
+            .partition(|f| if same { is_time(f) } else { reaches(f) });
+        if same && only.is_empty() {
+            return Err(
+                "Cassis could not tell which part the percentage is of; name it, such as a value (\"from customers in Europe\") or a second metric (\"wins as a percentage of starts\")"
+                    .to_owned(),
+            );
+        }
+        plan.filters = shared;
+        plan.measures = vec![Measure::Share {
+            part: Box::new(part),
+            whole: Box::new(whole),
+            only,
+        }];
+        plan.dimensions.clear();
+        plan.order = None;
+        plan.limit = None;
+        Ok(())
+    }
+
+    /// "How many more races in 2024 than in 2014": the two values compared
+    /// become the two sides of a difference, the first named first ("more")
+    /// or second ("fewer", so that the figure is how many fewer). Left a
+    /// side-by-side comparison where the plan compares no two values.
+    fn as_difference(&self, plan: &mut SemanticPlan, more: bool) {
+        let [measure] = plan.measures.as_slice() else {
+            return;
+        };
+        if measure.is_composite() {
+            return;
+        }
+        let Some(at) = plan
+            .filters
+            .iter()
+            .position(|f| matches!(&f.condition, Condition::OneOf(list) if list.len() == 2))
+        else {
+            return;
+        };
+        let compared = plan.filters[at].attribute.clone();
+        let Condition::OneOf(mut list) = plan.filters[at].condition.clone() else {
+            return;
+        };
+        // Years are sorted when read; the question's order is the years'.
+        if let [(_, first), (_, second)] = self.years.as_slice()
+            && list.contains(&Literal::Integer(*first))
+            && list.contains(&Literal::Integer(*second))
+        {
+            list = vec![Literal::Integer(*first), Literal::Integer(*second)];
+        }
+        let others: Vec<&AttributeRef> = plan
+            .dimensions
+            .iter()
+            .filter(|d| !(d.object == compared.object && d.attribute == compared.attribute))
+            .collect();
+        if !others.is_empty() {
+            return;
+        }
+        let side = |literal: &Literal| {
+            vec![Filter {
+                attribute: compared.clone(),
+                condition: Condition::OneOf(vec![literal.clone()]),
+            }]
+        };
+        let (from, minus) = if more {
+            (side(&list[0]), side(&list[1]))
+        } else {
+            (side(&list[1]), side(&list[0]))
+        };
+        plan.filters.remove(at);
+        plan.dimensions.clear();
+        plan.measures = vec![Measure::Difference {
+            of: Box::new(measure.clone()),
+            from,
+            minus,
+        }];
+    }
+}
