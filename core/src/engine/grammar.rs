@@ -600,6 +600,7 @@ const STOP_WORDS: &[&str] = &[
     "approximately",
     "actually",
     "really",
+    "very",
     "currently",
     "yet",
     "still",
@@ -808,6 +809,8 @@ pub fn correct_operator_word(plain: &str) -> Option<&'static str> {
         .flat_map(|(phrase, _)| phrase.split(' '))
         .filter(|word| word.len() >= 5)
         .chain(STOP_WORDS.iter().copied().filter(|word| word.len() >= 7))
+        // "yougest" is "youngest".
+        .chain(EXTREME_WORDS.iter().copied())
         .find(|word| crate::engine::lexicon::one_edit_apart(word, plain))
 }
 
@@ -904,6 +907,11 @@ pub fn asks_future(plain: &str) -> bool {
             | "anticipate"
     )
 }
+
+/// The words `extreme` reads, for typo correction.
+const EXTREME_WORDS: &[&str] = &[
+    "oldest", "earliest", "eldest", "youngest", "latest", "newest", "recent",
+];
 
 pub fn extreme(plain: &str) -> Option<Extreme> {
     let (latest, needs_object) = match plain {

@@ -69,16 +69,6 @@ pub(super) fn person_attribute(
 ) -> Option<AttributeRef> {
     let paths = graph::Paths::from(ontology, base);
     let reachable = |object: &str| paths.distance(object).is_some_and(|(_, fans)| !fans);
-    let is_person = |o: &crate::ontology::Object| {
-        // Its names only: a result's description ("one driver's result")
-        // mentions a person without being one.
-        let words = format!("{} {} {}", o.name, o.label, o.synonyms.join(" ")).to_lowercase();
-        grammar::PERSON_WORDS.iter().any(|p| {
-            words
-                .split(|c: char| !c.is_alphanumeric())
-                .any(|w| w == *p || w == plural(p))
-        })
-    };
     let candidates = mentioned
         .iter()
         .map(|o| &ontology.objects[*o])
@@ -95,6 +85,18 @@ pub(super) fn person_attribute(
         }
     }
     None
+}
+
+/// Whether an object's rows are people ("driver", "customer"), by its names
+/// only: a result's description ("one driver's result") mentions a person
+/// without being one.
+pub(super) fn is_person(o: &crate::ontology::Object) -> bool {
+    let words = format!("{} {} {}", o.name, o.label, o.synonyms.join(" ")).to_lowercase();
+    grammar::PERSON_WORDS.iter().any(|p| {
+        words
+            .split(|c: char| !c.is_alphanumeric())
+            .any(|w| w == *p || w == plural(p))
+    })
 }
 
 /// The finishing position "second" or "P3" filters on: an attribute named

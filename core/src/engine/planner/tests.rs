@@ -2562,3 +2562,23 @@ fn the_quickest_of_a_time_is_the_least() {
     let (lap, _) = sql("fastest lap time of Lewis Hamilton in 2021", None);
     assert!(lap.contains("fastest_lap"), "{lap}");
 }
+
+#[test]
+fn who_asks_for_the_person_an_extreme_is_about() {
+    // The drivers who raced that year, youngest first: the person is the
+    // one "youngest" is about, not someone in reach of the races counted.
+    let (youngest, _) = sql("who is the youngest driver who raced in 2025", None);
+    assert!(
+        youngest.contains("d.dob")
+            && youngest.contains("r.year = 2025")
+            && youngest.ends_with("DESC LIMIT 1")
+            && !youngest.contains("COUNT"),
+        "{youngest}"
+    );
+    // A typo of the extreme word is still the extreme.
+    let (typo, _) = sql("the yougest driver who raced in 2025", None);
+    assert!(typo.ends_with("DESC LIMIT 1"), "{typo}");
+    // "very" only stresses "first".
+    let (first, _) = sql("What was the very first race of 2009?", None);
+    assert!(first.ends_with("ASC LIMIT 1"), "{first}");
+}

@@ -6,7 +6,7 @@ use crate::engine::compile::display_attribute;
 use crate::engine::graph;
 use crate::engine::plan::{AttributeRef, Condition, Filter, Measure, Order};
 use crate::engine::planner::Planned;
-use crate::engine::planner::attributes::push_unique;
+use crate::engine::planner::attributes::{is_person, push_unique};
 use crate::engine::planner::time::{
     by_year_if_date, date_attribute, date_condition, day_attribute, group_by_grain, names_date,
     year_attribute, year_attribute_reaching, year_condition,
@@ -180,7 +180,8 @@ impl Reading {
         if self.extreme.is_some()
             && !self.counts
             && !self.averaged
-            && !self.who
+            && (!self.who
+                || extreme_object.is_some_and(|o| is_person(&ontology.objects[o])))
             && let Some(o) = extreme_object
             && let [Measure::Metric { metric, .. }] = plan.measures.as_slice()
             && let Some(metric) = ontology.metrics.iter().find(|m| m.name == *metric)

@@ -6,7 +6,7 @@ use crate::engine::compile::display_attribute;
 use crate::engine::graph;
 use crate::engine::plan::{AttributeRef, Condition, Filter, Literal, Measure, SemanticPlan};
 use crate::engine::planner::Planned;
-use crate::engine::planner::attributes::{
+use crate::engine::planner::attributes::{is_person, 
     base_object, nearest, person_attribute, position_attribute, push_unique,
 };
 use crate::engine::planner::time::year_attribute;
@@ -106,9 +106,17 @@ impl Reading {
             .or_else(|| position.as_ref().map(|p| p.object.clone()))
             .or_else(|| extreme_object.map(|o| ontology.objects[o].name.clone()));
         if self.who {
-            let person = anchor
-                .as_deref()
-                .and_then(|b| person_attribute(ontology, b, &self.mentioned));
+            // "who is the youngest driver who raced in 2025": the person is
+            // the one the extreme is about, whatever is measured.
+            let extreme_person = extreme_object
+                .map(|o| &ontology.objects[o])
+                .filter(|o| is_person(o))
+                .and_then(|o| display_attribute(o).map(|a| AttributeRef::new(&o.name, a)));
+            let person = extreme_person.or_else(|| {
+                anchor
+                    .as_deref()
+                    .and_then(|b| person_attribute(ontology, b, &self.mentioned))
+            });
             match person {
                 Some(attribute) => push_unique(&mut plan.dimensions, attribute),
                 None if plan.dimensions.is_empty() && self.asked.is_empty() => {

@@ -114,6 +114,37 @@ impl Reading {
             // subject, the balance is what is summed.
             measures.clear();
         }
+        // "the fastest lap time in a race for Lewis Hamilton": an attribute
+        // asked of the rows, where the word that also counts races only
+        // says which rows.
+        if self.weak_metric
+            && !self.weak_counted
+            && !self.counts
+            && self.metrics.len() == 1
+            && self.variants.is_empty()
+            && self.aggregates.is_empty()
+            && self.quantities.is_empty()
+            && self.order.is_none()
+            && self.limit.is_none()
+            && !self.share
+            && !self.averaged
+            && !self.who
+            && previous.is_none()
+            // "customers in the building segment": the attribute a value
+            // names is a filter, not what is asked.
+            // "Which races did McLaren win": the races themselves are asked.
+            && self.asked.iter().any(|asked| {
+                !self
+                    .values
+                    .iter()
+                    .any(|v| v.options.iter().any(|(a, _)| a == asked))
+                    && self
+                        .weak_object
+                        .is_some_and(|o| ontology.objects[o].name != asked.object)
+            })
+        {
+            measures.clear();
+        }
         for (attribute, aggregate) in &self.aggregates {
             if measures.is_empty() {
                 measures.push(Measure::Aggregate {
