@@ -597,7 +597,16 @@ impl Lexicon {
                     .any(|e| e.strength < Strength::Value);
                 // A dropped or doubled letter ("ferari") is a typo at any
                 // length; a changed letter only in a long word.
-                let long_enough = stem_length >= 7 || candidate.chars().count() != stem_length;
+                // So is two neighbours swapped ("urgnet"): the same letters.
+                let swapped = {
+                    let (mut a, mut b): (Vec<char>, Vec<char>) =
+                        (candidate.chars().collect(), stem.chars().collect());
+                    a.sort_unstable();
+                    b.sort_unstable();
+                    a == b
+                };
+                let long_enough =
+                    stem_length >= 7 || candidate.chars().count() != stem_length || swapped;
                 names_concept || (long_enough && candidate.chars().take(2).eq(stem.chars().take(2)))
             })
             .min()

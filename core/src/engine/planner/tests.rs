@@ -2582,3 +2582,44 @@ fn who_asks_for_the_person_an_extreme_is_about() {
     let (first, _) = sql("What was the very first race of 2009?", None);
     assert!(first.ends_with("ASC LIMIT 1"), "{first}");
 }
+
+#[test]
+fn typos_ranges_and_the_attributes_a_name_and_a_word_ask_for() {
+    // Two neighbours swapped in a short value word; a month range after
+    // "from" is both its ends.
+    let (ontology, lexicon) = wholesale_with("order", "order_priority", &["1-URGENT", "5-LOW"]);
+    let urgent = compiled(
+        &ontology,
+        &lexicon,
+        "how many urgnet orders came in from march thru june 1997",
+        Dialect::Sqlite,
+    );
+    assert!(
+        urgent.contains("'1-URGENT'") && urgent.contains("BETWEEN '1997-03-01' AND '1997-06-30'"),
+        "{urgent}"
+    );
+    // The reference name of the driver named, not of a circuit.
+    let (ontology, lexicon) = f1_with("driver", "full_name", &["Lewis Hamilton"]);
+    let reference = compiled(
+        &ontology,
+        &lexicon,
+        "What's Lewis Hamilton's reference name?",
+        Dialect::Sqlite,
+    );
+    assert!(
+        reference.contains("driver_ref") && !reference.contains("circuit_ref"),
+        "{reference}"
+    );
+    // "coordinates" names the latitude and the longitude alike.
+    let (ontology, lexicon) = f1_with("circuit", "circuit_name", &["Silverstone Circuit"]);
+    let coordinates = compiled(
+        &ontology,
+        &lexicon,
+        "What are the coordinates of Silverstone Circuit?",
+        Dialect::Sqlite,
+    );
+    assert!(
+        coordinates.contains("c.lat") && coordinates.contains("c.lng"),
+        "{coordinates}"
+    );
+}

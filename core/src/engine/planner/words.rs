@@ -112,6 +112,14 @@ pub(super) fn read(lexicon: &Lexicon, question: &str, today: Option<Day>) -> Vec
         }
         // Dates, before their numbers are read as years.
         if let Some((range, len)) = date_at(&plain[i..]) {
+            // "from March through June 1997": the range is both its ends,
+            // not "since" its start.
+            let both_ends = plain[i..i + len]
+                .iter()
+                .any(|w| matches!(*w, "and" | "to" | "through" | "thru" | "until" | "till"));
+            if both_ends && matches!(pieces.last(), Some(Piece::Op(Op::Since | Op::From))) {
+                pieces.pop();
+            }
             pieces.push(Piece::Dates(range));
             focus = Focus::Outside;
             i += len;

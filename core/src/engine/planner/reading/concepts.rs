@@ -46,6 +46,12 @@ impl Reading {
                     .asked
                     .iter()
                     .any(|a| a.object == ontology.objects[o].name)
+                // "Lewis Hamilton's reference name": the driver's.
+                || self.values.iter().any(|v| {
+                    v.options
+                        .iter()
+                        .all(|(a, _)| a.object == ontology.objects[o].name)
+                })
         };
         let attribute = attributes()
             .find(|(o, _)| Some(*o) == qualifier)
@@ -125,6 +131,7 @@ impl Reading {
             && let Some(entity) = entity.clone()
         {
             self.asked.push(entity);
+            self.ask_alike(attributes(), attribute, attribute_ref);
             return;
         }
         // "how many drivers"; "what percentage of line items": a share of
@@ -353,11 +360,31 @@ impl Reading {
                     }
                 }
                 self.asked.push(attribute_ref((o, a)));
+                self.ask_alike(attributes(), attribute, attribute_ref);
             }
             return;
         }
         if let Some(o) = object {
             self.mentioned.push(o);
+        }
+    }
+
+    /// "coordinates": a word that names several attributes of the thing
+    /// asked about alike asks for all of them.
+    fn ask_alike(
+        &mut self,
+        attributes: impl Iterator<Item = (usize, usize)>,
+        chosen: Option<(usize, usize)>,
+        attribute_ref: impl Fn((usize, usize)) -> AttributeRef,
+    ) {
+        let Some((o, a)) = chosen else {
+            return;
+        };
+        for (other_o, other_a) in attributes {
+            let other = attribute_ref((other_o, other_a));
+            if other_o == o && other_a != a && !self.asked.contains(&other) {
+                self.asked.push(other);
+            }
         }
     }
 }

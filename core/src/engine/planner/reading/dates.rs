@@ -180,8 +180,7 @@ impl Reading {
         if self.extreme.is_some()
             && !self.counts
             && !self.averaged
-            && (!self.who
-                || extreme_object.is_some_and(|o| is_person(&ontology.objects[o])))
+            && (!self.who || extreme_object.is_some_and(|o| is_person(&ontology.objects[o])))
             && let Some(o) = extreme_object
             && let [Measure::Metric { metric, .. }] = plan.measures.as_slice()
             && let Some(metric) = ontology.metrics.iter().find(|m| m.name == *metric)

@@ -6,8 +6,8 @@ use crate::engine::compile::display_attribute;
 use crate::engine::graph;
 use crate::engine::plan::{AttributeRef, Condition, Filter, Literal, Measure, SemanticPlan};
 use crate::engine::planner::Planned;
-use crate::engine::planner::attributes::{is_person, 
-    base_object, nearest, person_attribute, position_attribute, push_unique,
+use crate::engine::planner::attributes::{
+    base_object, is_person, nearest, person_attribute, position_attribute, push_unique,
 };
 use crate::engine::planner::time::year_attribute;
 use crate::ontology::{Aggregate, DataType, Ontology};
