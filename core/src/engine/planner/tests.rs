@@ -2623,3 +2623,40 @@ fn typos_ranges_and_the_attributes_a_name_and_a_word_ask_for() {
         "{coordinates}"
     );
 }
+
+#[test]
+fn exclusions_lists_and_the_year_of_what_it_qualifies() {
+    // "or" after an excluded value excludes the next one too, in one list;
+    // "1995 orders" dates the year by the order, whatever else is shipped.
+    let (ontology, lexicon) =
+        wholesale_with("line_item", "ship_mode", &["AIR", "REG AIR", "TRUCK"]);
+    let sql = compiled(
+        &ontology,
+        &lexicon,
+        "What was net revenue on 1995 orders, excluding line items shipped by AIR or REG AIR?",
+        Dialect::Sqlite,
+    );
+    assert!(
+        sql.contains("NOT IN ('AIR', 'REG AIR')")
+            && sql.contains("o.o_orderdate >= '1995-01-01'")
+            && !sql.contains("l_shipdate"),
+        "{sql}"
+    );
+    // The first race held somewhere: the race itself leads its date.
+    let (ontology, lexicon) = f1_with(
+        "circuit",
+        "circuit_name",
+        &["Bahrain International Circuit"],
+    );
+    let first = compiled(
+        &ontology,
+        &lexicon,
+        "What was the first race held at the Bahrain International Circuit, and on what date?",
+        Dialect::Sqlite,
+    );
+    assert!(
+        first.starts_with("SELECT DISTINCT r.name AS race_name, r.date")
+            && first.ends_with("LIMIT 1"),
+        "{first}"
+    );
+}

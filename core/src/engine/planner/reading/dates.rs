@@ -67,7 +67,16 @@ impl Reading {
             // "shipped by truck in 1996": the date the question names is
             // the one the year is of.
             let named_date = self.asked.iter().find(|a| names_date(ontology, a));
-            let time = named_date.cloned().or_else(|| {
+            // Only the thing's own date: a season's year is the year itself.
+            let qualified = self
+                .year_of
+                .and_then(|o| year_attribute(ontology, &ontology.objects[o].name))
+                .filter(|time| {
+                    self.year_of
+                        .is_some_and(|o| ontology.objects[o].name == time.object)
+                        && names_date(ontology, time)
+                });
+            let time = qualified.or_else(|| named_date.cloned()).or_else(|| {
                 anchor.as_deref().and_then(|a| {
                     year_attribute(ontology, a).or_else(|| {
                         year_attribute_reaching(ontology, a, distinct_only)
@@ -207,11 +216,19 @@ impl Reading {
             && let Some(o) = extreme_object
             && let Some(date) = date_attribute(ontology, &ontology.objects[o].name)
         {
-            if plan.dimensions.is_empty()
-                && let Some(a) = display_attribute(&ontology.objects[o])
-            {
-                plan.dimensions
-                    .push(AttributeRef::new(&ontology.objects[o].name, a));
+            // "What was the first race held at Bahrain, and on what date":
+            // the thing itself leads, whatever else is asked of it.
+            if let Some(a) = display_attribute(&ontology.objects[o]) {
+                let name = AttributeRef::new(&ontology.objects[o].name, a);
+                // A name, not an order's status.
+                let a_name = ontology
+                    .attribute(&name.object, &name.attribute)
+                    .is_some_and(|a| a.naming_words().contains("name"));
+                if !plan.dimensions.contains(&name)
+                    && (plan.dimensions.is_empty() || (self.mentioned.contains(&o) && a_name))
+                {
+                    plan.dimensions.insert(0, name);
+                }
             }
             push_unique(&mut plan.dimensions, date.clone());
             let index = plan

@@ -112,10 +112,23 @@ impl Reading {
             }
             let chosen = vec![literals[0].clone()];
             if *negated {
-                plan.filters.push(Filter {
-                    attribute: attribute.clone(),
-                    condition: Condition::NoneOf(chosen),
-                });
+                // "excluding AIR or REG AIR": one exclusion of both.
+                match plan.filters.iter_mut().find(|f| {
+                    f.attribute == *attribute && matches!(f.condition, Condition::NoneOf(_))
+                }) {
+                    Some(Filter {
+                        condition: Condition::NoneOf(list),
+                        ..
+                    }) => {
+                        if !list.contains(&chosen[0]) {
+                            list.push(chosen[0].clone());
+                        }
+                    }
+                    _ => plan.filters.push(Filter {
+                        attribute: attribute.clone(),
+                        condition: Condition::NoneOf(chosen),
+                    }),
+                }
                 continue;
             }
             match plan.filters.iter_mut().find(|f| f.attribute == *attribute) {

@@ -86,6 +86,8 @@ pub(super) struct Reading {
     /// objects are known.
     values: Vec<ValueMention>,
     years: Vec<(Op, i64)>,
+    /// The thing a year qualifies ("1995 orders"), whose date it is of.
+    year_of: Option<usize>,
     comparison: bool,
     who: bool,
     /// "each of them", "which of those": the question is about what the

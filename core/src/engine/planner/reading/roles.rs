@@ -61,6 +61,16 @@ impl Reading {
                             previous_op = Some(Op::Which);
                             continue;
                         }
+                        // "excluding AIR or REG AIR": the next value is
+                        // excluded as well, not compared.
+                        Op::Versus | Op::And
+                            if index > 0
+                                && reading.value_at == Some(index - 1)
+                                && reading.values.last().is_some_and(|v| v.negated) =>
+                        {
+                            reading.negate = true;
+                            continue;
+                        }
                         Op::Who => reading.who = true,
                         Op::When => reading.when = true,
                         Op::Versus => reading.comparison = true,
@@ -138,6 +148,12 @@ impl Reading {
                             other => time_bound(other),
                         };
                         reading.years.push((op, *n));
+                        // "on 1995 orders": the year of the orders' date.
+                        if op == Op::Only
+                            && let Some(Piece::Concept { entries, .. }) = pieces.get(index + 1)
+                        {
+                            reading.year_of = object_of(entries).or(reading.year_of);
+                        }
                     }
                     // "list the 2024 races": the year qualifies what is
                     // listed, which is still what "list" asks for.
