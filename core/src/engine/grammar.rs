@@ -61,6 +61,9 @@ pub enum Op {
     /// "in descending order", "alphabetically": how a list is sorted.
     Descending,
     Ascending,
+    /// "oldest first", "most recent first": sorted by time, latest first
+    /// when true, whatever is measured.
+    InTimeOrder(bool),
     /// "over 9000", "less than 5": a number compared with the quantity just
     /// named.
     Above,
@@ -347,8 +350,11 @@ const PHRASES: &[(&str, Op)] = &[
     ("most first", Op::Descending),
     ("slowest first", Op::Descending),
     ("longest first", Op::Descending),
-    ("oldest first", Op::Ascending),
-    ("newest first", Op::Descending),
+    ("oldest first", Op::InTimeOrder(false)),
+    ("earliest first", Op::InTimeOrder(false)),
+    ("newest first", Op::InTimeOrder(true)),
+    ("latest first", Op::InTimeOrder(true)),
+    ("most recent first", Op::InTimeOrder(true)),
     ("quickest first", Op::Ascending),
     ("fastest first", Op::Ascending),
     ("shortest first", Op::Ascending),

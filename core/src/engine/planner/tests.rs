@@ -2660,3 +2660,19 @@ fn exclusions_lists_and_the_year_of_what_it_qualifies() {
         "{first}"
     );
 }
+
+#[test]
+fn oldest_first_sorts_by_the_time_shown() {
+    // The count per season, in season order, not ranked by the count; and
+    // "oldest" stays "oldest" (no typo of "eldest"), with no "first" place.
+    let (sorted, _) = sql(
+        "Number of races per season from 2015 to 2025, oldest season first.",
+        None,
+    );
+    assert!(
+        sorted.ends_with("ORDER BY year ASC") && !sorted.contains("position"),
+        "{sorted}"
+    );
+    let (latest, _) = sql("wins per year for Ferrari, most recent first", None);
+    assert!(latest.ends_with("ORDER BY year DESC"), "{latest}");
+}

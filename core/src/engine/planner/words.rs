@@ -190,6 +190,19 @@ pub(super) fn read(lexicon: &Lexicon, question: &str, today: Option<Day>) -> Vec
             focus = Focus::Outside;
             continue;
         }
+        // "oldest season first", "highest total first": the order a list
+        // is sorted in, with what is sorted named between.
+        if plain.get(i + 2) == Some(&"first")
+            && plain.get(i + 3).is_none_or(|next| {
+                matches!(*next, "then" | "and" | "please")
+                    || !next.chars().any(char::is_alphanumeric)
+            })
+            && let Some((2, op)) = grammar::operator_at(&[plain[i], "first"])
+        {
+            pieces.push(Piece::Op(op));
+            i += 3;
+            continue;
+        }
         // "took place": a verb, not the position called "place".
         if let Some(len) = grammar::filler_phrase(&plain[i..]) {
             i += len;
@@ -864,6 +877,7 @@ pub(super) fn normalise_word(lexicon: &Lexicon, word: Word) -> Word {
         .or_else(|| {
             let known = grammar::is_stop_word(&word.plain)
                 || grammar::operator_at(&[word.plain.as_str()]).is_some()
+                || grammar::extreme(&word.plain).is_some()
                 || !lexicon.lookup(&word.stem).is_empty()
                 || word.plain.chars().any(|c| c.is_ascii_digit());
             (!known)

@@ -123,6 +123,8 @@ pub(super) struct Reading {
     dates: Vec<(Op, DateRange)>,
     /// "in descending order": how a list is sorted, true for descending.
     sort: Option<bool>,
+    /// "oldest season first": the sort is by the time shown.
+    in_time_order: bool,
     /// Where the one metric so far was typed as a verb ("started"): a
     /// metric right after it ("on pole") is the one meant.
     verb_at: Option<usize>,

@@ -104,6 +104,10 @@ impl Reading {
                         Op::Negation => reading.negate = true,
                         Op::Descending => reading.sort = Some(true),
                         Op::Ascending => reading.sort = Some(false),
+                        Op::InTimeOrder(latest) => {
+                            reading.sort = Some(*latest);
+                            reading.in_time_order = true;
+                        }
                         Op::GroupBy => grouping = true,
                         Op::Per => {
                             grouping = true;

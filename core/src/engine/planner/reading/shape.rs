@@ -114,7 +114,20 @@ impl Reading {
             ));
         }
         // Order and limit.
-        if let Some(descending) = self.order.or(self.sort) {
+        // "oldest season first": by the year or date shown, whatever else.
+        let by_time = plan
+            .dimensions
+            .iter()
+            .position(|d| {
+                d.bucket.is_some()
+                    || ontology
+                        .attribute(&d.object, &d.attribute)
+                        .is_some_and(|a| a.role == AttributeRole::Time)
+            })
+            .filter(|_| self.in_time_order && self.order.is_none());
+        if let (Some(index), Some(descending)) = (by_time, self.sort) {
+            plan.order = Some(Order::Dimension { index, descending });
+        } else if let Some(descending) = self.order.or(self.sort) {
             plan.order = if plan.measures.is_empty() {
                 Some(Order::Dimension {
                     index: 0,
