@@ -190,6 +190,12 @@ pub(super) fn read(lexicon: &Lexicon, question: &str, today: Option<Day>) -> Vec
             focus = Focus::Outside;
             continue;
         }
+        // "most recent first".
+        if let Some((3, op @ Op::InTimeOrder(_))) = grammar::operator_at(&plain[i..]) {
+            pieces.push(Piece::Op(op));
+            i += 3;
+            continue;
+        }
         // "oldest season first", "highest total first": the order a list
         // is sorted in, with what is sorted named between.
         if plain.get(i + 2) == Some(&"first")
