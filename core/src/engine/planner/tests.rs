@@ -2676,3 +2676,79 @@ fn oldest_first_sorts_by_the_time_shown() {
     let (latest, _) = sql("wins per year for Ferrari, most recent first", None);
     assert!(latest.ends_with("ORDER BY year DESC"), "{latest}");
 }
+
+#[test]
+fn a_name_shared_by_what_is_listed_and_another_thing_is_the_other_things() {
+    // "Williams" is a driver's surname and a team: drivers listed "for
+    // Williams" are the team's.
+    let ontology =
+        crate::ontology::from_yaml(include_str!("../../../../examples/f1/ontology.yaml")).unwrap();
+    let position = |object: &str, attribute: &str| {
+        let o = ontology
+            .objects
+            .iter()
+            .position(|x| x.name == object)
+            .unwrap();
+        let a = ontology.objects[o]
+            .attributes
+            .iter()
+            .position(|x| x.name == attribute)
+            .unwrap();
+        (o, a)
+    };
+    let williams = vec!["Williams".to_owned()];
+    let silverstone = vec!["Silverstone".to_owned()];
+    let (surname, team, location) = (
+        position("driver", "surname"),
+        position("constructor", "constructor_name"),
+        position("circuit", "location"),
+    );
+    let lexicon = Lexicon::build(
+        &ontology,
+        &[
+            AttributeValues {
+                object: surname.0,
+                attribute: surname.1,
+                values: &williams,
+            },
+            AttributeValues {
+                object: team.0,
+                attribute: team.1,
+                values: &williams,
+            },
+            AttributeValues {
+                object: location.0,
+                attribute: location.1,
+                values: &silverstone,
+            },
+        ],
+    );
+    let sql = compiled(
+        &ontology,
+        &lexicon,
+        "Which drivers raced for Williams in 2022?",
+        Dialect::Sqlite,
+    );
+    assert!(
+        sql.contains("c.name = 'Williams'") && !sql.contains("d.surname ="),
+        "{sql}"
+    );
+    // "there": the one place the last question named, by its location.
+    let held = plan_in_chat(
+        &ontology,
+        &lexicon,
+        "How many Grands Prix have been held at Silverstone?",
+        None,
+    );
+    let there = plan_in_chat(
+        &ontology,
+        &lexicon,
+        "Who has won there the most?",
+        Some(&held),
+    );
+    let sql = compile(&ontology, &there, Dialect::Sqlite).unwrap().sql;
+    assert!(
+        sql.contains("c.location = 'Silverstone'") && sql.contains("position = 1"),
+        "{sql}"
+    );
+}

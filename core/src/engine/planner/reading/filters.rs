@@ -54,7 +54,20 @@ impl Reading {
             let score = |attribute: &AttributeRef| -> usize {
                 // "How many drivers won for McLaren": counting things by their
                 // own name is rare; the name is another object's.
-                if counted == Some(attribute.object.as_str()) && is_a_name(ontology, attribute) {
+                // "Which drivers raced for Williams": so is listing them.
+                let listed = plan.measures.is_empty()
+                    && plan.dimensions.iter().any(|d| {
+                        d.object == attribute.object
+                            && ontology
+                                .objects
+                                .iter()
+                                .find(|o| o.name == d.object)
+                                .and_then(display_attribute)
+                                == Some(d.attribute.as_str())
+                    });
+                if (counted == Some(attribute.object.as_str()) || listed)
+                    && is_a_name(ontology, attribute)
+                {
                     return 500;
                 }
                 if let Some(i) = focus.iter().position(|f| *f == attribute.object) {

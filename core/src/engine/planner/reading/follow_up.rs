@@ -5,7 +5,7 @@
 use super::measures::Measured;
 use super::{Reading, simple_filter};
 use crate::engine::compile::display_attribute;
-use crate::engine::plan::{AttributeRef, Condition, Filter, Measure, SemanticPlan};
+use crate::engine::plan::{AttributeRef, Condition, Filter, Literal, Measure, SemanticPlan};
 use crate::engine::planner::attributes::push_unique;
 use crate::ontology::{Aggregate, Ontology};
 
@@ -43,6 +43,19 @@ impl Reading {
                                 && matches!(&f.condition, Condition::OneOf(list) if list.len() == 1)
                         })
                         .cloned()
+                    })
+                    // "held at Silverstone" → "who has won there the most":
+                    // the one place the last question named, by any of its
+                    // attributes.
+                    .or_else(|| {
+                        let mut single = p.filters.iter().filter(|f| {
+                            matches!(&f.condition, Condition::OneOf(list)
+                                if matches!(list.as_slice(), [Literal::Text(_)]))
+                        });
+                        match (single.next(), single.next()) {
+                            (Some(only), None) => Some(only.clone()),
+                            _ => None,
+                        }
                     })
             })
             .filter(|_| self.refers_to_answer)
