@@ -2752,3 +2752,21 @@ fn a_name_shared_by_what_is_listed_and_another_thing_is_the_other_things() {
         "{sql}"
     );
 }
+
+#[test]
+fn a_share_of_rows_compared_with_another_date_is_of_all_the_rows() {
+    // "arrived late (received after the committed date)": the part is the
+    // late ones, the whole every line item shipped that year.
+    let (ontology, lexicon) = wholesale();
+    let sql = compiled(
+        &ontology,
+        &lexicon,
+        "What percentage of line items shipped in 1996 arrived late (received after the committed date)?",
+        Dialect::Sqlite,
+    );
+    let whole = sql.split("AS part").nth(1).unwrap_or_default();
+    assert!(
+        whole.contains("l_shipdate >= '1996-01-01'") && !whole.contains("l_commitdate"),
+        "{sql}"
+    );
+}

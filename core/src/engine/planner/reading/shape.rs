@@ -244,22 +244,31 @@ impl Reading {
         // "what percentage of line items arrived late": a count under a
         // condition, of things the question names, is a part of all of them.
         let all_of = |measure: &Measure| {
-            let (object, metric) = match measure {
-                Measure::DistinctOf { object, metric } => (object.as_str(), metric.as_str()),
-                Measure::Metric { metric, .. } => {
+            let (object, metric, variant) = match measure {
+                Measure::DistinctOf { object, metric } => (object.as_str(), metric.as_str(), None),
+                Measure::Metric { metric, variant } => {
                     let m = ontology.metrics.iter().find(|m| m.name == *metric)?;
-                    (m.object.as_str(), metric.as_str())
+                    (m.object.as_str(), metric.as_str(), variant.as_deref())
                 }
                 _ => return None,
             };
             let metric = ontology.metrics.iter().find(|m| m.name == metric)?;
+            // "arrived late": a variant that adds a condition is one too.
+            let conditioned = !metric.filters.is_empty()
+                || variant.is_some_and(|v| {
+                    metric.variants.iter().any(|x| {
+                        x.name == v
+                            && !x.default
+                            && x.filters.as_ref().is_some_and(|f| !f.is_empty())
+                    })
+                });
             let named = self
                 .count_of
                 .iter()
                 .chain(&self.mentioned)
                 .any(|o| ontology.objects[*o].name == object);
             (named
-                && !metric.filters.is_empty()
+                && conditioned
                 && matches!(metric.aggregate, Aggregate::Count | Aggregate::Sum)
                 && (metric.object == object || metric.aggregate == Aggregate::Count))
                 .then(|| Measure::CountOf {
@@ -276,7 +285,10 @@ impl Reading {
             // the whole is.
             (None, [part])
                 if let Some(whole) = all_of(part)
-                    && (!plan.filters.iter().any(|f| !is_time(f))
+                    && (!plan
+                        .filters
+                        .iter()
+                        .any(|f| !is_time(f) && f.condition.other_attribute().is_none())
                         || self.value_at.is_some_and(|at| at < self.weak_at)) =>
             {
                 (part.clone(), whole)
@@ -304,7 +316,15 @@ impl Reading {
         let same = part == whole;
         let (shared, only): (Vec<Filter>, Vec<Filter>) = std::mem::take(&mut plan.filters)
             .into_iter()
-            .partition(|f| if same { is_time(f) } else { reaches(f) });
+            // A comparison of two attributes ("received after the committed
+            // date") says which rows are the part, like a value does.
+            .partition(|f| {
+                if same {
+                    is_time(f)
+                } else {
+                    reaches(f) && f.condition.other_attribute().is_none()
+                }
+            });
         if same && only.is_empty() {
             return Err(
                 "Cassis could not tell which part the percentage is of; name it, such as a value (\"from customers in Europe\") or a second metric (\"wins as a percentage of starts\")"
