@@ -2770,3 +2770,27 @@ fn a_share_of_rows_compared_with_another_date_is_of_all_the_rows() {
         "{sql}"
     );
 }
+
+#[test]
+fn an_attribute_of_those_is_the_counted_things() {
+    // Customers and suppliers both have an account balance; "those" are
+    // the suppliers the last answer counted.
+    let (ontology, lexicon) = wholesale_with("nation", "nation_name", &["JAPAN"]);
+    let counted = plan_in_chat(
+        &ontology,
+        &lexicon,
+        "how many suppliers are based in japan?",
+        None,
+    );
+    let those = plan_in_chat(
+        &ontology,
+        &lexicon,
+        "which of those has the highest account balance?",
+        Some(&counted),
+    );
+    let sql = compile(&ontology, &those, Dialect::Sqlite).unwrap().sql;
+    assert!(
+        sql.contains("s.s_acctbal") && !sql.contains("c_acctbal"),
+        "{sql}"
+    );
+}

@@ -78,6 +78,36 @@ impl Reading {
         referred
     }
 
+    /// "how many suppliers are based in japan?" → "which of those has the
+    /// highest account balance?": an attribute several things have is the
+    /// one of the things the last answer counted.
+    pub(super) fn read_on_those(&mut self, ontology: &Ontology, previous: Option<&SemanticPlan>) {
+        if !(self.partitive || self.refers_back) {
+            return;
+        }
+        let Some(counted) = previous.and_then(|p| {
+            p.measures.iter().find_map(|m| match m {
+                Measure::CountOf { object } | Measure::DistinctOf { object, .. } => Some(object),
+                _ => None,
+            })
+        }) else {
+            return;
+        };
+        let Some(object) = ontology.objects.iter().find(|o| o.name == *counted) else {
+            return;
+        };
+        for attribute in self.quantities.iter_mut().chain(self.asked.iter_mut()) {
+            if attribute.object != object.name
+                && object
+                    .attributes
+                    .iter()
+                    .any(|a| a.name == attribute.attribute)
+            {
+                attribute.object = object.name.clone();
+            }
+        }
+    }
+
     /// The plan this question starts from: the last one refined (a
     /// follow-up) or a new one with the measures read.
     pub(super) fn carry_over(

@@ -223,6 +223,7 @@ impl Reading {
         previous: Option<&SemanticPlan>,
     ) -> ControlFlow<Planned, SemanticPlan> {
         let referred = self.referred(ontology, previous);
+        self.read_on_those(ontology, previous);
         let excluded = self.set_exclusion_apart(ontology);
         let measured = self.measures(ontology, previous)?;
         // "how many poles did he have that season": a measure of the thing
