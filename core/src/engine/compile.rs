@@ -13,12 +13,12 @@ use crate::engine::plan::{
 };
 use crate::ontology::{Aggregate, AttributeRole, DataType, Grain, Object, Ontology};
 use crate::project::Dialect;
-use crate::sql::{self, SqlError};
+use crate::sql::{self, SqlDialect, SqlError};
 use sqlparser::ast::{
     BinaryOperator, Distinct, Expr, GroupByExpr, Ident, InTarget, Join, JoinConstraint,
-    JoinOperator, LimitClause, ObjectName, OrderBy, OrderByExpr, OrderByKind, OrderByOptions,
-    OrderBySort, Query, Select, SelectItem, SetExpr, SetOperator, SetQuantifier, TableAlias,
-    TableFactor, TableWithJoins, Value, visit_expressions_mut,
+    JoinOperator, ObjectName, OrderBy, OrderByExpr, OrderByKind, OrderByOptions, OrderBySort,
+    Query, Select, SelectItem, SetExpr, SetOperator, SetQuantifier, TableAlias, TableFactor,
+    TableWithJoins, Value, visit_expressions_mut,
 };
 use std::collections::BTreeMap;
 use std::ops::ControlFlow;
@@ -128,7 +128,7 @@ pub fn compile(
 ) -> Result<CompiledQuery, CompileError> {
     Compiler {
         ontology,
-        dialect,
+        sql: dialect.sql(),
         shift: None,
     }
     .compile(plan)
@@ -245,7 +245,7 @@ struct Resolved {
 #[derive(Clone, Copy)]
 struct Compiler<'a> {
     ontology: &'a Ontology,
-    dialect: Dialect,
+    sql: &'static dyn SqlDialect,
     /// Every time attribute read this many periods later: the earlier side
     /// of a growth, whose 1995 rows stand where the plan names 1996.
     shift: Option<(Grain, u32)>,
@@ -255,7 +255,7 @@ struct Compiler<'a> {
 struct Aliases(BTreeMap<String, Ident>);
 
 impl Aliases {
-    fn for_objects<'o>(objects: impl Iterator<Item = &'o str>) -> Self {
+    fn for_objects<'o>(dialect: &dyn SqlDialect, objects: impl Iterator<Item = &'o str>) -> Self {
         let mut aliases = BTreeMap::new();
         let mut taken: Vec<String> = Vec::new();
         for object in objects {
@@ -275,7 +275,7 @@ impl Aliases {
             };
             let mut alias = stem.clone();
             let mut n = 2;
-            while taken.contains(&alias) || is_reserved(&alias) {
+            while taken.contains(&alias) || dialect.is_reserved(&alias) {
                 alias = format!("{stem}{n}");
                 n += 1;
             }
@@ -312,7 +312,7 @@ impl<'a> Compiler<'a> {
         let inner = self.compile(&grouped)?;
         let measured = inner.columns.last().cloned().unwrap_or_default();
         let name = format!("average_{measured}_per_{}", per.object);
-        let ident = |text: &str| quoted_ident(self.dialect, text).to_string();
+        let ident = |text: &str| self.sql.ident(text).to_string();
         // The grouped query is the compiler's own output; only the shell is new.
         let text = format!(
             "SELECT AVG(per_group.{}) AS {} FROM ({}) AS per_group",
@@ -346,7 +346,7 @@ impl<'a> Compiler<'a> {
         let needed: Vec<&str> = within.iter().map(|f| f.attribute.object.as_str()).collect();
         let tree = graph::join_tree(self.ontology, &resolved.base, &needed)?;
         refuse_chasm_trap(&tree)?;
-        let aliases = Aliases::for_objects(tree.objects());
+        let aliases = Aliases::for_objects(self.sql, tree.objects());
         let base = aliases.of(&resolved.base).clone();
         let fk = Expr::CompoundIdentifier(vec![base.clone(), self.ident(&fk)]);
         let mut extra = vec![Expr::IsNotNull(Box::new(fk.clone()))];
@@ -518,7 +518,7 @@ impl<'a> Compiler<'a> {
         };
         let numerator = grouped(numerator)?;
         let denominator = grouped(denominator)?;
-        let ident = |text: &str| quoted_ident(self.dialect, text).to_string();
+        let ident = |text: &str| self.sql.ident(text).to_string();
         let value = |alias: &str, side: &CompiledQuery| {
             format!(
                 "{alias}.{}",
@@ -554,7 +554,7 @@ impl<'a> Compiler<'a> {
             _ => unreachable!("the ratio's shell is a plain SELECT"),
         };
         let order = self.order(plan, &[name])?;
-        let query = finish(select, order, plan.limit);
+        let query = finish(self.sql, select, order, plan.limit);
         let mut columns = shown;
         columns.push(name.to_owned());
         let objects = numerator
@@ -615,7 +615,7 @@ impl<'a> Compiler<'a> {
         sides: [(&str, CompiledQuery); 2],
         expression: impl Fn(&str, &str) -> String,
     ) -> Result<CompiledQuery, CompileError> {
-        let ident = |text: &str| quoted_ident(self.dialect, text).to_string();
+        let ident = |text: &str| self.sql.ident(text).to_string();
         let [(a, one), (b, other)] = sides;
         let column =
             |alias: &str, side: &CompiledQuery| format!("{alias}.{}", ident(&side.columns[0]));
@@ -634,7 +634,7 @@ impl<'a> Compiler<'a> {
     /// Parses a query the compiler wrapped around its own output
     /// ("SELECT 100.0 * part.x / … FROM (<compiled>) AS part …").
     fn shell(&self, what: &str, text: String) -> Result<Query, CompileError> {
-        sql::parse_select(self.dialect, &text).map_err(|error| CompileError::Expression {
+        sql::parse_select(self.sql.dialect(), &text).map_err(|error| CompileError::Expression {
             what: what.to_owned(),
             text,
             error,
@@ -643,7 +643,7 @@ impl<'a> Compiler<'a> {
 
     /// Parses a condition the compiler built from its own renderings.
     fn shell_expression(&self, what: &str, text: String) -> Result<Expr, CompileError> {
-        sql::parse_expression(self.dialect, &text).map_err(|error| CompileError::Expression {
+        sql::parse_expression(self.sql.dialect(), &text).map_err(|error| CompileError::Expression {
             what: what.to_owned(),
             text,
             error,
@@ -659,12 +659,12 @@ impl<'a> Compiler<'a> {
     }
 
     fn ident(&self, name: &str) -> Ident {
-        quoted_ident(self.dialect, name)
+        self.sql.ident(name)
     }
 
     /// An expression over one object's columns, qualified with its alias.
     fn expression(&self, what: &str, text: &str, alias: &Ident) -> Result<Expr, CompileError> {
-        let mut expr = sql::parse_expression(self.dialect, text).map_err(|error| {
+        let mut expr = sql::parse_expression(self.sql.dialect(), text).map_err(|error| {
             CompileError::Expression {
                 what: what.to_owned(),
                 text: text.to_owned(),
@@ -695,7 +695,7 @@ impl<'a> Compiler<'a> {
         };
         let expr = match self.shift {
             Some((grain, periods)) if attribute.role == AttributeRole::Time => grains::shift(
-                self.dialect,
+                self.sql,
                 grain,
                 i64::from(periods),
                 expr,
@@ -718,12 +718,7 @@ impl<'a> Compiler<'a> {
                 grain: grain.name(),
             });
         }
-        Ok(grains::bucket(
-            self.dialect,
-            grain,
-            expr,
-            attribute.data_type,
-        ))
+        Ok(grains::bucket(self.sql, grain, expr, attribute.data_type))
     }
 
     fn attribute_type(&self, reference: &AttributeRef) -> Option<DataType> {
@@ -789,7 +784,7 @@ impl<'a> Compiler<'a> {
                         to: counted.name.clone(),
                     })?;
                 resolved.aggregate = Aggregate::CountDistinct;
-                resolved.input = Some(quoted_ident(self.dialect, &key).to_string());
+                resolved.input = Some(self.sql.ident(&key).to_string());
                 Ok(resolved)
             }
             Measure::Aggregate {
@@ -807,7 +802,7 @@ impl<'a> Compiler<'a> {
                     })?;
                 let input = match (found.column_name(), &found.expr) {
                     (_, Some(expr)) => expr.clone(),
-                    (Some(column), None) => quoted_ident(self.dialect, column).to_string(),
+                    (Some(column), None) => self.sql.ident(column).to_string(),
                     (None, None) => unreachable!("an attribute reads a column or an expression"),
                 };
                 let prefix = match aggregate {
@@ -1009,7 +1004,7 @@ impl<'a> Compiler<'a> {
     }
 
     fn table(&self, object: &Object, alias: &Ident) -> Result<TableFactor, CompileError> {
-        let name = sql::parse_table_name(self.dialect, &object.table).map_err(|error| {
+        let name = sql::parse_table_name(self.sql.dialect(), &object.table).map_err(|error| {
             CompileError::Expression {
                 what: format!("the table of {}", object.name),
                 text: object.table.clone(),
@@ -1058,7 +1053,7 @@ impl<'a> Compiler<'a> {
             .to_owned();
         let tree = graph::join_tree_via(self.ontology, &base, &plan.via, &needed)?;
         refuse_chasm_trap(&tree)?;
-        let aliases = Aliases::for_objects(tree.objects());
+        let aliases = Aliases::for_objects(self.sql, tree.objects());
         let mut dimensions = plan.dimensions.clone();
         if dimensions.is_empty() {
             dimensions.push(self.display_attribute(&base)?);
@@ -1084,7 +1079,7 @@ impl<'a> Compiler<'a> {
             }
             _ => vec![order_by(Expr::Identifier(self.ident(&columns[0])), false)],
         };
-        let query = finish(select, order, plan.limit);
+        let query = finish(self.sql, select, order, plan.limit);
         Ok((query, columns, tree.objects().map(str::to_owned).collect()))
     }
 
@@ -1121,7 +1116,7 @@ impl<'a> Compiler<'a> {
         let base = measures[0].base.clone();
         let needed = needed_objects(plan);
         let tree = graph::join_tree_via(self.ontology, &base, &plan.via, &needed)?;
-        let aliases = Aliases::for_objects(tree.objects());
+        let aliases = Aliases::for_objects(self.sql, tree.objects());
         let objects = tree.objects().map(str::to_owned).collect();
         // Two one-to-many branches would pair every row of one with every row
         // of the other (a chasm trap): slow, and not what anyone asked.
@@ -1190,7 +1185,7 @@ impl<'a> Compiler<'a> {
         select.selection = self.where_clause(&plan.filters, extra_filters, aliases)?;
         select.group_by = GroupByExpr::Expressions(group_by, Vec::new());
         let order = self.order(plan, &names(measures))?;
-        Ok(finish(select, order, plan.limit))
+        Ok(finish(self.sql, select, order, plan.limit))
     }
 
     /// When a dimension or filter is on the many side of the measured object,
@@ -1248,7 +1243,7 @@ impl<'a> Compiler<'a> {
         rows.selection = self.where_clause(&plan.filters, Vec::new(), aliases)?;
         let select = self.regrouped(plan, SetExpr::Select(Box::new(rows)), grain, outer);
         let order = self.order(plan, &names(measures))?;
-        Ok(finish(select, order, plan.limit))
+        Ok(finish(self.sql, select, order, plan.limit))
     }
 
     /// A metric plus others (race points plus sprint points): one branch per
@@ -1287,7 +1282,7 @@ impl<'a> Compiler<'a> {
             if tree.fans_out() {
                 return Err(unsupported());
             }
-            let aliases = Aliases::for_objects(tree.objects());
+            let aliases = Aliases::for_objects(self.sql, tree.objects());
             let base_alias = aliases.of(&tree.base);
             let mut projection = Vec::new();
             for dimension in &plan.dimensions {
@@ -1339,7 +1334,11 @@ impl<'a> Compiler<'a> {
         let columns = output_columns(plan, std::slice::from_ref(&measure));
         // The measured objects first, then what they join.
         objects.sort_by_key(|o| !branches.iter().any(|b| &b.base == o));
-        Ok((finish(select, order, plan.limit), columns, objects))
+        Ok((
+            finish(self.sql, select, order, plan.limit),
+            columns,
+            objects,
+        ))
     }
 
     /// `SELECT alias.dimension..., aggregates FROM (rows) AS alias GROUP BY
@@ -1506,107 +1505,6 @@ fn output_columns(plan: &SemanticPlan, measures: &[Resolved]) -> Vec<String> {
         .map(|d| d.column())
         .chain(measures.iter().map(|m| m.name.clone()))
         .collect()
-}
-
-const RESERVED: &[&str] = &[
-    "all",
-    "analyse",
-    "analyze",
-    "and",
-    "any",
-    "array",
-    "as",
-    "asc",
-    "between",
-    "both",
-    "by",
-    "case",
-    "cast",
-    "check",
-    "collate",
-    "column",
-    "constraint",
-    "create",
-    "cross",
-    "current_date",
-    "current_time",
-    "current_timestamp",
-    "current_user",
-    "default",
-    "desc",
-    "distinct",
-    "do",
-    "else",
-    "end",
-    "except",
-    "false",
-    "fetch",
-    "for",
-    "foreign",
-    "from",
-    "full",
-    "grant",
-    "group",
-    "having",
-    "in",
-    "inner",
-    "intersect",
-    "into",
-    "is",
-    "join",
-    "lateral",
-    "leading",
-    "left",
-    "like",
-    "limit",
-    "natural",
-    "not",
-    "null",
-    "offset",
-    "on",
-    "only",
-    "or",
-    "order",
-    "outer",
-    "primary",
-    "references",
-    "right",
-    "select",
-    "table",
-    "then",
-    "to",
-    "trailing",
-    "true",
-    "union",
-    "unique",
-    "user",
-    "using",
-    "when",
-    "where",
-    "window",
-    "with",
-];
-
-fn is_reserved(name: &str) -> bool {
-    RESERVED.contains(&name.to_ascii_lowercase().as_str())
-}
-
-/// An identifier, quoted only when the dialect needs it to read the name back.
-pub fn quoted_ident(dialect: Dialect, name: &str) -> Ident {
-    let plain = crate::sql::is_lower_snake_case(name);
-    if plain && !is_reserved(name) {
-        Ident::new(name)
-    } else if plain && dialect == Dialect::Snowflake {
-        // Snowflake folds unquoted names to upper case: a lower-case name in
-        // the ontology means the folded one, also when it must be quoted.
-        Ident::with_quote('"', name.to_ascii_uppercase())
-    } else {
-        let quote = match dialect {
-            Dialect::MySql | Dialect::BigQuery | Dialect::Databricks => '`',
-            _ => '"',
-        };
-        Ident::with_quote(quote, name)
-    }
 }
 
 /// Prefixes every bare column of `expr` with `alias`.
@@ -1815,7 +1713,12 @@ fn query_of(body: SetExpr) -> Query {
     query
 }
 
-fn finish(select: Select, order: Vec<OrderByExpr>, limit: Option<u32>) -> Query {
+fn finish(
+    dialect: &dyn SqlDialect,
+    select: Select,
+    order: Vec<OrderByExpr>,
+    limit: Option<u32>,
+) -> Query {
     let mut query = query_of(SetExpr::Select(Box::new(select)));
     if !order.is_empty() {
         query.order_by = Some(OrderBy {
@@ -1824,11 +1727,7 @@ fn finish(select: Select, order: Vec<OrderByExpr>, limit: Option<u32>) -> Query 
         });
     }
     if let Some(limit) = limit {
-        query.limit_clause = Some(LimitClause::LimitOffset {
-            limit: Some(Expr::value(number(i64::from(limit)))),
-            offset: None,
-            limit_by: Vec::new(),
-        });
+        query.limit_clause = Some(dialect.limit(limit));
     }
     query
 }

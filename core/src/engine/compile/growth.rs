@@ -8,7 +8,7 @@
 //! stand where the plan reads 1996, in its filters and in its groupings
 //! alike, so the two sides line up on the plan's own periods.
 
-use super::{CompileError, CompiledQuery, Compiler, finish, quoted_ident};
+use super::{CompileError, CompiledQuery, Compiler, finish};
 use crate::engine::plan::{Measure, SemanticPlan};
 use crate::ontology::{AttributeRole, Grain};
 use sqlparser::ast::SetExpr;
@@ -68,7 +68,7 @@ impl Compiler<'_> {
         };
         let this = unordered(self.compile(&side)?);
         let previous = unordered(earlier.compile(&side)?);
-        let ident = |text: &str| quoted_ident(self.dialect, text).to_string();
+        let ident = |text: &str| self.sql.ident(text).to_string();
         let measured = this.columns.last().cloned().unwrap_or_default();
         let name = named.map_or_else(|| format!("{measured}_growth"), str::to_owned);
         let before = format!("previous_{measured}");
@@ -111,7 +111,7 @@ impl Compiler<'_> {
             _ => unreachable!("the growth's shell is a plain SELECT"),
         };
         let order = self.order(plan, &[name.as_str()])?;
-        let query = finish(select, order, plan.limit);
+        let query = finish(self.sql, select, order, plan.limit);
         let mut columns = shown;
         columns.extend([measured, before, name]);
         let objects = this.objects.into_iter().chain(previous.objects).collect();

@@ -3,7 +3,7 @@
 //! the compiler's own aggregate, so a running total counts nothing twice
 //! where the plain measure would not.
 
-use super::{CompileError, CompiledQuery, Compiler, finish, order_by, quoted_ident};
+use super::{CompileError, CompiledQuery, Compiler, finish, order_by};
 use crate::engine::plan::{AttributeRef, Measure, SemanticPlan};
 use crate::ontology::{AttributeRole, Grain};
 use sqlparser::ast::{Expr, Ident, SetExpr};
@@ -72,7 +72,7 @@ impl Compiler<'_> {
         let mut inner = self.compile(&grouped)?;
         inner.query.order_by = None;
         inner.sql = inner.query.to_string();
-        let ident = |text: &str| quoted_ident(self.dialect, text).to_string();
+        let ident = |text: &str| self.sql.ident(text).to_string();
         let measured = inner.columns.last().cloned().unwrap_or_default();
         let name = named.map_or_else(|| format!("cumulative_{measured}"), str::to_owned);
         let column = |c: &str| format!("per_period.{}", ident(c));
@@ -118,7 +118,7 @@ impl Compiler<'_> {
                 .map(|d| order_by(Expr::Identifier(Ident::new(d.column())), false))
                 .collect(),
         };
-        let query = finish(select, order, plan.limit);
+        let query = finish(self.sql, select, order, plan.limit);
         let mut columns = shown;
         columns.extend([measured, name]);
         Ok(CompiledQuery::new(query, columns, inner.objects))
