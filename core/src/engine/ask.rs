@@ -15,7 +15,7 @@ use crate::engine::plan::{AttributeRef, Condition, Filter, Literal, Measure, Sem
 use crate::engine::planner::{self, Planned, attribute_label, measure_label};
 use crate::engine::response::{AskResponse, AskStatus, PlanView, ResultSet};
 use crate::engine::written_sql;
-use crate::ontology::{AttributeRole, DataType, Ontology};
+use crate::ontology::{AttributeRole, DataType, Names, Ontology, OntologyIndex};
 use crate::project::Project;
 use crate::project::dialect_of;
 use crate::store::{Chat, ChatTurn, Store, StoreError};
@@ -97,6 +97,8 @@ const HISTORY_TURNS: usize = 10;
 /// verified questions read as exemplars.
 struct Grounding {
     ontology: Ontology,
+    /// The ontology's names, indexed once for every plan compiled over it.
+    names: Names,
     lexicon: Lexicon,
     exemplars: planner::Exemplars,
     /// The known values a model looks up; empty without a model planner.
@@ -645,7 +647,8 @@ impl Engine {
         };
 
         let dialect = dialect_of(project);
-        let compiled = match compile::compile(ontology, &plan, dialect) {
+        let index = OntologyIndex::new(ontology, &grounding.names);
+        let compiled = match compile::compile_indexed(index, &plan, dialect) {
             Ok(compiled) => compiled,
             Err(reason) => {
                 return error(
@@ -1216,6 +1219,7 @@ impl Engine {
         let exemplars =
             planner::Exemplars::build(&lexicon, dialect_of(project), &ontology.verified_questions);
         Grounding {
+            names: Names::of(&ontology),
             ontology,
             lexicon,
             exemplars,

@@ -11,7 +11,10 @@ use crate::engine::graph::{self, JoinTree, Unreachable};
 use crate::engine::plan::{
     AttributeRef, Condition, Filter, Literal, Measure, Order, SemanticPlan, TimeBucket,
 };
-use crate::ontology::{Aggregate, AttributeRole, DataType, Grain, Object, Ontology};
+use crate::ontology::{
+    Aggregate, Attribute, AttributeRole, DataType, Grain, Metric, Names, Object, Ontology,
+    OntologyIndex,
+};
 use crate::project::Dialect;
 use crate::sql::{self, SqlDialect, SqlError};
 use sqlparser::ast::{
@@ -120,14 +123,27 @@ pub enum CompileError {
     },
 }
 
-/// Compiles `plan` over `ontology` to one SELECT in `dialect`.
+/// Compiles `plan` over `ontology` to one SELECT in `dialect`, indexing
+/// the ontology's names first; a caller that compiles many plans over one
+/// version keeps its [`Names`] and calls [`compile_indexed`].
 pub fn compile(
     ontology: &Ontology,
     plan: &SemanticPlan,
     dialect: Dialect,
 ) -> Result<CompiledQuery, CompileError> {
+    let names = Names::of(ontology);
+    compile_indexed(OntologyIndex::new(ontology, &names), plan, dialect)
+}
+
+/// Compiles `plan` over an indexed ontology to one SELECT in `dialect`.
+pub fn compile_indexed(
+    index: OntologyIndex<'_>,
+    plan: &SemanticPlan,
+    dialect: Dialect,
+) -> Result<CompiledQuery, CompileError> {
     Compiler {
-        ontology,
+        ontology: index.ontology(),
+        index,
         sql: dialect.sql(),
         shift: None,
     }
@@ -244,7 +260,10 @@ struct Resolved {
 
 #[derive(Clone, Copy)]
 struct Compiler<'a> {
+    /// The ontology, for the relationship graph's walks.
     ontology: &'a Ontology,
+    /// The ontology's names, for every lookup by name.
+    index: OntologyIndex<'a>,
     sql: &'static dyn SqlDialect,
     /// Every time attribute read this many periods later: the earlier side
     /// of a growth, whose 1995 rows stand where the plan names 1996.
@@ -451,10 +470,7 @@ impl<'a> Compiler<'a> {
     }
 
     fn is_ratio(&self, metric: &str) -> bool {
-        self.ontology
-            .metrics
-            .iter()
-            .any(|m| m.name == metric && m.is_ratio())
+        self.index.metric(metric).is_some_and(|m| m.is_ratio())
     }
 
     /// A ratio metric: its numerator and its denominator each aggregated on
@@ -469,12 +485,7 @@ impl<'a> Compiler<'a> {
         name: &str,
         variant: Option<&str>,
     ) -> Result<CompiledQuery, CompileError> {
-        let metric = self
-            .ontology
-            .metrics
-            .iter()
-            .find(|m| m.name == name)
-            .ok_or_else(|| CompileError::UnknownMetric(name.to_owned()))?;
+        let metric = self.metric(name)?;
         if let Some(variant) = variant {
             return Err(CompileError::UnknownVariant {
                 metric: name.to_owned(),
@@ -651,11 +662,31 @@ impl<'a> Compiler<'a> {
     }
 
     fn object(&self, name: &str) -> Result<&'a Object, CompileError> {
-        self.ontology
-            .objects
-            .iter()
-            .find(|o| o.name == name)
+        self.index
+            .object(name)
             .ok_or_else(|| CompileError::UnknownObject(name.to_owned()))
+    }
+
+    fn metric(&self, name: &str) -> Result<&'a Metric, CompileError> {
+        self.index
+            .metric(name)
+            .ok_or_else(|| CompileError::UnknownMetric(name.to_owned()))
+    }
+
+    /// The object and attribute a reference names.
+    fn attribute_of(
+        &self,
+        reference: &AttributeRef,
+    ) -> Result<(&'a Object, &'a Attribute), CompileError> {
+        let object = self.object(&reference.object)?;
+        let attribute = self
+            .index
+            .attribute(&reference.object, &reference.attribute)
+            .ok_or_else(|| CompileError::UnknownAttribute {
+                object: reference.object.clone(),
+                attribute: reference.attribute.clone(),
+            })?;
+        Ok((object, attribute))
     }
 
     fn ident(&self, name: &str) -> Ident {
@@ -676,15 +707,7 @@ impl<'a> Compiler<'a> {
     }
 
     fn attribute(&self, reference: &AttributeRef, aliases: &Aliases) -> Result<Expr, CompileError> {
-        let object = self.object(&reference.object)?;
-        let attribute = object
-            .attributes
-            .iter()
-            .find(|a| a.name == reference.attribute)
-            .ok_or_else(|| CompileError::UnknownAttribute {
-                object: reference.object.clone(),
-                attribute: reference.attribute.clone(),
-            })?;
+        let (object, attribute) = self.attribute_of(reference)?;
         let alias = aliases.of(&object.name);
         let expr = match (attribute.column_name(), &attribute.expr) {
             (Some(column), _) => Expr::CompoundIdentifier(vec![alias.clone(), self.ident(column)]),
@@ -722,11 +745,8 @@ impl<'a> Compiler<'a> {
     }
 
     fn attribute_type(&self, reference: &AttributeRef) -> Option<DataType> {
-        self.object(&reference.object)
-            .ok()?
-            .attributes
-            .iter()
-            .find(|a| a.name == reference.attribute)
+        self.index
+            .attribute(&reference.object, &reference.attribute)
             .map(|a| a.data_type)
     }
 
@@ -791,15 +811,7 @@ impl<'a> Compiler<'a> {
                 attribute,
                 aggregate,
             } => {
-                let object = self.object(&attribute.object)?;
-                let found = object
-                    .attributes
-                    .iter()
-                    .find(|a| a.name == attribute.attribute)
-                    .ok_or_else(|| CompileError::UnknownAttribute {
-                        object: attribute.object.clone(),
-                        attribute: attribute.attribute.clone(),
-                    })?;
+                let (_, found) = self.attribute_of(attribute)?;
                 let input = match (found.column_name(), &found.expr) {
                     (_, Some(expr)) => expr.clone(),
                     (Some(column), None) => self.sql.ident(column).to_string(),
@@ -831,12 +843,7 @@ impl<'a> Compiler<'a> {
         variant: Option<&str>,
         depth: usize,
     ) -> Result<Resolved, CompileError> {
-        let metric = self
-            .ontology
-            .metrics
-            .iter()
-            .find(|m| m.name == name)
-            .ok_or_else(|| CompileError::UnknownMetric(name.to_owned()))?;
+        let metric = self.metric(name)?;
         if metric.is_ratio() {
             return Err(CompileError::RatioInside(name.to_owned()));
         }
@@ -1399,11 +1406,11 @@ impl<'a> Compiler<'a> {
             return Ok(Vec::new());
         };
         // Time reads in order; anything else reads best first.
+        self.object(&first.object)?;
         let is_time = self
-            .object(&first.object)?
-            .attributes
-            .iter()
-            .any(|a| a.name == first.attribute && a.role == AttributeRole::Time);
+            .index
+            .attribute(&first.object, &first.attribute)
+            .is_some_and(|a| a.role == AttributeRole::Time);
         Ok(if is_time {
             by_dimension(0, false).into_iter().collect()
         } else {

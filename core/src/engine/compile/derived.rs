@@ -9,10 +9,7 @@ use sqlparser::ast::SetExpr;
 
 impl Compiler<'_> {
     pub(super) fn is_derived(&self, metric: &str) -> bool {
-        self.ontology
-            .metrics
-            .iter()
-            .any(|m| m.name == metric && m.is_derived())
+        self.index.metric(metric).is_some_and(|m| m.is_derived())
     }
 
     /// The plan's groupings, with the key of what a name names beside it,
@@ -55,12 +52,7 @@ impl Compiler<'_> {
         plan: &SemanticPlan,
         name: &str,
     ) -> Result<CompiledQuery, CompileError> {
-        let metric = self
-            .ontology
-            .metrics
-            .iter()
-            .find(|m| m.name == name)
-            .ok_or_else(|| CompileError::UnknownMetric(name.to_owned()))?;
+        let metric = self.metric(name)?;
         let text = metric.expr.clone().unwrap_or_default();
         let invalid = |error| CompileError::Expression {
             what: format!("the derived metric {name}"),

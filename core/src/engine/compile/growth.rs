@@ -16,11 +16,7 @@ use sqlparser::ast::SetExpr;
 impl Compiler<'_> {
     /// The measure and period a growth metric of the ontology compares.
     pub(super) fn growth_metric(&self, name: &str) -> Option<(Measure, Grain)> {
-        let metric = self
-            .ontology
-            .metrics
-            .iter()
-            .find(|m| m.name == name && m.is_growth())?;
+        let metric = self.index.metric(name).filter(|m| m.is_growth())?;
         let of = Measure::Metric {
             metric: metric.of.clone().unwrap_or_default(),
             variant: None,
@@ -125,7 +121,7 @@ impl Compiler<'_> {
             .iter()
             .chain(plan.filters.iter().map(|f| &f.attribute))
             .any(|a| {
-                self.ontology
+                self.index
                     .attribute(&a.object, &a.attribute)
                     .is_some_and(|a| a.role == AttributeRole::Time)
             })

@@ -12,11 +12,7 @@ impl Compiler<'_> {
     /// The measure a running total metric of the ontology adds up, and the
     /// period it starts again at.
     pub(super) fn cumulative_metric(&self, name: &str) -> Option<(Measure, Option<Grain>)> {
-        let metric = self
-            .ontology
-            .metrics
-            .iter()
-            .find(|m| m.name == name && m.is_cumulative())?;
+        let metric = self.index.metric(name).filter(|m| m.is_cumulative())?;
         let of = Measure::Metric {
             metric: metric.of.clone().unwrap_or_default(),
             variant: None,
@@ -38,7 +34,7 @@ impl Compiler<'_> {
             return Err(CompileError::NotAlone);
         }
         let is_time = |d: &AttributeRef| {
-            self.ontology
+            self.index
                 .attribute(&d.object, &d.attribute)
                 .is_some_and(|a| a.role == AttributeRole::Time)
         };
