@@ -29,7 +29,10 @@ use std::ops::ControlFlow;
 mod derived;
 mod grains;
 mod growth;
+pub mod resolve;
 mod running;
+
+use resolve::{Fanning, Input, ResolvedMeasure, Shape, needed_objects, refuse_chasm_trap};
 
 /// A plan's SQL and what the response reports about it.
 #[derive(Clone, Debug)]
@@ -151,75 +154,49 @@ pub fn compile_indexed(
 }
 
 impl Compiler<'_> {
+    /// Resolves `plan` (every name, its shape, its joins), then lowers it
+    /// to SQL in the compiler's dialect. A plan with several problems
+    /// reports the first; [`resolve::resolve`] has them all.
     fn compile(&self, plan: &SemanticPlan) -> Result<CompiledQuery, CompileError> {
-        let compiler = self;
-        match plan.measures.as_slice() {
-            [
-                Measure::Growth {
-                    of,
-                    period,
-                    periods,
-                },
-            ] => {
-                return compiler.growth(plan, of, *period, *periods, None);
+        let resolved = resolve::resolve(self.index, plan).map_err(|problems| {
+            problems
+                .into_iter()
+                .next()
+                .expect("a plan that does not resolve has a problem")
+                .error
+        })?;
+        self.lower(plan, resolved.shape)
+    }
+
+    fn lower(&self, plan: &SemanticPlan, shape: Shape) -> Result<CompiledQuery, CompileError> {
+        let (query, columns, objects) = match shape {
+            Shape::Growth {
+                of,
+                period,
+                periods,
+                named,
+            } => return self.growth(plan, &of, period, periods, named.as_deref()),
+            Shape::Derived { metric } => return self.derived(plan, &metric),
+            Shape::Cumulative { of, to_date, named } => {
+                return self.cumulative(plan, &of, to_date, named.as_deref());
             }
-            [
-                Measure::Metric {
-                    metric,
-                    variant: None,
-                },
-            ] if compiler.is_derived(metric) => {
-                return compiler.derived(plan, metric);
+            Shape::Share { part, whole, only } => return self.share(plan, &part, &whole, &only),
+            Shape::AveragePer { of, per } => return self.average_per(plan, &of, &per),
+            Shape::Difference { of, from, minus } => {
+                return self.difference(plan, &of, &from, &minus);
             }
-            [Measure::Cumulative { of, to_date }] => {
-                return compiler.cumulative(plan, of, *to_date, None);
-            }
-            [
-                Measure::Metric {
-                    metric,
-                    variant: None,
-                },
-            ] if compiler.cumulative_metric(metric).is_some() => {
-                let (of, to_date) = compiler.cumulative_metric(metric).expect("checked above");
-                return compiler.cumulative(plan, &of, to_date, Some(metric));
-            }
-            [
-                Measure::Metric {
-                    metric,
-                    variant: None,
-                },
-            ] if compiler.growth_metric(metric).is_some() => {
-                let (of, period) = compiler.growth_metric(metric).expect("checked above");
-                return compiler.growth(plan, &of, period, 1, Some(metric));
-            }
-            [Measure::Share { part, whole, only }] => {
-                return compiler.share(plan, part, whole, only);
-            }
-            [Measure::AveragePer { of, per }] => return compiler.average_per(plan, of, per),
-            [Measure::Difference { of, from, minus }] => {
-                return compiler.difference(plan, of, from, minus);
-            }
-            [Measure::Metric { metric, variant }] if compiler.is_ratio(metric) => {
-                return compiler.ratio(plan, metric, variant.as_deref());
-            }
-            measures => {
-                let ratio = measures.iter().find_map(|m| match m {
-                    Measure::Metric { metric, .. } if compiler.is_ratio(metric) => Some(metric),
-                    _ => None,
-                });
-                if let Some(ratio) = ratio {
-                    return Err(CompileError::RatioNotAlone(ratio.clone()));
-                }
-            }
-        }
-        let (query, columns, objects) = if plan.measures.is_empty() {
-            compiler.lookup(plan)?
-        } else {
-            compiler.aggregate(plan)?
+            Shape::Ratio { metric } => return self.ratio(plan, &metric),
+            Shape::Lookup { tree, dimensions } => self.lookup(plan, &tree, &dimensions)?,
+            Shape::Combined { measure } => self.combined(plan, measure)?,
+            Shape::Aggregate {
+                measures,
+                tree,
+                fanning,
+            } => self.aggregate(plan, &measures, &tree, fanning)?,
         };
         let tables = objects
             .into_iter()
-            .map(|name| compiler.object(&name).map(|o| o.table.clone()))
+            .map(|name| self.object(&name).map(|o| o.table.clone()))
             .collect::<Result<Vec<_>, _>>()?;
         Ok(CompiledQuery::new(query, columns, tables))
     }
@@ -242,20 +219,6 @@ impl CompiledQuery {
             objects,
         }
     }
-}
-
-/// A measure resolved against the ontology.
-struct Resolved {
-    /// The output column.
-    name: String,
-    base: String,
-    aggregate: Aggregate,
-    /// What is aggregated, over the base's columns; `None` counts rows.
-    input: Option<String>,
-    filters: Vec<String>,
-    /// Metrics added to this one (a variant's `plus`).
-    plus: Vec<Resolved>,
-    variant: Option<String>,
 }
 
 #[derive(Clone, Copy)]
@@ -355,7 +318,7 @@ impl<'a> Compiler<'a> {
         metric: &str,
         within: &[Filter],
     ) -> Result<Expr, CompileError> {
-        let resolved = self.resolve_metric(metric, None, 0)?;
+        let resolved = resolve::metric(self.index, metric, None, 0)?;
         let fk = graph::direct_link(self.ontology, &resolved.base, object)
             .map(|key| key.from.clone())
             .ok_or_else(|| CompileError::NotLinked {
@@ -469,29 +432,14 @@ impl<'a> Compiler<'a> {
         )
     }
 
-    fn is_ratio(&self, metric: &str) -> bool {
-        self.index.metric(metric).is_some_and(|m| m.is_ratio())
-    }
-
     /// A ratio metric: its numerator and its denominator each aggregated on
     /// their own, under the plan's filters and at the plan's grain, then
     /// divided; never an average of ratios. Without dimensions they are two
     /// one-row subqueries side by side; with dimensions, one subquery per
     /// side grouped the same way, joined on the group keys, every group of
     /// the denominator kept (a driver without a win has a win rate of 0).
-    fn ratio(
-        &self,
-        plan: &SemanticPlan,
-        name: &str,
-        variant: Option<&str>,
-    ) -> Result<CompiledQuery, CompileError> {
+    fn ratio(&self, plan: &SemanticPlan, name: &str) -> Result<CompiledQuery, CompileError> {
         let metric = self.metric(name)?;
-        if let Some(variant) = variant {
-            return Err(CompileError::UnknownVariant {
-                metric: name.to_owned(),
-                variant: variant.to_owned(),
-            });
-        }
         let side = |metric: &Option<String>| Measure::Metric {
             metric: metric.clone().unwrap_or_default(),
             variant: None,
@@ -750,153 +698,17 @@ impl<'a> Compiler<'a> {
             .map(|a| a.data_type)
     }
 
-    fn resolve(&self, measure: &Measure) -> Result<Resolved, CompileError> {
-        match measure {
-            Measure::CountOf { object } => {
-                self.object(object)?;
-                Ok(Resolved {
-                    name: format!("{object}_count"),
-                    base: object.clone(),
-                    aggregate: Aggregate::Count,
-                    input: None,
-                    filters: Vec::new(),
-                    plus: Vec::new(),
-                    variant: None,
-                })
-            }
-            Measure::Metric { metric, variant } => {
-                self.resolve_metric(metric, variant.as_deref(), 0)
-            }
-            Measure::Share { .. }
-            | Measure::AveragePer { .. }
-            | Measure::Difference { .. }
-            | Measure::Growth { .. }
-            | Measure::Cumulative { .. } => Err(CompileError::NotAlone),
-            Measure::DistinctOf { object, metric } => {
-                let counted = self.object(object)?;
-                let mut resolved = self.resolve_metric(metric, None, 0)?;
-                resolved.name = format!("{object}_count");
-                resolved.plus.clear();
-                // "How many line items were returned": the metric's rows are
-                // the counted things, one row each.
-                if resolved.base == counted.name {
-                    resolved.aggregate = Aggregate::Count;
-                    resolved.input = None;
-                    return Ok(resolved);
-                }
-                // "teams that scored points": a sum's rows that add nothing
-                // (a finish outside the points) do not count its things.
-                if resolved.aggregate == Aggregate::Sum
-                    && let Some(input) = &resolved.input
-                {
-                    let simple = input.chars().all(|c| c.is_alphanumeric() || c == '_');
-                    resolved.filters.push(if simple {
-                        format!("{input} <> 0")
-                    } else {
-                        format!("({input}) <> 0")
-                    });
-                }
-                // The counted object's key as the metric's rows hold it.
-                let key = graph::direct_link(self.ontology, &resolved.base, &counted.name)
-                    .map(|key| key.from.clone())
-                    .ok_or_else(|| CompileError::NotLinked {
-                        from: resolved.base.clone(),
-                        to: counted.name.clone(),
-                    })?;
-                resolved.aggregate = Aggregate::CountDistinct;
-                resolved.input = Some(self.sql.ident(&key).to_string());
-                Ok(resolved)
-            }
-            Measure::Aggregate {
-                attribute,
-                aggregate,
-            } => {
-                let (_, found) = self.attribute_of(attribute)?;
-                let input = match (found.column_name(), &found.expr) {
-                    (_, Some(expr)) => expr.clone(),
-                    (Some(column), None) => self.sql.ident(column).to_string(),
-                    (None, None) => unreachable!("an attribute reads a column or an expression"),
-                };
-                let prefix = match aggregate {
-                    Aggregate::Avg => "average",
-                    Aggregate::Sum => "total",
-                    Aggregate::Min => "lowest",
-                    Aggregate::Max => "highest",
-                    Aggregate::Count | Aggregate::CountDistinct => "number_of",
-                };
-                Ok(Resolved {
-                    name: format!("{prefix}_{}", attribute.attribute),
-                    base: attribute.object.clone(),
-                    aggregate: *aggregate,
-                    input: Some(input),
-                    filters: Vec::new(),
-                    plus: Vec::new(),
-                    variant: None,
-                })
-            }
-        }
-    }
-
-    fn resolve_metric(
-        &self,
-        name: &str,
-        variant: Option<&str>,
-        depth: usize,
-    ) -> Result<Resolved, CompileError> {
-        let metric = self.metric(name)?;
-        if metric.is_ratio() {
-            return Err(CompileError::RatioInside(name.to_owned()));
-        }
-        if metric.is_growth() || metric.is_cumulative() {
-            return Err(CompileError::GrowthInside(name.to_owned()));
-        }
-        if metric.is_derived() {
-            return Err(CompileError::DerivedInside(name.to_owned()));
-        }
-        let chosen = metric.reading(variant);
-        if let (Some(v), None) = (variant, chosen) {
-            return Err(CompileError::UnknownVariant {
-                metric: name.to_owned(),
-                variant: v.to_owned(),
-            });
-        }
-        let mut resolved = Resolved {
-            name: metric.name.clone(),
-            base: metric.object.clone(),
-            aggregate: metric.aggregate,
-            input: chosen
-                .and_then(|v| v.expr.clone())
-                .or_else(|| metric.expr.clone()),
-            filters: chosen
-                .and_then(|v| v.filters.clone())
-                .unwrap_or_else(|| metric.filters.clone()),
-            plus: Vec::new(),
-            variant: chosen.map(|v| v.name.clone()),
-        };
-        // Validation refuses cycles; the depth guard keeps a broken draft from recursing.
-        if let Some(chosen) = chosen
-            && depth < 4
-        {
-            for other in &chosen.plus {
-                resolved
-                    .plus
-                    .push(self.resolve_metric(other, None, depth + 1)?);
-            }
-        }
-        Ok(resolved)
-    }
-
     /// What a measure aggregates and the condition its rows meet, over the
     /// measured object's alias.
     fn measure_parts(
         &self,
-        measure: &Resolved,
+        measure: &ResolvedMeasure,
         alias: &Ident,
     ) -> Result<(Option<Expr>, Option<Expr>), CompileError> {
         let input = measure
             .input
-            .as_deref()
-            .map(|text| self.expression(&measure.name, text, alias))
+            .as_ref()
+            .map(|input| self.input(&measure.name, input, alias))
             .transpose()?;
         let condition = measure
             .filters
@@ -906,6 +718,17 @@ impl<'a> Compiler<'a> {
             .into_iter()
             .reduce(and);
         Ok((input, condition))
+    }
+
+    /// What a measure aggregates, over the measured object's alias.
+    fn input(&self, what: &str, input: &Input, alias: &Ident) -> Result<Expr, CompileError> {
+        match input {
+            Input::Sql(text) => self.expression(what, text, alias),
+            Input::Column(column) => Ok(Expr::CompoundIdentifier(vec![
+                alias.clone(),
+                self.ident(column),
+            ])),
+        }
     }
 
     fn filter(&self, filter: &Filter, aliases: &Aliases) -> Result<Expr, CompileError> {
@@ -1024,50 +847,13 @@ impl<'a> Compiler<'a> {
     fn lookup(
         &self,
         plan: &SemanticPlan,
+        tree: &JoinTree,
+        dimensions: &[AttributeRef],
     ) -> Result<(Query, Vec<String>, Vec<String>), CompileError> {
-        let needed = needed_objects(plan);
-        let first = plan
-            .dimensions
-            .first()
-            .or_else(|| plan.filters.first().map(|f| &f.attribute))
-            .ok_or(CompileError::EmptyPlan)?
-            .object
-            .clone();
-        // "Who finished second in race X": rooted at the result, every other
-        // object is a lookup away; rooted at the driver, the way to the race
-        // would have to pick one of several fan-outs.
-        let lookup_from = |candidate: &str| {
-            graph::join_tree(self.ontology, candidate, &needed)
-                .ok()
-                .filter(|t| !t.fans_out())
-        };
-        // "Which team did Hamilton drive for in 2025": none of the three is a
-        // lookup away from the others, but their results link all three; the
-        // closest such object roots the query.
-        let bridge = || {
-            self.ontology
-                .objects
-                .iter()
-                .filter_map(|o| lookup_from(&o.name).map(|t| (t.steps.len(), o.name.as_str())))
-                .min_by_key(|(steps, _)| *steps)
-                .map(|(_, name)| name)
-        };
-        let base = std::iter::once(first.as_str())
-            .chain(needed.iter().copied())
-            .find(|candidate| lookup_from(candidate).is_some())
-            .or_else(bridge)
-            .unwrap_or(&first)
-            .to_owned();
-        let tree = graph::join_tree_via(self.ontology, &base, &plan.via, &needed)?;
-        refuse_chasm_trap(&tree)?;
         let aliases = Aliases::for_objects(self.sql, tree.objects());
-        let mut dimensions = plan.dimensions.clone();
-        if dimensions.is_empty() {
-            dimensions.push(self.display_attribute(&base)?);
-        }
         let mut projection = Vec::new();
         let mut columns = Vec::new();
-        for dimension in &dimensions {
+        for dimension in dimensions {
             let expr = self.attribute(dimension, &aliases)?;
             projection.push(select_item(expr, &dimension.column()));
             columns.push(dimension.column());
@@ -1075,7 +861,7 @@ impl<'a> Compiler<'a> {
         let mut select = empty_select();
         select.distinct = Some(Distinct::Distinct);
         select.projection = projection;
-        select.from = vec![self.joined_tables(&tree, &aliases)?];
+        select.from = vec![self.joined_tables(tree, &aliases)?];
         select.selection = self.where_clause(&plan.filters, Vec::new(), &aliases)?;
         let order = match plan.order {
             Some(Order::Dimension { index, descending }) if index < dimensions.len() => {
@@ -1090,50 +876,20 @@ impl<'a> Compiler<'a> {
         Ok((query, columns, tree.objects().map(str::to_owned).collect()))
     }
 
-    fn display_attribute(&self, object: &str) -> Result<AttributeRef, CompileError> {
-        let object = self.object(object)?;
-        display_attribute(object)
-            .map(|a| AttributeRef::new(&object.name, a))
-            .ok_or_else(|| CompileError::UnknownAttribute {
-                object: object.name.clone(),
-                attribute: "(a name to show)".to_owned(),
-            })
-    }
-
     fn aggregate(
         &self,
         plan: &SemanticPlan,
+        measures: &[ResolvedMeasure],
+        tree: &JoinTree,
+        fanning: Fanning,
     ) -> Result<(Query, Vec<String>, Vec<String>), CompileError> {
-        let measures = plan
-            .measures
-            .iter()
-            .map(|m| self.resolve(m))
-            .collect::<Result<Vec<_>, _>>()?;
-        if let Some(first) = measures.first()
-            && let Some(other) = measures.iter().find(|m| m.base != first.base)
-        {
-            return Err(CompileError::MixedBases {
-                first: first.name.clone(),
-                second: other.name.clone(),
-            });
-        }
-        if measures.iter().any(|m| !m.plus.is_empty()) {
-            return self.combined(plan, measures);
-        }
-        let base = measures[0].base.clone();
-        let needed = needed_objects(plan);
-        let tree = graph::join_tree_via(self.ontology, &base, &plan.via, &needed)?;
         let aliases = Aliases::for_objects(self.sql, tree.objects());
         let objects = tree.objects().map(str::to_owned).collect();
-        // Two one-to-many branches would pair every row of one with every row
-        // of the other (a chasm trap): slow, and not what anyone asked.
-        refuse_chasm_trap(&tree)?;
-        let query = if tree.fans_out() {
-            self.grain_preserving(plan, &measures, &tree, &aliases)?
-        } else {
-            self.direct(plan, &measures, &tree, &aliases)?
+        let query = match fanning {
+            Fanning::PerMeasuredRow => self.grain_preserving(plan, measures, tree, &aliases)?,
+            Fanning::Direct => self.direct(plan, measures, tree, &aliases)?,
         };
-        let columns = output_columns(plan, &measures);
+        let columns = output_columns(plan, measures);
         Ok((query, columns, objects))
     }
 
@@ -1141,7 +897,7 @@ impl<'a> Compiler<'a> {
     fn direct(
         &self,
         plan: &SemanticPlan,
-        measures: &[Resolved],
+        measures: &[ResolvedMeasure],
         tree: &JoinTree,
         aliases: &Aliases,
     ) -> Result<Query, CompileError> {
@@ -1200,18 +956,12 @@ impl<'a> Compiler<'a> {
     fn grain_preserving(
         &self,
         plan: &SemanticPlan,
-        measures: &[Resolved],
+        measures: &[ResolvedMeasure],
         tree: &JoinTree,
         aliases: &Aliases,
     ) -> Result<Query, CompileError> {
+        // Resolving refused a fanning tree whose base has no primary key.
         let base = self.object(&tree.base)?;
-        if base.primary_key.is_empty() {
-            let other = tree.steps.iter().find(|s| s.fans_out).map(|s| s.to.clone());
-            return Err(CompileError::NoPrimaryKey {
-                object: base.name.clone(),
-                other: other.unwrap_or_default(),
-            });
-        }
         let base_alias = aliases.of(&base.name);
         let mut inner = Vec::new();
         for (i, key) in base.primary_key.iter().enumerate() {
@@ -1258,18 +1008,13 @@ impl<'a> Compiler<'a> {
     fn combined(
         &self,
         plan: &SemanticPlan,
-        measures: Vec<Resolved>,
+        measure: ResolvedMeasure,
     ) -> Result<(Query, Vec<String>, Vec<String>), CompileError> {
-        let [measure] =
-            <[Resolved; 1]>::try_from(measures).map_err(|measures| CompileError::MixedBases {
-                first: measures[0].name.clone(),
-                second: measures[1].name.clone(),
-            })?;
         let unsupported = || CompileError::UnsupportedCombination {
             metric: measure.name.clone(),
             variant: measure.variant.clone().unwrap_or_default(),
         };
-        let branches: Vec<&Resolved> = std::iter::once(&measure)
+        let branches: Vec<&ResolvedMeasure> = std::iter::once(&measure)
             .chain(measure.plus.iter())
             .collect();
         let nested = measure.plus.iter().any(|m| !m.plus.is_empty());
@@ -1301,7 +1046,7 @@ impl<'a> Compiler<'a> {
             }
             let input = match (&branch.aggregate, &branch.input) {
                 (Aggregate::Count, _) | (_, None) => Expr::value(number(1)),
-                (_, Some(text)) => self.expression(&branch.name, text, base_alias)?,
+                (_, Some(input)) => self.input(&branch.name, input, base_alias)?,
             };
             projection.push(SelectItem::ExprWithAlias {
                 expr: input,
@@ -1453,60 +1198,11 @@ pub fn display_attribute(object: &Object) -> Option<&str> {
         .map(|a| a.name.as_str())
 }
 
-/// Two one-to-many steps on different branches of the join tree would pair
-/// every row of one with every row of the other (a chasm trap): slow, and no
-/// reading anyone asked for. One-to-many steps along one path are fine.
-fn refuse_chasm_trap(tree: &JoinTree) -> Result<(), CompileError> {
-    fn parent<'t>(tree: &'t JoinTree, object: &str) -> Option<&'t str> {
-        tree.steps
-            .iter()
-            .find(|s| s.to == object)
-            .map(|s| s.from.as_str())
-    }
-    let descends = |object: &str, ancestor: &str| {
-        let mut current = Some(object);
-        while let Some(here) = current {
-            if here == ancestor {
-                return true;
-            }
-            current = parent(tree, here);
-        }
-        false
-    };
-    let fanning: Vec<&graph::Step> = tree.steps.iter().filter(|s| s.fans_out).collect();
-    for (i, first) in fanning.iter().enumerate() {
-        for second in &fanning[i + 1..] {
-            let nested = descends(&second.from, &first.to) || descends(&first.from, &second.to);
-            if !nested {
-                return Err(CompileError::FanOutTwice {
-                    object: tree.base.clone(),
-                    first: first.to.clone(),
-                    second: second.to.clone(),
-                });
-            }
-        }
-    }
-    Ok(())
-}
-
-fn needed_objects(plan: &SemanticPlan) -> Vec<&str> {
-    plan.dimensions
-        .iter()
-        .chain(plan.filters.iter().map(|f| &f.attribute))
-        .chain(
-            plan.filters
-                .iter()
-                .filter_map(|f| f.condition.other_attribute()),
-        )
-        .map(|a| a.object.as_str())
-        .collect()
-}
-
-fn names(measures: &[Resolved]) -> Vec<&str> {
+fn names(measures: &[ResolvedMeasure]) -> Vec<&str> {
     measures.iter().map(|m| m.name.as_str()).collect()
 }
 
-fn output_columns(plan: &SemanticPlan, measures: &[Resolved]) -> Vec<String> {
+fn output_columns(plan: &SemanticPlan, measures: &[ResolvedMeasure]) -> Vec<String> {
     plan.dimensions
         .iter()
         .map(|d| d.column())

@@ -8,10 +8,6 @@ use crate::sql;
 use sqlparser::ast::SetExpr;
 
 impl Compiler<'_> {
-    pub(super) fn is_derived(&self, metric: &str) -> bool {
-        self.index.metric(metric).is_some_and(|m| m.is_derived())
-    }
-
     /// The plan's groupings, with the key of what a name names beside it,
     /// so two customers of one name stay apart when sides are joined.
     pub(super) fn group_keys(

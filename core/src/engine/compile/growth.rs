@@ -14,16 +14,6 @@ use crate::ontology::{AttributeRole, Grain};
 use sqlparser::ast::SetExpr;
 
 impl Compiler<'_> {
-    /// The measure and period a growth metric of the ontology compares.
-    pub(super) fn growth_metric(&self, name: &str) -> Option<(Measure, Grain)> {
-        let metric = self.index.metric(name).filter(|m| m.is_growth())?;
-        let of = Measure::Metric {
-            metric: metric.of.clone().unwrap_or_default(),
-            variant: None,
-        };
-        Some((of, metric.period.unwrap_or(Grain::Year)))
-    }
-
     /// `of` in the plan's periods (`this_period`) beside `of` `periods`
     /// periods earlier (`previous_period`), and `100.0 * (this - previous)
     /// / previous`. Alone, two one-row subqueries side by side; per group,

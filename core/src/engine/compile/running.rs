@@ -9,17 +9,6 @@ use crate::ontology::{AttributeRole, Grain};
 use sqlparser::ast::{Expr, Ident, SetExpr};
 
 impl Compiler<'_> {
-    /// The measure a running total metric of the ontology adds up, and the
-    /// period it starts again at.
-    pub(super) fn cumulative_metric(&self, name: &str) -> Option<(Measure, Option<Grain>)> {
-        let metric = self.index.metric(name).filter(|m| m.is_cumulative())?;
-        let of = Measure::Metric {
-            metric: metric.of.clone().unwrap_or_default(),
-            variant: None,
-        };
-        Some((of, metric.to_date))
-    }
-
     /// `SELECT groups, m, SUM(m) OVER (PARTITION BY <other groups>[, the
     /// to-date period] ORDER BY <period> ROWS BETWEEN UNBOUNDED PRECEDING
     /// AND CURRENT ROW) FROM (<m per group and period>) AS per_period`.
