@@ -147,7 +147,7 @@ pub fn resolve(
     plan: &SemanticPlan,
 ) -> Result<ResolvedPlan, Vec<Problem>> {
     let mut problems = Vec::new();
-    Names { index }.check_plan(plan, &mut problems);
+    NameCheck { index }.check_plan(plan, &mut problems);
     if !problems.is_empty() {
         return Err(problems);
     }
@@ -590,11 +590,11 @@ pub(super) fn needed_objects(plan: &SemanticPlan) -> Vec<&str> {
 }
 
 /// The check that every name a plan uses exists.
-struct Names<'a> {
+struct NameCheck<'a> {
     index: OntologyIndex<'a>,
 }
 
-impl Names<'_> {
+impl NameCheck<'_> {
     fn check_plan(&self, plan: &SemanticPlan, problems: &mut Vec<Problem>) {
         for measure in &plan.measures {
             self.check_measure(measure, problems);
@@ -756,7 +756,7 @@ fn edit_distance(a: &str, b: &str) -> usize {
 mod tests {
     use super::*;
     use crate::engine::plan::Literal;
-    use crate::ontology::Names as Index;
+    use crate::ontology::Names;
 
     fn f1() -> crate::ontology::Ontology {
         crate::ontology::from_yaml(include_str!("../../../../examples/f1/ontology.yaml")).unwrap()
@@ -765,7 +765,7 @@ mod tests {
     #[test]
     fn every_missing_name_is_reported_with_the_closest_one() {
         let ontology = f1();
-        let names = Index::of(&ontology);
+        let names = Names::of(&ontology);
         let plan = SemanticPlan {
             measures: vec![Measure::Metric {
                 metric: "wnis".into(),
@@ -793,7 +793,7 @@ mod tests {
     #[test]
     fn a_dimension_on_the_many_side_keeps_one_row_per_measured_row() {
         let ontology = f1();
-        let names = Index::of(&ontology);
+        let names = Names::of(&ontology);
         let index = OntologyIndex::new(&ontology, &names);
         let per_driver = |metric: &str| SemanticPlan {
             measures: vec![Measure::Metric {

@@ -51,4 +51,8 @@ impl SqlDialect for BigQuery {
     fn casts_timestamp_to_date(&self) -> bool {
         true
     }
+
+    fn text_type(&self) -> &'static str {
+        "STRING"
+    }
 }

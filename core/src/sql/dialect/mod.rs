@@ -71,16 +71,27 @@ pub trait SqlDialect: Send + Sync + std::fmt::Debug {
     /// A name as this dialect reads it back: bare when it is plain lower
     /// snake case and not reserved, quoted otherwise.
     fn ident(&self, name: &str) -> Ident {
-        let plain = super::is_lower_snake_case(name);
-        if plain && !self.is_reserved(name) {
+        if super::is_lower_snake_case(name) && !self.is_reserved(name) {
             Ident::new(name)
-        } else if plain && self.folds_unquoted_to_upper_case() {
-            // A lower-case name in the ontology means the folded one, also
-            // when it must be quoted.
+        } else {
+            self.quoted_ident(name)
+        }
+    }
+
+    /// A name always quoted, as the engine reads it: a name from the
+    /// catalog, whatever its case or spelling. Where unquoted names fold to
+    /// upper case, a lower-case name means the folded one, also quoted.
+    fn quoted_ident(&self, name: &str) -> Ident {
+        if self.folds_unquoted_to_upper_case() && super::is_lower_snake_case(name) {
             Ident::with_quote(self.identifier_quote(), name.to_ascii_uppercase())
         } else {
             Ident::with_quote(self.identifier_quote(), name)
         }
+    }
+
+    /// The type a value is cast to to be read as text.
+    fn text_type(&self) -> &'static str {
+        "TEXT"
     }
 
     /// `LIMIT rows`: every dialect Cassis writes for has it; an engine
@@ -259,6 +270,11 @@ mod tests {
         assert_eq!(ident(Dialect::Snowflake, "order"), "\"ORDER\"");
         assert_eq!(ident(Dialect::Snowflake, "Mixed"), "\"Mixed\"");
         assert_eq!(ident(Dialect::Snowflake, "year"), "year");
+        let quoted = |dialect: Dialect, name: &str| dialect.sql().quoted_ident(name).to_string();
+        assert_eq!(quoted(Dialect::Postgres, "year"), "\"year\"");
+        assert_eq!(quoted(Dialect::MySql, "year"), "`year`");
+        assert_eq!(quoted(Dialect::Snowflake, "year"), "\"YEAR\"");
+        assert_eq!(quoted(Dialect::Snowflake, "Year"), "\"Year\"");
     }
 
     #[test]

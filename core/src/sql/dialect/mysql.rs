@@ -48,4 +48,9 @@ impl SqlDialect for MySql {
     fn add_days(&self, days: i64) -> String {
         format!("DATE_ADD(cassis_value, INTERVAL {days} DAY)")
     }
+
+    /// MySQL has no TEXT type to cast to; CHAR is its text.
+    fn text_type(&self) -> &'static str {
+        "CHAR"
+    }
 }
