@@ -7,10 +7,12 @@
 //! `cargo insta review` (or `INSTA_UPDATE=always`) accepts a deliberate change.
 
 use cassis_core::engine::compile::compile;
+use cassis_core::engine::compile::resolve::{Shape, resolve};
+use cassis_core::engine::graph::JoinTree;
 use cassis_core::engine::plan::{
     AttributeRef, Condition, Filter, Literal, Measure, Order, SemanticPlan,
 };
-use cassis_core::ontology::{Grain, Ontology, from_yaml};
+use cassis_core::ontology::{Grain, Names, Ontology, OntologyIndex, from_yaml};
 use cassis_core::project::Dialect;
 use std::fmt::Write;
 use std::path::Path;
@@ -221,4 +223,67 @@ fn canonical_plans_per_dialect() {
     for dialect in Dialect::ALL {
         insta::assert_snapshot!(dialect.as_str(), rendered(dialect));
     }
+}
+
+/// `driver <- results (many) -> race`: the base, then each step with `*`
+/// where it fans out from the measured rows.
+fn joins(tree: &JoinTree) -> String {
+    let mut out = tree.base.clone();
+    for step in &tree.steps {
+        let many = if step.fans_out { "*" } else { "" };
+        write!(out, ", {} -> {}{many}", step.from, step.to).unwrap();
+    }
+    out
+}
+
+/// The resolved form of each canonical plan, the same in every dialect:
+/// its shape, and for a lookup or an aggregate its join tree and whether
+/// it keeps one row per measured row first.
+#[test]
+fn canonical_plans_resolve() {
+    let mut out = String::new();
+    for (ontology, plans) in [("wholesale", wholesale_plans()), ("f1", f1_plans())] {
+        let ontology_model = example(ontology);
+        let names = Names::of(&ontology_model);
+        let index = OntologyIndex::new(&ontology_model, &names);
+        for (name, plan) in plans {
+            let resolved = resolve(index, &plan)
+                .unwrap_or_else(|problems| panic!("{ontology} {name}: {problems:?}"));
+            let shape = match resolved.shape {
+                Shape::Lookup { tree, dimensions } => {
+                    let shown: Vec<String> = dimensions.iter().map(|d| d.column()).collect();
+                    format!("lookup of {} over {}", shown.join(", "), joins(&tree))
+                }
+                Shape::Aggregate {
+                    measures,
+                    tree,
+                    fanning,
+                } => {
+                    let measured: Vec<&str> = measures.iter().map(|m| m.name.as_str()).collect();
+                    format!(
+                        "aggregate {} over {}, {fanning:?}",
+                        measured.join(", "),
+                        joins(&tree)
+                    )
+                }
+                Shape::Combined { measure } => {
+                    let added: Vec<&str> = measure.plus.iter().map(|m| m.name.as_str()).collect();
+                    format!("union of {} plus {}", measure.name, added.join(", "))
+                }
+                Shape::Ratio { metric } => format!("ratio {metric}"),
+                Shape::Derived { metric } => format!("derived {metric}"),
+                Shape::Growth {
+                    of, period, named, ..
+                } => format!("growth {named:?} of {of:?} by {}", period.name()),
+                Shape::Cumulative { of, to_date, named } => {
+                    format!("running total {named:?} of {of:?} to date {to_date:?}")
+                }
+                Shape::Share { .. } => "share".to_owned(),
+                Shape::AveragePer { .. } => "average per".to_owned(),
+                Shape::Difference { .. } => "difference".to_owned(),
+            };
+            writeln!(out, "{ontology}: {name}: {shape}").unwrap();
+        }
+    }
+    insta::assert_snapshot!(out);
 }
