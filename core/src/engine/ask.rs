@@ -814,7 +814,7 @@ impl Engine {
                     plan.assumptions
                         .extend(planner::variant_assumptions(ontology, &plan.measures));
                     planner::settle_routes(ontology, &mut plan, &[]);
-                    match compile::compile(ontology, &plan, dialect) {
+                    match compile::compile_indexed(context.index(), &plan, dialect) {
                         Ok(_) => {
                             return Planning::Plan {
                                 plan,
@@ -1191,7 +1191,10 @@ impl Engine {
 
     async fn ground(&self, project: &Project, ontology: Ontology) -> Grounding {
         self.groundings_built.fetch_add(1, Ordering::Relaxed);
-        let values = self.data_values(project, &ontology).await;
+        let names = Names::of(&ontology);
+        let values = self
+            .data_values(project, OntologyIndex::new(&ontology, &names))
+            .await;
         let borrowed: Vec<AttributeValues<'_>> = values
             .iter()
             .map(|(object, attribute, values)| AttributeValues {
@@ -1219,7 +1222,7 @@ impl Engine {
         let exemplars =
             planner::Exemplars::build(&lexicon, dialect_of(project), &ontology.verified_questions);
         Grounding {
-            names: Names::of(&ontology),
+            names,
             ontology,
             lexicon,
             exemplars,
@@ -1317,8 +1320,9 @@ impl Engine {
     async fn data_values(
         &self,
         project: &Project,
-        ontology: &Ontology,
+        index: OntologyIndex<'_>,
     ) -> Vec<(usize, usize, Vec<String>)> {
+        let ontology = index.ontology();
         let Ok(Some(warehouse)) = self.warehouse_of(project).await else {
             return Vec::new();
         };
@@ -1344,7 +1348,7 @@ impl Engine {
                     limit: Some(MAX_INDEXED_VALUES as u32 + 1),
                     ..SemanticPlan::default()
                 };
-                let Ok(compiled) = compile::compile(ontology, &plan, dialect) else {
+                let Ok(compiled) = compile::compile_indexed(index, &plan, dialect) else {
                     continue;
                 };
                 match execute::all_rows(&warehouse, &compiled.sql, timeout)
@@ -1434,6 +1438,7 @@ fn planning_context<'a>(
 ) -> PlanningContext<'a> {
     PlanningContext {
         ontology: &grounding.ontology,
+        names: &grounding.names,
         dialect: dialect_of(project),
         history: prior_turns(turns),
         question,
