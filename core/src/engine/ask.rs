@@ -15,7 +15,7 @@ use crate::engine::plan::{AttributeRef, Condition, Filter, Literal, Measure, Sem
 use crate::engine::planner::{self, Planned, attribute_label, measure_label};
 use crate::engine::response::{AskResponse, AskStatus, PlanView, ResultSet};
 use crate::engine::written_sql;
-use crate::ontology::{AttributeRole, DataType, Ontology};
+use crate::ontology::{AttributeRole, DataType, Names, Ontology, OntologyIndex};
 use crate::project::Project;
 use crate::project::dialect_of;
 use crate::store::{Chat, ChatTurn, Store, StoreError};
@@ -97,6 +97,8 @@ const HISTORY_TURNS: usize = 10;
 /// verified questions read as exemplars.
 struct Grounding {
     ontology: Ontology,
+    /// The ontology's names, indexed once for every plan compiled over it.
+    names: Names,
     lexicon: Lexicon,
     exemplars: planner::Exemplars,
     /// The known values a model looks up; empty without a model planner.
@@ -645,7 +647,8 @@ impl Engine {
         };
 
         let dialect = dialect_of(project);
-        let compiled = match compile::compile(ontology, &plan, dialect) {
+        let index = OntologyIndex::new(ontology, &grounding.names);
+        let compiled = match compile::compile_indexed(index, &plan, dialect) {
             Ok(compiled) => compiled,
             Err(reason) => {
                 return error(
@@ -811,7 +814,7 @@ impl Engine {
                     plan.assumptions
                         .extend(planner::variant_assumptions(ontology, &plan.measures));
                     planner::settle_routes(ontology, &mut plan, &[]);
-                    match compile::compile(ontology, &plan, dialect) {
+                    match compile::compile_indexed(context.index(), &plan, dialect) {
                         Ok(_) => {
                             return Planning::Plan {
                                 plan,
@@ -1188,7 +1191,10 @@ impl Engine {
 
     async fn ground(&self, project: &Project, ontology: Ontology) -> Grounding {
         self.groundings_built.fetch_add(1, Ordering::Relaxed);
-        let values = self.data_values(project, &ontology).await;
+        let names = Names::of(&ontology);
+        let values = self
+            .data_values(project, OntologyIndex::new(&ontology, &names))
+            .await;
         let borrowed: Vec<AttributeValues<'_>> = values
             .iter()
             .map(|(object, attribute, values)| AttributeValues {
@@ -1216,6 +1222,7 @@ impl Engine {
         let exemplars =
             planner::Exemplars::build(&lexicon, dialect_of(project), &ontology.verified_questions);
         Grounding {
+            names,
             ontology,
             lexicon,
             exemplars,
@@ -1313,8 +1320,9 @@ impl Engine {
     async fn data_values(
         &self,
         project: &Project,
-        ontology: &Ontology,
+        index: OntologyIndex<'_>,
     ) -> Vec<(usize, usize, Vec<String>)> {
+        let ontology = index.ontology();
         let Ok(Some(warehouse)) = self.warehouse_of(project).await else {
             return Vec::new();
         };
@@ -1340,7 +1348,7 @@ impl Engine {
                     limit: Some(MAX_INDEXED_VALUES as u32 + 1),
                     ..SemanticPlan::default()
                 };
-                let Ok(compiled) = compile::compile(ontology, &plan, dialect) else {
+                let Ok(compiled) = compile::compile_indexed(index, &plan, dialect) else {
                     continue;
                 };
                 match execute::all_rows(&warehouse, &compiled.sql, timeout)
@@ -1430,6 +1438,7 @@ fn planning_context<'a>(
 ) -> PlanningContext<'a> {
     PlanningContext {
         ontology: &grounding.ontology,
+        names: &grounding.names,
         dialect: dialect_of(project),
         history: prior_turns(turns),
         question,

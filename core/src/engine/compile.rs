@@ -6,27 +6,37 @@
 //! Aggregation never double-counts: joins follow declared relationships, and
 //! when a dimension or filter sits on the many side of the measured object the
 //! rows are first reduced to one per measured row (by its primary key).
+//!
+//! The stages, as in MetricFlow: [`resolve`] looks every name of the plan up
+//! in the ontology's index (all problems at once) and decides the plan's
+//! shape, joins and grain, with no SQL; `lower` (an aggregate or a lookup)
+//! and `composite` (measures made of sub-plans: `derived`, `growth`,
+//! `running` too) build the SQL tree, asking the source's
+//! [`SqlDialect`](crate::sql::SqlDialect) for every rule that differs
+//! between engines; `ast` holds the tree's building blocks. The tree is
+//! printed once, as the query's text.
 
-use crate::engine::graph::{self, JoinTree, Unreachable};
-use crate::engine::plan::{
-    AttributeRef, Condition, Filter, Literal, Measure, Order, SemanticPlan, TimeBucket,
+use crate::engine::graph::Unreachable;
+use crate::engine::plan::{AttributeRef, SemanticPlan};
+use crate::ontology::{
+    Attribute, AttributeRole, DataType, Grain, Metric, Names, Object, Ontology, OntologyIndex,
 };
-use crate::ontology::{Aggregate, AttributeRole, DataType, Grain, Object, Ontology};
 use crate::project::Dialect;
-use crate::sql::{self, SqlError};
-use sqlparser::ast::{
-    BinaryOperator, Distinct, Expr, GroupByExpr, Ident, InTarget, Join, JoinConstraint,
-    JoinOperator, LimitClause, ObjectName, OrderBy, OrderByExpr, OrderByKind, OrderByOptions,
-    OrderBySort, Query, Select, SelectItem, SetExpr, SetOperator, SetQuantifier, TableAlias,
-    TableFactor, TableWithJoins, Value, visit_expressions_mut,
-};
+use crate::sql::{self, SqlDialect, SqlError};
+use sqlparser::ast::{Expr, Ident, Query};
 use std::collections::BTreeMap;
-use std::ops::ControlFlow;
 
+mod ast;
+mod composite;
 mod derived;
 mod grains;
 mod growth;
+mod lower;
+pub mod resolve;
 mod running;
+
+use ast::{finish, order_by, qualify, substitute};
+use resolve::Shape;
 
 /// A plan's SQL and what the response reports about it.
 #[derive(Clone, Debug)]
@@ -120,90 +130,77 @@ pub enum CompileError {
     },
 }
 
-/// Compiles `plan` over `ontology` to one SELECT in `dialect`.
+/// Compiles `plan` over `ontology` to one SELECT in `dialect`, indexing
+/// the ontology's names first; a caller that compiles many plans over one
+/// version keeps its [`Names`] and calls [`compile_indexed`].
 pub fn compile(
     ontology: &Ontology,
     plan: &SemanticPlan,
     dialect: Dialect,
 ) -> Result<CompiledQuery, CompileError> {
+    let names = Names::of(ontology);
+    compile_indexed(OntologyIndex::new(ontology, &names), plan, dialect)
+}
+
+/// Compiles `plan` over an indexed ontology to one SELECT in `dialect`.
+pub fn compile_indexed(
+    index: OntologyIndex<'_>,
+    plan: &SemanticPlan,
+    dialect: Dialect,
+) -> Result<CompiledQuery, CompileError> {
     Compiler {
-        ontology,
-        dialect,
+        ontology: index.ontology(),
+        index,
+        sql: dialect.sql(),
         shift: None,
     }
     .compile(plan)
 }
 
 impl Compiler<'_> {
+    /// Resolves `plan` (every name, its shape, its joins), then lowers it
+    /// to SQL in the compiler's dialect. A plan with several problems
+    /// reports the first; [`resolve::resolve`] has them all.
     fn compile(&self, plan: &SemanticPlan) -> Result<CompiledQuery, CompileError> {
-        let compiler = self;
-        match plan.measures.as_slice() {
-            [
-                Measure::Growth {
-                    of,
-                    period,
-                    periods,
-                },
-            ] => {
-                return compiler.growth(plan, of, *period, *periods, None);
+        let resolved = resolve::resolve(self.index, plan).map_err(|problems| {
+            problems
+                .into_iter()
+                .next()
+                .expect("a plan that does not resolve has a problem")
+                .error
+        })?;
+        self.lower(plan, resolved.shape)
+    }
+
+    fn lower(&self, plan: &SemanticPlan, shape: Shape) -> Result<CompiledQuery, CompileError> {
+        let (query, columns, objects) = match shape {
+            Shape::Growth {
+                of,
+                period,
+                periods,
+                named,
+            } => return self.growth(plan, &of, period, periods, named.as_deref()),
+            Shape::Derived { metric } => return self.derived(plan, &metric),
+            Shape::Cumulative { of, to_date, named } => {
+                return self.cumulative(plan, &of, to_date, named.as_deref());
             }
-            [
-                Measure::Metric {
-                    metric,
-                    variant: None,
-                },
-            ] if compiler.is_derived(metric) => {
-                return compiler.derived(plan, metric);
+            Shape::Share { part, whole, only } => return self.share(plan, &part, &whole, &only),
+            Shape::AveragePer { of, per } => return self.average_per(plan, &of, &per),
+            Shape::Difference { of, from, minus } => {
+                return self.difference(plan, &of, &from, &minus);
             }
-            [Measure::Cumulative { of, to_date }] => {
-                return compiler.cumulative(plan, of, *to_date, None);
-            }
-            [
-                Measure::Metric {
-                    metric,
-                    variant: None,
-                },
-            ] if compiler.cumulative_metric(metric).is_some() => {
-                let (of, to_date) = compiler.cumulative_metric(metric).expect("checked above");
-                return compiler.cumulative(plan, &of, to_date, Some(metric));
-            }
-            [
-                Measure::Metric {
-                    metric,
-                    variant: None,
-                },
-            ] if compiler.growth_metric(metric).is_some() => {
-                let (of, period) = compiler.growth_metric(metric).expect("checked above");
-                return compiler.growth(plan, &of, period, 1, Some(metric));
-            }
-            [Measure::Share { part, whole, only }] => {
-                return compiler.share(plan, part, whole, only);
-            }
-            [Measure::AveragePer { of, per }] => return compiler.average_per(plan, of, per),
-            [Measure::Difference { of, from, minus }] => {
-                return compiler.difference(plan, of, from, minus);
-            }
-            [Measure::Metric { metric, variant }] if compiler.is_ratio(metric) => {
-                return compiler.ratio(plan, metric, variant.as_deref());
-            }
-            measures => {
-                let ratio = measures.iter().find_map(|m| match m {
-                    Measure::Metric { metric, .. } if compiler.is_ratio(metric) => Some(metric),
-                    _ => None,
-                });
-                if let Some(ratio) = ratio {
-                    return Err(CompileError::RatioNotAlone(ratio.clone()));
-                }
-            }
-        }
-        let (query, columns, objects) = if plan.measures.is_empty() {
-            compiler.lookup(plan)?
-        } else {
-            compiler.aggregate(plan)?
+            Shape::Ratio { metric } => return self.ratio(plan, &metric),
+            Shape::Lookup { tree, dimensions } => self.lookup(plan, &tree, &dimensions)?,
+            Shape::Combined { measure } => self.combined(plan, measure)?,
+            Shape::Aggregate {
+                measures,
+                tree,
+                fanning,
+            } => self.aggregate(plan, &measures, &tree, fanning)?,
         };
         let tables = objects
             .into_iter()
-            .map(|name| compiler.object(&name).map(|o| o.table.clone()))
+            .map(|name| self.object(&name).map(|o| o.table.clone()))
             .collect::<Result<Vec<_>, _>>()?;
         Ok(CompiledQuery::new(query, columns, tables))
     }
@@ -228,24 +225,13 @@ impl CompiledQuery {
     }
 }
 
-/// A measure resolved against the ontology.
-struct Resolved {
-    /// The output column.
-    name: String,
-    base: String,
-    aggregate: Aggregate,
-    /// What is aggregated, over the base's columns; `None` counts rows.
-    input: Option<String>,
-    filters: Vec<String>,
-    /// Metrics added to this one (a variant's `plus`).
-    plus: Vec<Resolved>,
-    variant: Option<String>,
-}
-
 #[derive(Clone, Copy)]
 struct Compiler<'a> {
+    /// The ontology, for the relationship graph's walks.
     ontology: &'a Ontology,
-    dialect: Dialect,
+    /// The ontology's names, for every lookup by name.
+    index: OntologyIndex<'a>,
+    sql: &'static dyn SqlDialect,
     /// Every time attribute read this many periods later: the earlier side
     /// of a growth, whose 1995 rows stand where the plan names 1996.
     shift: Option<(Grain, u32)>,
@@ -255,7 +241,7 @@ struct Compiler<'a> {
 struct Aliases(BTreeMap<String, Ident>);
 
 impl Aliases {
-    fn for_objects<'o>(objects: impl Iterator<Item = &'o str>) -> Self {
+    fn for_objects<'o>(dialect: &dyn SqlDialect, objects: impl Iterator<Item = &'o str>) -> Self {
         let mut aliases = BTreeMap::new();
         let mut taken: Vec<String> = Vec::new();
         for object in objects {
@@ -275,7 +261,7 @@ impl Aliases {
             };
             let mut alias = stem.clone();
             let mut n = 2;
-            while taken.contains(&alias) || is_reserved(&alias) {
+            while taken.contains(&alias) || dialect.is_reserved(&alias) {
                 alias = format!("{stem}{n}");
                 n += 1;
             }
@@ -291,350 +277,10 @@ impl Aliases {
 }
 
 impl<'a> Compiler<'a> {
-    /// `AVG(m)` over the plan of `of` grouped by `per`: the average of the
-    /// measure's value per group ("average points per race").
-    fn average_per(
-        &self,
-        plan: &SemanticPlan,
-        of: &Measure,
-        per: &AttributeRef,
-    ) -> Result<CompiledQuery, CompileError> {
-        if !plan.dimensions.is_empty() || of.is_composite() {
-            return Err(CompileError::NotAlone);
-        }
-        let grouped = SemanticPlan {
-            measures: vec![of.clone()],
-            dimensions: vec![per.clone()],
-            filters: plan.filters.clone(),
-            via: plan.via.clone(),
-            ..SemanticPlan::default()
-        };
-        let inner = self.compile(&grouped)?;
-        let measured = inner.columns.last().cloned().unwrap_or_default();
-        let name = format!("average_{measured}_per_{}", per.object);
-        let ident = |text: &str| quoted_ident(self.dialect, text).to_string();
-        // The grouped query is the compiler's own output; only the shell is new.
-        let text = format!(
-            "SELECT AVG(per_group.{}) AS {} FROM ({}) AS per_group",
-            ident(&measured),
-            ident(&name),
-            inner.sql,
-        );
-        let query = self.shell("the average per group", text)?;
-        Ok(CompiledQuery::new(query, vec![name], inner.objects))
-    }
-
-    /// `key NOT IN (SELECT fk FROM <metric's table> [JOIN ...] WHERE <its
-    /// conditions> [AND <within>] AND fk IS NOT NULL)`: the rows of `object`
-    /// the metric counts nothing for, among the rows `within` keeps. The NULL
-    /// guard keeps one row without a link from emptying the answer, as NOT IN
-    /// over a NULL would. The subquery's aliases are its own scope.
-    fn not_among(
-        &self,
-        key: Expr,
-        object: &str,
-        metric: &str,
-        within: &[Filter],
-    ) -> Result<Expr, CompileError> {
-        let resolved = self.resolve_metric(metric, None, 0)?;
-        let fk = graph::direct_link(self.ontology, &resolved.base, object)
-            .map(|key| key.from.clone())
-            .ok_or_else(|| CompileError::NotLinked {
-                from: resolved.base.clone(),
-                to: object.to_owned(),
-            })?;
-        let needed: Vec<&str> = within.iter().map(|f| f.attribute.object.as_str()).collect();
-        let tree = graph::join_tree(self.ontology, &resolved.base, &needed)?;
-        refuse_chasm_trap(&tree)?;
-        let aliases = Aliases::for_objects(tree.objects());
-        let base = aliases.of(&resolved.base).clone();
-        let fk = Expr::CompoundIdentifier(vec![base.clone(), self.ident(&fk)]);
-        let mut extra = vec![Expr::IsNotNull(Box::new(fk.clone()))];
-        let (input, condition) = self.measure_parts(&resolved, &base)?;
-        extra.extend(condition);
-        // "never scored a point": a sum is nothing where every row adds
-        // nothing, so only the rows that add something exclude.
-        if resolved.aggregate == Aggregate::Sum
-            && let Some(input) = input
-        {
-            extra.push(binary(input, BinaryOperator::NotEq, Expr::value(number(0))));
-        }
-        let mut select = empty_select();
-        select.projection = vec![SelectItem::UnnamedExpr(fk)];
-        select.from = vec![self.joined_tables(&tree, &aliases)?];
-        select.selection = self.where_clause(within, extra, &aliases)?;
-        Ok(Expr::In {
-            expr: Box::new(key),
-            target: InTarget::Subquery(Box::new(query_of(SetExpr::Select(Box::new(select))))),
-            negated: true,
-            global: false,
-        })
-    }
-
-    /// `column = (SELECT MAX(x.column) FROM <its table> x [WHERE x.key IN
-    /// (SELECT fk FROM <among's table>)])`: the latest value, among the rows
-    /// another object has ("the most recent race" that has results).
-    fn extreme(
-        &self,
-        column: Expr,
-        attribute: &AttributeRef,
-        latest: bool,
-        among: Option<&str>,
-        siblings: &[&Filter],
-    ) -> Result<Expr, CompileError> {
-        let object = self.object(&attribute.object)?;
-        let own = Ident::new("extreme");
-        let mut scoped = Aliases(BTreeMap::new());
-        scoped.0.insert(object.name.clone(), own.clone());
-        let value = self.attribute(attribute, &scoped)?;
-        let table = self.table(object, &own)?;
-        // "the first race of 2009": the earliest among the races of 2009.
-        let mut own_conditions = Vec::new();
-        for sibling in siblings {
-            own_conditions.push(self.filter(sibling, &scoped)?.to_string());
-        }
-        let link = among.and_then(|among| {
-            graph::direct_link(self.ontology, among, &object.name)
-                .map(|key| (among, key.from.clone(), key.to.clone()))
-        });
-        let scope = match link {
-            Some((among, fk, key)) => {
-                let rows = self.object(among)?;
-                let inner = Ident::new("having_rows");
-                format!(
-                    " WHERE {}.{} IN (SELECT {}.{} FROM {})",
-                    own,
-                    self.ident(&key),
-                    inner,
-                    self.ident(&fk),
-                    self.table(rows, &inner)?
-                )
-            }
-            None => String::new(),
-        };
-        let scope = match (scope.is_empty(), own_conditions.is_empty()) {
-            (_, true) => scope,
-            (true, false) => format!(" WHERE {}", own_conditions.join(" AND ")),
-            (false, false) => format!("{scope} AND {}", own_conditions.join(" AND ")),
-        };
-        let aggregate = if latest { "MAX" } else { "MIN" };
-        // Every part is the compiler's own rendering; only the shell is new.
-        let text = format!("{column} = (SELECT {aggregate}({value}) FROM {table}{scope})");
-        let which = if latest { "latest" } else { "earliest" };
-        self.shell_expression(&format!("the {which} {}", attribute.attribute), text)
-    }
-
-    /// `100.0 * part / whole` over two one-row subqueries, each compiled as
-    /// its own plan: the part with the plan's filters and its own, the whole
-    /// with the plan's filters alone. Either may be measured on a different
-    /// object ("wins" on results over "races" on races).
-    fn share(
-        &self,
-        plan: &SemanticPlan,
-        part: &Measure,
-        whole: &Measure,
-        only: &[Filter],
-    ) -> Result<CompiledQuery, CompileError> {
-        let nested = |m: &Measure| matches!(m, Measure::Share { .. });
-        if !plan.dimensions.is_empty() || nested(part) || nested(whole) {
-            return Err(CompileError::NotAlone);
-        }
-        let part = self.alone(plan, part, only)?;
-        let whole = self.alone(plan, whole, &[])?;
-        let name = format!("{}_percentage", part.columns[0]);
-        self.side_by_side(
-            "the percentage",
-            name,
-            [("part", part), ("whole", whole)],
-            |p, w| format!("100.0 * {p} / NULLIF({w}, 0)"),
-        )
-    }
-
-    fn is_ratio(&self, metric: &str) -> bool {
-        self.ontology
-            .metrics
-            .iter()
-            .any(|m| m.name == metric && m.is_ratio())
-    }
-
-    /// A ratio metric: its numerator and its denominator each aggregated on
-    /// their own, under the plan's filters and at the plan's grain, then
-    /// divided; never an average of ratios. Without dimensions they are two
-    /// one-row subqueries side by side; with dimensions, one subquery per
-    /// side grouped the same way, joined on the group keys, every group of
-    /// the denominator kept (a driver without a win has a win rate of 0).
-    fn ratio(
-        &self,
-        plan: &SemanticPlan,
-        name: &str,
-        variant: Option<&str>,
-    ) -> Result<CompiledQuery, CompileError> {
-        let metric = self
-            .ontology
-            .metrics
-            .iter()
-            .find(|m| m.name == name)
-            .ok_or_else(|| CompileError::UnknownMetric(name.to_owned()))?;
-        if let Some(variant) = variant {
-            return Err(CompileError::UnknownVariant {
-                metric: name.to_owned(),
-                variant: variant.to_owned(),
-            });
-        }
-        let side = |metric: &Option<String>| Measure::Metric {
-            metric: metric.clone().unwrap_or_default(),
-            variant: None,
-        };
-        let (numerator, denominator) = (side(&metric.numerator), side(&metric.denominator));
-        // Zero anything over zero things is no figure; nothing over some
-        // things is zero. `1.0 *` keeps integer counts from dividing as integers.
-        let divide = |n: &str, d: &str| format!("1.0 * COALESCE({n}, 0) / NULLIF({d}, 0)");
-        if plan.dimensions.is_empty() {
-            let numerator = self.alone(plan, &numerator, &[])?;
-            let denominator = self.alone(plan, &denominator, &[])?;
-            return self.side_by_side(
-                "the ratio",
-                name.to_owned(),
-                [("numerator", numerator), ("denominator", denominator)],
-                divide,
-            );
-        }
-        // Two drivers may share a name: each side groups by the key of what a
-        // name names as well, and the sides join on it.
-        let keys = self.group_keys(plan)?;
-        let grouped = |measure: Measure| -> Result<CompiledQuery, CompileError> {
-            let side = SemanticPlan {
-                measures: vec![measure],
-                dimensions: keys.clone(),
-                filters: plan.filters.clone(),
-                via: plan.via.clone(),
-                ..SemanticPlan::default()
-            };
-            let mut compiled = self.compile(&side)?;
-            // The outer query orders; a subquery's order is wasted work.
-            compiled.query.order_by = None;
-            compiled.sql = compiled.query.to_string();
-            Ok(compiled)
-        };
-        let numerator = grouped(numerator)?;
-        let denominator = grouped(denominator)?;
-        let ident = |text: &str| quoted_ident(self.dialect, text).to_string();
-        let value = |alias: &str, side: &CompiledQuery| {
-            format!(
-                "{alias}.{}",
-                ident(side.columns.last().map_or("", String::as_str))
-            )
-        };
-        let shown: Vec<String> = plan.dimensions.iter().map(|d| d.column()).collect();
-        let projection = shown
-            .iter()
-            .map(|c| format!("denominator.{0} AS {0}", ident(c)))
-            .chain(std::iter::once(format!(
-                "{} AS {}",
-                divide(
-                    &value("numerator", &numerator),
-                    &value("denominator", &denominator)
-                ),
-                ident(name)
-            )))
-            .collect::<Vec<_>>()
-            .join(", ");
-        let on = keys
-            .iter()
-            .map(|k| format!("numerator.{0} = denominator.{0}", ident(&k.column())))
-            .collect::<Vec<_>>()
-            .join(" AND ");
-        // Both subqueries are the compiler's own output; only the shell is new.
-        let text = format!(
-            "SELECT {projection} FROM ({}) AS denominator LEFT JOIN ({}) AS numerator ON {on}",
-            denominator.sql, numerator.sql,
-        );
-        let select = match *self.shell("the ratio", text)?.body {
-            SetExpr::Select(select) => *select,
-            _ => unreachable!("the ratio's shell is a plain SELECT"),
-        };
-        let order = self.order(plan, &[name])?;
-        let query = finish(select, order, plan.limit);
-        let mut columns = shown;
-        columns.push(name.to_owned());
-        let objects = numerator
-            .objects
-            .into_iter()
-            .chain(denominator.objects)
-            .collect();
-        Ok(CompiledQuery::new(query, columns, objects))
-    }
-
-    /// "How many more races in 2024 than in 2014": the measure under each
-    /// side's conditions, one subtracted from the other.
-    fn difference(
-        &self,
-        plan: &SemanticPlan,
-        of: &Measure,
-        from: &[Filter],
-        minus: &[Filter],
-    ) -> Result<CompiledQuery, CompileError> {
-        if !plan.dimensions.is_empty() || of.is_composite() {
-            return Err(CompileError::NotAlone);
-        }
-        let one = self.alone(plan, of, from)?;
-        let other = self.alone(plan, of, minus)?;
-        let name = format!("{}_difference", one.columns[0]);
-        // An empty side counts as nothing, so "none in 1950" still subtracts.
-        self.side_by_side(
-            "the difference",
-            name,
-            [("one_side", one), ("other_side", other)],
-            |a, b| format!("COALESCE({a}, 0) - COALESCE({b}, 0)"),
-        )
-    }
-
-    /// One measure alone, under the plan's filters and `own`: a side of a
-    /// percentage or a difference.
-    fn alone(
-        &self,
-        plan: &SemanticPlan,
-        measure: &Measure,
-        own: &[Filter],
-    ) -> Result<CompiledQuery, CompileError> {
-        let alone = SemanticPlan {
-            measures: vec![measure.clone()],
-            filters: plan.filters.iter().chain(own).cloned().collect(),
-            via: plan.via.clone(),
-            ..SemanticPlan::default()
-        };
-        self.compile(&alone)
-    }
-
-    /// `expression` of two one-column subqueries, each the compiler's own
-    /// output under its alias; only the shell around them is new.
-    fn side_by_side(
-        &self,
-        what: &str,
-        name: String,
-        sides: [(&str, CompiledQuery); 2],
-        expression: impl Fn(&str, &str) -> String,
-    ) -> Result<CompiledQuery, CompileError> {
-        let ident = |text: &str| quoted_ident(self.dialect, text).to_string();
-        let [(a, one), (b, other)] = sides;
-        let column =
-            |alias: &str, side: &CompiledQuery| format!("{alias}.{}", ident(&side.columns[0]));
-        let text = format!(
-            "SELECT {} AS {} FROM ({}) AS {a} CROSS JOIN ({}) AS {b}",
-            expression(&column(a, &one), &column(b, &other)),
-            ident(&name),
-            one.sql,
-            other.sql,
-        );
-        let query = self.shell(what, text)?;
-        let objects = one.objects.into_iter().chain(other.objects).collect();
-        Ok(CompiledQuery::new(query, vec![name], objects))
-    }
-
     /// Parses a query the compiler wrapped around its own output
     /// ("SELECT 100.0 * part.x / … FROM (<compiled>) AS part …").
     fn shell(&self, what: &str, text: String) -> Result<Query, CompileError> {
-        sql::parse_select(self.dialect, &text).map_err(|error| CompileError::Expression {
+        sql::parse_select(self.sql.dialect(), &text).map_err(|error| CompileError::Expression {
             what: what.to_owned(),
             text,
             error,
@@ -643,7 +289,7 @@ impl<'a> Compiler<'a> {
 
     /// Parses a condition the compiler built from its own renderings.
     fn shell_expression(&self, what: &str, text: String) -> Result<Expr, CompileError> {
-        sql::parse_expression(self.dialect, &text).map_err(|error| CompileError::Expression {
+        sql::parse_expression(self.sql.dialect(), &text).map_err(|error| CompileError::Expression {
             what: what.to_owned(),
             text,
             error,
@@ -651,20 +297,40 @@ impl<'a> Compiler<'a> {
     }
 
     fn object(&self, name: &str) -> Result<&'a Object, CompileError> {
-        self.ontology
-            .objects
-            .iter()
-            .find(|o| o.name == name)
+        self.index
+            .object(name)
             .ok_or_else(|| CompileError::UnknownObject(name.to_owned()))
     }
 
+    fn metric(&self, name: &str) -> Result<&'a Metric, CompileError> {
+        self.index
+            .metric(name)
+            .ok_or_else(|| CompileError::UnknownMetric(name.to_owned()))
+    }
+
+    /// The object and attribute a reference names.
+    fn attribute_of(
+        &self,
+        reference: &AttributeRef,
+    ) -> Result<(&'a Object, &'a Attribute), CompileError> {
+        let object = self.object(&reference.object)?;
+        let attribute = self
+            .index
+            .attribute(&reference.object, &reference.attribute)
+            .ok_or_else(|| CompileError::UnknownAttribute {
+                object: reference.object.clone(),
+                attribute: reference.attribute.clone(),
+            })?;
+        Ok((object, attribute))
+    }
+
     fn ident(&self, name: &str) -> Ident {
-        quoted_ident(self.dialect, name)
+        self.sql.ident(name)
     }
 
     /// An expression over one object's columns, qualified with its alias.
     fn expression(&self, what: &str, text: &str, alias: &Ident) -> Result<Expr, CompileError> {
-        let mut expr = sql::parse_expression(self.dialect, text).map_err(|error| {
+        let mut expr = sql::parse_expression(self.sql.dialect(), text).map_err(|error| {
             CompileError::Expression {
                 what: what.to_owned(),
                 text: text.to_owned(),
@@ -673,743 +339,6 @@ impl<'a> Compiler<'a> {
         })?;
         qualify(&mut expr, alias);
         Ok(expr)
-    }
-
-    fn attribute(&self, reference: &AttributeRef, aliases: &Aliases) -> Result<Expr, CompileError> {
-        let object = self.object(&reference.object)?;
-        let attribute = object
-            .attributes
-            .iter()
-            .find(|a| a.name == reference.attribute)
-            .ok_or_else(|| CompileError::UnknownAttribute {
-                object: reference.object.clone(),
-                attribute: reference.attribute.clone(),
-            })?;
-        let alias = aliases.of(&object.name);
-        let expr = match (attribute.column_name(), &attribute.expr) {
-            (Some(column), _) => Expr::CompoundIdentifier(vec![alias.clone(), self.ident(column)]),
-            (None, Some(expr)) => {
-                self.expression(&format!("{}.{}", object.name, attribute.name), expr, alias)?
-            }
-            (None, None) => unreachable!("an attribute without a column reads its own name"),
-        };
-        let expr = match self.shift {
-            Some((grain, periods)) if attribute.role == AttributeRole::Time => grains::shift(
-                self.dialect,
-                grain,
-                i64::from(periods),
-                expr,
-                attribute.data_type,
-            )?,
-            _ => expr,
-        };
-        let Some(grain) = reference.bucket else {
-            return Ok(expr);
-        };
-        // "races by year" where the year is a number is the number itself.
-        if grain == TimeBucket::Year && attribute.data_type == DataType::Integer {
-            return Ok(expr);
-        }
-        if !grains::holds_dates(attribute) {
-            return Err(CompileError::NotADate {
-                object: reference.object.clone(),
-                attribute: reference.attribute.clone(),
-                data_type: format!("{:?}", attribute.data_type).to_lowercase(),
-                grain: grain.name(),
-            });
-        }
-        Ok(grains::bucket(
-            self.dialect,
-            grain,
-            expr,
-            attribute.data_type,
-        ))
-    }
-
-    fn attribute_type(&self, reference: &AttributeRef) -> Option<DataType> {
-        self.object(&reference.object)
-            .ok()?
-            .attributes
-            .iter()
-            .find(|a| a.name == reference.attribute)
-            .map(|a| a.data_type)
-    }
-
-    fn resolve(&self, measure: &Measure) -> Result<Resolved, CompileError> {
-        match measure {
-            Measure::CountOf { object } => {
-                self.object(object)?;
-                Ok(Resolved {
-                    name: format!("{object}_count"),
-                    base: object.clone(),
-                    aggregate: Aggregate::Count,
-                    input: None,
-                    filters: Vec::new(),
-                    plus: Vec::new(),
-                    variant: None,
-                })
-            }
-            Measure::Metric { metric, variant } => {
-                self.resolve_metric(metric, variant.as_deref(), 0)
-            }
-            Measure::Share { .. }
-            | Measure::AveragePer { .. }
-            | Measure::Difference { .. }
-            | Measure::Growth { .. }
-            | Measure::Cumulative { .. } => Err(CompileError::NotAlone),
-            Measure::DistinctOf { object, metric } => {
-                let counted = self.object(object)?;
-                let mut resolved = self.resolve_metric(metric, None, 0)?;
-                resolved.name = format!("{object}_count");
-                resolved.plus.clear();
-                // "How many line items were returned": the metric's rows are
-                // the counted things, one row each.
-                if resolved.base == counted.name {
-                    resolved.aggregate = Aggregate::Count;
-                    resolved.input = None;
-                    return Ok(resolved);
-                }
-                // "teams that scored points": a sum's rows that add nothing
-                // (a finish outside the points) do not count its things.
-                if resolved.aggregate == Aggregate::Sum
-                    && let Some(input) = &resolved.input
-                {
-                    let simple = input.chars().all(|c| c.is_alphanumeric() || c == '_');
-                    resolved.filters.push(if simple {
-                        format!("{input} <> 0")
-                    } else {
-                        format!("({input}) <> 0")
-                    });
-                }
-                // The counted object's key as the metric's rows hold it.
-                let key = graph::direct_link(self.ontology, &resolved.base, &counted.name)
-                    .map(|key| key.from.clone())
-                    .ok_or_else(|| CompileError::NotLinked {
-                        from: resolved.base.clone(),
-                        to: counted.name.clone(),
-                    })?;
-                resolved.aggregate = Aggregate::CountDistinct;
-                resolved.input = Some(quoted_ident(self.dialect, &key).to_string());
-                Ok(resolved)
-            }
-            Measure::Aggregate {
-                attribute,
-                aggregate,
-            } => {
-                let object = self.object(&attribute.object)?;
-                let found = object
-                    .attributes
-                    .iter()
-                    .find(|a| a.name == attribute.attribute)
-                    .ok_or_else(|| CompileError::UnknownAttribute {
-                        object: attribute.object.clone(),
-                        attribute: attribute.attribute.clone(),
-                    })?;
-                let input = match (found.column_name(), &found.expr) {
-                    (_, Some(expr)) => expr.clone(),
-                    (Some(column), None) => quoted_ident(self.dialect, column).to_string(),
-                    (None, None) => unreachable!("an attribute reads a column or an expression"),
-                };
-                let prefix = match aggregate {
-                    Aggregate::Avg => "average",
-                    Aggregate::Sum => "total",
-                    Aggregate::Min => "lowest",
-                    Aggregate::Max => "highest",
-                    Aggregate::Count | Aggregate::CountDistinct => "number_of",
-                };
-                Ok(Resolved {
-                    name: format!("{prefix}_{}", attribute.attribute),
-                    base: attribute.object.clone(),
-                    aggregate: *aggregate,
-                    input: Some(input),
-                    filters: Vec::new(),
-                    plus: Vec::new(),
-                    variant: None,
-                })
-            }
-        }
-    }
-
-    fn resolve_metric(
-        &self,
-        name: &str,
-        variant: Option<&str>,
-        depth: usize,
-    ) -> Result<Resolved, CompileError> {
-        let metric = self
-            .ontology
-            .metrics
-            .iter()
-            .find(|m| m.name == name)
-            .ok_or_else(|| CompileError::UnknownMetric(name.to_owned()))?;
-        if metric.is_ratio() {
-            return Err(CompileError::RatioInside(name.to_owned()));
-        }
-        if metric.is_growth() || metric.is_cumulative() {
-            return Err(CompileError::GrowthInside(name.to_owned()));
-        }
-        if metric.is_derived() {
-            return Err(CompileError::DerivedInside(name.to_owned()));
-        }
-        let chosen = metric.reading(variant);
-        if let (Some(v), None) = (variant, chosen) {
-            return Err(CompileError::UnknownVariant {
-                metric: name.to_owned(),
-                variant: v.to_owned(),
-            });
-        }
-        let mut resolved = Resolved {
-            name: metric.name.clone(),
-            base: metric.object.clone(),
-            aggregate: metric.aggregate,
-            input: chosen
-                .and_then(|v| v.expr.clone())
-                .or_else(|| metric.expr.clone()),
-            filters: chosen
-                .and_then(|v| v.filters.clone())
-                .unwrap_or_else(|| metric.filters.clone()),
-            plus: Vec::new(),
-            variant: chosen.map(|v| v.name.clone()),
-        };
-        // Validation refuses cycles; the depth guard keeps a broken draft from recursing.
-        if let Some(chosen) = chosen
-            && depth < 4
-        {
-            for other in &chosen.plus {
-                resolved
-                    .plus
-                    .push(self.resolve_metric(other, None, depth + 1)?);
-            }
-        }
-        Ok(resolved)
-    }
-
-    /// What a measure aggregates and the condition its rows meet, over the
-    /// measured object's alias.
-    fn measure_parts(
-        &self,
-        measure: &Resolved,
-        alias: &Ident,
-    ) -> Result<(Option<Expr>, Option<Expr>), CompileError> {
-        let input = measure
-            .input
-            .as_deref()
-            .map(|text| self.expression(&measure.name, text, alias))
-            .transpose()?;
-        let condition = measure
-            .filters
-            .iter()
-            .map(|text| self.expression(&measure.name, text, alias))
-            .collect::<Result<Vec<_>, _>>()?
-            .into_iter()
-            .reduce(and);
-        Ok((input, condition))
-    }
-
-    fn filter(&self, filter: &Filter, aliases: &Aliases) -> Result<Expr, CompileError> {
-        let column = self.attribute(&filter.attribute, aliases)?;
-        if let Condition::NotAmong { metric, within } = &filter.condition {
-            return self.not_among(column, &filter.attribute.object, metric, within);
-        }
-        if let Condition::Extreme { latest, among } = &filter.condition {
-            return self.extreme(column, &filter.attribute, *latest, among.as_deref(), &[]);
-        }
-        if let Some(other) = filter.condition.other_attribute() {
-            // Both sides are columns of the one row, so dates compare as
-            // they are stored (ISO text sorts as the dates do).
-            let op = match filter.condition {
-                Condition::AboveAttribute(_) => BinaryOperator::Gt,
-                _ => BinaryOperator::Lt,
-            };
-            return Ok(binary(column, op, self.attribute(other, aliases)?));
-        }
-        let is_date = matches!(
-            self.attribute_type(&filter.attribute),
-            Some(DataType::Date | DataType::Timestamp)
-        );
-        if is_date {
-            return Ok(year_filter_on_date(column, &filter.condition));
-        }
-        Ok(comparison(column, &filter.condition))
-    }
-
-    fn where_clause(
-        &self,
-        filters: &[Filter],
-        extra: Vec<Expr>,
-        aliases: &Aliases,
-    ) -> Result<Option<Expr>, CompileError> {
-        let mut conditions = Vec::new();
-        for filter in filters {
-            let Condition::Extreme { latest, among } = &filter.condition else {
-                conditions.push(self.filter(filter, aliases)?);
-                continue;
-            };
-            // The plan's other conditions on the same object narrow the rows
-            // the extreme is taken over.
-            let siblings: Vec<&Filter> = filters
-                .iter()
-                .filter(|other| {
-                    other.attribute.object == filter.attribute.object
-                        && !matches!(
-                            other.condition,
-                            Condition::Extreme { .. } | Condition::NotAmong { .. }
-                        )
-                })
-                .collect();
-            let column = self.attribute(&filter.attribute, aliases)?;
-            conditions.push(self.extreme(
-                column,
-                &filter.attribute,
-                *latest,
-                among.as_deref(),
-                &siblings,
-            )?);
-        }
-        conditions.extend(extra);
-        Ok(conditions.into_iter().reduce(and))
-    }
-
-    fn joined_tables(
-        &self,
-        tree: &JoinTree,
-        aliases: &Aliases,
-    ) -> Result<TableWithJoins, CompileError> {
-        let base = self.object(&tree.base)?;
-        let mut joins = Vec::new();
-        for step in &tree.steps {
-            let relationship = &self.ontology.relationships[step.relationship];
-            let to = self.object(&step.to)?;
-            let on = relationship
-                .keys
-                .iter()
-                .map(|key| {
-                    let from_column = Expr::CompoundIdentifier(vec![
-                        aliases.of(&relationship.from).clone(),
-                        self.ident(&key.from),
-                    ]);
-                    let to_column = Expr::CompoundIdentifier(vec![
-                        aliases.of(&relationship.to).clone(),
-                        self.ident(&key.to),
-                    ]);
-                    binary(from_column, BinaryOperator::Eq, to_column)
-                })
-                .reduce(and)
-                .unwrap_or_else(|| Expr::value(Value::Boolean(true)));
-            joins.push(Join {
-                relation: self.table(to, aliases.of(&to.name))?,
-                global: false,
-                join_operator: JoinOperator::Join(JoinConstraint::On(on)),
-            });
-        }
-        Ok(TableWithJoins {
-            relation: self.table(base, aliases.of(&base.name))?,
-            joins,
-        })
-    }
-
-    fn table(&self, object: &Object, alias: &Ident) -> Result<TableFactor, CompileError> {
-        let name = sql::parse_table_name(self.dialect, &object.table).map_err(|error| {
-            CompileError::Expression {
-                what: format!("the table of {}", object.name),
-                text: object.table.clone(),
-                error,
-            }
-        })?;
-        Ok(table_factor(name, alias.clone()))
-    }
-
-    fn lookup(
-        &self,
-        plan: &SemanticPlan,
-    ) -> Result<(Query, Vec<String>, Vec<String>), CompileError> {
-        let needed = needed_objects(plan);
-        let first = plan
-            .dimensions
-            .first()
-            .or_else(|| plan.filters.first().map(|f| &f.attribute))
-            .ok_or(CompileError::EmptyPlan)?
-            .object
-            .clone();
-        // "Who finished second in race X": rooted at the result, every other
-        // object is a lookup away; rooted at the driver, the way to the race
-        // would have to pick one of several fan-outs.
-        let lookup_from = |candidate: &str| {
-            graph::join_tree(self.ontology, candidate, &needed)
-                .ok()
-                .filter(|t| !t.fans_out())
-        };
-        // "Which team did Hamilton drive for in 2025": none of the three is a
-        // lookup away from the others, but their results link all three; the
-        // closest such object roots the query.
-        let bridge = || {
-            self.ontology
-                .objects
-                .iter()
-                .filter_map(|o| lookup_from(&o.name).map(|t| (t.steps.len(), o.name.as_str())))
-                .min_by_key(|(steps, _)| *steps)
-                .map(|(_, name)| name)
-        };
-        let base = std::iter::once(first.as_str())
-            .chain(needed.iter().copied())
-            .find(|candidate| lookup_from(candidate).is_some())
-            .or_else(bridge)
-            .unwrap_or(&first)
-            .to_owned();
-        let tree = graph::join_tree_via(self.ontology, &base, &plan.via, &needed)?;
-        refuse_chasm_trap(&tree)?;
-        let aliases = Aliases::for_objects(tree.objects());
-        let mut dimensions = plan.dimensions.clone();
-        if dimensions.is_empty() {
-            dimensions.push(self.display_attribute(&base)?);
-        }
-        let mut projection = Vec::new();
-        let mut columns = Vec::new();
-        for dimension in &dimensions {
-            let expr = self.attribute(dimension, &aliases)?;
-            projection.push(select_item(expr, &dimension.column()));
-            columns.push(dimension.column());
-        }
-        let mut select = empty_select();
-        select.distinct = Some(Distinct::Distinct);
-        select.projection = projection;
-        select.from = vec![self.joined_tables(&tree, &aliases)?];
-        select.selection = self.where_clause(&plan.filters, Vec::new(), &aliases)?;
-        let order = match plan.order {
-            Some(Order::Dimension { index, descending }) if index < dimensions.len() => {
-                vec![order_by(
-                    Expr::Identifier(self.ident(&columns[index])),
-                    descending,
-                )]
-            }
-            _ => vec![order_by(Expr::Identifier(self.ident(&columns[0])), false)],
-        };
-        let query = finish(select, order, plan.limit);
-        Ok((query, columns, tree.objects().map(str::to_owned).collect()))
-    }
-
-    fn display_attribute(&self, object: &str) -> Result<AttributeRef, CompileError> {
-        let object = self.object(object)?;
-        display_attribute(object)
-            .map(|a| AttributeRef::new(&object.name, a))
-            .ok_or_else(|| CompileError::UnknownAttribute {
-                object: object.name.clone(),
-                attribute: "(a name to show)".to_owned(),
-            })
-    }
-
-    fn aggregate(
-        &self,
-        plan: &SemanticPlan,
-    ) -> Result<(Query, Vec<String>, Vec<String>), CompileError> {
-        let measures = plan
-            .measures
-            .iter()
-            .map(|m| self.resolve(m))
-            .collect::<Result<Vec<_>, _>>()?;
-        if let Some(first) = measures.first()
-            && let Some(other) = measures.iter().find(|m| m.base != first.base)
-        {
-            return Err(CompileError::MixedBases {
-                first: first.name.clone(),
-                second: other.name.clone(),
-            });
-        }
-        if measures.iter().any(|m| !m.plus.is_empty()) {
-            return self.combined(plan, measures);
-        }
-        let base = measures[0].base.clone();
-        let needed = needed_objects(plan);
-        let tree = graph::join_tree_via(self.ontology, &base, &plan.via, &needed)?;
-        let aliases = Aliases::for_objects(tree.objects());
-        let objects = tree.objects().map(str::to_owned).collect();
-        // Two one-to-many branches would pair every row of one with every row
-        // of the other (a chasm trap): slow, and not what anyone asked.
-        refuse_chasm_trap(&tree)?;
-        let query = if tree.fans_out() {
-            self.grain_preserving(plan, &measures, &tree, &aliases)?
-        } else {
-            self.direct(plan, &measures, &tree, &aliases)?
-        };
-        let columns = output_columns(plan, &measures);
-        Ok((query, columns, objects))
-    }
-
-    /// SELECT dims, AGG(...) FROM base JOIN lookups WHERE ... GROUP BY dims.
-    fn direct(
-        &self,
-        plan: &SemanticPlan,
-        measures: &[Resolved],
-        tree: &JoinTree,
-        aliases: &Aliases,
-    ) -> Result<Query, CompileError> {
-        let base_alias = aliases.of(&tree.base);
-        let single = measures.len() == 1;
-        let mut projection = Vec::new();
-        let mut group_by = Vec::new();
-        for dimension in &plan.dimensions {
-            let expr = self.attribute(dimension, aliases)?;
-            group_by.push(expr.clone());
-            projection.push(select_item(expr, &dimension.column()));
-        }
-        // Two drivers may share a name: grouping by a name also groups by the
-        // key of what it names, so they stay apart.
-        for dimension in &plan.dimensions {
-            let object = self.object(&dimension.object)?;
-            if dimension.bucket.is_none()
-                && display_attribute(object) == Some(dimension.attribute.as_str())
-            {
-                for key in &object.primary_key {
-                    let column = Expr::CompoundIdentifier(vec![
-                        aliases.of(&object.name).clone(),
-                        self.ident(key),
-                    ]);
-                    if !group_by.contains(&column) {
-                        group_by.push(column);
-                    }
-                }
-            }
-        }
-        let mut extra_filters = Vec::new();
-        for measure in measures {
-            let (input, condition) = self.measure_parts(measure, base_alias)?;
-            let aggregate = if single {
-                extra_filters.extend(condition);
-                aggregate_call(measure.aggregate, input)
-            } else {
-                aggregate_call(measure.aggregate, Some(conditional(condition, input)))
-            };
-            projection.push(SelectItem::ExprWithAlias {
-                expr: aggregate,
-                alias: self.ident(&measure.name),
-            });
-        }
-        let mut select = empty_select();
-        select.projection = projection;
-        select.from = vec![self.joined_tables(tree, aliases)?];
-        select.selection = self.where_clause(&plan.filters, extra_filters, aliases)?;
-        select.group_by = GroupByExpr::Expressions(group_by, Vec::new());
-        let order = self.order(plan, &names(measures))?;
-        Ok(finish(select, order, plan.limit))
-    }
-
-    /// When a dimension or filter is on the many side of the measured object,
-    /// first keep one row per measured row and dimension value, then aggregate.
-    fn grain_preserving(
-        &self,
-        plan: &SemanticPlan,
-        measures: &[Resolved],
-        tree: &JoinTree,
-        aliases: &Aliases,
-    ) -> Result<Query, CompileError> {
-        let base = self.object(&tree.base)?;
-        if base.primary_key.is_empty() {
-            let other = tree.steps.iter().find(|s| s.fans_out).map(|s| s.to.clone());
-            return Err(CompileError::NoPrimaryKey {
-                object: base.name.clone(),
-                other: other.unwrap_or_default(),
-            });
-        }
-        let base_alias = aliases.of(&base.name);
-        let mut inner = Vec::new();
-        for (i, key) in base.primary_key.iter().enumerate() {
-            inner.push(SelectItem::ExprWithAlias {
-                expr: Expr::CompoundIdentifier(vec![base_alias.clone(), self.ident(key)]),
-                alias: Ident::new(format!("key_{i}")),
-            });
-        }
-        let grain = Ident::new("per_row");
-        let mut outer = Vec::new();
-        for dimension in &plan.dimensions {
-            inner.push(SelectItem::ExprWithAlias {
-                expr: self.attribute(dimension, aliases)?,
-                alias: self.ident(&dimension.column()),
-            });
-        }
-        for (i, measure) in measures.iter().enumerate() {
-            let (input, condition) = self.measure_parts(measure, base_alias)?;
-            let value = Ident::new(format!("value_{i}"));
-            inner.push(SelectItem::ExprWithAlias {
-                expr: conditional(condition, input),
-                alias: value.clone(),
-            });
-            outer.push(SelectItem::ExprWithAlias {
-                expr: aggregate_call(
-                    measure.aggregate,
-                    Some(Expr::CompoundIdentifier(vec![grain.clone(), value])),
-                ),
-                alias: self.ident(&measure.name),
-            });
-        }
-        let mut rows = empty_select();
-        rows.distinct = Some(Distinct::Distinct);
-        rows.projection = inner;
-        rows.from = vec![self.joined_tables(tree, aliases)?];
-        rows.selection = self.where_clause(&plan.filters, Vec::new(), aliases)?;
-        let select = self.regrouped(plan, SetExpr::Select(Box::new(rows)), grain, outer);
-        let order = self.order(plan, &names(measures))?;
-        Ok(finish(select, order, plan.limit))
-    }
-
-    /// A metric plus others (race points plus sprint points): one branch per
-    /// metric with the same dimensions, combined with UNION ALL, then summed.
-    fn combined(
-        &self,
-        plan: &SemanticPlan,
-        measures: Vec<Resolved>,
-    ) -> Result<(Query, Vec<String>, Vec<String>), CompileError> {
-        let [measure] =
-            <[Resolved; 1]>::try_from(measures).map_err(|measures| CompileError::MixedBases {
-                first: measures[0].name.clone(),
-                second: measures[1].name.clone(),
-            })?;
-        let unsupported = || CompileError::UnsupportedCombination {
-            metric: measure.name.clone(),
-            variant: measure.variant.clone().unwrap_or_default(),
-        };
-        let branches: Vec<&Resolved> = std::iter::once(&measure)
-            .chain(measure.plus.iter())
-            .collect();
-        let nested = measure.plus.iter().any(|m| !m.plus.is_empty());
-        if nested
-            || branches
-                .iter()
-                .any(|m| !matches!(m.aggregate, Aggregate::Sum | Aggregate::Count))
-        {
-            return Err(unsupported());
-        }
-        let needed = needed_objects(plan);
-        let value = Ident::new("value");
-        let mut objects = Vec::new();
-        let mut selects = Vec::new();
-        for branch in &branches {
-            let tree = graph::join_tree_via(self.ontology, &branch.base, &plan.via, &needed)?;
-            if tree.fans_out() {
-                return Err(unsupported());
-            }
-            let aliases = Aliases::for_objects(tree.objects());
-            let base_alias = aliases.of(&tree.base);
-            let mut projection = Vec::new();
-            for dimension in &plan.dimensions {
-                let expr = self.attribute(dimension, &aliases)?;
-                projection.push(SelectItem::ExprWithAlias {
-                    expr,
-                    alias: self.ident(&dimension.column()),
-                });
-            }
-            let input = match (&branch.aggregate, &branch.input) {
-                (Aggregate::Count, _) | (_, None) => Expr::value(number(1)),
-                (_, Some(text)) => self.expression(&branch.name, text, base_alias)?,
-            };
-            projection.push(SelectItem::ExprWithAlias {
-                expr: input,
-                alias: value.clone(),
-            });
-            let metric_filters = self
-                .measure_parts(branch, base_alias)?
-                .1
-                .into_iter()
-                .collect();
-            let mut select = empty_select();
-            select.projection = projection;
-            select.from = vec![self.joined_tables(&tree, &aliases)?];
-            select.selection = self.where_clause(&plan.filters, metric_filters, &aliases)?;
-            selects.push(SetExpr::Select(Box::new(select)));
-            objects.extend(tree.objects().map(str::to_owned));
-        }
-        let union = selects
-            .into_iter()
-            .reduce(|left, right| SetExpr::SetOperation {
-                op: SetOperator::Union,
-                set_quantifier: SetQuantifier::All,
-                left: Box::new(left),
-                right: Box::new(right),
-            })
-            .expect("a metric is at least one branch");
-        let combined = Ident::new("combined");
-        let total = SelectItem::ExprWithAlias {
-            expr: aggregate_call(
-                Aggregate::Sum,
-                Some(Expr::CompoundIdentifier(vec![combined.clone(), value])),
-            ),
-            alias: self.ident(&measure.name),
-        };
-        let select = self.regrouped(plan, union, combined, vec![total]);
-        let order = self.order(plan, &[measure.name.as_str()])?;
-        let columns = output_columns(plan, std::slice::from_ref(&measure));
-        // The measured objects first, then what they join.
-        objects.sort_by_key(|o| !branches.iter().any(|b| &b.base == o));
-        Ok((finish(select, order, plan.limit), columns, objects))
-    }
-
-    /// `SELECT alias.dimension..., aggregates FROM (rows) AS alias GROUP BY
-    /// alias.dimension...`: the second step of a two-step aggregation.
-    fn regrouped(
-        &self,
-        plan: &SemanticPlan,
-        rows: SetExpr,
-        alias: Ident,
-        aggregates: Vec<SelectItem>,
-    ) -> Select {
-        let columns: Vec<Expr> = plan
-            .dimensions
-            .iter()
-            .map(|d| Expr::CompoundIdentifier(vec![alias.clone(), self.ident(&d.column())]))
-            .collect();
-        let mut select = empty_select();
-        select.projection = columns
-            .iter()
-            .cloned()
-            .map(SelectItem::UnnamedExpr)
-            .chain(aggregates)
-            .collect();
-        select.from = vec![TableWithJoins {
-            relation: derived(query_of(rows), alias),
-            joins: Vec::new(),
-        }];
-        select.group_by = GroupByExpr::Expressions(columns, Vec::new());
-        select
-    }
-
-    /// The plan's order over output columns: its measures, named in order,
-    /// and its dimensions.
-    fn order(
-        &self,
-        plan: &SemanticPlan,
-        measures: &[&str],
-    ) -> Result<Vec<OrderByExpr>, CompileError> {
-        let by_measure = |index: usize, descending| {
-            measures
-                .get(index)
-                .map(|m| order_by(Expr::Identifier(self.ident(m)), descending))
-        };
-        let by_dimension = |index: usize, descending| {
-            plan.dimensions
-                .get(index)
-                .map(|d| order_by(Expr::Identifier(self.ident(&d.column())), descending))
-        };
-        let explicit = match plan.order {
-            Some(Order::Measure { index, descending }) => by_measure(index, descending),
-            Some(Order::Dimension { index, descending }) => by_dimension(index, descending),
-            None => None,
-        };
-        if let Some(explicit) = explicit {
-            return Ok(vec![explicit]);
-        }
-        let Some(first) = plan.dimensions.first() else {
-            return Ok(Vec::new());
-        };
-        // Time reads in order; anything else reads best first.
-        let is_time = self
-            .object(&first.object)?
-            .attributes
-            .iter()
-            .any(|a| a.name == first.attribute && a.role == AttributeRole::Time);
-        Ok(if is_time {
-            by_dimension(0, false).into_iter().collect()
-        } else {
-            by_measure(0, true).into_iter().collect()
-        })
     }
 }
 
@@ -1445,433 +374,6 @@ pub fn display_attribute(object: &Object) -> Option<&str> {
                 .find(|a| a.role == AttributeRole::Time)
         })
         .map(|a| a.name.as_str())
-}
-
-/// Two one-to-many steps on different branches of the join tree would pair
-/// every row of one with every row of the other (a chasm trap): slow, and no
-/// reading anyone asked for. One-to-many steps along one path are fine.
-fn refuse_chasm_trap(tree: &JoinTree) -> Result<(), CompileError> {
-    fn parent<'t>(tree: &'t JoinTree, object: &str) -> Option<&'t str> {
-        tree.steps
-            .iter()
-            .find(|s| s.to == object)
-            .map(|s| s.from.as_str())
-    }
-    let descends = |object: &str, ancestor: &str| {
-        let mut current = Some(object);
-        while let Some(here) = current {
-            if here == ancestor {
-                return true;
-            }
-            current = parent(tree, here);
-        }
-        false
-    };
-    let fanning: Vec<&graph::Step> = tree.steps.iter().filter(|s| s.fans_out).collect();
-    for (i, first) in fanning.iter().enumerate() {
-        for second in &fanning[i + 1..] {
-            let nested = descends(&second.from, &first.to) || descends(&first.from, &second.to);
-            if !nested {
-                return Err(CompileError::FanOutTwice {
-                    object: tree.base.clone(),
-                    first: first.to.clone(),
-                    second: second.to.clone(),
-                });
-            }
-        }
-    }
-    Ok(())
-}
-
-fn needed_objects(plan: &SemanticPlan) -> Vec<&str> {
-    plan.dimensions
-        .iter()
-        .chain(plan.filters.iter().map(|f| &f.attribute))
-        .chain(
-            plan.filters
-                .iter()
-                .filter_map(|f| f.condition.other_attribute()),
-        )
-        .map(|a| a.object.as_str())
-        .collect()
-}
-
-fn names(measures: &[Resolved]) -> Vec<&str> {
-    measures.iter().map(|m| m.name.as_str()).collect()
-}
-
-fn output_columns(plan: &SemanticPlan, measures: &[Resolved]) -> Vec<String> {
-    plan.dimensions
-        .iter()
-        .map(|d| d.column())
-        .chain(measures.iter().map(|m| m.name.clone()))
-        .collect()
-}
-
-const RESERVED: &[&str] = &[
-    "all",
-    "analyse",
-    "analyze",
-    "and",
-    "any",
-    "array",
-    "as",
-    "asc",
-    "between",
-    "both",
-    "by",
-    "case",
-    "cast",
-    "check",
-    "collate",
-    "column",
-    "constraint",
-    "create",
-    "cross",
-    "current_date",
-    "current_time",
-    "current_timestamp",
-    "current_user",
-    "default",
-    "desc",
-    "distinct",
-    "do",
-    "else",
-    "end",
-    "except",
-    "false",
-    "fetch",
-    "for",
-    "foreign",
-    "from",
-    "full",
-    "grant",
-    "group",
-    "having",
-    "in",
-    "inner",
-    "intersect",
-    "into",
-    "is",
-    "join",
-    "lateral",
-    "leading",
-    "left",
-    "like",
-    "limit",
-    "natural",
-    "not",
-    "null",
-    "offset",
-    "on",
-    "only",
-    "or",
-    "order",
-    "outer",
-    "primary",
-    "references",
-    "right",
-    "select",
-    "table",
-    "then",
-    "to",
-    "trailing",
-    "true",
-    "union",
-    "unique",
-    "user",
-    "using",
-    "when",
-    "where",
-    "window",
-    "with",
-];
-
-fn is_reserved(name: &str) -> bool {
-    RESERVED.contains(&name.to_ascii_lowercase().as_str())
-}
-
-/// An identifier, quoted only when the dialect needs it to read the name back.
-pub fn quoted_ident(dialect: Dialect, name: &str) -> Ident {
-    let plain = crate::sql::is_lower_snake_case(name);
-    if plain && !is_reserved(name) {
-        Ident::new(name)
-    } else if plain && dialect == Dialect::Snowflake {
-        // Snowflake folds unquoted names to upper case: a lower-case name in
-        // the ontology means the folded one, also when it must be quoted.
-        Ident::with_quote('"', name.to_ascii_uppercase())
-    } else {
-        let quote = match dialect {
-            Dialect::MySql | Dialect::BigQuery | Dialect::Databricks => '`',
-            _ => '"',
-        };
-        Ident::with_quote(quote, name)
-    }
-}
-
-/// Prefixes every bare column of `expr` with `alias`.
-fn qualify(expr: &mut Expr, alias: &Ident) {
-    let _ = visit_expressions_mut(expr, |e| {
-        if let Expr::Identifier(ident) = e {
-            *e = Expr::CompoundIdentifier(vec![alias.clone(), ident.clone()]);
-        }
-        ControlFlow::<()>::Continue(())
-    });
-}
-
-fn number(n: i64) -> Value {
-    Value::Number(n.to_string(), false)
-}
-
-fn literal(value: &Literal) -> Expr {
-    match value {
-        Literal::Integer(n) => Expr::value(number(*n)),
-        Literal::Text(text) => Expr::value(Value::SingleQuotedString(text.clone())),
-    }
-}
-
-fn binary(left: Expr, op: BinaryOperator, right: Expr) -> Expr {
-    Expr::BinaryOp {
-        left: Box::new(left),
-        op,
-        right: Box::new(right),
-    }
-}
-
-/// `left AND right`, with compound sides in parentheses where printing
-/// them bare would read back as another tree than the one checked (and the
-/// query be refused): `a AND (b AND c)` as `(a AND b) AND c`, `(a OR b)
-/// AND c` as `a OR (b AND c)`.
-fn and(left: Expr, right: Expr) -> Expr {
-    let nested = |side: Expr, ops: &[BinaryOperator]| match side {
-        Expr::BinaryOp { ref op, .. } if ops.contains(op) => Expr::Nested(Box::new(side)),
-        side => side,
-    };
-    let left = nested(left, &[BinaryOperator::Or]);
-    let right = nested(right, &[BinaryOperator::And, BinaryOperator::Or]);
-    binary(left, BinaryOperator::And, right)
-}
-
-fn comparison(column: Expr, condition: &Condition) -> Expr {
-    match condition {
-        // `Compiler::filter` renders it, with the metric's table; it never
-        // reaches here. Were it to, matching nothing is the safe reading.
-        Condition::NotAmong { .. }
-        | Condition::Extreme { .. }
-        | Condition::AboveAttribute(_)
-        | Condition::BelowAttribute(_) => Expr::value(Value::Boolean(false)),
-        Condition::OneOf(values) if values.len() == 1 => {
-            binary(column, BinaryOperator::Eq, literal(&values[0]))
-        }
-        Condition::OneOf(values) => Expr::In {
-            expr: Box::new(column),
-            target: InTarget::List(values.iter().map(literal).collect()),
-            negated: false,
-            global: false,
-        },
-        Condition::NoneOf(values) => Expr::In {
-            expr: Box::new(column),
-            target: InTarget::List(values.iter().map(literal).collect()),
-            negated: true,
-            global: false,
-        },
-        Condition::AtLeast(v) => binary(column, BinaryOperator::GtEq, literal(v)),
-        Condition::AtMost(v) => binary(column, BinaryOperator::LtEq, literal(v)),
-        Condition::Before(v) => binary(column, BinaryOperator::Lt, literal(v)),
-        Condition::After(v) => binary(column, BinaryOperator::Gt, literal(v)),
-        Condition::Between(low, high) => Expr::Between {
-            expr: Box::new(column),
-            negated: false,
-            low: Box::new(literal(low)),
-            high: Box::new(literal(high)),
-        },
-    }
-}
-
-/// Years compared with a date column become ranges of ISO dates, which
-/// SQLite (dates as text) and PostgreSQL (typed dates) both compare correctly.
-fn year_filter_on_date(column: Expr, condition: &Condition) -> Expr {
-    let start = |year: &Literal| match year {
-        Literal::Integer(y) => Literal::Text(format!("{y:04}-01-01")),
-        other => other.clone(),
-    };
-    let next = |year: &Literal| match year {
-        Literal::Integer(y) => Literal::Text(format!("{:04}-01-01", y + 1)),
-        other => other.clone(),
-    };
-    let range = |low: &Literal, high: &Literal| {
-        and(
-            binary(column.clone(), BinaryOperator::GtEq, literal(&start(low))),
-            binary(column.clone(), BinaryOperator::Lt, literal(&next(high))),
-        )
-    };
-    let is_year = |v: &Literal| matches!(v, Literal::Integer(_));
-    match condition {
-        Condition::OneOf(values) if values.iter().all(is_year) => values
-            .iter()
-            .map(|y| Expr::Nested(Box::new(range(y, y))))
-            .reduce(|a, b| binary(a, BinaryOperator::Or, b))
-            .map(|e| Expr::Nested(Box::new(e)))
-            .unwrap_or_else(|| Expr::value(Value::Boolean(false))),
-        Condition::AtLeast(y) if is_year(y) => {
-            binary(column, BinaryOperator::GtEq, literal(&start(y)))
-        }
-        Condition::After(y) if is_year(y) => {
-            binary(column, BinaryOperator::GtEq, literal(&next(y)))
-        }
-        Condition::Before(y) if is_year(y) => {
-            binary(column, BinaryOperator::Lt, literal(&start(y)))
-        }
-        Condition::AtMost(y) if is_year(y) => binary(column, BinaryOperator::Lt, literal(&next(y))),
-        Condition::Between(low, high) if is_year(low) && is_year(high) => range(low, high),
-        other => comparison(column, other),
-    }
-}
-
-/// `CASE WHEN condition THEN input END`, or `input` (1 for a count) alone.
-fn conditional(condition: Option<Expr>, input: Option<Expr>) -> Expr {
-    let value = input.unwrap_or_else(|| Expr::value(number(1)));
-    match condition {
-        None => value,
-        Some(condition) => {
-            let mut case = template_expr("CASE WHEN cassis_condition THEN cassis_value END");
-            substitute(&mut case, "cassis_condition", &condition);
-            substitute(&mut case, "cassis_value", &value);
-            case
-        }
-    }
-}
-
-fn aggregate_call(aggregate: Aggregate, input: Option<Expr>) -> Expr {
-    let (template, needs_input) = match (aggregate, &input) {
-        (Aggregate::Count, None) => ("COUNT(*)", false),
-        (Aggregate::Count, Some(_)) => ("COUNT(cassis_value)", true),
-        (Aggregate::CountDistinct, _) => ("COUNT(DISTINCT cassis_value)", true),
-        (Aggregate::Sum, _) => ("SUM(cassis_value)", true),
-        (Aggregate::Avg, _) => ("AVG(cassis_value)", true),
-        (Aggregate::Min, _) => ("MIN(cassis_value)", true),
-        (Aggregate::Max, _) => ("MAX(cassis_value)", true),
-    };
-    let mut call = template_expr(template);
-    if needs_input {
-        let value = input.unwrap_or_else(|| Expr::value(number(1)));
-        substitute(&mut call, "cassis_value", &value);
-    }
-    call
-}
-
-/// Parses one of this module's own constant templates; they are generic SQL.
-fn template_expr(template: &str) -> Expr {
-    sql::parse_expression(Dialect::Postgres, template).expect("compiler templates parse")
-}
-
-fn substitute(expr: &mut Expr, placeholder: &str, replacement: &Expr) {
-    let _ = visit_expressions_mut(expr, |e| {
-        if matches!(e, Expr::Identifier(ident) if ident.value == placeholder) {
-            *e = replacement.clone();
-        }
-        ControlFlow::<()>::Continue(())
-    });
-}
-
-/// Always aliased, so ORDER BY names the output column even when two joined
-/// tables have a column of that name.
-fn select_item(expr: Expr, name: &str) -> SelectItem {
-    SelectItem::ExprWithAlias {
-        expr,
-        alias: Ident::new(name),
-    }
-}
-
-fn order_by(expr: Expr, descending: bool) -> OrderByExpr {
-    OrderByExpr {
-        expr,
-        options: OrderByOptions {
-            sort: Some(if descending {
-                OrderBySort::Desc
-            } else {
-                OrderBySort::Asc
-            }),
-            nulls_first: None,
-        },
-        with_fill: None,
-    }
-}
-
-/// A SELECT with nothing in it, from a constant template, so new fields of
-/// the AST keep their defaults.
-fn empty_select() -> Select {
-    let query = sql::parse_select(Dialect::Postgres, "SELECT 1 FROM cassis_table")
-        .expect("the compiler's template parses");
-    match *query.body {
-        SetExpr::Select(select) => *select,
-        _ => unreachable!("the template is a plain SELECT"),
-    }
-}
-
-fn query_of(body: SetExpr) -> Query {
-    let mut query = sql::parse_select(Dialect::Postgres, "SELECT 1").expect("template parses");
-    query.body = Box::new(body);
-    query
-}
-
-fn finish(select: Select, order: Vec<OrderByExpr>, limit: Option<u32>) -> Query {
-    let mut query = query_of(SetExpr::Select(Box::new(select)));
-    if !order.is_empty() {
-        query.order_by = Some(OrderBy {
-            kind: OrderByKind::Expressions(order),
-            interpolate: None,
-        });
-    }
-    if let Some(limit) = limit {
-        query.limit_clause = Some(LimitClause::LimitOffset {
-            limit: Some(Expr::value(number(i64::from(limit)))),
-            offset: None,
-            limit_by: Vec::new(),
-        });
-    }
-    query
-}
-
-fn table_factor(name: ObjectName, alias: Ident) -> TableFactor {
-    let template = sql::parse_select(
-        Dialect::Postgres,
-        "SELECT 1 FROM cassis_table AS cassis_alias",
-    )
-    .expect("template parses");
-    let SetExpr::Select(select) = *template.body else {
-        unreachable!()
-    };
-    let mut factor = select.from[0].relation.clone();
-    if let TableFactor::Table {
-        name: table_name,
-        alias: table_alias,
-        ..
-    } = &mut factor
-    {
-        *table_name = name;
-        *table_alias = Some(TableAlias {
-            explicit: false,
-            name: alias,
-            columns: Vec::new(),
-            at: None,
-        });
-    }
-    factor
-}
-
-fn derived(query: Query, alias: Ident) -> TableFactor {
-    TableFactor::Derived {
-        lateral: false,
-        subquery: Box::new(query),
-        alias: Some(TableAlias {
-            explicit: true,
-            name: alias,
-            columns: Vec::new(),
-            at: None,
-        }),
-        sample: None,
-    }
 }
 
 #[cfg(all(test, feature = "ssr"))]

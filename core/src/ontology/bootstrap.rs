@@ -9,9 +9,7 @@ use crate::project::Dialect;
 use crate::sql::{SqlError, snake_case};
 use crate::warehouse::catalog::TypeClass;
 pub use crate::warehouse::catalog::{Catalog, ColumnSchema, ForeignKey, TableSchema};
-use sqlparser::ast::{
-    ColumnOption, ForeignKeyConstraint, Ident, ObjectName, Statement, TableConstraint,
-};
+use sqlparser::ast::{ColumnOption, ForeignKeyConstraint, ObjectName, Statement, TableConstraint};
 use sqlparser::parser::Parser;
 use std::collections::{HashMap, HashSet};
 
@@ -42,81 +40,14 @@ fn title_case(snake: &str) -> String {
         .join(" ")
 }
 
-/// Words no dialect accepts as a bare table name. Most other keywords (`year`,
-/// `name`, `public`) are fine bare, and quoting them would only add noise.
-const RESERVED: [&str; 38] = [
-    "all",
-    "and",
-    "as",
-    "by",
-    "case",
-    "check",
-    "column",
-    "constraint",
-    "create",
-    "default",
-    "distinct",
-    "else",
-    "end",
-    "from",
-    "grant",
-    "group",
-    "having",
-    "in",
-    "into",
-    "is",
-    "join",
-    "limit",
-    "not",
-    "null",
-    "offset",
-    "on",
-    "or",
-    "order",
-    "select",
-    "table",
-    "then",
-    "to",
-    "union",
-    "user",
-    "when",
-    "where",
-    "with",
-    "window",
-];
-
-/// An identifier as the dialect reads it: bare when it is plain, quoted otherwise.
-fn sql_ident(dialect: Dialect, name: &str) -> String {
-    let plain = name.starts_with(|c: char| c.is_ascii_lowercase() || c == '_')
-        && name
-            .chars()
-            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_');
-    if plain && !RESERVED.contains(&name) {
-        return name.to_owned();
-    }
-    if plain && dialect == Dialect::Snowflake {
-        // Snowflake folds unquoted names to upper case.
-        return Ident::with_quote('"', name.to_ascii_uppercase()).to_string();
-    }
-    let quote = if matches!(
-        dialect,
-        Dialect::MySql | Dialect::BigQuery | Dialect::Databricks
-    ) {
-        '`'
-    } else {
-        '"'
-    };
-    Ident::with_quote(quote, name).to_string()
-}
-
 fn qualified(dialect: Dialect, schema: Option<&str>, table: &str) -> String {
     match schema {
         Some(schema) => format!(
             "{}.{}",
-            sql_ident(dialect, schema),
-            sql_ident(dialect, table)
+            dialect.sql().ident(schema),
+            dialect.sql().ident(table)
         ),
-        None => sql_ident(dialect, table),
+        None => dialect.sql().ident(table).to_string(),
     }
 }
 
@@ -250,9 +181,8 @@ pub fn draft_from_catalog(catalog: &Catalog, dialect: Dialect) -> Ontology {
 /// Reads `CREATE TABLE` statements in the source's dialect into a catalog.
 /// Other statements (indexes, grants, comments) are skipped.
 pub fn catalog_from_ddl(dialect: Dialect, ddl: &str) -> Result<Catalog, SqlError> {
-    let sql_dialect = dialect.sql_dialect();
     let statements =
-        Parser::parse_sql(sql_dialect.as_ref(), ddl).map_err(|e| SqlError::Syntax {
+        Parser::parse_sql(dialect.sql().parser(), ddl).map_err(|e| SqlError::Syntax {
             dialect,
             message: e.to_string(),
         })?;

@@ -11,6 +11,7 @@ mod edit;
 pub mod export;
 #[cfg(feature = "ssr")]
 pub mod import;
+mod index;
 mod model;
 mod validate;
 #[cfg(feature = "ssr")]
@@ -20,6 +21,7 @@ mod yaml;
 
 pub use diff::{Change, ChangeKind, Concept, diff};
 pub use edit::{Element, tidy_synonyms};
+pub use index::{AttributeId, MetricId, Names, ObjectId, OntologyIndex, RelationshipId};
 pub use model::*;
 pub use validate::{Problem, problems_of_added, validate};
 #[cfg(feature = "ssr")]

@@ -1,12 +1,12 @@
 //! SQL as Cassis reads it: parsed with `sqlparser` in the data source's
 //! dialect, never pasted together as text.
 
+pub mod dialect;
+
+pub use dialect::SqlDialect;
+
 use crate::project::Dialect;
 use sqlparser::ast::{Expr, ObjectName, Query, Statement};
-use sqlparser::dialect::{
-    BigQueryDialect, DatabricksDialect, DuckDbDialect, MySqlDialect, PostgreSqlDialect,
-    RedshiftSqlDialect, SQLiteDialect, SnowflakeDialect,
-};
 use sqlparser::parser::{Parser, ParserError};
 use sqlparser::tokenizer::Token;
 
@@ -23,22 +23,6 @@ pub enum SqlError {
     StatementCount(usize),
     #[error("must be a read-only SELECT query")]
     NotASelect,
-}
-
-impl Dialect {
-    /// The `sqlparser` dialect that reads this source's SQL.
-    pub fn sql_dialect(self) -> Box<dyn sqlparser::dialect::Dialect> {
-        match self {
-            Dialect::Sqlite => Box::new(SQLiteDialect {}),
-            Dialect::Postgres => Box::new(PostgreSqlDialect {}),
-            Dialect::Snowflake => Box::new(SnowflakeDialect {}),
-            Dialect::BigQuery => Box::new(BigQueryDialect {}),
-            Dialect::Databricks => Box::new(DatabricksDialect {}),
-            Dialect::Redshift => Box::new(RedshiftSqlDialect {}),
-            Dialect::MySql => Box::new(MySqlDialect {}),
-            Dialect::DuckDb => Box::new(DuckDbDialect {}),
-        }
-    }
 }
 
 fn syntax(dialect: Dialect, error: ParserError) -> SqlError {
@@ -59,8 +43,7 @@ fn parse_all<T>(
     if text.trim().is_empty() {
         return Err(SqlError::Empty);
     }
-    let sql_dialect = dialect.sql_dialect();
-    let mut parser = Parser::new(sql_dialect.as_ref())
+    let mut parser = Parser::new(dialect.sql().parser())
         .try_with_sql(text)
         .map_err(|e| syntax(dialect, e))?;
     let parsed = parse(&mut parser).map_err(|e| syntax(dialect, e))?;
@@ -118,9 +101,8 @@ pub fn parse_select(dialect: Dialect, text: &str) -> Result<Query, SqlError> {
     if text.trim().is_empty() {
         return Err(SqlError::Empty);
     }
-    let sql_dialect = dialect.sql_dialect();
     let mut statements =
-        Parser::parse_sql(sql_dialect.as_ref(), text).map_err(|e| syntax(dialect, e))?;
+        Parser::parse_sql(dialect.sql().parser(), text).map_err(|e| syntax(dialect, e))?;
     if statements.len() != 1 {
         return Err(SqlError::StatementCount(statements.len()));
     }

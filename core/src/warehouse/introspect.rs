@@ -7,7 +7,6 @@ use super::rows::{Budget, FetchError};
 use super::{HousekeepingBudget, Warehouse, WarehouseError};
 use crate::project::Dialect;
 use serde_json::Value as Json;
-use sqlparser::ast::Ident;
 use std::time::Duration;
 
 /// A text column with at most this many distinct values lists them as known values.
@@ -23,12 +22,7 @@ pub(super) async fn sample_known_values(
     let budget = HousekeepingBudget::start();
     let dialect = warehouse.dialect();
     let quoted = |name: &str| quoted(dialect, name);
-    // MySQL has no TEXT type to cast to, CHAR is its text; BigQuery's is STRING.
-    let text = match dialect {
-        Dialect::MySql => "CHAR",
-        Dialect::BigQuery => "STRING",
-        _ => "TEXT",
-    };
+    let text = dialect.sql().text_type();
     for table in &mut catalog.tables {
         let from = match &table.schema {
             Some(schema) => format!("{}.{}", quoted(schema), quoted(&table.name)),
@@ -98,19 +92,9 @@ impl Warehouse {
     }
 }
 
-/// An identifier as the source reads it: MySQL reads `"x"` as a string and
-/// BigQuery quotes with backticks; Snowflake reads a quoted lower-case name
-/// as written, not folded.
+/// An identifier as the source reads it, always quoted.
 fn quoted(dialect: Dialect, identifier: &str) -> String {
-    if dialect == Dialect::Snowflake {
-        return super::snowflake::identifier(identifier).to_string();
-    }
-    let quote = if matches!(dialect, Dialect::MySql | Dialect::BigQuery) {
-        '`'
-    } else {
-        '"'
-    };
-    Ident::with_quote(quote, identifier).to_string()
+    dialect.sql().quoted_ident(identifier).to_string()
 }
 
 #[cfg(test)]

@@ -2,21 +2,12 @@
 //! returned_quantity`), each metric computed on its own at the question's
 //! grain, as a ratio's sides are, and only then combined row by row.
 
-use super::{
-    CompileError, CompiledQuery, Compiler, display_attribute, finish, quoted_ident, substitute,
-};
+use super::{CompileError, CompiledQuery, Compiler, display_attribute, finish, substitute};
 use crate::engine::plan::{AttributeRef, Measure, SemanticPlan};
 use crate::sql;
 use sqlparser::ast::SetExpr;
 
 impl Compiler<'_> {
-    pub(super) fn is_derived(&self, metric: &str) -> bool {
-        self.ontology
-            .metrics
-            .iter()
-            .any(|m| m.name == metric && m.is_derived())
-    }
-
     /// The plan's groupings, with the key of what a name names beside it,
     /// so two customers of one name stay apart when sides are joined.
     pub(super) fn group_keys(
@@ -57,12 +48,7 @@ impl Compiler<'_> {
         plan: &SemanticPlan,
         name: &str,
     ) -> Result<CompiledQuery, CompileError> {
-        let metric = self
-            .ontology
-            .metrics
-            .iter()
-            .find(|m| m.name == name)
-            .ok_or_else(|| CompileError::UnknownMetric(name.to_owned()))?;
+        let metric = self.metric(name)?;
         let text = metric.expr.clone().unwrap_or_default();
         let invalid = |error| CompileError::Expression {
             what: format!("the derived metric {name}"),
@@ -71,7 +57,7 @@ impl Compiler<'_> {
         };
         let used = metric.metrics_used().map_err(invalid)?;
         let keys = self.group_keys(plan)?;
-        let ident = |text: &str| quoted_ident(self.dialect, text).to_string();
+        let ident = |text: &str| self.sql.ident(text).to_string();
         let mut sides = Vec::new();
         for metric in &used {
             let side = SemanticPlan {
@@ -89,11 +75,11 @@ impl Compiler<'_> {
             compiled.sql = compiled.query.to_string();
             sides.push(compiled);
         }
-        let mut expr = sql::parse_expression(self.dialect, &text).map_err(invalid)?;
+        let mut expr = sql::parse_expression(self.sql.dialect(), &text).map_err(invalid)?;
         for (i, (metric, side)) in used.iter().zip(&sides).enumerate() {
             let column = side.columns.last().map_or("", String::as_str);
             let value = sql::parse_expression(
-                self.dialect,
+                self.sql.dialect(),
                 &format!("COALESCE(side_{i}.{}, 0)", ident(column)),
             )
             .map_err(invalid)?;
@@ -133,7 +119,7 @@ impl Compiler<'_> {
             _ => unreachable!("the derived metric's shell is a plain SELECT"),
         };
         let order = self.order(plan, &[name])?;
-        let query = finish(select, order, plan.limit);
+        let query = finish(self.sql, select, order, plan.limit);
         let mut columns = shown;
         columns.push(name.to_owned());
         let objects = sides.into_iter().flat_map(|s| s.objects).collect();

@@ -1,60 +1,29 @@
 //! Dates read at a grain (day, week, month, quarter, year) and dates moved
-//! by whole periods, in each dialect's own functions. Every template is
-//! constant SQL with one placeholder, parsed in the source's dialect; the
-//! date it is applied to is the compiler's own rendering of an attribute.
+//! by whole periods, in each dialect's own functions: the templates are the
+//! dialect object's ([`SqlDialect`]), constant SQL with one placeholder,
+//! parsed in the source's dialect; the date they are applied to is the
+//! compiler's own rendering of an attribute.
 
 use super::{CompileError, substitute};
 use crate::ontology::{Attribute, AttributeRole, DataType, Grain};
-use crate::project::Dialect;
-use crate::sql;
+use crate::sql::{self, SqlDialect, dialect::VALUE};
 use sqlparser::ast::Expr;
-
-const VALUE: &str = "cassis_value";
 
 /// The period `date` falls in, at `grain`: the year as a number; the
 /// month, quarter, week and day as ISO-like text that sorts as the periods
 /// do (`1997-03`, `1997-Q1`, the Monday `1997-03-10`, `1997-03-14`).
-pub(super) fn bucket(dialect: Dialect, grain: Grain, date: Expr, data_type: DataType) -> Expr {
-    use Dialect::*;
-    let template = match (grain, dialect) {
-        (Grain::Year, Sqlite) => "CAST(strftime('%Y', cassis_value) AS INTEGER)",
-        (Grain::Year, BigQuery | MySql | Databricks) => "EXTRACT(YEAR FROM cassis_value)",
-        (Grain::Year, _) => "CAST(EXTRACT(YEAR FROM cassis_value) AS INTEGER)",
-        (Grain::Month, Sqlite) => "strftime('%Y-%m', cassis_value)",
-        (Grain::Month, MySql) => "DATE_FORMAT(cassis_value, '%Y-%m')",
-        (Grain::Month, BigQuery) => "FORMAT_DATE('%Y-%m', cassis_value)",
-        (Grain::Month, DuckDb) => "strftime(cassis_value, '%Y-%m')",
-        (Grain::Month, Databricks) => "date_format(cassis_value, 'yyyy-MM')",
-        (Grain::Month, _) => "TO_CHAR(cassis_value, 'YYYY-MM')",
-        (Grain::Quarter, Sqlite) => {
-            "strftime('%Y', cassis_value) || '-Q' || ((CAST(strftime('%m', cassis_value) AS INTEGER) + 2) / 3)"
-        }
-        (Grain::Quarter, Snowflake) => {
-            "TO_CHAR(cassis_value, 'YYYY') || '-Q' || QUARTER(cassis_value)"
-        }
-        (Grain::Quarter, BigQuery) => "FORMAT_DATE('%Y-Q%Q', cassis_value)",
-        (Grain::Quarter, MySql | Databricks) => {
-            "CONCAT(YEAR(cassis_value), '-Q', QUARTER(cassis_value))"
-        }
-        (Grain::Quarter, DuckDb) => {
-            "CONCAT(strftime(cassis_value, '%Y'), '-Q', quarter(cassis_value))"
-        }
-        (Grain::Quarter, _) => "TO_CHAR(cassis_value, 'YYYY-\"Q\"Q')",
-        // Weeks run Monday to Sunday everywhere (ISO weeks), named by their Monday.
-        (Grain::Week, Sqlite) => "date(cassis_value, 'weekday 0', '-6 days')",
-        (Grain::Week, MySql) => {
-            "DATE_FORMAT(DATE_SUB(cassis_value, INTERVAL WEEKDAY(cassis_value) DAY), '%Y-%m-%d')"
-        }
-        (Grain::Week, BigQuery) => "FORMAT_DATE('%Y-%m-%d', DATE_TRUNC(cassis_value, ISOWEEK))",
-        (Grain::Week, DuckDb) => "strftime(date_trunc('week', cassis_value), '%Y-%m-%d')",
-        (Grain::Week, Databricks) => "date_format(date_trunc('WEEK', cassis_value), 'yyyy-MM-dd')",
-        (Grain::Week, _) => "TO_CHAR(DATE_TRUNC('week', cassis_value), 'YYYY-MM-DD')",
-        (Grain::Day, Sqlite) => "date(cassis_value)",
-        (Grain::Day, MySql) => "DATE_FORMAT(cassis_value, '%Y-%m-%d')",
-        (Grain::Day, BigQuery) => "FORMAT_DATE('%Y-%m-%d', cassis_value)",
-        (Grain::Day, DuckDb) => "strftime(cassis_value, '%Y-%m-%d')",
-        (Grain::Day, Databricks) => "date_format(cassis_value, 'yyyy-MM-dd')",
-        (Grain::Day, _) => "TO_CHAR(cassis_value, 'YYYY-MM-DD')",
+pub(super) fn bucket(
+    dialect: &dyn SqlDialect,
+    grain: Grain,
+    date: Expr,
+    data_type: DataType,
+) -> Expr {
+    let template = match grain {
+        Grain::Year => dialect.year_of(),
+        Grain::Month => dialect.month_of(),
+        Grain::Quarter => dialect.quarter_of(),
+        Grain::Week => dialect.week_of(),
+        Grain::Day => dialect.day_of(),
     };
     apply(dialect, template, as_date(dialect, date, data_type))
 }
@@ -64,46 +33,22 @@ pub(super) fn bucket(dialect: Dialect, grain: Grain, date: Expr, data_type: Data
 /// February, never in March; weeks and days move day by day. A year held
 /// as a number moves by years alone.
 pub(super) fn shift(
-    dialect: Dialect,
+    dialect: &dyn SqlDialect,
     grain: Grain,
     periods: i64,
     date: Expr,
     data_type: DataType,
 ) -> Result<Expr, CompileError> {
-    use Dialect::*;
     if data_type == DataType::Integer {
         return match grain {
-            Grain::Year => Ok(apply(dialect, &format!("cassis_value + {periods}"), date)),
+            Grain::Year => Ok(apply(dialect, &format!("{VALUE} + {periods}"), date)),
             _ => Err(CompileError::GrainOfYear(grain.name())),
         };
     }
     let date = as_date(dialect, date, data_type);
     let template = match (grain.months(), grain.days()) {
-        (Some(months), _) => {
-            let n = periods * i64::from(months);
-            match dialect {
-                Sqlite => format!("date(cassis_value, 'start of month', '{n:+} months')"),
-                Snowflake => format!("DATEADD(month, {n}, DATE_TRUNC('MONTH', cassis_value))"),
-                BigQuery => {
-                    format!("DATE_ADD(DATE_TRUNC(cassis_value, MONTH), INTERVAL {n} MONTH)")
-                }
-                MySql => {
-                    format!("DATE_ADD(DATE_FORMAT(cassis_value, '%Y-%m-01'), INTERVAL {n} MONTH)")
-                }
-                Databricks => format!("add_months(trunc(cassis_value, 'MM'), {n})"),
-                _ => format!("DATE_TRUNC('month', cassis_value) + INTERVAL '{n} months'"),
-            }
-        }
-        (None, days) => {
-            let n = periods * i64::from(days.unwrap_or(1));
-            match dialect {
-                Sqlite => format!("date(cassis_value, '{n:+} days')"),
-                Snowflake => format!("DATEADD(day, {n}, cassis_value)"),
-                BigQuery | MySql => format!("DATE_ADD(cassis_value, INTERVAL {n} DAY)"),
-                Databricks => format!("date_add(cassis_value, {n})"),
-                _ => format!("cassis_value + INTERVAL '{n} days'"),
-            }
-        }
+        (Some(months), _) => dialect.add_months(periods * i64::from(months)),
+        (None, days) => dialect.add_days(periods * i64::from(days.unwrap_or(1))),
     };
     Ok(apply(dialect, &template, date))
 }
@@ -118,12 +63,12 @@ pub(super) fn holds_dates(attribute: &Attribute) -> bool {
     }
 }
 
-/// ISO text read as a date where the dialect's date functions need one;
-/// SQLite's read the text itself. BigQuery's formats take dates only.
-fn as_date(dialect: Dialect, value: Expr, data_type: DataType) -> Expr {
-    let cast = match (dialect, data_type) {
-        (Dialect::Sqlite, _) | (_, DataType::Date) => false,
-        (Dialect::BigQuery, DataType::Timestamp) | (_, DataType::Text) => true,
+/// ISO text or a timestamp read as a date where the dialect's date
+/// functions need one.
+fn as_date(dialect: &dyn SqlDialect, value: Expr, data_type: DataType) -> Expr {
+    let cast = match data_type {
+        DataType::Text => dialect.casts_text_to_date(),
+        DataType::Timestamp => dialect.casts_timestamp_to_date(),
         _ => false,
     };
     if cast {
@@ -133,9 +78,13 @@ fn as_date(dialect: Dialect, value: Expr, data_type: DataType) -> Expr {
     }
 }
 
-fn apply(dialect: Dialect, template: &str, value: Expr) -> Expr {
-    let mut expr = sql::parse_expression(dialect, template)
-        .unwrap_or_else(|e| panic!("the time template {template} parses in {dialect:?}: {e}"));
+fn apply(dialect: &dyn SqlDialect, template: &str, value: Expr) -> Expr {
+    let mut expr = sql::parse_expression(dialect.dialect(), template).unwrap_or_else(|e| {
+        panic!(
+            "the time template {template} parses in {:?}: {e}",
+            dialect.dialect()
+        )
+    });
     substitute(&mut expr, VALUE, &value);
     expr
 }

@@ -8,26 +8,12 @@
 //! stand where the plan reads 1996, in its filters and in its groupings
 //! alike, so the two sides line up on the plan's own periods.
 
-use super::{CompileError, CompiledQuery, Compiler, finish, quoted_ident};
+use super::{CompileError, CompiledQuery, Compiler, finish};
 use crate::engine::plan::{Measure, SemanticPlan};
 use crate::ontology::{AttributeRole, Grain};
 use sqlparser::ast::SetExpr;
 
 impl Compiler<'_> {
-    /// The measure and period a growth metric of the ontology compares.
-    pub(super) fn growth_metric(&self, name: &str) -> Option<(Measure, Grain)> {
-        let metric = self
-            .ontology
-            .metrics
-            .iter()
-            .find(|m| m.name == name && m.is_growth())?;
-        let of = Measure::Metric {
-            metric: metric.of.clone().unwrap_or_default(),
-            variant: None,
-        };
-        Some((of, metric.period.unwrap_or(Grain::Year)))
-    }
-
     /// `of` in the plan's periods (`this_period`) beside `of` `periods`
     /// periods earlier (`previous_period`), and `100.0 * (this - previous)
     /// / previous`. Alone, two one-row subqueries side by side; per group,
@@ -68,7 +54,7 @@ impl Compiler<'_> {
         };
         let this = unordered(self.compile(&side)?);
         let previous = unordered(earlier.compile(&side)?);
-        let ident = |text: &str| quoted_ident(self.dialect, text).to_string();
+        let ident = |text: &str| self.sql.ident(text).to_string();
         let measured = this.columns.last().cloned().unwrap_or_default();
         let name = named.map_or_else(|| format!("{measured}_growth"), str::to_owned);
         let before = format!("previous_{measured}");
@@ -111,7 +97,7 @@ impl Compiler<'_> {
             _ => unreachable!("the growth's shell is a plain SELECT"),
         };
         let order = self.order(plan, &[name.as_str()])?;
-        let query = finish(select, order, plan.limit);
+        let query = finish(self.sql, select, order, plan.limit);
         let mut columns = shown;
         columns.extend([measured, before, name]);
         let objects = this.objects.into_iter().chain(previous.objects).collect();
@@ -125,7 +111,7 @@ impl Compiler<'_> {
             .iter()
             .chain(plan.filters.iter().map(|f| &f.attribute))
             .any(|a| {
-                self.ontology
+                self.index
                     .attribute(&a.object, &a.attribute)
                     .is_some_and(|a| a.role == AttributeRole::Time)
             })

@@ -3,27 +3,12 @@
 //! the compiler's own aggregate, so a running total counts nothing twice
 //! where the plain measure would not.
 
-use super::{CompileError, CompiledQuery, Compiler, finish, order_by, quoted_ident};
+use super::{CompileError, CompiledQuery, Compiler, finish, order_by};
 use crate::engine::plan::{AttributeRef, Measure, SemanticPlan};
 use crate::ontology::{AttributeRole, Grain};
 use sqlparser::ast::{Expr, Ident, SetExpr};
 
 impl Compiler<'_> {
-    /// The measure a running total metric of the ontology adds up, and the
-    /// period it starts again at.
-    pub(super) fn cumulative_metric(&self, name: &str) -> Option<(Measure, Option<Grain>)> {
-        let metric = self
-            .ontology
-            .metrics
-            .iter()
-            .find(|m| m.name == name && m.is_cumulative())?;
-        let of = Measure::Metric {
-            metric: metric.of.clone().unwrap_or_default(),
-            variant: None,
-        };
-        Some((of, metric.to_date))
-    }
-
     /// `SELECT groups, m, SUM(m) OVER (PARTITION BY <other groups>[, the
     /// to-date period] ORDER BY <period> ROWS BETWEEN UNBOUNDED PRECEDING
     /// AND CURRENT ROW) FROM (<m per group and period>) AS per_period`.
@@ -38,7 +23,7 @@ impl Compiler<'_> {
             return Err(CompileError::NotAlone);
         }
         let is_time = |d: &AttributeRef| {
-            self.ontology
+            self.index
                 .attribute(&d.object, &d.attribute)
                 .is_some_and(|a| a.role == AttributeRole::Time)
         };
@@ -72,7 +57,7 @@ impl Compiler<'_> {
         let mut inner = self.compile(&grouped)?;
         inner.query.order_by = None;
         inner.sql = inner.query.to_string();
-        let ident = |text: &str| quoted_ident(self.dialect, text).to_string();
+        let ident = |text: &str| self.sql.ident(text).to_string();
         let measured = inner.columns.last().cloned().unwrap_or_default();
         let name = named.map_or_else(|| format!("cumulative_{measured}"), str::to_owned);
         let column = |c: &str| format!("per_period.{}", ident(c));
@@ -118,7 +103,7 @@ impl Compiler<'_> {
                 .map(|d| order_by(Expr::Identifier(Ident::new(d.column())), false))
                 .collect(),
         };
-        let query = finish(select, order, plan.limit);
+        let query = finish(self.sql, select, order, plan.limit);
         let mut columns = shown;
         columns.extend([measured, name]);
         Ok(CompiledQuery::new(query, columns, inner.objects))

@@ -7,7 +7,7 @@ use super::exemplars;
 use super::values::{KnownValues, MAX_LOOKUP_RESULTS, MAX_LOOKUP_TEXT_CHARS};
 use super::{LlmError, LlmReply, MAX_LOOKUP_ROUNDS, ToolCall};
 use crate::engine::plan::SemanticPlan;
-use crate::ontology::{Ontology, to_yaml};
+use crate::ontology::{Names, Ontology, OntologyIndex, to_yaml};
 use crate::project::Dialect;
 use serde_json::{Value, json};
 
@@ -15,12 +15,21 @@ use serde_json::{Value, json};
 #[derive(Clone, Debug)]
 pub struct PlanningContext<'a> {
     pub ontology: &'a Ontology,
+    /// The ontology's names, indexed once per version.
+    pub names: &'a Names,
     pub dialect: Dialect,
     /// The chat's earlier turns, oldest first.
     pub history: Vec<PriorTurn>,
     pub question: &'a str,
     /// What `lookup_values` searches.
     pub values: &'a KnownValues,
+}
+
+impl<'a> PlanningContext<'a> {
+    /// The ontology with its names, for compiling what the model planned.
+    pub fn index(&self) -> OntologyIndex<'a> {
+        OntologyIndex::new(self.ontology, self.names)
+    }
 }
 
 /// An earlier turn of the chat as the model sees it.

@@ -833,12 +833,7 @@ fn folded(name: &str) -> String {
 /// An identifier as Snowflake reads it, quoted: a lower-case name means the
 /// upper-case one Snowflake folds unquoted names to.
 pub fn identifier(name: &str) -> Ident {
-    let plain = crate::sql::is_lower_snake_case(name);
-    if plain {
-        Ident::with_quote('"', name.to_ascii_uppercase())
-    } else {
-        Ident::with_quote('"', name)
-    }
+    Dialect::Snowflake.sql().quoted_ident(name)
 }
 
 /// Aborts the statement `request_id` when dropped armed: when Cassis stopped

@@ -1,0 +1,230 @@
+//! Composite measures, each computed from sub-plans compiled on their own
+//! and combined by a shell around them: a percentage of a whole, a ratio of
+//! two metrics, a difference between two conditions, an average per group.
+
+use super::{CompileError, CompiledQuery, Compiler, finish};
+use crate::engine::plan::{AttributeRef, Filter, Measure, SemanticPlan};
+use sqlparser::ast::SetExpr;
+
+impl Compiler<'_> {
+    /// `AVG(m)` over the plan of `of` grouped by `per`: the average of the
+    /// measure's value per group ("average points per race").
+    pub(super) fn average_per(
+        &self,
+        plan: &SemanticPlan,
+        of: &Measure,
+        per: &AttributeRef,
+    ) -> Result<CompiledQuery, CompileError> {
+        if !plan.dimensions.is_empty() || of.is_composite() {
+            return Err(CompileError::NotAlone);
+        }
+        let grouped = SemanticPlan {
+            measures: vec![of.clone()],
+            dimensions: vec![per.clone()],
+            filters: plan.filters.clone(),
+            via: plan.via.clone(),
+            ..SemanticPlan::default()
+        };
+        let inner = self.compile(&grouped)?;
+        let measured = inner.columns.last().cloned().unwrap_or_default();
+        let name = format!("average_{measured}_per_{}", per.object);
+        let ident = |text: &str| self.sql.ident(text).to_string();
+        // The grouped query is the compiler's own output; only the shell is new.
+        let text = format!(
+            "SELECT AVG(per_group.{}) AS {} FROM ({}) AS per_group",
+            ident(&measured),
+            ident(&name),
+            inner.sql,
+        );
+        let query = self.shell("the average per group", text)?;
+        Ok(CompiledQuery::new(query, vec![name], inner.objects))
+    }
+
+    /// `100.0 * part / whole` over two one-row subqueries, each compiled as
+    /// its own plan: the part with the plan's filters and its own, the whole
+    /// with the plan's filters alone. Either may be measured on a different
+    /// object ("wins" on results over "races" on races).
+    pub(super) fn share(
+        &self,
+        plan: &SemanticPlan,
+        part: &Measure,
+        whole: &Measure,
+        only: &[Filter],
+    ) -> Result<CompiledQuery, CompileError> {
+        let nested = |m: &Measure| matches!(m, Measure::Share { .. });
+        if !plan.dimensions.is_empty() || nested(part) || nested(whole) {
+            return Err(CompileError::NotAlone);
+        }
+        let part = self.alone(plan, part, only)?;
+        let whole = self.alone(plan, whole, &[])?;
+        let name = format!("{}_percentage", part.columns[0]);
+        self.side_by_side(
+            "the percentage",
+            name,
+            [("part", part), ("whole", whole)],
+            |p, w| format!("100.0 * {p} / NULLIF({w}, 0)"),
+        )
+    }
+
+    /// A ratio metric: its numerator and its denominator each aggregated on
+    /// their own, under the plan's filters and at the plan's grain, then
+    /// divided; never an average of ratios. Without dimensions they are two
+    /// one-row subqueries side by side; with dimensions, one subquery per
+    /// side grouped the same way, joined on the group keys, every group of
+    /// the denominator kept (a driver without a win has a win rate of 0).
+    pub(super) fn ratio(
+        &self,
+        plan: &SemanticPlan,
+        name: &str,
+    ) -> Result<CompiledQuery, CompileError> {
+        let metric = self.metric(name)?;
+        let side = |metric: &Option<String>| Measure::Metric {
+            metric: metric.clone().unwrap_or_default(),
+            variant: None,
+        };
+        let (numerator, denominator) = (side(&metric.numerator), side(&metric.denominator));
+        // Zero anything over zero things is no figure; nothing over some
+        // things is zero. `1.0 *` keeps integer counts from dividing as integers.
+        let divide = |n: &str, d: &str| format!("1.0 * COALESCE({n}, 0) / NULLIF({d}, 0)");
+        if plan.dimensions.is_empty() {
+            let numerator = self.alone(plan, &numerator, &[])?;
+            let denominator = self.alone(plan, &denominator, &[])?;
+            return self.side_by_side(
+                "the ratio",
+                name.to_owned(),
+                [("numerator", numerator), ("denominator", denominator)],
+                divide,
+            );
+        }
+        // Two drivers may share a name: each side groups by the key of what a
+        // name names as well, and the sides join on it.
+        let keys = self.group_keys(plan)?;
+        let grouped = |measure: Measure| -> Result<CompiledQuery, CompileError> {
+            let side = SemanticPlan {
+                measures: vec![measure],
+                dimensions: keys.clone(),
+                filters: plan.filters.clone(),
+                via: plan.via.clone(),
+                ..SemanticPlan::default()
+            };
+            let mut compiled = self.compile(&side)?;
+            // The outer query orders; a subquery's order is wasted work.
+            compiled.query.order_by = None;
+            compiled.sql = compiled.query.to_string();
+            Ok(compiled)
+        };
+        let numerator = grouped(numerator)?;
+        let denominator = grouped(denominator)?;
+        let ident = |text: &str| self.sql.ident(text).to_string();
+        let value = |alias: &str, side: &CompiledQuery| {
+            format!(
+                "{alias}.{}",
+                ident(side.columns.last().map_or("", String::as_str))
+            )
+        };
+        let shown: Vec<String> = plan.dimensions.iter().map(|d| d.column()).collect();
+        let projection = shown
+            .iter()
+            .map(|c| format!("denominator.{0} AS {0}", ident(c)))
+            .chain(std::iter::once(format!(
+                "{} AS {}",
+                divide(
+                    &value("numerator", &numerator),
+                    &value("denominator", &denominator)
+                ),
+                ident(name)
+            )))
+            .collect::<Vec<_>>()
+            .join(", ");
+        let on = keys
+            .iter()
+            .map(|k| format!("numerator.{0} = denominator.{0}", ident(&k.column())))
+            .collect::<Vec<_>>()
+            .join(" AND ");
+        // Both subqueries are the compiler's own output; only the shell is new.
+        let text = format!(
+            "SELECT {projection} FROM ({}) AS denominator LEFT JOIN ({}) AS numerator ON {on}",
+            denominator.sql, numerator.sql,
+        );
+        let select = match *self.shell("the ratio", text)?.body {
+            SetExpr::Select(select) => *select,
+            _ => unreachable!("the ratio's shell is a plain SELECT"),
+        };
+        let order = self.order(plan, &[name])?;
+        let query = finish(self.sql, select, order, plan.limit);
+        let mut columns = shown;
+        columns.push(name.to_owned());
+        let objects = numerator
+            .objects
+            .into_iter()
+            .chain(denominator.objects)
+            .collect();
+        Ok(CompiledQuery::new(query, columns, objects))
+    }
+
+    /// "How many more races in 2024 than in 2014": the measure under each
+    /// side's conditions, one subtracted from the other.
+    pub(super) fn difference(
+        &self,
+        plan: &SemanticPlan,
+        of: &Measure,
+        from: &[Filter],
+        minus: &[Filter],
+    ) -> Result<CompiledQuery, CompileError> {
+        if !plan.dimensions.is_empty() || of.is_composite() {
+            return Err(CompileError::NotAlone);
+        }
+        let one = self.alone(plan, of, from)?;
+        let other = self.alone(plan, of, minus)?;
+        let name = format!("{}_difference", one.columns[0]);
+        // An empty side counts as nothing, so "none in 1950" still subtracts.
+        self.side_by_side(
+            "the difference",
+            name,
+            [("one_side", one), ("other_side", other)],
+            |a, b| format!("COALESCE({a}, 0) - COALESCE({b}, 0)"),
+        )
+    }
+
+    /// One measure alone, under the plan's filters and `own`: a side of a
+    /// percentage or a difference.
+    pub(super) fn alone(
+        &self,
+        plan: &SemanticPlan,
+        measure: &Measure,
+        own: &[Filter],
+    ) -> Result<CompiledQuery, CompileError> {
+        let alone = SemanticPlan {
+            measures: vec![measure.clone()],
+            filters: plan.filters.iter().chain(own).cloned().collect(),
+            via: plan.via.clone(),
+            ..SemanticPlan::default()
+        };
+        self.compile(&alone)
+    }
+
+    /// `expression` of two one-column subqueries, each the compiler's own
+    /// output under its alias; only the shell around them is new.
+    pub(super) fn side_by_side(
+        &self,
+        what: &str,
+        name: String,
+        sides: [(&str, CompiledQuery); 2],
+        expression: impl Fn(&str, &str) -> String,
+    ) -> Result<CompiledQuery, CompileError> {
+        let ident = |text: &str| self.sql.ident(text).to_string();
+        let [(a, one), (b, other)] = sides;
+        let column =
+            |alias: &str, side: &CompiledQuery| format!("{alias}.{}", ident(&side.columns[0]));
+        let text = format!(
+            "SELECT {} AS {} FROM ({}) AS {a} CROSS JOIN ({}) AS {b}",
+            expression(&column(a, &one), &column(b, &other)),
+            ident(&name),
+            one.sql,
+            other.sql,
+        );
+        let query = self.shell(what, text)?;
+        let objects = one.objects.into_iter().chain(other.objects).collect();
+        Ok(CompiledQuery::new(query, vec![name], objects))
+    }
+}

@@ -1,0 +1,18 @@
+//! PostgreSQL: the standard reading every default of [`SqlDialect`] is.
+
+use super::SqlDialect;
+use crate::project::Dialect;
+use sqlparser::dialect::PostgreSqlDialect;
+
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Postgres;
+
+impl SqlDialect for Postgres {
+    fn dialect(&self) -> Dialect {
+        Dialect::Postgres
+    }
+
+    fn parser(&self) -> &'static dyn sqlparser::dialect::Dialect {
+        &PostgreSqlDialect {}
+    }
+}
