@@ -248,9 +248,7 @@ test('a data team connects F1, shapes and publishes its ontology, and gets the s
   await page.getByTestId('yaml-editor').fill(yaml.replace('position = 1', 'position = 2'));
   await page.getByRole('button', { name: 'Save draft' }).click();
   await expect(page.getByText('Draft saved.')).toBeVisible();
-  // By its address: a click on the Publish tab right after saving has been
-  // seen not to navigate (a known bug, see the stop note of 2026-12-02).
-  await page.goto(`/projects/${projectId}/publish`);
+  await page.getByRole('navigation', { name: 'Project' }).getByRole('link', { name: 'Publish' }).click();
   const regressed = page.getByTestId('regressions').getByRole('listitem').filter({ hasText: 'Who won the most races in 2023?' });
   await expect(regressed).toContainText('changes', { timeout: 60_000 });
   await expect(page.getByTestId('regression-summary')).toContainText('would change or fail');

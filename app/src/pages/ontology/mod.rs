@@ -106,12 +106,14 @@ pub fn OntologyPage() -> impl IntoView {
         move || (id.get(), actions.saved.get()),
         |(id, _)| get_draft(id),
     );
+    // Here, beside the draft, and not in the editor it shows: see `history`.
+    let history = history::history(id, actions.saved);
 
     view! {
         <Transition fallback=Loading>
             {move || Suspend::new(async move {
                 match draft.await {
-                    Ok(draft) => view! { <Editor project_id=id.get_untracked() draft actions /> }.into_any(),
+                    Ok(draft) => view! { <Editor project_id=id.get_untracked() draft history actions /> }.into_any(),
                     Err(error) => view! { <ErrorNotice error /> }.into_any(),
                 }
             })}
@@ -120,7 +122,12 @@ pub fn OntologyPage() -> impl IntoView {
 }
 
 #[component]
-fn Editor(project_id: String, draft: DraftView, actions: Actions) -> impl IntoView {
+fn Editor(
+    project_id: String,
+    draft: DraftView,
+    history: history::History,
+    actions: Actions,
+) -> impl IntoView {
     let problems = draft.problems.len();
     let status = format!(
         "{} · {} · {}",
@@ -175,7 +182,7 @@ fn Editor(project_id: String, draft: DraftView, actions: Actions) -> impl IntoVi
         {can_edit.then(|| view! { <MetricForm project_id=project_id.clone() ontology actions /> })}
         {can_edit.then(|| view! { <RuleAndQuestionForms project_id=project_id.clone() actions /> })}
         <yaml_editor::YamlEditor project_id=project_id.clone() yaml=draft.yaml problems=draft.problems revision=draft.revision save=actions.save can_edit />
-        <history::DraftHistory project_id=project_id.clone() restore=actions.restore saved=actions.saved can_edit />
+        <history::DraftHistory project_id=project_id.clone() history restore=actions.restore can_edit />
         {can_edit.then(|| view! { <Bootstrap project_id=project_id.clone() actions /> })}
     }
 }
