@@ -13,3 +13,8 @@ export async function signIn(page: Page) {
   await page.getByRole('button', { name: 'Sign in' }).click();
   await expect(page).toHaveURL(/\/projects$/);
 }
+
+/** Waits until the WebAssembly app has hydrated the page (it sets the attribute). */
+export async function hydrated(page: Page) {
+  await expect(page.locator('body')).toHaveAttribute('data-hydrated', 'true');
+}
