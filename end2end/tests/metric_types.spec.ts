@@ -1,25 +1,15 @@
 import { test, expect, type Page } from '@playwright/test';
-import { hydrated, signIn } from './session';
-import * as fs from 'node:fs';
+import { signIn } from './session';
+import { emptyProject, repo } from './projects';
 import * as path from 'node:path';
 
 // The metric form offers every metric type (a ratio, a derived metric, a
 // growth, a running total), each with only the fields it takes, and says
 // next to a field what is wrong with it.
 
-const repo = path.join(__dirname, '..', '..');
-
-/** A schema-only SQLite project whose draft is the Wholesale demo's ontology. */
+/** A project whose draft is the Wholesale demo's ontology, imported and saved. */
 async function wholesaleProject(page: Page, name: string) {
-  await page.goto('/projects/new');
-  await hydrated(page);
-  await page.getByLabel('Name').fill(name);
-  await page.getByLabel('Schema only (Cassis writes SQL, never runs it)').check();
-  await page.getByLabel('SQL dialect').selectOption('sqlite');
-  await page.getByLabel('First draft').selectOption('none');
-  await page.getByRole('button', { name: 'Create project' }).click();
-  await expect(page).toHaveURL(/\/projects\/[0-9a-f-]{36}$/);
-  await hydrated(page);
+  await emptyProject(page, name);
   await page.getByTestId('import-file').setInputFiles(path.join(repo, 'examples', 'wholesale', 'ontology.yaml'));
   await expect(page.getByTestId('yaml-editor')).toHaveValue(/average_revenue_per_order/);
   await expect(page.getByTestId('problems')).toHaveText('No problems.');
