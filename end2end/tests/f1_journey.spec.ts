@@ -1,5 +1,5 @@
-import { test, expect, type Page } from '@playwright/test';
-import { email, signIn } from './session';
+import { test, expect } from '@playwright/test';
+import { email, hydrated, signIn } from './session';
 import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -12,10 +12,6 @@ const f1Url = process.env.CASSIS_E2E_F1_URL ?? '';
 const python = process.env.CASSIS_TEST_PYTHON ?? '';
 const repo = path.join(__dirname, '..', '..');
 const screenshots = path.join(__dirname, '..', 'screenshots');
-
-async function hydrated(page: Page) {
-  await expect(page.locator('body')).toHaveAttribute('data-hydrated', 'true');
-}
 
 test('a data team connects F1, shapes and publishes its ontology, and gets the seed answers', async ({ page }) => {
   test.setTimeout(240_000);
