@@ -1,22 +1,10 @@
-import { test, expect, type Page } from '@playwright/test';
+import { test, expect } from '@playwright/test';
 import { signIn } from './session';
-import { emptyProject, repo } from './projects';
-import * as path from 'node:path';
+import { wholesaleProject } from './projects';
 
 // The metric form offers every metric type (a ratio, a derived metric, a
 // growth, a running total), each with only the fields it takes, and says
 // next to a field what is wrong with it.
-
-/** A project whose draft is the Wholesale demo's ontology, imported and saved. */
-async function wholesaleProject(page: Page, name: string) {
-  await emptyProject(page, name);
-  await page.getByTestId('import-file').setInputFiles(path.join(repo, 'examples', 'wholesale', 'ontology.yaml'));
-  await expect(page.getByTestId('yaml-editor')).toHaveValue(/average_revenue_per_order/);
-  await expect(page.getByTestId('problems')).toHaveText('No problems.');
-  await page.getByRole('button', { name: 'Save draft' }).click();
-  await expect(page.getByText('Draft saved.')).toBeVisible();
-  await expect(page.getByTestId('ontology-tree')).toContainText('revenue_growth');
-}
 
 test('a ratio metric is added through the form, its wrong denominator named next to the field', async ({ page }) => {
   await signIn(page);

@@ -23,3 +23,15 @@ export async function emptyProject(page: Page, name: string): Promise<string> {
   await hydrated(page);
   return page.url().split('/').pop() ?? '';
 }
+
+/** A project whose draft is the Wholesale demo's ontology, imported and saved. Returns its id. */
+export async function wholesaleProject(page: Page, name: string): Promise<string> {
+  const id = await emptyProject(page, name);
+  await page.getByTestId('import-file').setInputFiles(path.join(repo, 'examples', 'wholesale', 'ontology.yaml'));
+  await expect(page.getByTestId('yaml-editor')).toHaveValue(/average_revenue_per_order/);
+  await expect(page.getByTestId('problems')).toHaveText('No problems.');
+  await page.getByRole('button', { name: 'Save draft' }).click();
+  await expect(page.getByText('Draft saved.')).toBeVisible();
+  await expect(page.getByTestId('ontology-tree')).toContainText('revenue_growth');
+  return id;
+}
