@@ -271,7 +271,8 @@ mod tests {
             metrics: vec![growth],
             ..Default::default()
         };
-        let edits: [(&str, fn(&mut Metric)); 7] = [
+        type Edit = fn(&mut Metric);
+        let edits: [(&str, Edit); 7] = [
             ("type", |m| m.kind = MetricKind::Cumulative),
             ("numerator", |m| m.numerator = Some("revenue".into())),
             ("denominator", |m| m.denominator = Some("orders".into())),
