@@ -1,5 +1,5 @@
 import { test, expect } from '@playwright/test';
-import { email, password, signIn } from './session';
+import { email, hydrated, signIn, submitSignIn } from './session';
 import * as path from 'node:path';
 
 const screenshots = path.join(__dirname, '..', 'screenshots');
@@ -86,10 +86,8 @@ test('an MCP client is approved on the consent page and listed as connected', as
   // Signed out: the login page first, then back to the consent page.
   await page.goto(authorize.toString());
   await expect(page).toHaveURL(/\/login\?next=/);
-  await expect(page.locator('body')).toHaveAttribute('data-hydrated', 'true');
-  await page.getByLabel('Email').fill(email);
-  await page.getByLabel('Password').fill(password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
+  await hydrated(page);
+  await submitSignIn(page);
   await expect(page.getByRole('heading', { name: 'Connect Playwright MCP client to Cassis?' })).toBeVisible();
   await expect(page.getByText(email)).toBeVisible();
   await page.screenshot({ path: path.join(screenshots, 'oauth-consent.png'), fullPage: true });
@@ -137,12 +135,7 @@ test('an admin adds a viewer, who can ask but not manage; disabling ends their a
 
   const viewerContext = await browser.newContext();
   const viewer = await viewerContext.newPage();
-  await viewer.goto('/login');
-  await expect(viewer.locator('body')).toHaveAttribute('data-hydrated', 'true');
-  await viewer.getByLabel('Email').fill(viewerEmail);
-  await viewer.getByLabel('Password').fill(viewerPassword);
-  await viewer.getByRole('button', { name: 'Sign in' }).click();
-  await expect(viewer).toHaveURL(/\/projects$/);
+  await signIn(viewer, { email: viewerEmail, password: viewerPassword });
   const viewerNav = viewer.getByRole('navigation', { name: 'Main' });
   await expect(viewerNav.getByRole('link', { name: 'Playground' })).toBeVisible();
   await expect(viewerNav.getByRole('link', { name: 'API keys' })).toHaveCount(0);
@@ -170,7 +163,7 @@ test('an admin adds a viewer, who can ask but not manage; disabling ends their a
   await viewer.goto('/projects/new');
   // Hydrated first: a click before it posts the form natively, and the
   // browser shows the server function's bare answer instead of the alert.
-  await expect(viewer.locator('body')).toHaveAttribute('data-hydrated', 'true');
+  await hydrated(viewer);
   await viewer.getByLabel('Name').fill('Not allowed');
   await viewer.getByLabel('Connection URL').fill('sqlite:///tmp/x.sqlite');
   await viewer.getByRole('button', { name: 'Create project' }).click();

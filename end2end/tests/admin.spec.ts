@@ -1,15 +1,8 @@
-import { test, expect, type Page } from '@playwright/test';
+import { test, expect } from '@playwright/test';
+import { email, openLoginPage, submitSignIn } from './session';
 import * as path from 'node:path';
 
-const email = process.env.CASSIS_E2E_EMAIL ?? 'admin@example.com';
-const password = process.env.CASSIS_E2E_PASSWORD ?? '';
 const screenshots = path.join(__dirname, '..', 'screenshots');
-
-async function openLoginPage(page: Page) {
-  await page.goto('/login');
-  // Set by the app once WebAssembly has hydrated the page.
-  await expect(page.locator('body')).toHaveAttribute('data-hydrated', 'true');
-}
 
 test('a visitor without a session is sent to the login page', async ({ page }) => {
   await page.goto('/projects');
@@ -19,9 +12,7 @@ test('a visitor without a session is sent to the login page', async ({ page }) =
 
 test('a wrong password is refused in place, keeping the email typed', async ({ page }) => {
   await openLoginPage(page);
-  await page.getByLabel('Email').fill(email);
-  await page.getByLabel('Password').fill('not-the-password');
-  await page.getByRole('button', { name: 'Sign in' }).click();
+  await submitSignIn(page, { email, password: 'not-the-password' });
   await expect(page.getByRole('alert')).toHaveText('Incorrect email or password.');
   await expect(page).toHaveURL(/\/login$/);
   await expect(page.getByLabel('Email')).toHaveValue(email);
@@ -35,9 +26,7 @@ test('an admin signs in, finds the demo project, moves around and signs out', as
     .evaluate((button) => getComputedStyle(button).backgroundColor);
   expect(buttonColor).not.toBe('rgba(0, 0, 0, 0)');
 
-  await page.getByLabel('Email').fill(email);
-  await page.getByLabel('Password').fill(password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
+  await submitSignIn(page);
 
   await expect(page).toHaveURL(/\/projects$/);
   await expect(page.getByRole('heading', { name: 'Projects' })).toBeVisible();

@@ -1,5 +1,5 @@
-import { test, expect, type Page } from '@playwright/test';
-import { email, signIn } from './session';
+import { test, expect } from '@playwright/test';
+import { email, hydrated, signIn } from './session';
 import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -12,10 +12,6 @@ const f1Url = process.env.CASSIS_E2E_F1_URL ?? '';
 const python = process.env.CASSIS_TEST_PYTHON ?? '';
 const repo = path.join(__dirname, '..', '..');
 const screenshots = path.join(__dirname, '..', 'screenshots');
-
-async function hydrated(page: Page) {
-  await expect(page.locator('body')).toHaveAttribute('data-hydrated', 'true');
-}
 
 test('a data team connects F1, shapes and publishes its ontology, and gets the seed answers', async ({ page }) => {
   test.setTimeout(240_000);
@@ -248,9 +244,7 @@ test('a data team connects F1, shapes and publishes its ontology, and gets the s
   await page.getByTestId('yaml-editor').fill(yaml.replace('position = 1', 'position = 2'));
   await page.getByRole('button', { name: 'Save draft' }).click();
   await expect(page.getByText('Draft saved.')).toBeVisible();
-  // By its address: a click on the Publish tab right after saving has been
-  // seen not to navigate (a known bug, see the stop note of 2026-12-02).
-  await page.goto(`/projects/${projectId}/publish`);
+  await page.getByRole('navigation', { name: 'Project' }).getByRole('link', { name: 'Publish' }).click();
   const regressed = page.getByTestId('regressions').getByRole('listitem').filter({ hasText: 'Who won the most races in 2023?' });
   await expect(regressed).toContainText('changes', { timeout: 60_000 });
   await expect(page.getByTestId('regression-summary')).toContainText('would change or fail');

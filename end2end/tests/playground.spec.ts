@@ -1,5 +1,5 @@
 import { test, expect } from '@playwright/test';
-import { signIn } from './session';
+import { hydrated, signIn } from './session';
 import * as path from 'node:path';
 
 const screenshots = path.join(__dirname, '..', 'screenshots');
@@ -45,7 +45,7 @@ test('the playground answers, follows up, and runs a plan once approved', async 
   // Both chats are in Activity, by their first question, and open to their turns.
   await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Activity' }).click();
   await expect(page.getByRole('heading', { name: 'Activity', level: 1 })).toBeVisible();
-  await expect(page.locator('body')).toHaveAttribute('data-hydrated', 'true');
+  await hydrated(page);
   await page.getByLabel('Project').selectOption({ label: 'Wholesale' });
   const chats = page.getByTestId('activity-chat');
   await expect(chats).toHaveCount(2);
@@ -68,7 +68,7 @@ test('the playground opened by its address answers at once, for the project it s
   // A full page load, as a bookmark or a typed address gives, then typing
   // the moment the page is interactive.
   await page.goto('/playground');
-  await expect(page.locator('body')).toHaveAttribute('data-hydrated', 'true');
+  await hydrated(page);
   await page.getByLabel('Question').fill('how many are there?');
   const ask = page.getByRole('button', { name: 'Ask' });
   await expect(ask).toBeEnabled({ timeout: 1_000 });
@@ -88,7 +88,7 @@ test('a reload mid-chat keeps the chat, and the follow-up continues it', async (
   const href = await page.getByRole('link', { name: 'Wholesale', exact: true }).getAttribute('href');
   const id = href!.split('/').pop();
   await page.goto(`/playground?project=${id}`);
-  await expect(page.locator('body')).toHaveAttribute('data-hydrated', 'true');
+  await hydrated(page);
   await expect(page.getByLabel('Project')).toHaveValue(id!);
   await page.getByLabel('Question').fill('customers per market segment');
   await page.getByRole('button', { name: 'Ask' }).click();
@@ -98,7 +98,7 @@ test('a reload mid-chat keeps the chat, and the follow-up continues it', async (
   const chat = new URL(page.url()).searchParams.get('chat');
 
   await page.reload();
-  await expect(page.locator('body')).toHaveAttribute('data-hydrated', 'true');
+  await hydrated(page);
   await expect(turns).toHaveCount(1);
   await expect(turns.nth(0)).toContainText('customers per market segment');
   await expect(turns.nth(0).getByTestId('results').locator('tbody tr')).toHaveCount(5);
@@ -113,7 +113,7 @@ test('a reload mid-chat keeps the chat, and the follow-up continues it', async (
 
   // Someone else's chat, or no chat, is refused without showing anything.
   await page.goto('/playground?chat=chat_01AAAAAAAAAAAAAAAAAAAAAAAA');
-  await expect(page.locator('body')).toHaveAttribute('data-hydrated', 'true');
+  await hydrated(page);
   await expect(page.getByTestId('resume-error')).toBeVisible();
   await expect(turns).toHaveCount(0);
 });

@@ -1,13 +1,12 @@
 import { test, expect } from '@playwright/test';
+import { openLoginPage, submitSignIn } from './session';
 
 // Last of the specs (by name): its wrong guesses spend a few of the address's
 // quick sign-in attempts, which the other specs' sign-ins need.
 test('after too many wrong passwords the login page says when to try again', async ({ page }) => {
   // An account of its own: the admin's stays free for the other specs.
   const account = `guesser-${Date.now()}@example.com`;
-  await page.goto('/login');
-  await expect(page.locator('body')).toHaveAttribute('data-hydrated', 'true');
-  await page.getByLabel('Email').fill(account);
+  await openLoginPage(page);
   const statuses: number[] = [];
   page.on('response', (response) => {
     if (response.url().endsWith('/api/login')) statuses.push(response.status());
@@ -16,8 +15,7 @@ test('after too many wrong passwords the login page says when to try again', asy
   // they pass the free ones, the account waits longer after each, and an
   // attempt during the wait is not checked at all.
   for (let attempt = 1; attempt <= 8 && statuses.at(-1) !== 429; attempt++) {
-    await page.getByLabel('Password').fill(`wrong guess ${attempt}`);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await submitSignIn(page, { email: account, password: `wrong guess ${attempt}` });
     await expect.poll(() => statuses.length).toBe(attempt);
     if (statuses.at(-1) === 401) {
       await expect(page.getByRole('alert')).toHaveText('Incorrect email or password.');

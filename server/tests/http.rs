@@ -1032,7 +1032,7 @@ async fn the_metric_form_adds_a_ratio_and_names_its_problems_by_field() {
         .await;
     assert_eq!(status, StatusCode::OK, "{body}");
     let id: String = serde_json::from_str(&body).unwrap();
-    let add = |fields: [(&'static str, &'static str); 6]| {
+    let add = |fields: [(&'static str, &'static str); 7]| {
         let mut form = vec![
             ("project_id", id.as_str()),
             ("metric[label]", ""),
@@ -1047,6 +1047,7 @@ async fn the_metric_form_adds_a_ratio_and_names_its_problems_by_field() {
     let simple = |name, aggregate, expr, filters| {
         [
             ("metric[name]", name),
+            ("metric[kind]", "simple"),
             ("metric[aggregate]", aggregate),
             ("metric[expr]", expr),
             ("metric[filters]", filters),
@@ -1061,9 +1062,12 @@ async fn the_metric_form_adds_a_ratio_and_names_its_problems_by_field() {
         let (status, body) = add(metric).await;
         assert_eq!((status, body.as_str()), (StatusCode::OK, "[]"));
     }
+    // The aggregate a simple metric would take is sent along, as the form
+    // sends every field, and left out of the ratio.
     let (status, body) = add([
         ("metric[name]", "win_rate"),
-        ("metric[aggregate]", "ratio"),
+        ("metric[kind]", "ratio"),
+        ("metric[aggregate]", "count"),
         ("metric[expr]", ""),
         ("metric[filters]", ""),
         ("metric[numerator]", "wins"),
@@ -1071,11 +1075,13 @@ async fn the_metric_form_adds_a_ratio_and_names_its_problems_by_field() {
     ])
     .await;
     assert_eq!((status, body.as_str()), (StatusCode::OK, "[]"));
-    // A ratio without a numerator, of itself a ratio, with conditions of
-    // its own: each problem next to its field, and nothing saved.
+    // A ratio without a numerator, of itself a ratio: each problem next to
+    // its field, and nothing saved. Conditions left in the form's hidden
+    // field are not the ratio's, and not held against it.
     let (status, body) = add([
         ("metric[name]", "bad_rate"),
-        ("metric[aggregate]", "ratio"),
+        ("metric[kind]", "ratio"),
+        ("metric[aggregate]", "count"),
         ("metric[expr]", ""),
         ("metric[filters]", "points > 0"),
         ("metric[numerator]", ""),
@@ -1085,8 +1091,21 @@ async fn the_metric_form_adds_a_ratio_and_names_its_problems_by_field() {
     assert_eq!(status, StatusCode::OK, "{body}");
     let problems: Vec<(String, String)> = serde_json::from_str(&body).unwrap();
     let fields: Vec<&str> = problems.iter().map(|(f, _)| f.as_str()).collect();
-    assert_eq!(fields, ["numerator", "denominator", "filters"], "{body}");
+    assert_eq!(fields, ["numerator", "denominator"], "{body}");
     assert!(problems[1].1.contains("itself a ratio"), "{body}");
+    // A type the form does not offer is refused as such.
+    let (status, body) = add([
+        ("metric[name]", "odd"),
+        ("metric[kind]", "conversion"),
+        ("metric[aggregate]", "count"),
+        ("metric[expr]", ""),
+        ("metric[filters]", ""),
+        ("metric[numerator]", ""),
+        ("metric[denominator]", ""),
+    ])
+    .await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
+    assert!(body.contains("`conversion` is not a metric type"), "{body}");
 
     let (status, body) = server
         .server_fn(&admin, "get_draft", &[("project_id", &id)])

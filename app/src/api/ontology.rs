@@ -310,18 +310,35 @@ pub struct MetricForm {
     pub name: String,
     pub label: String,
     pub object: String,
+    /// What it computes: `simple` (or empty), `ratio`, `derived`, `growth`
+    /// or `cumulative`, as the YAML's `type` says it.
+    #[serde(default)]
+    pub kind: String,
+    /// A simple metric's aggregate; the other kinds ignore it.
+    #[serde(default)]
     pub aggregate: String,
+    /// SQL over the object's columns; for a derived metric, over metrics'
+    /// names.
     pub expr: String,
     /// SQL conditions, one per line.
     pub filters: String,
     pub description: String,
     /// Comma-separated.
     pub synonyms: String,
-    /// A ratio's metrics (`aggregate` is `ratio`); absent from older forms.
+    /// A ratio's metrics.
     #[serde(default)]
     pub numerator: String,
     #[serde(default)]
     pub denominator: String,
+    /// A growth's or a running total's metric.
+    #[serde(default)]
+    pub of: String,
+    /// The period a growth compares with the one before (`year`, ...).
+    #[serde(default)]
+    pub period: String,
+    /// The period a running total starts again at; empty for none.
+    #[serde(default)]
+    pub to_date: String,
 }
 
 /// Adds one element to the draft with `add`, which returns the element's
@@ -376,22 +393,47 @@ pub async fn add_metric(
     project_id: String,
     metric: MetricForm,
 ) -> Result<Vec<(String, String)>, AppError> {
-    use cassis_core::ontology::{Aggregate, Metric, MetricKind, tidy_synonyms};
-    // A ratio aggregates nothing itself; validation names what it lacks.
-    let (kind, aggregate) = if metric.aggregate == "ratio" {
-        (MetricKind::Ratio, Ok(Aggregate::Avg))
-    } else {
-        (
-            MetricKind::Simple,
-            serde_json::from_value(serde_json::Value::String(metric.aggregate.clone())),
-        )
+    use cassis_core::ontology::{Aggregate, Grain, Metric, MetricKind, tidy_synonyms};
+    // The selects send these names; anything else did not come from the form.
+    fn named<T: serde::de::DeserializeOwned>(value: &str, what: &str) -> Result<T, AppError> {
+        serde_json::from_value(serde_json::Value::String(value.to_owned())).map_err(|_| {
+            crate::ssr::respond_with(AppError::Invalid(format!("`{value}` is not {what}.")))
+        })
+    }
+    let kind = match metric.kind.trim() {
+        "" => MetricKind::Simple,
+        kind => named(kind, "a metric type")?,
     };
-    let aggregate: Aggregate = aggregate.map_err(|_| {
-        crate::ssr::respond_with(AppError::Invalid(format!(
-            "`{}` is not an aggregate.",
-            metric.aggregate
-        )))
-    })?;
+    // Only a simple metric aggregates rows itself; the others take the
+    // aggregate the YAML reader gives them (a running total adds up).
+    let aggregate = match kind {
+        MetricKind::Simple => named(&metric.aggregate, "an aggregate")?,
+        MetricKind::Cumulative => Aggregate::Sum,
+        MetricKind::Ratio | MetricKind::Growth | MetricKind::Derived => Aggregate::Avg,
+    };
+    let grain = |value: &str| -> Result<Option<Grain>, AppError> {
+        match value.trim() {
+            "" => Ok(None),
+            value => named(value, "a period").map(Some),
+        }
+    };
+    let (period, to_date) = (grain(&metric.period)?, grain(&metric.to_date)?);
+    // A field the form hides for this type is not sent on as part of it:
+    // it would only be refused as out of place.
+    let uses = move |field: &str| match kind {
+        MetricKind::Simple => matches!(field, "expr" | "filters"),
+        MetricKind::Ratio => matches!(field, "numerator" | "denominator"),
+        MetricKind::Derived => field == "expr",
+        MetricKind::Growth => matches!(field, "of" | "period"),
+        MetricKind::Cumulative => matches!(field, "of" | "to_date"),
+    };
+    let text = move |field: &str, value: &str| {
+        Some(value.trim().to_owned()).filter(|v| uses(field) && !v.is_empty())
+    };
+    let (period, to_date) = (
+        period.filter(|_| uses("period")),
+        to_date.filter(|_| uses("to_date")),
+    );
     add_to_draft(
         &project_id,
         "metric",
@@ -405,14 +447,17 @@ pub async fn add_metric(
                 object: metric.object.trim().to_owned(),
                 aggregate,
                 kind,
-                numerator: Some(metric.numerator.trim().to_owned()).filter(|m| !m.is_empty()),
-                denominator: Some(metric.denominator.trim().to_owned()).filter(|m| !m.is_empty()),
-                expr: Some(metric.expr.trim().to_owned()).filter(|e| !e.is_empty()),
+                numerator: text("numerator", &metric.numerator),
+                denominator: text("denominator", &metric.denominator),
+                of: text("of", &metric.of),
+                period,
+                to_date,
+                expr: text("expr", &metric.expr),
                 filters: metric
                     .filters
                     .lines()
                     .map(str::trim)
-                    .filter(|f| !f.is_empty())
+                    .filter(|f| uses("filters") && !f.is_empty())
                     .map(str::to_owned)
                     .collect(),
                 description: metric.description.trim().to_owned(),

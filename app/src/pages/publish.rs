@@ -9,6 +9,7 @@ use crate::api::publishing::{
 use crate::components::page::{ErrorNotice, Loading};
 use crate::components::project_tabs::ProjectTabs;
 use crate::components::style::{BUTTON, CARD, CARD_TITLE, INPUT, LABEL, SECONDARY, SMALL, SUCCESS};
+use crate::error::AppError;
 use crate::pages::project_settings::project_id_param;
 use cassis_core::engine::regression::{RegressionCheck, Verdict};
 use cassis_core::ontology::{Change, ChangeKind};
@@ -36,6 +37,27 @@ pub fn PublishPage() -> impl IntoView {
     let preview = Resource::new(changed, |(id, _, _)| preview_publish(id));
     let versions = Resource::new(changed, |(id, _, _)| list_versions(id));
     let name = Resource::new(move || id.get(), crate::api::ontology::get_draft);
+    // Answering every verified question twice takes seconds: the page is
+    // served at once, and once it is interactive (effects run only in the
+    // browser) it asks for the check. Read here, not in the preview that
+    // shows it: a resource made inside a `Suspend` is made once per pass the
+    // server's `Transition` makes, a varying number of times, and the
+    // browser then hydrates against the wrong data (see the ontology page's
+    // `history`).
+    let interactive = RwSignal::new(false);
+    Effect::new(move |_| interactive.set(true));
+    let checks = Resource::new(
+        move || (id.get(), published.get(), interactive.get()),
+        move |(id, _, interactive)| async move {
+            if !interactive {
+                return Ok(None);
+            }
+            match preview.await {
+                Ok(p) if p.can_publish && p.has_draft => check_regressions(id).await.map(Some),
+                _ => Ok(None),
+            }
+        },
+    );
 
     view! {
         <Transition fallback=Loading>
@@ -47,7 +69,7 @@ pub fn PublishPage() -> impl IntoView {
         <Transition fallback=Loading>
             {move || Suspend::new(async move {
                 match preview.await {
-                    Ok(preview) => view! { <Preview project_id=id.get_untracked() preview publish /> }.into_any(),
+                    Ok(preview) => view! { <Preview project_id=id.get_untracked() preview checks publish /> }.into_any(),
                     Err(error) => view! { <ErrorNotice error /> }.into_any(),
                 }
             })}
@@ -87,6 +109,8 @@ fn ChangeList(changes: Vec<Change>) -> impl IntoView {
 fn Preview(
     project_id: String,
     preview: PublishPreview,
+    /// The verified questions' check, read by the page.
+    checks: Resource<Result<Option<Vec<RegressionCheck>>, AppError>>,
     publish: ServerAction<PublishDraft>,
 ) -> impl IntoView {
     let PublishPreview {
@@ -100,25 +124,6 @@ fn Preview(
     let against = latest_version.map_or("nothing published yet".to_owned(), |v| {
         format!("version {v}")
     });
-    let pid = project_id.clone();
-    // Answering every verified question twice takes seconds: the page is
-    // served at once, and once it is interactive (effects run only in the
-    // browser) it asks for the check.
-    let interactive = RwSignal::new(false);
-    Effect::new(move |_| interactive.set(true));
-    let checks = Resource::new(
-        move || interactive.get(),
-        move |interactive| {
-            let pid = pid.clone();
-            async move {
-                if interactive && can_publish && has_draft {
-                    check_regressions(pid).await.map(Some)
-                } else {
-                    Ok(None)
-                }
-            }
-        },
-    );
     let blocked = !problems.is_empty();
     view! {
         <div class=CARD>

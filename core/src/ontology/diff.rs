@@ -252,4 +252,40 @@ mod tests {
             ]
         );
     }
+
+    /// A metric is compared whole: a change to any field of the newer
+    /// metric types (its type, a ratio's sides, what a growth or a running
+    /// total is of, their periods, a derived metric's expression) names it.
+    #[test]
+    fn a_change_to_any_field_of_a_metric_type_names_the_metric() {
+        use crate::ontology::model::{Grain, MetricKind};
+        let growth = Metric {
+            name: "revenue_growth".into(),
+            object: "sale".into(),
+            kind: MetricKind::Growth,
+            of: Some("revenue".into()),
+            period: Some(Grain::Year),
+            ..Default::default()
+        };
+        let old = Ontology {
+            metrics: vec![growth],
+            ..Default::default()
+        };
+        type Edit = fn(&mut Metric);
+        let edits: [(&str, Edit); 7] = [
+            ("type", |m| m.kind = MetricKind::Cumulative),
+            ("numerator", |m| m.numerator = Some("revenue".into())),
+            ("denominator", |m| m.denominator = Some("orders".into())),
+            ("of", |m| m.of = Some("orders".into())),
+            ("period", |m| m.period = Some(Grain::Quarter)),
+            ("to_date", |m| m.to_date = Some(Grain::Year)),
+            ("expr", |m| m.expr = Some("revenue - cost".into())),
+        ];
+        for (field, edit) in edits {
+            let mut new = old.clone();
+            edit(&mut new.metrics[0]);
+            let shown: Vec<String> = diff(&old, &new).iter().map(ToString::to_string).collect();
+            assert_eq!(shown, ["~ metric revenue_growth"], "a change of `{field}`");
+        }
+    }
 }

@@ -1,24 +1,44 @@
 //! The draft's recent saves, each restorable: what to reach for when a save
 //! (a roll back, a bootstrap, another editor's overwrite) replaced work.
 
-use crate::api::ontology::{RestoreDraft, draft_history};
+use crate::api::ontology::{DraftHistoryRow, RestoreDraft, draft_history};
 use crate::components::page::ErrorNotice;
 use crate::components::style::{CARD, CARD_TITLE, SMALL, SUCCESS};
+use crate::error::AppError;
 use leptos::prelude::*;
+
+/// The history as the page reads it.
+pub type History = Resource<Result<Vec<DraftHistoryRow>, AppError>>;
+
+/// Reads the history of the project `project_id` names, and again after
+/// every save (`saved` bumped).
+///
+/// Created once by the page, never inside the `Suspend` that shows the
+/// draft: on the server that `Suspend` runs for each pass its `Transition`
+/// makes (one that only looks for resources, then one per poll) once the
+/// draft has loaded, so a resource made in it was made once, twice or three
+/// times per page, each copy with a hydration id of its own. The browser
+/// then read the data of another copy (or none) under its id, rendered
+/// something other than the server had, and stopped on an unrecoverable
+/// hydration error: the page no longer answered, its Publish tab among it.
+/// The copies thrown away with a pass went on fetching outside any context,
+/// hence `AppContext was not provided` in the server's log.
+pub fn history(project_id: Memo<String>, saved: RwSignal<u32>) -> History {
+    Resource::new(
+        move || (project_id.get(), saved.get()),
+        |(id, _)| draft_history(id),
+    )
+}
 
 #[component]
 pub fn DraftHistory(
     project_id: String,
+    /// Read by the page, see [`history`].
+    history: History,
     restore: ServerAction<RestoreDraft>,
-    /// Bumped after every save on the page: the history is read again.
-    saved: RwSignal<u32>,
     can_edit: bool,
 ) -> impl IntoView {
     let project_id = StoredValue::new(project_id);
-    let history = Resource::new(
-        move || (project_id.get_value(), saved.get()),
-        |(id, _)| draft_history(id),
-    );
     view! {
         <details class=format!("{CARD} mt-4") data-testid="draft-history">
             <summary class=format!("{CARD_TITLE} cursor-pointer")>"Draft history"</summary>

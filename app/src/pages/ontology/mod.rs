@@ -18,7 +18,7 @@ use crate::components::style::{
     BUTTON, CARD, CARD_TITLE, FIELD_ERROR, INPUT, LABEL, SECONDARY, SMALL, SUCCESS,
 };
 use crate::pages::project_settings::project_id_param;
-use cassis_core::ontology::Aggregate;
+use cassis_core::ontology::{Aggregate, Grain};
 use leptos::prelude::*;
 use leptos::server_fn::ServerFn;
 use outline::{ElementView, describe, entries};
@@ -106,12 +106,14 @@ pub fn OntologyPage() -> impl IntoView {
         move || (id.get(), actions.saved.get()),
         |(id, _)| get_draft(id),
     );
+    // Here, beside the draft, and not in the editor it shows: see `history`.
+    let history = history::history(id, actions.saved);
 
     view! {
         <Transition fallback=Loading>
             {move || Suspend::new(async move {
                 match draft.await {
-                    Ok(draft) => view! { <Editor project_id=id.get_untracked() draft actions /> }.into_any(),
+                    Ok(draft) => view! { <Editor project_id=id.get_untracked() draft history actions /> }.into_any(),
                     Err(error) => view! { <ErrorNotice error /> }.into_any(),
                 }
             })}
@@ -120,7 +122,12 @@ pub fn OntologyPage() -> impl IntoView {
 }
 
 #[component]
-fn Editor(project_id: String, draft: DraftView, actions: Actions) -> impl IntoView {
+fn Editor(
+    project_id: String,
+    draft: DraftView,
+    history: history::History,
+    actions: Actions,
+) -> impl IntoView {
     let problems = draft.problems.len();
     let status = format!(
         "{} · {} · {}",
@@ -175,7 +182,7 @@ fn Editor(project_id: String, draft: DraftView, actions: Actions) -> impl IntoVi
         {can_edit.then(|| view! { <MetricForm project_id=project_id.clone() ontology actions /> })}
         {can_edit.then(|| view! { <RuleAndQuestionForms project_id=project_id.clone() actions /> })}
         <yaml_editor::YamlEditor project_id=project_id.clone() yaml=draft.yaml problems=draft.problems revision=draft.revision save=actions.save can_edit />
-        <history::DraftHistory project_id=project_id.clone() restore=actions.restore saved=actions.saved can_edit />
+        <history::DraftHistory project_id=project_id.clone() history restore=actions.restore can_edit />
         {can_edit.then(|| view! { <Bootstrap project_id=project_id.clone() actions /> })}
     }
 }
@@ -408,6 +415,16 @@ fn TextsForm(
     }
 }
 
+/// The kinds of metric the form offers, as the YAML's `type` names them,
+/// with what each computes.
+const METRIC_KINDS: [(&str, &str); 5] = [
+    ("simple", "an aggregate over one object's rows"),
+    ("ratio", "a ratio: one metric divided by another"),
+    ("derived", "derived: an expression over other metrics"),
+    ("growth", "a growth: the change from the period before"),
+    ("cumulative", "a running total, period after period"),
+];
+
 #[component]
 fn MetricForm(
     project_id: String,
@@ -416,15 +433,12 @@ fn MetricForm(
 ) -> impl IntoView {
     let objects: Vec<String> =
         ontology.with_value(|o| o.objects.iter().map(|o| o.name.clone()).collect());
-    // What a ratio may divide: the metrics that aggregate rows.
-    let metrics: Vec<String> = ontology.with_value(|o| {
-        o.metrics
-            .iter()
-            .filter(|m| !m.is_ratio())
-            .map(|m| m.name.clone())
-            .collect()
-    });
-    let ratio = RwSignal::new(false);
+    // What a ratio, a growth or a running total may be of: suggested, not
+    // imposed, so a name typed wrong is named next to its field.
+    let metrics: Vec<String> =
+        ontology.with_value(|o| o.metrics.iter().map(|m| m.name.clone()).collect());
+    let kind = RwSignal::new("simple".to_owned());
+    let is = move |kinds: &'static [&'static str]| move || kinds.contains(&kind.get().as_str());
     let outcome = Signal::derive(move || actions.metric.value().get());
     let problem = move |field: &'static str| field_problem(outcome, field);
     let aggregates = [
@@ -439,13 +453,35 @@ fn MetricForm(
         (Aggregate::Min, "min", "minimum"),
         (Aggregate::Max, "max", "maximum"),
     ];
+    let grains = || {
+        Grain::ALL
+            .into_iter()
+            .rev()
+            .map(|g| view! { <option value=g.name()>{g.name()}</option> })
+            .collect_view()
+    };
+    let metric_name = move |id: &'static str,
+                            label: &'static str,
+                            field: &'static str,
+                            shown: &'static [&'static str]| {
+        view! {
+            <div class:hidden=move || !is(shown)()>
+                <label for=id class=LABEL>{label}</label>
+                <input id=id name=format!("metric[{field}]") type="text" list="metric-names" autocomplete="off" class=INPUT />
+                {problem(field)}
+            </div>
+        }
+    };
     let added = added(outcome);
     view! {
         <div class=format!("{CARD} mt-4")>
             <h2 class=CARD_TITLE>"Add a metric"</h2>
-            <p class="mt-1 text-sm text-slate-600">"A number people ask for, such as wins or revenue: an aggregate over one object, with optional conditions; or a ratio of two metrics, such as wins per start."</p>
+            <p class="mt-1 text-sm text-slate-600">"A number people ask for, such as wins or revenue: an aggregate over one object, with optional conditions; a ratio of two metrics, such as wins per start; an expression over metrics, such as margin; a growth from one period to the one before; or a running total, such as revenue year to date."</p>
             <ActionForm action=actions.metric attr:class="mt-4 grid gap-4 md:grid-cols-2" attr:data-testid="metric-form">
                 <input type="hidden" name="project_id" value=project_id />
+                <datalist id="metric-names">
+                    {metrics.into_iter().map(|m| view! { <option value=m></option> }).collect_view()}
+                </datalist>
                 <div>
                     <label for="metric-name" class=LABEL>"Name"</label>
                     <input id="metric-name" name="metric[name]" type="text" class=INPUT placeholder="race_wins" />
@@ -456,40 +492,52 @@ fn MetricForm(
                     <input id="metric-label" name="metric[label]" type="text" class=INPUT placeholder="Race wins" />
                 </div>
                 <div>
+                    <label for="metric-kind" class=LABEL>"Type"</label>
+                    <select id="metric-kind" name="metric[kind]" class=INPUT
+                        on:change=move |ev| kind.set(event_target_value(&ev))>
+                        {METRIC_KINDS.into_iter().map(|(value, label)| view! { <option value=value>{label}</option> }).collect_view()}
+                    </select>
+                    {problem("type")}
+                </div>
+                <div>
                     <label for="metric-object" class=LABEL>"Object"</label>
                     <select id="metric-object" name="metric[object]" class=INPUT>
                         {objects.into_iter().map(|o| view! { <option value=o.clone()>{o.clone()}</option> }).collect_view()}
                     </select>
                     {problem("object")}
                 </div>
-                <div>
+                <div class:hidden=move || !is(&["simple"])()>
                     <label for="metric-aggregate" class=LABEL>"Aggregate"</label>
-                    <select id="metric-aggregate" name="metric[aggregate]" class=INPUT
-                        on:change=move |ev| ratio.set(event_target_value(&ev) == "ratio")>
+                    <select id="metric-aggregate" name="metric[aggregate]" class=INPUT>
                         {aggregates.into_iter().map(|(_, value, label)| view! { <option value=value>{label}</option> }).collect_view()}
-                        <option value="ratio">"ratio of two metrics"</option>
                     </select>
                     {problem("aggregate")}
                 </div>
-                {[("numerator", "Numerator (the metric divided)"), ("denominator", "Denominator (the metric it is divided by)")].into_iter().map(|(field, label)| {
-                    let metrics = metrics.clone();
-                    view! {
-                        <div class:hidden=move || !ratio.get()>
-                            <label for=format!("metric-{field}") class=LABEL>{label}</label>
-                            <select id=format!("metric-{field}") name=format!("metric[{field}]") class=INPUT>
-                                <option value="">"(choose a metric)"</option>
-                                {metrics.into_iter().map(|m| view! { <option value=m.clone()>{m.clone()}</option> }).collect_view()}
-                            </select>
-                            {problem(field)}
-                        </div>
-                    }
-                }).collect_view()}
-                <div>
-                    <label for="metric-expr" class=LABEL>"Expression (SQL over the object's columns)"</label>
-                    <input id="metric-expr" name="metric[expr]" type="text" class=format!("{INPUT} font-mono") placeholder="points" />
+                {metric_name("metric-numerator", "Numerator (the metric divided)", "numerator", &["ratio"])}
+                {metric_name("metric-denominator", "Denominator (the metric it is divided by)", "denominator", &["ratio"])}
+                {metric_name("metric-of", "Of (the metric it follows over periods)", "of", &["growth", "cumulative"])}
+                <div class:hidden=move || !is(&["growth"])()>
+                    <label for="metric-period" class=LABEL>"Period (compared with the one before)"</label>
+                    <select id="metric-period" name="metric[period]" class=INPUT>{grains()}</select>
+                    {problem("period")}
+                </div>
+                <div class:hidden=move || !is(&["cumulative"])()>
+                    <label for="metric-to-date" class=LABEL>"To date (starts again each)"</label>
+                    <select id="metric-to-date" name="metric[to_date]" class=INPUT>
+                        <option value="">"(never: from the first period asked about)"</option>
+                        {grains()}
+                    </select>
+                    {problem("to_date")}
+                </div>
+                <div class:hidden=move || !is(&["simple", "derived"])()>
+                    <label for="metric-expr" class=LABEL>
+                        {move || if kind.get() == "derived" { "Expression (SQL over metrics' names)" } else { "Expression (SQL over the object's columns)" }}
+                    </label>
+                    <input id="metric-expr" name="metric[expr]" type="text" class=format!("{INPUT} font-mono")
+                        placeholder=move || if kind.get() == "derived" { "revenue - cost" } else { "points" } />
                     {problem("expr")}
                 </div>
-                <div>
+                <div class:hidden=move || !is(&["simple"])()>
                     <label for="metric-filters" class=LABEL>"Conditions (one SQL condition per line)"</label>
                     <textarea id="metric-filters" name="metric[filters]" rows="2" class=format!("{INPUT} font-mono") placeholder="position = 1"></textarea>
                     {problem("filters")}

@@ -1,7 +1,7 @@
 //! The model as the tree and the detail panel show it: plain data computed
 //! from the draft, so it renders the same on the server and in the browser.
 
-use cassis_core::ontology::Ontology;
+use cassis_core::ontology::{MetricKind, Ontology};
 
 /// One line of the tree: a section heading (empty path) or an element.
 #[derive(Clone, Debug, PartialEq)]
@@ -266,14 +266,27 @@ pub fn describe(ontology: &Ontology, path: &str) -> Option<ElementView> {
             let m = ontology.metrics.iter().find(|m| m.name == *name)?;
             nonempty(&mut facts, "Label", &m.label);
             facts.push(("Object", m.object.clone()));
-            let computes = if m.is_ratio() {
-                format!(
-                    "{} / {}",
-                    m.numerator.as_deref().unwrap_or("?"),
-                    m.denominator.as_deref().unwrap_or("?")
-                )
-            } else {
-                format!("{:?}({})", m.aggregate, m.expr.as_deref().unwrap_or("*")).to_lowercase()
+            let named = |name: &Option<String>| name.clone().unwrap_or_else(|| "?".to_owned());
+            let computes = match m.kind {
+                MetricKind::Simple => {
+                    format!("{:?}({})", m.aggregate, m.expr.as_deref().unwrap_or("*"))
+                        .to_lowercase()
+                }
+                MetricKind::Ratio => format!("{} / {}", named(&m.numerator), named(&m.denominator)),
+                MetricKind::Derived => named(&m.expr),
+                MetricKind::Growth => format!(
+                    "growth of {} from one {} to the next",
+                    named(&m.of),
+                    m.period.map_or("?", |p| p.name())
+                ),
+                MetricKind::Cumulative => match m.to_date {
+                    Some(period) => format!(
+                        "running total of {}, to date each {}",
+                        named(&m.of),
+                        period.name()
+                    ),
+                    None => format!("running total of {}", named(&m.of)),
+                },
             };
             facts.push(("Computes", computes));
             nonempty(&mut facts, "Conditions", &m.filters.join(" and "));
@@ -401,5 +414,63 @@ mod tests {
         assert_eq!(attribute.synonyms, Some(Vec::new()));
         assert_eq!(describe(&ontology, "metrics.wins").unwrap().kind, "Metric");
         assert!(describe(&ontology, "metrics.losses").is_none());
+    }
+
+    #[test]
+    fn a_metric_says_what_it_computes_whatever_its_type() {
+        use cassis_core::ontology::{Grain, MetricKind};
+        let metric = |name: &str, kind, fill: fn(&mut Metric)| {
+            let mut m = Metric {
+                name: name.into(),
+                object: "result".into(),
+                kind,
+                ..Metric::default()
+            };
+            fill(&mut m);
+            m
+        };
+        let ontology = Ontology {
+            metrics: vec![
+                metric("win_rate", MetricKind::Ratio, |m| {
+                    m.numerator = Some("wins".into());
+                    m.denominator = Some("starts".into());
+                }),
+                metric("net", MetricKind::Derived, |m| {
+                    m.expr = Some("wins - losses".into())
+                }),
+                metric("win_growth", MetricKind::Growth, |m| {
+                    m.of = Some("wins".into());
+                    m.period = Some(Grain::Year);
+                }),
+                metric("wins_to_date", MetricKind::Cumulative, |m| {
+                    m.of = Some("wins".into());
+                    m.to_date = Some(Grain::Year);
+                }),
+                metric("all_wins", MetricKind::Cumulative, |m| {
+                    m.of = Some("wins".into())
+                }),
+            ],
+            ..ontology()
+        };
+        let computes = |name: &str| {
+            describe(&ontology, &format!("metrics.{name}"))
+                .unwrap()
+                .facts
+                .into_iter()
+                .find(|(fact, _)| *fact == "Computes")
+                .map(|(_, value)| value)
+                .unwrap()
+        };
+        assert_eq!(computes("win_rate"), "wins / starts");
+        assert_eq!(computes("net"), "wins - losses");
+        assert_eq!(
+            computes("win_growth"),
+            "growth of wins from one year to the next"
+        );
+        assert_eq!(
+            computes("wins_to_date"),
+            "running total of wins, to date each year"
+        );
+        assert_eq!(computes("all_wins"), "running total of wins");
     }
 }
