@@ -2794,3 +2794,24 @@ fn an_attribute_of_those_is_the_counted_things() {
         "{sql}"
     );
 }
+
+#[test]
+fn commands_around_what_is_asked_never_block() {
+    let (ontology, lexicon) = f1_with("driver", "full_name", &["Lewis Hamilton"]);
+    let indicated = compiled(
+        &ontology,
+        &lexicon,
+        "Please indicate the nationality of Lewis Hamilton",
+        Dialect::Sqlite,
+    );
+    assert!(indicated.contains("d.nationality"), "{indicated}");
+    // "citizenship" is what the data team calls nationality too.
+    let (most, _) = sql(
+        "Which citizenship do the vast majority of the drivers hold?",
+        None,
+    );
+    assert!(
+        most.contains("nationality") && most.contains("COUNT(*)") && most.ends_with("DESC"),
+        "{most}"
+    );
+}
