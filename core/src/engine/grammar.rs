@@ -829,7 +829,12 @@ pub fn correct_operator_word(plain: &str) -> Option<&'static str> {
         .filter(|word| word.len() >= 5)
         .chain(STOP_WORDS.iter().copied().filter(|word| word.len() >= 7))
         // "yougest" is "youngest".
-        .chain(EXTREME_WORDS.iter().copied())
+        .chain(
+            EXTREMES
+                .iter()
+                .filter(|(_, _, needs_object)| !needs_object)
+                .map(|(word, ..)| *word),
+        )
         .find(|word| crate::engine::lexicon::one_edit_apart(word, plain))
 }
 
@@ -927,23 +932,29 @@ pub fn asks_future(plain: &str) -> bool {
     )
 }
 
-/// The words `extreme` reads, for typo correction.
-const EXTREME_WORDS: &[&str] = &[
-    "oldest", "earliest", "eldest", "youngest", "latest", "newest", "recent",
+/// The words of an extreme: latest (true) or earliest, and whether the word
+/// means one only before a thing ("the first race").
+const EXTREMES: &[(&str, bool, bool)] = &[
+    ("oldest", false, false),
+    ("earliest", false, false),
+    ("eldest", false, false),
+    ("youngest", true, false),
+    ("latest", true, false),
+    ("newest", true, false),
+    ("recent", true, false),
+    ("first", false, true),
+    ("last", true, true),
+    ("final", true, true),
 ];
 
 pub fn extreme(plain: &str) -> Option<Extreme> {
-    let (latest, needs_object) = match plain {
-        "oldest" | "earliest" | "eldest" => (false, false),
-        "youngest" | "latest" | "newest" | "recent" => (true, false),
-        "first" => (false, true),
-        "last" | "final" => (true, true),
-        _ => return None,
-    };
-    Some(Extreme {
-        latest,
-        needs_object,
-    })
+    EXTREMES
+        .iter()
+        .find(|(word, ..)| *word == plain)
+        .map(|&(_, latest, needs_object)| Extreme {
+            latest,
+            needs_object,
+        })
 }
 
 /// "January", "Nov", "sept": a month's number. "may" and "march" are also

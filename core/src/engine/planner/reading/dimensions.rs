@@ -1,7 +1,7 @@
 //! What the answer is split by or shows: groupings, "who", the attributes
 //! asked about, and the names of what a list lists.
 
-use super::{Assembly, Reading};
+use super::{Assembly, Reading, is_display};
 use crate::engine::compile::display_attribute;
 use crate::engine::graph;
 use crate::engine::plan::{AttributeRef, Condition, Filter, Literal, Measure, SemanticPlan};
@@ -37,12 +37,7 @@ impl Reading {
             // is the plain average, not a group.
             let per_row = self.per
                 && base.as_deref() == Some(grouping.object.as_str())
-                && ontology
-                    .objects
-                    .iter()
-                    .find(|o| o.name == grouping.object)
-                    .and_then(display_attribute)
-                    == Some(grouping.attribute.as_str())
+                && is_display(ontology, grouping)
                 && plan
                     .measures
                     .iter()

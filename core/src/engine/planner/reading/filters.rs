@@ -1,7 +1,7 @@
 //! What the question keeps: values named, numbers compared, keys, and the
 //! rows a negation excludes.
 
-use super::{Assembly, Reading, ValueMention, is_a_name};
+use super::{Assembly, Reading, ValueMention, display_of, is_a_name, is_display};
 use crate::engine::compile::display_attribute;
 use crate::engine::graph;
 use crate::engine::plan::{
@@ -56,15 +56,10 @@ impl Reading {
                 // own name is rare; the name is another object's.
                 // "Which drivers raced for Williams": so is listing them.
                 let listed = plan.measures.is_empty()
-                    && plan.dimensions.iter().any(|d| {
-                        d.object == attribute.object
-                            && ontology
-                                .objects
-                                .iter()
-                                .find(|o| o.name == d.object)
-                                .and_then(display_attribute)
-                                == Some(d.attribute.as_str())
-                    });
+                    && plan
+                        .dimensions
+                        .iter()
+                        .any(|d| d.object == attribute.object && is_display(ontology, d));
                 if (counted == Some(attribute.object.as_str()) || listed)
                     && is_a_name(ontology, attribute)
                 {
@@ -88,14 +83,7 @@ impl Reading {
                     other.text != *text && other.options.iter().any(|(a, _)| a == attribute)
                 })
             };
-            let names_rows = |attribute: &AttributeRef| {
-                ontology
-                    .objects
-                    .iter()
-                    .find(|o| o.name == attribute.object)
-                    .and_then(display_attribute)
-                    != Some(attribute.attribute.as_str())
-            };
+            let names_rows = |attribute: &AttributeRef| !is_display(ontology, attribute);
             let Some((attribute, values)) = options
                 .iter()
                 .enumerate()
@@ -169,15 +157,8 @@ impl Reading {
                 // "Hamilton or Verstappen", asked who: the drivers already
                 // shown by their names are what is compared.
                 let named_already = is_a_name(ontology, &attribute)
-                    && ontology
-                        .objects
-                        .iter()
-                        .find(|o| o.name == attribute.object)
-                        .and_then(display_attribute)
-                        .is_some_and(|shown| {
-                            plan.dimensions
-                                .contains(&AttributeRef::new(&attribute.object, shown))
-                        });
+                    && display_of(ontology, &attribute.object)
+                        .is_some_and(|shown| plan.dimensions.contains(&shown));
                 if several && !named_already {
                     push_unique(&mut plan.dimensions, attribute);
                 }

@@ -3,7 +3,7 @@
 //! counted among.
 
 use super::measures::Measured;
-use super::{Reading, simple_filter};
+use super::{Reading, is_display, simple_filter};
 use crate::engine::compile::display_attribute;
 use crate::engine::plan::{AttributeRef, Condition, Filter, Literal, Measure, SemanticPlan};
 use crate::engine::planner::attributes::push_unique;
@@ -21,14 +21,7 @@ impl Reading {
         // thing the last answer led with, unless it names another of its kind.
         // A name the answer led with; after a lookup ("his nationality:
         // Dutch"), the named thing the lookup was of.
-        let names_its_rows = |filter: &Filter| {
-            ontology
-                .objects
-                .iter()
-                .find(|o| o.name == filter.attribute.object)
-                .and_then(display_attribute)
-                == Some(filter.attribute.attribute.as_str())
-        };
+        let names_its_rows = |filter: &Filter| is_display(ontology, &filter.attribute);
         let referred = previous
             .and_then(|p| {
                 p.answered

@@ -311,13 +311,24 @@ fn only_values(entries: &[Entry]) -> bool {
         .all(|e| matches!(e.concept, Concept::Value { .. }))
 }
 
+/// The attribute an object's rows are shown by (its display attribute).
+fn display_of(ontology: &Ontology, object: &str) -> Option<AttributeRef> {
+    let object = ontology.objects.iter().find(|o| o.name == object)?;
+    display_attribute(object).map(|a| AttributeRef::new(&object.name, a))
+}
+
+/// Whether `reference` is the attribute its object's rows are shown by.
+fn is_display(ontology: &Ontology, reference: &AttributeRef) -> bool {
+    display_of(ontology, &reference.object).as_ref() == Some(reference)
+}
+
 /// An attribute that names its rows: the display attribute, or one whose
 /// name or label says "name" (a first or last name).
 fn is_a_name(ontology: &Ontology, reference: &AttributeRef) -> bool {
     let Some(object) = ontology.objects.iter().find(|o| o.name == reference.object) else {
         return false;
     };
-    display_attribute(object) == Some(reference.attribute.as_str())
+    is_display(ontology, reference)
         || object
             .attributes
             .iter()
