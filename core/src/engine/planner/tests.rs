@@ -2815,3 +2815,81 @@ fn commands_around_what_is_asked_never_block() {
         "{most}"
     );
 }
+
+#[test]
+fn a_number_next_to_a_numbered_attribute_is_its_value() {
+    let (most, _) = sql(
+        "Top 5 drivers by number of races started from first on the grid",
+        None,
+    );
+    assert!(
+        most.contains("rr.grid = 1") && !most.contains("rr.position") && most.contains("LIMIT 5"),
+        "{most}"
+    );
+    let (ranked, _) = sql("Which constructors have been ranked 1?", None);
+    assert!(
+        ranked.contains("rr.rank = 1") && ranked.contains("c.name"),
+        "{ranked}"
+    );
+    let (grid, _) = sql("who started from grid 4 in 2010", None);
+    assert!(grid.contains("rr.grid = 4"), "{grid}");
+    // A year is never a grid position, nor is a "top 5" limit.
+    let (top, _) = sql("top 5 grid positions by wins in 2010", None);
+    assert!(
+        !top.contains("= 5") && !top.contains("= 2010 AND rr.grid"),
+        "{top}"
+    );
+}
+
+#[test]
+fn a_follow_up_about_that_race_keeps_the_race() {
+    let (ontology, lexicon) = f1_with("race", "race_name", &["Monaco Grand Prix"]);
+    let stops = plan_in_chat(
+        &ontology,
+        &lexicon,
+        "How many pit stops were made in the 2024 Monaco Grand Prix?",
+        None,
+    );
+    let most = plan_in_chat(
+        &ontology,
+        &lexicon,
+        "which driver stopped the most times in that race?",
+        Some(&stops),
+    );
+    let sql = compile(&ontology, &most, Dialect::Sqlite).unwrap().sql;
+    assert!(
+        sql.contains("'Monaco Grand Prix'") && sql.contains("2024") && sql.contains("full_name"),
+        "{sql}"
+    );
+    // "teams that race": a verb after a relative "that" is not a reference.
+    let teams = plan_with(&ontology, &lexicon, "how many teams that race in 2024");
+    assert!(matches!(teams, Planned::Plan(_)), "{teams:?}");
+}
+
+#[test]
+fn drivers_compared_by_last_name_are_the_drivers() {
+    let (ontology, lexicon) = f1_with("driver", "surname", &["Hamilton", "Rosberg"]);
+    let sql = compiled(
+        &ontology,
+        &lexicon,
+        "Hamilton vs Rosberg in 2016 - how many points did each score?",
+        Dialect::Sqlite,
+    );
+    // Two drivers may share a last name: each is shown by their full name.
+    assert!(
+        sql.contains("GROUP BY d.forename || ' ' || d.surname") && sql.contains("d.driver_id"),
+        "{sql}"
+    );
+}
+
+#[test]
+fn an_averaged_measure_is_not_displaced_by_a_later_count() {
+    let (sql, _) = sql(
+        "avg points per race for lando norris in 2024 (grand prix results only)",
+        None,
+    );
+    assert!(
+        sql.contains("AVG(") && sql.contains("SUM(rr.points)"),
+        "{sql}"
+    );
+}

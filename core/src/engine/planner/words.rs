@@ -156,6 +156,26 @@ pub(super) fn read(lexicon: &Lexicon, question: &str, today: Option<Day>) -> Vec
             i += 1;
             continue;
         }
+        // "in that race", "for the same team": the thing the chat's last
+        // question was about, whose filters a follow-up keeps; the noun is
+        // neither counted nor grouped by. After a preposition only, so
+        // "teams that race in 2020" keeps its verb.
+        let demonstrative = (plain[i] == "that"
+            && i > 0
+            && matches!(
+                plain[i - 1],
+                "in" | "at" | "for" | "from" | "of" | "during" | "on"
+            ))
+            || (plain[i] == "same" && i > 0 && plain[i - 1] == "the");
+        if demonstrative {
+            let (len, entries) = longest_concept(lexicon, &words[i + 1..]);
+            if len > 0 && object_of(&entries).is_some() {
+                pieces.push(Piece::Op(Op::Back));
+                focus = Focus::Outside;
+                i += 1 + len;
+                continue;
+            }
+        }
         // "when was he born", "the first race held there": the thing the
         // chat's last answer led with. "Were there" is not a place.
         let existential =

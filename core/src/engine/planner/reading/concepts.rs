@@ -244,6 +244,18 @@ impl Reading {
                 self.mentioned.push(o);
                 return;
             }
+            // "avg points per race ... (grand prix results only)": a measure
+            // named to be averaged is the measure; a later thing that is
+            // also a count qualifies it.
+            if self.weak_metric
+                && self.averaged
+                && self.metrics.len() == 1
+                && !repeated
+                && let Some(o) = object
+            {
+                self.mentioned.push(o);
+                return;
+            }
             if self.weak_metric && self.metrics.len() == 1 && !repeated {
                 // "how many races did Hamilton win": the later metric is meant.
                 self.displaced = Some(self.metrics[0].0);
@@ -276,6 +288,9 @@ impl Reading {
                 self.verb_at = typed_as_verb(ontology, m, text).then_some(self.at);
                 self.weak_counted = ambiguous && previous_op == Some(Op::Count);
                 self.weak_at = self.at;
+                // "avg points per race ... (grand prix results only)": a
+                // measure named to be averaged is the measure; a later word
+                // that is also a metric qualifies it.
                 self.weak_metric = ambiguous;
                 self.weak_object = object;
             }

@@ -160,7 +160,13 @@ impl Reading {
                     && display_of(ontology, &attribute.object)
                         .is_some_and(|shown| plan.dimensions.contains(&shown));
                 if several && !named_already {
-                    push_unique(&mut plan.dimensions, attribute);
+                    // "Hamilton vs Rosberg": a last name is a part of how a
+                    // driver is shown, and two drivers may share it, so the
+                    // drivers themselves are compared.
+                    let compared = display_of(ontology, &attribute.object)
+                        .filter(|_| is_a_name(ontology, &attribute))
+                        .unwrap_or(attribute);
+                    push_unique(&mut plan.dimensions, compared);
                 }
             }
         }
@@ -250,6 +256,16 @@ impl Reading {
             {
                 plan.dimensions.push(AttributeRef::new(&o.name, a));
             }
+        }
+
+        // "drivers who started from grid 4".
+        for (attribute, n) in &self.equals {
+            plan.filters.retain(|f| f.attribute != *attribute);
+            plan.filters.push(Filter {
+                attribute: attribute.clone(),
+                condition: Condition::OneOf(vec![Literal::Integer(*n)]),
+            });
+            plan.dimensions.retain(|d| d != attribute);
         }
 
         // "line items received after their commit date".

@@ -137,6 +137,8 @@ pub(super) struct Reading {
     last_quantity: Option<AttributeRef>,
     /// Numeric attributes compared with a number: above it (true) or below.
     compared: Vec<(AttributeRef, bool, i64)>,
+    /// Numbered attributes equal to a number: "grid 4", "first on the grid".
+    equals: Vec<(AttributeRef, i64)>,
     /// Attributes compared with another of the same thing: "received after
     /// the commit date" (true: after or above it).
     against: Vec<(AttributeRef, bool, AttributeRef)>,

@@ -136,6 +136,19 @@ impl Reading {
                         .push((attribute, previous_op == Some(Op::Above), *n));
                     previous_op = None;
                 }
+                // "started from grid 4", "ranked 2": a whole number right
+                // after a numbered attribute of a row is its value.
+                Piece::Number(n)
+                    if previous_op.is_none()
+                        && !(1900..=2100).contains(n)
+                        && let Some(attribute) = index
+                            .checked_sub(1)
+                            .and_then(|i| numbered_attribute(ontology, &pieces[i])) =>
+                {
+                    reading.asked.retain(|a| *a != attribute);
+                    reading.last_quantity = None;
+                    reading.equals.push((attribute, *n));
+                }
                 Piece::Number(n) => {
                     // "top 5", "which five customers", "5 best".
                     let after_top = matches!(previous_op, Some(Op::Top | Op::Bottom | Op::Which));
@@ -176,6 +189,20 @@ impl Reading {
                 Piece::Dates(range) => {
                     reading.dates.push((time_bound(previous_op), range.clone()));
                     previous_op = None;
+                }
+                // "first on the grid", "the no. 4 grid": the number is the
+                // grid position, not a finishing place or a count.
+                Piece::Concept { .. }
+                    if let Some(Piece::Ordinal(n) | Piece::Number(n)) =
+                        index.checked_sub(1).map(|i| &pieces[i])
+                        && !(1900..=2100).contains(n)
+                        && reading.limit.is_none_or(|limit| i64::from(limit) != *n)
+                        && let Some(attribute) = numbered_attribute(ontology, piece) =>
+                {
+                    if reading.ordinals.last() == Some(n) {
+                        reading.ordinals.pop();
+                    }
+                    reading.equals.push((attribute, *n));
                 }
                 Piece::Concept {
                     entries,
@@ -550,4 +577,29 @@ impl Reading {
             .push((left, matches!(op, Op::After | Op::Above), right));
         true
     }
+}
+
+/// The attribute a piece names when it is a numbered position or label of a
+/// row ("grid", "fastest lap rank", "car number"): a whole number that is
+/// neither a measure to add up nor an identifier.
+fn numbered_attribute(ontology: &Ontology, piece: &Piece) -> Option<AttributeRef> {
+    let Piece::Concept { entries, .. } = piece else {
+        return None;
+    };
+    if entries.iter().any(|e| {
+        matches!(
+            e.concept,
+            Concept::Object(_) | Concept::Metric(_) | Concept::Value { .. }
+        )
+    }) {
+        return None;
+    }
+    entries.iter().find_map(|e| match e.concept {
+        Concept::Attribute { object, attribute } => {
+            let a = &ontology.objects[object].attributes[attribute];
+            (a.data_type == DataType::Integer && a.role == AttributeRole::Dimension)
+                .then(|| AttributeRef::new(&ontology.objects[object].name, &a.name))
+        }
+        _ => None,
+    })
 }
