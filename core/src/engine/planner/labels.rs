@@ -94,6 +94,14 @@ pub fn measure_label(ontology: &Ontology, measure: &Measure) -> String {
             let label = attribute_label(ontology, attribute).to_lowercase();
             match aggregate {
                 Aggregate::Avg => format!("Average {label}"),
+                // "order total" is a total already.
+                Aggregate::Sum if label.split(' ').any(|w| w == "total") => {
+                    let mut chars = label.chars();
+                    chars
+                        .next()
+                        .map(|first| first.to_uppercase().chain(chars).collect())
+                        .unwrap_or_default()
+                }
                 Aggregate::Sum => format!("Total {label}"),
                 Aggregate::Min => format!("Lowest {label}"),
                 Aggregate::Max => format!("Highest {label}"),

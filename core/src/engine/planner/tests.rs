@@ -2893,3 +2893,97 @@ fn an_averaged_measure_is_not_displaced_by_a_later_count() {
         "{sql}"
     );
 }
+
+#[test]
+fn a_later_thing_after_a_count_is_who_did_it() {
+    let (ontology, lexicon) = wholesale_with("nation", "nation_name", &["GERMANY"]);
+    let sql = compiled(
+        &ontology,
+        &lexicon,
+        "how many urgent orders did customers in germany place in 1995",
+        Dialect::Sqlite,
+    );
+    assert!(
+        sql.starts_with("SELECT COUNT(*) AS order_count") && sql.contains("'GERMANY'"),
+        "{sql}"
+    );
+    // "never placed an order": the order is what is negated, not who.
+    let never = compiled(
+        &ontology,
+        &lexicon,
+        "How many customers have never placed an order?",
+        Dialect::Sqlite,
+    );
+    assert!(never.contains("NOT IN"), "{never}");
+}
+
+#[test]
+fn which_three_things_are_ranked_by_the_measure_named() {
+    let (ontology, lexicon) = wholesale();
+    let sql = compiled(
+        &ontology,
+        &lexicon,
+        "Which 3 suppliers brought in the least net revenue on orders placed in 1996?",
+        Dialect::Sqlite,
+    );
+    assert!(
+        sql.contains("s.s_name") && sql.contains("ASC LIMIT 3"),
+        "{sql}"
+    );
+}
+
+#[test]
+fn the_most_recent_date_of_a_thing_is_its_latest() {
+    let (ontology, lexicon) = wholesale_with("nation", "nation_name", &["KENYA"]);
+    let sql = compiled(
+        &ontology,
+        &lexicon,
+        "What's the most recent date a customer from Kenya placed an order?",
+        Dialect::Sqlite,
+    );
+    assert!(
+        sql.contains("o.o_orderdate AS order_date")
+            && sql.ends_with("ORDER BY order_date DESC LIMIT 1")
+            && !sql.contains("COUNT"),
+        "{sql}"
+    );
+}
+
+#[test]
+fn counted_things_listed_and_values_joined_by_or() {
+    let (ontology, lexicon) = wholesale_with("nation", "nation_name", &["CANADA"]);
+    let counted = plan_in_chat(
+        &ontology,
+        &lexicon,
+        "How many suppliers are based in Canada?",
+        None,
+    );
+    let listed = plan_in_chat(
+        &ontology,
+        &lexicon,
+        "list them with their account balances",
+        Some(&counted),
+    );
+    let sql = compile(&ontology, &listed, Dialect::Sqlite).unwrap().sql;
+    assert!(
+        sql.contains("s.s_name") && sql.contains("s.s_acctbal") && !sql.contains("COUNT"),
+        "{sql}"
+    );
+    let open = plan_in_chat(
+        &ontology,
+        &lexicon,
+        "how many open orders do we have?",
+        None,
+    );
+    let either = plan_in_chat(
+        &ontology,
+        &lexicon,
+        "how many of those are urgent or high priority?",
+        Some(&open),
+    );
+    let sql = compile(&ontology, &either, Dialect::Sqlite).unwrap().sql;
+    assert!(
+        sql.contains("IN ('1-URGENT', '2-HIGH')") && !sql.contains("GROUP BY"),
+        "{sql}"
+    );
+}

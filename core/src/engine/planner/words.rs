@@ -255,10 +255,11 @@ pub(super) fn read(lexicon: &Lexicon, question: &str, today: Option<Day>) -> Vec
             i += 1;
             continue;
         }
-        // "most recent": the latest.
-        if plain[i] == "most" && plain.get(i + 1) == Some(&"recent") {
+        // "most recent", "the most recent": the latest.
+        let the = usize::from(plain[i] == "the");
+        if plain.get(i + the) == Some(&"most") && plain.get(i + the + 1) == Some(&"recent") {
             pieces.push(Piece::Extreme(true));
-            i += 2;
+            i += the + 2;
             continue;
         }
         // "in the USA": a code typed in capitals, in a question that is not
@@ -322,6 +323,38 @@ pub(super) fn read(lexicon: &Lexicon, question: &str, today: Option<Day>) -> Vec
             }) || names_event(i + op_len))
         {
             i += op_len;
+            continue;
+        }
+        // "how many of those are urgent or high priority": "or" offers a
+        // choice only in a question that asks which is more; otherwise it
+        // joins what is counted together.
+        if plain[i] == "or"
+            && !plain.iter().any(|w| {
+                matches!(
+                    *w,
+                    "more"
+                        | "most"
+                        | "less"
+                        | "least"
+                        | "fewer"
+                        | "fewest"
+                        | "better"
+                        | "worse"
+                        | "higher"
+                        | "lower"
+                        | "bigger"
+                        | "smaller"
+                        | "which"
+                        | "who"
+                        | "compare"
+                        | "each"
+                        | "vs"
+                        | "versus"
+                )
+            })
+        {
+            pieces.push(Piece::Op(Op::And));
+            i += 1;
             continue;
         }
         // "placed by customers": "by" between a past participle and the

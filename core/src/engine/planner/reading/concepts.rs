@@ -256,6 +256,26 @@ impl Reading {
                 self.mentioned.push(o);
                 return;
             }
+            // "how many urgent orders did customers in Germany place": after
+            // a count, a later thing named as a noun is who did it, not
+            // what is counted.
+            if self.weak_metric
+                && self.weak_counted
+                && self.metrics.len() == 1
+                && !repeated
+                // "race wins" is one measure; "orders customers" (with "did"
+                // between, which leaves no piece) is not: a noun qualifying
+                // the next is singular.
+                && (self.at > self.weak_at + 1 || self.weak_plural)
+                && !self.negate
+                && !self.dangling_negation
+                && !typed_as_verb(ontology, m, text)
+                && !text.ends_with("ed")
+                && let Some(o) = object
+            {
+                self.mentioned.push(o);
+                return;
+            }
             if self.weak_metric && self.metrics.len() == 1 && !repeated {
                 // "how many races did Hamilton win": the later metric is meant.
                 self.displaced = Some(self.metrics[0].0);
@@ -288,6 +308,7 @@ impl Reading {
                 self.verb_at = typed_as_verb(ontology, m, text).then_some(self.at);
                 self.weak_counted = ambiguous && previous_op == Some(Op::Count);
                 self.weak_at = self.at;
+                self.weak_plural = text.ends_with('s') && !text.ends_with("ss");
                 // "avg points per race ... (grand prix results only)": a
                 // measure named to be averaged is the measure; a later word
                 // that is also a metric qualifies it.

@@ -133,7 +133,12 @@ impl Reading {
                 continue;
             }
             match plan.filters.iter_mut().find(|f| f.attribute == *attribute) {
-                Some(existing) if self.comparison || (!self.only && previous.is_none()) => {
+                // Two values of one attribute in one question are both kept.
+                Some(existing)
+                    if self.comparison
+                        || value_dimensions.contains(attribute)
+                        || (!self.only && previous.is_none()) =>
+                {
                     if let Condition::OneOf(list) = &mut existing.condition
                         && !list.contains(&chosen[0])
                     {

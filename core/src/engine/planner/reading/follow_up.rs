@@ -3,7 +3,7 @@
 //! counted among.
 
 use super::measures::Measured;
-use super::{Reading, is_display, simple_filter};
+use super::{Reading, display_of, is_display, simple_filter};
 use crate::engine::compile::display_attribute;
 use crate::engine::plan::{AttributeRef, Condition, Filter, Literal, Measure, SemanticPlan};
 use crate::engine::planner::attributes::push_unique;
@@ -78,11 +78,24 @@ impl Reading {
         if !(self.partitive || self.refers_back) {
             return;
         }
+        // Or those it listed: "which of them has the highest balance",
+        // after the suppliers were listed with theirs.
         let Some(counted) = previous.and_then(|p| {
-            p.measures.iter().find_map(|m| match m {
-                Measure::CountOf { object } | Measure::DistinctOf { object, .. } => Some(object),
-                _ => None,
-            })
+            p.measures
+                .iter()
+                .find_map(|m| match m {
+                    Measure::CountOf { object } | Measure::DistinctOf { object, .. } => {
+                        Some(object)
+                    }
+                    _ => None,
+                })
+                .or_else(|| {
+                    p.measures
+                        .is_empty()
+                        .then(|| p.dimensions.iter().find(|d| is_display(ontology, d)))
+                        .flatten()
+                        .map(|d| &d.object)
+                })
         }) else {
             return;
         };
@@ -225,6 +238,21 @@ impl Reading {
                         });
                     }
                     plan.limit = None;
+                }
+                // "list them with their account balances", after "how many
+                // suppliers": the things counted, listed.
+                if self.refers_back
+                    && self.lists
+                    && measures.is_empty()
+                    && self.aggregates.is_empty()
+                    && !self.counts
+                    && self.order.is_none()
+                    && let [Measure::CountOf { object }] = previous.measures.as_slice()
+                    && let Some(display) = display_of(ontology, object)
+                {
+                    plan.measures.clear();
+                    plan.dimensions.insert(0, display);
+                    plan.order = None;
                 }
                 // "which of those are in BUILDING", after the top 3 clients:
                 // the rows the ranking chose, whatever else now changes.

@@ -1,7 +1,7 @@
 //! What the question measures: its metrics, variants, aggregates and
 //! counts, and what a negation sets apart.
 
-use super::Reading;
+use super::{Reading, is_display};
 use crate::engine::compile::display_attribute;
 use crate::engine::graph;
 use crate::engine::plan::{AttributeRef, Measure, SemanticPlan};
@@ -145,6 +145,24 @@ impl Reading {
         {
             measures.clear();
         }
+        // "the most recent date a customer placed an order": the order's
+        // own date is asked; "order" only says whose.
+        if self.weak_metric
+            && self.extreme.is_some()
+            && self.metrics.len() == 1
+            && self.variants.is_empty()
+            && !self.counts
+            && self.order.is_none()
+            && self.weak_object.is_some_and(|o| {
+                self.extreme_object == Some(o)
+                    && self
+                        .asked
+                        .iter()
+                        .any(|a| a.object == ontology.objects[o].name)
+            })
+        {
+            measures.clear();
+        }
         for (attribute, aggregate) in &self.aggregates {
             if measures.is_empty() {
                 measures.push(Measure::Aggregate {
@@ -187,11 +205,16 @@ impl Reading {
                     && self.order.is_some()
                     && !self.averaged
                     && !self.counts
-                    && self
+                    && (self
                         .mentioned
                         .iter()
                         .chain(self.weak_object.iter())
                         .any(|o| ontology.objects[*o].name == quantity.object)
+                        // "which 3 circuits": the things asked for.
+                        || self
+                            .asked
+                            .iter()
+                            .any(|a| a.object == quantity.object && is_display(ontology, a)))
             })
             .cloned();
         if rank_by.is_some() {
@@ -271,6 +294,7 @@ impl Reading {
         // no metric counts ranks the groups by how many there are.
         if measures.is_empty()
             && !ranks_last
+            && rank_by.is_none()
             && self.order.is_some()
             && (!self.asked.is_empty() || !self.groupings.is_empty())
             && let Some(o) = self.mentioned.first()
@@ -283,6 +307,7 @@ impl Reading {
         // many of the rows that hold the attribute have each value.
         if measures.is_empty()
             && !ranks_last
+            && rank_by.is_none()
             && self.order.is_some()
             && self.mentioned.is_empty()
             && self.groupings.is_empty()

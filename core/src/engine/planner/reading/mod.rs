@@ -48,6 +48,8 @@ pub(super) struct Reading {
     /// Where the weak metric's word was, and where the piece being placed is:
     /// "Grand Prix wins" is one measure, "races did X win" is not.
     weak_at: usize,
+    /// Whether the weak metric's word was plural ("orders", not "race").
+    weak_plural: bool,
     at: usize,
     /// "average quantity": an aggregate of a measure attribute.
     aggregates: Vec<(AttributeRef, Aggregate)>,
@@ -137,6 +139,8 @@ pub(super) struct Reading {
     last_quantity: Option<AttributeRef>,
     /// Numeric attributes compared with a number: above it (true) or below.
     compared: Vec<(AttributeRef, bool, i64)>,
+    /// "list", "which", "what": things are asked for, not only measured.
+    lists: bool,
     /// Numbered attributes equal to a number: "grid 4", "first on the grid".
     equals: Vec<(AttributeRef, i64)>,
     /// Attributes compared with another of the same thing: "received after

@@ -102,6 +102,7 @@ impl Reading {
                             reading.limit = reading.limit.or(Some(1));
                         }
                         Op::Negation => reading.negate = true,
+                        Op::Which => reading.lists = true,
                         Op::Descending => reading.sort = Some(true),
                         Op::Ascending => reading.sort = Some(false),
                         Op::InTimeOrder(latest) => {
@@ -174,7 +175,10 @@ impl Reading {
                     }
                     // "list the 2024 races": the year qualifies what is
                     // listed, which is still what "list" asks for.
-                    if !(previous_op == Some(Op::Which) && (1900..=2100).contains(n)) {
+                    // "which 3 suppliers": so do the three.
+                    if !(previous_op == Some(Op::Which)
+                        && ((1900..=2100).contains(n) || reading.limit == Some(*n as u32)))
+                    {
                         previous_op = None;
                     }
                 }
@@ -210,6 +214,23 @@ impl Reading {
                     scoped,
                 } => {
                     reading.superlative_last = false;
+                    // "the most recent date a customer placed an order": the
+                    // latest is of the date named, whose thing is the order.
+                    if reading.extreme.is_some()
+                        && reading.extreme_object.is_none()
+                        && matches!(pieces.get(index.wrapping_sub(1)), Some(Piece::Extreme(_)))
+                        && object_of(entries).is_none()
+                        && let Some(o) = entries.iter().find_map(|e| match e.concept {
+                            Concept::Attribute { object, attribute }
+                                if is_dated(&ontology.objects[object].attributes[attribute]) =>
+                            {
+                                Some(object)
+                            }
+                            _ => None,
+                        })
+                    {
+                        reading.extreme_object = Some(o);
+                    }
                     if reading.extreme.is_some()
                         && reading.extreme_object.is_none()
                         && let Some(o) = object_of(entries)
