@@ -34,18 +34,38 @@ impl<'a> Compiler<'a> {
         within: &[Filter],
     ) -> Result<Expr, CompileError> {
         let resolved = resolve::metric(self.index, metric, None, 0)?;
-        let fk = graph::direct_link(self.ontology, &resolved.base, object)
-            .map(|key| key.from.clone())
-            .ok_or_else(|| CompileError::NotLinked {
-                from: resolved.base.clone(),
-                to: object.to_owned(),
-            })?;
-        let needed: Vec<&str> = within.iter().map(|f| f.attribute.object.as_str()).collect();
+        let not_linked = || CompileError::NotLinked {
+            from: resolved.base.clone(),
+            to: object.to_owned(),
+        };
+        let mut needed: Vec<&str> = within.iter().map(|f| f.attribute.object.as_str()).collect();
+        // The column holding the keys excluded: the metric's own foreign key
+        // where it links to the object; else ("parts never ordered": orders
+        // reach parts through their line items) the object's key, joined
+        // through. Fanning out is harmless here: only which keys occur
+        // matters, not how often.
+        let excluded = match graph::direct_link(self.ontology, &resolved.base, object) {
+            Some(link) => ExcludedKey::Own(link.from.clone()),
+            None => match self.object(object)?.primary_key.as_slice() {
+                [key] => {
+                    needed.push(object);
+                    ExcludedKey::Through(key.clone())
+                }
+                _ => return Err(not_linked()),
+            },
+        };
         let tree = graph::join_tree(self.ontology, &resolved.base, &needed)?;
         refuse_chasm_trap(&tree)?;
         let aliases = Aliases::for_objects(self.sql, tree.objects());
         let base = aliases.of(&resolved.base).clone();
-        let fk = Expr::CompoundIdentifier(vec![base.clone(), self.ident(&fk)]);
+        let fk = match &excluded {
+            ExcludedKey::Own(column) => {
+                Expr::CompoundIdentifier(vec![base.clone(), self.ident(column)])
+            }
+            ExcludedKey::Through(key) => {
+                Expr::CompoundIdentifier(vec![aliases.of(object).clone(), self.ident(key)])
+            }
+        };
         let mut extra = vec![Expr::IsNotNull(Box::new(fk.clone()))];
         let (input, condition) = self.measure_parts(&resolved, &base)?;
         extra.extend(condition);
@@ -654,4 +674,12 @@ pub(super) fn output_columns(plan: &SemanticPlan, measures: &[ResolvedMeasure]) 
         .map(|d| d.column())
         .chain(measures.iter().map(|m| m.name.clone()))
         .collect()
+}
+
+/// Where the keys a negation excludes are read ("never placed an order").
+enum ExcludedKey {
+    /// The measured rows' own foreign key to the object.
+    Own(String),
+    /// The object's key, reached through the measured rows' links.
+    Through(String),
 }

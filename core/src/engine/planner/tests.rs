@@ -2987,3 +2987,59 @@ fn counted_things_listed_and_values_joined_by_or() {
         "{sql}"
     );
 }
+
+#[test]
+fn never_excludes_the_things_not_only_their_rows() {
+    let (ontology, lexicon) = f1_with("constructor", "constructor_name", &["Ferrari", "Williams"]);
+    let never = compiled(
+        &ontology,
+        &lexicon,
+        "how many drivers have never driven for Williams in 2010",
+        Dialect::Sqlite,
+    );
+    // A driver with one Williams race in 2010 is out, whatever else they drove.
+    assert!(
+        never.contains("d.driver_id NOT IN (SELECT rr.driver_id FROM public.results rr")
+            && never.contains("c.name = 'Williams'")
+            && never.contains("r.year = 2010"),
+        "{never}"
+    );
+    // A value the things look up themselves is excluded row by row.
+    let (ontology, lexicon) = wholesale_with("nation", "nation_name", &["GERMANY"]);
+    let own = compiled(
+        &ontology,
+        &lexicon,
+        "how many customers are not from germany",
+        Dialect::Sqlite,
+    );
+    assert!(own.contains("NOT IN ('GERMANY')"), "{own}");
+}
+
+#[test]
+fn a_measure_excluded_through_other_rows_and_times_of_what_was_not_done() {
+    let (ontology, lexicon) = wholesale();
+    // Parts reach orders through their line items.
+    let parts = compiled(
+        &ontology,
+        &lexicon,
+        "how many parts were never ordered in 1998",
+        Dialect::Sqlite,
+    );
+    assert!(
+        parts.contains("p.p_partkey NOT IN (SELECT p.p_partkey FROM orders o")
+            && parts.contains("1998-01-01"),
+        "{parts}"
+    );
+    // "did not order in 1996": the year is of the orders not placed; every
+    // customer is counted, not only those who ordered that year.
+    let customers = compiled(
+        &ontology,
+        &lexicon,
+        "How many customers did not place an order in 1996?",
+        Dialect::Sqlite,
+    );
+    assert!(
+        customers.starts_with("SELECT COUNT(*) AS customer_count FROM customer c WHERE"),
+        "{customers}"
+    );
+}

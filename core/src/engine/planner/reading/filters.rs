@@ -10,7 +10,7 @@ use crate::engine::plan::{
 use crate::engine::planner::Planned;
 use crate::engine::planner::attributes::push_unique;
 use crate::engine::planner::labels::attribute_label;
-use crate::ontology::{AttributeRole, Ontology};
+use crate::ontology::{Aggregate, AttributeRole, Ontology};
 use std::ops::ControlFlow;
 
 impl Reading {
@@ -348,8 +348,87 @@ impl Reading {
             .iter_mut()
             .find(|f| matches!(f.condition, Condition::NotAmong { .. }))
         {
-            *scoped = within;
+            scoped.extend(within);
         }
         plan.filters = kept;
+    }
+
+    /// "Which drivers have never driven for Ferrari": a value excluded on
+    /// rows the things counted or listed have many of excludes the things
+    /// with any such row, not the rows alone (a driver with one Ferrari
+    /// race and one McLaren race has driven for Ferrari).
+    pub(super) fn exclude_whole_things(&self, ontology: &Ontology, plan: &mut SemanticPlan) {
+        if plan
+            .filters
+            .iter()
+            .any(|f| matches!(f.condition, Condition::NotAmong { .. }))
+        {
+            return;
+        }
+        let things = match plan.measures.as_slice() {
+            [Measure::CountOf { object }] => Some(object.clone()),
+            [] => plan
+                .dimensions
+                .iter()
+                .find(|d| is_display(ontology, d))
+                .map(|d| d.object.clone()),
+            _ => None,
+        };
+        let Some(things) = things else {
+            return;
+        };
+        let Some(object) = ontology.objects.iter().find(|o| o.name == things) else {
+            return;
+        };
+        let Some(key) = object
+            .primary_key
+            .first()
+            .filter(|_| object.primary_key.len() == 1)
+            .and_then(|key| {
+                object
+                    .attributes
+                    .iter()
+                    .find(|a| a.column_name() == Some(key.as_str()))
+            })
+        else {
+            return;
+        };
+        let Some(at) = plan.filters.iter().position(|f| {
+            matches!(f.condition, Condition::NoneOf(_)) && f.attribute.object != things
+        }) else {
+            return;
+        };
+        let excluded_object = plan.filters[at].attribute.object.clone();
+        // "customers not in Germany": a value the things look up (their
+        // own nation) is excluded row by row, as it is.
+        if !graph::routes(ontology, &things, &excluded_object).is_empty() {
+            return;
+        }
+        // The rows between: rows of the things (a driver's results) that
+        // look the excluded value up (each result's team), which a metric
+        // counts plainly; the exclusion's way to them.
+        let Some(metric) = ontology.metrics.iter().find(|m| {
+            m.aggregate == Aggregate::Count
+                && m.filters.is_empty()
+                && graph::direct_link(ontology, &m.object, &things).is_some()
+                && (m.object == excluded_object
+                    || !graph::routes(ontology, &m.object, &excluded_object).is_empty())
+        }) else {
+            return;
+        };
+        let Condition::NoneOf(values) = plan.filters[at].condition.clone() else {
+            return;
+        };
+        let excluded = plan.filters[at].attribute.clone();
+        plan.filters[at] = Filter {
+            attribute: AttributeRef::new(&object.name, &key.name),
+            condition: Condition::NotAmong {
+                metric: metric.name.clone(),
+                within: vec![Filter {
+                    attribute: excluded,
+                    condition: Condition::OneOf(values),
+                }],
+            },
+        };
     }
 }

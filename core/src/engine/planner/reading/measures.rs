@@ -47,6 +47,9 @@ impl Reading {
                 .map(|(x, _)| *x)
                 .chain(self.displaced)
                 .filter(|x| *x != m)
+                // "How many customers did not order in 1996": the count of
+                // the customers themselves says nothing of taking part.
+                .filter(|x| ontology.metrics[*x].object != ontology.objects[o].name)
                 .collect();
             if about_them && !took_part.is_empty() {
                 // The excluded measure's rows ("scored" in results) are the

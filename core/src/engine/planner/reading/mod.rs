@@ -304,8 +304,10 @@ impl Reading {
             .chain(self.mentioned.iter().copied())
             .find(|o| {
                 let object = &ontology.objects[*o];
+                // Directly or through other links ("parts never ordered":
+                // through the orders' line items).
                 object.primary_key.len() == 1
-                    && graph::direct_link(ontology, &metric.object, &object.name).is_some()
+                    && graph::join_tree(ontology, &metric.object, &[object.name.as_str()]).is_ok()
             })
     }
 }

@@ -61,6 +61,7 @@ impl Reading {
             return ControlFlow::Break(Planned::Plan(plan));
         }
 
+        self.exclude_whole_things(ontology, &mut plan);
         self.scope_exclusion(ontology, &mut plan);
         if let Some(more) = self.difference {
             self.as_difference(&mut plan, more);
