@@ -3043,3 +3043,36 @@ fn a_measure_excluded_through_other_rows_and_times_of_what_was_not_done() {
         "{customers}"
     );
 }
+
+#[test]
+fn values_named_for_the_whole_of_a_share_bound_it() {
+    let (ontology, lexicon) = wholesale();
+    let late = plan_in_chat(
+        &ontology,
+        &lexicon,
+        "How many late deliveries were there for AIR shipments?",
+        None,
+    );
+    let share = plan_in_chat(
+        &ontology,
+        &lexicon,
+        "what percent of all AIR line items is that?",
+        Some(&late),
+    );
+    let sql = compile(&ontology, &share, Dialect::Sqlite).unwrap().sql;
+    let whole = &sql[sql.find("AS part CROSS JOIN").expect(&sql)..];
+    assert!(
+        whole.contains("li.l_shipmode = 'AIR'") && !whole.contains("l_commitdate"),
+        "{sql}"
+    );
+    // Values after the thing the whole names are the part's.
+    let (f1, lexicon) = f1_with("constructor", "constructor_name", &["Mercedes"]);
+    let part = compiled(
+        &f1,
+        &lexicon,
+        "What share of all pit stops in 2019 were made by Mercedes drivers (as a percentage)?",
+        Dialect::Sqlite,
+    );
+    let whole = &part[part.find("AS part CROSS JOIN").expect(&part)..];
+    assert!(!whole.contains("Mercedes"), "{part}");
+}

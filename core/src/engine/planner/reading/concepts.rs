@@ -348,6 +348,7 @@ impl Reading {
                 options,
                 text: text.to_owned(),
                 negated: std::mem::take(&mut self.negate),
+                of_whole: self.whole_open,
             });
             return;
         }

@@ -46,6 +46,7 @@ impl Reading {
             options,
             text,
             negated,
+            ..
         } in &self.values
         {
             // The value of an object the question is about, else the one

@@ -31,6 +31,9 @@ pub(super) struct ValueMention {
     text: String,
     /// After "not", "outside", "except": every value but these.
     negated: bool,
+    /// After a share's "of all": the value says what the whole is ("what
+    /// percent of all AIR line items is that").
+    of_whole: bool,
 }
 
 /// The pieces of one question, sorted into the roles they play.
@@ -141,6 +144,10 @@ pub(super) struct Reading {
     compared: Vec<(AttributeRef, bool, i64)>,
     /// "list", "which", "what": things are asked for, not only measured.
     lists: bool,
+    /// A share's "of all" was read: values after it bound the whole.
+    whole_named: bool,
+    /// Still inside that "of all" phrase, before the thing it names.
+    whole_open: bool,
     /// Numbered attributes equal to a number: "grid 4", "first on the grid".
     equals: Vec<(AttributeRef, i64)>,
     /// Attributes compared with another of the same thing: "received after

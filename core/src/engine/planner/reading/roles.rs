@@ -115,7 +115,11 @@ impl Reading {
                             reading.per = true;
                         }
                         // "by all drivers": rolled up, not grouped.
-                        Op::All => grouping = false,
+                        Op::All => {
+                            grouping = false;
+                            reading.whole_named = reading.share;
+                            reading.whole_open = reading.share;
+                        }
                         _ => {}
                     }
                     // "how many non-British drivers": the negation qualifies
@@ -384,6 +388,12 @@ impl Reading {
                     );
                     if only_values(entries) {
                         reading.value_at = Some(index);
+                    }
+                    // "of all pit stops in 2019 made by Mercedes drivers",
+                    // "of all wins in 2023 went to Red Bull": the thing or
+                    // measure named ends what the whole is.
+                    if !only_values(entries) {
+                        reading.whole_open = false;
                     }
                     if reading.asked.len() > asked_before {
                         reading.asked_at = Some(index);

@@ -290,7 +290,9 @@ impl Reading {
                         .filters
                         .iter()
                         .any(|f| !is_time(f) && f.condition.other_attribute().is_none())
-                        || self.value_at.is_some_and(|at| at < self.weak_at)) =>
+                        || self.value_at.is_some_and(|at| at < self.weak_at)
+                        // "of all AIR line items": the whole is named.
+                        || self.whole_named) =>
             {
                 (part.clone(), whole)
             }
@@ -315,13 +317,20 @@ impl Reading {
                 .is_ok_and(|tree| !tree.fans_out())
         };
         let same = part == whole;
+        // "what percent of all AIR line items is that": values named after
+        // "of all" bound the whole as well as the part.
+        let named_for_whole = |filter: &Filter| {
+            self.values.iter().any(|v| {
+                v.of_whole && !v.negated && v.options.iter().any(|(a, _)| *a == filter.attribute)
+            })
+        };
         let (shared, only): (Vec<Filter>, Vec<Filter>) = std::mem::take(&mut plan.filters)
             .into_iter()
             // A comparison of two attributes ("received after the committed
             // date") says which rows are the part, like a value does.
             .partition(|f| {
                 if same {
-                    is_time(f)
+                    is_time(f) || named_for_whole(f)
                 } else {
                     reaches(f) && f.condition.other_attribute().is_none()
                 }
