@@ -148,6 +148,12 @@ pub(super) fn read(lexicon: &Lexicon, question: &str, today: Option<Day>) -> Vec
             i += 1;
             continue;
         }
+        // "State the driver with the most points": the command, not a
+        // part of "United States".
+        if i == 0 && plain[0] == "state" && plain.len() > 1 {
+            i += 1;
+            continue;
+        }
         // "Rank the drivers by wins", "sort customers by revenue": the
         // command, not a result's rank.
         if i == 0 && matches!(plain[0], "rank" | "sort") {
