@@ -61,6 +61,8 @@ pub enum CompileError {
     UnknownObject(String),
     #[error("the object `{object}` has no attribute `{attribute}`")]
     UnknownAttribute { object: String, attribute: String },
+    #[error("the object `{object}` has no named filter `{filter}`")]
+    UnknownFilter { object: String, filter: String },
     #[error(transparent)]
     Unreachable(#[from] Unreachable),
     #[error(

@@ -218,6 +218,9 @@ pub enum Condition {
     /// Less (earlier) than another attribute of the same row: "shipped
     /// before the promised date".
     BelowAttribute(AttributeRef),
+    /// The object's named filter holds: the filter's name stands where an
+    /// attribute's would (`order.urgent_orders`): "urgent orders".
+    Named,
 }
 
 impl Condition {
@@ -228,6 +231,22 @@ impl Condition {
             Condition::AboveAttribute(other) | Condition::BelowAttribute(other) => Some(other),
             _ => None,
         }
+    }
+}
+
+impl Filter {
+    /// The rows of `object` its named filter `filter` keeps.
+    pub fn named(object: &str, filter: &str) -> Self {
+        Filter {
+            attribute: AttributeRef::new(object, filter),
+            condition: Condition::Named,
+        }
+    }
+
+    /// Whether it applies one of an object's named filters rather than a
+    /// condition on an attribute.
+    pub fn is_named(&self) -> bool {
+        self.condition == Condition::Named
     }
 }
 

@@ -181,6 +181,7 @@ impl Checker {
                     attribute,
                 );
             }
+            self.named_filters(&path, object);
             for column in &object.primary_key {
                 if !has_column(object, column) {
                     self.problem(
@@ -191,6 +192,40 @@ impl Checker {
                         ),
                     );
                 }
+            }
+        }
+    }
+
+    /// An object's named filters: each a condition over its columns, with
+    /// a name no attribute of the object has, so a metric's filter that
+    /// names one cannot mean a column instead.
+    fn named_filters(&mut self, path: &str, object: &Object) {
+        let at = format!("{path}.filters");
+        self.unique(
+            &at,
+            "filters",
+            object.filters.iter().map(|f| f.name.as_str()),
+        );
+        for (j, filter) in object.filters.iter().enumerate() {
+            let fpath = element(&at, j, &filter.name);
+            self.name(&fpath, &filter.name);
+            self.synonyms(&fpath, &filter.synonyms);
+            if has_column(object, &filter.name) {
+                self.problem(
+                    format!("{fpath}.name"),
+                    format!(
+                        "`{}` is also a column or attribute of `{}`; give the filter another name",
+                        filter.name, object.name
+                    ),
+                );
+            }
+            if filter.expr.trim().is_empty() {
+                self.problem(
+                    format!("{fpath}.expr"),
+                    "needs `expr`: the condition over the object's columns",
+                );
+            } else {
+                self.expression(format!("{fpath}.expr"), &filter.expr);
             }
         }
     }
@@ -324,6 +359,20 @@ impl Checker {
                     at,
                     format!(
                         "`{side}` is itself a ratio; a ratio divides two metrics that aggregate rows"
+                    ),
+                ),
+                // Each side is computed as one column at the question's
+                // grain; a growth or a running total is several columns
+                // over periods, and a derived metric several metrics.
+                Some(other) if other.kind != MetricKind::Simple => self.problem(
+                    at,
+                    format!(
+                        "`{side}` is computed from other metrics ({}); a ratio divides two metrics that aggregate rows",
+                        match other.kind {
+                            MetricKind::Growth => "a growth",
+                            MetricKind::Cumulative => "a running total",
+                            _ => "a derived metric",
+                        }
                     ),
                 ),
                 Some(other) => side_objects.push(other.object.as_str()),

@@ -636,6 +636,10 @@ impl NameCheck<'_> {
 
     fn check_filters(&self, filters: &[Filter], problems: &mut Vec<Problem>) {
         for filter in filters {
+            if filter.is_named() {
+                self.check_named_filter(&filter.attribute, problems);
+                continue;
+            }
             self.check_attribute(&filter.attribute, problems);
             if let Some(other) = filter.condition.other_attribute() {
                 self.check_attribute(other, problems);
@@ -644,6 +648,23 @@ impl NameCheck<'_> {
                 self.check_metric(metric, &None, problems);
                 self.check_filters(within, problems);
             }
+        }
+    }
+
+    /// A named filter's reference names its object and the filter.
+    fn check_named_filter(&self, reference: &AttributeRef, problems: &mut Vec<Problem>) {
+        let Some(object) = self.index.object(&reference.object) else {
+            return self.check_object(&reference.object, problems);
+        };
+        if !object.filters.iter().any(|f| f.name == reference.attribute) {
+            let names = object.filters.iter().map(|f| f.name.as_str());
+            problems.push(Problem {
+                error: CompileError::UnknownFilter {
+                    object: reference.object.clone(),
+                    filter: reference.attribute.clone(),
+                },
+                suggestion: closest(&reference.attribute, names),
+            });
         }
     }
 

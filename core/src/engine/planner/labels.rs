@@ -64,7 +64,11 @@ pub fn measure_label(ontology: &Ontology, measure: &Measure) -> String {
         Measure::Cumulative {
             of,
             to_date: Some(grain),
-        } => format!("{} {} to date", measure_label(ontology, of), grain.name()),
+        } => format!(
+            "{} {} to date",
+            measure_label(ontology, of),
+            grain.name().replace('_', " ")
+        ),
         Measure::Share { part, whole, .. } => format!(
             "{} as a percentage of {}",
             measure_label(ontology, part),

@@ -6,6 +6,7 @@
 mod attributes;
 mod decide;
 mod exemplar;
+mod fiscal;
 mod labels;
 mod periods;
 mod reading;
@@ -45,7 +46,8 @@ pub fn plan(
     previous: Option<&SemanticPlan>,
     today: Option<Day>,
 ) -> Planned {
-    let pieces = read(lexicon, question, today);
+    let (question, fiscal) = fiscal::read(question);
+    let pieces = read(lexicon, &question, today);
     #[cfg(feature = "ssr")]
     tracing::trace!(?pieces, "the question as the planner read it");
     let notes: Vec<PlanAssumption> = pieces
@@ -71,7 +73,11 @@ pub fn plan(
         ),
         Planned::Plan(mut plan) => {
             plan.assumptions.extend(notes);
-            Planned::Plan(plan)
+            if fiscal {
+                fiscal::fiscal_years(ontology, Planned::Plan(plan))
+            } else {
+                Planned::Plan(plan)
+            }
         }
         refused => refused,
     }
