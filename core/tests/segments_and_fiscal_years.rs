@@ -91,6 +91,7 @@ fn cases() -> Vec<(&'static str, SemanticPlan, &'static str, &'static str)> {
         measures: vec![Measure::Cumulative {
             of: Box::new(metric("revenue")),
             to_date: Some(Grain::FiscalYear),
+            window: None,
         }],
         dimensions: vec![order_date().by(Grain::Month)],
         filters: vec![fiscal(1996)],
@@ -103,6 +104,19 @@ fn cases() -> Vec<(&'static str, SemanticPlan, &'static str, &'static str)> {
             periods: 1,
         }],
         filters: vec![fiscal(1997)],
+        ..SemanticPlan::default()
+    };
+    let rolling = SemanticPlan {
+        measures: vec![Measure::Cumulative {
+            of: Box::new(metric("revenue")),
+            to_date: None,
+            window: Some(6),
+        }],
+        dimensions: vec![order_date().by(Grain::Month)],
+        filters: vec![Filter {
+            attribute: order_date(),
+            condition: Condition::OneOf(vec![Literal::Integer(1996)]),
+        }],
         ..SemanticPlan::default()
     };
     const SQLITE_FY: &str = "(CAST(strftime('%Y', o_orderdate) AS INTEGER) + (CAST(strftime('%m', o_orderdate) AS INTEGER) >= 7))";
@@ -159,6 +173,22 @@ fn cases() -> Vec<(&'static str, SemanticPlan, &'static str, &'static str)> {
             "SELECT n, p, 100.0 * (n - p) / p FROM \
              (SELECT SUM(o_totalprice) AS n FROM orders WHERE o_orderdate BETWEEN '1996-07-01' AND '1997-06-30') AS a, \
              (SELECT SUM(o_totalprice) AS p FROM orders WHERE o_orderdate BETWEEN '1995-07-01' AND '1996-06-30') AS b",
+        ),
+        (
+            "rolling 6-month revenue by month in 1996, reaching back into 1995",
+            rolling,
+            "SELECT m, SUM(o_totalprice), (SELECT SUM(b.o_totalprice) FROM orders b \
+             WHERE (CAST(strftime('%Y', b.o_orderdate) AS INTEGER) * 12 + CAST(strftime('%m', b.o_orderdate) AS INTEGER)) \
+             BETWEEN (CAST(substr(m, 1, 4) AS INTEGER) * 12 + CAST(substr(m, 6, 2) AS INTEGER)) - 5 \
+             AND (CAST(substr(m, 1, 4) AS INTEGER) * 12 + CAST(substr(m, 6, 2) AS INTEGER))) \
+             FROM (SELECT strftime('%Y-%m', o_orderdate) AS m, o_totalprice FROM orders \
+             WHERE o_orderdate >= '1996-01-01' AND o_orderdate < '1997-01-01') GROUP BY m ORDER BY m",
+            "SELECT m, SUM(o_totalprice), (SELECT SUM(b.o_totalprice) FROM orders b \
+             WHERE (EXTRACT(YEAR FROM b.o_orderdate) * 12 + EXTRACT(MONTH FROM b.o_orderdate)) \
+             BETWEEN (CAST(substr(m, 1, 4) AS INTEGER) * 12 + CAST(substr(m, 6, 2) AS INTEGER)) - 5 \
+             AND (CAST(substr(m, 1, 4) AS INTEGER) * 12 + CAST(substr(m, 6, 2) AS INTEGER))) \
+             FROM (SELECT TO_CHAR(o_orderdate, 'YYYY-MM') AS m, o_totalprice FROM orders \
+             WHERE o_orderdate >= '1996-01-01' AND o_orderdate < '1997-01-01') AS t GROUP BY m ORDER BY m",
         ),
     ]
 }
@@ -316,6 +346,9 @@ metrics:
   - {name: growth_per_sale, object: sale, type: ratio, numerator: growth, denominator: sales}
   - {name: running_per_sale, object: sale, type: ratio, numerator: running, denominator: sales}
   - {name: sales_per_net, object: sale, type: ratio, numerator: sales, denominator: net}
+  - {name: rolling, object: sale, type: cumulative, of: revenue, window: 3}
+  - {name: bad_window, object: sale, type: cumulative, of: revenue, window: 1, to_date: year}
+  - {name: growth_window, object: sale, type: growth, of: revenue, period: year, window: 3}
 "#;
     let parsed = ontology::from_yaml(yaml).unwrap();
     let problems: Vec<String> = ontology::validate(&parsed, Dialect::Postgres)
@@ -329,6 +362,9 @@ metrics:
         "metrics.growth_per_sale.numerator: `growth` is computed from other metrics (a growth)",
         "metrics.running_per_sale.numerator: `running` is computed from other metrics (a running total)",
         "metrics.sales_per_net.denominator: `net` is computed from other metrics (a derived metric)",
+        "metrics.bad_window.window: a rolling window spans at least 2 periods",
+        "metrics.bad_window.window: a running total either rolls over a `window` or starts again at `to_date`",
+        "metrics.growth_window.window: a growth takes no `window`",
     ];
     for want in expected {
         assert!(
@@ -391,4 +427,68 @@ fn fiscal_years_read_back_in_every_dialect() {
             .sql
             .starts_with("SELECT CAST(EXTRACT(YEAR FROM DATE_TRUNC('month', o.o_orderdate) + INTERVAL '6 months') AS INTEGER) AS order_date_fiscal_year")
     );
+}
+
+/// A rolling window counts calendar periods, not rows present: the data's
+/// months have gaps (none between July and December 1995).
+#[tokio::test]
+async fn a_rolling_total_spans_calendar_periods_on_sqlite() {
+    let dir = std::env::temp_dir().join(format!("cassis-rolling-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("orders.sqlite");
+    let _ = std::fs::remove_file(&path);
+    let url = format!("sqlite://{}", path.display());
+    let mut conn = SqliteConnection::connect(&format!("{url}?mode=rwc"))
+        .await
+        .unwrap();
+    sqlx::raw_sql(
+        "CREATE TABLE orders (o_orderkey INTEGER PRIMARY KEY, o_orderdate TEXT, \
+         o_orderpriority TEXT, o_totalprice REAL)",
+    )
+    .execute(&mut conn)
+    .await
+    .unwrap();
+    for insert in inserts() {
+        sqlx::raw_sql(AssertSqlSafe(insert))
+            .execute(&mut conn)
+            .await
+            .unwrap();
+    }
+    conn.close().await.unwrap();
+    let warehouse = Warehouse::connect(&url).await.unwrap();
+    // Rolling 6 months by month in 1996: January reaches back to August
+    // 1995 (December's 400 and January's 500), though 1995 is not asked.
+    let plan = SemanticPlan {
+        measures: vec![Measure::Cumulative {
+            of: Box::new(metric("revenue")),
+            to_date: None,
+            window: Some(6),
+        }],
+        dimensions: vec![order_date().by(Grain::Month)],
+        filters: vec![Filter {
+            attribute: order_date(),
+            condition: Condition::OneOf(vec![Literal::Integer(1996)]),
+        }],
+        ..SemanticPlan::default()
+    };
+    assert_eq!(plan, cases()[5].1);
+    let compiled = compile(&ontology(), &plan, Dialect::Sqlite).unwrap();
+    let got = all_rows(&warehouse, &compiled.sql, Duration::from_secs(30))
+        .await
+        .unwrap();
+    assert_eq!(
+        normal(got),
+        normal(vec![
+            vec!["1996-01".into(), 500.into(), 900.into()],
+            vec!["1996-06".into(), 600.into(), 1100.into()],
+            vec!["1996-07".into(), 700.into(), 1300.into()],
+        ])
+    );
+    for dialect in Dialect::ALL {
+        let compiled = compile(&ontology(), &plan, dialect).unwrap();
+        let reparsed = cassis_core::sql::parse_select(dialect, &compiled.sql)
+            .unwrap_or_else(|e| panic!("{dialect:?}: {e}: {}", compiled.sql));
+        assert_eq!(reparsed.to_string(), compiled.sql, "{dialect:?}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
 }

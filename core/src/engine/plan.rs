@@ -94,6 +94,10 @@ pub enum Measure {
         of: Box<Measure>,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         to_date: Option<TimeBucket>,
+        /// A rolling total: each period with the `window - 1` periods
+        /// before it ("rolling 3-month revenue"), rather than every one.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        window: Option<u32>,
     },
     /// "Average quantity": an aggregate of one numeric attribute, for
     /// questions no metric names.

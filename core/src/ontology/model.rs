@@ -314,6 +314,9 @@ pub struct Metric {
     pub period: Option<Grain>,
     /// The period a running total starts again at: `year` for year to date.
     pub to_date: Option<Grain>,
+    /// A rolling total's span, in periods of the question's time grouping:
+    /// 3 for "the last 3 months" read by month.
+    pub window: Option<u32>,
     pub format: Option<MetricFormat>,
     pub label: String,
     pub description: String,
@@ -380,6 +383,8 @@ struct MetricDocument {
     period: Option<Grain>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     to_date: Option<Grain>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    window: Option<u32>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     format: Option<MetricFormat>,
     #[serde(default, skip_serializing_if = "String::is_empty")]
@@ -456,6 +461,7 @@ impl TryFrom<MetricDocument> for Metric {
             of: d.of,
             period: d.period,
             to_date: d.to_date,
+            window: d.window,
             format: d.format,
             label: d.label,
             description: d.description,
@@ -479,6 +485,7 @@ impl From<Metric> for MetricDocument {
             of: m.of,
             period: m.period,
             to_date: m.to_date,
+            window: m.window,
             format: m.format,
             label: m.label,
             description: m.description,

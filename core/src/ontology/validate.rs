@@ -473,9 +473,24 @@ impl Checker {
                 "a growth needs `period`: year, quarter, month, week or day, what it compares with the one before",
             );
         }
+        if let Some(window) = metric.window {
+            if window < 2 {
+                self.problem(
+                    format!("{path}.window"),
+                    "a rolling window spans at least 2 periods",
+                );
+            }
+            if metric.to_date.is_some() {
+                self.problem(
+                    format!("{path}.window"),
+                    "a running total either rolls over a `window` or starts again at `to_date`, not both",
+                );
+            }
+        }
         let unused = [
             ("period", !growth && metric.period.is_some()),
             ("to_date", growth && metric.to_date.is_some()),
+            ("window", growth && metric.window.is_some()),
             ("expr", metric.expr.is_some()),
             ("filters", !metric.filters.is_empty()),
             ("variants", !metric.variants.is_empty()),
@@ -576,6 +591,7 @@ impl Checker {
             ("of", metric.of.is_some(), "growth` or `type: cumulative"),
             ("period", metric.period.is_some(), "growth"),
             ("to_date", metric.to_date.is_some(), "cumulative"),
+            ("window", metric.window.is_some(), "cumulative"),
         ] {
             if present {
                 self.problem(

@@ -86,6 +86,7 @@ pub enum Shape {
     Cumulative {
         of: Measure,
         to_date: Option<Grain>,
+        window: Option<u32>,
         named: Option<String>,
     },
     Share {
@@ -188,10 +189,17 @@ fn shape(index: OntologyIndex<'_>, plan: &SemanticPlan) -> Result<Shape, Compile
                 metric: metric.clone(),
             });
         }
-        [Measure::Cumulative { of, to_date }] => {
+        [
+            Measure::Cumulative {
+                of,
+                to_date,
+                window,
+            },
+        ] => {
             return Ok(Shape::Cumulative {
                 of: (**of).clone(),
                 to_date: *to_date,
+                window: *window,
                 named: None,
             });
         }
@@ -205,6 +213,7 @@ fn shape(index: OntologyIndex<'_>, plan: &SemanticPlan) -> Result<Shape, Compile
             return Ok(Shape::Cumulative {
                 of: of(found),
                 to_date: found.to_date,
+                window: found.window,
                 named: Some(name.clone()),
             });
         }

@@ -139,6 +139,7 @@ fn measure_to_fiscal(ontology: &Ontology, measure: &mut Measure, years: &mut Vec
                 variant: None,
             }),
             to_date: Some(Grain::FiscalYear),
+            window: None,
         };
         return true;
     }

@@ -10,6 +10,7 @@ mod fiscal;
 mod labels;
 mod periods;
 mod reading;
+mod rolling;
 mod time;
 mod words;
 
@@ -47,6 +48,7 @@ pub fn plan(
     today: Option<Day>,
 ) -> Planned {
     let (question, fiscal) = fiscal::read(question);
+    let (question, window) = rolling::read(&question);
     let pieces = read(lexicon, &question, today);
     #[cfg(feature = "ssr")]
     tracing::trace!(?pieces, "the question as the planner read it");
@@ -73,10 +75,14 @@ pub fn plan(
         ),
         Planned::Plan(mut plan) => {
             plan.assumptions.extend(notes);
+            let planned = match window {
+                Some(window) => rolling::rolling_total(ontology, Planned::Plan(plan), window),
+                None => Planned::Plan(plan),
+            };
             if fiscal {
-                fiscal::fiscal_years(ontology, Planned::Plan(plan))
+                fiscal::fiscal_years(ontology, planned)
             } else {
-                Planned::Plan(plan)
+                planned
             }
         }
         refused => refused,
