@@ -130,7 +130,7 @@ pub(super) fn rolling_total(
         plan.assumptions.push(PlanAssumption::stated(format!(
             "Each {shown}'s rolling figure adds up that {shown} and the {} before it, whether or not they have rows or are among the periods asked about",
             match periods - 1 {
-                1 => format!("{shown}"),
+                1 => shown.clone(),
                 n => format!("{n} {shown}s"),
             }
         )));
