@@ -508,4 +508,42 @@ mod tests {
                 .any(|n| n.contains("--database and --schema"))
         );
     }
+
+    #[test]
+    fn a_metric_filtered_by_a_named_filter_shows_cortex_its_condition_and_reads_back() {
+        let yaml = r#"
+fiscal_year_start: april
+objects:
+  - name: order
+    table: orders
+    attributes:
+      - {name: order_key, column: o_orderkey, type: integer, role: identifier}
+      - {name: total_price, column: o_totalprice, type: decimal, role: measure}
+    filters:
+      - {name: urgent_orders, expr: "o_orderpriority = '1-URGENT'", label: Urgent orders, synonyms: [rush orders]}
+metrics:
+  - {name: urgent_revenue, object: order, aggregate: sum, expr: o_totalprice, filters: [urgent_orders]}
+"#;
+        let (ontology, back, export) = round_trip(yaml, Dialect::Sqlite);
+        assert_same(&back, &ontology);
+        // Cortex reads the filter's condition where the metric names it,
+        // and the filter itself among the table's.
+        assert!(
+            export.yaml.contains(
+                "expr: SUM(CASE WHEN (o_orderpriority = '1-URGENT') THEN o_totalprice END)"
+            ),
+            "{}",
+            export.yaml
+        );
+        assert!(
+            export.yaml.contains("- name: urgent_orders"),
+            "{}",
+            export.yaml
+        );
+        assert!(
+            export.notes.iter().any(|n| n.contains("fiscal_year_start")),
+            "{:?}",
+            export.notes
+        );
+    }
 }
