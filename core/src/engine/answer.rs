@@ -100,15 +100,20 @@ fn filters_phrase(ontology: &Ontology, filters: &[&Filter]) -> String {
             join_and(&names)
         };
         let phrase = match &filter.condition {
-            // "urgent orders only".
-            Condition::Named => {
+            // "(urgent orders only)", "(excluding urgent orders)".
+            Condition::Named | Condition::NotNamed => {
                 let title = ontology
                     .named_filter(&filter.attribute.object, &filter.attribute.attribute)
                     .map_or_else(
                         || filter.attribute.attribute.replace('_', " "),
                         |f| f.title(),
-                    );
-                format!("({} only)", title.to_lowercase())
+                    )
+                    .to_lowercase();
+                if filter.condition == Condition::Named {
+                    format!("({title} only)")
+                } else {
+                    format!("(excluding {title})")
+                }
             }
             Condition::OneOf(values)
                 if filter.attribute.bucket == Some(crate::ontology::Grain::FiscalYear) =>

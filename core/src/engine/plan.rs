@@ -225,6 +225,8 @@ pub enum Condition {
     /// The object's named filter holds: the filter's name stands where an
     /// attribute's would (`order.urgent_orders`): "urgent orders".
     Named,
+    /// The object's named filter does not hold: "orders that are not urgent".
+    NotNamed,
 }
 
 impl Condition {
@@ -247,10 +249,18 @@ impl Filter {
         }
     }
 
-    /// Whether it applies one of an object's named filters rather than a
-    /// condition on an attribute.
+    /// The rows of `object` its named filter `filter` does not keep.
+    pub fn not_named(object: &str, filter: &str) -> Self {
+        Filter {
+            attribute: AttributeRef::new(object, filter),
+            condition: Condition::NotNamed,
+        }
+    }
+
+    /// Whether it applies one of an object's named filters (or excludes
+    /// its rows) rather than a condition on an attribute.
     pub fn is_named(&self) -> bool {
-        self.condition == Condition::Named
+        matches!(self.condition, Condition::Named | Condition::NotNamed)
     }
 }
 

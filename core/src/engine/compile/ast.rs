@@ -63,6 +63,7 @@ pub(super) fn comparison(column: Expr, condition: &Condition) -> Expr {
         // reaches here. Were it to, matching nothing is the safe reading.
         Condition::NotAmong { .. }
         | Condition::Named
+        | Condition::NotNamed
         | Condition::Extreme { .. }
         | Condition::AboveAttribute(_)
         | Condition::BelowAttribute(_) => Expr::value(Value::Boolean(false)),

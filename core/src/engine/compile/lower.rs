@@ -275,7 +275,14 @@ impl<'a> Compiler<'a> {
 
     pub(super) fn filter(&self, filter: &Filter, aliases: &Aliases) -> Result<Expr, CompileError> {
         if filter.is_named() {
-            return self.named_filter(&filter.attribute, aliases);
+            let kept = self.named_filter(&filter.attribute, aliases)?;
+            return Ok(match filter.condition {
+                Condition::NotNamed => Expr::UnaryOp {
+                    op: sqlparser::ast::UnaryOperator::Not,
+                    expr: Box::new(kept),
+                },
+                _ => kept,
+            });
         }
         // "fiscal 1996": the days from the fiscal year's first to the
         // next one's, on the date itself.

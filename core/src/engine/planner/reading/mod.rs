@@ -82,8 +82,9 @@ pub(super) struct Reading {
     mentioned: Vec<usize>,
     /// Objects mentioned after "all": rolled up, not grouped.
     rolled_up: Vec<usize>,
-    /// Named filters used ("urgent orders"), as object and filter positions.
-    named_filters: Vec<(usize, usize)>,
+    /// Named filters used ("urgent orders"), as object and filter
+    /// positions, and whether a negation excluded their rows.
+    named_filters: Vec<(usize, usize, bool)>,
     /// Values named in the question: for each span, every attribute it may
     /// be a value of, with the matching values; resolved once the plan's
     /// objects are known.

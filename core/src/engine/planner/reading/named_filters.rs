@@ -9,6 +9,7 @@ use crate::ontology::Ontology;
 impl Reading {
     /// Keeps the named filters a concept names; true when it named one,
     /// which is then its whole meaning ("urgent" is no priority value).
+    /// After "not", "except", "non-": the rows it keeps are excluded.
     pub(super) fn place_named_filter(&mut self, entries: &[Entry]) -> bool {
         let named: Vec<(usize, usize)> = entries
             .iter()
@@ -17,19 +18,29 @@ impl Reading {
                 _ => None,
             })
             .collect();
-        for found in &named {
-            if !self.named_filters.contains(found) {
-                self.named_filters.push(*found);
+        if named.is_empty() {
+            return false;
+        }
+        let negated = std::mem::take(&mut self.negate);
+        for (object, filter) in named {
+            let found = (object, filter, negated);
+            if !self.named_filters.contains(&found) {
+                self.named_filters.push(found);
             }
         }
-        !named.is_empty()
+        true
     }
 
     /// The plan's filters for the named filters the question used.
     pub(super) fn apply_named_filters(&self, ontology: &Ontology, assembly: &mut Assembly) {
-        for (o, f) in &self.named_filters {
+        for (o, f, negated) in &self.named_filters {
             let object = &ontology.objects[*o];
-            let filter = Filter::named(&object.name, &object.filters[*f].name);
+            let name = &object.filters[*f].name;
+            let filter = if *negated {
+                Filter::not_named(&object.name, name)
+            } else {
+                Filter::named(&object.name, name)
+            };
             if !assembly.plan.filters.contains(&filter) {
                 assembly.plan.filters.push(filter);
             }
@@ -78,5 +89,22 @@ mod tests {
         let (p, sql) = planned("revenue from urgent orders by region");
         assert!(p.filters.contains(&urgent), "{p:?}");
         assert!(sql.contains("(o.o_orderpriority = '1-URGENT')"), "{sql}");
+        // Excluded after a negation, never kept.
+        for question in [
+            "how many orders were not urgent in 1995",
+            "how many orders except urgent orders in 1995",
+        ] {
+            let (p, sql) = planned(question);
+            assert!(
+                p.filters
+                    .contains(&Filter::not_named("order", "urgent_orders")),
+                "{question}: {p:?}"
+            );
+            assert!(!p.filters.contains(&urgent), "{question}: {p:?}");
+            assert!(
+                sql.contains("NOT (o.o_orderpriority = '1-URGENT')"),
+                "{sql}"
+            );
+        }
     }
 }
