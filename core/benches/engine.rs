@@ -23,6 +23,20 @@ mod common;
 
 const SEED_QUESTION: &str = "Who won the most races in 2023?";
 
+/// A handful of F1 questions of different shapes: a ranking, a count, a
+/// name's wins, a ratio per driver, a growth, a running total, an average
+/// per race and a top 5.
+const F1_QUESTIONS: [&str; 8] = [
+    SEED_QUESTION,
+    "How many races were held in 2023?",
+    "how many races did Lewis Hamilton win",
+    "win rate by driver in 2021",
+    "number of races growth in 2021 vs 2020",
+    "running total of races by quarter in 2021",
+    "average points per race for Max Verstappen in 2023",
+    "top 5 drivers by points in 2022",
+];
+
 fn f1_yaml() -> String {
     std::fs::read_to_string(
         Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/f1/ontology.yaml"),
@@ -125,6 +139,14 @@ fn planning(c: &mut Criterion) {
     );
     c.bench_function("plan+compile/f1/seed question", |b| {
         b.iter(|| plan_and_compile(&f1, &lexicon, black_box(SEED_QUESTION)))
+    });
+    // Divide by 8 for the time per question.
+    c.bench_function("plan+compile/f1/8 questions", |b| {
+        b.iter(|| {
+            for question in F1_QUESTIONS {
+                black_box(plan_and_compile(&f1, &lexicon, black_box(question)));
+            }
+        })
     });
 
     let (big, values) = generated_ontology();

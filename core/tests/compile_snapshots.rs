@@ -275,7 +275,9 @@ fn canonical_plans_resolve() {
                 Shape::Growth {
                     of, period, named, ..
                 } => format!("growth {named:?} of {of:?} by {}", period.name()),
-                Shape::Cumulative { of, to_date, named } => {
+                Shape::Cumulative {
+                    of, to_date, named, ..
+                } => {
                     format!("running total {named:?} of {of:?} to date {to_date:?}")
                 }
                 Shape::Share { .. } => "share".to_owned(),

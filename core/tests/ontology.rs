@@ -218,9 +218,10 @@ mod round_trip {
             texts(),
             texts(),
             prop::collection::vec(attribute(), 0..3),
+            prop::collection::vec(named_filter(), 0..2),
         )
             .prop_map(
-                |(name, table, label, synonyms, primary_key, attributes)| Object {
+                |(name, table, label, synonyms, primary_key, attributes, filters)| Object {
                     name,
                     table,
                     label,
@@ -228,8 +229,19 @@ mod round_trip {
                     synonyms,
                     primary_key,
                     attributes,
+                    filters,
                 },
             )
+    }
+
+    fn named_filter() -> impl Strategy<Value = NamedFilter> {
+        (text(), text(), text(), texts()).prop_map(|(name, expr, label, synonyms)| NamedFilter {
+            name,
+            expr,
+            label,
+            description: String::new(),
+            synonyms,
+        })
     }
 
     fn metric() -> impl Strategy<Value = Metric> {
@@ -365,11 +377,21 @@ mod round_trip {
             prop::collection::vec(prop_oneof![metric(), ratio(), over_periods()], 0..3),
             prop::collection::vec(rule, 0..2),
             prop::collection::vec(verified, 0..2),
+            prop::option::of(prop::sample::select(Month::ALL.to_vec())),
         )
             .prop_map(
-                |(description, objects, relationships, metrics, rules, verified_questions)| {
+                |(
+                    description,
+                    objects,
+                    relationships,
+                    metrics,
+                    rules,
+                    verified_questions,
+                    fiscal_year_start,
+                )| {
                     Ontology {
                         description,
+                        fiscal_year_start,
                         objects,
                         relationships,
                         metrics,

@@ -67,7 +67,6 @@ test('a Snowflake Cortex semantic model imports into the draft, with its warning
   await expect(warnings).toContainText(/Imported with \d+ warning\(s\): review them, then save the draft\./);
   for (const warning of [
     'cortex.yaml:46: tables.nation.dimensions.nation_name: its Cortex Search service has no Cassis equivalent; not imported',
-    'cortex.yaml:139: tables.orders.filters.urgent: Cassis has no named filters yet',
     'cortex.yaml:194: tables.line_item.metrics.revenue_margin_estimate: `SUM(net_amount) - SUM(quantity) * 10` is not one aggregate',
   ]) {
     await expect(warnings.getByRole('listitem').filter({ hasText: warning })).toHaveCount(1);
@@ -84,7 +83,8 @@ test('a Snowflake Cortex semantic model imports into the draft, with its warning
   await tree.getByRole('button', { name: /^average_revenue_per_order\b/ }).click();
   await expect(page.getByTestId('element-detail')).toContainText('revenue / order_count');
   await expect(page.getByTestId('element-detail')).toContainText('Net revenue divided by the number of orders.');
-  // The filter Cassis cannot name is kept as a business rule.
+  // Its named filter is the orders' own now, with no warning.
+  await expect(warnings).not.toContainText('tables.orders.filters.urgent');
   await page.getByLabel('Search the model').fill('urgent');
   await expect(tree).toContainText('urgent');
 });

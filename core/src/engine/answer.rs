@@ -100,6 +100,26 @@ fn filters_phrase(ontology: &Ontology, filters: &[&Filter]) -> String {
             join_and(&names)
         };
         let phrase = match &filter.condition {
+            // "(urgent orders only)", "(excluding urgent orders)".
+            Condition::Named | Condition::NotNamed => {
+                let title = ontology
+                    .named_filter(&filter.attribute.object, &filter.attribute.attribute)
+                    .map_or_else(
+                        || filter.attribute.attribute.replace('_', " "),
+                        |f| f.title(),
+                    )
+                    .to_lowercase();
+                if filter.condition == Condition::Named {
+                    format!("({title} only)")
+                } else {
+                    format!("(excluding {title})")
+                }
+            }
+            Condition::OneOf(values)
+                if filter.attribute.bucket == Some(crate::ontology::Grain::FiscalYear) =>
+            {
+                format!("in fiscal {}", list(values))
+            }
             Condition::OneOf(values) if values.iter().all(is_year) => {
                 format!("in {}", list(values))
             }

@@ -61,6 +61,8 @@ pub enum CompileError {
     UnknownObject(String),
     #[error("the object `{object}` has no attribute `{attribute}`")]
     UnknownAttribute { object: String, attribute: String },
+    #[error("the object `{object}` has no named filter `{filter}`")]
+    UnknownFilter { object: String, filter: String },
     #[error(transparent)]
     Unreachable(#[from] Unreachable),
     #[error(
@@ -122,6 +124,8 @@ pub enum CompileError {
     DerivedInside(String),
     #[error("a running total adds up period after period: group by a period (\"by month\")")]
     CumulativeWithoutTime,
+    #[error("a rolling total spans months, quarters or years; group by one of them, not by {0}")]
+    RollingGrain(&'static str),
     #[error("the SQL `{text}` of {what} {error}")]
     Expression {
         what: String,
@@ -181,8 +185,13 @@ impl Compiler<'_> {
                 named,
             } => return self.growth(plan, &of, period, periods, named.as_deref()),
             Shape::Derived { metric } => return self.derived(plan, &metric),
-            Shape::Cumulative { of, to_date, named } => {
-                return self.cumulative(plan, &of, to_date, named.as_deref());
+            Shape::Cumulative {
+                of,
+                to_date,
+                window,
+                named,
+            } => {
+                return self.cumulative(plan, &of, to_date, window, named.as_deref());
             }
             Shape::Share { part, whole, only } => return self.share(plan, &part, &whole, &only),
             Shape::AveragePer { of, per } => return self.average_per(plan, &of, &per),

@@ -30,6 +30,11 @@ pub enum Concept {
         metric: usize,
         variant: usize,
     },
+    /// A named filter of an object: "urgent" keeps the urgent orders.
+    Filter {
+        object: usize,
+        filter: usize,
+    },
     /// A value of an attribute: "Ferrari" is a constructor's name.
     Value {
         object: usize,
@@ -243,6 +248,7 @@ impl Lexicon {
                 lexicon.add_kind_aliases(object, o, a, &attribute.known_values);
             }
         }
+        lexicon.add_named_filters(ontology);
         for (m, metric) in ontology.metrics.iter().enumerate() {
             lexicon.add(&metric.name, Concept::Metric(m), Strength::Name);
             lexicon.add(&metric.label, Concept::Metric(m), Strength::Name);
@@ -314,7 +320,11 @@ impl Lexicon {
     }
 
     fn add(&mut self, phrase: &str, concept: Concept, strength: Strength) {
-        let key = text::key(phrase);
+        self.add_keyed(text::key(phrase), phrase, concept, strength);
+    }
+
+    /// Adds `phrase` under `key`, its stemmed words (or some of them).
+    fn add_keyed(&mut self, key: String, phrase: &str, concept: Concept, strength: Strength) {
         if key.is_empty() || key.split(' ').count() > MAX_PHRASE_WORDS {
             return;
         }
@@ -336,6 +346,51 @@ impl Lexicon {
                 strength,
                 alias: false,
             }),
+        }
+    }
+
+    /// A named filter by its name, label and synonyms, each without the
+    /// words for its object at the end ("urgent orders" is entered as
+    /// "urgent"): like a value, it qualifies the thing named after it, so
+    /// "how many urgent orders" still counts the orders.
+    fn add_named_filters(&mut self, ontology: &Ontology) {
+        for (o, object) in ontology.objects.iter().enumerate() {
+            let kinds: Vec<String> = [object.name.as_str(), object.label.as_str()]
+                .into_iter()
+                .chain(object.synonyms.iter().map(String::as_str))
+                .map(text::key)
+                .filter(|k| !k.is_empty())
+                .collect();
+            for (f, filter) in object.filters.iter().enumerate() {
+                let concept = Concept::Filter {
+                    object: o,
+                    filter: f,
+                };
+                let phrases = [
+                    (filter.name.as_str(), Strength::Name),
+                    (filter.label.as_str(), Strength::Name),
+                ]
+                .into_iter()
+                .chain(
+                    filter
+                        .synonyms
+                        .iter()
+                        .map(|s| (s.as_str(), Strength::Synonym)),
+                );
+                for (phrase, strength) in phrases {
+                    let key = text::key(phrase);
+                    let head = kinds
+                        .iter()
+                        .find_map(|kind| key.strip_suffix(kind.as_str())?.strip_suffix(' '))
+                        .filter(|head| !head.is_empty())
+                        .map(str::to_owned);
+                    match head {
+                        // The head alone is no phrase as written.
+                        Some(head) => self.add_keyed(head, "", concept.clone(), strength),
+                        None => self.add(phrase, concept.clone(), strength),
+                    }
+                }
+            }
         }
     }
 

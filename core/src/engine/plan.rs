@@ -94,6 +94,10 @@ pub enum Measure {
         of: Box<Measure>,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         to_date: Option<TimeBucket>,
+        /// A rolling total: each period with the `window - 1` periods
+        /// before it ("rolling 3-month revenue"), rather than every one.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        window: Option<u32>,
     },
     /// "Average quantity": an aggregate of one numeric attribute, for
     /// questions no metric names.
@@ -218,6 +222,11 @@ pub enum Condition {
     /// Less (earlier) than another attribute of the same row: "shipped
     /// before the promised date".
     BelowAttribute(AttributeRef),
+    /// The object's named filter holds: the filter's name stands where an
+    /// attribute's would (`order.urgent_orders`): "urgent orders".
+    Named,
+    /// The object's named filter does not hold: "orders that are not urgent".
+    NotNamed,
 }
 
 impl Condition {
@@ -228,6 +237,30 @@ impl Condition {
             Condition::AboveAttribute(other) | Condition::BelowAttribute(other) => Some(other),
             _ => None,
         }
+    }
+}
+
+impl Filter {
+    /// The rows of `object` its named filter `filter` keeps.
+    pub fn named(object: &str, filter: &str) -> Self {
+        Filter {
+            attribute: AttributeRef::new(object, filter),
+            condition: Condition::Named,
+        }
+    }
+
+    /// The rows of `object` its named filter `filter` does not keep.
+    pub fn not_named(object: &str, filter: &str) -> Self {
+        Filter {
+            attribute: AttributeRef::new(object, filter),
+            condition: Condition::NotNamed,
+        }
+    }
+
+    /// Whether it applies one of an object's named filters (or excludes
+    /// its rows) rather than a condition on an attribute.
+    pub fn is_named(&self) -> bool {
+        matches!(self.condition, Condition::Named | Condition::NotNamed)
     }
 }
 

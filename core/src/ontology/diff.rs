@@ -8,6 +8,8 @@ use std::fmt;
 #[serde(rename_all = "snake_case")]
 pub enum Concept {
     Description,
+    /// An ontology-wide setting: the fiscal year's start.
+    Setting,
     Object,
     Attribute,
     Relationship,
@@ -20,6 +22,7 @@ impl Concept {
     pub fn as_str(self) -> &'static str {
         match self {
             Concept::Description => "description",
+            Concept::Setting => "setting",
             Concept::Object => "object",
             Concept::Attribute => "attribute",
             Concept::Relationship => "relationship",
@@ -66,6 +69,17 @@ pub fn diff(old: &Ontology, new: &Ontology) -> Vec<Change> {
             concept: Concept::Description,
             name: "ontology".into(),
             kind: ChangeKind::Changed,
+        });
+    }
+    if old.fiscal_year_start != new.fiscal_year_start {
+        changes.push(Change {
+            concept: Concept::Setting,
+            name: "fiscal_year_start".into(),
+            kind: match (old.fiscal_year_start, new.fiscal_year_start) {
+                (None, _) => ChangeKind::Added,
+                (_, None) => ChangeKind::Removed,
+                _ => ChangeKind::Changed,
+            },
         });
     }
     compare(

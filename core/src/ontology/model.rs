@@ -14,6 +14,12 @@ fn is_false(value: &bool) -> bool {
 pub struct Ontology {
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub description: String,
+    /// The month the business's fiscal year starts in (`july`); a fiscal
+    /// year is named by the calendar year it ends in, so with July FY1996
+    /// runs from July 1995 to June 1996. Absent: fiscal years are calendar
+    /// years.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fiscal_year_start: Option<Month>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub objects: Vec<Object>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -46,6 +52,96 @@ pub struct Object {
     pub primary_key: Vec<String>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub attributes: Vec<Attribute>,
+    /// Conditions on its rows the business calls by name: `urgent_orders`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub filters: Vec<NamedFilter>,
+}
+
+/// A condition on one object's rows with a name (a segment): "urgent
+/// orders" are the orders of priority `1-URGENT`. Questions use it by its
+/// name or synonyms, and a metric's filters by its name.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NamedFilter {
+    pub name: String,
+    /// SQL over the object's columns: `o_orderpriority = '1-URGENT'`.
+    pub expr: String,
+    /// What people call the rows it keeps: `Urgent orders`.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub label: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub description: String,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub synonyms: Vec<String>,
+}
+
+impl NamedFilter {
+    /// How an answer names the rows it keeps: its label, else its name in words.
+    pub fn title(&self) -> String {
+        if self.label.is_empty() {
+            self.name.replace('_', " ")
+        } else {
+            self.label.clone()
+        }
+    }
+}
+
+/// A month of the year, as a fiscal year's start is written: `july`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Month {
+    January,
+    February,
+    March,
+    April,
+    May,
+    June,
+    July,
+    August,
+    September,
+    October,
+    November,
+    December,
+}
+
+impl Month {
+    pub const ALL: [Month; 12] = [
+        Month::January,
+        Month::February,
+        Month::March,
+        Month::April,
+        Month::May,
+        Month::June,
+        Month::July,
+        Month::August,
+        Month::September,
+        Month::October,
+        Month::November,
+        Month::December,
+    ];
+
+    /// 1 for January to 12 for December.
+    pub fn number(self) -> u32 {
+        Month::ALL.iter().position(|m| *m == self).unwrap_or(0) as u32 + 1
+    }
+
+    /// The month as people write it: `July`.
+    pub fn title(self) -> &'static str {
+        [
+            "January",
+            "February",
+            "March",
+            "April",
+            "May",
+            "June",
+            "July",
+            "August",
+            "September",
+            "October",
+            "November",
+            "December",
+        ][self.number() as usize - 1]
+    }
 }
 
 /// A column of an object, or a SQL expression over its columns.
@@ -83,6 +179,21 @@ impl Ontology {
             .attributes
             .iter()
             .find(|a| a.name == attribute)
+    }
+
+    /// The named filter `filter` of the object `object`, if both exist.
+    pub fn named_filter(&self, object: &str, filter: &str) -> Option<&NamedFilter> {
+        self.objects
+            .iter()
+            .find(|o| o.name == object)?
+            .filters
+            .iter()
+            .find(|f| f.name == filter)
+    }
+
+    /// The month fiscal years start in: January when none is set.
+    pub fn fiscal_start(&self) -> Month {
+        self.fiscal_year_start.unwrap_or(Month::January)
     }
 }
 
@@ -203,6 +314,9 @@ pub struct Metric {
     pub period: Option<Grain>,
     /// The period a running total starts again at: `year` for year to date.
     pub to_date: Option<Grain>,
+    /// A rolling total's span, in periods of the question's time grouping:
+    /// 3 for "the last 3 months" read by month.
+    pub window: Option<u32>,
     pub format: Option<MetricFormat>,
     pub label: String,
     pub description: String,
@@ -269,6 +383,8 @@ struct MetricDocument {
     period: Option<Grain>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     to_date: Option<Grain>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    window: Option<u32>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     format: Option<MetricFormat>,
     #[serde(default, skip_serializing_if = "String::is_empty")]
@@ -345,6 +461,7 @@ impl TryFrom<MetricDocument> for Metric {
             of: d.of,
             period: d.period,
             to_date: d.to_date,
+            window: d.window,
             format: d.format,
             label: d.label,
             description: d.description,
@@ -368,6 +485,7 @@ impl From<Metric> for MetricDocument {
             of: m.of,
             period: m.period,
             to_date: m.to_date,
+            window: m.window,
             format: m.format,
             label: m.label,
             description: m.description,
@@ -454,15 +572,20 @@ pub enum Grain {
     Week,
     /// "1997-03-14": the day itself, without a time of day.
     Day,
+    /// The fiscal year, as the number of the calendar year it ends in
+    /// (with a July start, July 1995 to June 1996 is 1996); the calendar
+    /// year when the ontology sets no `fiscal_year_start`.
+    FiscalYear,
 }
 
 impl Grain {
-    pub const ALL: [Grain; 5] = [
+    pub const ALL: [Grain; 6] = [
         Grain::Day,
         Grain::Week,
         Grain::Month,
         Grain::Quarter,
         Grain::Year,
+        Grain::FiscalYear,
     ];
 
     /// As written in YAML and in output column names: `quarter`.
@@ -473,13 +596,14 @@ impl Grain {
             Grain::Quarter => "quarter",
             Grain::Week => "week",
             Grain::Day => "day",
+            Grain::FiscalYear => "fiscal_year",
         }
     }
 
     /// How many months one period spans, for the grains made of months.
     pub fn months(self) -> Option<u32> {
         match self {
-            Grain::Year => Some(12),
+            Grain::Year | Grain::FiscalYear => Some(12),
             Grain::Quarter => Some(3),
             Grain::Month => Some(1),
             Grain::Week | Grain::Day => None,

@@ -181,6 +181,7 @@ impl Checker {
                     attribute,
                 );
             }
+            self.named_filters(&path, object);
             for column in &object.primary_key {
                 if !has_column(object, column) {
                     self.problem(
@@ -191,6 +192,40 @@ impl Checker {
                         ),
                     );
                 }
+            }
+        }
+    }
+
+    /// An object's named filters: each a condition over its columns, with
+    /// a name no attribute of the object has, so a metric's filter that
+    /// names one cannot mean a column instead.
+    fn named_filters(&mut self, path: &str, object: &Object) {
+        let at = format!("{path}.filters");
+        self.unique(
+            &at,
+            "filters",
+            object.filters.iter().map(|f| f.name.as_str()),
+        );
+        for (j, filter) in object.filters.iter().enumerate() {
+            let fpath = element(&at, j, &filter.name);
+            self.name(&fpath, &filter.name);
+            self.synonyms(&fpath, &filter.synonyms);
+            if has_column(object, &filter.name) {
+                self.problem(
+                    format!("{fpath}.name"),
+                    format!(
+                        "`{}` is also a column or attribute of `{}`; give the filter another name",
+                        filter.name, object.name
+                    ),
+                );
+            }
+            if filter.expr.trim().is_empty() {
+                self.problem(
+                    format!("{fpath}.expr"),
+                    "needs `expr`: the condition over the object's columns",
+                );
+            } else {
+                self.expression(format!("{fpath}.expr"), &filter.expr);
             }
         }
     }
@@ -326,6 +361,20 @@ impl Checker {
                         "`{side}` is itself a ratio; a ratio divides two metrics that aggregate rows"
                     ),
                 ),
+                // Each side is computed as one column at the question's
+                // grain; a growth or a running total is several columns
+                // over periods, and a derived metric several metrics.
+                Some(other) if other.kind != MetricKind::Simple => self.problem(
+                    at,
+                    format!(
+                        "`{side}` is computed from other metrics ({}); a ratio divides two metrics that aggregate rows",
+                        match other.kind {
+                            MetricKind::Growth => "a growth",
+                            MetricKind::Cumulative => "a running total",
+                            _ => "a derived metric",
+                        }
+                    ),
+                ),
                 Some(other) => side_objects.push(other.object.as_str()),
             }
         }
@@ -424,9 +473,24 @@ impl Checker {
                 "a growth needs `period`: year, quarter, month, week or day, what it compares with the one before",
             );
         }
+        if let Some(window) = metric.window {
+            if window < 2 {
+                self.problem(
+                    format!("{path}.window"),
+                    "a rolling window spans at least 2 periods",
+                );
+            }
+            if metric.to_date.is_some() {
+                self.problem(
+                    format!("{path}.window"),
+                    "a running total either rolls over a `window` or starts again at `to_date`, not both",
+                );
+            }
+        }
         let unused = [
             ("period", !growth && metric.period.is_some()),
             ("to_date", growth && metric.to_date.is_some()),
+            ("window", growth && metric.window.is_some()),
             ("expr", metric.expr.is_some()),
             ("filters", !metric.filters.is_empty()),
             ("variants", !metric.variants.is_empty()),
@@ -527,6 +591,7 @@ impl Checker {
             ("of", metric.of.is_some(), "growth` or `type: cumulative"),
             ("period", metric.period.is_some(), "growth"),
             ("to_date", metric.to_date.is_some(), "cumulative"),
+            ("window", metric.window.is_some(), "cumulative"),
         ] {
             if present {
                 self.problem(

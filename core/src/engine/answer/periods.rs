@@ -203,6 +203,7 @@ mod tests {
                     variant: None,
                 }),
                 to_date: None,
+                window: None,
             }],
             dimensions: vec![AttributeRef::new("order", "order_date").by(Grain::Month)],
             ..SemanticPlan::default()

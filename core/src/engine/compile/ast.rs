@@ -2,8 +2,9 @@
 //! empty statements from constant templates, so every query is an
 //! `sqlparser` AST, printed once at the end.
 
+use super::grains::fiscal_year_start;
 use crate::engine::plan::{Condition, Literal};
-use crate::ontology::Aggregate;
+use crate::ontology::{Aggregate, Month};
 use crate::project::Dialect;
 use crate::sql::{self, SqlDialect};
 use sqlparser::ast::{
@@ -61,6 +62,8 @@ pub(super) fn comparison(column: Expr, condition: &Condition) -> Expr {
         // `Compiler::filter` renders it, with the metric's table; it never
         // reaches here. Were it to, matching nothing is the safe reading.
         Condition::NotAmong { .. }
+        | Condition::Named
+        | Condition::NotNamed
         | Condition::Extreme { .. }
         | Condition::AboveAttribute(_)
         | Condition::BelowAttribute(_) => Expr::value(Value::Boolean(false)),
@@ -93,14 +96,16 @@ pub(super) fn comparison(column: Expr, condition: &Condition) -> Expr {
 }
 
 /// Years compared with a date column become ranges of ISO dates, which
-/// SQLite (dates as text) and PostgreSQL (typed dates) both compare correctly.
-pub(super) fn year_filter_on_date(column: Expr, condition: &Condition) -> Expr {
-    let start = |year: &Literal| match year {
-        Literal::Integer(y) => Literal::Text(format!("{y:04}-01-01")),
+/// SQLite (dates as text) and PostgreSQL (typed dates) both compare
+/// correctly. Years start in January, or in `start` for fiscal years (each
+/// named by the calendar year it ends in).
+pub(super) fn year_filter_on_date(column: Expr, condition: &Condition, start: Month) -> Expr {
+    let next = |year: &Literal| match year {
+        Literal::Integer(y) => Literal::Text(fiscal_year_start(y + 1, start)),
         other => other.clone(),
     };
-    let next = |year: &Literal| match year {
-        Literal::Integer(y) => Literal::Text(format!("{:04}-01-01", y + 1)),
+    let start = |year: &Literal| match year {
+        Literal::Integer(y) => Literal::Text(fiscal_year_start(*y, start)),
         other => other.clone(),
     };
     let range = |low: &Literal, high: &Literal| {

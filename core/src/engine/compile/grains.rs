@@ -5,27 +5,53 @@
 //! compiler's own rendering of an attribute.
 
 use super::{CompileError, substitute};
-use crate::ontology::{Attribute, AttributeRole, DataType, Grain};
+use crate::ontology::{Attribute, AttributeRole, DataType, Grain, Month};
 use crate::sql::{self, SqlDialect, dialect::VALUE};
 use sqlparser::ast::Expr;
 
 /// The period `date` falls in, at `grain`: the year as a number; the
 /// month, quarter, week and day as ISO-like text that sorts as the periods
 /// do (`1997-03`, `1997-Q1`, the Monday `1997-03-10`, `1997-03-14`).
+///
+/// A fiscal year is the calendar year of the date moved forward by the
+/// months left from its start to January (six for a July start), so July
+/// 1995 to June 1996 all read 1996: the dialect's own month arithmetic and
+/// year, no new template per dialect.
 pub(super) fn bucket(
     dialect: &dyn SqlDialect,
     grain: Grain,
     date: Expr,
     data_type: DataType,
+    fiscal_start: Month,
 ) -> Expr {
+    let date = as_date(dialect, date, data_type);
     let template = match grain {
         Grain::Year => dialect.year_of(),
         Grain::Month => dialect.month_of(),
         Grain::Quarter => dialect.quarter_of(),
         Grain::Week => dialect.week_of(),
         Grain::Day => dialect.day_of(),
+        Grain::FiscalYear => {
+            let ahead = (13 - fiscal_start.number()) % 12;
+            let date = if ahead == 0 {
+                date
+            } else {
+                apply(dialect, &dialect.add_months(i64::from(ahead)), date)
+            };
+            return apply(dialect, dialect.year_of(), date);
+        }
     };
-    apply(dialect, template, as_date(dialect, date, data_type))
+    apply(dialect, template, date)
+}
+
+/// The first day of fiscal year `year` (named by the calendar year it
+/// ends in) as ISO text: `1995-07-01` for FY1996 starting in July.
+pub(super) fn fiscal_year_start(year: i64, start: Month) -> String {
+    if start.number() == 1 {
+        format!("{year:04}-01-01")
+    } else {
+        format!("{:04}-{:02}-01", year - 1, start.number())
+    }
 }
 
 /// `date` moved `periods` of `grain` later (earlier when negative). Months
@@ -41,7 +67,10 @@ pub(super) fn shift(
 ) -> Result<Expr, CompileError> {
     if data_type == DataType::Integer {
         return match grain {
-            Grain::Year => Ok(apply(dialect, &format!("{VALUE} + {periods}"), date)),
+            // A fiscal year held as a number is a number too.
+            Grain::Year | Grain::FiscalYear => {
+                Ok(apply(dialect, &format!("{VALUE} + {periods}"), date))
+            }
             _ => Err(CompileError::GrainOfYear(grain.name())),
         };
     }

@@ -5,13 +5,13 @@
 
 use super::ast::{
     aggregate_call, and, binary, comparison, conditional, derived, empty_select, finish, number,
-    order_by, query_of, select_item, table_factor, year_filter_on_date,
+    order_by, qualify, query_of, select_item, substitute, table_factor, year_filter_on_date,
 };
 use super::resolve::{self, Fanning, Input, ResolvedMeasure, needed_objects, refuse_chasm_trap};
 use super::{Aliases, CompileError, Compiler, display_attribute, grains};
 use crate::engine::graph::{self, JoinTree};
 use crate::engine::plan::{AttributeRef, Condition, Filter, Order, SemanticPlan, TimeBucket};
-use crate::ontology::{Aggregate, AttributeRole, DataType, Object};
+use crate::ontology::{Aggregate, AttributeRole, DataType, Grain, Month, Object};
 use crate::sql;
 use sqlparser::ast::{
     BinaryOperator, Distinct, Expr, GroupByExpr, Ident, InTarget, Join, JoinConstraint,
@@ -180,7 +180,13 @@ impl<'a> Compiler<'a> {
                 grain: grain.name(),
             });
         }
-        Ok(grains::bucket(self.sql, grain, expr, attribute.data_type))
+        Ok(grains::bucket(
+            self.sql,
+            grain,
+            expr,
+            attribute.data_type,
+            self.ontology.fiscal_start(),
+        ))
     }
 
     pub(super) fn attribute_type(&self, reference: &AttributeRef) -> Option<DataType> {
@@ -204,7 +210,7 @@ impl<'a> Compiler<'a> {
         let condition = measure
             .filters
             .iter()
-            .map(|text| self.expression(&measure.name, text, alias))
+            .map(|text| self.condition(&measure.name, text, &measure.base, alias))
             .collect::<Result<Vec<_>, _>>()?
             .into_iter()
             .reduce(and);
@@ -227,7 +233,100 @@ impl<'a> Compiler<'a> {
         }
     }
 
+    /// A metric's condition over its object's columns, where a name of one
+    /// of the object's named filters (`urgent_orders`) stands for that
+    /// filter's condition.
+    pub(super) fn condition(
+        &self,
+        what: &str,
+        text: &str,
+        object: &str,
+        alias: &Ident,
+    ) -> Result<Expr, CompileError> {
+        let mut expr = sql::parse_expression(self.sql.dialect(), text).map_err(|error| {
+            CompileError::Expression {
+                what: what.to_owned(),
+                text: text.to_owned(),
+                error,
+            }
+        })?;
+        if let Some(object) = self.index.object(object) {
+            for named in &object.filters {
+                let mut found = false;
+                let _ = sqlparser::ast::visit_expressions(&expr, |e| {
+                    found |= matches!(e, Expr::Identifier(i) if i.value == named.name);
+                    std::ops::ControlFlow::<()>::Continue(())
+                });
+                if found {
+                    let condition = sql::parse_expression(self.sql.dialect(), &named.expr)
+                        .map_err(|error| CompileError::Expression {
+                            what: format!("the filter {}.{}", object.name, named.name),
+                            text: named.expr.clone(),
+                            error,
+                        })?;
+                    substitute(&mut expr, &named.name, &Expr::Nested(Box::new(condition)));
+                }
+            }
+        }
+        qualify(&mut expr, alias);
+        Ok(expr)
+    }
+
+    /// The condition of the named filter `reference` names, over its
+    /// object's alias.
+    fn named_filter(
+        &self,
+        reference: &AttributeRef,
+        aliases: &Aliases,
+    ) -> Result<Expr, CompileError> {
+        let object = self.object(&reference.object)?;
+        let named = object
+            .filters
+            .iter()
+            .find(|f| f.name == reference.attribute)
+            .ok_or_else(|| CompileError::UnknownFilter {
+                object: reference.object.clone(),
+                filter: reference.attribute.clone(),
+            })?;
+        let what = format!("the filter {}.{}", object.name, named.name);
+        let condition = self.expression(&what, &named.expr, aliases.of(&object.name))?;
+        Ok(Expr::Nested(Box::new(condition)))
+    }
+
     pub(super) fn filter(&self, filter: &Filter, aliases: &Aliases) -> Result<Expr, CompileError> {
+        if filter.is_named() {
+            let kept = self.named_filter(&filter.attribute, aliases)?;
+            return Ok(match filter.condition {
+                Condition::NotNamed => Expr::UnaryOp {
+                    op: sqlparser::ast::UnaryOperator::Not,
+                    expr: Box::new(kept),
+                },
+                _ => kept,
+            });
+        }
+        // "fiscal 1996": the days from the fiscal year's first to the
+        // next one's, on the date itself.
+        if filter.attribute.bucket == Some(Grain::FiscalYear) {
+            let date = AttributeRef {
+                bucket: None,
+                ..filter.attribute.clone()
+            };
+            let (_, attribute) = self.attribute_of(&date)?;
+            if !grains::holds_dates(attribute) {
+                return Err(CompileError::NotADate {
+                    object: date.object.clone(),
+                    attribute: date.attribute.clone(),
+                    data_type: format!("{:?}", attribute.data_type).to_lowercase(),
+                    grain: Grain::FiscalYear.name(),
+                });
+            }
+            let column = self.attribute(&date, aliases)?;
+            return Ok(year_filter_on_date(
+                column,
+                &filter.condition,
+                self.ontology.fiscal_start(),
+            ));
+        }
         let column = self.attribute(&filter.attribute, aliases)?;
         if let Condition::NotAmong { metric, within } = &filter.condition {
             return self.not_among(column, &filter.attribute.object, metric, within);
@@ -249,7 +348,11 @@ impl<'a> Compiler<'a> {
             Some(DataType::Date | DataType::Timestamp)
         );
         if is_date {
-            return Ok(year_filter_on_date(column, &filter.condition));
+            return Ok(year_filter_on_date(
+                column,
+                &filter.condition,
+                Month::January,
+            ));
         }
         Ok(comparison(column, &filter.condition))
     }

@@ -86,6 +86,7 @@ pub enum Shape {
     Cumulative {
         of: Measure,
         to_date: Option<Grain>,
+        window: Option<u32>,
         named: Option<String>,
     },
     Share {
@@ -188,10 +189,17 @@ fn shape(index: OntologyIndex<'_>, plan: &SemanticPlan) -> Result<Shape, Compile
                 metric: metric.clone(),
             });
         }
-        [Measure::Cumulative { of, to_date }] => {
+        [
+            Measure::Cumulative {
+                of,
+                to_date,
+                window,
+            },
+        ] => {
             return Ok(Shape::Cumulative {
                 of: (**of).clone(),
                 to_date: *to_date,
+                window: *window,
                 named: None,
             });
         }
@@ -205,6 +213,7 @@ fn shape(index: OntologyIndex<'_>, plan: &SemanticPlan) -> Result<Shape, Compile
             return Ok(Shape::Cumulative {
                 of: of(found),
                 to_date: found.to_date,
+                window: found.window,
                 named: Some(name.clone()),
             });
         }
@@ -636,6 +645,10 @@ impl NameCheck<'_> {
 
     fn check_filters(&self, filters: &[Filter], problems: &mut Vec<Problem>) {
         for filter in filters {
+            if filter.is_named() {
+                self.check_named_filter(&filter.attribute, problems);
+                continue;
+            }
             self.check_attribute(&filter.attribute, problems);
             if let Some(other) = filter.condition.other_attribute() {
                 self.check_attribute(other, problems);
@@ -644,6 +657,23 @@ impl NameCheck<'_> {
                 self.check_metric(metric, &None, problems);
                 self.check_filters(within, problems);
             }
+        }
+    }
+
+    /// A named filter's reference names its object and the filter.
+    fn check_named_filter(&self, reference: &AttributeRef, problems: &mut Vec<Problem>) {
+        let Some(object) = self.index.object(&reference.object) else {
+            return self.check_object(&reference.object, problems);
+        };
+        if !object.filters.iter().any(|f| f.name == reference.attribute) {
+            let names = object.filters.iter().map(|f| f.name.as_str());
+            problems.push(Problem {
+                error: CompileError::UnknownFilter {
+                    object: reference.object.clone(),
+                    filter: reference.attribute.clone(),
+                },
+                suggestion: closest(&reference.attribute, names),
+            });
         }
     }
 

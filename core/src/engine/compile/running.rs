@@ -6,6 +6,7 @@
 use super::{CompileError, CompiledQuery, Compiler, finish, order_by};
 use crate::engine::plan::{AttributeRef, Measure, SemanticPlan};
 use crate::ontology::{AttributeRole, Grain};
+use crate::sql::dialect::VALUE;
 use sqlparser::ast::{Expr, Ident, SetExpr};
 
 impl Compiler<'_> {
@@ -17,6 +18,7 @@ impl Compiler<'_> {
         plan: &SemanticPlan,
         of: &Measure,
         to_date: Option<Grain>,
+        window: Option<u32>,
         named: Option<&str>,
     ) -> Result<CompiledQuery, CompileError> {
         if of.is_composite() {
@@ -72,6 +74,29 @@ impl Compiler<'_> {
             format!("PARTITION BY {} ", partition.join(", "))
         };
         let shown: Vec<String> = plan.dimensions.iter().map(|d| d.column()).collect();
+        if let Some(window) = window {
+            let name = named.map_or_else(|| format!("rolling_{measured}"), str::to_owned);
+            let earlier = SemanticPlan {
+                filters: plan
+                    .filters
+                    .iter()
+                    .filter(|f| !is_time(&f.attribute))
+                    .cloned()
+                    .collect(),
+                ..grouped
+            };
+            let mut earlier = self.compile(&earlier)?;
+            earlier.query.order_by = None;
+            let rows = Rolling {
+                time: &time,
+                keys: &keys,
+                shown: &shown,
+                measured: &measured,
+                name: &name,
+                window,
+            };
+            return self.rolling(plan, inner, earlier, rows);
+        }
         let projection = shown
             .iter()
             .map(|c| format!("{} AS {}", column(c), ident(c)))
@@ -110,6 +135,113 @@ impl Compiler<'_> {
     }
 }
 
+/// What a rolling total is computed over: the grouped rows' columns.
+struct Rolling<'p> {
+    time: &'p AttributeRef,
+    keys: &'p [AttributeRef],
+    shown: &'p [String],
+    measured: &'p str,
+    name: &'p str,
+    window: u32,
+}
+
+impl Compiler<'_> {
+    /// `SELECT groups, m, SUM(earlier.m) FROM (<m per group and period>) AS
+    /// per_period JOIN (<the same, before the periods asked too>) AS earlier
+    /// ON <same other groups> AND <earlier's period among the window's>
+    /// GROUP BY ...`: each period with the ones before it by position in
+    /// the calendar (a month with no rows still counts as one of the
+    /// window's), not by rows present, as a window frame would.
+    fn rolling(
+        &self,
+        plan: &SemanticPlan,
+        inner: CompiledQuery,
+        earlier: CompiledQuery,
+        r: Rolling<'_>,
+    ) -> Result<CompiledQuery, CompileError> {
+        let ident = |text: &str| self.sql.ident(text).to_string();
+        let integer = |text: String| self.sql.integer_of_text().replace(VALUE, &text);
+        let time_column = r.time.column();
+        let data_type = self.attribute_type(r.time);
+        // The period's position as a number: months and quarters counted
+        // from year 0, years as they are.
+        let index = |alias: &str| -> Result<String, CompileError> {
+            let c = format!("{alias}.{}", ident(&time_column));
+            Ok(match r.time.bucket {
+                Some(Grain::Month) => format!(
+                    "{} * 12 + {}",
+                    integer(format!("SUBSTR({c}, 1, 4)")),
+                    integer(format!("SUBSTR({c}, 6, 2)"))
+                ),
+                Some(Grain::Quarter) => format!(
+                    "{} * 4 + {}",
+                    integer(format!("SUBSTR({c}, 1, 4)")),
+                    integer(format!("SUBSTR({c}, 7, 1)"))
+                ),
+                Some(Grain::Year | Grain::FiscalYear) => c,
+                None if data_type == Some(crate::ontology::DataType::Integer) => c,
+                Some(grain) => return Err(CompileError::RollingGrain(grain.name())),
+                None => return Err(CompileError::RollingGrain("day")),
+            })
+        };
+        let (now, then) = (index("per_period")?, index("earlier")?);
+        let mut on: Vec<String> = r
+            .keys
+            .iter()
+            .filter(|k| *k != r.time)
+            .map(|k| format!("earlier.{0} = per_period.{0}", ident(&k.column())))
+            .collect();
+        on.push(format!(
+            "{then} BETWEEN {now} - {} AND {now}",
+            r.window.saturating_sub(1)
+        ));
+        let column = |c: &str| format!("per_period.{}", ident(c));
+        let projection = r
+            .shown
+            .iter()
+            .map(|c| format!("{} AS {}", column(c), ident(c)))
+            .chain([
+                format!("{} AS {}", column(r.measured), ident(r.measured)),
+                format!("SUM(earlier.{}) AS {}", ident(r.measured), ident(r.name)),
+            ])
+            .collect::<Vec<_>>()
+            .join(", ");
+        let group_by = r
+            .keys
+            .iter()
+            .map(|k| column(&k.column()))
+            .chain(std::iter::once(column(r.measured)))
+            .collect::<Vec<_>>()
+            .join(", ");
+        // Both subqueries are the compiler's own output; only the shell is new.
+        let text = format!(
+            "SELECT {projection} FROM ({}) AS per_period JOIN ({}) AS earlier ON {} GROUP BY {group_by}",
+            inner.sql,
+            earlier.query,
+            on.join(" AND ")
+        );
+        let select = match *self.shell("the rolling total", text)?.body {
+            SetExpr::Select(select) => *select,
+            _ => unreachable!("the rolling total's shell is a plain SELECT"),
+        };
+        let order = match plan.order {
+            Some(_) => self.order(plan, &[r.measured, r.name])?,
+            None => plan
+                .dimensions
+                .iter()
+                .filter(|d| *d != r.time)
+                .chain(std::iter::once(r.time))
+                .map(|d| order_by(Expr::Identifier(Ident::new(d.column())), false))
+                .collect(),
+        };
+        let query = finish(self.sql, select, order, plan.limit);
+        let mut columns = r.shown.to_vec();
+        columns.extend([r.measured.to_owned(), r.name.to_owned()]);
+        let objects = inner.objects.into_iter().chain(earlier.objects).collect();
+        Ok(CompiledQuery::new(query, columns, objects))
+    }
+}
+
 #[cfg(all(test, feature = "ssr"))]
 mod tests {
     use crate::engine::compile::{CompileError, compile};
@@ -130,6 +262,7 @@ mod tests {
                     variant: None,
                 }),
                 to_date,
+                window: None,
             }],
             dimensions: vec![AttributeRef::new("order", "order_date").by(Grain::Month)],
             filters: vec![Filter {

@@ -55,7 +55,17 @@ pub fn measure_label(ontology: &Ontology, measure: &Measure) -> String {
         }
         Measure::Difference { of, .. } => measure_label(ontology, of),
         Measure::Growth { of, .. } => format!("{} growth", measure_label(ontology, of)),
-        Measure::Cumulative { of, to_date: None } => {
+        Measure::Cumulative {
+            of,
+            window: Some(window),
+            ..
+        } => format!(
+            "{} over {window} periods to date",
+            measure_label(ontology, of)
+        ),
+        Measure::Cumulative {
+            of, to_date: None, ..
+        } => {
             format!(
                 "Running total of {}",
                 measure_label(ontology, of).to_lowercase()
@@ -64,7 +74,12 @@ pub fn measure_label(ontology: &Ontology, measure: &Measure) -> String {
         Measure::Cumulative {
             of,
             to_date: Some(grain),
-        } => format!("{} {} to date", measure_label(ontology, of), grain.name()),
+            ..
+        } => format!(
+            "{} {} to date",
+            measure_label(ontology, of),
+            grain.name().replace('_', " ")
+        ),
         Measure::Share { part, whole, .. } => format!(
             "{} as a percentage of {}",
             measure_label(ontology, part),

@@ -6,9 +6,11 @@
 mod attributes;
 mod decide;
 mod exemplar;
+mod fiscal;
 mod labels;
 mod periods;
 mod reading;
+mod rolling;
 mod time;
 mod words;
 
@@ -45,7 +47,9 @@ pub fn plan(
     previous: Option<&SemanticPlan>,
     today: Option<Day>,
 ) -> Planned {
-    let pieces = read(lexicon, question, today);
+    let (question, fiscal) = fiscal::read(question);
+    let (question, window) = rolling::read(&question);
+    let pieces = read(lexicon, &question, today);
     #[cfg(feature = "ssr")]
     tracing::trace!(?pieces, "the question as the planner read it");
     let notes: Vec<PlanAssumption> = pieces
@@ -71,7 +75,15 @@ pub fn plan(
         ),
         Planned::Plan(mut plan) => {
             plan.assumptions.extend(notes);
-            Planned::Plan(plan)
+            let planned = match window {
+                Some(window) => rolling::rolling_total(ontology, Planned::Plan(plan), window),
+                None => Planned::Plan(plan),
+            };
+            if fiscal {
+                fiscal::fiscal_years(ontology, planned)
+            } else {
+                planned
+            }
         }
         refused => refused,
     }

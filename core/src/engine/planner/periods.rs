@@ -258,6 +258,7 @@ pub(super) fn running_total(
         plan.measures = vec![Measure::Cumulative {
             of: Box::new(of),
             to_date,
+            window: None,
         }];
     }
     plan.assumptions.push(PlanAssumption::stated(said));
@@ -465,6 +466,7 @@ mod tests {
                     variant: None
                 }),
                 to_date: None,
+                window: None,
             }],
             "{running:?}"
         );

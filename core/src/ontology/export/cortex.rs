@@ -7,12 +7,13 @@
 //! line Cortex ignores (see `import::cortex`), so the file reads back as the
 //! same ontology; each such loss for Cortex itself is a note.
 
+use crate::ontology::import::cortex::NamedFilter as CortexFilter;
 use crate::ontology::import::cortex::{
     BaseTable, Column, CortexMetric, EXTRAS_PREFIX, Extras, MetricExtras, ObjectExtras, PrimaryKey,
     Relationship as CortexRelationship, RelationshipColumn, RelationshipExtras, SemanticModel,
     Table, VerifiedQuery,
 };
-use crate::ontology::import::text_join_and;
+use crate::ontology::import::{replace_identifiers, text_join_and};
 use crate::ontology::model::*;
 use std::collections::HashSet;
 
@@ -43,7 +44,29 @@ fn snowflake_type(data_type: DataType) -> &'static str {
     }
 }
 
-fn aggregate_sql(metric: &Metric) -> String {
+/// A metric's filters as Cortex reads them: a named filter's name (`urgent_orders`)
+/// replaced by its condition.
+fn filters_expanded(metric: &Metric, ontology: &Ontology) -> Vec<String> {
+    let named = ontology
+        .objects
+        .iter()
+        .find(|o| o.name == metric.object)
+        .map_or(&[][..], |o| o.filters.as_slice());
+    metric
+        .filters
+        .iter()
+        .map(|f| {
+            replace_identifiers(f, |word| {
+                named
+                    .iter()
+                    .find(|n| n.name == word)
+                    .map(|n| format!("({})", n.expr))
+            })
+        })
+        .collect()
+}
+
+fn aggregate_sql(metric: &Metric, filters: &[String]) -> String {
     let value = metric.expr.clone();
     let function = match metric.aggregate {
         Aggregate::Count | Aggregate::CountDistinct => "COUNT",
@@ -57,12 +80,12 @@ fn aggregate_sql(metric: &Metric) -> String {
     } else {
         ""
     };
-    let inner = match (metric.filters.is_empty(), value) {
+    let inner = match (filters.is_empty(), value) {
         (true, Some(value)) => value,
         (true, None) => "*".to_owned(),
         (false, value) => format!(
             "CASE WHEN {} THEN {} END",
-            text_join_and(&metric.filters),
+            text_join_and(filters),
             value.unwrap_or_else(|| "1".to_owned())
         ),
     };
@@ -142,7 +165,11 @@ pub fn to_cortex(ontology: &Ontology, options: &CortexOptions) -> CortexExport {
             format: m.format,
             variants: m.variants.clone(),
             object: None,
+            filters: Vec::new(),
         };
+        if filters_expanded(m, ontology) != m.filters {
+            extra.filters = m.filters.clone();
+        }
         if !m.variants.is_empty() {
             notes.push(format!(
                 "metrics.{}: Cortex sees only its own definition; its variants ({}) are kept in the `# cassis:` comment",
@@ -190,6 +217,13 @@ pub fn to_cortex(ontology: &Ontology, options: &CortexOptions) -> CortexExport {
         }
     }
     extras.metric_order = ontology.metrics.iter().map(|m| m.name.clone()).collect();
+    extras.fiscal_year_start = ontology.fiscal_year_start;
+    if let Some(start) = ontology.fiscal_year_start {
+        notes.push(format!(
+            "fiscal_year_start: Cortex has no fiscal calendar; the year starting in {} is kept in the `# cassis:` comment",
+            start.title()
+        ));
+    }
     model.custom_instructions = ontology
         .rules
         .iter()
@@ -338,8 +372,19 @@ fn table(
             name: m.name.clone(),
             synonyms: m.synonyms.clone(),
             description: m.description.clone(),
-            expr: aggregate_sql(m),
+            expr: aggregate_sql(m, &filters_expanded(m, ontology)),
             access_modifier: None,
+        });
+    }
+    for f in &object.filters {
+        if !f.label.is_empty() {
+            extra.filter_labels.insert(f.name.clone(), f.label.clone());
+        }
+        table.filters.push(CortexFilter {
+            name: f.name.clone(),
+            synonyms: f.synonyms.clone(),
+            description: f.description.clone(),
+            expr: f.expr.clone(),
         });
     }
     if extra != ObjectExtras::default() {
@@ -461,6 +506,44 @@ mod tests {
                 .notes
                 .iter()
                 .any(|n| n.contains("--database and --schema"))
+        );
+    }
+
+    #[test]
+    fn a_metric_filtered_by_a_named_filter_shows_cortex_its_condition_and_reads_back() {
+        let yaml = r#"
+fiscal_year_start: april
+objects:
+  - name: order
+    table: orders
+    attributes:
+      - {name: order_key, column: o_orderkey, type: integer, role: identifier}
+      - {name: total_price, column: o_totalprice, type: decimal, role: measure}
+    filters:
+      - {name: urgent_orders, expr: "o_orderpriority = '1-URGENT'", label: Urgent orders, synonyms: [rush orders]}
+metrics:
+  - {name: urgent_revenue, object: order, aggregate: sum, expr: o_totalprice, filters: [urgent_orders]}
+"#;
+        let (ontology, back, export) = round_trip(yaml, Dialect::Sqlite);
+        assert_same(&back, &ontology);
+        // Cortex reads the filter's condition where the metric names it,
+        // and the filter itself among the table's.
+        assert!(
+            export.yaml.contains(
+                "expr: SUM(CASE WHEN (o_orderpriority = '1-URGENT') THEN o_totalprice END)"
+            ),
+            "{}",
+            export.yaml
+        );
+        assert!(
+            export.yaml.contains("- name: urgent_orders"),
+            "{}",
+            export.yaml
+        );
+        assert!(
+            export.notes.iter().any(|n| n.contains("fiscal_year_start")),
+            "{:?}",
+            export.notes
         );
     }
 }

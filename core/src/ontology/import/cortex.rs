@@ -7,9 +7,9 @@
 //! WHEN` inside the aggregate becomes the metric's filter), a model-level
 //! metric dividing one metric by another becomes a ratio, relationships
 //! become joins, verified queries become verified questions and custom
-//! instructions become business rules. Named filters, access modifiers,
-//! Cortex Search services and onboarding flags have no Cassis equivalent
-//! yet and are warned about.
+//! instructions become business rules, named filters the object's named
+//! filters. Access modifiers, Cortex Search services and onboarding flags
+//! have no Cassis equivalent yet and are warned about.
 //!
 //! Cassis's own fields that Cortex cannot hold (labels, formats, variants,
 //! which dimensions are identifiers, attribute order) travel in one comment
@@ -186,6 +186,8 @@ pub(crate) struct Extras {
     /// whole.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub unexported: Vec<crate::ontology::Metric>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fiscal_year_start: Option<Month>,
 }
 
 #[derive(Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -202,6 +204,9 @@ pub(crate) struct ObjectExtras {
     /// Attributes that name their column even though it is their own name.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub columns_named: Vec<String>,
+    /// Named filters' labels, by filter.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub filter_labels: BTreeMap<String, String>,
 }
 
 #[derive(Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -215,6 +220,10 @@ pub(crate) struct MetricExtras {
     /// A ratio's object, when it is its denominator's.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub object: Option<String>,
+    /// Its filters as written, where they name a named filter (Cortex sees
+    /// the filter's condition in their place).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub filters: Vec<String>,
 }
 
 #[derive(Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -336,6 +345,7 @@ fn read_model(
 ) -> Result<Ontology, ImportError> {
     let mut ontology = Ontology {
         description: model.description.clone(),
+        fiscal_year_start: extras.fiscal_year_start,
         ..Ontology::default()
     };
     if model
@@ -399,30 +409,12 @@ fn read_model(
             m.label = extra.label.clone();
             m.format = extra.format;
             m.variants = extra.variants.clone();
+            if !extra.filters.is_empty() {
+                m.filters = extra.filters.clone();
+            }
         }
     }
     ontology.rules = read_instructions(&model.custom_instructions, extras);
-    for table in &model.tables {
-        for filter in &table.filters {
-            w.add(
-                &["tables", &table.name, "filters", &filter.name],
-                format!("tables.{}.filters.{}", table.name, filter.name),
-                format!(
-                    "Cassis has no named filters yet: kept as the business rule `{}` (`{}`), which questions do not apply by name",
-                    filter.name, filter.expr
-                ),
-            );
-            let mut text = format!("The filter {} is `{}`.", filter.name, filter.expr);
-            if !filter.description.is_empty() {
-                text = format!("{} {text}", filter.description);
-            }
-            ontology.rules.push(BusinessRule {
-                name: filter.name.clone(),
-                text,
-                synonyms: filter.synonyms.clone(),
-            });
-        }
-    }
     for q in &model.verified_queries {
         let item = format!("verified_queries.{}", q.name);
         if q.verified_at.is_some() || q.verified_by.is_some() {
@@ -593,6 +585,18 @@ fn read_table(
     // A table's metrics, each one aggregate over its columns.
     let logical: BTreeMap<&str, &Attribute> =
         attributes.iter().map(|a| (a.name.as_str(), a)).collect();
+    // Logical names in an expression as the table's own columns.
+    let to_columns = |expr: &str| {
+        text::replace_identifiers(expr, |word| {
+            let word = word.strip_prefix(&format!("{t}.")).unwrap_or(word);
+            let a = logical.get(word)?;
+            match (&a.expr, a.column_name()) {
+                (Some(expr), _) => Some(format!("({expr})")),
+                (None, Some(column)) if column != word => Some(column.to_owned()),
+                _ => None,
+            }
+        })
+    };
     for m in &table.metrics {
         let item = format!("tables.{t}.metrics.{}", m.name);
         let at = ["tables", t, "metrics", m.name.as_str()];
@@ -603,15 +607,7 @@ fn read_table(
                 "private access has no Cassis equivalent: the metric is imported and visible",
             );
         }
-        let physical = text::replace_identifiers(&m.expr, |word| {
-            let word = word.strip_prefix(&format!("{t}.")).unwrap_or(word);
-            let a = logical.get(word)?;
-            match (&a.expr, a.column_name()) {
-                (Some(expr), _) => Some(format!("({expr})")),
-                (None, Some(column)) if column != word => Some(column.to_owned()),
-                _ => None,
-            }
-        });
+        let physical = to_columns(&m.expr);
         let Some(read) = aggregate_expr(&physical) else {
             w.add(&at, &item, format!("`{}` is not one aggregate (SUM, COUNT, COUNT(DISTINCT), AVG, MIN or MAX) over the table's columns; not imported", m.expr));
             continue;
@@ -628,6 +624,22 @@ fn read_table(
             ..Metric::default()
         });
     }
+    // Named filters, over the table's columns like its metrics.
+    let filters = table
+        .filters
+        .iter()
+        .map(|f| crate::ontology::model::NamedFilter {
+            name: f.name.clone(),
+            expr: to_columns(&f.expr),
+            label: extra
+                .filter_labels
+                .get(&f.name)
+                .cloned()
+                .unwrap_or_default(),
+            description: f.description.clone(),
+            synonyms: f.synonyms.clone(),
+        })
+        .collect();
     Ok(Object {
         name: t.to_owned(),
         table: name_in_source,
@@ -636,6 +648,7 @@ fn read_table(
         synonyms: table.synonyms.clone(),
         primary_key,
         attributes,
+        filters,
     })
 }
 
@@ -834,7 +847,6 @@ mod tests {
             "tables.line_item.metrics.revenue_margin_estimate",
             "relationships.order_customer",
             "metrics.revenue_per_customer_squared",
-            "tables.orders.filters.urgent",
             "verified_queries.orders_in_1995",
         ] {
             assert!(items.contains(&item), "{item} in {items:?}");
@@ -900,7 +912,11 @@ mod tests {
         let segment = o.attribute("customer", "market_segment").unwrap();
         assert_eq!(segment.known_values.len(), 5);
         let rules: Vec<&str> = o.rules.iter().map(|r| r.name.as_str()).collect();
-        assert_eq!(rules, ["revenue_is_net", "dates_are_text", "urgent"]);
+        assert_eq!(rules, ["revenue_is_net", "dates_are_text"]);
+        // A named filter is the object's, applied by name.
+        let urgent = o.named_filter("orders", "urgent").unwrap();
+        assert_eq!(urgent.expr, "o_orderpriority = '1-URGENT'");
+        assert_eq!(urgent.synonyms, ["urgent orders", "rush orders"]);
         // Verified SQL over logical tables runs on the base tables.
         assert_eq!(
             o.verified_questions[0].sql,

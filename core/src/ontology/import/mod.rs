@@ -14,6 +14,7 @@ pub mod dbt;
 mod text;
 
 pub(crate) use text::join_and as text_join_and;
+pub(crate) use text::replace_identifiers;
 
 use super::model::Ontology;
 use serde::de::DeserializeOwned;

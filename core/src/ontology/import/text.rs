@@ -222,7 +222,7 @@ pub(super) fn ratio_of_names(text: &str) -> Option<(String, String)> {
 }
 
 /// Replaces whole identifiers outside quotes by what `substitute` gives.
-pub(super) fn replace_identifiers(
+pub(crate) fn replace_identifiers(
     text: &str,
     substitute: impl Fn(&str) -> Option<String>,
 ) -> String {

@@ -4,9 +4,10 @@ use crate::ontology::{Ontology, Problem, validate};
 use crate::project::Dialect;
 
 /// Lists whose elements a validation path names by their `name`.
-const NAMED_LISTS: [&str; 6] = [
+const NAMED_LISTS: [&str; 7] = [
     "objects",
     "attributes",
+    "filters",
     "relationships",
     "metrics",
     "rules",

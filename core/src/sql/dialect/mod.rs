@@ -142,6 +142,11 @@ pub trait SqlDialect: Send + Sync + std::fmt::Debug {
         format!("cassis_value + INTERVAL '{days} days'")
     }
 
+    /// Digits held as text read as an integer.
+    fn integer_of_text(&self) -> &'static str {
+        "CAST(cassis_value AS INTEGER)"
+    }
+
     /// Whether ISO dates held as text are cast to dates before the date
     /// functions read them (SQLite's functions read the text itself).
     fn casts_text_to_date(&self) -> bool {
@@ -290,6 +295,7 @@ mod tests {
                 rules.day_of().to_owned(),
                 rules.add_months(-3),
                 rules.add_days(7),
+                rules.integer_of_text().to_owned(),
             ];
             for template in templates {
                 assert!(template.contains(VALUE), "{dialect:?}: {template}");

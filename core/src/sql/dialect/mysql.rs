@@ -21,6 +21,11 @@ impl SqlDialect for MySql {
         '`'
     }
 
+    /// MySQL casts to `SIGNED`, not `INTEGER`.
+    fn integer_of_text(&self) -> &'static str {
+        "CAST(cassis_value AS SIGNED)"
+    }
+
     fn year_of(&self) -> &'static str {
         "EXTRACT(YEAR FROM cassis_value)"
     }

@@ -20,6 +20,9 @@ impl Reading {
         previous_op: Option<Op>,
         grouping: bool,
     ) {
+        if self.place_named_filter(entries) {
+            return;
+        }
         let metric = entries.iter().find_map(|e| match e.concept {
             Concept::Metric(m) => Some(m),
             _ => None,

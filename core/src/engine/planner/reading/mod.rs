@@ -8,6 +8,7 @@ mod dimensions;
 mod filters;
 mod follow_up;
 mod measures;
+mod named_filters;
 mod roles;
 mod shape;
 
@@ -86,6 +87,9 @@ pub(super) struct Reading {
     mentioned: Vec<usize>,
     /// Objects mentioned after "all": rolled up, not grouped.
     rolled_up: Vec<usize>,
+    /// Named filters used ("urgent orders"), as object and filter
+    /// positions, and whether a negation excluded their rows.
+    named_filters: Vec<(usize, usize, bool)>,
     /// Values named in the question: for each span, every attribute it may
     /// be a value of, with the matching values; resolved once the plan's
     /// objects are known.
@@ -250,6 +254,7 @@ impl Reading {
         let plan = self.carry_over(ontology, previous, referred, measured);
         let mut assembly = self.frame(ontology, plan, previous, rank_by, excluded)?;
         self.filter(ontology, &mut assembly)?;
+        self.apply_named_filters(ontology, &mut assembly);
         self.date(ontology, &mut assembly)?;
         self.shape(ontology, assembly)
     }
@@ -323,7 +328,7 @@ impl Reading {
 fn only_values(entries: &[Entry]) -> bool {
     entries
         .iter()
-        .all(|e| matches!(e.concept, Concept::Value { .. }))
+        .all(|e| matches!(e.concept, Concept::Value { .. } | Concept::Filter { .. }))
 }
 
 /// The attribute an object's rows are shown by (its display attribute).
