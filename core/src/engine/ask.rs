@@ -151,6 +151,32 @@ fn refusal(chat_id: &str, status: AskStatus, message: String, version: Option<i6
     }
 }
 
+/// Why a plan does not compile, every problem listed with the name the
+/// user (or the model, `capital` false) may have meant: "The plan does not
+/// fit this ontology version: (1) the ontology has no metric `wnis`; did
+/// you mean `wins`? (2) …".
+fn does_not_fit(problems: &[compile::Problem], capital: bool) -> String {
+    let sentence = |problem: &compile::Problem| {
+        let text = problem.to_string();
+        if text.ends_with('?') {
+            text
+        } else {
+            format!("{text}.")
+        }
+    };
+    let listed = match problems {
+        [one] => sentence(one),
+        several => several
+            .iter()
+            .enumerate()
+            .map(|(n, problem)| format!("({}) {}", n + 1, sentence(problem)))
+            .collect::<Vec<_>>()
+            .join(" "),
+    };
+    let the = if capital { "The" } else { "the" };
+    format!("{the} plan does not fit this ontology version: {listed}")
+}
+
 /// A fresh chat id: `chat_` and a ULID, so ids sort by creation time.
 fn new_chat_id(now: Timestamp) -> String {
     let mut random = [0u8; 16];
@@ -648,13 +674,10 @@ impl Engine {
 
         let dialect = dialect_of(project);
         let index = OntologyIndex::new(ontology, &grounding.names);
-        let compiled = match compile::compile_indexed(index, &plan, dialect) {
+        let compiled = match compile::compile_reporting(index, &plan, dialect) {
             Ok(compiled) => compiled,
-            Err(reason) => {
-                return error(
-                    AskStatus::NotAnswerable,
-                    format!("The plan does not fit this ontology version: {reason}."),
-                );
+            Err(problems) => {
+                return error(AskStatus::NotAnswerable, does_not_fit(&problems, true));
             }
         };
 
@@ -814,7 +837,7 @@ impl Engine {
                     plan.assumptions
                         .extend(planner::variant_assumptions(ontology, &plan.measures));
                     planner::settle_routes(ontology, &mut plan, &[]);
-                    match compile::compile_indexed(context.index(), &plan, dialect) {
+                    match compile::compile_reporting(context.index(), &plan, dialect) {
                         Ok(_) => {
                             return Planning::Plan {
                                 plan,
@@ -822,9 +845,9 @@ impl Engine {
                                 repair,
                             };
                         }
-                        Err(reason) => (
-                            format!("the plan does not fit this ontology version: {reason}"),
-                            format!("The plan does not fit this ontology version: {reason}."),
+                        Err(problems) => (
+                            does_not_fit(&problems, false),
+                            does_not_fit(&problems, true),
                         ),
                     }
                 }
