@@ -163,7 +163,11 @@ async fn first_questions_arriving_together_ground_the_version_once() {
     use cassis_core::engine::{AskRequest, Client, Engine};
 
     let dir = tempfile::tempdir().unwrap();
-    let emails = ["user0@example.com", "user1@example.com", "user2@example.com"];
+    let emails = [
+        "user0@example.com",
+        "user1@example.com",
+        "user2@example.com",
+    ];
     let Wholesale {
         store,
         users,
@@ -446,7 +450,12 @@ async fn a_plan_that_does_not_fit_is_answered_with_every_problem() {
     };
     let response = engine.ask(&users[0], Client::Cli, request, now).await;
 
-    assert_eq!(response.status, AskStatus::NotAnswerable, "{}", response.answer);
+    assert_eq!(
+        response.status,
+        AskStatus::NotAnswerable,
+        "{}",
+        response.answer
+    );
     let listed = "(1) the ontology has no metric `revnue`; did you mean `revenue`? \
                   (2) the object `customer` has no attribute `customer_nme`; did you mean `customer_name`? \
                   (3) the object `customer` has no attribute `shoe_size`. \
@@ -459,7 +468,9 @@ async fn a_plan_that_does_not_fit_is_answered_with_every_problem() {
     assert_eq!(requests.len(), 2, "one repair round");
     let told = requests[1].to_string();
     assert!(
-        told.contains(&format!("the plan does not fit this ontology version: {listed}")),
+        told.contains(&format!(
+            "the plan does not fit this ontology version: {listed}"
+        )),
         "{told}"
     );
 }

@@ -54,9 +54,14 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ),
     (
         "store",
-        &["ontology", "sql", "auth", "project", "account", "chat", "time"],
+        &[
+            "ontology", "sql", "auth", "project", "account", "chat", "time",
+        ],
     ),
-    ("ontology", &["warehouse", "sql", "project", "account", "time"]),
+    (
+        "ontology",
+        &["warehouse", "sql", "project", "account", "time"],
+    ),
     ("warehouse", &["sql", "project", "account", "time"]),
     ("sql", &["project"]),
     ("auth", &["account", "time"]),

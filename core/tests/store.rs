@@ -4,12 +4,12 @@
 
 use cassis_core::account::{Email, Role};
 use cassis_core::auth::Password;
-use cassis_core::service::credentials::{self, SignInError};
 use cassis_core::engine::{Engine, EngineSettings};
-use cassis_core::service::drafts::{self, RestoreError};
 use cassis_core::ontology::{Object, Ontology};
 use cassis_core::project::{DataSource, Dialect, ProjectAccess, ProjectName};
 use cassis_core::service::Services;
+use cassis_core::service::credentials::{self, SignInError};
+use cassis_core::service::drafts::{self, RestoreError};
 use cassis_core::service::publishing::{PublishError, RegressionPolicy};
 use cassis_core::store::{
     Backend, DRAFT_HISTORY_KEPT, DraftBase, InstanceFlag, NewUser, Store, StoreError, UserUpdate,

@@ -18,7 +18,6 @@ pub use password::{Password, PasswordError, PasswordHash};
 pub use session::{SESSION_LIFETIME, SessionToken, SessionTokenHash};
 pub use throttle::SignInThrottle;
 
-
 /// A password for a new account, shown once: 24 base64url characters (144 bits).
 pub fn generate_password() -> String {
     SessionToken::generate().expose()[..24].to_owned()

@@ -36,8 +36,8 @@ pub mod resolve;
 mod running;
 
 use ast::{finish, order_by, qualify, substitute};
-use resolve::Shape;
 pub use resolve::Problem;
+use resolve::Shape;
 
 /// A plan's SQL and what the response reports about it.
 #[derive(Clone, Debug)]

@@ -53,4 +53,8 @@ impl SqlDialect for MySql {
     fn text_type(&self) -> &'static str {
         "CHAR"
     }
+
+    fn callable(&self) -> &'static [&'static [&'static str]] {
+        &[super::functions::COMMON, super::functions::MYSQL]
+    }
 }
