@@ -90,10 +90,14 @@ impl From<cassis_core::store::StoreError> for AppError {
 impl From<cassis_core::service::credentials::SignInError> for AppError {
     fn from(error: cassis_core::service::credentials::SignInError) -> Self {
         match error {
-            cassis_core::service::credentials::SignInError::InvalidCredentials => AppError::InvalidCredentials,
-            cassis_core::service::credentials::SignInError::TooManyAttempts(wait) => AppError::TooManyAttempts {
-                retry_after_secs: wait.retry_after_secs(),
-            },
+            cassis_core::service::credentials::SignInError::InvalidCredentials => {
+                AppError::InvalidCredentials
+            }
+            cassis_core::service::credentials::SignInError::TooManyAttempts(wait) => {
+                AppError::TooManyAttempts {
+                    retry_after_secs: wait.retry_after_secs(),
+                }
+            }
             cassis_core::service::credentials::SignInError::Store(error) => error.into(),
         }
     }

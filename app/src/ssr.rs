@@ -4,8 +4,8 @@
 use crate::error::AppError;
 use cassis_core::account::User;
 use cassis_core::auth::SESSION_LIFETIME;
-use cassis_core::service::credentials::{self, SignedIn};
 use cassis_core::engine::Engine;
+use cassis_core::service::credentials::{self, SignedIn};
 use cassis_core::store::Store;
 use cassis_core::time::Timestamp;
 use http::header::{COOKIE, SET_COOKIE};

@@ -270,17 +270,10 @@ async fn edit_draft<T: Send + 'static>(
     let user = crate::ssr::require_editor().await?;
     let project = crate::ssr::project_of(&user, project_id).await?;
     let store = crate::ssr::context()?.store;
-    cassis_core::service::drafts::edit(
-        &store,
-        project.id,
-        user.id,
-        reason,
-        crate::ssr::now(),
-        edit,
-    )
-    .await
-    // The edit ran on a worker thread, away from the response it refuses.
-    .map_err(crate::ssr::respond_with)
+    cassis_core::service::drafts::edit(&store, project.id, user.id, reason, crate::ssr::now(), edit)
+        .await
+        // The edit ran on a worker thread, away from the response it refuses.
+        .map_err(crate::ssr::respond_with)
 }
 
 /// Sets the synonyms of one element, named by its path (`objects.driver`).

@@ -683,7 +683,7 @@ impl Engine {
 
         // Decide: a genuine fork, or a plan combining several measured
         // objects, waits for approval unless this chat already approved it.
-        let combines = combines_objects(ontology, &plan);
+        let combines = combines_objects(index, &plan);
         let forks = plan.assumptions.iter().any(|a| a.is_fork());
         let chat_approved_combination = turns.iter().any(|t| t.approval)
             && last_plan.is_some_and(|p| p.measures == plan.measures);
@@ -702,7 +702,7 @@ impl Engine {
         }
         if !approved && (waits || costly.is_some()) {
             let view = PlanView {
-                intent: intent(ontology, &plan),
+                intent: intent(index, &plan),
                 assumptions: plan.assumptions.clone(),
                 objects: compiled.objects.clone(),
             };
@@ -1546,12 +1546,10 @@ fn first_column(
 }
 
 /// Whether a measure adds metrics over other objects (a UNION of fact tables).
-fn combines_objects(ontology: &Ontology, plan: &SemanticPlan) -> bool {
+fn combines_objects(index: OntologyIndex<'_>, plan: &SemanticPlan) -> bool {
     plan.measures.iter().any(|m| match m {
-        Measure::Metric { metric, variant } => ontology
-            .metrics
-            .iter()
-            .find(|x| x.name == *metric)
+        Measure::Metric { metric, variant } => index
+            .metric(metric)
             .and_then(|x| x.reading(variant.as_deref()))
             .is_some_and(|reading| !reading.plus.is_empty()),
         Measure::CountOf { .. }
@@ -1600,7 +1598,8 @@ fn describe(ontology: &Ontology, plan: &SemanticPlan) -> String {
 }
 
 /// The plan's intent as the approval prompt shows it.
-fn intent(ontology: &Ontology, plan: &SemanticPlan) -> String {
+fn intent(index: OntologyIndex<'_>, plan: &SemanticPlan) -> String {
+    let ontology = index.ontology();
     let grouped = if plan.dimensions.is_empty() {
         String::new()
     } else {
@@ -1613,8 +1612,8 @@ fn intent(ontology: &Ontology, plan: &SemanticPlan) -> String {
                 .join(" and ")
         )
     };
-    if combines_objects(ontology, plan) {
-        let measured = measured_tables(ontology, plan);
+    if combines_objects(index, plan) {
+        let measured = measured_tables(index, plan);
         let filters = filter_phrase(ontology, plan);
         let filters = if filters.is_empty() {
             String::new()
@@ -1631,14 +1630,10 @@ fn intent(ontology: &Ontology, plan: &SemanticPlan) -> String {
 }
 
 /// The tables of the objects a plan's measures aggregate, plus-metrics included.
-fn measured_tables(ontology: &Ontology, plan: &SemanticPlan) -> Vec<String> {
+fn measured_tables(index: OntologyIndex<'_>, plan: &SemanticPlan) -> Vec<String> {
     let table_of_metric = |name: &str| {
-        let metric = ontology.metrics.iter().find(|m| m.name == name)?;
-        ontology
-            .objects
-            .iter()
-            .find(|o| o.name == metric.object)
-            .map(|o| o.table.clone())
+        let metric = index.metric(name)?;
+        index.object(&metric.object).map(|o| o.table.clone())
     };
     let mut tables = Vec::new();
     for measure in &plan.measures {
@@ -1646,10 +1641,8 @@ fn measured_tables(ontology: &Ontology, plan: &SemanticPlan) -> Vec<String> {
             continue;
         };
         let mut names = vec![metric.clone()];
-        if let Some(reading) = ontology
-            .metrics
-            .iter()
-            .find(|m| m.name == *metric)
+        if let Some(reading) = index
+            .metric(metric)
             .and_then(|m| m.reading(variant.as_deref()))
         {
             names.extend(reading.plus.iter().cloned());
