@@ -44,31 +44,24 @@ pub const COMMON: &[&str] = &[
     "current_timestamp",
 ];
 
-/// The standard statistics and scalars of the warehouses other than SQLite.
-pub const STANDARD: &[&str] = &[
+/// The statistics of the warehouses other than SQLite.
+pub const STATISTICS: &[&str] = &[
     "stddev",
     "stddev_pop",
     "stddev_samp",
     "variance",
     "var_pop",
     "var_samp",
-    "corr",
-    "covar_pop",
-    "covar_samp",
-    "greatest",
-    "least",
-    "ceil",
-    "ceiling",
-    "floor",
-    "sign",
-    "mod",
-    "sqrt",
-    "exp",
-    "ln",
-    "power",
-    "date_trunc",
-    "date_part",
 ];
+
+/// The arithmetic of the warehouses other than SQLite.
+pub const MATH: &[&str] = &[
+    "greatest", "least", "ceil", "ceiling", "floor", "sign", "mod", "sqrt", "exp", "ln", "power",
+];
+
+/// The rest of the standard (with [`STATISTICS`] and [`MATH`]): what the
+/// warehouses other than SQLite and MySQL share.
+pub const STANDARD: &[&str] = &["corr", "covar_pop", "covar_samp", "date_trunc", "date_part"];
 
 pub const SQLITE: &[&str] = &[
     "ifnull",
@@ -136,32 +129,15 @@ pub const POSTGRES: &[&str] = &[
     "localtimestamp",
 ];
 
-/// MySQL's and MariaDB's statistics and scalars (they have no `date_trunc`
-/// or `date_part`). Not `sleep`, `benchmark`, `load_file`, `get_lock`,
+/// MySQL's and MariaDB's own (with [`STATISTICS`] and [`MATH`]; they have no
+/// `date_trunc` or `date_part`). Not `sleep`, `benchmark`, `load_file`, `get_lock`,
 /// `repeat`, `lpad` and the like.
 pub const MYSQL: &[&str] = &[
-    "stddev",
-    "stddev_pop",
-    "stddev_samp",
     "std",
-    "variance",
-    "var_pop",
-    "var_samp",
-    "greatest",
-    "least",
-    "ceil",
-    "ceiling",
-    "floor",
-    "sign",
-    "mod",
-    "sqrt",
-    "exp",
-    "ln",
     "log",
     "log10",
     "log2",
     "pow",
-    "power",
     "truncate",
     "ifnull",
     "if",

@@ -159,7 +159,12 @@ pub trait SqlDialect: Send + Sync + std::fmt::Debug {
     /// dialect (see [`functions`]); the standard statistics and scalars
     /// where the engine has them.
     fn callable(&self) -> &'static [&'static [&'static str]] {
-        &[functions::COMMON, functions::STANDARD]
+        &[
+            functions::COMMON,
+            functions::STATISTICS,
+            functions::MATH,
+            functions::STANDARD,
+        ]
     }
 
     /// Whether a function called `name` (in any case) is in [`Self::callable`].

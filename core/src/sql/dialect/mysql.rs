@@ -55,6 +55,11 @@ impl SqlDialect for MySql {
     }
 
     fn callable(&self) -> &'static [&'static [&'static str]] {
-        &[super::functions::COMMON, super::functions::MYSQL]
+        &[
+            super::functions::COMMON,
+            super::functions::STATISTICS,
+            super::functions::MATH,
+            super::functions::MYSQL,
+        ]
     }
 }

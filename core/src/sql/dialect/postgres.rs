@@ -19,6 +19,8 @@ impl SqlDialect for Postgres {
     fn callable(&self) -> &'static [&'static [&'static str]] {
         &[
             super::functions::COMMON,
+            super::functions::STATISTICS,
+            super::functions::MATH,
             super::functions::STANDARD,
             super::functions::POSTGRES,
         ]
