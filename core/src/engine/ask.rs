@@ -151,6 +151,28 @@ fn refusal(chat_id: &str, status: AskStatus, message: String, version: Option<i6
     }
 }
 
+/// An answer: the SQL run (or only written, for a schema-only source,
+/// `results` then `None`) and the tables it read.
+fn answered(
+    chat_id: &str,
+    answer: String,
+    compiled: &CompiledQuery,
+    results: Option<ResultSet>,
+    version: Option<i64>,
+) -> AskResponse {
+    AskResponse {
+        chat_id: chat_id.to_owned(),
+        status: AskStatus::Answered,
+        answer,
+        sql: Some(compiled.sql.clone()),
+        results,
+        objects_used: compiled.objects.clone(),
+        plan: None,
+        ontology_version: version,
+        error: None,
+    }
+}
+
 /// Why a plan does not compile, every problem listed with the name the
 /// user (or the model, `capital` false) may have meant: "The plan does not
 /// fit this ontology version: (1) the ontology has no metric `wnis`; did
@@ -745,17 +767,7 @@ impl Engine {
                 " Planned by {model} from the ontology; Cassis compiled the SQL."
             ));
         }
-        let response = AskResponse {
-            chat_id: chat.id.clone(),
-            status: AskStatus::Answered,
-            answer,
-            sql: Some(compiled.sql.clone()),
-            results,
-            objects_used: compiled.objects.clone(),
-            plan: None,
-            ontology_version: pinned,
-            error: None,
-        };
+        let response = answered(&chat.id, answer, &compiled, results, pinned);
         Carried::Done(Box::new((response, Some(plan), approved)))
     }
 
@@ -1004,17 +1016,7 @@ impl Engine {
                 "{model} wrote this SQL because no plan fit; the project's data source is schema-only, so it was not run."
             ),
         };
-        Ok(AskResponse {
-            chat_id: chat.id.clone(),
-            status: AskStatus::Answered,
-            answer,
-            sql: Some(compiled.sql.clone()),
-            results,
-            objects_used: compiled.objects.clone(),
-            plan: None,
-            ontology_version: pinned,
-            error: None,
-        })
+        Ok(answered(&chat.id, answer, compiled, results, pinned))
     }
 
     /// The estimated cost and the limit it passes, when it passes one.
