@@ -7,7 +7,7 @@ mod common;
 
 use common::app::{Reach, TestApp};
 use common::session::{client, cookie_pair};
-use common::{ADMIN_EMAIL, ADMIN_PASSWORD, Metadata, Server, cassis, run_with_stdin, stdout};
+use common::{ADMIN_EMAIL, ADMIN_PASSWORD, Metadata, Server, cassis, stdout};
 use reqwest::StatusCode;
 use reqwest::header::{COOKIE, LOCATION, ORIGIN, SET_COOKIE};
 
@@ -243,16 +243,12 @@ async fn roles_and_sessions(metadata: Metadata) {
     let dir = tempfile::tempdir().unwrap();
     let data = dir.path().join("data");
     let server = TestApp::start(&data, &metadata.args(&["--no-demo"])).await;
-    let mut create = metadata.cassis(&data);
-    create.args([
-        "user",
-        "create",
-        "--email",
+    common::create_user(
+        metadata.cassis(&data),
         "viewer@example.com",
-        "--role",
         "viewer",
-    ]);
-    assert!(run_with_stdin(create, "viewer password\n").status.success());
+        "viewer password",
+    );
 
     let (status, body) = server
         .server_fn("cassis_session=forged", "list_projects", &[])
@@ -289,9 +285,7 @@ async fn admins_manage_projects_editors_shape_ontologies_viewers_read() {
         ("viewer@example.com", "viewer"),
         ("editor@example.com", "editor"),
     ] {
-        let mut create = cassis(&data);
-        create.args(["user", "create", "--email", email, "--role", role]);
-        assert!(run_with_stdin(create, "a long password\n").status.success());
+        common::create_user(cassis(&data), email, role, "a long password");
     }
     let admin = server.sign_in(ADMIN_EMAIL, ADMIN_PASSWORD).await.1.unwrap();
     let editor = server
@@ -553,9 +547,7 @@ async fn stale_saves_and_restores(metadata: Metadata) {
         ("bob@example.com", "editor"),
         ("viewer@example.com", "viewer"),
     ] {
-        let mut create = metadata.cassis(&data);
-        create.args(["user", "create", "--email", email, "--role", role]);
-        assert!(run_with_stdin(create, "a long password\n").status.success());
+        common::create_user(metadata.cassis(&data), email, role, "a long password");
     }
     let admin = server.sign_in(ADMIN_EMAIL, ADMIN_PASSWORD).await.1.unwrap();
     let session = |email: &'static str| {
@@ -743,16 +735,12 @@ async fn members_only(metadata: Metadata) {
     let dir = tempfile::tempdir().unwrap();
     let data = dir.path().join("data");
     let server = TestApp::start(&data, &metadata.args(&[])).await;
-    let mut create = metadata.cassis(&data);
-    create.args([
-        "user",
-        "create",
-        "--email",
+    common::create_user(
+        metadata.cassis(&data),
         "viewer@example.com",
-        "--role",
         "viewer",
-    ]);
-    assert!(run_with_stdin(create, "a long password\n").status.success());
+        "a long password",
+    );
     let key = |email: &str| common::api_key(metadata.cassis(&data), email, "test", &[]);
     let (viewer_key, admin_key) = (key("viewer@example.com"), key(ADMIN_EMAIL));
     let admin = server.sign_in(ADMIN_EMAIL, ADMIN_PASSWORD).await.1.unwrap();

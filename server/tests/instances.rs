@@ -9,9 +9,7 @@ mod common;
 
 use common::app::Reach;
 use common::session::{client, cookie_pair};
-use common::{
-    ADMIN_EMAIL, ADMIN_PASSWORD, Metadata, Server, cassis, run_with_stdin, stderr, stdout,
-};
+use common::{ADMIN_EMAIL, ADMIN_PASSWORD, Metadata, Server, cassis, stderr, stdout};
 use reqwest::StatusCode;
 use reqwest::header::{COOKIE, LOCATION, ORIGIN};
 use serde_json::{Value, json};
@@ -115,17 +113,12 @@ async fn two_instances_on_one_postgresql_share_chats_credentials_versions_and_si
     let a = instance(dir, "a", &database);
     let b = instance(dir, "b", &database);
     let admin_key = create_key(dir, &database, ADMIN_EMAIL, "admin agent");
-    let mut viewer = cli(dir, &database);
-    viewer.args([
-        "user",
-        "create",
-        "--email",
+    common::create_user(
+        cli(dir, &database),
         "viewer@example.com",
-        "--role",
         "viewer",
-    ]);
-    let created = run_with_stdin(viewer, "the viewer's password\n");
-    assert!(created.status.success(), "{}", stderr(&created));
+        "the viewer's password",
+    );
 
     // A chat started on one instance continues on the other: the follow-up
     // only means "orders by priority for France" with the first turn read.

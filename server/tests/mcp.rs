@@ -389,15 +389,9 @@ async fn the_inspector_cli_calls_each_tool() {
 #[test]
 fn the_official_conformance_suite_passes_but_for_the_baseline() {
     let suite = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp_clients");
-    let bin = suite.join("conformance/node_modules/.bin");
-    if !bin.join("conformance").exists() {
-        assert!(
-            std::env::var("CASSIS_TEST_MCP_REQUIRED").is_err(),
-            "the MCP conformance suite is missing: run scripts/setup --test"
-        );
-        eprintln!("skipped: the MCP conformance suite is not installed (scripts/setup --test)");
+    let Some(bin) = common::mcp::conformance_bin() else {
         return;
-    }
+    };
     let dir = tempfile::tempdir().unwrap();
     let data = dir.path().join("data");
     let server = Server::start(&data, |command| {

@@ -9,7 +9,7 @@ mod common;
 use cassis_core::auth::oauth::{AccessClaims, SealingKey, SigningKey, challenge_of, is_sealed};
 use common::app::{Reach, Response, TestApp};
 use common::session::client as http;
-use common::{ADMIN_EMAIL, ADMIN_PASSWORD, Server, cassis, run_with_stdin, stderr};
+use common::{ADMIN_EMAIL, ADMIN_PASSWORD, Server, cassis, stderr};
 use reqwest::StatusCode;
 use reqwest::header::{COOKIE, LOCATION, ORIGIN, SET_COOKIE, WWW_AUTHENTICATE};
 use serde_json::{Value, json};
@@ -770,16 +770,9 @@ async fn forged_expired_tampered_and_misdirected_tokens_are_refused() {
 #[tokio::test]
 async fn the_conformance_suite_authorization_scenarios_pass() {
     use std::io::{BufRead, BufReader};
-    let suite = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp_clients");
-    let bin = suite.join("conformance/node_modules/.bin");
-    if !bin.join("conformance").exists() {
-        assert!(
-            std::env::var("CASSIS_TEST_MCP_REQUIRED").is_err(),
-            "the MCP conformance suite is missing: run scripts/setup --test"
-        );
-        eprintln!("skipped: the MCP conformance suite is not installed (scripts/setup --test)");
+    let Some(bin) = common::mcp::conformance_bin() else {
         return;
-    }
+    };
     let (_dir, server) = start();
     let callback_port = std::net::TcpListener::bind("127.0.0.1:0")
         .unwrap()
@@ -995,17 +988,12 @@ async fn connected_clients_are_listed_and_disconnected_by_their_user_or_an_admin
     let grant_id = listed[0]["grant_id"].as_str().unwrap().to_owned();
 
     // Another user sees none of it and cannot disconnect it.
-    let mut create = cassis(&dir.path().join("data"));
-    create.args([
-        "user",
-        "create",
-        "--email",
+    common::create_user(
+        cassis(&dir.path().join("data")),
         "viewer@example.com",
-        "--role",
         "viewer",
-    ]);
-    let out = run_with_stdin(create, "viewer password\n");
-    assert!(out.status.success(), "{}", stderr(&out));
+        "viewer password",
+    );
     let viewer = {
         let response = server
             .post(format!("{}/api/login", server.url))

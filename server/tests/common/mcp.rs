@@ -94,3 +94,20 @@ pub fn run_client(python: &str, server: &Server, script: &str, args: &[&str]) ->
     );
     serde_json::from_str(&stdout(&output)).expect("the client prints JSON")
 }
+
+/// The official MCP conformance suite's runner, from `scripts/setup --test`;
+/// `None` (the test skipped) when it is not installed, unless the run
+/// requires it.
+pub fn conformance_bin() -> Option<std::path::PathBuf> {
+    let suite = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp_clients");
+    let bin = suite.join("conformance/node_modules/.bin");
+    if !bin.join("conformance").exists() {
+        assert!(
+            std::env::var("CASSIS_TEST_MCP_REQUIRED").is_err(),
+            "the MCP conformance suite is missing: run scripts/setup --test"
+        );
+        eprintln!("skipped: the MCP conformance suite is not installed (scripts/setup --test)");
+        return None;
+    }
+    Some(bin)
+}

@@ -108,6 +108,14 @@ impl Metadata {
     }
 }
 
+/// `cassis user create` of `email` with `role`, its password typed at the
+/// prompt; `command` is the `cassis` to run it with, its settings given.
+pub fn create_user(mut command: Command, email: &str, role: &str, password: &str) {
+    command.args(["user", "create", "--email", email, "--role", role]);
+    let created = run_with_stdin(command, &format!("{password}\n"));
+    assert!(created.status.success(), "{}", stderr(&created));
+}
+
 /// An API key acting for `user`, made with `cassis apikey create` (`command`
 /// is the `cassis` to run it with, its settings given; `extra` are more of
 /// the subcommand's options); the key, printed once.
