@@ -87,14 +87,18 @@ impl From<cassis_core::store::StoreError> for AppError {
 }
 
 #[cfg(feature = "ssr")]
-impl From<cassis_core::auth::SignInError> for AppError {
-    fn from(error: cassis_core::auth::SignInError) -> Self {
+impl From<cassis_core::service::credentials::SignInError> for AppError {
+    fn from(error: cassis_core::service::credentials::SignInError) -> Self {
         match error {
-            cassis_core::auth::SignInError::InvalidCredentials => AppError::InvalidCredentials,
-            cassis_core::auth::SignInError::TooManyAttempts(wait) => AppError::TooManyAttempts {
-                retry_after_secs: wait.retry_after_secs(),
-            },
-            cassis_core::auth::SignInError::Store(error) => error.into(),
+            cassis_core::service::credentials::SignInError::InvalidCredentials => {
+                AppError::InvalidCredentials
+            }
+            cassis_core::service::credentials::SignInError::TooManyAttempts(wait) => {
+                AppError::TooManyAttempts {
+                    retry_after_secs: wait.retry_after_secs(),
+                }
+            }
+            cassis_core::service::credentials::SignInError::Store(error) => error.into(),
         }
     }
 }

@@ -3,8 +3,9 @@
 
 use crate::error::AppError;
 use cassis_core::account::User;
-use cassis_core::auth::{self, SESSION_LIFETIME, SignedIn};
+use cassis_core::auth::SESSION_LIFETIME;
 use cassis_core::engine::Engine;
+use cassis_core::service::credentials::{self, SignedIn};
 use cassis_core::store::Store;
 use cassis_core::time::Timestamp;
 use http::header::{COOKIE, SET_COOKIE};
@@ -82,7 +83,7 @@ pub async fn current_user() -> Result<Option<User>, AppError> {
     else {
         return Ok(None);
     };
-    Ok(auth::session_user(&ctx.store, &token, now()).await?)
+    Ok(credentials::session_user(&ctx.store, &token, now()).await?)
 }
 
 pub async fn require_user() -> Result<User, AppError> {

@@ -42,9 +42,13 @@ fn api_key(c: &mut Criterion) {
     });
     group.bench_function("verify in the store (SQLite)", |b| {
         b.to_async(&runtime).iter(|| async {
-            auth::authenticate_api_key(&store, black_box(presented), now)
-                .await
-                .expect("the key is valid")
+            cassis_core::service::credentials::authenticate_api_key(
+                &store,
+                black_box(presented),
+                now,
+            )
+            .await
+            .expect("the key is valid")
         })
     });
     group.finish();

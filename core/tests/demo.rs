@@ -159,51 +159,22 @@ async fn introspecting_the_warehouse_bootstraps_a_valid_draft() {
 /// rest wait for that reading instead of each scanning the warehouse again.
 #[tokio::test]
 async fn first_questions_arriving_together_ground_the_version_once() {
-    use cassis_core::account::{Email, Role};
-    use cassis_core::auth::Password;
+    use cassis_core::account::Role;
     use cassis_core::engine::{AskRequest, Client, Engine};
-    use cassis_core::project::{DataSource, ProjectName};
-    use cassis_core::store::{NewUser, Store};
-    use cassis_core::time::Timestamp;
 
-    let now = Timestamp::from_millis(1_800_000_000_000);
     let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("wholesale.sqlite");
-    demo::generate_warehouse(&path, 0.01, &mut |_: &str, _: u64| {})
-        .await
-        .unwrap();
-    let store = Store::connect(&format!(
-        "sqlite://{}",
-        dir.path().join("meta.sqlite").display()
-    ))
-    .await
-    .unwrap();
-    store.migrate().await.unwrap();
-    let org = store.create_organization("Acme", now).await.unwrap();
-    let new_user = |email: &str| NewUser {
-        organization_id: org.id,
-        email: Email::parse(email).unwrap(),
-        password_hash: Password::new("a long password").unwrap().hash().unwrap(),
-        role: Role::Admin,
-    };
-    let mut users = Vec::new();
-    for n in 0..3 {
-        let user = new_user(&format!("user{n}@example.com"));
-        users.push(store.create_user(user, now).await.unwrap());
-    }
-    let project = store
-        .create_project(
-            org.id,
-            &ProjectName::parse("Wholesale").unwrap(),
-            "",
-            Some(DataSource {
-                dialect: Dialect::Sqlite,
-                connection_url: Some(demo::warehouse_url(&path)),
-            }),
-            now,
-        )
-        .await
-        .unwrap();
+    let emails = [
+        "user0@example.com",
+        "user1@example.com",
+        "user2@example.com",
+    ];
+    let Wholesale {
+        store,
+        users,
+        project,
+        now,
+        ..
+    } = Wholesale::start(dir.path(), &emails, Role::Admin).await;
     let ontology = ontology::from_yaml(demo::WHOLESALE_ONTOLOGY).unwrap();
     publish_first_version(&store, &project, &ontology, &users[0], now).await;
 
@@ -233,39 +204,20 @@ async fn first_questions_arriving_together_ground_the_version_once() {
 /// grounding, the pool, the question slots) with it.
 #[tokio::test]
 async fn a_deleted_project_leaves_nothing_in_the_engine() {
-    use cassis_core::account::{Email, Role};
-    use cassis_core::auth::Password;
+    use cassis_core::account::Role;
     use cassis_core::engine::{AskRequest, Client, Engine};
-    use cassis_core::project::{DataSource, ProjectName};
-    use cassis_core::store::{NewUser, Store};
-    use cassis_core::time::Timestamp;
+    use cassis_core::project::ProjectName;
 
-    let now = Timestamp::from_millis(1_800_000_000_000);
     let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("wholesale.sqlite");
-    demo::generate_warehouse(&path, 0.01, &mut |_: &str, _: u64| {})
-        .await
-        .unwrap();
-    let meta = format!("sqlite://{}", dir.path().join("meta.sqlite").display());
-    let store = Store::connect(&meta).await.unwrap();
-    store.migrate().await.unwrap();
-    let org = store.create_organization("Acme", now).await.unwrap();
-    let user = NewUser {
-        organization_id: org.id,
-        email: Email::parse("ada@example.com").unwrap(),
-        password_hash: Password::new("a long password").unwrap().hash().unwrap(),
-        role: Role::Admin,
-    };
-    let ada = store.create_user(user, now).await.unwrap();
-    let source = Some(DataSource {
-        dialect: Dialect::Sqlite,
-        connection_url: Some(demo::warehouse_url(&path)),
-    });
-    let name = ProjectName::parse("Wholesale").unwrap();
-    let project = store
-        .create_project(org.id, &name, "", source.clone(), now)
-        .await
-        .unwrap();
+    let Wholesale {
+        store,
+        org,
+        users,
+        project,
+        now,
+    } = Wholesale::start(dir.path(), &["ada@example.com"], Role::Admin).await;
+    let ada = users[0].clone();
+    let source = project.data_source.clone();
     let other = store
         .create_project(
             org.id,
@@ -314,22 +266,23 @@ async fn a_deleted_project_leaves_nothing_in_the_engine() {
 /// the version it rehearses.
 #[tokio::test]
 async fn one_users_slow_questions_leave_the_project_to_others() {
-    use cassis_core::account::{Email, Role};
-    use cassis_core::auth::Password;
+    use cassis_core::account::Role;
     use cassis_core::engine::{AskRequest, Client, Engine, EngineSettings};
-    use cassis_core::project::{DataSource, ProjectName};
-    use cassis_core::store::{NewUser, Store};
-    use cassis_core::time::Timestamp;
     use std::time::{Duration, Instant};
 
-    let now = Timestamp::from_millis(1_800_000_000_000);
     let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("wholesale.sqlite");
-    demo::generate_warehouse(&path, 0.01, &mut |_: &str, _: u64| {})
-        .await
-        .unwrap();
+    let emails = ["ada@example.com", "bob@example.com"];
+    let Wholesale {
+        store,
+        users,
+        project,
+        now,
+        ..
+    } = Wholesale::start(dir.path(), &emails, Role::Editor).await;
+    let (ada, bob) = (users[0].clone(), users[1].clone());
     // A table that never ends: counting it runs until the question's timeout.
     {
+        let path = dir.path().join("wholesale.sqlite");
         let mut conn = SqliteConnection::connect(&format!("sqlite://{}", path.display()))
             .await
             .unwrap();
@@ -342,38 +295,6 @@ async fn one_users_slow_questions_leave_the_project_to_others() {
         .unwrap();
         conn.close().await.unwrap();
     }
-    let store = Store::connect(&format!(
-        "sqlite://{}",
-        dir.path().join("meta.sqlite").display()
-    ))
-    .await
-    .unwrap();
-    store.migrate().await.unwrap();
-    let org = store.create_organization("Acme", now).await.unwrap();
-    let mut users = Vec::new();
-    for email in ["ada@example.com", "bob@example.com"] {
-        let user = NewUser {
-            organization_id: org.id,
-            email: Email::parse(email).unwrap(),
-            password_hash: Password::new("a long password").unwrap().hash().unwrap(),
-            role: Role::Editor,
-        };
-        users.push(store.create_user(user, now).await.unwrap());
-    }
-    let (ada, bob) = (users[0].clone(), users[1].clone());
-    let project = store
-        .create_project(
-            org.id,
-            &ProjectName::parse("Wholesale").unwrap(),
-            "",
-            Some(DataSource {
-                dialect: Dialect::Sqlite,
-                connection_url: Some(demo::warehouse_url(&path)),
-            }),
-            now,
-        )
-        .await
-        .unwrap();
     let mut ontology = ontology::from_yaml(demo::WHOLESALE_ONTOLOGY).unwrap();
     let spin = ontology::from_yaml(
         "objects:\n\
@@ -473,6 +394,148 @@ async fn one_users_slow_questions_leave_the_project_to_others() {
     assert_eq!(stopped, 2, "{outcomes:?}");
 }
 
+/// A model's plan that does not fit the ontology is refused with every
+/// problem it has, each misspelt name with the closest one the ontology
+/// has: the model is told them all once (its repair round), and the person
+/// asking when it sends the same plan again.
+#[tokio::test]
+async fn a_plan_that_does_not_fit_is_answered_with_every_problem() {
+    use cassis_core::account::Role;
+    use cassis_core::engine::llm::{LlmPlanner, LlmProvider, LlmSettings};
+    use cassis_core::engine::{AskRequest, AskStatus, Client, Engine, EngineSettings};
+    use std::time::Duration;
+
+    let dir = tempfile::tempdir().unwrap();
+    let Wholesale {
+        store,
+        users,
+        project,
+        now,
+        ..
+    } = Wholesale::start(dir.path(), &["ada@example.com"], Role::Admin).await;
+    let ontology = ontology::from_yaml(demo::WHOLESALE_ONTOLOGY).unwrap();
+    publish_first_version(&store, &project, &ontology, &users[0], now).await;
+    let plan = serde_json::json!({
+        "measures": [{"kind": "metric", "metric": "revnue"}],
+        "dimensions": [
+            {"object": "customer", "attribute": "customer_nme"},
+            {"object": "customer", "attribute": "shoe_size"}
+        ],
+        "filters": [{"attribute": {"object": "natoin", "attribute": "nation_name"},
+                     "condition": {"op": "one_of", "value": ["GERMANY"]}}]
+    });
+    let model = FakeClaude::start(plan).await;
+    let planner = LlmPlanner::new(LlmSettings {
+        provider: LlmProvider::Anthropic,
+        url: model.url.clone(),
+        model: "claude-test".to_owned(),
+        api_key: "sk-ant-test-key".to_owned(),
+        name: "Claude".to_owned(),
+        request_timeout: Duration::from_secs(30),
+        attempts: 1,
+        backoff: Duration::from_millis(10),
+    })
+    .unwrap();
+    let engine = Engine::new(
+        store,
+        EngineSettings {
+            planner: Some(planner),
+            ..EngineSettings::default()
+        },
+    );
+    let request = AskRequest {
+        project_id: project.id.to_string(),
+        question: "Revenue per customer in Germany".to_owned(),
+        ..AskRequest::default()
+    };
+    let response = engine.ask(&users[0], Client::Cli, request, now).await;
+
+    assert_eq!(
+        response.status,
+        AskStatus::NotAnswerable,
+        "{}",
+        response.answer
+    );
+    let listed = "(1) the ontology has no metric `revnue`; did you mean `revenue`? \
+                  (2) the object `customer` has no attribute `customer_nme`; did you mean `customer_name`? \
+                  (3) the object `customer` has no attribute `shoe_size`. \
+                  (4) the ontology has no object `natoin`; did you mean `nation`?";
+    assert_eq!(
+        response.error.as_deref(),
+        Some(format!("The plan does not fit this ontology version: {listed}").as_str())
+    );
+    let requests = model.requests();
+    assert_eq!(requests.len(), 2, "one repair round");
+    let told = requests[1].to_string();
+    assert!(
+        told.contains(&format!(
+            "the plan does not fit this ontology version: {listed}"
+        )),
+        "{told}"
+    );
+}
+
+/// An Anthropic Messages endpoint on a local port that answers every
+/// request with one `submit_plan` call of the same plan, and keeps the
+/// request bodies.
+struct FakeClaude {
+    url: String,
+    bodies: std::sync::Arc<std::sync::Mutex<Vec<serde_json::Value>>>,
+}
+
+impl FakeClaude {
+    async fn start(plan: serde_json::Value) -> FakeClaude {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let url = format!("http://{}", listener.local_addr().unwrap());
+        let bodies = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let kept = bodies.clone();
+        let reply = serde_json::json!({
+            "id": "msg_01", "type": "message", "role": "assistant", "model": "claude-test",
+            "content": [{"type": "tool_use", "id": "toolu_01", "name": "submit_plan", "input": plan}],
+            "stop_reason": "tool_use", "stop_sequence": null,
+            "usage": {"input_tokens": 1, "output_tokens": 1}
+        })
+        .to_string();
+        tokio::spawn(async move {
+            while let Ok((mut stream, _)) = listener.accept().await {
+                let mut read = Vec::new();
+                let mut chunk = [0u8; 8192];
+                let (head_end, length) = loop {
+                    let n = stream.read(&mut chunk).await.unwrap();
+                    assert!(n > 0, "the request ended before its headers");
+                    read.extend_from_slice(&chunk[..n]);
+                    if let Some(end) = read.windows(4).position(|w| w == b"\r\n\r\n") {
+                        let head = String::from_utf8_lossy(&read[..end]).to_ascii_lowercase();
+                        let length = head
+                            .lines()
+                            .find_map(|line| line.strip_prefix("content-length:"))
+                            .map_or(0, |value| value.trim().parse::<usize>().unwrap());
+                        break (end + 4, length);
+                    }
+                };
+                while read.len() < head_end + length {
+                    let n = stream.read(&mut chunk).await.unwrap();
+                    assert!(n > 0, "the request ended before its body");
+                    read.extend_from_slice(&chunk[..n]);
+                }
+                let body = serde_json::from_slice(&read[head_end..head_end + length]).unwrap();
+                kept.lock().unwrap().push(body);
+                let response = format!(
+                    "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{reply}",
+                    reply.len()
+                );
+                stream.write_all(response.as_bytes()).await.unwrap();
+            }
+        });
+        FakeClaude { url, bodies }
+    }
+
+    fn requests(&self) -> Vec<serde_json::Value> {
+        self.bodies.lock().unwrap().clone()
+    }
+}
+
 /// Publishes `ontology` as the project's first version: nothing to regress from.
 async fn publish_first_version(
     store: &cassis_core::store::Store,
@@ -489,4 +552,66 @@ async fn publish_first_version(
         .publish(user, project, ontology, "v1", RegressionPolicy::Force, now)
         .await
         .unwrap();
+}
+
+/// The Wholesale project of the tests that ask questions: a metadata store
+/// in a folder, the organization Acme, its users, and the project on the
+/// demo warehouse at the smallest scale, not yet published.
+struct Wholesale {
+    store: cassis_core::store::Store,
+    org: cassis_core::account::Organization,
+    users: Vec<cassis_core::account::User>,
+    project: cassis_core::project::Project,
+    now: cassis_core::time::Timestamp,
+}
+
+impl Wholesale {
+    /// In `dir`, with a user of `role` for each of `emails`.
+    async fn start(
+        dir: &std::path::Path,
+        emails: &[&str],
+        role: cassis_core::account::Role,
+    ) -> Wholesale {
+        use cassis_core::account::Email;
+        use cassis_core::auth::Password;
+        use cassis_core::project::{DataSource, ProjectName};
+        use cassis_core::store::{NewUser, Store};
+        use cassis_core::time::Timestamp;
+
+        let now = Timestamp::from_millis(1_800_000_000_000);
+        let path = dir.join("wholesale.sqlite");
+        demo::generate_warehouse(&path, 0.01, &mut |_: &str, _: u64| {})
+            .await
+            .unwrap();
+        let meta = format!("sqlite://{}", dir.join("meta.sqlite").display());
+        let store = Store::connect(&meta).await.unwrap();
+        store.migrate().await.unwrap();
+        let org = store.create_organization("Acme", now).await.unwrap();
+        let mut users = Vec::new();
+        for email in emails {
+            let user = NewUser {
+                organization_id: org.id,
+                email: Email::parse(email).unwrap(),
+                password_hash: Password::new("a long password").unwrap().hash().unwrap(),
+                role,
+            };
+            users.push(store.create_user(user, now).await.unwrap());
+        }
+        let source = Some(DataSource {
+            dialect: Dialect::Sqlite,
+            connection_url: Some(demo::warehouse_url(&path)),
+        });
+        let name = ProjectName::parse("Wholesale").unwrap();
+        let project = store
+            .create_project(org.id, &name, "", source, now)
+            .await
+            .unwrap();
+        Wholesale {
+            store,
+            org,
+            users,
+            project,
+            now,
+        }
+    }
 }

@@ -3,12 +3,13 @@
 //! databases (`scripts/test` starts one). Each test gets a fresh database.
 
 use cassis_core::account::{Email, Role};
-use cassis_core::auth::{self, Password, SignInError};
+use cassis_core::auth::Password;
 use cassis_core::engine::{Engine, EngineSettings};
-use cassis_core::ontology::drafts::{self, RestoreError};
 use cassis_core::ontology::{Object, Ontology};
 use cassis_core::project::{DataSource, Dialect, ProjectAccess, ProjectName};
 use cassis_core::service::Services;
+use cassis_core::service::credentials::{self, SignInError};
+use cassis_core::service::drafts::{self, RestoreError};
 use cassis_core::service::publishing::{PublishError, RegressionPolicy};
 use cassis_core::store::{
     Backend, DRAFT_HISTORY_KEPT, DraftBase, InstanceFlag, NewUser, Store, StoreError, UserUpdate,
@@ -146,29 +147,29 @@ on_every_backend! {
     async fn signing_in_opens_a_session_that_expires_and_can_be_ended(store: &Store) {
         let grace = user(store, "grace@example.com", "compilers rock", Role::Editor).await;
 
-        let wrong = auth::sign_in(store, &Default::default(), None, "grace@example.com", "compilers suck", NOW).await.unwrap_err();
+        let wrong = credentials::sign_in(store, &Default::default(), None, "grace@example.com", "compilers suck", NOW).await.unwrap_err();
         assert!(matches!(wrong, SignInError::InvalidCredentials));
-        let unknown = auth::sign_in(store, &Default::default(), None, "nobody@example.com", "compilers rock", NOW).await.unwrap_err();
+        let unknown = credentials::sign_in(store, &Default::default(), None, "nobody@example.com", "compilers rock", NOW).await.unwrap_err();
         assert!(matches!(unknown, SignInError::InvalidCredentials));
 
-        let signed_in = auth::sign_in(store, &Default::default(), None, " GRACE@example.com", "compilers rock", NOW).await.unwrap();
+        let signed_in = credentials::sign_in(store, &Default::default(), None, " GRACE@example.com", "compilers rock", NOW).await.unwrap();
         assert_eq!(signed_in.user.id, grace.id);
         let token = signed_in.token.expose().to_owned();
 
-        let seen = auth::session_user(store, &token, NOW).await.unwrap();
+        let seen = credentials::session_user(store, &token, NOW).await.unwrap();
         assert_eq!(seen.map(|u| u.id), Some(grace.id));
-        assert_eq!(auth::session_user(store, "forged-token", NOW).await.unwrap(), None);
+        assert_eq!(credentials::session_user(store, "forged-token", NOW).await.unwrap(), None);
 
         let just_before_expiry = Timestamp::from_millis(signed_in.expires_at.as_millis() - 1);
-        assert!(auth::session_user(store, &token, just_before_expiry).await.unwrap().is_some());
-        assert!(auth::session_user(store, &token, signed_in.expires_at).await.unwrap().is_none());
+        assert!(credentials::session_user(store, &token, just_before_expiry).await.unwrap().is_some());
+        assert!(credentials::session_user(store, &token, signed_in.expires_at).await.unwrap().is_none());
         assert_eq!(store.delete_expired_sessions(signed_in.expires_at).await.unwrap(), 1);
 
-        let second = auth::sign_in(store, &Default::default(), None, "grace@example.com", "compilers rock", NOW).await.unwrap();
-        auth::sign_out(store, second.token.expose()).await.unwrap();
-        assert!(auth::session_user(store, second.token.expose(), NOW).await.unwrap().is_none());
+        let second = credentials::sign_in(store, &Default::default(), None, "grace@example.com", "compilers rock", NOW).await.unwrap();
+        credentials::sign_out(store, second.token.expose()).await.unwrap();
+        assert!(credentials::session_user(store, second.token.expose(), NOW).await.unwrap().is_none());
         // Ending a session twice is harmless.
-        auth::sign_out(store, second.token.expose()).await.unwrap();
+        credentials::sign_out(store, second.token.expose()).await.unwrap();
     }
 
     async fn projects_keep_their_data_source_and_names_are_unique_per_organization(store: &Store) {
@@ -249,7 +250,7 @@ on_every_backend! {
                 let store = store.clone();
                 tokio::spawn(async move {
                     let now = NOW.saturating_add(Duration::from_millis(i));
-                    auth::sign_in(&store, &Default::default(), None, "linus@example.com", "many eyes make", now).await.unwrap().token.expose().to_owned()
+                    credentials::sign_in(&store, &Default::default(), None, "linus@example.com", "many eyes make", now).await.unwrap().token.expose().to_owned()
                 })
             })
             .collect();
@@ -261,7 +262,7 @@ on_every_backend! {
         tokens.dedup();
         assert_eq!(tokens.len(), 8);
         for token in &tokens {
-            assert!(auth::session_user(store, token, NOW).await.unwrap().is_some());
+            assert!(credentials::session_user(store, token, NOW).await.unwrap().is_some());
         }
     }
 }
@@ -796,7 +797,8 @@ async fn published_versions_cannot_be_changed_by_any_write() {
 
 on_every_backend! {
     async fn api_keys_act_for_their_creator_until_revoked_or_expired(store: &Store) {
-        use cassis_core::auth::{ApiKeyRejected, ApiKeySecret};
+        use cassis_core::auth::ApiKeySecret;
+        use cassis_core::service::credentials::ApiKeyRejected;
         use cassis_core::store::NewApiKey;
 
         let ada = user(store, "ada@example.com", "analytical engine", Role::Admin).await;
@@ -805,23 +807,23 @@ on_every_backend! {
         let new = NewApiKey { organization_id: ada.organization_id, user_id: ada.id, name: " ci ", expires_at: Some(expires) };
         let id = store.create_api_key(new, &secret, NOW).await.unwrap();
 
-        let (key, acting) = auth::authenticate_api_key(store, secret.expose(), NOW).await.unwrap();
+        let (key, acting) = credentials::authenticate_api_key(store, secret.expose(), NOW).await.unwrap();
         assert_eq!((key.id, acting.id, key.name.as_str()), (id, ada.id, "ci"));
         let listed = store.list_api_keys(ada.organization_id).await.unwrap();
         assert_eq!(listed[0].last_used_at, Some(NOW), "the use is recorded");
         assert_eq!(listed[0].display_prefix, secret.expose()[..10]);
         assert_eq!(listed[0].user_email, "ada@example.com");
 
-        let unknown = auth::authenticate_api_key(store, ApiKeySecret::generate().expose(), NOW).await;
+        let unknown = credentials::authenticate_api_key(store, ApiKeySecret::generate().expose(), NOW).await;
         assert!(matches!(unknown, Err(ApiKeyRejected::Unknown)), "{unknown:?}");
-        let malformed = auth::authenticate_api_key(store, "sk-k6-nope", NOW).await;
+        let malformed = credentials::authenticate_api_key(store, "sk-k6-nope", NOW).await;
         assert!(matches!(malformed, Err(ApiKeyRejected::Malformed)), "{malformed:?}");
-        let expired = auth::authenticate_api_key(store, secret.expose(), expires).await;
+        let expired = credentials::authenticate_api_key(store, secret.expose(), expires).await;
         assert!(matches!(expired, Err(ApiKeyRejected::Expired)), "{expired:?}");
 
         assert!(store.revoke_api_key(ada.organization_id, id, NOW).await.unwrap());
         assert!(!store.revoke_api_key(ada.organization_id, id, NOW).await.unwrap(), "revoking twice changes nothing");
-        let revoked = auth::authenticate_api_key(store, secret.expose(), NOW).await;
+        let revoked = credentials::authenticate_api_key(store, secret.expose(), NOW).await;
         assert!(matches!(revoked, Err(ApiKeyRejected::Revoked)), "{revoked:?}");
     }
 }
@@ -1320,7 +1322,7 @@ async fn instances_hear_credential_and_source_changes_but_not_a_key_s_use() {
         expires_at: None,
     };
     let key = store.create_api_key(new, &secret, NOW).await.unwrap();
-    auth::authenticate_api_key(store, secret.expose(), NOW)
+    credentials::authenticate_api_key(store, secret.expose(), NOW)
         .await
         .unwrap();
     assert_eq!(

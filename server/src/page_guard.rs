@@ -11,7 +11,7 @@ use axum::http::header::{HOST, ORIGIN};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Redirect, Response};
 use cassis_app::ssr::session_token;
-use cassis_core::auth;
+use cassis_core::service::credentials;
 
 pub const LOGIN_PATH: &str = "/login";
 
@@ -70,7 +70,7 @@ pub async fn signed_in_user(
     headers: &axum::http::HeaderMap,
 ) -> Result<Option<cassis_core::account::User>, cassis_core::store::StoreError> {
     match session_token(headers) {
-        Some(token) => auth::session_user(state.store(), &token, clock::now()).await,
+        Some(token) => credentials::session_user(state.store(), &token, clock::now()).await,
         None => Ok(None),
     }
 }

@@ -7,7 +7,7 @@ mod common;
 
 use common::app::{Reach, TestApp};
 use common::session::{client, cookie_pair};
-use common::{ADMIN_EMAIL, ADMIN_PASSWORD, Server, cassis, run_with_stdin, stdout};
+use common::{ADMIN_EMAIL, ADMIN_PASSWORD, Metadata, Server, cassis, stdout};
 use reqwest::StatusCode;
 use reqwest::header::{COOKIE, LOCATION, ORIGIN, SET_COOKIE};
 
@@ -203,28 +203,9 @@ async fn oversized_bodies_are_refused() {
 
 #[tokio::test]
 async fn the_same_server_runs_on_postgresql() {
-    let Ok(admin_url) = std::env::var("CASSIS_TEST_PG_URL") else {
-        assert!(
-            std::env::var_os("CASSIS_TEST_PG_REQUIRED").is_none(),
-            "PostgreSQL is required"
-        );
+    let Some(Metadata::Postgres(url)) = Metadata::postgres("http").await else {
         return;
     };
-    use sqlx::Connection;
-    let name = format!("cassis_http_{}", std::process::id());
-    let mut admin = sqlx::PgConnection::connect(&admin_url).await.unwrap();
-    // Our own name, not input: safe to splice.
-    sqlx::raw_sql(sqlx::AssertSqlSafe(format!(
-        "DROP DATABASE IF EXISTS {name}"
-    )))
-    .execute(&mut admin)
-    .await
-    .unwrap();
-    sqlx::raw_sql(sqlx::AssertSqlSafe(format!("CREATE DATABASE {name}")))
-        .execute(&mut admin)
-        .await
-        .unwrap();
-    let url = format!("{}/{name}", admin_url.rsplit_once('/').unwrap().0);
 
     let dir = tempfile::tempdir().unwrap();
     let data = dir.path().join("data");
@@ -246,19 +227,28 @@ async fn the_same_server_runs_on_postgresql() {
 
 #[tokio::test]
 async fn roles_and_sessions_are_enforced_by_the_server_not_the_page() {
+    roles_and_sessions(Metadata::Sqlite).await;
+}
+
+/// Users, their roles and their sessions are the store's: the same on
+/// PostgreSQL.
+#[tokio::test]
+async fn roles_and_sessions_are_enforced_on_postgresql() {
+    if let Some(metadata) = Metadata::postgres("roles").await {
+        roles_and_sessions(metadata).await;
+    }
+}
+
+async fn roles_and_sessions(metadata: Metadata) {
     let dir = tempfile::tempdir().unwrap();
     let data = dir.path().join("data");
-    let server = TestApp::start(&data, &["--no-demo"]).await;
-    let mut create = cassis(&data);
-    create.args([
-        "user",
-        "create",
-        "--email",
+    let server = TestApp::start(&data, &metadata.args(&["--no-demo"])).await;
+    common::create_user(
+        metadata.cassis(&data),
         "viewer@example.com",
-        "--role",
         "viewer",
-    ]);
-    assert!(run_with_stdin(create, "viewer password\n").status.success());
+        "viewer password",
+    );
 
     let (status, body) = server
         .server_fn("cassis_session=forged", "list_projects", &[])
@@ -282,6 +272,7 @@ async fn roles_and_sessions_are_enforced_by_the_server_not_the_page() {
         body.contains("viewer@example.com") && body.contains(ADMIN_EMAIL),
         "{body}"
     );
+    metadata.assert_used(&data);
 }
 
 /// Calls a server function with form fields, as an `ActionForm` posts them.
@@ -294,9 +285,7 @@ async fn admins_manage_projects_editors_shape_ontologies_viewers_read() {
         ("viewer@example.com", "viewer"),
         ("editor@example.com", "editor"),
     ] {
-        let mut create = cassis(&data);
-        create.args(["user", "create", "--email", email, "--role", role]);
-        assert!(run_with_stdin(create, "a long password\n").status.success());
+        common::create_user(cassis(&data), email, role, "a long password");
     }
     let admin = server.sign_in(ADMIN_EMAIL, ADMIN_PASSWORD).await.1.unwrap();
     let editor = server
@@ -537,17 +526,28 @@ async fn admins_manage_projects_editors_shape_ontologies_viewers_read() {
 /// replaced draft (by a save, a bootstrap, a roll back) can be restored.
 #[tokio::test]
 async fn a_stale_save_is_refused_and_replaced_drafts_can_be_restored() {
+    stale_saves_and_restores(Metadata::Sqlite).await;
+}
+
+/// Drafts, their history and the versions published from them are the
+/// store's: the same on PostgreSQL.
+#[tokio::test]
+async fn drafts_and_versions_behave_the_same_on_postgresql() {
+    if let Some(metadata) = Metadata::postgres("drafts").await {
+        stale_saves_and_restores(metadata).await;
+    }
+}
+
+async fn stale_saves_and_restores(metadata: Metadata) {
     let dir = tempfile::tempdir().unwrap();
     let data = dir.path().join("data");
-    let server = TestApp::start(&data, &["--no-demo"]).await;
+    let server = TestApp::start(&data, &metadata.args(&["--no-demo"])).await;
     for (email, role) in [
         ("ada@example.com", "editor"),
         ("bob@example.com", "editor"),
         ("viewer@example.com", "viewer"),
     ] {
-        let mut create = cassis(&data);
-        create.args(["user", "create", "--email", email, "--role", role]);
-        assert!(run_with_stdin(create, "a long password\n").status.success());
+        common::create_user(metadata.cassis(&data), email, role, "a long password");
     }
     let admin = server.sign_in(ADMIN_EMAIL, ADMIN_PASSWORD).await.1.unwrap();
     let session = |email: &'static str| {
@@ -714,24 +714,34 @@ async fn a_stale_save_is_refused_and_replaced_drafts_can_be_restored() {
     let (status, body) = restore(&ada, "8").await;
     assert_eq!((status, body.as_str()), (StatusCode::OK, "10"));
     assert_eq!(draft(&ada).await["yaml"].as_str().unwrap(), adas);
+    metadata.assert_used(&data);
 }
 
 #[tokio::test]
 async fn a_members_only_project_is_invisible_to_others_in_the_app_and_over_mcp() {
+    members_only(Metadata::Sqlite).await;
+}
+
+/// API keys, project members and the chats asked over MCP are the store's:
+/// the same on PostgreSQL.
+#[tokio::test]
+async fn a_members_only_project_is_invisible_on_postgresql() {
+    if let Some(metadata) = Metadata::postgres("members").await {
+        members_only(metadata).await;
+    }
+}
+
+async fn members_only(metadata: Metadata) {
     let dir = tempfile::tempdir().unwrap();
     let data = dir.path().join("data");
-    let server = TestApp::start(&data, &[]).await;
-    let mut create = cassis(&data);
-    create.args([
-        "user",
-        "create",
-        "--email",
+    let server = TestApp::start(&data, &metadata.args(&[])).await;
+    common::create_user(
+        metadata.cassis(&data),
         "viewer@example.com",
-        "--role",
         "viewer",
-    ]);
-    assert!(run_with_stdin(create, "a long password\n").status.success());
-    let key = |email: &str| common::api_key(cassis(&data), email, "test", &[]);
+        "a long password",
+    );
+    let key = |email: &str| common::api_key(metadata.cassis(&data), email, "test", &[]);
     let (viewer_key, admin_key) = (key("viewer@example.com"), key(ADMIN_EMAIL));
     let admin = server.sign_in(ADMIN_EMAIL, ADMIN_PASSWORD).await.1.unwrap();
     let viewer = server
@@ -841,6 +851,7 @@ async fn a_members_only_project_is_invisible_to_others_in_the_app_and_over_mcp()
         StatusCode::FORBIDDEN,
         "only admins change access: {body}"
     );
+    metadata.assert_used(&data);
 }
 
 /// Pages cannot be framed (clickjacking), carry a foreign `<base>` or
@@ -859,26 +870,7 @@ async fn pages_send_security_headers() {
         }
         let page = request.send().await.unwrap();
         assert_eq!(page.status(), StatusCode::OK, "{path}");
-        let header = |name: &str| {
-            page.headers()
-                .get(name)
-                .unwrap_or_else(|| panic!("{path} has no {name} header"))
-                .to_str()
-                .unwrap()
-                .to_owned()
-        };
-        assert_eq!(header("x-frame-options"), "DENY", "{path}");
-        assert_eq!(header("x-content-type-options"), "nosniff", "{path}");
-        assert_eq!(header("referrer-policy"), "same-origin", "{path}");
-        let policy = header("content-security-policy");
-        for directive in [
-            "frame-ancestors 'none'",
-            "base-uri 'self'",
-            "form-action 'self'",
-            "object-src 'none'",
-        ] {
-            assert!(policy.contains(directive), "{path}: {policy}");
-        }
+        page.assert_page_headers("form-action 'self'");
     }
 }
 

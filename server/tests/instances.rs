@@ -9,7 +9,7 @@ mod common;
 
 use common::app::Reach;
 use common::session::{client, cookie_pair};
-use common::{ADMIN_EMAIL, ADMIN_PASSWORD, Server, cassis, run_with_stdin, stderr, stdout};
+use common::{ADMIN_EMAIL, ADMIN_PASSWORD, Metadata, Server, cassis, stderr, stdout};
 use reqwest::StatusCode;
 use reqwest::header::{COOKIE, LOCATION, ORIGIN};
 use serde_json::{Value, json};
@@ -26,33 +26,6 @@ const SIGNING_SECRET: &str = "the one secret every instance of this deployment i
 /// The requirement: a revoked key or disabled user is refused everywhere
 /// within a second.
 const INVALIDATION_LIMIT: Duration = Duration::from_secs(1);
-
-/// A fresh database on the PostgreSQL of `CASSIS_TEST_PG_URL`; `None` (the
-/// test is skipped) when there is none and none is required.
-async fn fresh_database(prefix: &str) -> Option<String> {
-    let Ok(admin_url) = std::env::var("CASSIS_TEST_PG_URL") else {
-        assert!(
-            std::env::var_os("CASSIS_TEST_PG_REQUIRED").is_none(),
-            "PostgreSQL is required"
-        );
-        eprintln!("CASSIS_TEST_PG_URL is not set: skipping");
-        return None;
-    };
-    use sqlx::Connection;
-    let name = format!("cassis_{prefix}_{}", std::process::id());
-    let mut admin = sqlx::PgConnection::connect(&admin_url).await.unwrap();
-    // Our own name, not input: safe to splice.
-    for statement in [
-        format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"),
-        format!("CREATE DATABASE {name}"),
-    ] {
-        sqlx::raw_sql(sqlx::AssertSqlSafe(statement))
-            .execute(&mut admin)
-            .await
-            .unwrap();
-    }
-    Some(format!("{}/{name}", admin_url.rsplit_once('/').unwrap().0))
-}
 
 /// One instance of the deployment: its own data directory and port, the
 /// shared database, warehouse folder (the demo's SQLite warehouse is one
@@ -130,7 +103,7 @@ fn id_where(list: &str, field: &str, value: &str) -> String {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn two_instances_on_one_postgresql_share_chats_credentials_versions_and_signing_keys() {
-    let Some(database) = fresh_database("instances").await else {
+    let Some(Metadata::Postgres(database)) = Metadata::postgres("instances").await else {
         return;
     };
     let dir = tempfile::tempdir().unwrap();
@@ -140,17 +113,12 @@ async fn two_instances_on_one_postgresql_share_chats_credentials_versions_and_si
     let a = instance(dir, "a", &database);
     let b = instance(dir, "b", &database);
     let admin_key = create_key(dir, &database, ADMIN_EMAIL, "admin agent");
-    let mut viewer = cli(dir, &database);
-    viewer.args([
-        "user",
-        "create",
-        "--email",
+    common::create_user(
+        cli(dir, &database),
         "viewer@example.com",
-        "--role",
         "viewer",
-    ]);
-    let created = run_with_stdin(viewer, "the viewer's password\n");
-    assert!(created.status.success(), "{}", stderr(&created));
+        "the viewer's password",
+    );
 
     // A chat started on one instance continues on the other: the follow-up
     // only means "orders by priority for France" with the first turn read.

@@ -1081,6 +1081,67 @@ fn a_plan_that_does_not_compile_goes_back_to_the_model_once() {
     assert_eq!(model.requests().len(), 2, "one repair round, no more");
 }
 
+/// A plan with three misspelt names: a metric, an attribute, an object.
+fn misspelt_plan() -> Value {
+    json!({
+        "measures": [{"kind": "metric", "metric": "wnis"}],
+        "dimensions": [{"object": "driver", "attribute": "full_nam"}],
+        "filters": [{"attribute": {"object": "racer", "attribute": "year"}, "condition": {"op": "one_of", "value": [2023]}}]
+    })
+}
+
+/// Through MCP's `ask_question`, a plan that does not compile is answered
+/// with every problem it has, each with the name the ontology has close to
+/// the missing one: the model is told them all in its repair round, and
+/// the caller too when the model fails again.
+#[tokio::test]
+async fn ask_question_lists_every_problem_of_a_plan_with_its_suggestion() {
+    use common::app::Reach;
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let project = f1_sqlite_project(dir.path(), &data);
+    let model = FakeModel::start();
+    let server = common::Server::start(&data, |command| {
+        command
+            .env("CASSIS_NO_DEMO", "1")
+            .env("CASSIS_PLANNER", "anthropic")
+            .env("CASSIS_LLM_URL", &model.url)
+            .env("CASSIS_LLM_API_KEY", "sk-ant-test-key");
+    });
+    let key = common::api_key(cassis(&data), common::ADMIN_EMAIL, "problems", &[]);
+
+    model.script([
+        anthropic_tool_use("submit_plan", misspelt_plan()),
+        anthropic_tool_use("submit_plan", misspelt_plan()),
+    ]);
+    let answer = server
+        .call_tool(
+            &key,
+            "ask_question",
+            json!({"project_id": project, "question": "Who won the most races in 2023?"}),
+        )
+        .await;
+    assert_eq!(answer["status"], "not_answerable", "{answer:#}");
+    let listed = "(1) the ontology has no metric `wnis`; did you mean `wins`? \
+                  (2) the object `driver` has no attribute `full_nam`; did you mean `full_name`? \
+                  (3) the ontology has no object `racer`; did you mean `race`?";
+    assert_eq!(
+        answer["error"],
+        format!("The plan does not fit this ontology version: {listed}"),
+        "{answer:#}"
+    );
+    assert_eq!(answer["answer"], answer["error"]);
+
+    // The model was told the same problems once, as its tool call's error.
+    let requests = model.requests();
+    assert_eq!(requests.len(), 2);
+    let reason = messages_of(&requests[1])[2]["content"][0]["content"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(reason.contains(listed), "{reason}");
+}
+
 /// SQL that passes Cassis's checks but that SQLite refuses to run.
 const FAILING_SQL: &str =
     "SELECT year, COUNT(*) AS races FROM races WHERE COUNT(*) > 20 GROUP BY year ORDER BY year";

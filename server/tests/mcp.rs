@@ -6,6 +6,7 @@
 mod common;
 
 use common::app::{Reach, Response, TestApp};
+use common::mcp::python;
 use common::{ADMIN_EMAIL, Server, cassis, f1_sqlite_project, stderr, stdout};
 use reqwest::StatusCode;
 use reqwest::header::{AUTHORIZATION, HOST, ORIGIN, WWW_AUTHENTICATE};
@@ -32,43 +33,13 @@ async fn post(server: &impl Reach, path: &str, headers: &[(&str, &str)]) -> Resp
     request.send().await.unwrap()
 }
 
-/// The Python interpreter with the `mcp` SDK, from `scripts/setup --test`.
-/// Without one the SDK test is skipped, unless the run requires it.
-fn python() -> Option<String> {
-    match std::env::var("CASSIS_TEST_PYTHON") {
-        Ok(python) if !python.is_empty() => Some(python),
-        _ if std::env::var("CASSIS_TEST_MCP_REQUIRED").is_ok() => {
-            panic!("CASSIS_TEST_MCP_REQUIRED is set but CASSIS_TEST_PYTHON is not")
-        }
-        _ => {
-            eprintln!("skipped: set CASSIS_TEST_PYTHON to a Python with the `mcp` SDK");
-            None
-        }
-    }
-}
-
 fn run_sdk(python: &str, server: &Server, key: &str, mode: &str, script: Value) -> Value {
-    let client = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/mcp_clients/sdk_client.py"
-    );
-    let output = Command::new(python)
-        .args([
-            client,
-            &format!("{}/mcp/", server.url),
-            key,
-            mode,
-            &script.to_string(),
-        ])
-        .output()
-        .unwrap();
-    assert!(
-        output.status.success(),
-        "the SDK client failed:\n{}\nserver log:\n{}",
-        stderr(&output),
-        server.log_text()
-    );
-    serde_json::from_str(&stdout(&output)).expect("the client prints JSON")
+    common::mcp::run_client(
+        python,
+        server,
+        "sdk_client.py",
+        &[key, mode, &script.to_string()],
+    )
 }
 
 #[tokio::test]
@@ -418,15 +389,9 @@ async fn the_inspector_cli_calls_each_tool() {
 #[test]
 fn the_official_conformance_suite_passes_but_for_the_baseline() {
     let suite = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp_clients");
-    let bin = suite.join("conformance/node_modules/.bin");
-    if !bin.join("conformance").exists() {
-        assert!(
-            std::env::var("CASSIS_TEST_MCP_REQUIRED").is_err(),
-            "the MCP conformance suite is missing: run scripts/setup --test"
-        );
-        eprintln!("skipped: the MCP conformance suite is not installed (scripts/setup --test)");
+    let Some(bin) = common::mcp::conformance_bin() else {
         return;
-    }
+    };
     let dir = tempfile::tempdir().unwrap();
     let data = dir.path().join("data");
     let server = Server::start(&data, |command| {

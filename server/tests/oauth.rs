@@ -9,11 +9,10 @@ mod common;
 use cassis_core::auth::oauth::{AccessClaims, SealingKey, SigningKey, challenge_of, is_sealed};
 use common::app::{Reach, Response, TestApp};
 use common::session::client as http;
-use common::{ADMIN_EMAIL, ADMIN_PASSWORD, Server, cassis, run_with_stdin, stderr, stdout};
+use common::{ADMIN_EMAIL, ADMIN_PASSWORD, Server, cassis, stderr};
 use reqwest::StatusCode;
 use reqwest::header::{COOKIE, LOCATION, ORIGIN, SET_COOKIE, WWW_AUTHENTICATE};
 use serde_json::{Value, json};
-use std::process::Command;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 const REDIRECT: &str = "http://127.0.0.1:45454/callback";
@@ -242,38 +241,16 @@ async fn connected(server: &impl Reach) -> (String, Value) {
 
 #[test]
 fn the_python_sdk_connects_through_oauth_refreshes_and_is_cut_off_after_a_replay() {
-    let Some(python) = std::env::var("CASSIS_TEST_PYTHON")
-        .ok()
-        .filter(|p| !p.is_empty())
-    else {
-        assert!(
-            std::env::var("CASSIS_TEST_MCP_REQUIRED").is_err(),
-            "CASSIS_TEST_MCP_REQUIRED is set but CASSIS_TEST_PYTHON is not"
-        );
-        eprintln!("skipped: set CASSIS_TEST_PYTHON to a Python with the `mcp` SDK");
+    let Some(python) = common::mcp::python() else {
         return;
     };
     let (_dir, server) = start();
-    let script = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/mcp_clients/oauth_client.py"
+    let report = common::mcp::run_client(
+        &python,
+        &server,
+        "oauth_client.py",
+        &[ADMIN_EMAIL, ADMIN_PASSWORD],
     );
-    let output = Command::new(python)
-        .args([
-            script,
-            &format!("{}/mcp/", server.url),
-            ADMIN_EMAIL,
-            ADMIN_PASSWORD,
-        ])
-        .output()
-        .unwrap();
-    assert!(
-        output.status.success(),
-        "the OAuth client failed:\n{}\nserver log:\n{}",
-        stderr(&output),
-        server.log_text()
-    );
-    let report: Value = serde_json::from_str(&stdout(&output)).unwrap();
 
     // Not signed in: the authorize page sends the browser to the login page,
     // which brings it back; the consent page names the client and the user.
@@ -793,16 +770,9 @@ async fn forged_expired_tampered_and_misdirected_tokens_are_refused() {
 #[tokio::test]
 async fn the_conformance_suite_authorization_scenarios_pass() {
     use std::io::{BufRead, BufReader};
-    let suite = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp_clients");
-    let bin = suite.join("conformance/node_modules/.bin");
-    if !bin.join("conformance").exists() {
-        assert!(
-            std::env::var("CASSIS_TEST_MCP_REQUIRED").is_err(),
-            "the MCP conformance suite is missing: run scripts/setup --test"
-        );
-        eprintln!("skipped: the MCP conformance suite is not installed (scripts/setup --test)");
+    let Some(bin) = common::mcp::conformance_bin() else {
         return;
-    }
+    };
     let (_dir, server) = start();
     let callback_port = std::net::TcpListener::bind("127.0.0.1:0")
         .unwrap()
@@ -1018,17 +988,12 @@ async fn connected_clients_are_listed_and_disconnected_by_their_user_or_an_admin
     let grant_id = listed[0]["grant_id"].as_str().unwrap().to_owned();
 
     // Another user sees none of it and cannot disconnect it.
-    let mut create = cassis(&dir.path().join("data"));
-    create.args([
-        "user",
-        "create",
-        "--email",
+    common::create_user(
+        cassis(&dir.path().join("data")),
         "viewer@example.com",
-        "--role",
         "viewer",
-    ]);
-    let out = run_with_stdin(create, "viewer password\n");
-    assert!(out.status.success(), "{}", stderr(&out));
+        "viewer password",
+    );
     let viewer = {
         let response = server
             .post(format!("{}/api/login", server.url))
@@ -1318,19 +1283,7 @@ async fn the_consent_page_cannot_be_framed() {
     )
     .await;
     assert_eq!(page.status(), StatusCode::OK);
-    let header = |name: &str| page.headers()[name].to_str().unwrap().to_owned();
-    assert_eq!(header("x-frame-options"), "DENY");
-    assert_eq!(header("x-content-type-options"), "nosniff");
-    assert_eq!(header("referrer-policy"), "same-origin");
-    let policy = header("content-security-policy");
-    for directive in [
-        "frame-ancestors 'none'",
-        "base-uri 'self'",
-        "object-src 'none'",
-        "form-action 'self' http://127.0.0.1:45454",
-    ] {
-        assert!(policy.contains(directive), "{policy}");
-    }
+    page.assert_page_headers("form-action 'self' http://127.0.0.1:45454");
 }
 
 /// The signing keys as the database and its backups hold them: sealed under

@@ -260,7 +260,7 @@ pub async fn bootstrap_draft(
 
 /// Applies `edit` to the draft and saves it. When another save got in
 /// between, `edit` runs again on the newer draft (see
-/// [`cassis_core::ontology::drafts::edit`]), so neither change is lost.
+/// [`cassis_core::service::drafts::edit`]), so neither change is lost.
 #[cfg(feature = "ssr")]
 async fn edit_draft<T: Send + 'static>(
     project_id: &str,
@@ -270,17 +270,10 @@ async fn edit_draft<T: Send + 'static>(
     let user = crate::ssr::require_editor().await?;
     let project = crate::ssr::project_of(&user, project_id).await?;
     let store = crate::ssr::context()?.store;
-    cassis_core::ontology::drafts::edit(
-        &store,
-        project.id,
-        user.id,
-        reason,
-        crate::ssr::now(),
-        edit,
-    )
-    .await
-    // The edit ran on a worker thread, away from the response it refuses.
-    .map_err(crate::ssr::respond_with)
+    cassis_core::service::drafts::edit(&store, project.id, user.id, reason, crate::ssr::now(), edit)
+        .await
+        // The edit ran on a worker thread, away from the response it refuses.
+        .map_err(crate::ssr::respond_with)
 }
 
 /// Sets the synonyms of one element, named by its path (`objects.driver`).
@@ -361,7 +354,7 @@ async fn add_to_draft(
     let store = crate::ssr::context()?.store;
     let dialect = dialect_of(&project);
     let reason = format!("added the {what} {}", label.trim());
-    let field_problems = cassis_core::ontology::drafts::edit(
+    let field_problems = cassis_core::service::drafts::edit(
         &store,
         project.id,
         user.id,
@@ -592,7 +585,7 @@ pub async fn draft_history(project_id: String) -> Result<Vec<DraftHistoryRow>, A
 /// revision. Changing the draft, it needs an editor like saving does.
 #[server(endpoint = "restore_draft")]
 pub async fn restore_draft(project_id: String, revision: u64) -> Result<u64, AppError> {
-    use cassis_core::ontology::drafts::{self, RestoreError};
+    use cassis_core::service::drafts::{self, RestoreError};
     let user = crate::ssr::require_editor().await?;
     let project = crate::ssr::project_of(&user, &project_id).await?;
     let store = crate::ssr::context()?.store;

@@ -87,7 +87,7 @@ pub async fn login(
     #[server(default)] next: Option<String>,
 ) -> Result<Option<String>, AppError> {
     let ctx = crate::ssr::context()?;
-    let signed_in = cassis_core::auth::sign_in(
+    let signed_in = cassis_core::service::credentials::sign_in(
         &ctx.store,
         &ctx.sign_in_throttle,
         crate::ssr::client_address(),
@@ -125,7 +125,7 @@ pub async fn logout() -> Result<(), AppError> {
     let token = use_context::<http::request::Parts>()
         .and_then(|parts| crate::ssr::session_token(&parts.headers));
     if let Some(token) = token {
-        cassis_core::auth::sign_out(&ctx.store, &token).await?;
+        cassis_core::service::credentials::sign_out(&ctx.store, &token).await?;
     }
     crate::ssr::clear_session_cookie(ctx.secure_cookies());
     leptos_axum::redirect("/login");

@@ -1,7 +1,7 @@
 //! What was asked: every chat, newest first, filterable by project and
 //! status, each openable to its turns with answers and SQL.
 
-use crate::api::activity::{ActivityRow, VerifyQuestion, chat_turns, list_activity};
+use crate::api::activity::{ActivityRow, ChatTurns, VerifyQuestion, list_activity};
 use crate::api::projects::list_projects;
 use crate::api::users::list_users;
 use crate::components::page::{ErrorNotice, Page};
@@ -84,24 +84,23 @@ pub fn ActivityPage() -> impl IntoView {
 
 #[component]
 fn ChatRow(row: ActivityRow) -> impl IntoView {
+    // The turns are read when the chat is opened (again on each opening,
+    // so they are current), by an action: a resource created here, in a
+    // row of the list's Suspend, would be created anew on each server pass
+    // and break hydration.
     let open = RwSignal::new(false);
-    let chat_id = row.chat_id.clone();
-    let turns = Resource::new(
-        move || open.get(),
-        move |open| {
-            let chat_id = chat_id.clone();
-            async move {
-                if open {
-                    chat_turns(chat_id).await.map(Some)
-                } else {
-                    Ok(None)
-                }
-            }
-        },
-    );
+    let chat_id = StoredValue::new(row.chat_id.clone());
+    let turns = ServerAction::<ChatTurns>::new();
+    let toggle = move |_| {
+        open.update(|o| *o = !*o);
+        if open.get_untracked() {
+            turns.dispatch(ChatTurns {
+                chat_id: chat_id.get_value(),
+            });
+        }
+    };
     let plural = if row.turns == 1 { "" } else { "s" };
     let verify = ServerAction::<VerifyQuestion>::new();
-    let chat_for_verify = StoredValue::new(row.chat_id.clone());
     view! {
         <li class="rounded-lg border border-slate-200 bg-white p-4 shadow-sm" data-testid="activity-chat">
             <div class="flex items-start justify-between gap-4">
@@ -116,7 +115,7 @@ fn ChatRow(row: ActivityRow) -> impl IntoView {
                 </div>
                 <div class="flex items-center gap-3">
                     <span class="rounded bg-slate-100 px-2 py-0.5 text-xs font-semibold text-slate-700" data-testid="activity-status">{row.last_status.as_str()}</span>
-                    <button type="button" class="rounded-md border border-slate-300 px-3 py-1 text-xs font-semibold text-slate-700 hover:bg-slate-50" on:click=move |_| open.update(|o| *o = !*o)>
+                    <button type="button" class="rounded-md border border-slate-300 px-3 py-1 text-xs font-semibold text-slate-700 hover:bg-slate-50" on:click=toggle>
                         {move || if open.get() { "Hide" } else { "Open" }}
                     </button>
                 </div>
@@ -126,38 +125,36 @@ fn ChatRow(row: ActivityRow) -> impl IntoView {
                 Ok(false) => view! { <p class="mt-3 text-sm text-slate-600" role="status">"The draft has this verified question already."</p> }.into_any(),
                 Err(error) => view! { <div class="mt-3"><ErrorNotice error /></div> }.into_any(),
             })}
-            <Transition fallback=|| ()>
-                {move || Suspend::new(async move {
-                    match turns.await {
-                        Ok(Some(turns)) => view! {
-                            <ol class="mt-3 space-y-3 border-t border-slate-100 pt-3" data-testid="activity-turns">
-                                {turns.into_iter().map(|t| view! {
-                                    <li class="text-sm">
-                                        <p class="font-medium">{format!("{}. {}", t.turn, t.question)}</p>
-                                        <p class="text-xs text-slate-500">{format!("{} · {} ms", t.status.as_str(), t.duration_ms)}</p>
-                                        <p class="mt-1 text-slate-700">{t.answer}</p>
-                                        {t.sql.map(|sql| view! {
-                                            <pre class="mt-1 whitespace-pre-wrap break-words rounded bg-slate-900 px-3 py-2 font-mono text-xs text-slate-100">{sql}</pre>
-                                        })}
-                                        {(t.status == AskStatus::Answered).then(|| {
-                                            let turn = t.turn;
-                                            view! {
-                                                <button type="button" class="mt-2 rounded-md border border-slate-300 px-3 py-1 text-xs font-semibold text-slate-700 hover:bg-slate-50"
-                                                    title="Add this question and its SQL to the draft's verified questions"
-                                                    on:click=move |_| { verify.dispatch(VerifyQuestion { chat_id: chat_for_verify.get_value(), turn }); }>
-                                                    "Make it a verified question"
-                                                </button>
-                                            }
-                                        })}
-                                    </li>
-                                }).collect_view()}
-                            </ol>
-                        }.into_any(),
-                        Ok(None) => ().into_any(),
-                        Err(error) => view! { <ErrorNotice error /> }.into_any(),
-                    }
-                })}
-            </Transition>
+            {move || {
+                let read = open.get().then(|| turns.value().get()).flatten()?;
+                Some(match read {
+                    Ok(turns) => view! {
+                        <ol class="mt-3 space-y-3 border-t border-slate-100 pt-3" data-testid="activity-turns">
+                            {turns.into_iter().map(|t| view! {
+                                <li class="text-sm">
+                                    <p class="font-medium">{format!("{}. {}", t.turn, t.question)}</p>
+                                    <p class="text-xs text-slate-500">{format!("{} · {} ms", t.status.as_str(), t.duration_ms)}</p>
+                                    <p class="mt-1 text-slate-700">{t.answer}</p>
+                                    {t.sql.map(|sql| view! {
+                                        <pre class="mt-1 whitespace-pre-wrap break-words rounded bg-slate-900 px-3 py-2 font-mono text-xs text-slate-100">{sql}</pre>
+                                    })}
+                                    {(t.status == AskStatus::Answered).then(|| {
+                                        let turn = t.turn;
+                                        view! {
+                                            <button type="button" class="mt-2 rounded-md border border-slate-300 px-3 py-1 text-xs font-semibold text-slate-700 hover:bg-slate-50"
+                                                title="Add this question and its SQL to the draft's verified questions"
+                                                on:click=move |_| { verify.dispatch(VerifyQuestion { chat_id: chat_id.get_value(), turn }); }>
+                                                "Make it a verified question"
+                                            </button>
+                                        }
+                                    })}
+                                </li>
+                            }).collect_view()}
+                        </ol>
+                    }.into_any(),
+                    Err(error) => view! { <ErrorNotice error /> }.into_any(),
+                })
+            }}
         </li>
     }
 }

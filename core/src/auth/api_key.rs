@@ -1,7 +1,5 @@
 //! `sk-k6-` API keys: shown once, stored as a hash, acting for their creator.
 
-use base64::Engine;
-use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use sha2::{Digest, Sha256};
 use std::fmt;
 use std::time::Duration;
@@ -17,9 +15,7 @@ pub struct ApiKeySecret(String);
 
 impl ApiKeySecret {
     pub fn generate() -> Self {
-        let mut bytes = [0u8; 32];
-        getrandom::fill(&mut bytes).expect("the operating system's random source is available");
-        Self(format!("{API_KEY_PREFIX}{}", URL_SAFE_NO_PAD.encode(bytes)))
+        Self(format!("{API_KEY_PREFIX}{}", super::random_secret()))
     }
 
     pub fn expose(&self) -> &str {

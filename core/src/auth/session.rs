@@ -1,7 +1,5 @@
 //! Browser session tokens: random, shown to the browser once, stored hashed.
 
-use base64::Engine;
-use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use sha2::{Digest, Sha256};
 use std::fmt;
 use std::time::Duration;
@@ -19,9 +17,7 @@ pub struct SessionTokenHash(pub String);
 
 impl SessionToken {
     pub fn generate() -> Self {
-        let mut bytes = [0u8; 32];
-        getrandom::fill(&mut bytes).expect("the operating system's random source is available");
-        Self(URL_SAFE_NO_PAD.encode(bytes))
+        Self(super::random_secret())
     }
 
     pub fn expose(&self) -> &str {

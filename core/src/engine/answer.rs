@@ -236,6 +236,29 @@ fn is_ratio(ontology: &Ontology, measure: &Measure) -> bool {
         if ontology.metrics.iter().any(|m| m.name == *metric && m.is_ratio()))
 }
 
+/// A row's values of its `dims` dimensions, as an answer names the row:
+/// "GERMANY, 1995".
+fn row_key(row: &[Json], dims: usize) -> String {
+    row[..dims.min(row.len())]
+        .iter()
+        .map(format_key)
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// ", … (1,234 in all)" after the `listed` first rows, when the result has
+/// more.
+fn more_than(listed: usize, results: &ResultSet) -> String {
+    if results.total_rows as usize > listed {
+        format!(
+            ", … ({} in all)",
+            group_thousands(results.total_rows as i64)
+        )
+    } else {
+        String::new()
+    }
+}
+
 fn join_and(items: &[String]) -> String {
     match items {
         [] => String::new(),
@@ -446,14 +469,7 @@ fn lookup_text(
         return format!("{label}{filters}: {}.", values[0]);
     }
     let shown: Vec<String> = values.iter().take(LISTED * 2).cloned().collect();
-    let more = if results.total_rows as usize > shown.len() {
-        format!(
-            ", … ({} in all)",
-            group_thousands(results.total_rows as i64)
-        )
-    } else {
-        String::new()
-    };
+    let more = more_than(shown.len(), results);
     format!("{}{filters}: {}{more}.", plural(&label), shown.join("; "))
 }
 
@@ -467,13 +483,7 @@ fn measure_text(
     let dims = plan.dimensions.len();
     let rows = &results.rows;
     let value_of = |row: &Vec<Json>| row.get(dims).map(format_value).unwrap_or_default();
-    let key_of = |row: &Vec<Json>| {
-        row[..dims.min(row.len())]
-            .iter()
-            .map(format_key)
-            .collect::<Vec<_>>()
-            .join(", ")
-    };
+    let key_of = |row: &Vec<Json>| row_key(row, dims);
     if dims == 0 {
         return format!("{label}{filters}: {}.", value_of(&rows[0]));
     }
@@ -600,14 +610,7 @@ fn measure_text(
         .take(LISTED * 2)
         .map(|row| format!("{} {}", key_of(row), value_of(row)))
         .collect();
-    let more = if results.total_rows as usize > listed.len() {
-        format!(
-            ", … ({} in all)",
-            group_thousands(results.total_rows as i64)
-        )
-    } else {
-        String::new()
-    };
+    let more = more_than(listed.len(), results);
     format!(
         "{label} by {dimension_label}{filters}: {}{more}.",
         listed.join(", ")

@@ -151,6 +151,54 @@ fn refusal(chat_id: &str, status: AskStatus, message: String, version: Option<i6
     }
 }
 
+/// An answer: the SQL run (or only written, for a schema-only source,
+/// `results` then `None`) and the tables it read.
+fn answered(
+    chat_id: &str,
+    answer: String,
+    compiled: &CompiledQuery,
+    results: Option<ResultSet>,
+    version: Option<i64>,
+) -> AskResponse {
+    AskResponse {
+        chat_id: chat_id.to_owned(),
+        status: AskStatus::Answered,
+        answer,
+        sql: Some(compiled.sql.clone()),
+        results,
+        objects_used: compiled.objects.clone(),
+        plan: None,
+        ontology_version: version,
+        error: None,
+    }
+}
+
+/// Why a plan does not compile, every problem listed with the name the
+/// user (or the model, `capital` false) may have meant: "The plan does not
+/// fit this ontology version: (1) the ontology has no metric `wnis`; did
+/// you mean `wins`? (2) …".
+fn does_not_fit(problems: &[compile::Problem], capital: bool) -> String {
+    let sentence = |problem: &compile::Problem| {
+        let text = problem.to_string();
+        if text.ends_with('?') {
+            text
+        } else {
+            format!("{text}.")
+        }
+    };
+    let listed = match problems {
+        [one] => sentence(one),
+        several => several
+            .iter()
+            .enumerate()
+            .map(|(n, problem)| format!("({}) {}", n + 1, sentence(problem)))
+            .collect::<Vec<_>>()
+            .join(" "),
+    };
+    let the = if capital { "The" } else { "the" };
+    format!("{the} plan does not fit this ontology version: {listed}")
+}
+
 /// A fresh chat id: `chat_` and a ULID, so ids sort by creation time.
 fn new_chat_id(now: Timestamp) -> String {
     let mut random = [0u8; 16];
@@ -648,19 +696,16 @@ impl Engine {
 
         let dialect = dialect_of(project);
         let index = OntologyIndex::new(ontology, &grounding.names);
-        let compiled = match compile::compile_indexed(index, &plan, dialect) {
+        let compiled = match compile::compile_reporting(index, &plan, dialect) {
             Ok(compiled) => compiled,
-            Err(reason) => {
-                return error(
-                    AskStatus::NotAnswerable,
-                    format!("The plan does not fit this ontology version: {reason}."),
-                );
+            Err(problems) => {
+                return error(AskStatus::NotAnswerable, does_not_fit(&problems, true));
             }
         };
 
         // Decide: a genuine fork, or a plan combining several measured
         // objects, waits for approval unless this chat already approved it.
-        let combines = combines_objects(ontology, &plan);
+        let combines = combines_objects(index, &plan);
         let forks = plan.assumptions.iter().any(|a| a.is_fork());
         let chat_approved_combination = turns.iter().any(|t| t.approval)
             && last_plan.is_some_and(|p| p.measures == plan.measures);
@@ -679,7 +724,7 @@ impl Engine {
         }
         if !approved && (waits || costly.is_some()) {
             let view = PlanView {
-                intent: intent(ontology, &plan),
+                intent: intent(index, &plan),
                 assumptions: plan.assumptions.clone(),
                 objects: compiled.objects.clone(),
             };
@@ -722,17 +767,7 @@ impl Engine {
                 " Planned by {model} from the ontology; Cassis compiled the SQL."
             ));
         }
-        let response = AskResponse {
-            chat_id: chat.id.clone(),
-            status: AskStatus::Answered,
-            answer,
-            sql: Some(compiled.sql.clone()),
-            results,
-            objects_used: compiled.objects.clone(),
-            plan: None,
-            ontology_version: pinned,
-            error: None,
-        };
+        let response = answered(&chat.id, answer, &compiled, results, pinned);
         Carried::Done(Box::new((response, Some(plan), approved)))
     }
 
@@ -814,7 +849,7 @@ impl Engine {
                     plan.assumptions
                         .extend(planner::variant_assumptions(ontology, &plan.measures));
                     planner::settle_routes(ontology, &mut plan, &[]);
-                    match compile::compile_indexed(context.index(), &plan, dialect) {
+                    match compile::compile_reporting(context.index(), &plan, dialect) {
                         Ok(_) => {
                             return Planning::Plan {
                                 plan,
@@ -822,9 +857,9 @@ impl Engine {
                                 repair,
                             };
                         }
-                        Err(reason) => (
-                            format!("the plan does not fit this ontology version: {reason}"),
-                            format!("The plan does not fit this ontology version: {reason}."),
+                        Err(problems) => (
+                            does_not_fit(&problems, false),
+                            does_not_fit(&problems, true),
                         ),
                     }
                 }
@@ -981,17 +1016,7 @@ impl Engine {
                 "{model} wrote this SQL because no plan fit; the project's data source is schema-only, so it was not run."
             ),
         };
-        Ok(AskResponse {
-            chat_id: chat.id.clone(),
-            status: AskStatus::Answered,
-            answer,
-            sql: Some(compiled.sql.clone()),
-            results,
-            objects_used: compiled.objects.clone(),
-            plan: None,
-            ontology_version: pinned,
-            error: None,
-        })
+        Ok(answered(&chat.id, answer, compiled, results, pinned))
     }
 
     /// The estimated cost and the limit it passes, when it passes one.
@@ -1523,12 +1548,10 @@ fn first_column(
 }
 
 /// Whether a measure adds metrics over other objects (a UNION of fact tables).
-fn combines_objects(ontology: &Ontology, plan: &SemanticPlan) -> bool {
+fn combines_objects(index: OntologyIndex<'_>, plan: &SemanticPlan) -> bool {
     plan.measures.iter().any(|m| match m {
-        Measure::Metric { metric, variant } => ontology
-            .metrics
-            .iter()
-            .find(|x| x.name == *metric)
+        Measure::Metric { metric, variant } => index
+            .metric(metric)
             .and_then(|x| x.reading(variant.as_deref()))
             .is_some_and(|reading| !reading.plus.is_empty()),
         Measure::CountOf { .. }
@@ -1577,7 +1600,8 @@ fn describe(ontology: &Ontology, plan: &SemanticPlan) -> String {
 }
 
 /// The plan's intent as the approval prompt shows it.
-fn intent(ontology: &Ontology, plan: &SemanticPlan) -> String {
+fn intent(index: OntologyIndex<'_>, plan: &SemanticPlan) -> String {
+    let ontology = index.ontology();
     let grouped = if plan.dimensions.is_empty() {
         String::new()
     } else {
@@ -1590,8 +1614,8 @@ fn intent(ontology: &Ontology, plan: &SemanticPlan) -> String {
                 .join(" and ")
         )
     };
-    if combines_objects(ontology, plan) {
-        let measured = measured_tables(ontology, plan);
+    if combines_objects(index, plan) {
+        let measured = measured_tables(index, plan);
         let filters = filter_phrase(ontology, plan);
         let filters = if filters.is_empty() {
             String::new()
@@ -1608,14 +1632,10 @@ fn intent(ontology: &Ontology, plan: &SemanticPlan) -> String {
 }
 
 /// The tables of the objects a plan's measures aggregate, plus-metrics included.
-fn measured_tables(ontology: &Ontology, plan: &SemanticPlan) -> Vec<String> {
+fn measured_tables(index: OntologyIndex<'_>, plan: &SemanticPlan) -> Vec<String> {
     let table_of_metric = |name: &str| {
-        let metric = ontology.metrics.iter().find(|m| m.name == name)?;
-        ontology
-            .objects
-            .iter()
-            .find(|o| o.name == metric.object)
-            .map(|o| o.table.clone())
+        let metric = index.metric(name)?;
+        index.object(&metric.object).map(|o| o.table.clone())
     };
     let mut tables = Vec::new();
     for measure in &plan.measures {
@@ -1623,10 +1643,8 @@ fn measured_tables(ontology: &Ontology, plan: &SemanticPlan) -> Vec<String> {
             continue;
         };
         let mut names = vec![metric.clone()];
-        if let Some(reading) = ontology
-            .metrics
-            .iter()
-            .find(|m| m.name == *metric)
+        if let Some(reading) = index
+            .metric(metric)
             .and_then(|m| m.reading(variant.as_deref()))
         {
             names.extend(reading.plus.iter().cloned());

@@ -36,6 +36,7 @@ pub mod resolve;
 mod running;
 
 use ast::{finish, order_by, qualify, substitute};
+pub use resolve::Problem;
 use resolve::Shape;
 
 /// A plan's SQL and what the response reports about it.
@@ -146,34 +147,55 @@ pub fn compile(
     compile_indexed(OntologyIndex::new(ontology, &names), plan, dialect)
 }
 
-/// Compiles `plan` over an indexed ontology to one SELECT in `dialect`.
+/// Compiles `plan` over an indexed ontology to one SELECT in `dialect`;
+/// a plan with several problems reports the first.
 pub fn compile_indexed(
     index: OntologyIndex<'_>,
     plan: &SemanticPlan,
     dialect: Dialect,
 ) -> Result<CompiledQuery, CompileError> {
+    compile_reporting(index, plan, dialect).map_err(first)
+}
+
+/// The first of a plan's problems, where one is enough.
+fn first(problems: Vec<Problem>) -> CompileError {
+    problems
+        .into_iter()
+        .next()
+        .expect("a plan that does not compile has a problem")
+        .error
+}
+
+/// Compiles `plan` like [`compile_indexed`], reporting every problem that
+/// keeps it from compiling (each missing name with the closest one the
+/// ontology has), for an answer that lists them all.
+pub fn compile_reporting(
+    index: OntologyIndex<'_>,
+    plan: &SemanticPlan,
+    dialect: Dialect,
+) -> Result<CompiledQuery, Vec<Problem>> {
     Compiler {
         ontology: index.ontology(),
         index,
         sql: dialect.sql(),
         shift: None,
     }
-    .compile(plan)
+    .compile_reporting(plan)
 }
 
 impl Compiler<'_> {
     /// Resolves `plan` (every name, its shape, its joins), then lowers it
-    /// to SQL in the compiler's dialect. A plan with several problems
-    /// reports the first; [`resolve::resolve`] has them all.
-    fn compile(&self, plan: &SemanticPlan) -> Result<CompiledQuery, CompileError> {
-        let resolved = resolve::resolve(self.index, plan).map_err(|problems| {
-            problems
-                .into_iter()
-                .next()
-                .expect("a plan that does not resolve has a problem")
-                .error
-        })?;
+    /// to SQL in the compiler's dialect.
+    fn compile_reporting(&self, plan: &SemanticPlan) -> Result<CompiledQuery, Vec<Problem>> {
+        let resolved = resolve::resolve(self.index, plan)?;
         self.lower(plan, resolved.shape)
+            .map_err(|error| vec![Problem::from(error)])
+    }
+
+    /// [`Self::compile_reporting`] with the first problem, for the
+    /// sub-plans of a composite measure.
+    fn compile(&self, plan: &SemanticPlan) -> Result<CompiledQuery, CompileError> {
+        self.compile_reporting(plan).map_err(first)
     }
 
     fn lower(&self, plan: &SemanticPlan, shape: Shape) -> Result<CompiledQuery, CompileError> {

@@ -4,8 +4,6 @@
 
 pub mod bootstrap;
 mod diff;
-#[cfg(feature = "ssr")]
-pub mod drafts;
 mod edit;
 #[cfg(feature = "ssr")]
 pub mod export;

@@ -90,26 +90,23 @@ pub fn convert_files(
 mod tests {
     use super::*;
 
-    fn file(name: &str, text: &str) -> ProjectFile {
-        ProjectFile {
-            name: name.to_owned(),
-            text: text.to_owned(),
-        }
-    }
-
     #[test]
     fn files_are_told_apart_by_their_content() {
         let max = crate::ontology::DEFAULT_MAX_YAML_BYTES;
         let cassis = include_str!("../../../examples/wholesale/ontology.yaml");
         assert!(
-            convert_files(&[file("o.yaml", cassis)], Dialect::Sqlite, max)
+            convert_files(&[ProjectFile::new("o.yaml", cassis)], Dialect::Sqlite, max)
                 .unwrap()
                 .is_none()
         );
         let cortex_model = include_str!("../../../examples/wholesale/cortex.yaml");
-        let read = convert_files(&[file("c.yaml", cortex_model)], Dialect::Sqlite, max)
-            .unwrap()
-            .unwrap();
+        let read = convert_files(
+            &[ProjectFile::new("c.yaml", cortex_model)],
+            Dialect::Sqlite,
+            max,
+        )
+        .unwrap()
+        .unwrap();
         assert!(
             read.ontology
                 .metrics
@@ -127,7 +124,7 @@ mod tests {
         let files: Vec<ProjectFile> = dbt
             .iter()
             .enumerate()
-            .map(|(i, t)| file(&format!("{i}.yml"), t))
+            .map(|(i, t)| ProjectFile::new(&format!("{i}.yml"), t))
             .collect();
         let read = convert_files(&files, Dialect::Sqlite, max)
             .unwrap()
@@ -158,8 +155,12 @@ mod tests {
                 .iter()
                 .any(|w| w.item == "metrics.cumulative_revenue")
         );
-        let error =
-            convert_files(&[file("a.yaml", "hello: world\n")], Dialect::Sqlite, max).unwrap_err();
+        let error = convert_files(
+            &[ProjectFile::new("a.yaml", "hello: world\n")],
+            Dialect::Sqlite,
+            max,
+        )
+        .unwrap_err();
         assert!(
             error
                 .to_string()

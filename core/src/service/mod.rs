@@ -4,6 +4,8 @@
 //! function here and map its error; this layer reads no clock and knows no
 //! HTTP (in the role of kanidm's actors, between its handlers and its domain).
 
+pub mod credentials;
+pub mod drafts;
 pub mod imports;
 pub mod oauth_grants;
 pub mod projects;

@@ -12,8 +12,9 @@ use axum::http::{HeaderMap, HeaderValue, StatusCode};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use cassis_core::account::User;
+use cassis_core::auth;
 use cassis_core::auth::oauth::{MCP_SCOPE, looks_like_jwt};
-use cassis_core::auth::{self, ApiKeyRejected};
+use cassis_core::service::credentials::{self, ApiKeyRejected};
 use cassis_core::time::Timestamp;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -232,7 +233,7 @@ async fn authenticate(state: &AppState, headers: &HeaderMap) -> Result<Caller, R
             }
         };
     }
-    match Box::pin(auth::authenticate_api_key(state.store(), token, now)).await {
+    match Box::pin(credentials::authenticate_api_key(state.store(), token, now)).await {
         Ok((key, user)) => {
             let caller = Caller {
                 user: user.into(),

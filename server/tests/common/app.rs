@@ -293,6 +293,33 @@ impl Response {
         self.status
     }
 
+    /// Asserts the headers every page carries: it cannot be framed, carry
+    /// a foreign `<base>` or plugin, leak its URL to other sites or be
+    /// sniffed into another type, and posts forms only as `form_action`
+    /// (the policy's directive) allows.
+    pub fn assert_page_headers(&self, form_action: &str) {
+        let header = |name: &str| {
+            self.headers()
+                .get(name)
+                .unwrap_or_else(|| panic!("no {name} header"))
+                .to_str()
+                .unwrap()
+                .to_owned()
+        };
+        assert_eq!(header("x-frame-options"), "DENY");
+        assert_eq!(header("x-content-type-options"), "nosniff");
+        assert_eq!(header("referrer-policy"), "same-origin");
+        let policy = header("content-security-policy");
+        for directive in [
+            "frame-ancestors 'none'",
+            "base-uri 'self'",
+            "object-src 'none'",
+            form_action,
+        ] {
+            assert!(policy.contains(directive), "{policy}");
+        }
+    }
+
     pub fn headers(&self) -> &HeaderMap {
         &self.headers
     }

@@ -2,6 +2,7 @@
 //! ([`Reach::mcp_tool`]), here the seed questions every warehouse answers.
 
 use super::app::Reach;
+use super::{Server, stderr, stdout};
 use serde_json::json;
 
 /// The product page's first answer: who won the most races in 2023, with
@@ -57,4 +58,56 @@ pub async fn answers_the_seed_questions(
         json!(["Red Bull", 860]),
         "{by_team:#}"
     );
+}
+
+/// The Python interpreter with the `mcp` SDK, from `scripts/setup --test`.
+/// Without one the SDK tests are skipped, unless the run requires it.
+pub fn python() -> Option<String> {
+    match std::env::var("CASSIS_TEST_PYTHON") {
+        Ok(python) if !python.is_empty() => Some(python),
+        _ if std::env::var("CASSIS_TEST_MCP_REQUIRED").is_ok() => {
+            panic!("CASSIS_TEST_MCP_REQUIRED is set but CASSIS_TEST_PYTHON is not")
+        }
+        _ => {
+            eprintln!("skipped: set CASSIS_TEST_PYTHON to a Python with the `mcp` SDK");
+            None
+        }
+    }
+}
+
+/// Runs the client `script` of `tests/mcp_clients/` with `python` against
+/// `server`'s MCP endpoint (its URL the first argument, `args` after it);
+/// the JSON report it prints.
+pub fn run_client(python: &str, server: &Server, script: &str, args: &[&str]) -> serde_json::Value {
+    let script = format!("{}/tests/mcp_clients/{script}", env!("CARGO_MANIFEST_DIR"));
+    let output = std::process::Command::new(python)
+        .arg(&script)
+        .arg(format!("{}/mcp/", server.url))
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{script} failed:\n{}\nserver log:\n{}",
+        stderr(&output),
+        server.log_text()
+    );
+    serde_json::from_str(&stdout(&output)).expect("the client prints JSON")
+}
+
+/// The official MCP conformance suite's runner, from `scripts/setup --test`;
+/// `None` (the test skipped) when it is not installed, unless the run
+/// requires it.
+pub fn conformance_bin() -> Option<std::path::PathBuf> {
+    let suite = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp_clients");
+    let bin = suite.join("conformance/node_modules/.bin");
+    if !bin.join("conformance").exists() {
+        assert!(
+            std::env::var("CASSIS_TEST_MCP_REQUIRED").is_err(),
+            "the MCP conformance suite is missing: run scripts/setup --test"
+        );
+        eprintln!("skipped: the MCP conformance suite is not installed (scripts/setup --test)");
+        return None;
+    }
+    Some(bin)
 }

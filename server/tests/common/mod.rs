@@ -31,6 +31,91 @@ pub fn cassis(data_dir: &Path) -> Command {
     command
 }
 
+/// The metadata database a test's server and CLI share: the SQLite file in
+/// the data directory, or a fresh PostgreSQL database, where the behaviour
+/// is the store's and must hold on both.
+pub enum Metadata {
+    Sqlite,
+    Postgres(String),
+}
+
+impl Metadata {
+    /// A fresh database named for `prefix` on the PostgreSQL of
+    /// `CASSIS_TEST_PG_URL` (which `scripts/test` starts); `None`, and the
+    /// test skipped, when there is none and none is required.
+    pub async fn postgres(prefix: &str) -> Option<Metadata> {
+        let Ok(admin_url) = std::env::var("CASSIS_TEST_PG_URL") else {
+            assert!(
+                std::env::var_os("CASSIS_TEST_PG_REQUIRED").is_none(),
+                "PostgreSQL is required"
+            );
+            eprintln!("CASSIS_TEST_PG_URL is not set: skipping");
+            return None;
+        };
+        use sqlx::Connection;
+        let name = format!("cassis_{prefix}_{}", std::process::id());
+        let mut admin = sqlx::PgConnection::connect(&admin_url).await.unwrap();
+        // Our own name, not input: safe to splice.
+        for statement in [
+            format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"),
+            format!("CREATE DATABASE {name}"),
+        ] {
+            sqlx::raw_sql(sqlx::AssertSqlSafe(statement))
+                .execute(&mut admin)
+                .await
+                .unwrap();
+        }
+        Some(Metadata::Postgres(format!(
+            "{}/{name}",
+            admin_url.rsplit_once('/').unwrap().0
+        )))
+    }
+
+    /// The URL of the PostgreSQL database; `None` on SQLite.
+    pub fn url(&self) -> Option<&str> {
+        match self {
+            Metadata::Sqlite => None,
+            Metadata::Postgres(url) => Some(url),
+        }
+    }
+
+    /// The server's flags for this database, after `args`.
+    pub fn args<'a>(&'a self, args: &[&'a str]) -> Vec<&'a str> {
+        let mut all = args.to_vec();
+        if let Some(url) = self.url() {
+            all.extend(["--database-url", url]);
+        }
+        all
+    }
+
+    /// The server and the CLI kept their metadata in this database: on
+    /// PostgreSQL, no SQLite file in the data directory.
+    pub fn assert_used(&self, data_dir: &Path) {
+        assert_eq!(
+            data_dir.join("cassis.sqlite").exists(),
+            self.url().is_none(),
+            "the metadata is in the database the test chose"
+        );
+    }
+
+    /// The CLI on this database, in `data_dir`.
+    pub fn cassis(&self, data_dir: &Path) -> Command {
+        let mut command = cassis(data_dir);
+        if let Some(url) = self.url() {
+            command.env("CASSIS_DATABASE_URL", url);
+        }
+        command
+    }
+}
+
+/// `cassis user create` of `email` with `role`, its password typed at the
+/// prompt; `command` is the `cassis` to run it with, its settings given.
+pub fn create_user(mut command: Command, email: &str, role: &str, password: &str) {
+    command.args(["user", "create", "--email", email, "--role", role]);
+    let created = run_with_stdin(command, &format!("{password}\n"));
+    assert!(created.status.success(), "{}", stderr(&created));
+}
+
 /// An API key acting for `user`, made with `cassis apikey create` (`command`
 /// is the `cassis` to run it with, its settings given; `extra` are more of
 /// the subcommand's options); the key, printed once.

@@ -19,8 +19,6 @@ pub use pkce::{challenge_of, is_valid_verifier};
 pub use sealing::{MIN_SECRET_LEN, SealingKey, SecretTooShort, is_sealed};
 
 use crate::time::Timestamp;
-use base64::Engine;
-use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use std::fmt;
 use std::time::Duration;
 use uuid::Uuid;
@@ -87,9 +85,7 @@ pub struct OAuthSecret(String);
 
 impl OAuthSecret {
     pub fn generate() -> Self {
-        let mut bytes = [0u8; 32];
-        getrandom::fill(&mut bytes).expect("the operating system's random source is available");
-        Self(URL_SAFE_NO_PAD.encode(bytes))
+        Self(crate::auth::random_secret())
     }
 
     pub fn expose(&self) -> &str {

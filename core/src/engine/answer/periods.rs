@@ -2,7 +2,7 @@
 //! by how much, never the growth as if it were the figure; a running total
 //! says the total so far at each period, with the period's own figure.
 
-use super::{format_key, format_value, group_thousands, join_and};
+use super::{format_value, group_thousands, join_and, more_than, row_key};
 use crate::engine::plan::{Measure, SemanticPlan};
 use crate::engine::planner::measure_label;
 use crate::engine::response::ResultSet;
@@ -70,11 +70,7 @@ pub(super) fn growth_text(
         .iter()
         .take(LISTED)
         .map(|row| {
-            let key = row[..dims.min(row.len())]
-                .iter()
-                .map(format_key)
-                .collect::<Vec<_>>()
-                .join(", ");
+            let key = row_key(row, dims);
             let (now, _, moved) = parts(row);
             format!("{key} {now} ({moved})")
         })
@@ -120,24 +116,13 @@ pub(super) fn running_text(
         .iter()
         .take(LISTED)
         .map(|row| {
-            let key = row[..dims.min(row.len())]
-                .iter()
-                .map(format_key)
-                .collect::<Vec<_>>()
-                .join(", ");
+            let key = row_key(row, dims);
             let own = row.get(dims).map(format_value).unwrap_or_default();
             let total = row.get(dims + 1).map(format_value).unwrap_or_default();
             format!("{key} {total} ({own} in the period)")
         })
         .collect();
-    let more = if results.total_rows as usize > listed.len() {
-        format!(
-            ", … ({} in all)",
-            group_thousands(results.total_rows as i64)
-        )
-    } else {
-        String::new()
-    };
+    let more = more_than(listed.len(), results);
     Some(format!(
         "{label} by {dimension_label}{filters}: {}{more}.",
         listed.join(", ")

@@ -191,6 +191,13 @@ impl LlmPlanner {
         mut conversation: Conversation,
         failure: &str,
     ) -> Result<ModelPlan, LlmError> {
+        // A failure that lists problems may end in a question ("did you
+        // mean `wins`?") or a full stop already.
+        let stop = if failure.ends_with(['?', '.']) {
+            ""
+        } else {
+            "."
+        };
         let results: Vec<ToolResult> = std::mem::take(&mut conversation.pending)
             .into_iter()
             .map(|call| ToolResult {
@@ -198,7 +205,7 @@ impl LlmPlanner {
                     "Not run.".to_owned()
                 } else {
                     format!(
-                        "Cassis could not use this: {failure}. Correct it and call one of the tools again."
+                        "Cassis could not use this: {failure}{stop} Correct it and call one of the tools again."
                     )
                 },
                 id: call.id,

@@ -85,22 +85,23 @@ impl Known {
         known
     }
 
-    /// A name as the source compares it. PostgreSQL folds unquoted names to
-    /// lower case and keeps quoted ones exact, so `"Name"` is not `name`;
-    /// the others are treated as case-insensitive.
+    /// A name as the source compares it: quoted names exactly where the
+    /// dialect keeps them so (PostgreSQL), otherwise without case.
     fn fold(&self, ident: &Ident) -> String {
-        match (self.dialect, ident.quote_style) {
-            (Dialect::Postgres, Some(_)) => ident.value.clone(),
-            _ => ident.value.to_lowercase(),
+        if ident.quote_style.is_some() && self.dialect.sql().quoted_names_are_exact() {
+            ident.value.clone()
+        } else {
+            ident.value.to_lowercase()
         }
     }
 
     /// An ontology column name, which the compiler quotes unless it is plain
-    /// lower case, so on PostgreSQL it is exact.
+    /// lower case, so exact where quoted names are.
     fn fold_column(&self, column: &str) -> String {
-        match self.dialect {
-            Dialect::Postgres => column.to_owned(),
-            _ => column.to_lowercase(),
+        if self.dialect.sql().quoted_names_are_exact() {
+            column.to_owned()
+        } else {
+            column.to_lowercase()
         }
     }
 

@@ -262,28 +262,27 @@ pub(crate) fn data_type(snowflake: &str) -> Option<DataType> {
     })
 }
 
-/// The name a table is queried by in `dialect`: SQLite names tables alone,
-/// most engines by schema and table, Snowflake, BigQuery and Databricks by
-/// database, schema and table.
+/// The name a table is queried by in `dialect`: by its database and schema
+/// where the dialect names them
+/// ([`names_database`](crate::sql::SqlDialect::names_database),
+/// [`names_schema`](crate::sql::SqlDialect::names_schema)); the parts
+/// dropped are returned for a warning.
 fn qualified(base: &BaseTable, dialect: Dialect) -> (String, Vec<&'static str>) {
     let mut dropped = Vec::new();
     let mut parts = Vec::new();
-    let keeps_database = matches!(
-        dialect,
-        Dialect::Snowflake | Dialect::BigQuery | Dialect::Databricks
-    );
+    let rules = dialect.sql();
     if let Some(database) = base.database.as_deref().filter(|d| !d.is_empty()) {
-        if keeps_database {
+        if rules.names_database() {
             parts.push(database);
         } else {
             dropped.push("database");
         }
     }
     if let Some(schema) = base.schema.as_deref().filter(|s| !s.is_empty()) {
-        if dialect == Dialect::Sqlite {
-            dropped.push("schema");
-        } else {
+        if rules.names_schema() {
             parts.push(schema);
+        } else {
+            dropped.push("schema");
         }
     }
     parts.push(&base.table);

@@ -258,6 +258,15 @@ pub struct ProjectFile {
     pub text: String,
 }
 
+impl ProjectFile {
+    pub fn new(name: &str, text: &str) -> Self {
+        ProjectFile {
+            name: name.to_owned(),
+            text: text.to_owned(),
+        }
+    }
+}
+
 /// Reads the YAML files of the dbt project in `dir` (skipping what dbt
 /// writes and installs), each of at most `max_bytes` and `4 × max_bytes` in
 /// all, at most [`MAX_FILES`] of them.
@@ -1227,13 +1236,6 @@ mod tests {
     use super::*;
     use crate::ontology::DEFAULT_MAX_YAML_BYTES;
 
-    fn file(name: &str, text: &str) -> ProjectFile {
-        ProjectFile {
-            name: name.to_owned(),
-            text: text.to_owned(),
-        }
-    }
-
     fn wholesale() -> Vec<ProjectFile> {
         let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/wholesale/dbt");
         read_project(&dir, DEFAULT_MAX_YAML_BYTES).unwrap()
@@ -1412,7 +1414,7 @@ mod tests {
     #[test]
     fn bad_input_is_refused_with_its_file_line_and_what_is_wrong() {
         let error = |text: &str| {
-            from_dbt(&[file("m.yml", text)], DEFAULT_MAX_YAML_BYTES)
+            from_dbt(&[ProjectFile::new("m.yml", text)], DEFAULT_MAX_YAML_BYTES)
                 .unwrap_err()
                 .to_string()
         };
@@ -1451,7 +1453,7 @@ mod tests {
         assert!(e.contains("no dbt semantic_models"), "{e}");
         // Bounded: size, and what aliases expand to.
         let big = format!("semantic_models: []\n# {}\n", "x".repeat(200));
-        let e = from_dbt(&[file("big.yml", &big)], 100)
+        let e = from_dbt(&[ProjectFile::new("big.yml", &big)], 100)
             .unwrap_err()
             .to_string();
         assert_eq!(

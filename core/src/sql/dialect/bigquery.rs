@@ -55,4 +55,8 @@ impl SqlDialect for BigQuery {
     fn text_type(&self) -> &'static str {
         "STRING"
     }
+
+    fn names_database(&self) -> bool {
+        true
+    }
 }

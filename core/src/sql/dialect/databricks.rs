@@ -47,4 +47,8 @@ impl SqlDialect for Databricks {
     fn add_days(&self, days: i64) -> String {
         format!("date_add(cassis_value, {days})")
     }
+
+    fn names_database(&self) -> bool {
+        true
+    }
 }

@@ -18,6 +18,7 @@ use sqlparser::ast::{Expr, Ident, LimitClause, Value};
 mod bigquery;
 mod databricks;
 mod duckdb;
+pub mod functions;
 mod mysql;
 mod postgres;
 mod redshift;
@@ -157,6 +158,47 @@ pub trait SqlDialect: Send + Sync + std::fmt::Debug {
     /// them (BigQuery's date formats take dates only).
     fn casts_timestamp_to_date(&self) -> bool {
         false
+    }
+
+    /// The lists of functions SQL written outside Cassis may call in this
+    /// dialect (see [`functions`]); the standard statistics and scalars
+    /// where the engine has them.
+    fn callable(&self) -> &'static [&'static [&'static str]] {
+        &[
+            functions::COMMON,
+            functions::STATISTICS,
+            functions::MATH,
+            functions::STANDARD,
+        ]
+    }
+
+    /// Whether a function called `name` (in any case) is in [`Self::callable`].
+    fn may_call(&self, name: &str) -> bool {
+        let name = name.to_lowercase();
+        self.callable()
+            .iter()
+            .any(|list| list.contains(&name.as_str()))
+    }
+
+    /// Whether a quoted name is compared exactly, case and all, when SQL
+    /// written outside Cassis is checked against the ontology's names
+    /// (PostgreSQL folds only unquoted names, so `"Name"` is not `name`);
+    /// elsewhere names are compared without case.
+    fn quoted_names_are_exact(&self) -> bool {
+        false
+    }
+
+    /// Whether a table is named by its database too (`db.schema.table`),
+    /// where the engine reaches across databases (Snowflake, BigQuery,
+    /// Databricks).
+    fn names_database(&self) -> bool {
+        false
+    }
+
+    /// Whether a table is named by its schema (`schema.table`); SQLite
+    /// names tables alone.
+    fn names_schema(&self) -> bool {
+        true
     }
 }
 

@@ -58,4 +58,13 @@ impl SqlDialect for MySql {
     fn text_type(&self) -> &'static str {
         "CHAR"
     }
+
+    fn callable(&self) -> &'static [&'static [&'static str]] {
+        &[
+            super::functions::COMMON,
+            super::functions::STATISTICS,
+            super::functions::MATH,
+            super::functions::MYSQL,
+        ]
+    }
 }

@@ -15,4 +15,18 @@ impl SqlDialect for Postgres {
     fn parser(&self) -> &'static dyn sqlparser::dialect::Dialect {
         &PostgreSqlDialect {}
     }
+
+    fn callable(&self) -> &'static [&'static [&'static str]] {
+        &[
+            super::functions::COMMON,
+            super::functions::STATISTICS,
+            super::functions::MATH,
+            super::functions::STANDARD,
+            super::functions::POSTGRES,
+        ]
+    }
+
+    fn quoted_names_are_exact(&self) -> bool {
+        true
+    }
 }

@@ -31,4 +31,8 @@ impl SqlDialect for Snowflake {
     fn add_days(&self, days: i64) -> String {
         format!("DATEADD(day, {days}, cassis_value)")
     }
+
+    fn names_database(&self) -> bool {
+        true
+    }
 }

@@ -47,4 +47,12 @@ impl SqlDialect for Sqlite {
     fn casts_text_to_date(&self) -> bool {
         false
     }
+
+    fn callable(&self) -> &'static [&'static [&'static str]] {
+        &[super::functions::COMMON, super::functions::SQLITE]
+    }
+
+    fn names_schema(&self) -> bool {
+        false
+    }
 }

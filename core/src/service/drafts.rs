@@ -2,8 +2,7 @@
 //! the draft as it is when they are saved, and any replaced draft can be
 //! restored from the history.
 
-use super::Ontology;
-use super::workers::on_ontology_worker;
+use crate::ontology::{Ontology, on_ontology_worker};
 use crate::store::{DraftBase, Store, StoreError};
 use crate::time::Timestamp;
 use uuid::Uuid;

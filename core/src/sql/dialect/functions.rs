@@ -1,0 +1,164 @@
+//! The functions a query written outside Cassis (by a model, or a verified
+//! question's SQL) may call, by dialect. An allowlist, not a denylist: a
+//! data source has hundreds of functions, and the ones that read files,
+//! signal other sessions, open connections, change settings or allocate
+//! without bound cannot be hunted down one by one, release after release.
+
+/// What every dialect has under these names, with the same meaning.
+pub const COMMON: &[&str] = &[
+    // Aggregates.
+    "count",
+    "sum",
+    "avg",
+    "min",
+    "max",
+    // Window functions.
+    "row_number",
+    "rank",
+    "dense_rank",
+    "percent_rank",
+    "cume_dist",
+    "ntile",
+    "lag",
+    "lead",
+    "first_value",
+    "last_value",
+    "nth_value",
+    // Scalars whose result is no larger than their arguments.
+    "coalesce",
+    "nullif",
+    "abs",
+    "round",
+    "lower",
+    "upper",
+    "length",
+    "trim",
+    "ltrim",
+    "rtrim",
+    "substr",
+    "substring",
+    "replace",
+    "concat",
+    "current_date",
+    "current_time",
+    "current_timestamp",
+];
+
+/// The statistics of the warehouses other than SQLite.
+pub const STATISTICS: &[&str] = &[
+    "stddev",
+    "stddev_pop",
+    "stddev_samp",
+    "variance",
+    "var_pop",
+    "var_samp",
+];
+
+/// The arithmetic of the warehouses other than SQLite.
+pub const MATH: &[&str] = &[
+    "greatest", "least", "ceil", "ceiling", "floor", "sign", "mod", "sqrt", "exp", "ln", "power",
+];
+
+/// The rest of the standard (with [`STATISTICS`] and [`MATH`]): what the
+/// warehouses other than SQLite and MySQL share.
+pub const STANDARD: &[&str] = &["corr", "covar_pop", "covar_samp", "date_trunc", "date_part"];
+
+pub const SQLITE: &[&str] = &[
+    "ifnull",
+    "iif",
+    "instr",
+    "total",
+    "ceil",
+    "ceiling",
+    "floor",
+    "trunc",
+    "sign",
+    "mod",
+    "sqrt",
+    "exp",
+    "ln",
+    "log",
+    "log10",
+    "pow",
+    "power",
+    "date",
+    "time",
+    "datetime",
+    "julianday",
+    "unixepoch",
+    "strftime",
+];
+
+pub const POSTGRES: &[&str] = &[
+    "percentile_cont",
+    "percentile_disc",
+    "mode",
+    "regr_slope",
+    "regr_intercept",
+    "regr_r2",
+    "regr_count",
+    "bool_and",
+    "bool_or",
+    "every",
+    "trunc",
+    "div",
+    "log",
+    "log10",
+    "cbrt",
+    "width_bucket",
+    "initcap",
+    "left",
+    "right",
+    "split_part",
+    "strpos",
+    "position",
+    "starts_with",
+    "char_length",
+    "character_length",
+    "btrim",
+    "translate",
+    "to_char",
+    "to_date",
+    "to_timestamp",
+    "to_number",
+    "extract",
+    "age",
+    "now",
+    "make_date",
+    "localtime",
+    "localtimestamp",
+];
+
+/// MySQL's and MariaDB's own (with [`STATISTICS`] and [`MATH`]; they have no
+/// `date_trunc` or `date_part`). Not `sleep`, `benchmark`, `load_file`, `get_lock`,
+/// `repeat`, `lpad` and the like.
+pub const MYSQL: &[&str] = &[
+    "std",
+    "log",
+    "log10",
+    "log2",
+    "pow",
+    "truncate",
+    "ifnull",
+    "if",
+    "year",
+    "month",
+    "day",
+    "dayofmonth",
+    "dayofweek",
+    "quarter",
+    "week",
+    "date",
+    "date_format",
+    "datediff",
+    "timestampdiff",
+    "str_to_date",
+    "curdate",
+    "now",
+    "char_length",
+    "character_length",
+    "left",
+    "right",
+    "locate",
+    "instr",
+];
