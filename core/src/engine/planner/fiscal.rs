@@ -197,28 +197,10 @@ fn is_year(literal: &Literal) -> bool {
 mod tests {
     use super::read;
     use crate::engine::compile::compile;
-    use crate::engine::lexicon::Lexicon;
-    use crate::engine::plan::{Condition, Literal, Measure, SemanticPlan};
-    use crate::engine::planner::{Planned, plan};
-    use crate::ontology::{Grain, Ontology};
+    use crate::engine::plan::{Condition, Literal, Measure};
+    use crate::engine::planner::test_support::{planned, wholesale};
+    use crate::ontology::Grain;
     use crate::project::Dialect;
-
-    fn wholesale() -> (Ontology, Lexicon) {
-        let ontology = crate::ontology::from_yaml(include_str!(
-            "../../../../examples/wholesale/ontology.yaml"
-        ))
-        .unwrap();
-        let lexicon = Lexicon::build(&ontology, &[]);
-        (ontology, lexicon)
-    }
-
-    fn planned(question: &str) -> SemanticPlan {
-        let (ontology, lexicon) = wholesale();
-        match plan(&ontology, &lexicon, question, None, None) {
-            Planned::Plan(p) => p,
-            Planned::NotAnswerable(reason) => panic!("{question}: {reason}"),
-        }
-    }
 
     #[test]
     fn fiscal_years_are_read_and_their_months_stated() {

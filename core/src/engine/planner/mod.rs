@@ -11,6 +11,8 @@ mod labels;
 mod periods;
 mod reading;
 mod rolling;
+#[cfg(all(test, feature = "ssr"))]
+mod test_support;
 mod time;
 mod words;
 

@@ -256,28 +256,11 @@ fn is_birth_date(attribute: &crate::ontology::Attribute) -> bool {
 #[cfg(all(test, feature = "ssr"))]
 mod tests {
     use crate::engine::compile::compile;
-    use crate::engine::lexicon::Lexicon;
-    use crate::engine::plan::{AttributeRef, SemanticPlan};
+    use crate::engine::plan::AttributeRef;
+    use crate::engine::planner::test_support::{planned, wholesale};
     use crate::engine::planner::{Planned, plan};
-    use crate::ontology::{Grain, Ontology};
+    use crate::ontology::Grain;
     use crate::project::Dialect;
-
-    fn wholesale() -> (Ontology, Lexicon) {
-        let ontology = crate::ontology::from_yaml(include_str!(
-            "../../../../examples/wholesale/ontology.yaml"
-        ))
-        .unwrap();
-        let lexicon = Lexicon::build(&ontology, &[]);
-        (ontology, lexicon)
-    }
-
-    fn planned(question: &str) -> SemanticPlan {
-        let (ontology, lexicon) = wholesale();
-        match plan(&ontology, &lexicon, question, None, None) {
-            Planned::Plan(p) => p,
-            Planned::NotAnswerable(reason) => panic!("{question}: {reason}"),
-        }
-    }
 
     fn order_date(grain: Grain) -> AttributeRef {
         AttributeRef::new("order", "order_date").by(grain)
