@@ -359,15 +359,19 @@ impl<'a> Compiler<'a> {
         self.sql.ident(name)
     }
 
+    /// An expression the ontology writes as text, parsed in this dialect;
+    /// `what` names it in the error.
+    fn parse(&self, what: &str, text: &str) -> Result<Expr, CompileError> {
+        sql::parse_expression(self.sql.dialect(), text).map_err(|error| CompileError::Expression {
+            what: what.to_owned(),
+            text: text.to_owned(),
+            error,
+        })
+    }
+
     /// An expression over one object's columns, qualified with its alias.
     fn expression(&self, what: &str, text: &str, alias: &Ident) -> Result<Expr, CompileError> {
-        let mut expr = sql::parse_expression(self.sql.dialect(), text).map_err(|error| {
-            CompileError::Expression {
-                what: what.to_owned(),
-                text: text.to_owned(),
-                error,
-            }
-        })?;
+        let mut expr = self.parse(what, text)?;
         qualify(&mut expr, alias);
         Ok(expr)
     }

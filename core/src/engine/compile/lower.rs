@@ -243,13 +243,7 @@ impl<'a> Compiler<'a> {
         object: &str,
         alias: &Ident,
     ) -> Result<Expr, CompileError> {
-        let mut expr = sql::parse_expression(self.sql.dialect(), text).map_err(|error| {
-            CompileError::Expression {
-                what: what.to_owned(),
-                text: text.to_owned(),
-                error,
-            }
-        })?;
+        let mut expr = self.parse(what, text)?;
         if let Some(object) = self.index.object(object) {
             for named in &object.filters {
                 let mut found = false;
@@ -258,12 +252,8 @@ impl<'a> Compiler<'a> {
                     std::ops::ControlFlow::<()>::Continue(())
                 });
                 if found {
-                    let condition = sql::parse_expression(self.sql.dialect(), &named.expr)
-                        .map_err(|error| CompileError::Expression {
-                            what: format!("the filter {}.{}", object.name, named.name),
-                            text: named.expr.clone(),
-                            error,
-                        })?;
+                    let what = format!("the filter {}.{}", object.name, named.name);
+                    let condition = self.parse(&what, &named.expr)?;
                     substitute(&mut expr, &named.name, &Expr::Nested(Box::new(condition)));
                 }
             }

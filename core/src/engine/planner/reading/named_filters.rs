@@ -1,9 +1,9 @@
 //! Named filters ("urgent orders"): an object's condition the question
 //! names like a value, which the plan applies by name.
 
-use super::{Assembly, Reading};
-use crate::engine::lexicon::{Concept, Entry};
-use crate::engine::plan::Filter;
+use super::{Assembly, Reading, simple_filter};
+use crate::engine::lexicon::{Concept, Entry, Strength};
+use crate::engine::plan::{Condition, Filter, Literal};
 use crate::ontology::Ontology;
 
 impl Reading {
@@ -46,6 +46,52 @@ impl Reading {
             }
         }
     }
+}
+
+/// The value a named filter's condition names (`o_orderpriority =
+/// '1-URGENT'`), as a value entry, where the concept names such a filter
+/// and `next` names a value of the same attribute ("urgent or high
+/// priority").
+pub(super) fn named_filter_as_value(
+    ontology: &Ontology,
+    entries: &[Entry],
+    next: &[Entry],
+) -> Option<Entry> {
+    let joined: Vec<(usize, usize)> = next
+        .iter()
+        .filter_map(|e| match e.concept {
+            Concept::Value {
+                object, attribute, ..
+            } => Some((object, attribute)),
+            _ => None,
+        })
+        .collect();
+    entries.iter().find_map(|e| {
+        let Concept::Filter { object, filter } = e.concept else {
+            return None;
+        };
+        let named = &ontology.objects[object].filters[filter];
+        let condition = simple_filter(ontology, &ontology.objects[object].name, &named.expr)?;
+        let Condition::OneOf(values) = condition.condition else {
+            return None;
+        };
+        let [Literal::Text(value)] = values.as_slice() else {
+            return None;
+        };
+        let attribute = ontology.objects[object]
+            .attributes
+            .iter()
+            .position(|a| a.name == condition.attribute.attribute)?;
+        joined.contains(&(object, attribute)).then(|| Entry {
+            concept: Concept::Value {
+                object,
+                attribute,
+                value: value.clone(),
+            },
+            strength: Strength::Value,
+            alias: false,
+        })
+    })
 }
 
 #[cfg(all(test, feature = "ssr"))]

@@ -1,12 +1,13 @@
 //! The walk over a question's pieces that sorts each into the role it
 //! plays: a measure, a grouping, a value, a time, an order.
 
-use super::{Reading, only_values, simple_filter, time_bound};
+use super::named_filters::named_filter_as_value;
+use super::{Reading, only_values, time_bound};
 use crate::engine::compile::display_attribute;
 use crate::engine::grammar::Op;
 use crate::engine::graph;
 use crate::engine::lexicon::{Concept, Entry, Strength};
-use crate::engine::plan::{AttributeRef, Condition, Literal, Measure, SemanticPlan};
+use crate::engine::plan::{AttributeRef, Measure, SemanticPlan};
 use crate::engine::planner::time::is_dated;
 use crate::engine::planner::words::{Piece, object_of};
 use crate::ontology::{AttributeRole, DataType, Ontology};
@@ -379,56 +380,13 @@ impl Reading {
                     reading.at = index;
                     // "urgent or high priority": a named filter joined to
                     // a value is read as the value its condition names.
-                    let joined_to = match (pieces.get(index + 1), pieces.get(index + 2)) {
+                    let as_value = match (pieces.get(index + 1), pieces.get(index + 2)) {
                         (
                             Some(Piece::Op(Op::And | Op::Versus)),
                             Some(Piece::Concept { entries: next, .. }),
-                        ) => next.iter().find_map(|e| match e.concept {
-                            Concept::Value {
-                                object, attribute, ..
-                            } => Some(AttributeRef::new(
-                                &ontology.objects[object].name,
-                                &ontology.objects[object].attributes[attribute].name,
-                            )),
-                            _ => None,
-                        }),
+                        ) => named_filter_as_value(ontology, entries, next),
                         _ => None,
                     };
-                    let as_value = joined_to.and_then(|attribute| {
-                        entries.iter().find_map(|e| match e.concept {
-                            Concept::Filter { object, filter } => {
-                                let named = &ontology.objects[object].filters[filter];
-                                let condition = simple_filter(
-                                    ontology,
-                                    &ontology.objects[object].name,
-                                    &named.expr,
-                                )?;
-                                match condition.condition {
-                                    Condition::OneOf(values)
-                                        if condition.attribute == attribute =>
-                                    {
-                                        let [Literal::Text(value)] = values.as_slice() else {
-                                            return None;
-                                        };
-                                        Some(Entry {
-                                            concept: Concept::Value {
-                                                object,
-                                                attribute: ontology.objects[object]
-                                                    .attributes
-                                                    .iter()
-                                                    .position(|a| a.name == attribute.attribute)?,
-                                                value: value.clone(),
-                                            },
-                                            strength: Strength::Value,
-                                            alias: false,
-                                        })
-                                    }
-                                    _ => None,
-                                }
-                            }
-                            _ => None,
-                        })
-                    });
                     let entries: &[Entry] = match &as_value {
                         Some(value) => std::slice::from_ref(value),
                         None => entries,
