@@ -209,11 +209,7 @@ impl Reading {
 
         if let Some((m, o)) = excluded {
             let object = &ontology.objects[o];
-            let Some(key) = object
-                .attributes
-                .iter()
-                .find(|a| a.column_name() == Some(object.primary_key[0].as_str()))
-            else {
+            let Some(key) = single_key(object) else {
                 return ControlFlow::Break(Planned::NotAnswerable(format!(
                     "the question excludes {}, but {} has no key attribute to exclude by",
                     ontology.metrics[m].name, object.name
@@ -289,15 +285,7 @@ impl Reading {
         // Keys: the object's one-column primary key, read as an identifier.
         for (o, key) in &self.keys {
             let object = &ontology.objects[*o];
-            let Some(attribute) = (object.primary_key.len() == 1)
-                .then(|| {
-                    object
-                        .attributes
-                        .iter()
-                        .find(|a| a.column_name() == Some(object.primary_key[0].as_str()))
-                })
-                .flatten()
-            else {
+            let Some(attribute) = single_key(object) else {
                 return ControlFlow::Break(Planned::NotAnswerable(format!(
                     "the question names {} {key} by number, but the ontology declares no single key for {}",
                     object.name, object.name
@@ -381,17 +369,7 @@ impl Reading {
         let Some(object) = ontology.objects.iter().find(|o| o.name == things) else {
             return;
         };
-        let Some(key) = object
-            .primary_key
-            .first()
-            .filter(|_| object.primary_key.len() == 1)
-            .and_then(|key| {
-                object
-                    .attributes
-                    .iter()
-                    .find(|a| a.column_name() == Some(key.as_str()))
-            })
-        else {
+        let Some(key) = single_key(object) else {
             return;
         };
         let Some(at) = plan.filters.iter().position(|f| {
@@ -432,4 +410,16 @@ impl Reading {
             },
         };
     }
+}
+
+/// The attribute holding an object's one-column primary key, which
+/// exclusions and keys named by number filter on.
+fn single_key(object: &crate::ontology::Object) -> Option<&crate::ontology::Attribute> {
+    let [key] = object.primary_key.as_slice() else {
+        return None;
+    };
+    object
+        .attributes
+        .iter()
+        .find(|a| a.column_name() == Some(key.as_str()))
 }
