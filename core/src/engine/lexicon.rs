@@ -544,12 +544,30 @@ impl Lexicon {
                 self.add(code, concept, Strength::Value);
             }
         }
-        for code in codes {
+        // "shipped by SHIP": a category's one-word value that a concept
+        // shadows ("ship" for the ship date) is still the value where it is
+        // typed in capitals as stored.
+        let shadowed: Vec<&String> = values
+            .iter()
+            .filter(|v| {
+                let v = v.trim();
+                values.len() + codes.len() <= SMALL_CATEGORIES
+                    && v.chars().count() > 3
+                    && v.chars().all(|c| c.is_ascii_uppercase())
+                    && text::words(v).first().is_some_and(|word| {
+                        self.lookup(&word.stem)
+                            .iter()
+                            .any(|e| e.strength < Strength::Value)
+                    })
+            })
+            .copied()
+            .collect();
+        for code in codes.iter().chain(&shadowed) {
             let entries = self.codes.entry(text::fold(code.trim())).or_default();
             let concept = Concept::Value {
                 object,
                 attribute,
-                value: code.clone(),
+                value: (*code).clone(),
             };
             push_new(entries, concept, false);
         }

@@ -3076,3 +3076,80 @@ fn values_named_for_the_whole_of_a_share_bound_it() {
     let whole = &part[part.find("AS part CROSS JOIN").expect(&part)..];
     assert!(!whole.contains("Mercedes"), "{part}");
 }
+
+#[test]
+fn follow_ups_keep_what_the_chat_counted_and_refine_it() {
+    let (ontology, lexicon) = wholesale_with("nation", "nation_name", &["CANADA"]);
+    let in_chat = |question: &str, previous: Option<&SemanticPlan>| {
+        let plan = plan_in_chat(&ontology, &lexicon, question, previous);
+        let sql = compile(&ontology, &plan, Dialect::Sqlite).unwrap().sql;
+        (plan, sql)
+    };
+    // "how many of them are in canada" counts the customers, not nations.
+    let (building, _) = in_chat("How many customers are in the BUILDING segment?", None);
+    let (_, canada) = in_chat("how many of them are in canada?", Some(&building));
+    assert!(
+        canada.starts_with("SELECT COUNT(*) AS customer_count")
+            && canada.contains("c.c_mktsegment = 'BUILDING'")
+            && canada.contains("n.n_name = 'CANADA'"),
+        "{canada}"
+    );
+    // "break that down by year the order was placed": the open orders, by
+    // the year of their date; the order itself is not a grouping.
+    let (open, _) = in_chat("How many orders are still open?", None);
+    let (_, by_year) = in_chat("break that down by year the order was placed", Some(&open));
+    assert!(
+        by_year.contains("o.o_orderstatus = 'O'")
+            && by_year.contains("GROUP BY CAST(strftime('%Y', o.o_orderdate) AS INTEGER) ORDER"),
+        "{by_year}"
+    );
+    // A category's value typed in capitals as stored is the value, though
+    // "ship" is also the ship date's word; "and for truck?" swaps it.
+    let (ship, ship_sql) = in_chat(
+        "What's the average discount on line items shipped by SHIP?",
+        None,
+    );
+    assert!(
+        ship_sql.contains("li.l_shipmode = 'SHIP'") && !ship_sql.contains("GROUP BY"),
+        "{ship_sql}"
+    );
+    let (_, truck) = in_chat("And for truck?", Some(&ship));
+    assert!(
+        truck.contains("li.l_shipmode = 'TRUCK'") && !truck.contains("'SHIP'"),
+        "{truck}"
+    );
+    // In lower case, "ship" is still the verb's date.
+    let (_, shipped) = in_chat("How many line items were shipped in 1995?", None);
+    assert!(shipped.contains("l_shipdate"), "{shipped}");
+}
+
+#[test]
+fn a_numbered_attribute_compared_with_a_number() {
+    let (ontology, lexicon) = wholesale();
+    let parts = plan_in_chat(
+        &ontology,
+        &lexicon,
+        "How many parts does Manufacturer#3 make?",
+        None,
+    );
+    let bigger = plan_in_chat(
+        &ontology,
+        &lexicon,
+        "How many of those are bigger than size 40?",
+        Some(&parts),
+    );
+    let sql = compile(&ontology, &bigger, Dialect::Sqlite).unwrap().sql;
+    assert!(
+        sql.starts_with("SELECT COUNT(*) AS part_count")
+            && sql.contains("p.p_size > 40")
+            && sql.contains("p.p_mfgr = 'Manufacturer#3'"),
+        "{sql}"
+    );
+    let smaller = compiled(
+        &ontology,
+        &lexicon,
+        "parts smaller than size 5",
+        Dialect::Sqlite,
+    );
+    assert!(smaller.contains("p.p_size < 5"), "{smaller}");
+}

@@ -190,6 +190,12 @@ pub(super) fn read(lexicon: &Lexicon, question: &str, today: Option<Day>) -> Vec
         // it down", "group it by".
         let command =
             i > 0 && matches!(plain[i - 1], "break" | "group" | "split" | "sort" | "rank");
+        // "break that down by year": the command refines the last answer.
+        if command && matches!(plain[i], "it" | "that" | "this") {
+            pieces.push(Piece::Op(Op::Back));
+            i += 1;
+            continue;
+        }
         if matches!(plain[i], "he" | "she" | "him" | "his" | "her" | "hers")
             || (plain[i] == "there" && !existential)
             || (matches!(plain[i], "it" | "its") && !command)

@@ -169,7 +169,9 @@ impl Reading {
                     }
                     // "how many drivers were there in 2022", after a
                     // question about one driver: all of them are counted.
-                    for measure in &measures {
+                    // "Break that down by year the order was placed" counts
+                    // the same orders.
+                    for measure in measures.iter().filter(|_| self.counts) {
                         if let Measure::CountOf { object } | Measure::DistinctOf { object, .. } =
                             measure
                         {

@@ -272,9 +272,12 @@ impl Reading {
             }
         }
         // "How many times has the Monaco Grand Prix been run": counting with
-        // only a name given counts the rows the name is of.
+        // only a name given counts the rows the name is of. "How many of
+        // them are in Canada" still counts what the chat counted.
+        let counts_last = self.partitive && previous.is_some_and(|p| !p.measures.is_empty());
         if measures.is_empty()
             && self.counts
+            && !counts_last
             && self.asked.is_empty()
             && let [mention] = self.values.as_slice()
             && let [(attribute, _)] = mention.options.as_slice()

@@ -142,6 +142,19 @@ impl Reading {
                         .push((attribute, previous_op == Some(Op::Above), *n));
                     previous_op = None;
                 }
+                // "bigger than size 40": a numbered attribute compared.
+                Piece::Number(n)
+                    if previous_op.is_none()
+                        && let Some(Piece::Op(op @ (Op::Above | Op::Below))) =
+                            index.checked_sub(2).map(|i| &pieces[i])
+                        && let Some(attribute) = index
+                            .checked_sub(1)
+                            .and_then(|i| numbered_attribute(ontology, &pieces[i])) =>
+                {
+                    reading.asked.retain(|a| *a != attribute);
+                    reading.last_quantity = None;
+                    reading.compared.push((attribute, *op == Op::Above, *n));
+                }
                 // "started from grid 4", "ranked 2": a whole number right
                 // after a numbered attribute of a row is its value.
                 Piece::Number(n)
@@ -391,6 +404,12 @@ impl Reading {
                         Some(value) => std::slice::from_ref(value),
                         None => entries,
                     };
+                    // "by year the order was placed": the thing after the
+                    // grain says whose date it is; it is not grouped.
+                    let dates_the_grain = matches!(
+                        index.checked_sub(1).map(|i| &pieces[i]),
+                        Some(Piece::Op(Op::Year | Op::Month | Op::Period(_)))
+                    ) && object_of(entries).is_some();
                     let asked_before = reading.asked.len();
                     reading.place(
                         ontology,
@@ -398,7 +417,7 @@ impl Reading {
                         text,
                         *scoped,
                         if measured_by_next { None } else { previous_op },
-                        grouping && !value_before_thing,
+                        grouping && !value_before_thing && !dates_the_grain,
                     );
                     if only_values(entries) {
                         reading.value_at = Some(index);
