@@ -3153,3 +3153,29 @@ fn a_numbered_attribute_compared_with_a_number() {
     );
     assert!(smaller.contains("p.p_size < 5"), "{smaller}");
 }
+
+#[test]
+fn an_unknown_word_before_an_attribute_named_only_says_which() {
+    let (ontology, lexicon) = f1_with("driver", "full_name", &["Valtteri Bottas"]);
+    let code = compiled(
+        &ontology,
+        &lexicon,
+        "What is the three-letter code of Valtteri Bottas?",
+        Dialect::Postgres,
+    );
+    assert!(
+        code.contains("d.code AS code") && !code.contains("LIMIT"),
+        "{code}"
+    );
+    // A qualifier of a word that is only a synonym still blocks: "freight
+    // costs" are not the supply cost.
+    let (wholesale, lexicon) = wholesale();
+    assert!(matches!(
+        plan_with(
+            &wholesale,
+            &lexicon,
+            "What were our freight costs per order in 1995?"
+        ),
+        Planned::NotAnswerable(_)
+    ));
+}

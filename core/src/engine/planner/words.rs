@@ -503,6 +503,18 @@ pub(super) fn read(lexicon: &Lexicon, question: &str, today: Option<Day>) -> Vec
             {
                 *blocks = true;
             }
+            // "the three-letter code", "his season page": an unknown word
+            // right before an attribute only says which of its kind; the
+            // attribute is what is asked for, and the word is listed as
+            // not used.
+            if entries.iter().all(|e| {
+                matches!(e.concept, Concept::Attribute { .. }) && e.strength == Strength::Name
+            }) && unknown_at.is_some_and(|at| at + 1 == i && !words[at].capital)
+                && cause_at.is_none()
+                && let Some(Piece::Unknown { blocks, .. }) = pieces.last_mut()
+            {
+                *blocks = false;
+            }
             // "a customer": one of the things, which an average may be per.
             if i > 0 && matches!(plain[i - 1], "a" | "an") && object_of(&entries).is_some() {
                 one_of.push(pieces.len());
@@ -562,7 +574,19 @@ pub(super) fn read(lexicon: &Lexicon, question: &str, today: Option<Day>) -> Vec
                 focus = Focus::Outside;
             }
         } else if let Some(n) = grammar::small_number(&word.plain) {
-            pieces.push(Piece::Number(n));
+            // "the three-letter code": a number joined to a word nobody
+            // knows is part of that word, not a count or a limit.
+            let joined_to_unknown = plain.get(i + 1).is_some_and(|next| {
+                question
+                    .to_lowercase()
+                    .contains(&format!("{}-{next}", word.plain))
+                    && lexicon.lookup(&words[i + 1].stem).is_empty()
+                    && grammar::operator_at(&[next]).is_none()
+                    && !grammar::is_stop_word(next)
+            });
+            if !joined_to_unknown {
+                pieces.push(Piece::Number(n));
+            }
         } else if let Some(metric) = agent_of(lexicon, &word.stem) {
             pieces.push(Piece::Agent {
                 metric,
