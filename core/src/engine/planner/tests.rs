@@ -3179,3 +3179,27 @@ fn an_unknown_word_before_an_attribute_named_only_says_which() {
         Planned::NotAnswerable(_)
     ));
 }
+
+#[test]
+fn a_date_right_after_a_thing_is_that_things_date() {
+    let (ontology, lexicon) = f1();
+    let drivers = compiled(
+        &ontology,
+        &lexicon,
+        "how many drivers took part in the race held on 2021-07-18",
+        Dialect::Postgres,
+    );
+    assert!(
+        drivers.contains("r.date = '2021-07-18'") && !drivers.contains("d.dob"),
+        "{drivers}"
+    );
+    // With no thing before it, the date is the one in reach of what is
+    // counted, as before.
+    let born = compiled(
+        &ontology,
+        &lexicon,
+        "how many drivers were born on 1985-01-07",
+        Dialect::Postgres,
+    );
+    assert!(born.contains("d.dob = '1985-01-07'"), "{born}");
+}

@@ -158,7 +158,13 @@ impl Reading {
         // Days: "on 29 November 2015", "in Nov 2015", "since 1995-03-15".
         if !self.dates.is_empty() {
             let anchor = self.time_anchor(ontology, anchor.as_deref(), plan);
-            let Some(day) = anchor.as_deref().and_then(|a| day_attribute(ontology, a)) else {
+            let own = self.date_of.and_then(|o| {
+                let name = &ontology.objects[o].name;
+                day_attribute(ontology, name).filter(|day| day.object == *name)
+            });
+            let Some(day) =
+                own.or_else(|| anchor.as_deref().and_then(|a| day_attribute(ontology, a)))
+            else {
                 return ControlFlow::Break(Planned::NotAnswerable(
                     "the question names a date, but nothing it asks about has a date in the ontology".to_owned(),
                 ));

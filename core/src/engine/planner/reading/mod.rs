@@ -97,6 +97,9 @@ pub(super) struct Reading {
     years: Vec<(Op, i64)>,
     /// The thing a year qualifies ("1995 orders"), whose date it is of.
     year_of: Option<usize>,
+    /// The thing a date follows ("the race held on 2015/11/29"), whose own
+    /// date it is.
+    date_of: Option<usize>,
     comparison: bool,
     who: bool,
     /// "each of them", "which of those": the question is about what the

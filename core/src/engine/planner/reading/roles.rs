@@ -210,6 +210,13 @@ impl Reading {
                 }
                 Piece::Dates(range) => {
                     reading.dates.push((time_bound(previous_op), range.clone()));
+                    // "the race held on 2015/11/29": the date is the race's.
+                    if let Some(Piece::Concept { entries, .. }) =
+                        index.checked_sub(1).map(|i| &pieces[i])
+                        && let Some(o) = object_of(entries)
+                    {
+                        reading.date_of = Some(o);
+                    }
                     previous_op = None;
                 }
                 // "first on the grid", "the no. 4 grid": the number is the
