@@ -191,6 +191,10 @@ fn filters_phrase(ontology: &Ontology, filters: &[&Filter]) -> String {
                 )
             }
             Condition::Between(a, b) => format!("from {a} to {b}"),
+            Condition::Missing => format!(
+                "with no {}",
+                attribute_label(ontology, &filter.attribute).to_lowercase()
+            ),
             Condition::AboveAttribute(other) | Condition::BelowAttribute(other) => {
                 let above = matches!(filter.condition, Condition::AboveAttribute(_));
                 let word = match (is_time(filter), above) {

@@ -336,6 +336,10 @@ const PHRASES: &[(&str, Op)] = &[
     ("excluding", Op::Negation),
     ("except", Op::Negation),
     ("without", Op::Negation),
+    // "drivers who have no code".
+    ("have no", Op::Negation),
+    ("has no", Op::Negation),
+    ("with no", Op::Negation),
     ("not counting", Op::Negation),
     ("not including", Op::Negation),
     ("never", Op::Negation),

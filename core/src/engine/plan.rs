@@ -227,6 +227,8 @@ pub enum Condition {
     Named,
     /// The object's named filter does not hold: "orders that are not urgent".
     NotNamed,
+    /// No value at all (SQL `NULL`): "drivers who don't have a code".
+    Missing,
 }
 
 impl Condition {

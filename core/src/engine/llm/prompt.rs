@@ -81,7 +81,7 @@ pub fn system_prompt(context: &PlanningContext<'_>) -> String {
          min, max or count to a numeric attribute no metric covers. Dimensions group (with measures) or list \
          (without); give a date the bucket \"year\", \"quarter\", \"month\", \"week\" or \"day\" to group by it. Filters compare an attribute with literal \
          values: one_of for equality (names exactly as the data spells them), at_least, at_most, before, after, \
-         between (inclusive). Order refers to a measure or dimension by its index; limit is the N of \"top N\". \
+         between (inclusive), none_of to exclude values, missing (no value at all). Order refers to a measure or dimension by its index; limit is the N of \"top N\". \
          Assumptions are short sentences stating what you assumed.\n\
          A follow-up starts from the previous turn's plan and changes only what the new question changes.\n\
          \n\

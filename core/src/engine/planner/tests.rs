@@ -3203,3 +3203,54 @@ fn a_date_right_after_a_thing_is_that_things_date() {
     );
     assert!(born.contains("d.dob = '1985-01-07'"), "{born}");
 }
+
+#[test]
+fn things_that_lack_an_attribute_have_no_value_of_it() {
+    let (ontology, lexicon) = f1();
+    let count = compiled(
+        &ontology,
+        &lexicon,
+        "how many drivers don't have a code?",
+        Dialect::Postgres,
+    );
+    assert!(
+        count.starts_with("SELECT COUNT(*) AS driver_count")
+            && count.ends_with("WHERE d.code IS NULL"),
+        "{count}"
+    );
+    let listed = compiled(
+        &ontology,
+        &lexicon,
+        "drivers without a number",
+        Dialect::Postgres,
+    );
+    assert!(
+        listed.contains("AS full_name") && listed.contains("WHERE d.number IS NULL"),
+        "{listed}"
+    );
+    // A value after the attribute takes the negation, as before.
+    let (wholesale, lexicon) = wholesale();
+    let not_air = compiled(
+        &wholesale,
+        &lexicon,
+        "how many line items were not shipped by AIR",
+        Dialect::Sqlite,
+    );
+    assert!(not_air.contains("l_shipmode NOT IN ('AIR')"), "{not_air}");
+}
+
+#[test]
+fn a_count_split_one_group_per_thing_is_a_list() {
+    let (ontology, lexicon) = wholesale();
+    let sql = compiled(
+        &ontology,
+        &lexicon,
+        "customers who are not in the BUILDING segment",
+        Dialect::Sqlite,
+    );
+    assert!(
+        sql.starts_with("SELECT DISTINCT c.c_name AS customer_name FROM customer c")
+            && !sql.contains("COUNT"),
+        "{sql}"
+    );
+}

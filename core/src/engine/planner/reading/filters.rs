@@ -260,6 +260,22 @@ impl Reading {
             }
         }
 
+        // "drivers who don't have a code".
+        for attribute in &self.missing {
+            plan.filters.push(Filter {
+                attribute: attribute.clone(),
+                condition: Condition::Missing,
+            });
+            plan.dimensions.retain(|d| d != attribute);
+            if plan.measures.is_empty()
+                && plan.dimensions.is_empty()
+                && let Some(o) = ontology.objects.iter().find(|o| o.name == attribute.object)
+                && let Some(a) = display_attribute(o)
+            {
+                plan.dimensions.push(AttributeRef::new(&o.name, a));
+            }
+        }
+
         // "drivers who started from grid 4".
         for (attribute, n) in &self.equals {
             plan.filters.retain(|f| f.attribute != *attribute);

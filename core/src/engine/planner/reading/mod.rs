@@ -100,6 +100,8 @@ pub(super) struct Reading {
     /// The thing a date follows ("the race held on 2015/11/29"), whose own
     /// date it is.
     date_of: Option<usize>,
+    /// Attributes the things have no value of: "drivers without a code".
+    missing: Vec<AttributeRef>,
     comparison: bool,
     who: bool,
     /// "each of them", "which of those": the question is about what the
@@ -229,9 +231,13 @@ impl Reading {
         ontology: &Ontology,
         previous: Option<&SemanticPlan>,
     ) -> Planned {
-        match self.assemble(ontology, previous) {
+        let planned = match self.assemble(ontology, previous) {
             ControlFlow::Break(planned) => planned,
             ControlFlow::Continue(plan) => Planned::Plan(plan),
+        };
+        match planned {
+            Planned::Plan(plan) => Planned::Plan(listed_not_counted(ontology, plan)),
+            other => other,
         }
     }
 
@@ -325,6 +331,49 @@ impl Reading {
                     && graph::join_tree(ontology, &metric.object, &[object.name.as_str()]).is_ok()
             })
     }
+}
+
+/// "Customers who are not in the BUILDING segment": a count of things
+/// split one group per thing is a list of them; every count would be 1.
+fn listed_not_counted(ontology: &Ontology, mut plan: SemanticPlan) -> SemanticPlan {
+    let counted = match plan.measures.as_slice() {
+        [Measure::CountOf { object }] => Some(object.as_str()),
+        [
+            Measure::Metric {
+                metric,
+                variant: None,
+            },
+        ] => ontology
+            .metrics
+            .iter()
+            .find(|m| m.name == *metric)
+            .filter(|m| {
+                m.aggregate == Aggregate::Count
+                    && m.filters.is_empty()
+                    && m.variants.is_empty()
+                    && m.expr.is_none()
+            })
+            .map(|m| m.object.as_str()),
+        _ => None,
+    };
+    let Some(object) = counted.and_then(|name| ontology.objects.iter().find(|o| o.name == name))
+    else {
+        return plan;
+    };
+    let per_thing = !plan.dimensions.is_empty()
+        && plan
+            .dimensions
+            .iter()
+            .all(|d| d.object == object.name && d.bucket.is_none())
+        && plan.dimensions.iter().any(|d| {
+            display_attribute(object) == Some(d.attribute.as_str())
+                || object.primary_key == [d.attribute.clone()]
+        });
+    if per_thing {
+        plan.measures.clear();
+        plan.order = None;
+    }
+    plan
 }
 
 /// A concept that is only values ("German", "Ferrari").

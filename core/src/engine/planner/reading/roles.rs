@@ -501,6 +501,9 @@ impl Reading {
                 Piece::Note(_) => {}
             }
         }
+        if reading.negate && reading.negated_metric.is_none() {
+            reading.lacks(ontology, pieces);
+        }
         if reading.negate {
             // "(sprints excluded)": the negation follows what it excludes.
             if reading.negated_metric.is_none()
@@ -516,6 +519,51 @@ impl Reading {
             reading.dangling_negation = true;
         }
         reading
+    }
+
+    /// "drivers who don't have a code", "circuits with no altitude": a
+    /// negated attribute with no value after it is one the things lack.
+    fn lacks(&mut self, ontology: &Ontology, pieces: &[Piece]) {
+        let Some(at) = pieces
+            .iter()
+            .rposition(|p| matches!(p, Piece::Op(Op::Negation)))
+        else {
+            return;
+        };
+        let [Piece::Concept { entries, .. }, rest @ ..] = &pieces[at + 1..] else {
+            return;
+        };
+        let valued = rest.iter().any(|p| {
+            matches!(p, Piece::Concept { entries, .. } if only_values(entries))
+                || matches!(p, Piece::Number(_) | Piece::Dates(_))
+        });
+        let attributes: Vec<AttributeRef> = entries
+            .iter()
+            .map(|e| match e.concept {
+                Concept::Attribute { object, attribute } => {
+                    let o = &ontology.objects[object];
+                    let a = &o.attributes[attribute];
+                    (a.role != AttributeRole::Identifier)
+                        .then(|| AttributeRef::new(&o.name, &a.name))
+                }
+                _ => None,
+            })
+            .collect::<Option<_>>()
+            .unwrap_or_default();
+        let [attribute] = attributes.as_slice() else {
+            return;
+        };
+        if valued {
+            return;
+        }
+        self.asked.retain(|a| a != attribute);
+        self.quantities.retain(|a| a != attribute);
+        for grouping in &mut self.groupings {
+            grouping.retain(|a| a != attribute);
+        }
+        self.groupings.retain(|g| !g.is_empty());
+        self.missing.push(attribute.clone());
+        self.negate = false;
     }
 
     /// "Grand Prix points, not counting sprints": excluding what one
