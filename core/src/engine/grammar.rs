@@ -438,6 +438,8 @@ const STOP_WORDS: &[&str] = &[
     "am",
     "an",
     "any",
+    "anything",
+    "something",
     "are",
     "as",
     "at",

@@ -3254,3 +3254,42 @@ fn a_count_split_one_group_per_thing_is_a_list() {
         "{sql}"
     );
 }
+
+#[test]
+fn never_anything_excludes_the_one_kind_of_rows_that_is_theirs() {
+    let (ontology, lexicon) = wholesale();
+    let never = "WHERE c.c_custkey NOT IN (SELECT o.o_custkey FROM orders o";
+    let count = compiled(
+        &ontology,
+        &lexicon,
+        "How many customers never bought anything?",
+        Dialect::Sqlite,
+    );
+    assert!(
+        count.starts_with("SELECT COUNT(*) AS customer_count") && count.contains(never),
+        "{count}"
+    );
+    // "who" after a thing only says which of them.
+    let listed = compiled(
+        &ontology,
+        &lexicon,
+        "customers who have not ordered anything",
+        Dialect::Sqlite,
+    );
+    assert!(
+        listed.contains("c.c_name AS customer_name") && listed.contains(never),
+        "{listed}"
+    );
+    // Things named after the negation are the rows excluded.
+    let (f1, lexicon) = f1();
+    let circuits = compiled(
+        &f1,
+        &lexicon,
+        "how many circuits never hosted a race?",
+        Dialect::Postgres,
+    );
+    assert!(
+        circuits.contains("c.circuit_id NOT IN (SELECT r.circuit_id FROM public.races r"),
+        "{circuits}"
+    );
+}

@@ -323,6 +323,9 @@ impl Reading {
             .into_iter()
             .chain(asked)
             .chain(self.mentioned.iter().copied())
+            // "How many customers never bought anything": the customers
+            // also read as their count.
+            .chain(self.weak_object)
             .find(|o| {
                 let object = &ontology.objects[*o];
                 // Directly or through other links ("parts never ordered":

@@ -10,7 +10,7 @@ use crate::engine::lexicon::{Concept, Entry, Strength};
 use crate::engine::plan::{AttributeRef, Measure, SemanticPlan};
 use crate::engine::planner::time::is_dated;
 use crate::engine::planner::words::{Piece, object_of};
-use crate::ontology::{AttributeRole, DataType, Ontology};
+use crate::ontology::{Aggregate, AttributeRole, DataType, Ontology};
 
 impl Reading {
     pub(in crate::engine::planner) fn of(ontology: &Ontology, pieces: &[Piece]) -> Self {
@@ -71,6 +71,23 @@ impl Reading {
                         {
                             reading.negate = true;
                             continue;
+                        }
+                        // "customers who have not ordered": after a thing,
+                        // "who" only says which of them.
+                        Op::Who
+                            if let Some(Piece::Concept { entries, .. }) =
+                                index.checked_sub(1).map(|i| &pieces[i])
+                                && let Some(o) = object_of(entries) =>
+                        {
+                            // Not counted, they are listed.
+                            if !reading.counts
+                                && let Some(a) = display_attribute(&ontology.objects[o])
+                            {
+                                let shown = AttributeRef::new(&ontology.objects[o].name, a);
+                                if !reading.asked.contains(&shown) {
+                                    reading.asked.push(shown);
+                                }
+                            }
                         }
                         Op::Who => reading.who = true,
                         Op::When => reading.when = true,
@@ -504,6 +521,9 @@ impl Reading {
         if reading.negate && reading.negated_metric.is_none() {
             reading.lacks(ontology, pieces);
         }
+        if reading.negate && reading.negated_metric.is_none() {
+            reading.never_any(ontology, pieces);
+        }
         if reading.negate {
             // "(sprints excluded)": the negation follows what it excludes.
             if reading.negated_metric.is_none()
@@ -564,6 +584,64 @@ impl Reading {
         self.groupings.retain(|g| !g.is_empty());
         self.missing.push(attribute.clone());
         self.negate = false;
+    }
+
+    /// "customers who never bought anything", "drivers who never had a
+    /// pit stop": with no measure named, the things excluded are the rows
+    /// of the thing named after the negation, else of the one kind of rows
+    /// that links to the things; counted by a plain count of them.
+    fn never_any(&mut self, ontology: &Ontology, pieces: &[Piece]) {
+        let Some(at) = pieces
+            .iter()
+            .rposition(|p| matches!(p, Piece::Op(Op::Negation)))
+        else {
+            return;
+        };
+        let Some(subject) = pieces[..at].iter().rev().find_map(|p| match p {
+            Piece::Concept { entries, .. } => object_of(entries),
+            _ => None,
+        }) else {
+            return;
+        };
+        let after: Vec<&[Entry]> = pieces[at + 1..]
+            .iter()
+            .filter_map(|p| match p {
+                Piece::Concept { entries, .. } => Some(entries.as_slice()),
+                _ => None,
+            })
+            .collect();
+        let subject_name = &ontology.objects[subject].name;
+        let rows = match after.as_slice() {
+            // "never bought anything": the one kind of rows that is theirs.
+            [] => {
+                let mut linked = ontology
+                    .relationships
+                    .iter()
+                    .filter(|r| r.to == *subject_name && r.from != *subject_name);
+                match (linked.next(), linked.next()) {
+                    (Some(only), None) => ontology.objects.iter().position(|o| o.name == only.from),
+                    _ => None,
+                }
+            }
+            [entries]
+                if !entries
+                    .iter()
+                    .any(|e| matches!(e.concept, Concept::Metric(_) | Concept::Value { .. })) =>
+            {
+                object_of(entries).filter(|o| *o != subject)
+            }
+            _ => None,
+        };
+        let Some(rows) = rows else {
+            return;
+        };
+        let rows = &ontology.objects[rows].name;
+        self.negated_metric = ontology.metrics.iter().position(|m| {
+            m.object == *rows
+                && m.aggregate == Aggregate::Count
+                && m.filters.is_empty()
+                && m.variants.is_empty()
+        });
     }
 
     /// "Grand Prix points, not counting sprints": excluding what one
