@@ -3293,3 +3293,20 @@ fn never_anything_excludes_the_one_kind_of_rows_that_is_theirs() {
         "{circuits}"
     );
 }
+
+#[test]
+fn of_those_rows_the_ones_another_count_counts() {
+    let (_, previous) = sql("Who took the most pole positions in 2021?", None);
+    let (wins, _) = sql(
+        "how many of those poles did he turn into wins?",
+        Some(&previous),
+    );
+    assert!(
+        // Who "he" is comes from the executed answer, which a plan alone
+        // does not hold.
+        wins.contains("COUNT(*) AS wins")
+            && wins.contains("rr.grid = 1")
+            && wins.contains("rr.position = 1"),
+        "{wins}"
+    );
+}

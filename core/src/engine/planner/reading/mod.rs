@@ -250,6 +250,7 @@ impl Reading {
     ) -> ControlFlow<Planned, SemanticPlan> {
         let referred = self.referred(ontology, previous);
         self.read_on_those(ontology, previous);
+        self.counted_among_those(ontology);
         let excluded = self.set_exclusion_apart(ontology);
         let measured = self.measures(ontology, previous)?;
         // "how many poles did he have that season": a measure of the thing
@@ -266,6 +267,30 @@ impl Reading {
         self.apply_named_filters(ontology, &mut assembly);
         self.date(ontology, &mut assembly)?;
         self.shape(ontology, assembly)
+    }
+
+    /// "How many of those poles did he turn into wins": of the rows one
+    /// conditional count counts, those another counts; the second is
+    /// measured among the first.
+    fn counted_among_those(&mut self, ontology: &Ontology) {
+        let conditional_count = |m: usize| {
+            let metric = &ontology.metrics[m];
+            metric.aggregate == Aggregate::Count && !metric.filters.is_empty()
+        };
+        if let ([(among, None)], [counted]) = (self.metrics.as_slice(), self.also.as_slice())
+            && self.partitive
+            && self.displaced.is_none()
+            && among != counted
+            && conditional_count(*among)
+            && conditional_count(*counted)
+            && ontology.metrics[*among].object == ontology.metrics[*counted].object
+        {
+            self.displaced = Some(*among);
+            self.metrics = vec![(*counted, None)];
+            self.also.clear();
+            self.quantities.clear();
+            self.last_quantity = None;
+        }
     }
 
     /// Objects the question names, which settle a route they lie on.
