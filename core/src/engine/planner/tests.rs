@@ -3310,3 +3310,29 @@ fn of_those_rows_the_ones_another_count_counts() {
         "{wins}"
     );
 }
+
+#[test]
+fn the_first_date_and_counts_each_thing_has_on_average() {
+    let (ontology, lexicon) = wholesale();
+    let first = compiled(
+        &ontology,
+        &lexicon,
+        "What was the first order date in the data?",
+        Dialect::Sqlite,
+    );
+    assert!(
+        first.ends_with("ORDER BY order_date ASC LIMIT 1"),
+        "{first}"
+    );
+    let average = compiled(
+        &ontology,
+        &lexicon,
+        "How many orders did each customer place on average?",
+        Dialect::Sqlite,
+    );
+    assert!(
+        average.starts_with("SELECT AVG(per_group.order_count)")
+            && average.contains("GROUP BY c.c_name, c.c_custkey"),
+        "{average}"
+    );
+}

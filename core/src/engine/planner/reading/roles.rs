@@ -256,11 +256,32 @@ impl Reading {
                     scoped,
                 } => {
                     reading.superlative_last = false;
+                    let mut first_date = false;
+                    // "the first order date": the earliest of the date.
+                    if matches!(
+                        index.checked_sub(1).map(|i| &pieces[i]),
+                        Some(Piece::Ordinal(1))
+                    ) && !entries.is_empty()
+                        && entries.iter().all(|e| match e.concept {
+                            Concept::Attribute { object, attribute } => {
+                                let a = &ontology.objects[object].attributes[attribute];
+                                a.role == AttributeRole::Time
+                                    && matches!(a.data_type, DataType::Date | DataType::Timestamp)
+                            }
+                            _ => false,
+                        })
+                    {
+                        reading.ordinals.pop();
+                        reading.extreme = Some(false);
+                        reading.extreme_object = None;
+                        first_date = true;
+                    }
                     // "the most recent date a customer placed an order": the
                     // latest is of the date named, whose thing is the order.
                     if reading.extreme.is_some()
                         && reading.extreme_object.is_none()
-                        && matches!(pieces.get(index.wrapping_sub(1)), Some(Piece::Extreme(_)))
+                        && (first_date
+                            || matches!(pieces.get(index.wrapping_sub(1)), Some(Piece::Extreme(_))))
                         && object_of(entries).is_none()
                         && let Some(o) = entries.iter().find_map(|e| match e.concept {
                             Concept::Attribute { object, attribute }
@@ -517,6 +538,11 @@ impl Reading {
                 Piece::Unknown { .. } => grouping = false,
                 Piece::Note(_) => {}
             }
+        }
+        // "How many orders did each customer place on average": the
+        // average of the counts per customer.
+        if reading.averaged && reading.counts && !reading.groupings.is_empty() {
+            reading.per = true;
         }
         if reading.negate && reading.negated_metric.is_none() {
             reading.lacks(ontology, pieces);
