@@ -3336,3 +3336,19 @@ fn the_first_date_and_counts_each_thing_has_on_average() {
         "{average}"
     );
 }
+
+#[test]
+fn a_question_that_opens_with_things_and_measures_nothing_lists_them() {
+    let (ontology, lexicon) = f1_with("driver", "nationality", &["German"]);
+    for question in [
+        "drivers born in the 1990s",
+        "German drivers born in the 1990s",
+    ] {
+        let sql = compiled(&ontology, &lexicon, question, Dialect::Postgres);
+        assert!(
+            sql.starts_with("SELECT DISTINCT d.forename || ' ' || d.surname AS full_name")
+                && sql.contains("d.dob >= '1990-01-01' AND d.dob < '2000-01-01'"),
+            "{question}: {sql}"
+        );
+    }
+}

@@ -539,6 +539,27 @@ impl Reading {
                 Piece::Note(_) => {}
             }
         }
+        // "drivers born in 1990": a question that opens with a thing, and
+        // measures nothing, lists the things.
+        // "German drivers born in the 1990s": values before it only say
+        // which.
+        let opening = pieces
+            .iter()
+            .find(|p| !matches!(p, Piece::Concept { entries, .. } if only_values(entries)));
+        if let Some(Piece::Concept { entries, .. }) = opening
+            && let Some(o) = object_of(entries)
+            && reading.metrics.is_empty()
+            && reading.aggregates.is_empty()
+            && reading.quantities.is_empty()
+            && reading.count_of.is_none()
+            && !reading.counts
+            && let Some(a) = display_attribute(&ontology.objects[o])
+        {
+            let shown = AttributeRef::new(&ontology.objects[o].name, a);
+            if !reading.asked.contains(&shown) {
+                reading.asked.insert(0, shown);
+            }
+        }
         // "How many orders did each customer place on average": the
         // average of the counts per customer.
         if reading.averaged && reading.counts && !reading.groupings.is_empty() {
