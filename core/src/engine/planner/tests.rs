@@ -3352,3 +3352,20 @@ fn a_question_that_opens_with_things_and_measures_nothing_lists_them() {
         );
     }
 }
+
+#[test]
+fn the_last_time_is_the_latest_not_a_start_time() {
+    let (ontology, lexicon) = f1_with("race", "race_name", &["Monaco Grand Prix"]);
+    let sql = compiled(
+        &ontology,
+        &lexicon,
+        "when was the last time the Monaco Grand Prix was held",
+        Dialect::Postgres,
+    );
+    assert!(
+        sql.contains("r.name = 'Monaco Grand Prix'")
+            && sql.ends_with("ORDER BY race_date DESC LIMIT 1")
+            && !sql.contains("r.time"),
+        "{sql}"
+    );
+}

@@ -267,6 +267,17 @@ pub(super) fn read(lexicon: &Lexicon, question: &str, today: Option<Day>) -> Vec
             i += 1;
             continue;
         }
+        // "when was the last time Ferrari won": the latest, and "time" is
+        // not the race's start time.
+        if matches!(plain[i], "last" | "first")
+            && plain.get(i + 1) == Some(&"time")
+            && i > 0
+            && plain[i - 1] == "the"
+        {
+            pieces.push(Piece::Extreme(plain[i] == "last"));
+            i += 2;
+            continue;
+        }
         // "most recent", "the most recent": the latest.
         let the = usize::from(plain[i] == "the");
         if plain.get(i + the) == Some(&"most") && plain.get(i + the + 1) == Some(&"recent") {
