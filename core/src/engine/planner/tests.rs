@@ -3369,3 +3369,25 @@ fn the_last_time_is_the_latest_not_a_start_time() {
         "{sql}"
     );
 }
+
+#[test]
+fn a_comparison_with_nothing_to_compare_is_refused_not_dropped() {
+    let (ontology, lexicon) = wholesale();
+    for question in [
+        "Which customers spent more than 500000 in 1997?",
+        "How many parts are supplied by more than 3 suppliers?",
+    ] {
+        match plan_with(&ontology, &lexicon, question) {
+            Planned::NotAnswerable(reason) => assert!(reason.contains("compares"), "{reason}"),
+            Planned::Plan(plan) => panic!("{question}: {plan:?}"),
+        }
+    }
+    // A quantity named before the number is compared, as before.
+    let balance = compiled(
+        &ontology,
+        &lexicon,
+        "customers with an account balance over 9000",
+        Dialect::Sqlite,
+    );
+    assert!(balance.contains("c.c_acctbal > 9000"), "{balance}");
+}

@@ -100,6 +100,9 @@ pub(super) struct Reading {
     /// The thing a date follows ("the race held on 2015/11/29"), whose own
     /// date it is.
     date_of: Option<usize>,
+    /// A number compared with nothing the question names: "spent more
+    /// than 500000" (a measure's total, which no plan filters on yet).
+    pub(super) uncompared: Option<i64>,
     /// Attributes the things have no value of: "drivers without a code".
     missing: Vec<AttributeRef>,
     comparison: bool,

@@ -186,6 +186,14 @@ impl Reading {
                     reading.equals.push((attribute, *n));
                 }
                 Piece::Number(n) => {
+                    // "customers who spent more than 500000": a comparison
+                    // with nothing to compare is a filter the plan would
+                    // drop.
+                    if matches!(previous_op, Some(Op::Above | Op::Below))
+                        && !(1900..=2100).contains(n)
+                    {
+                        reading.uncompared = reading.uncompared.or(Some(*n));
+                    }
                     // "top 5", "which five customers", "5 best".
                     let after_top = matches!(previous_op, Some(Op::Top | Op::Bottom | Op::Which));
                     let before_best = matches!(
