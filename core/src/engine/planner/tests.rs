@@ -3391,3 +3391,60 @@ fn a_comparison_with_nothing_to_compare_is_refused_not_dropped() {
     );
     assert!(balance.contains("c.c_acctbal > 9000"), "{balance}");
 }
+
+#[test]
+fn at_a_place_the_place_beats_the_demonym_read_from_it() {
+    let ontology =
+        crate::ontology::from_yaml(include_str!("../../../../examples/f1/ontology.yaml")).unwrap();
+    let position = |object: &str, attribute: &str| {
+        let o = ontology
+            .objects
+            .iter()
+            .position(|x| x.name == object)
+            .unwrap();
+        let a = ontology.objects[o]
+            .attributes
+            .iter()
+            .position(|x| x.name == attribute)
+            .unwrap();
+        (o, a)
+    };
+    let countries = vec!["Monaco".to_owned()];
+    let nationalities = vec!["Monegasque".to_owned()];
+    let ((co, ca), (no, na)) = (
+        position("circuit", "country"),
+        position("driver", "nationality"),
+    );
+    let lexicon = Lexicon::build(
+        &ontology,
+        &[
+            AttributeValues {
+                object: co,
+                attribute: ca,
+                values: &countries,
+            },
+            AttributeValues {
+                object: no,
+                attribute: na,
+                values: &nationalities,
+            },
+        ],
+    );
+    let at = compiled(
+        &ontology,
+        &lexicon,
+        "how many wins were there at Monaco",
+        Dialect::Postgres,
+    );
+    assert!(
+        at.contains("c.country = 'Monaco'") && !at.contains("Monegasque"),
+        "{at}"
+    );
+    let from = compiled(
+        &ontology,
+        &lexicon,
+        "drivers from Monaco",
+        Dialect::Postgres,
+    );
+    assert!(from.contains("d.nationality = 'Monegasque'"), "{from}");
+}

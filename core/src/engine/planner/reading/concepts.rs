@@ -60,8 +60,15 @@ impl Reading {
             .find(|(o, _)| Some(*o) == qualifier)
             .or_else(|| attributes().find(|(o, _)| named(*o)))
             .or_else(|| attributes().next());
+        // "won at Monaco", "races in Germany": after "at" or "in", a place
+        // spelled as stored beats a demonym read from it (Monegasque
+        // drivers); "drivers from Monaco" keeps the demonym.
+        let spelled_value = entries
+            .iter()
+            .any(|e| !e.alias && e.strength == Strength::Value);
         let values: Vec<(usize, usize, String, Strength)> = entries
             .iter()
+            .filter(|e| !(scoped && spelled_value && e.alias))
             .filter_map(|e| match &e.concept {
                 Concept::Value {
                     object,
