@@ -91,6 +91,14 @@ pub enum CompileError {
         second: String,
     },
     #[error(
+        "{measured} and {grouping} meet only through {parent}, so {measured} cannot be split by {grouping}; ask about them one at a time"
+    )]
+    GroupedThroughParent {
+        measured: String,
+        grouping: String,
+        parent: String,
+    },
+    #[error(
         "the variant `{variant}` of `{metric}` adds metrics, which only works for sums and counts on the same dimensions"
     )]
     UnsupportedCombination { metric: String, variant: String },

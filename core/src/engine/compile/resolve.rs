@@ -366,6 +366,7 @@ fn aggregate(index: OntologyIndex<'_>, plan: &SemanticPlan) -> Result<Shape, Com
     // Two one-to-many branches would pair every row of one with every row
     // of the other (a chasm trap): slow, and not what anyone asked.
     refuse_chasm_trap(&tree)?;
+    refuse_grouping_through_a_parent(&tree, plan)?;
     let fanning = if tree.fans_out() {
         let object = index
             .object(&tree.base)
@@ -579,6 +580,42 @@ pub(super) fn refuse_chasm_trap(tree: &JoinTree) -> Result<(), CompileError> {
                     second: second.to.clone(),
                 });
             }
+        }
+    }
+    Ok(())
+}
+
+/// A grouping the measured rows reach only up to a shared parent and down
+/// to its other rows (driver standings → race → constructor standings →
+/// constructor) is no property of those rows: every row would count in
+/// every group of its parent. A condition reached so is a plain "some row
+/// of the parent" test and stays; a grouping is refused.
+pub(super) fn refuse_grouping_through_a_parent(
+    tree: &JoinTree,
+    plan: &SemanticPlan,
+) -> Result<(), CompileError> {
+    let path = |object: &str| {
+        let mut steps: Vec<&Step> = Vec::new();
+        let mut here = object;
+        while let Some(step) = tree.steps.iter().find(|s| s.to == here) {
+            steps.push(step);
+            here = &step.from;
+        }
+        steps.reverse();
+        steps
+    };
+    for dimension in &plan.dimensions {
+        let steps = path(&dimension.object);
+        let up_then_down = steps
+            .iter()
+            .position(|s| !s.fans_out)
+            .and_then(|up| steps[up..].iter().find(|s| s.fans_out));
+        if let Some(down) = up_then_down {
+            return Err(CompileError::GroupedThroughParent {
+                measured: tree.base.clone(),
+                grouping: dimension.object.clone(),
+                parent: down.from.clone(),
+            });
         }
     }
     Ok(())

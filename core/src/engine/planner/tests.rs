@@ -3448,3 +3448,36 @@ fn at_a_place_the_place_beats_the_demonym_read_from_it() {
     );
     assert!(from.contains("d.nationality = 'Monegasque'"), "{from}");
 }
+
+#[test]
+fn a_grouping_reached_only_through_a_shared_parent_is_refused() {
+    let (ontology, lexicon) = f1();
+    let Planned::Plan(plan) = plan(
+        &ontology,
+        &lexicon,
+        "Which constructor has the most championship points in 2023?",
+        None,
+        None,
+    ) else {
+        panic!("no plan");
+    };
+    // Driver standings meet constructors only through the race: every
+    // standing would count for every team of its race.
+    assert!(
+        matches!(
+            compile(&ontology, &plan, Dialect::Postgres),
+            Err(crate::engine::compile::CompileError::GroupedThroughParent { .. })
+        ),
+        "{plan:?}"
+    );
+    // Rows that go down to a bridge and up again (customers' orders' line
+    // items to their parts) still group.
+    let (wholesale, lexicon) = wholesale();
+    let parts = compiled(
+        &wholesale,
+        &lexicon,
+        "revenue by market segment and brand",
+        Dialect::Sqlite,
+    );
+    assert!(parts.contains("GROUP BY"), "{parts}");
+}
