@@ -3481,3 +3481,21 @@ fn a_grouping_reached_only_through_a_shared_parent_is_refused() {
     );
     assert!(parts.contains("GROUP BY"), "{parts}");
 }
+
+#[test]
+fn one_country_stored_two_ways_is_both_not_a_fork() {
+    let (ontology, lexicon) = f1_with("circuit", "country", &["USA", "United States", "UK"]);
+    let Planned::Plan(plan) = plan(&ontology, &lexicon, "circuits in the USA", None, None) else {
+        panic!("no plan");
+    };
+    assert!(
+        plan.assumptions.iter().all(|a| a.options.is_empty()),
+        "{:?}",
+        plan.assumptions
+    );
+    let sql = compile(&ontology, &plan, Dialect::Postgres).unwrap().sql;
+    assert!(
+        sql.contains("c.country IN ('USA', 'United States')"),
+        "{sql}"
+    );
+}

@@ -101,6 +101,27 @@ impl Reading {
                 continue;
             };
             let literals: Vec<Literal> = values.iter().cloned().map(Literal::Text).collect();
+            // "USA" and "United States" both stored: one country spelled
+            // two ways, so both are kept, not a choice to ask about.
+            let one_thing = values.len() > 1
+                && values[1..].iter().all(|other| {
+                    let folded = crate::engine::text::fold(other);
+                    crate::engine::demonyms::kin(&values[0])
+                        .iter()
+                        .any(|kin| crate::engine::text::fold(kin) == folded)
+                });
+            if one_thing {
+                let filter = Filter {
+                    attribute: attribute.clone(),
+                    condition: if *negated {
+                        Condition::NoneOf(literals)
+                    } else {
+                        Condition::OneOf(literals)
+                    },
+                };
+                plan.filters.push(filter);
+                continue;
+            }
             if values.len() > 1 {
                 assumptions.push(PlanAssumption {
                     text: format!(
