@@ -160,7 +160,21 @@ fn plan_pieces(ontology: &Ontology, pieces: &[Piece], previous: Option<&Semantic
         ));
     }
     let (growth, running) = (reading.growth, reading.running);
+    let ranks = reading.ranks() || reading.grounds_anything();
     let planned = reading.into_plan(ontology, previous);
+    // "Where are they based?": a follow-up that names nothing Cassis knows
+    // and leaves the last plan as it was would repeat the last answer as
+    // if it answered this one.
+    let planned = match (planned, previous) {
+        (Planned::Plan(plan), Some(previous))
+            if !ranks && growth.is_none() && running.is_none() && same_query(&plan, previous) =>
+        {
+            Planned::NotAnswerable(
+                "the question leaves the last answer's plan as it was, so Cassis could not tell what it asks for beyond it".to_owned(),
+            )
+        }
+        (planned, _) => planned,
+    };
     let planned = periods::compare_periods(ontology, planned, growth);
     let planned = periods::running_total(ontology, planned, running);
     // "in seconds" with a metric of seconds: the word was used after all.
@@ -202,6 +216,16 @@ fn plan_pieces(ontology: &Ontology, pieces: &[Piece], previous: Option<&Semantic
         )),
         planned => planned,
     }
+}
+
+/// Whether two plans ask the warehouse the same thing.
+fn same_query(plan: &SemanticPlan, other: &SemanticPlan) -> bool {
+    plan.measures == other.measures
+        && plan.dimensions == other.dimensions
+        && plan.filters == other.filters
+        && plan.order == other.order
+        && plan.limit == other.limit
+        && plan.via == other.via
 }
 
 #[cfg(all(test, feature = "ssr"))]

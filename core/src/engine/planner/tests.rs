@@ -3499,3 +3499,36 @@ fn one_country_stored_two_ways_is_both_not_a_fork() {
         "{sql}"
     );
 }
+
+#[test]
+fn a_follow_up_that_names_nothing_and_changes_nothing_is_refused() {
+    let (ontology, lexicon) = wholesale();
+    let top = plan_in_chat(
+        &ontology,
+        &lexicon,
+        "top 5 customers by revenue in 1995",
+        None,
+    );
+    assert!(matches!(
+        plan(&ontology, &lexicon, "where are they based?", Some(&top), None),
+        Planned::NotAnswerable(reason) if reason.contains("leaves the last answer's plan")
+    ));
+    // Asking again for what the last answer already showed is answered.
+    let (f1, lexicon) = f1_with("driver", "nationality", &["Brazilian"]);
+    let winners = plan_in_chat(
+        &f1,
+        &lexicon,
+        "Which Brazilian drivers won at least one race?",
+        None,
+    );
+    assert!(matches!(
+        plan(
+            &f1,
+            &lexicon,
+            "how many wins does each of them have",
+            Some(&winners),
+            None
+        ),
+        Planned::Plan(_)
+    ));
+}

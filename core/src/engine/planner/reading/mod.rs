@@ -326,6 +326,31 @@ impl Reading {
         })
     }
 
+    /// Whether the question named anything of the ontology: a measure, an
+    /// attribute, a value, a grouping or a time.
+    pub(super) fn grounds_anything(&self) -> bool {
+        !(self.metrics.is_empty()
+            && self.variants.is_empty()
+            && self.aggregates.is_empty()
+            && self.quantities.is_empty()
+            && self.count_of.is_none()
+            && self.asked.is_empty()
+            && self.values.is_empty()
+            && self.groupings.is_empty()
+            && self.named_filters.is_empty()
+            && self.years.is_empty()
+            && self.dates.is_empty())
+    }
+
+    /// Whether the question ranks or picks an extreme ("which race had the
+    /// most?"), which a follow-up may ask of the very plan it follows.
+    pub(super) fn ranks(&self) -> bool {
+        self.order.is_some()
+            || self.limit.is_some()
+            || self.extreme.is_some()
+            || self.sort.is_some()
+    }
+
     /// Whether a negation of a measure can be planned: as the rows of the
     /// counted or named thing that the metric counts nothing for, where the
     /// metric's object links to that thing directly.
