@@ -325,25 +325,40 @@ fn with_values(
     attribute: &str,
     values: &[&str],
 ) -> (crate::ontology::Ontology, Lexicon) {
-    let o = ontology
-        .objects
+    with_values_of(ontology, &[(object, attribute, values)])
+}
+
+/// An ontology's lexicon with known values of several attributes, each
+/// given as (object, attribute, values).
+fn with_values_of(
+    ontology: crate::ontology::Ontology,
+    known: &[(&str, &str, &[&str])],
+) -> (crate::ontology::Ontology, Lexicon) {
+    let owned: Vec<(usize, usize, Vec<String>)> = known
         .iter()
-        .position(|x| x.name == object)
-        .unwrap();
-    let a = ontology.objects[o]
-        .attributes
+        .map(|(object, attribute, values)| {
+            let o = ontology
+                .objects
+                .iter()
+                .position(|x| x.name == *object)
+                .unwrap();
+            let a = ontology.objects[o]
+                .attributes
+                .iter()
+                .position(|x| x.name == *attribute)
+                .unwrap();
+            (o, a, values.iter().map(|v| (*v).to_owned()).collect())
+        })
+        .collect();
+    let values: Vec<AttributeValues<'_>> = owned
         .iter()
-        .position(|x| x.name == attribute)
-        .unwrap();
-    let values: Vec<String> = values.iter().map(|v| (*v).to_owned()).collect();
-    let lexicon = Lexicon::build(
-        &ontology,
-        &[AttributeValues {
-            object: o,
-            attribute: a,
-            values: &values,
-        }],
-    );
+        .map(|(object, attribute, values)| AttributeValues {
+            object: *object,
+            attribute: *attribute,
+            values,
+        })
+        .collect();
+    let lexicon = Lexicon::build(&ontology, &values);
     (ontology, lexicon)
 }
 
@@ -2681,46 +2696,12 @@ fn oldest_first_sorts_by_the_time_shown() {
 fn a_name_shared_by_what_is_listed_and_another_thing_is_the_other_things() {
     // "Williams" is a driver's surname and a team: drivers listed "for
     // Williams" are the team's.
-    let ontology =
-        crate::ontology::from_yaml(include_str!("../../../../examples/f1/ontology.yaml")).unwrap();
-    let position = |object: &str, attribute: &str| {
-        let o = ontology
-            .objects
-            .iter()
-            .position(|x| x.name == object)
-            .unwrap();
-        let a = ontology.objects[o]
-            .attributes
-            .iter()
-            .position(|x| x.name == attribute)
-            .unwrap();
-        (o, a)
-    };
-    let williams = vec!["Williams".to_owned()];
-    let silverstone = vec!["Silverstone".to_owned()];
-    let (surname, team, location) = (
-        position("driver", "surname"),
-        position("constructor", "constructor_name"),
-        position("circuit", "location"),
-    );
-    let lexicon = Lexicon::build(
-        &ontology,
+    let (ontology, lexicon) = with_values_of(
+        crate::ontology::from_yaml(include_str!("../../../../examples/f1/ontology.yaml")).unwrap(),
         &[
-            AttributeValues {
-                object: surname.0,
-                attribute: surname.1,
-                values: &williams,
-            },
-            AttributeValues {
-                object: team.0,
-                attribute: team.1,
-                values: &williams,
-            },
-            AttributeValues {
-                object: location.0,
-                attribute: location.1,
-                values: &silverstone,
-            },
+            ("driver", "surname", &["Williams"]),
+            ("constructor", "constructor_name", &["Williams"]),
+            ("circuit", "location", &["Silverstone"]),
         ],
     );
     let sql = compiled(
@@ -3394,40 +3375,11 @@ fn a_comparison_with_nothing_to_compare_is_refused_not_dropped() {
 
 #[test]
 fn at_a_place_the_place_beats_the_demonym_read_from_it() {
-    let ontology =
-        crate::ontology::from_yaml(include_str!("../../../../examples/f1/ontology.yaml")).unwrap();
-    let position = |object: &str, attribute: &str| {
-        let o = ontology
-            .objects
-            .iter()
-            .position(|x| x.name == object)
-            .unwrap();
-        let a = ontology.objects[o]
-            .attributes
-            .iter()
-            .position(|x| x.name == attribute)
-            .unwrap();
-        (o, a)
-    };
-    let countries = vec!["Monaco".to_owned()];
-    let nationalities = vec!["Monegasque".to_owned()];
-    let ((co, ca), (no, na)) = (
-        position("circuit", "country"),
-        position("driver", "nationality"),
-    );
-    let lexicon = Lexicon::build(
-        &ontology,
+    let (ontology, lexicon) = with_values_of(
+        crate::ontology::from_yaml(include_str!("../../../../examples/f1/ontology.yaml")).unwrap(),
         &[
-            AttributeValues {
-                object: co,
-                attribute: ca,
-                values: &countries,
-            },
-            AttributeValues {
-                object: no,
-                attribute: na,
-                values: &nationalities,
-            },
+            ("circuit", "country", &["Monaco"]),
+            ("driver", "nationality", &["Monegasque"]),
         ],
     );
     let at = compiled(
