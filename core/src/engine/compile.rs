@@ -386,7 +386,8 @@ impl<'a> Compiler<'a> {
 }
 
 /// The attribute that names an object's rows: the one labelled like the
-/// object, else its first text attribute that is not a key.
+/// object, else a name (or a text attribute named as the object is), else
+/// its one-column key, else its first text attribute that is not a key.
 pub fn display_attribute(object: &Object) -> Option<&str> {
     let label = if object.label.is_empty() {
         &object.name
@@ -403,6 +404,22 @@ pub fn display_attribute(object: &Object) -> Option<&str> {
                     && matches!(a.role, AttributeRole::Dimension)
                     && (a.name.contains("name") || a.label.to_lowercase().contains("name"))
             })
+        })
+        // A status's name is its "status".
+        .or_else(|| {
+            object
+                .attributes
+                .iter()
+                .find(|a| a.data_type == DataType::Text && a.name == object.name)
+        })
+        // An order has no name: its number tells one from another, where
+        // its status would lump them together.
+        .or_else(|| match object.primary_key.as_slice() {
+            [key] => object
+                .attributes
+                .iter()
+                .find(|a| a.column_name() == Some(key.as_str()) || a.name == *key),
+            _ => None,
         })
         .or_else(|| {
             object

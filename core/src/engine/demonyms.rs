@@ -85,6 +85,16 @@ const COUNTRIES: &[(&[&str], &[&str])] = &[
     (&["Uruguay"], &["Uruguayan"]),
     (&["Venezuela"], &["Venezuelan"]),
     (&["Vietnam", "Viet Nam"], &["Vietnamese"]),
+    // Continents and regions, as sales regions are named: "European
+    // countries" are the nations of EUROPE. America is left out: "American"
+    // is the United States' people.
+    (&["Europe"], &["European"]),
+    (&["Asia"], &["Asian"]),
+    (&["Africa"], &["African"]),
+    (&["Middle East"], &["Middle Eastern"]),
+    (&["Oceania"], &["Oceanian"]),
+    (&["South America", "Latin America"], &["South American", "Latin American"]),
+    (&["North America"], &["North American"]),
 ];
 
 /// Every name and adjective, folded, with the country it belongs to: built
@@ -137,6 +147,7 @@ mod tests {
         assert!(kin("British").contains(&"UK"));
         assert!(kin("Dutch").contains(&"Netherlands"));
         assert!(!kin("Germany").contains(&"Germany"));
+        assert!(kin("EUROPE").contains(&"European"));
     }
 
     #[test]

@@ -260,6 +260,9 @@ impl Lexicon {
                     metric: m,
                     variant: v,
                 };
+                // "what was it net of discounts": the variant's own name
+                // says which one, as its synonyms do.
+                lexicon.add(&variant.name, concept.clone(), Strength::Synonym);
                 for synonym in &variant.synonyms {
                     lexicon.add(synonym, concept.clone(), Strength::Synonym);
                 }

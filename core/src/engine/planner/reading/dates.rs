@@ -66,7 +66,10 @@ impl Reading {
             });
             // "shipped by truck in 1996": the date the question names is
             // the one the year is of.
-            let named_date = self.asked.iter().find(|a| names_date(ontology, a));
+            let named_date = self
+                .year_after_date
+                .as_ref()
+                .or_else(|| self.asked.iter().find(|a| names_date(ontology, a)));
             // Only the thing's own date: a season's year is the year itself.
             let qualified = self
                 .year_of

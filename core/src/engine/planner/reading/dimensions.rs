@@ -99,7 +99,14 @@ impl Reading {
         let anchor = base
             .clone()
             .or_else(|| position.as_ref().map(|p| p.object.clone()))
-            .or_else(|| extreme_object.map(|o| ontology.objects[o].name.clone()));
+            .or_else(|| extreme_object.map(|o| ontology.objects[o].name.clone()))
+            // "who placed order number 7": the thing named by its key.
+            .or_else(|| {
+                self.keys
+                    .first()
+                    .map(|(o, _)| ontology.objects[*o].name.clone())
+            });
+        let mut person_found = false;
         if self.who {
             // "who is the youngest driver who raced in 2025": the person is
             // the one the extreme is about, whatever is measured.
@@ -113,7 +120,10 @@ impl Reading {
                     .and_then(|b| person_attribute(ontology, b, &self.mentioned))
             });
             match person {
-                Some(attribute) => push_unique(&mut plan.dimensions, attribute),
+                Some(attribute) => {
+                    person_found = true;
+                    push_unique(&mut plan.dimensions, attribute);
+                }
                 None if plan.dimensions.is_empty() && self.asked.is_empty() => {
                     return ControlFlow::Break(Planned::NotAnswerable(
                         "the question asks who, but the ontology has no person in reach of what it measures".to_owned(),
@@ -123,6 +133,11 @@ impl Reading {
             }
         }
         for asked in &self.asked {
+            // "who placed order 7": the verb says what the person did; its
+            // date is not asked.
+            if person_found && self.dated_by_verb.contains(asked) {
+                continue;
+            }
             // "which nationality has the most constructors": the
             // constructors' nationality, where several objects have one.
             let own = self

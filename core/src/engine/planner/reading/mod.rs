@@ -97,6 +97,9 @@ pub(super) struct Reading {
     years: Vec<(Op, i64)>,
     /// The thing a year qualifies ("1995 orders"), whose date it is of.
     year_of: Option<usize>,
+    /// The date a year directly follows ("orders placed in 1997"), which
+    /// the year is of even where another date was named before it.
+    year_after_date: Option<AttributeRef>,
     /// The thing a date follows ("the race held on 2015/11/29"), whose own
     /// date it is.
     date_of: Option<usize>,
@@ -422,8 +425,16 @@ fn listed_not_counted(ontology: &Ontology, mut plan: SemanticPlan) -> SemanticPl
             .iter()
             .all(|d| d.object == object.name && d.bucket.is_none())
         && plan.dimensions.iter().any(|d| {
-            display_attribute(object) == Some(d.attribute.as_str())
-                || object.primary_key == [d.attribute.clone()]
+            // "number of orders by order status": a status shows orders
+            // where they have no name, but does not tell one from another.
+            let names_rows = display_attribute(object) == Some(d.attribute.as_str())
+                && object.attributes.iter().any(|a| {
+                    a.name == d.attribute
+                        && (a.name.contains("name")
+                            || a.label.to_lowercase().contains("name")
+                            || a.label.eq_ignore_ascii_case(&object.label))
+                });
+            names_rows || object.primary_key == [d.attribute.clone()]
         });
     if per_thing {
         plan.measures.clear();

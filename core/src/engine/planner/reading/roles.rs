@@ -200,7 +200,18 @@ impl Reading {
                         pieces.get(index + 1),
                         Some(Piece::Op(Op::Most | Op::Least) | Piece::Extreme(_))
                     );
-                    if (after_top || before_best) && (1..=1000).contains(n) {
+                    // "the 10 suppliers with the most units": a number of
+                    // things ranked later by a superlative.
+                    let ranked_things = matches!(
+                        pieces.get(index + 1),
+                        Some(Piece::Concept { entries, .. }) if object_of(entries).is_some()
+                    ) && pieces[index + 1..].iter().any(|p| {
+                        matches!(p, Piece::Op(Op::Most | Op::Least) | Piece::Extreme(_))
+                    });
+                    if (after_top || before_best || ranked_things)
+                        && (1..=1000).contains(n)
+                        && !(1900..=2100).contains(n)
+                    {
                         reading.limit = Some(*n as u32);
                     } else if (1900..=2100).contains(n) {
                         // "2022 vs 2023" compares two years.
@@ -209,6 +220,22 @@ impl Reading {
                             other => time_bound(other),
                         };
                         reading.years.push((op, *n));
+                        // "shipped the most units on orders placed in 1997".
+                        if let Some(Piece::Concept { entries, .. }) =
+                            index.checked_sub(1).map(|i| &pieces[i])
+                            && let [
+                                Entry {
+                                    concept: Concept::Attribute { object, attribute },
+                                    ..
+                                },
+                            ] = entries.as_slice()
+                            && is_dated(&ontology.objects[*object].attributes[*attribute])
+                        {
+                            reading.year_after_date = Some(AttributeRef::new(
+                                &ontology.objects[*object].name,
+                                &ontology.objects[*object].attributes[*attribute].name,
+                            ));
+                        }
                         // "on 1995 orders": the year of the orders' date.
                         if op == Op::Only
                             && let Some(Piece::Concept { entries, .. }) = pieces.get(index + 1)
@@ -463,13 +490,48 @@ impl Reading {
                         index.checked_sub(1).map(|i| &pieces[i]),
                         Some(Piece::Op(Op::Year | Op::Month | Op::Period(_)))
                     ) && object_of(entries).is_some();
+                    // "the 10 suppliers that shipped the most units",
+                    // "customers that placed the most orders": things named
+                    // first, then ranked, are asked as "which" asks them.
+                    let ranked_subject = previous_op.is_none()
+                        && object_of(entries).is_some()
+                        && pieces[..index].iter().all(|p| match p {
+                            Piece::Number(_) => true,
+                            Piece::Op(op) => !matches!(
+                                op,
+                                Op::Count
+                                    | Op::Sum
+                                    | Op::Average
+                                    | Op::Share
+                                    | Op::Most
+                                    | Op::Least
+                                    | Op::Which
+                                    | Op::Who
+                                    | Op::Top
+                                    | Op::Bottom
+                            ),
+                            _ => false,
+                        })
+                        && pieces[index + 1..]
+                            .iter()
+                            .any(|p| matches!(p, Piece::Op(Op::Most | Op::Least)))
+                        // "Constructors of which nationality": the thing
+                        // "which" asks for is another.
+                        && !pieces[index + 1..]
+                            .iter()
+                            .any(|p| matches!(p, Piece::Op(Op::Which | Op::Who)));
+                    let op_before = if ranked_subject {
+                        Some(Op::Which)
+                    } else {
+                        previous_op
+                    };
                     let asked_before = reading.asked.len();
                     reading.place(
                         ontology,
                         entries,
                         text,
                         *scoped,
-                        if measured_by_next { None } else { previous_op },
+                        if measured_by_next { None } else { op_before },
                         grouping && !value_before_thing && !dates_the_grain,
                     );
                     if only_values(entries) {
