@@ -93,7 +93,10 @@ const COUNTRIES: &[(&[&str], &[&str])] = &[
     (&["Africa"], &["African"]),
     (&["Middle East"], &["Middle Eastern"]),
     (&["Oceania"], &["Oceanian"]),
-    (&["South America", "Latin America"], &["South American", "Latin American"]),
+    (
+        &["South America", "Latin America"],
+        &["South American", "Latin American"],
+    ),
     (&["North America"], &["North American"]),
 ];
 

@@ -3484,3 +3484,128 @@ fn a_follow_up_that_names_nothing_and_changes_nothing_is_refused() {
         Planned::Plan(_)
     ));
 }
+
+#[test]
+fn things_named_first_and_ranked_later_are_grouped_and_limited() {
+    let (ontology, lexicon) = wholesale();
+    let sql = compiled(
+        &ontology,
+        &lexicon,
+        "give me the ten suppliers that shipped the most units on orders placed in 1997, ranked from most to least",
+        Dialect::Postgres,
+    );
+    assert!(sql.contains("GROUP BY s.s_name, s.s_suppkey"), "{sql}");
+    assert!(
+        sql.contains("ORDER BY quantity_shipped DESC LIMIT 10"),
+        "{sql}"
+    );
+    // The year follows "placed": it is the order's date, not the ship date.
+    assert!(sql.contains("o.o_orderdate >= '1997-01-01'"), "{sql}");
+    assert!(!sql.contains("l_shipdate"), "{sql}");
+    let sql = compiled(
+        &ontology,
+        &lexicon,
+        "customers that placed the most orders",
+        Dialect::Postgres,
+    );
+    assert!(sql.contains("GROUP BY c.c_name, c.c_custkey"), "{sql}");
+    // "which" after the things still asks for another thing.
+    let sql = compiled(
+        &ontology,
+        &lexicon,
+        "Customers from which region placed the most orders?",
+        Dialect::Postgres,
+    );
+    assert!(sql.contains("GROUP BY r.r_name, r.r_regionkey"), "{sql}");
+    assert!(!sql.contains("c_name"), "{sql}");
+}
+
+#[test]
+fn things_without_a_name_are_shown_by_their_key_and_counted_by_their_status() {
+    let (ontology, lexicon) = wholesale();
+    let sql = compiled(
+        &ontology,
+        &lexicon,
+        "top 5 orders by revenue",
+        Dialect::Postgres,
+    );
+    assert!(sql.contains("SELECT o.o_orderkey AS order_key"), "{sql}");
+    assert!(sql.contains("GROUP BY o.o_orderkey ORDER BY"), "{sql}");
+    let sql = compiled(
+        &ontology,
+        &lexicon,
+        "number of orders by order status",
+        Dialect::Postgres,
+    );
+    assert!(sql.contains("COUNT(*)"), "{sql}");
+    assert!(sql.contains("GROUP BY o.o_orderstatus ORDER BY"), "{sql}");
+}
+
+#[test]
+fn who_did_something_to_a_numbered_thing_is_its_person() {
+    let (ontology, lexicon) = wholesale();
+    let sql = compiled(
+        &ontology,
+        &lexicon,
+        "Who placed order number 7?",
+        Dialect::Postgres,
+    );
+    assert!(sql.contains("c.c_name AS customer_name"), "{sql}");
+    assert!(sql.contains("o.o_orderkey = 7"), "{sql}");
+    assert!(!sql.contains("o_orderdate"), "{sql}");
+}
+
+#[test]
+fn a_variant_by_its_own_name_and_a_region_by_its_people() {
+    let (ontology, lexicon) = wholesale();
+    let gross = plan_in_chat(&ontology, &lexicon, "Gross revenue in 1993?", None);
+    let net = plan_in_chat(
+        &ontology,
+        &lexicon,
+        "ok and what was it net of discounts",
+        Some(&gross),
+    );
+    let sql = compile(&ontology, &net, Dialect::Postgres).unwrap().sql;
+    assert!(
+        sql.contains("l_extendedprice * (1 - li.l_discount)"),
+        "{sql}"
+    );
+    assert!(sql.contains("'1993-01-01'"), "{sql}");
+    let (ontology, lexicon) = wholesale_with("region", "region_name", &["EUROPE", "ASIA"]);
+    let sql = compiled(
+        &ontology,
+        &lexicon,
+        "how many suppliers do we have in each european country",
+        Dialect::Postgres,
+    );
+    assert!(sql.contains("r.r_name = 'EUROPE'"), "{sql}");
+    assert!(sql.contains("GROUP BY n.n_name"), "{sql}");
+}
+
+#[test]
+fn a_span_between_two_dates_and_a_verb_before_an_article() {
+    let (ontology, lexicon) = wholesale();
+    let sql = compiled(
+        &ontology,
+        &lexicon,
+        "What was net revenue for the fiscal year running July 1996 through June 1997?",
+        Dialect::Postgres,
+    );
+    assert!(
+        sql.contains("BETWEEN '1996-07-01' AND '1997-06-30'"),
+        "{sql}"
+    );
+    let (ontology, lexicon) =
+        wholesale_with("part", "part_name", &["blush thistle blue yellow saddle"]);
+    let sql = compiled(
+        &ontology,
+        &lexicon,
+        "Which supplier offers the 'blush thistle blue yellow saddle' part at the lowest supply cost?",
+        Dialect::Postgres,
+    );
+    assert!(
+        sql.contains("p.p_name = 'blush thistle blue yellow saddle'"),
+        "{sql}"
+    );
+    assert!(sql.contains("ORDER BY total_supply_cost ASC"), "{sql}");
+}

@@ -620,7 +620,16 @@ pub(super) fn read(lexicon: &Lexicon, question: &str, today: Option<Day>) -> Vec
             // "how many blorps", "the track temperature": the unknown word
             // is what is asked for. A past participle after what is named
             // ("points handed out") is its verb.
-            let verb = focus == Focus::Inside && word.plain.len() > 4 && word.plain.ends_with("ed");
+            // So is a word an article follows ("which supplier offers the
+            // part"): a noun asked for is not followed by "the".
+            let before_article = plain.get(i + 1).is_some_and(|next| {
+                matches!(
+                    *next,
+                    "the" | "a" | "an" | "their" | "its" | "his" | "her" | "our"
+                )
+            });
+            let verb = focus == Focus::Inside
+                && ((word.plain.len() > 4 && word.plain.ends_with("ed")) || before_article);
             // "the most F1 drivers": a word of the domain itself is never
             // what is asked for.
             let domain = lexicon.names_domain(&word.stem);
@@ -693,6 +702,27 @@ fn scoped(plain: &[&str], i: usize) -> bool {
 /// words it takes: "2015 11 29" (from 2015-11-29 or 2015/11/29), "29
 /// November 2015", "November 29 2015", "Nov 2015", "Q1 1997".
 pub(super) fn date_at(words: &[&str]) -> Option<(DateRange, usize)> {
+    let (first, len) = one_date_at(words)?;
+    // "July 1996 through June 1997", "from 1995-03-01 to 1995-05-31": two
+    // dates joined by a range word are one span, from the first's start to
+    // the second's end.
+    if let Some(joiner) = words.get(len)
+        && matches!(*joiner, "to" | "through" | "thru" | "until" | "till")
+        && let Some((last, more)) = one_date_at(&words[len + 1..])
+        && last.last >= first.first
+    {
+        let span = DateRange {
+            first: first.first,
+            last: last.last,
+        };
+        return Some((span, len + 1 + more));
+    }
+    Some((first, len))
+}
+
+/// One date, month, month range of one year or quarter at the start of
+/// `words`.
+fn one_date_at(words: &[&str]) -> Option<(DateRange, usize)> {
     let number = |i: usize| words.get(i).and_then(|w| w.parse::<i64>().ok());
     let year = |i: usize| number(i).filter(|y| (1900..=2100).contains(y));
     let month = |i: usize| words.get(i).and_then(|w| grammar::month(w));

@@ -205,9 +205,9 @@ impl Reading {
                     let ranked_things = matches!(
                         pieces.get(index + 1),
                         Some(Piece::Concept { entries, .. }) if object_of(entries).is_some()
-                    ) && pieces[index + 1..].iter().any(|p| {
-                        matches!(p, Piece::Op(Op::Most | Op::Least) | Piece::Extreme(_))
-                    });
+                    ) && pieces[index + 1..]
+                        .iter()
+                        .any(|p| matches!(p, Piece::Op(Op::Most | Op::Least) | Piece::Extreme(_)));
                     if (after_top || before_best || ranked_things)
                         && (1..=1000).contains(n)
                         && !(1900..=2100).contains(n)
