@@ -84,6 +84,10 @@ pub struct Lexicon {
     /// Each object's attribute holding its one-column primary key, by
     /// object: what "order number" or "driver id" asks to see.
     keys: HashMap<usize, usize>,
+    /// Attributes a key reaches only through a verb's stem ("ordered", the
+    /// order's date, stems to "order"), by key: "orders" as typed names
+    /// the things, not their date.
+    verb_stems: HashSet<(String, Concept)>,
 }
 
 /// Words longer than this are never matched with a typo: no name people
@@ -243,6 +247,18 @@ impl Lexicon {
                 lexicon.add(&attribute.label, concept.clone(), Strength::Name);
                 for synonym in &attribute.synonyms {
                     lexicon.add(synonym, concept.clone(), Strength::Synonym);
+                }
+                let words = |phrase: &str| text::key(phrase);
+                for synonym in &attribute.synonyms {
+                    let key = words(synonym);
+                    let folded = text::fold(synonym.trim());
+                    let by_others = std::iter::once(attribute.name.as_str())
+                        .chain(std::iter::once(attribute.label.as_str()))
+                        .chain(attribute.synonyms.iter().map(String::as_str))
+                        .any(|other| !text::fold(other).ends_with("ed") && words(other) == key);
+                    if folded.ends_with("ed") && !key.ends_with("ed") && !by_others {
+                        lexicon.verb_stems.insert((key, concept.clone()));
+                    }
                 }
                 lexicon.add_values(o, a, &attribute.known_values);
                 lexicon.add_kind_aliases(object, o, a, &attribute.known_values);
@@ -637,6 +653,12 @@ impl Lexicon {
     /// Everything the exact phrase `key` can mean.
     pub fn lookup(&self, key: &str) -> &[Entry] {
         self.entries.get(key).map(Vec::as_slice).unwrap_or_default()
+    }
+
+    /// Whether `key` names `concept` only as a verb's stem ("order" for an
+    /// order date whose synonym is "ordered").
+    pub fn only_as_verb(&self, key: &str, concept: &Concept) -> bool {
+        self.verb_stems.contains(&(key.to_owned(), concept.clone()))
     }
 
     /// A key one edit away from `stem`, for words long enough that a typo is

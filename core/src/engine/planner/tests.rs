@@ -3609,3 +3609,60 @@ fn a_span_between_two_dates_and_a_verb_before_an_article() {
     );
     assert!(sql.contains("ORDER BY total_supply_cost ASC"), "{sql}");
 }
+
+#[test]
+fn things_listed_by_a_word_that_is_also_a_verb_stem() {
+    let (ontology, lexicon) = wholesale_with("customer", "customer_name", &["Customer#000000079"]);
+    let sql = compiled(
+        &ontology,
+        &lexicon,
+        "list the orders Customer#000000079 placed in 1995",
+        Dialect::Postgres,
+    );
+    assert!(
+        sql.starts_with("SELECT DISTINCT o.o_orderkey AS order_key"),
+        "{sql}"
+    );
+    assert!(sql.contains("c.c_name = 'Customer#000000079'"), "{sql}");
+    assert!(sql.contains("o.o_orderdate >= '1995-01-01'"), "{sql}");
+    // A named filter before the things keeps them listed, not counted.
+    let sql = compiled(
+        &ontology,
+        &lexicon,
+        "list urgent orders from 1995",
+        Dialect::Postgres,
+    );
+    assert!(sql.starts_with("SELECT DISTINCT o.o_orderkey"), "{sql}");
+    assert!(sql.contains("o.o_orderdate < '1996-01-01'"), "{sql}");
+    // A year right after the verb filters; it is not shown.
+    let sql = compiled(
+        &ontology,
+        &lexicon,
+        "Top 3 suppliers by quantity shipped on orders placed in 1994",
+        Dialect::Postgres,
+    );
+    assert!(sql.contains("GROUP BY s.s_name, s.s_suppkey"), "{sql}");
+    assert!(sql.contains("LIMIT 3"), "{sql}");
+    assert!(!sql.contains("AS order_date"), "{sql}");
+}
+
+#[test]
+fn from_a_year_alone_is_that_year_and_onwards_opens_the_range() {
+    let (ontology, lexicon) = f1();
+    let sql = compiled(&ontology, &lexicon, "races from 2010", Dialect::Postgres);
+    assert!(sql.contains("year = 2010"), "{sql}");
+    let sql = compiled(
+        &ontology,
+        &lexicon,
+        "races from 2010 onwards",
+        Dialect::Postgres,
+    );
+    assert!(sql.contains("year >= 2010"), "{sql}");
+    let sql = compiled(
+        &ontology,
+        &lexicon,
+        "races from 2010 to 2012",
+        Dialect::Postgres,
+    );
+    assert!(sql.contains("BETWEEN 2010 AND 2012"), "{sql}");
+}

@@ -137,7 +137,7 @@ pub(super) fn day_attribute(ontology: &Ontology, anchor: &str) -> Option<Attribu
 pub(super) fn date_condition(dates: &[(Op, DateRange)]) -> Condition {
     let text = |s: &str| Literal::Text(s.to_owned());
     match dates {
-        [(Op::Since | Op::From, d)] => Condition::AtLeast(text(&d.first)),
+        [(Op::Since, d)] => Condition::AtLeast(text(&d.first)),
         [(Op::After, d)] => Condition::After(text(&d.last)),
         [(Op::Before, d)] => Condition::Before(text(&d.first)),
         [(Op::Until | Op::To, d)] => Condition::AtMost(text(&d.last)),
@@ -227,7 +227,7 @@ pub(super) fn year_condition(years: &[(Op, i64)]) -> Condition {
         years => years,
     };
     match years {
-        [(Op::Since, y)] | [(Op::From, y)] => Condition::AtLeast(year(*y)),
+        [(Op::Since, y)] => Condition::AtLeast(year(*y)),
         [(Op::After, y)] => Condition::After(year(*y)),
         [(Op::Before, y)] => Condition::Before(year(*y)),
         [(Op::Until, y)] | [(Op::To, y)] => Condition::AtMost(year(*y)),

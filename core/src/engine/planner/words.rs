@@ -526,6 +526,17 @@ pub(super) fn read(lexicon: &Lexicon, question: &str, today: Option<Day>) -> Vec
             {
                 *blocks = false;
             }
+            // "list the orders": the things, where the verb "ordered" (an
+            // order's date) shares their stem; "ordered" as typed keeps it.
+            let mut entries = entries;
+            if concept_len == 1
+                && !plain[i].ends_with("ed")
+                && entries.iter().any(|e| {
+                    matches!(e.concept, Concept::Object(_)) && e.strength == Strength::Name
+                })
+            {
+                entries.retain(|e| !lexicon.only_as_verb(&words[i].stem, &e.concept));
+            }
             // "a customer": one of the things, which an average may be per.
             if i > 0 && matches!(plain[i - 1], "a" | "an") && object_of(&entries).is_some() {
                 one_of.push(pieces.len());
@@ -659,6 +670,19 @@ pub(super) fn read(lexicon: &Lexicon, question: &str, today: Option<Day>) -> Vec
     if pieces.iter().any(|p| matches!(p, Piece::Op(Op::Average))) {
         for at in one_of.into_iter().rev() {
             pieces.insert(at, Piece::Op(Op::Per));
+        }
+    }
+    // "from the 2023 season onwards": "from" opens a range only with its
+    // other end or "onwards"; alone ("orders from 1995") it names the year.
+    let onwards = plain.iter().enumerate().any(|(i, w)| {
+        matches!(*w, "onwards" | "onward" | "forward" | "forwards")
+            || (matches!(*w, "later" | "beyond") && i > 0 && matches!(plain[i - 1], "and" | "or"))
+    });
+    if onwards {
+        for piece in &mut pieces {
+            if *piece == Piece::Op(Op::From) {
+                *piece = Piece::Op(Op::Since);
+            }
         }
     }
     pieces

@@ -231,10 +231,16 @@ impl Reading {
                             ] = entries.as_slice()
                             && is_dated(&ontology.objects[*object].attributes[*attribute])
                         {
-                            reading.year_after_date = Some(AttributeRef::new(
+                            let date = AttributeRef::new(
                                 &ontology.objects[*object].name,
                                 &ontology.objects[*object].attributes[*attribute].name,
-                            ));
+                            );
+                            // "placed in 1994" says which orders; the date
+                            // is not asked for.
+                            if reading.dated_by_verb.contains(&date) {
+                                reading.asked.retain(|a| *a != date);
+                            }
+                            reading.year_after_date = Some(date);
                         }
                         // "on 1995 orders": the year of the orders' date.
                         if op == Op::Only
@@ -564,7 +570,12 @@ impl Reading {
                             .all(|e| matches!(e.concept, Concept::Object(_) | Concept::Metric(_)));
                     let reaches_past = ((only_objects || names_a_thing)
                         && matches!(previous_op, Some(Op::Average | Op::Sum)))
-                        || (only_values(entries) && previous_op == Some(Op::Count));
+                        || (only_values(entries) && previous_op == Some(Op::Count))
+                        // "list urgent orders": what is listed is after them.
+                        || (only_values(entries)
+                            && previous_op == Some(Op::Which)
+                            && matches!(pieces.get(index + 1), Some(Piece::Concept { entries: next, .. })
+                                if object_of(next).is_some()));
                     if !reaches_past {
                         previous_op = None;
                     }
