@@ -3666,3 +3666,30 @@ fn from_a_year_alone_is_that_year_and_onwards_opens_the_range() {
     );
     assert!(sql.contains("BETWEEN 2010 AND 2012"), "{sql}");
 }
+
+#[test]
+fn how_many_of_them_did_something_counts_them_again_and_who_lists_them() {
+    let (ontology, lexicon) = f1_with("driver", "nationality", &["Brazilian"]);
+    let counted = plan_in_chat(
+        &ontology,
+        &lexicon,
+        "How many Brazilian drivers have there been?",
+        None,
+    );
+    let winners = plan_in_chat(
+        &ontology,
+        &lexicon,
+        "how many of them won at least one race?",
+        Some(&counted),
+    );
+    let sql = compile(&ontology, &winners, Dialect::Postgres).unwrap().sql;
+    assert!(sql.contains("COUNT(DISTINCT rr.driver_id)"), "{sql}");
+    assert!(sql.contains("d.nationality = 'Brazilian'"), "{sql}");
+    assert!(sql.contains("rr.position = 1"), "{sql}");
+    assert!(!sql.contains("GROUP BY"), "{sql}");
+    let who = plan_in_chat(&ontology, &lexicon, "who are they?", Some(&winners));
+    let sql = compile(&ontology, &who, Dialect::Postgres).unwrap().sql;
+    assert!(sql.contains("AS full_name"), "{sql}");
+    assert!(sql.contains("COUNT(*) AS wins"), "{sql}");
+    assert!(sql.contains("rr.position = 1"), "{sql}");
+}

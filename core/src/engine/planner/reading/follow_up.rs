@@ -151,42 +151,62 @@ impl Reading {
                 if scopes_only && !previous.measures.is_empty() {
                     // The measure stays; the thing named is only a scope.
                 } else if !measures.is_empty() {
-                    // "how many wins does each of them have", after "how many
-                    // Brazilian drivers": one row per driver counted before.
-                    if self.partitive
-                        && let [Measure::CountOf { object }] = previous.measures.as_slice()
-                        && let Some(counted) = ontology.objects.iter().find(|o| o.name == *object)
-                        && let Some(name) = display_attribute(counted)
-                    {
-                        push_unique(
-                            &mut plan.dimensions,
-                            AttributeRef {
-                                object: object.clone(),
-                                attribute: name.to_owned(),
-                                bucket: None,
-                            },
-                        );
-                    }
-                    // "how many drivers were there in 2022", after a
-                    // question about one driver: all of them are counted.
-                    // "Break that down by year the order was placed" counts
-                    // the same orders.
-                    for measure in measures.iter().filter(|_| self.counts) {
-                        if let Measure::CountOf { object } | Measure::DistinctOf { object, .. } =
-                            measure
+                    // "how many of them won at least one race", after "how
+                    // many Brazilian drivers": the drivers counted again,
+                    // those with a win.
+                    let counted_again = match (previous.measures.as_slice(), measures.as_slice()) {
+                        ([Measure::CountOf { object }], [Measure::Metric { metric, .. }])
+                            if self.counts_among =>
                         {
-                            plan.filters.retain(|f| f.attribute.object != *object);
+                            Some(Measure::DistinctOf {
+                                object: object.clone(),
+                                metric: metric.clone(),
+                            })
                         }
+                        _ => None,
+                    };
+                    if let Some(measure) = counted_again {
+                        plan.measures = vec![measure];
+                        plan.order = None;
+                    } else {
+                        // "how many wins does each of them have", after "how many
+                        // Brazilian drivers": one row per driver counted before.
+                        if self.partitive
+                            && let [Measure::CountOf { object }] = previous.measures.as_slice()
+                            && let Some(counted) =
+                                ontology.objects.iter().find(|o| o.name == *object)
+                            && let Some(name) = display_attribute(counted)
+                        {
+                            push_unique(
+                                &mut plan.dimensions,
+                                AttributeRef {
+                                    object: object.clone(),
+                                    attribute: name.to_owned(),
+                                    bucket: None,
+                                },
+                            );
+                        }
+                        // "how many drivers were there in 2022", after a
+                        // question about one driver: all of them are counted.
+                        // "Break that down by year the order was placed" counts
+                        // the same orders.
+                        for measure in measures.iter().filter(|_| self.counts) {
+                            if let Measure::CountOf { object }
+                            | Measure::DistinctOf { object, .. } = measure
+                            {
+                                plan.filters.retain(|f| f.attribute.object != *object);
+                            }
+                        }
+                        // After a lookup, what was shown is not a grouping of
+                        // the count now asked ("circuits in Italy" → "how many"),
+                        // unless the question is about each of them.
+                        if previous.measures.is_empty() && !self.refers_back {
+                            plan.dimensions.clear();
+                            plan.limit = None;
+                        }
+                        plan.measures = measures.clone();
+                        plan.order = None;
                     }
-                    // After a lookup, what was shown is not a grouping of
-                    // the count now asked ("circuits in Italy" → "how many"),
-                    // unless the question is about each of them.
-                    if previous.measures.is_empty() && !self.refers_back {
-                        plan.dimensions.clear();
-                        plan.limit = None;
-                    }
-                    plan.measures = measures.clone();
-                    plan.order = None;
                 } else if !self.variants.is_empty() {
                     plan.measures = plan
                         .measures

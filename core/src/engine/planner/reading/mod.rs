@@ -115,6 +115,9 @@ pub(super) struct Reading {
     refers_back: bool,
     /// "which of those", "each of them": the rows the last answer listed.
     partitive: bool,
+    /// "how many of them": the things the chat counted are counted again,
+    /// among those that did what is named next.
+    counts_among: bool,
     when: bool,
     order: Option<bool>,
     limit: Option<u32>,
@@ -395,6 +398,23 @@ impl Reading {
 /// "Customers who are not in the BUILDING segment": a count of things
 /// split one group per thing is a list of them; every count would be 1.
 fn listed_not_counted(ontology: &Ontology, mut plan: SemanticPlan) -> SemanticPlan {
+    // "who are they?", after "how many of them won a race": the distinct
+    // drivers among the wins, one row each, are shown with their wins.
+    if let [Measure::DistinctOf { object, metric }] = plan.measures.as_slice()
+        && !plan.dimensions.is_empty()
+        && let Some(counted) = ontology.objects.iter().find(|o| o.name == *object)
+        && plan.dimensions.iter().all(|d| {
+            d.object == *object
+                && d.bucket.is_none()
+                && display_attribute(counted) == Some(d.attribute.as_str())
+        })
+    {
+        plan.measures = vec![Measure::Metric {
+            metric: metric.clone(),
+            variant: None,
+        }];
+        return plan;
+    }
     let counted = match plan.measures.as_slice() {
         [Measure::CountOf { object }] => Some(object.as_str()),
         [

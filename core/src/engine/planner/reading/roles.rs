@@ -50,6 +50,8 @@ impl Reading {
                         Op::Among => {
                             reading.refers_back = true;
                             reading.partitive = true;
+                            reading.counts_among |=
+                                index > 0 && pieces[index - 1] == Piece::Op(Op::Count);
                             continue;
                         }
                         Op::Refer => {
