@@ -3693,3 +3693,39 @@ fn how_many_of_them_did_something_counts_them_again_and_who_lists_them() {
     assert!(sql.contains("COUNT(*) AS wins"), "{sql}");
     assert!(sql.contains("rr.position = 1"), "{sql}");
 }
+
+#[test]
+fn the_word_date_announces_the_date_compared_and_a_share_of_things_named_counts_them() {
+    let (ontology, lexicon) = wholesale();
+    let sql = compiled(
+        &ontology,
+        &lexicon,
+        "How many order lines were delivered later than the date we committed to?",
+        Dialect::Postgres,
+    );
+    assert!(
+        sql.contains("WHERE li.l_receiptdate > li.l_commitdate"),
+        "{sql}"
+    );
+    let sql = compiled(
+        &ontology,
+        &lexicon,
+        "Of the line items shipped in 1996, what share arrived after the date we committed to?",
+        Dialect::Postgres,
+    );
+    assert!(
+        sql.starts_with("SELECT 100.0 * part.line_item_count"),
+        "{sql}"
+    );
+    // The year bounds both sides; the late arrival only the part.
+    assert_eq!(
+        sql.matches("li.l_shipdate >= '1996-01-01'").count(),
+        2,
+        "{sql}"
+    );
+    assert_eq!(
+        sql.matches("l_receiptdate > li.l_commitdate").count(),
+        1,
+        "{sql}"
+    );
+}

@@ -17,7 +17,12 @@ impl Reading {
         let mut reading = Reading::default();
         let mut previous_op: Option<Op> = None;
         let mut grouping = false;
+        // A piece already read with the one before it.
+        let mut read_with_previous: Option<usize> = None;
         for (index, piece) in pieces.iter().enumerate() {
+            if read_with_previous == Some(index) {
+                continue;
+            }
             match piece {
                 Piece::Op(op) => {
                     reading.counts |= *op == Op::Count;
@@ -458,6 +463,17 @@ impl Reading {
                         && reading.compares_attributes(ontology, entries, op)
                     {
                         previous_op = None;
+                        continue;
+                    }
+                    // "delivered later than the date we committed to": the
+                    // word "date" only announces the date named after it.
+                    if let Some(op) = previous_op
+                        && *text == "date"
+                        && let Some(Piece::Concept { entries: next, .. }) = pieces.get(index + 1)
+                        && reading.compares_attributes(ontology, next, op)
+                    {
+                        previous_op = None;
+                        read_with_previous = Some(index + 1);
                         continue;
                     }
                     // "orders from French customers": the value is the

@@ -211,6 +211,16 @@ impl Reading {
                     .to_owned(),
             );
         }
+        // "Of the line items shipped in 1996, what share arrived late": a
+        // share of the things named, with nothing measured, is of how many
+        // there are.
+        if plan.measures.is_empty()
+            && let Some(o) = self.count_of.or_else(|| self.mentioned.first().copied())
+        {
+            plan.measures.push(Measure::CountOf {
+                object: ontology.objects[o].name.clone(),
+            });
+        }
         let metric = |m: usize| Measure::Metric {
             metric: ontology.metrics[m].name.clone(),
             variant: None,
