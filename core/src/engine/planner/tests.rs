@@ -3729,3 +3729,40 @@ fn the_word_date_announces_the_date_compared_and_a_share_of_things_named_counts_
         "{sql}"
     );
 }
+
+#[test]
+fn which_of_them_has_it_keeps_them_all_and_it_is_the_thing_filtered() {
+    let (ontology, lexicon) = wholesale_with(
+        "part",
+        "part_name",
+        &["frosted cornflower ghost lime smoke"],
+    );
+    let mut listed = plan_in_chat(
+        &ontology,
+        &lexicon,
+        "Which suppliers stock the frosted cornflower ghost lime smoke?",
+        None,
+    );
+    // The chat sets what the answer led with: its first supplier.
+    listed.answered = Some(Box::new(crate::engine::plan::Filter {
+        attribute: crate::engine::plan::AttributeRef::new("supplier", "supplier_name"),
+        condition: crate::engine::plan::Condition::OneOf(vec![crate::engine::plan::Literal::Text(
+            "Supplier#000000032".to_owned(),
+        )]),
+    }));
+    let cheapest = plan_in_chat(
+        &ontology,
+        &lexicon,
+        "and which of them has it at the lowest supply cost?",
+        Some(&listed),
+    );
+    let sql = compile(&ontology, &cheapest, Dialect::Postgres)
+        .unwrap()
+        .sql;
+    assert!(!sql.contains("Supplier#000000032"), "{sql}");
+    assert!(
+        sql.contains("p.p_name = 'frosted cornflower ghost lime smoke'"),
+        "{sql}"
+    );
+    assert!(sql.contains("ORDER BY total_supply_cost ASC"), "{sql}");
+}

@@ -24,9 +24,12 @@ impl Reading {
         let names_its_rows = |filter: &Filter| is_display(ontology, &filter.attribute);
         let referred = previous
             .and_then(|p| {
+                // "which of them has it cheapest", after the suppliers of
+                // a part: "them" are the rows, so "it" is not the first.
                 p.answered
                     .as_deref()
                     .cloned()
+                    .filter(|_| !self.partitive)
                     .filter(names_its_rows)
                     .or_else(|| {
                         p.filters
