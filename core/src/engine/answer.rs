@@ -68,7 +68,25 @@ pub fn filter_phrase(ontology: &Ontology, plan: &SemanticPlan) -> String {
         _ => &[],
     });
     let filters: Vec<&Filter> = plan.filters.iter().chain(part_only).collect();
-    filters_phrase(ontology, &filters)
+    let mut phrase = filters_phrase(ontology, &filters);
+    // "with more than 50 wins".
+    for threshold in &plan.having {
+        let Some(measure) = plan.measures.get(threshold.measure) else {
+            continue;
+        };
+        let (how, value) = match &threshold.condition {
+            Condition::After(v) => ("more than", v),
+            Condition::AtLeast(v) => ("at least", v),
+            Condition::Before(v) => ("less than", v),
+            Condition::AtMost(v) => ("at most", v),
+            Condition::OneOf(list) if list.len() == 1 => ("exactly", &list[0]),
+            _ => continue,
+        };
+        let label = measure_label(ontology, measure).to_lowercase();
+        let gap = if phrase.is_empty() { "" } else { " " };
+        phrase.push_str(&format!("{gap}with {how} {value} {label}"));
+    }
+    phrase
 }
 
 /// The words for some filters, in order.

@@ -131,6 +131,12 @@ pub enum CompileError {
         "`{0}` combines other metrics, each computed on its own; ask for it without other measures"
     )]
     DerivedInside(String),
+    #[error(
+        "a condition on a total (\"more than 50 wins\") applies to a plain measure per group, not to {0}"
+    )]
+    ThresholdShape(&'static str),
+    #[error("the plan's condition on a total names measure {0}, which the plan does not have")]
+    ThresholdMeasure(usize),
     #[error("a running total adds up period after period: group by a period (\"by month\")")]
     CumulativeWithoutTime,
     #[error("a rolling total spans months, quarters or years; group by one of them, not by {0}")]
@@ -207,6 +213,30 @@ impl Compiler<'_> {
     }
 
     fn lower(&self, plan: &SemanticPlan, shape: Shape) -> Result<CompiledQuery, CompileError> {
+        if let Some(threshold) = plan
+            .having
+            .iter()
+            .find(|t| t.measure >= plan.measures.len())
+        {
+            return Err(CompileError::ThresholdMeasure(threshold.measure));
+        }
+        if !plan.having.is_empty() {
+            let shape_name = match &shape {
+                Shape::Aggregate { .. } => None,
+                Shape::Growth { .. } => Some("a growth"),
+                Shape::Derived { .. } => Some("a metric derived from others"),
+                Shape::Cumulative { .. } => Some("a running total"),
+                Shape::Share { .. } => Some("a percentage"),
+                Shape::AveragePer { .. } => Some("an average per group"),
+                Shape::Difference { .. } => Some("a difference"),
+                Shape::Ratio { .. } => Some("a ratio"),
+                Shape::Lookup { .. } => Some("a list of values"),
+                Shape::Combined { .. } => Some("metrics added together"),
+            };
+            if let Some(name) = shape_name {
+                return Err(CompileError::ThresholdShape(name));
+            }
+        }
         let (query, columns, objects) = match shape {
             Shape::Growth {
                 of,

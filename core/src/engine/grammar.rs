@@ -68,6 +68,10 @@ pub enum Op {
     /// named.
     Above,
     Below,
+    /// "at least 50 wins", "no fewer than 3".
+    AtLeast,
+    /// "at most 2", "no more than 10".
+    AtMost,
     /// "but": a condition that holds, then one that does not ("raced in
     /// 2024 but never made the podium").
     Contrast,
@@ -311,6 +315,15 @@ const PHRASES: &[(&str, Op)] = &[
     ("exceeding", Op::Above),
     ("above", Op::Above),
     ("over", Op::Above),
+    ("at least", Op::AtLeast),
+    ("no fewer than", Op::AtLeast),
+    ("no less than", Op::AtLeast),
+    ("not less than", Op::AtLeast),
+    ("a minimum of", Op::AtLeast),
+    ("at most", Op::AtMost),
+    ("no more than", Op::AtMost),
+    ("not more than", Op::AtMost),
+    ("a maximum of", Op::AtMost),
     ("less than", Op::Below),
     ("lower than", Op::Below),
     ("smaller than", Op::Below),

@@ -18,6 +18,11 @@ pub struct SemanticPlan {
     pub order: Option<Order>,
     #[serde(default)]
     pub limit: Option<u32>,
+    /// Conditions on a measure's value per group, SQL's `HAVING`:
+    /// "customers who spent more than 500000", "drivers with at least 50
+    /// wins".
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub having: Vec<Threshold>,
     /// Objects the joins pass through where an object is reached more than
     /// one way ("nation" through the customer, not the supplier).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -37,6 +42,16 @@ pub struct SemanticPlan {
     #[serde(skip)]
     #[schemars(skip)]
     pub listed: Option<Box<Filter>>,
+}
+
+/// A condition on one of a plan's measures, per group.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct Threshold {
+    /// Which of the plan's measures, by position.
+    pub measure: usize,
+    /// `after` is "more than", `at_least` "at least", `before` "less than",
+    /// `at_most` "at most"; `one_of` with one value is "exactly".
+    pub condition: Condition,
 }
 
 /// One aggregate of a plan.

@@ -522,6 +522,7 @@ impl<'a> Compiler<'a> {
             }
         }
         let mut extra_filters = Vec::new();
+        let mut aggregates = Vec::new();
         for measure in measures {
             let (input, condition) = self.measure_parts(measure, base_alias)?;
             let aggregate = if single {
@@ -530,6 +531,7 @@ impl<'a> Compiler<'a> {
             } else {
                 aggregate_call(measure.aggregate, Some(conditional(condition, input)))
             };
+            aggregates.push(aggregate.clone());
             projection.push(SelectItem::ExprWithAlias {
                 expr: aggregate,
                 alias: self.ident(&measure.name),
@@ -540,6 +542,7 @@ impl<'a> Compiler<'a> {
         select.from = vec![self.joined_tables(tree, aliases)?];
         select.selection = self.where_clause(&plan.filters, extra_filters, aliases)?;
         select.group_by = GroupByExpr::Expressions(group_by, Vec::new());
+        select.having = having(plan, &aggregates);
         let order = self.order(plan, &names(measures))?;
         Ok(finish(self.sql, select, order, plan.limit))
     }
@@ -565,6 +568,7 @@ impl<'a> Compiler<'a> {
         }
         let grain = Ident::new("per_row");
         let mut outer = Vec::new();
+        let mut aggregates = Vec::new();
         for dimension in &plan.dimensions {
             inner.push(SelectItem::ExprWithAlias {
                 expr: self.attribute(dimension, aliases)?,
@@ -578,11 +582,13 @@ impl<'a> Compiler<'a> {
                 expr: conditional(condition, input),
                 alias: value.clone(),
             });
+            let aggregate = aggregate_call(
+                measure.aggregate,
+                Some(Expr::CompoundIdentifier(vec![grain.clone(), value])),
+            );
+            aggregates.push(aggregate.clone());
             outer.push(SelectItem::ExprWithAlias {
-                expr: aggregate_call(
-                    measure.aggregate,
-                    Some(Expr::CompoundIdentifier(vec![grain.clone(), value])),
-                ),
+                expr: aggregate,
                 alias: self.ident(&measure.name),
             });
         }
@@ -591,7 +597,8 @@ impl<'a> Compiler<'a> {
         rows.projection = inner;
         rows.from = vec![self.joined_tables(tree, aliases)?];
         rows.selection = self.where_clause(&plan.filters, Vec::new(), aliases)?;
-        let select = self.regrouped(plan, SetExpr::Select(Box::new(rows)), grain, outer);
+        let mut select = self.regrouped(plan, SetExpr::Select(Box::new(rows)), grain, outer);
+        select.having = having(plan, &aggregates);
         let order = self.order(plan, &names(measures))?;
         Ok(finish(self.sql, select, order, plan.limit))
     }
@@ -775,4 +782,16 @@ enum ExcludedKey {
     Own(String),
     /// The object's key, reached through the measured rows' links.
     Through(String),
+}
+
+/// The plan's conditions on its measures per group, over their aggregates
+/// as computed (`HAVING SUM(...) > 500000`).
+fn having(plan: &SemanticPlan, aggregates: &[Expr]) -> Option<Expr> {
+    plan.having
+        .iter()
+        .filter_map(|threshold| {
+            let aggregate = aggregates.get(threshold.measure)?.clone();
+            Some(comparison(aggregate, &threshold.condition))
+        })
+        .reduce(and)
 }

@@ -154,11 +154,6 @@ fn plan_pieces(ontology: &Ontology, pieces: &[Piece], previous: Option<&Semantic
             "Cassis can exclude named values (\"outside Europe\", \"except Ferrari\") but not yet a measure (\"never won\"); ask for what to include instead".to_owned(),
         );
     }
-    if let Some(n) = reading.uncompared {
-        return Planned::NotAnswerable(format!(
-            "the question compares something with {n}, but names no attribute to compare; Cassis cannot yet keep only the things whose total is above or below a number (such as \"customers who spent more than 500000\")"
-        ));
-    }
     let (growth, running) = (reading.growth, reading.running);
     let ranks = reading.ranks() || reading.grounds_anything();
     let planned = reading.into_plan(ontology, previous);

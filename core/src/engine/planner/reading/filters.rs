@@ -1,7 +1,7 @@
 //! What the question keeps: values named, numbers compared, keys, and the
 //! rows a negation excludes.
 
-use super::{Assembly, Reading, ValueMention, display_of, is_a_name, is_display};
+use super::{Assembly, Reading, ValueMention, bound, display_of, is_a_name, is_display};
 use crate::engine::compile::display_attribute;
 use crate::engine::graph;
 use crate::engine::plan::{
@@ -263,14 +263,10 @@ impl Reading {
         }
 
         // "customers with an account balance over 9000".
-        for (attribute, above, n) in &self.compared {
+        for (attribute, op, n) in &self.compared {
             plan.filters.push(Filter {
                 attribute: attribute.clone(),
-                condition: if *above {
-                    Condition::After(Literal::Integer(*n))
-                } else {
-                    Condition::Before(Literal::Integer(*n))
-                },
+                condition: bound(*op, *n),
             });
             if plan.measures.is_empty()
                 && plan.dimensions.is_empty()

@@ -105,7 +105,10 @@ pub(super) struct Reading {
     date_of: Option<usize>,
     /// A number compared with nothing the question names: "spent more
     /// than 500000" (a measure's total, which no plan filters on yet).
-    pub(super) uncompared: Option<i64>,
+    pub(super) uncompared: Option<(Op, i64)>,
+    /// The thing named right after that number ("more than 3 suppliers"),
+    /// which is what the compared total counts.
+    uncompared_of: Option<usize>,
     /// Attributes the things have no value of: "drivers without a code".
     missing: Vec<AttributeRef>,
     comparison: bool,
@@ -158,8 +161,9 @@ pub(super) struct Reading {
     dated_by_verb: Vec<AttributeRef>,
     /// The numeric attribute named last, which "over 9000" compares.
     last_quantity: Option<AttributeRef>,
-    /// Numeric attributes compared with a number: above it (true) or below.
-    compared: Vec<(AttributeRef, bool, i64)>,
+    /// Numeric attributes compared with a number: "more than", "at
+    /// least", "less than" or "at most" it.
+    compared: Vec<(AttributeRef, Op, i64)>,
     /// "list", "which", "what": things are asked for, not only measured.
     lists: bool,
     /// A share's "of all" was read: values after it bound the whole.
@@ -596,4 +600,16 @@ fn typed_as_verb(ontology: &Ontology, metric: usize, text: &str) -> bool {
             })
     });
     (!text.contains(' ') && (verb(text) || bare)) || things_then_verb
+}
+
+/// A number compared by `op` ("more than", "at least", "less than", "at
+/// most"), as a condition.
+pub(super) fn bound(op: Op, n: i64) -> Condition {
+    let n = Literal::Integer(n);
+    match op {
+        Op::AtLeast => Condition::AtLeast(n),
+        Op::AtMost => Condition::AtMost(n),
+        Op::Below => Condition::Before(n),
+        _ => Condition::After(n),
+    }
 }

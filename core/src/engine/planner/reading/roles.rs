@@ -155,29 +155,29 @@ impl Reading {
                 }
                 // "account balance over 9000": the quantity just named, compared.
                 Piece::Number(n)
-                    if matches!(previous_op, Some(Op::Above | Op::Below))
+                    if let Some(op @ (Op::Above | Op::Below | Op::AtLeast | Op::AtMost)) =
+                        previous_op
                         && reading.last_quantity.is_some() =>
                 {
                     let attribute = reading.last_quantity.take().expect("checked above");
                     reading.quantities.retain(|q| *q != attribute);
                     reading.asked.retain(|q| *q != attribute);
-                    reading
-                        .compared
-                        .push((attribute, previous_op == Some(Op::Above), *n));
+                    reading.compared.push((attribute, op, *n));
                     previous_op = None;
                 }
                 // "bigger than size 40": a numbered attribute compared.
                 Piece::Number(n)
                     if previous_op.is_none()
-                        && let Some(Piece::Op(op @ (Op::Above | Op::Below))) =
-                            index.checked_sub(2).map(|i| &pieces[i])
+                        && let Some(Piece::Op(
+                            op @ (Op::Above | Op::Below | Op::AtLeast | Op::AtMost),
+                        )) = index.checked_sub(2).map(|i| &pieces[i])
                         && let Some(attribute) = index
                             .checked_sub(1)
                             .and_then(|i| numbered_attribute(ontology, &pieces[i])) =>
                 {
                     reading.asked.retain(|a| *a != attribute);
                     reading.last_quantity = None;
-                    reading.compared.push((attribute, *op == Op::Above, *n));
+                    reading.compared.push((attribute, *op, *n));
                 }
                 // "started from grid 4", "ranked 2": a whole number right
                 // after a numbered attribute of a row is its value.
@@ -196,10 +196,61 @@ impl Reading {
                     // "customers who spent more than 500000": a comparison
                     // with nothing to compare is a filter the plan would
                     // drop.
-                    if matches!(previous_op, Some(Op::Above | Op::Below))
+                    // "results with at least 50 laps": a number of the
+                    // row's own attribute named after it, compared row by
+                    // row.
+                    let attribute_after = match pieces.get(index + 1) {
+                        Some(Piece::Concept { entries, .. }) => {
+                            let numbers: Vec<(usize, usize)> = entries
+                                .iter()
+                                .map(|e| match e.concept {
+                                    Concept::Attribute { object, attribute }
+                                        if matches!(
+                                            ontology.objects[object].attributes[attribute]
+                                                .data_type,
+                                            DataType::Integer | DataType::Decimal
+                                        ) =>
+                                    {
+                                        Some((object, attribute))
+                                    }
+                                    _ => None,
+                                })
+                                .collect::<Option<_>>()
+                                .unwrap_or_default();
+                            // Of several things' laps, the thing named's.
+                            numbers
+                                .iter()
+                                .find(|(o, _)| {
+                                    reading.count_of == Some(*o) || reading.mentioned.contains(o)
+                                })
+                                .or(numbers.first())
+                                .map(|(o, a)| {
+                                    AttributeRef::new(
+                                        &ontology.objects[*o].name,
+                                        &ontology.objects[*o].attributes[*a].name,
+                                    )
+                                })
+                        }
+                        _ => None,
+                    };
+                    if let Some(op @ (Op::Above | Op::Below | Op::AtLeast | Op::AtMost)) =
+                        previous_op
+                        && !(1900..=2100).contains(n)
+                        && let Some(attribute) = attribute_after
+                    {
+                        reading.compared.push((attribute, op, *n));
+                        read_with_previous = Some(index + 1);
+                        previous_op = None;
+                        continue;
+                    }
+                    if let Some(op @ (Op::Above | Op::Below | Op::AtLeast | Op::AtMost)) =
+                        previous_op
                         && !(1900..=2100).contains(n)
                     {
-                        reading.uncompared = reading.uncompared.or(Some(*n));
+                        reading.uncompared = reading.uncompared.or(Some((op, *n)));
+                        if let Some(Piece::Concept { entries, .. }) = pieces.get(index + 1) {
+                            reading.uncompared_of = object_of(entries);
+                        }
                     }
                     // "top 5", "which five customers", "5 best".
                     let after_top = matches!(previous_op, Some(Op::Top | Op::Bottom | Op::Which));

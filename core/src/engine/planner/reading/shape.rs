@@ -2,11 +2,13 @@
 //! the order and limit, the checks that it answers what was asked, and the
 //! assumptions it states.
 
-use super::{Assembly, Reading, adds_up};
+use super::{Assembly, Reading, adds_up, bound};
 use crate::engine::compile::display_attribute;
+use crate::engine::grammar::Op;
 use crate::engine::graph;
 use crate::engine::plan::{
     AttributeRef, Condition, Filter, Literal, Measure, Order, PlanAssumption, SemanticPlan,
+    Threshold,
 };
 use crate::engine::planner::Planned;
 use crate::engine::planner::attributes::{base_object, push_unique};
@@ -65,6 +67,11 @@ impl Reading {
         self.scope_exclusion(ontology, &mut plan);
         if let Some(more) = self.difference {
             self.as_difference(&mut plan, more);
+        }
+        if let Some((op, n)) = self.uncompared
+            && let Err(reason) = self.bound_per_thing(ontology, &mut plan, op, n)
+        {
+            return ControlFlow::Break(Planned::NotAnswerable(reason));
         }
 
         if let Some(quantity) = rank_by
@@ -360,6 +367,82 @@ impl Reading {
         plan.dimensions.clear();
         plan.order = None;
         plan.limit = None;
+        Ok(())
+    }
+
+    /// "Drivers with more than 50 wins", "customers who spent more than
+    /// 500000": a number compared with the measure, per thing named.
+    fn bound_per_thing(
+        &self,
+        ontology: &Ontology,
+        plan: &mut SemanticPlan,
+        op: Op,
+        n: i64,
+    ) -> Result<(), String> {
+        let refused = || {
+            format!(
+                "the question compares something with {n}, but Cassis could not tell what: name the measure and the things it is per (such as \"customers with more than 30 orders\")"
+            )
+        };
+        let [measure] = plan.measures.as_slice() else {
+            return Err(refused());
+        };
+        // "How many customers have more than 30 orders": a count of the
+        // things that pass is not built yet; listing them would answer
+        // another question.
+        if self.counts && self.uncompared_of.is_some() {
+            return Err(format!(
+                "Cassis cannot yet count the things whose total passes {n}; ask which they are instead (such as \"customers with more than 30 orders\")"
+            ));
+        }
+        // "parts supplied by more than 3 suppliers": the total compared
+        // counts the suppliers; a count of anything else is not it.
+        if let Some(o) = self.uncompared_of {
+            let name = &ontology.objects[o].name;
+            let counts_it = match measure {
+                Measure::CountOf { object } | Measure::DistinctOf { object, .. } => object == name,
+                Measure::Metric { metric, .. } => ontology
+                    .metrics
+                    .iter()
+                    .find(|m| m.name == *metric)
+                    // "won more than 10 races": each win is one race's.
+                    .is_some_and(|m| {
+                        m.aggregate == Aggregate::Count
+                            && (m.object == *name
+                                || graph::direct_link(ontology, &m.object, name).is_some())
+                    }),
+                _ => false,
+            };
+            if !counts_it {
+                return Err(refused());
+            }
+        }
+        if plan.dimensions.is_empty() {
+            let base = base_object(ontology, plan).unwrap_or_default();
+            let per = self
+                .count_of
+                .iter()
+                .chain(&self.mentioned)
+                .chain(&self.weak_object)
+                .map(|o| &ontology.objects[*o])
+                .find(|o| {
+                    o.name != base
+                        && graph::join_tree(ontology, &base, &[o.name.as_str()])
+                            .is_ok_and(|tree| !tree.fans_out())
+                });
+            if let Some(object) = per
+                && let Some(name) = display_attribute(object)
+            {
+                plan.dimensions.push(AttributeRef::new(&object.name, name));
+            }
+        }
+        if plan.dimensions.is_empty() || !adds_up(ontology, measure) {
+            return Err(refused());
+        }
+        plan.having.push(Threshold {
+            measure: 0,
+            condition: bound(op, n),
+        });
         Ok(())
     }
 
