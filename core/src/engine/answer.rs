@@ -79,7 +79,8 @@ pub fn filter_phrase(ontology: &Ontology, plan: &SemanticPlan) -> String {
             Condition::AtLeast(v) => ("at least", v),
             Condition::Before(v) => ("less than", v),
             Condition::AtMost(v) => ("at most", v),
-            Condition::OneOf(list) if list.len() == 1 => ("exactly", &list[0]),
+            // "both Ferrari and McLaren": the filters already say so.
+            Condition::OneOf(_) => continue,
             _ => continue,
         };
         let label = measure_label(ontology, measure).to_lowercase();

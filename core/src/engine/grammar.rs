@@ -66,6 +66,9 @@ pub enum Op {
     InTimeOrder(bool),
     /// "over 9000", "less than 5": a number compared with the quantity just
     /// named.
+    /// "drivers who drove for both Ferrari and McLaren": every one of the
+    /// values named, not any.
+    Both,
     Above,
     Below,
     /// "at least 50 wins", "no fewer than 3".
@@ -251,6 +254,7 @@ const PHRASES: &[(&str, Op)] = &[
     ("each", Op::GroupBy),
     ("across", Op::GroupBy),
     ("all", Op::All),
+    ("both", Op::Both),
     ("every", Op::GroupBy),
     ("since", Op::Since),
     ("from", Op::From),
@@ -606,7 +610,6 @@ const STOP_WORDS: &[&str] = &[
     "themselves",
     "whichever",
     "whatever",
-    "both",
     "either",
     "neither",
     "own",

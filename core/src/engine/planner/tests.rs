@@ -3814,3 +3814,22 @@ fn a_number_compared_with_a_measure_keeps_the_things_whose_total_passes_it() {
     assert!(sql.contains("rr.laps >= 50"), "{sql}");
     assert!(!sql.contains("HAVING"), "{sql}");
 }
+
+#[test]
+fn both_of_two_values_keeps_the_things_with_each_of_them() {
+    let (ontology, lexicon) = f1_with("constructor", "constructor_name", &["Ferrari", "McLaren"]);
+    let sql = compiled(
+        &ontology,
+        &lexicon,
+        "List all drivers who drove for both Ferrari and McLaren",
+        Dialect::Postgres,
+    );
+    assert!(sql.contains("c.name IN ('Ferrari', 'McLaren')"), "{sql}");
+    assert!(
+        sql.contains("HAVING COUNT(DISTINCT per_row.value_0) = 2"),
+        "{sql}"
+    );
+    // Through the results, as the list of either would go.
+    assert!(sql.contains("JOIN public.results rr"), "{sql}");
+    assert!(!sql.contains("qualifying"), "{sql}");
+}

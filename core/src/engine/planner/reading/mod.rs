@@ -109,6 +109,9 @@ pub(super) struct Reading {
     /// The thing named right after that number ("more than 3 suppliers"),
     /// which is what the compared total counts.
     uncompared_of: Option<usize>,
+    /// "both Ferrari and McLaren": the things listed have every value
+    /// named, not one of them.
+    both: bool,
     /// Attributes the things have no value of: "drivers without a code".
     missing: Vec<AttributeRef>,
     comparison: bool,

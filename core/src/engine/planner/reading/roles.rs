@@ -52,6 +52,10 @@ impl Reading {
                             reading.refers_back = true;
                             continue;
                         }
+                        Op::Both => {
+                            reading.both = true;
+                            continue;
+                        }
                         Op::Among => {
                             reading.refers_back = true;
                             reading.partitive = true;

@@ -68,6 +68,9 @@ impl Reading {
         if let Some(more) = self.difference {
             self.as_difference(&mut plan, more);
         }
+        if self.both {
+            self.having_every_value(ontology, &mut plan);
+        }
         if let Some((op, n)) = self.uncompared
             && let Err(reason) = self.bound_per_thing(ontology, &mut plan, op, n)
         {
@@ -368,6 +371,65 @@ impl Reading {
         plan.order = None;
         plan.limit = None;
         Ok(())
+    }
+
+    /// "Drivers who drove for both Ferrari and McLaren": the things listed
+    /// keep those with as many different values as were named.
+    fn having_every_value(&self, ontology: &Ontology, plan: &mut SemanticPlan) {
+        if !plan.measures.is_empty() || plan.dimensions.is_empty() {
+            return;
+        }
+        let named = plan.filters.iter().find_map(|f| match &f.condition {
+            Condition::OneOf(values)
+                if values.len() > 1
+                    && plan
+                        .dimensions
+                        .iter()
+                        .all(|d| d.object != f.attribute.object)
+                    && ontology
+                        .attribute(&f.attribute.object, &f.attribute.attribute)
+                        .is_some() =>
+            {
+                Some((f.attribute.clone(), values.len()))
+            }
+            _ => None,
+        });
+        let Some((attribute, count)) = named else {
+            return;
+        };
+        let attribute_object = attribute.object.clone();
+        plan.measures.push(Measure::Aggregate {
+            attribute,
+            aggregate: Aggregate::CountDistinct,
+        });
+        plan.having.push(Threshold {
+            measure: 0,
+            condition: Condition::OneOf(vec![Literal::Integer(count as i64)]),
+        });
+        // The count goes the way the list went: through the closest thing
+        // both are a lookup away from (a driver's results, not his
+        // qualifying sessions, which start in 1994).
+        let ends = [
+            plan.dimensions[0].object.as_str(),
+            attribute_object.as_str(),
+        ];
+        let bridge = ontology
+            .objects
+            .iter()
+            .filter_map(|o| {
+                graph::join_tree(ontology, &o.name, &ends)
+                    .ok()
+                    .filter(|tree| !tree.fans_out())
+                    .map(|tree| (tree.steps.len(), o.name.as_str()))
+            })
+            .min_by_key(|(steps, _)| *steps)
+            .map(|(_, name)| name.to_owned());
+        if let Some(bridge) = bridge
+            && !ends.contains(&bridge.as_str())
+            && !plan.via.contains(&bridge)
+        {
+            plan.via.push(bridge);
+        }
     }
 
     /// "Drivers with more than 50 wins", "customers who spent more than
