@@ -3833,3 +3833,30 @@ fn both_of_two_values_keeps_the_things_with_each_of_them() {
     assert!(sql.contains("JOIN public.results rr"), "{sql}");
     assert!(!sql.contains("qualifying"), "{sql}");
 }
+
+#[test]
+fn a_year_or_later_opens_the_range_and_a_day_keeps_its_ordinal_ending() {
+    let (ontology, lexicon) = f1();
+    let sql = compiled(
+        &ontology,
+        &lexicon,
+        "How many drivers born in 1995 or later are there of each nationality?",
+        Dialect::Postgres,
+    );
+    assert!(sql.contains("d.dob >= '1995-01-01'"), "{sql}");
+    assert!(!sql.contains("'1996-01-01'"), "{sql}");
+    let sql = compiled(
+        &ontology,
+        &lexicon,
+        "races in 1960 or earlier",
+        Dialect::Postgres,
+    );
+    assert!(sql.contains("r.year <= 1960"), "{sql}");
+    let sql = compiled(
+        &ontology,
+        &lexicon,
+        "Which grand prix was run on Sept 7th, 2008?",
+        Dialect::Postgres,
+    );
+    assert!(sql.contains("r.date = '2008-09-07'"), "{sql}");
+}

@@ -70,7 +70,7 @@ const MAX_FUZZY_LOOKUPS: usize = 32;
 /// `today` is the caller's day, against which "last year" is read; without
 /// it such phrases are never guessed.
 pub(super) fn read(lexicon: &Lexicon, question: &str, today: Option<Day>) -> Vec<Piece> {
-    let question = year_ranges_spelled(question);
+    let question = open_ended_years(&year_ranges_spelled(question));
     let words: Vec<Word> = text::words(&question)
         .into_iter()
         .map(|word| normalise_word(lexicon, word))
@@ -747,7 +747,16 @@ pub(super) fn date_at(words: &[&str]) -> Option<(DateRange, usize)> {
 /// One date, month, month range of one year or quarter at the start of
 /// `words`.
 fn one_date_at(words: &[&str]) -> Option<(DateRange, usize)> {
-    let number = |i: usize| words.get(i).and_then(|w| w.parse::<i64>().ok());
+    // "Sept 7th, 2008": a day may carry its ordinal ending.
+    let number = |i: usize| {
+        words.get(i).and_then(|w| {
+            let digits = ["st", "nd", "rd", "th"]
+                .iter()
+                .find_map(|end| w.strip_suffix(end))
+                .unwrap_or(w);
+            digits.parse::<i64>().ok()
+        })
+    };
     let year = |i: usize| number(i).filter(|y| (1900..=2100).contains(y));
     let month = |i: usize| words.get(i).and_then(|w| grammar::month(w));
     let quarter = words
@@ -997,6 +1006,53 @@ fn year_ranges_spelled(question: &str) -> std::borrow::Cow<'_, str> {
     } else {
         std::borrow::Cow::Borrowed(question)
     }
+}
+
+/// "born in 1995 or later" is "born since 1995"; "1990 or earlier" is
+/// "until 1990": the words after the year say which way the range opens.
+fn open_ended_years(question: &str) -> String {
+    let words: Vec<&str> = question.split(' ').collect();
+    let mut out: Vec<String> = Vec::with_capacity(words.len());
+    let mut i = 0;
+    while i < words.len() {
+        let year = words[i]
+            .parse::<i64>()
+            .is_ok_and(|y| (1900..=2100).contains(&y));
+        let joined = words.get(i + 1).map(|w| w.to_lowercase());
+        let side = words.get(i + 2).map(|w| {
+            w.trim_end_matches(|c: char| !c.is_alphanumeric())
+                .to_lowercase()
+        });
+        let bound = match (joined.as_deref(), side.as_deref()) {
+            (Some("or" | "and"), Some("later" | "after" | "beyond" | "newer")) => Some("since"),
+            (Some("or" | "and"), Some("earlier" | "before" | "older")) => Some("until"),
+            _ => None,
+        };
+        if year && let Some(bound) = bound {
+            // "in 1995 or later": the bound replaces "in".
+            if out
+                .last()
+                .is_some_and(|w| matches!(w.to_lowercase().as_str(), "in" | "from" | "of"))
+            {
+                out.pop();
+            }
+            out.push(bound.to_owned());
+            out.push(words[i].to_owned());
+            // Keep what punctuation ended the phrase ("or later?").
+            let tail: String = words[i + 2]
+                .chars()
+                .skip_while(|c| c.is_alphanumeric())
+                .collect();
+            if !tail.is_empty() {
+                out.push(tail);
+            }
+            i += 3;
+            continue;
+        }
+        out.push(words[i].to_owned());
+        i += 1;
+    }
+    out.join(" ")
 }
 
 /// Whether the word right after `i` names a metric ("his first win").
