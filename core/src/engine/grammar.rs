@@ -1051,6 +1051,10 @@ pub fn filler_phrase(words: &[&str]) -> Option<usize> {
         &["in", "history"],
         &["in", "the", "data"],
         &["in", "the", "database"],
+        // "what about Brazilian ones", "how about 2022": a follow-up that
+        // changes what it names; "what" asks for nothing new.
+        &["what", "about"],
+        &["how", "about"],
         // "won at least one race": the rows a measure counts exist.
         &["at", "least", "one"],
         &["at", "least", "once"],

@@ -3860,3 +3860,34 @@ fn a_year_or_later_opens_the_range_and_a_day_keeps_its_ordinal_ending() {
     );
     assert!(sql.contains("r.date = '2008-09-07'"), "{sql}");
 }
+
+#[test]
+fn what_about_keeps_the_measure_and_and_year_asks_the_year_too() {
+    let (ontology, lexicon) = f1_with("driver", "nationality", &["Finnish", "Brazilian"]);
+    let finns = plan_in_chat(
+        &ontology,
+        &lexicon,
+        "How many Finnish drivers are there?",
+        None,
+    );
+    let brazilians = plan_in_chat(
+        &ontology,
+        &lexicon,
+        "what about Brazilian ones",
+        Some(&finns),
+    );
+    let sql = compile(&ontology, &brazilians, Dialect::Postgres)
+        .unwrap()
+        .sql;
+    assert!(sql.starts_with("SELECT COUNT(*)"), "{sql}");
+    assert!(sql.contains("d.nationality = 'Brazilian'"), "{sql}");
+    let (ontology, lexicon) = f1();
+    let sql = compiled(
+        &ontology,
+        &lexicon,
+        "What was the most recent race Max Verstappen won? Give the race name and year.",
+        Dialect::Postgres,
+    );
+    assert!(sql.contains("r.year AS year"), "{sql}");
+    assert!(sql.ends_with("ORDER BY race_date DESC LIMIT 1"), "{sql}");
+}

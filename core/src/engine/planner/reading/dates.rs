@@ -239,6 +239,13 @@ impl Reading {
                     plan.dimensions.insert(0, name);
                 }
             }
+            // "give the race name and year": the year beside it.
+            if self.year_asked
+                && let Some(year) = year_attribute(ontology, &ontology.objects[o].name)
+                && year != date
+            {
+                push_unique(&mut plan.dimensions, year);
+            }
             push_unique(&mut plan.dimensions, date.clone());
             let index = plan
                 .dimensions

@@ -69,7 +69,23 @@ impl Reading {
                         }
                         // "what market segment and country is X in": the
                         // next thing is asked as well.
-                        Op::And if index > 0 && reading.asked_at == Some(index - 1) => {
+                        // "give the race name and year": so after a name
+                        // of what was asked already.
+                        Op::And
+                            if index > 0
+                                && (reading.asked_at == Some(index - 1)
+                                    || matches!(&pieces[index - 1], Piece::Concept { entries, .. }
+                                    if entries.iter().any(|e| match e.concept {
+                                        Concept::Attribute { object, attribute } => {
+                                            let o = &ontology.objects[object];
+                                            reading.asked.iter().any(|a| {
+                                                a.object == o.name
+                                                    && a.attribute == o.attributes[attribute].name
+                                            })
+                                        }
+                                        _ => false,
+                                    }))) =>
+                        {
                             previous_op = Some(Op::Which);
                             continue;
                         }
