@@ -3891,3 +3891,16 @@ fn what_about_keeps_the_measure_and_and_year_asks_the_year_too() {
     assert!(sql.contains("r.year AS year"), "{sql}");
     assert!(sql.ends_with("ORDER BY race_date DESC LIMIT 1"), "{sql}");
 }
+
+#[test]
+fn an_attribute_counted_among_things_named_is_theirs() {
+    let (ontology, lexicon) = f1();
+    let sql = compiled(
+        &ontology,
+        &lexicon,
+        "How many distinct nationalities are represented among constructors?",
+        Dialect::Postgres,
+    );
+    assert!(sql.contains("COUNT(DISTINCT c.nationality)"), "{sql}");
+    assert!(sql.contains("FROM public.constructors c"), "{sql}");
+}

@@ -709,6 +709,23 @@ impl Reading {
                 Piece::Note(_) => {}
             }
         }
+        // "how many distinct nationalities are represented among
+        // constructors": an attribute several things have, counted, is the
+        // one of the thing named, not the first thing that has it.
+        for (attribute, _) in &mut reading.aggregates {
+            let own = |o: &usize| ontology.objects[*o].name == attribute.object;
+            if reading.mentioned.iter().any(own) {
+                continue;
+            }
+            let named = reading
+                .mentioned
+                .iter()
+                .map(|o| &ontology.objects[*o])
+                .find(|o| o.attributes.iter().any(|a| a.name == attribute.attribute));
+            if let Some(object) = named {
+                attribute.object = object.name.clone();
+            }
+        }
         // "drivers born in 1990": a question that opens with a thing, and
         // measures nothing, lists the things.
         // "German drivers born in the 1990s": values before it only say
