@@ -3,8 +3,11 @@
 //! period after period), in YAML, validated, written back, and named by the
 //! diff.
 
+mod support;
+
 use cassis_core::ontology::{self, Aggregate, Grain, MetricKind};
 use cassis_core::project::Dialect;
+use support::assert_problems;
 
 const WHOLESALE: &str = include_str!("../../examples/wholesale/ontology.yaml");
 
@@ -62,27 +65,18 @@ metrics:
   - {name: simple_with_of, object: sale, aggregate: count, of: revenue, to_date: year}
 "#;
     let ontology = ontology::from_yaml(yaml).unwrap();
-    let problems: Vec<String> = ontology::validate(&ontology, Dialect::Postgres)
-        .iter()
-        .map(ToString::to_string)
-        .collect();
-    let expected = [
-        "metrics.no_of.of: a growth needs `of`",
-        "metrics.no_period.period: a growth needs `period`",
-        "metrics.growth_of_growth.of: `no_period` is itself computed over periods",
-        "metrics.running_average.of: `average_sale` does not add up",
-        "metrics.running_with_period.period: a running total takes no `period`",
-        "metrics.simple_with_of.of: only a metric of `type: growth` or `type: cumulative` has `of`",
-        "metrics.simple_with_of.to_date: only a metric of `type: cumulative` has `to_date`",
-    ];
-    for want in expected {
-        assert!(
-            problems.iter().any(|p| p.starts_with(want)),
-            "missing `{want}` in:\n{}",
-            problems.join("\n")
-        );
-    }
-    assert_eq!(problems.len(), expected.len(), "{}", problems.join("\n"));
+    assert_problems(
+        &ontology,
+        &[
+            "metrics.no_of.of: a growth needs `of`",
+            "metrics.no_period.period: a growth needs `period`",
+            "metrics.growth_of_growth.of: `no_period` is itself computed over periods",
+            "metrics.running_average.of: `average_sale` does not add up",
+            "metrics.running_with_period.period: a running total takes no `period`",
+            "metrics.simple_with_of.of: only a metric of `type: growth` or `type: cumulative` has `of`",
+            "metrics.simple_with_of.to_date: only a metric of `type: cumulative` has `to_date`",
+        ],
+    );
 
     let aggregate = "metrics:\n  - name: g\n    object: o\n    type: growth\n    aggregate: sum\n    of: a\n    period: year\n";
     let error = ontology::from_yaml(aggregate).unwrap_err();
@@ -127,25 +121,16 @@ metrics:
   - {name: of_margin, object: sale, type: derived, expr: margin * 2, filters: [amount > 0]}
 "#;
     let ontology = ontology::from_yaml(yaml).unwrap();
-    let problems: Vec<String> = ontology::validate(&ontology, Dialect::Postgres)
-        .iter()
-        .map(ToString::to_string)
-        .collect();
-    let expected = [
-        "metrics.broken.expr: `laps` is not a metric",
-        "metrics.broken.expr: a derived metric cannot use itself",
-        "metrics.empty.expr: a derived metric needs `expr`",
-        "metrics.of_margin.expr: `margin` is computed over periods or derived",
-        "metrics.of_margin.filters: a derived metric takes no `filters`",
-    ];
-    for want in expected {
-        assert!(
-            problems.iter().any(|p| p.starts_with(want)),
-            "missing `{want}` in:\n{}",
-            problems.join("\n")
-        );
-    }
-    assert_eq!(problems.len(), expected.len(), "{}", problems.join("\n"));
+    assert_problems(
+        &ontology,
+        &[
+            "metrics.broken.expr: `laps` is not a metric",
+            "metrics.broken.expr: a derived metric cannot use itself",
+            "metrics.empty.expr: a derived metric needs `expr`",
+            "metrics.of_margin.expr: `margin` is computed over periods or derived",
+            "metrics.of_margin.filters: a derived metric takes no `filters`",
+        ],
+    );
     let margin = &ontology.metrics[2];
     assert_eq!(margin.kind, MetricKind::Derived);
     assert_eq!(margin.metrics_used().unwrap(), ["revenue", "cost"]);

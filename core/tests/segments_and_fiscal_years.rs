@@ -6,6 +6,8 @@
 //! `CASSIS_TEST_PG_URL` names a server Cassis may create a database on;
 //! skipped otherwise, unless `CASSIS_TEST_PG_REQUIRED` is set.
 
+mod support;
+
 use cassis_core::engine::compile::compile;
 use cassis_core::engine::execute::all_rows;
 use cassis_core::engine::plan::{AttributeRef, Condition, Filter, Literal, Measure, SemanticPlan};
@@ -15,6 +17,7 @@ use cassis_core::warehouse::Warehouse;
 use serde_json::Value;
 use sqlx::{AssertSqlSafe, Connection, PgPool, SqliteConnection};
 use std::time::Duration;
+use support::assert_problems;
 
 const ONTOLOGY: &str = r#"
 fiscal_year_start: july
@@ -252,9 +255,11 @@ fn ontology() -> Ontology {
     ontology
 }
 
-#[tokio::test]
-async fn named_filters_and_fiscal_years_give_the_hand_written_figures_on_sqlite() {
-    let dir = std::env::temp_dir().join(format!("cassis-fiscal-{}", std::process::id()));
+/// A fresh SQLite file of the orders in [`inserts`], connected as a
+/// warehouse, and the folder of its own it lies in (`cassis-{name}-PID`),
+/// for the test to remove.
+async fn orders_on_sqlite(name: &str) -> (Warehouse, std::path::PathBuf) {
+    let dir = std::env::temp_dir().join(format!("cassis-{name}-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("orders.sqlite");
     let _ = std::fs::remove_file(&path);
@@ -276,7 +281,12 @@ async fn named_filters_and_fiscal_years_give_the_hand_written_figures_on_sqlite(
             .unwrap();
     }
     conn.close().await.unwrap();
-    let warehouse = Warehouse::connect(&url).await.unwrap();
+    (Warehouse::connect(&url).await.unwrap(), dir)
+}
+
+#[tokio::test]
+async fn named_filters_and_fiscal_years_give_the_hand_written_figures_on_sqlite() {
+    let (warehouse, dir) = orders_on_sqlite("fiscal").await;
     check(&warehouse, &ontology(), Dialect::Sqlite, false).await;
     // The figures themselves, so both engines are held to the same ones.
     let compiled = compile(&ontology(), &cases()[0].1, Dialect::Sqlite).unwrap();
@@ -364,29 +374,20 @@ metrics:
   - {name: growth_window, object: sale, type: growth, of: revenue, period: year, window: 3}
 "#;
     let parsed = ontology::from_yaml(yaml).unwrap();
-    let problems: Vec<String> = ontology::validate(&parsed, Dialect::Postgres)
-        .iter()
-        .map(ToString::to_string)
-        .collect();
-    let expected = [
-        "objects.sale.filters.big: two filters are named `big`",
-        "objects.sale.filters.amount.name: `amount` is also a column or attribute of `sale`",
-        "objects.sale.filters.broken.expr: the SQL expression `amount >`",
-        "metrics.growth_per_sale.numerator: `growth` is computed from other metrics (a growth)",
-        "metrics.running_per_sale.numerator: `running` is computed from other metrics (a running total)",
-        "metrics.sales_per_net.denominator: `net` is computed from other metrics (a derived metric)",
-        "metrics.bad_window.window: a rolling window spans at least 2 periods",
-        "metrics.bad_window.window: a running total either rolls over a `window` or starts again at `to_date`",
-        "metrics.growth_window.window: a growth takes no `window`",
-    ];
-    for want in expected {
-        assert!(
-            problems.iter().any(|p| p.starts_with(want)),
-            "missing `{want}` in:\n{}",
-            problems.join("\n")
-        );
-    }
-    assert_eq!(problems.len(), expected.len(), "{}", problems.join("\n"));
+    assert_problems(
+        &parsed,
+        &[
+            "objects.sale.filters.big: two filters are named `big`",
+            "objects.sale.filters.amount.name: `amount` is also a column or attribute of `sale`",
+            "objects.sale.filters.broken.expr: the SQL expression `amount >`",
+            "metrics.growth_per_sale.numerator: `growth` is computed from other metrics (a growth)",
+            "metrics.running_per_sale.numerator: `running` is computed from other metrics (a running total)",
+            "metrics.sales_per_net.denominator: `net` is computed from other metrics (a derived metric)",
+            "metrics.bad_window.window: a rolling window spans at least 2 periods",
+            "metrics.bad_window.window: a running total either rolls over a `window` or starts again at `to_date`",
+            "metrics.growth_window.window: a growth takes no `window`",
+        ],
+    );
     // Written back as read, and the diff names a new fiscal year start.
     assert_eq!(
         ontology::from_yaml(&ontology::to_yaml(&parsed)).unwrap(),
@@ -446,45 +447,13 @@ fn fiscal_years_read_back_in_every_dialect() {
 /// months have gaps (none between July and December 1995).
 #[tokio::test]
 async fn a_rolling_total_spans_calendar_periods_on_sqlite() {
-    let dir = std::env::temp_dir().join(format!("cassis-rolling-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join("orders.sqlite");
-    let _ = std::fs::remove_file(&path);
-    let url = format!("sqlite://{}", path.display());
-    let mut conn = SqliteConnection::connect(&format!("{url}?mode=rwc"))
-        .await
-        .unwrap();
-    sqlx::raw_sql(
-        "CREATE TABLE orders (o_orderkey INTEGER PRIMARY KEY, o_orderdate TEXT, \
-         o_orderpriority TEXT, o_totalprice REAL)",
-    )
-    .execute(&mut conn)
-    .await
-    .unwrap();
-    for insert in inserts() {
-        sqlx::raw_sql(AssertSqlSafe(insert))
-            .execute(&mut conn)
-            .await
-            .unwrap();
-    }
-    conn.close().await.unwrap();
-    let warehouse = Warehouse::connect(&url).await.unwrap();
+    let (warehouse, dir) = orders_on_sqlite("rolling").await;
     // Rolling 6 months by month in 1996: January reaches back to August
     // 1995 (December's 400 and January's 500), though 1995 is not asked.
-    let plan = SemanticPlan {
-        measures: vec![Measure::Cumulative {
-            of: Box::new(metric("revenue")),
-            to_date: None,
-            window: Some(6),
-        }],
-        dimensions: vec![order_date().by(Grain::Month)],
-        filters: vec![Filter {
-            attribute: order_date(),
-            condition: Condition::OneOf(vec![Literal::Integer(1996)]),
-        }],
-        ..SemanticPlan::default()
-    };
-    assert_eq!(plan, cases()[6].1);
+    let (_, plan, ..) = cases()
+        .into_iter()
+        .find(|(name, ..)| name.starts_with("rolling 6-month revenue by month"))
+        .unwrap();
     let compiled = compile(&ontology(), &plan, Dialect::Sqlite).unwrap();
     let got = all_rows(&warehouse, &compiled.sql, Duration::from_secs(30))
         .await

@@ -5,9 +5,11 @@
 //!
 //! A trait object rather than an enum, so adding an engine touches its own
 //! module and [`super::Warehouse::connect`] only. `async fn` in a trait
-//! makes it unusable as `dyn`, so the methods return boxed futures (what
-//! the `async-trait` crate would write, without the dependency); one
-//! allocation per statement is nothing beside a round trip to a warehouse.
+//! makes it unusable as `dyn`, so [`Connector`]'s methods return boxed
+//! futures (what the `async-trait` crate would write, without the
+//! dependency); one allocation per statement is nothing beside a round trip
+//! to a warehouse. Each engine writes plain `async fn`s, as a [`Source`],
+//! and the one blanket impl here boxes them.
 
 use super::catalog::Catalog;
 use super::rows::{Budget, FetchError};
@@ -19,6 +21,9 @@ use std::pin::Pin;
 use std::time::Duration;
 
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+
+/// Every row of one statement, decoded, or why not.
+pub type Fetched = Result<Vec<Vec<Json>>, FetchError>;
 
 /// What a source estimates a statement will cost, in its own units.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -63,9 +68,7 @@ pub trait Connector: Send + Sync + std::fmt::Debug {
 
     /// Connections held and idle, for the metrics endpoint; none for
     /// engines spoken to over HTTP.
-    fn pool_usage(&self) -> PoolUsage {
-        PoolUsage { open: 0, idle: 0 }
-    }
+    fn pool_usage(&self) -> PoolUsage;
 
     /// Whether the source is (or holds) a Cassis metadata database, which
     /// Cassis refuses to answer from: see [`super::is_metadata`].
@@ -81,20 +84,79 @@ pub trait Connector: Send + Sync + std::fmt::Debug {
     /// Every row of one read-only statement, decoded within `budget`,
     /// stopped by the engine itself after `timeout` and cancelled there when
     /// the future is dropped first (the caller stopped waiting).
+    fn fetch_rows(&self, sql: String, timeout: Duration, budget: Budget) -> BoxFuture<'_, Fetched>;
+
+    /// The engine's estimate of what `sql` costs, where it offers one
+    /// without running it.
+    fn estimated_cost(&self, sql: String) -> BoxFuture<'_, Result<Option<Cost>, FetchError>>;
+
+    /// Ends the connections or session.
+    fn close(&self) -> BoxFuture<'_, ()>;
+}
+
+/// One engine's connection as its module writes it, in `async fn`s: every
+/// `Source` is a [`Connector`] (see there for what each method promises).
+pub trait Source: Send + Sync + std::fmt::Debug {
+    fn dialect(&self) -> Dialect;
+
+    fn pool_usage(&self) -> PoolUsage {
+        PoolUsage { open: 0, idle: 0 }
+    }
+
+    fn holds_metadata(&self) -> impl Future<Output = Result<bool, WarehouseError>> + Send;
+
+    fn catalog(
+        &self,
+        schema: Option<&str>,
+    ) -> impl Future<Output = Result<Catalog, WarehouseError>> + Send;
+
     fn fetch_rows(
         &self,
         sql: String,
         timeout: Duration,
         budget: Budget,
-    ) -> BoxFuture<'_, Result<Vec<Vec<Json>>, FetchError>>;
+    ) -> impl Future<Output = Fetched> + Send;
 
-    /// The engine's estimate of what `sql` costs, where it offers one
-    /// without running it.
-    fn estimated_cost(&self, sql: String) -> BoxFuture<'_, Result<Option<Cost>, FetchError>> {
+    fn estimated_cost(
+        &self,
+        sql: String,
+    ) -> impl Future<Output = Result<Option<Cost>, FetchError>> + Send {
         let _ = sql;
-        Box::pin(async { Ok(None) })
+        async { Ok(None) }
     }
 
-    /// Ends the connections or session.
-    fn close(&self) -> BoxFuture<'_, ()>;
+    fn close(&self) -> impl Future<Output = ()> + Send;
+}
+
+impl<S: Source> Connector for S {
+    fn dialect(&self) -> Dialect {
+        Source::dialect(self)
+    }
+
+    fn pool_usage(&self) -> PoolUsage {
+        Source::pool_usage(self)
+    }
+
+    fn holds_metadata(&self) -> BoxFuture<'_, Result<bool, WarehouseError>> {
+        Box::pin(Source::holds_metadata(self))
+    }
+
+    fn catalog<'a>(
+        &'a self,
+        schema: Option<&'a str>,
+    ) -> BoxFuture<'a, Result<Catalog, WarehouseError>> {
+        Box::pin(Source::catalog(self, schema))
+    }
+
+    fn fetch_rows(&self, sql: String, timeout: Duration, budget: Budget) -> BoxFuture<'_, Fetched> {
+        Box::pin(Source::fetch_rows(self, sql, timeout, budget))
+    }
+
+    fn estimated_cost(&self, sql: String) -> BoxFuture<'_, Result<Option<Cost>, FetchError>> {
+        Box::pin(Source::estimated_cost(self, sql))
+    }
+
+    fn close(&self) -> BoxFuture<'_, ()> {
+        Box::pin(Source::close(self))
+    }
 }

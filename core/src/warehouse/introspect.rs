@@ -3,10 +3,9 @@
 //! budget.
 
 use super::catalog::{Catalog, TypeClass};
-use super::rows::{Budget, FetchError};
+use super::rows::{Budget, FetchError, first_column_texts};
 use super::{HousekeepingBudget, Warehouse, WarehouseError};
 use crate::project::Dialect;
-use serde_json::Value as Json;
 use std::time::Duration;
 
 /// A text column with at most this many distinct values lists them as known values.
@@ -80,15 +79,7 @@ impl Warehouse {
             Ok(Ok(rows)) => rows,
             Err(_) => return Err(WarehouseError::Timeout(timeout)),
         };
-        // Counts arrive as numbers; NULLs are no value.
-        Ok(rows
-            .into_iter()
-            .filter_map(|row| match row.into_iter().next() {
-                Some(Json::String(s)) => Some(s),
-                Some(Json::Null) | None => None,
-                Some(other) => Some(other.to_string()),
-            })
-            .collect())
+        Ok(first_column_texts(rows))
     }
 }
 

@@ -5,13 +5,12 @@
 //! statement Cassis stops waiting for is killed (`KILL QUERY`), so an
 //! abandoned question stops using the server at once.
 
-use super::connector::{BoxFuture, Connector};
-use super::rows::{Budget, FetchError, mysql_row};
+use super::connector::{Fetched, Source};
+use super::rows::{Budget, mysql_row};
 use super::{HOUSEKEEPING_TIMEOUT, PoolUsage, WarehouseError, metadata_table_list};
 use crate::project::Dialect;
 use crate::project::redact_url;
 use crate::warehouse::catalog::{Catalog, ColumnSchema, ForeignKey};
-use serde_json::Value as Json;
 use sqlx::mysql::{MySqlConnectOptions, MySqlConnection, MySqlPoolOptions};
 use sqlx::pool::PoolConnection;
 use sqlx::{AssertSqlSafe, Connection, MySql, MySqlPool, Row};
@@ -271,7 +270,7 @@ impl MySqlSource {
     }
 }
 
-impl Connector for MySqlSource {
+impl Source for MySqlSource {
     fn dialect(&self) -> Dialect {
         Dialect::MySql
     }
@@ -280,32 +279,22 @@ impl Connector for MySqlSource {
         PoolUsage::of(&self.pool)
     }
 
-    fn holds_metadata(&self) -> BoxFuture<'_, Result<bool, WarehouseError>> {
-        Box::pin(async move { Ok(MySqlSource::holds_metadata(self).await?) })
+    async fn holds_metadata(&self) -> Result<bool, WarehouseError> {
+        Ok(MySqlSource::holds_metadata(self).await?)
     }
 
-    fn catalog<'a>(
-        &'a self,
-        schema: Option<&'a str>,
-    ) -> BoxFuture<'a, Result<Catalog, WarehouseError>> {
-        Box::pin(MySqlSource::catalog(self, schema))
+    async fn catalog(&self, schema: Option<&str>) -> Result<Catalog, WarehouseError> {
+        MySqlSource::catalog(self, schema).await
     }
 
-    fn fetch_rows(
-        &self,
-        sql: String,
-        timeout: Duration,
-        mut budget: Budget,
-    ) -> BoxFuture<'_, Result<Vec<Vec<Json>>, FetchError>> {
-        Box::pin(async move {
-            let rows = self.fetch_all(sql, timeout).await?;
-            let decoded = rows.iter().map(|row| mysql_row(row, &mut budget));
-            Ok(decoded.collect::<Result<_, _>>()?)
-        })
+    async fn fetch_rows(&self, sql: String, timeout: Duration, mut budget: Budget) -> Fetched {
+        let rows = self.fetch_all(sql, timeout).await?;
+        let decoded = rows.iter().map(|row| mysql_row(row, &mut budget));
+        Ok(decoded.collect::<Result<_, _>>()?)
     }
 
-    fn close(&self) -> BoxFuture<'_, ()> {
-        Box::pin(self.pool.close())
+    async fn close(&self) {
+        self.pool.close().await
     }
 }
 

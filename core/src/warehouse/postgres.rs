@@ -4,7 +4,7 @@
 //! timeout), so the server itself stops it at the deadline.
 
 use super::catalog::{Catalog, ColumnSchema, ForeignKey};
-use super::connector::{BoxFuture, Connector, Cost};
+use super::connector::{Cost, Fetched, Source};
 use super::rows::{Budget, FetchError, pg_row};
 use super::{
     HOUSEKEEPING_TIMEOUT, POOL_CONNECTIONS, POOL_WAIT, PoolUsage, WarehouseError,
@@ -52,7 +52,7 @@ impl PostgresSource {
     }
 }
 
-impl Connector for PostgresSource {
+impl Source for PostgresSource {
     fn dialect(&self) -> Dialect {
         Dialect::Postgres
     }
@@ -61,70 +61,56 @@ impl Connector for PostgresSource {
         PoolUsage::of(&self.pool)
     }
 
-    fn holds_metadata(&self) -> BoxFuture<'_, Result<bool, WarehouseError>> {
-        Box::pin(async move {
-            let names = metadata_table_list(false);
-            // Constant table names, not input.
-            let sql = format!(
-                "SELECT DISTINCT relname::text FROM pg_catalog.pg_class \
+    async fn holds_metadata(&self) -> Result<bool, WarehouseError> {
+        let names = metadata_table_list(false);
+        // Constant table names, not input.
+        let sql = format!(
+            "SELECT DISTINCT relname::text FROM pg_catalog.pg_class \
                  WHERE relkind IN ('r', 'p', 'v', 'm', 'f') AND relname IN ({names})"
-            );
-            let found: Vec<String> = sqlx::query_scalar(AssertSqlSafe(sql))
-                .fetch_all(&self.pool)
-                .await?;
-            Ok(super::is_metadata(&found))
-        })
+        );
+        let found: Vec<String> = sqlx::query_scalar(AssertSqlSafe(sql))
+            .fetch_all(&self.pool)
+            .await?;
+        Ok(super::is_metadata(&found))
     }
 
-    fn catalog<'a>(
-        &'a self,
-        schema: Option<&'a str>,
-    ) -> BoxFuture<'a, Result<Catalog, WarehouseError>> {
-        Box::pin(postgres_catalog(&self.pool, schema))
+    async fn catalog(&self, schema: Option<&str>) -> Result<Catalog, WarehouseError> {
+        postgres_catalog(&self.pool, schema).await
     }
 
-    fn fetch_rows(
-        &self,
-        sql: String,
-        timeout: Duration,
-        mut budget: Budget,
-    ) -> BoxFuture<'_, Result<Vec<Vec<Json>>, FetchError>> {
-        Box::pin(async move {
-            let mut tx = read_only_transaction(&self.pool).await?;
-            // A number we format ourselves, not input.
-            let limit = format!(
-                "SET LOCAL statement_timeout = {}",
-                timeout.as_millis().max(1)
-            );
-            sqlx::query(AssertSqlSafe(limit)).execute(&mut *tx).await?;
-            let rows = sqlx::query(AssertSqlSafe(sql)).fetch_all(&mut *tx).await?;
-            tx.rollback().await?;
-            let decoded = rows.iter().map(|row| pg_row(row, &mut budget));
-            Ok(decoded.collect::<Result<_, _>>()?)
-        })
+    async fn fetch_rows(&self, sql: String, timeout: Duration, mut budget: Budget) -> Fetched {
+        let mut tx = read_only_transaction(&self.pool).await?;
+        // A number we format ourselves, not input.
+        let limit = format!(
+            "SET LOCAL statement_timeout = {}",
+            timeout.as_millis().max(1)
+        );
+        sqlx::query(AssertSqlSafe(limit)).execute(&mut *tx).await?;
+        let rows = sqlx::query(AssertSqlSafe(sql)).fetch_all(&mut *tx).await?;
+        tx.rollback().await?;
+        let decoded = rows.iter().map(|row| pg_row(row, &mut budget));
+        Ok(decoded.collect::<Result<_, _>>()?)
     }
 
     /// The planner's estimate of the query's total cost (EXPLAIN).
-    fn estimated_cost(&self, sql: String) -> BoxFuture<'_, Result<Option<Cost>, FetchError>> {
-        Box::pin(async move {
-            let mut tx = read_only_transaction(&self.pool).await?;
-            // The compiled query, from the AST: not input.
-            let explain = format!("EXPLAIN (FORMAT JSON) {sql}");
-            let plan: Json = sqlx::query_scalar(AssertSqlSafe(explain))
-                .fetch_one(&mut *tx)
-                .await?;
-            tx.rollback().await?;
-            Ok(plan
-                .get(0)
-                .and_then(|p| p.get("Plan"))
-                .and_then(|p| p.get("Total Cost"))
-                .and_then(Json::as_f64)
-                .map(Cost::PlannerUnits))
-        })
+    async fn estimated_cost(&self, sql: String) -> Result<Option<Cost>, FetchError> {
+        let mut tx = read_only_transaction(&self.pool).await?;
+        // The compiled query, from the AST: not input.
+        let explain = format!("EXPLAIN (FORMAT JSON) {sql}");
+        let plan: Json = sqlx::query_scalar(AssertSqlSafe(explain))
+            .fetch_one(&mut *tx)
+            .await?;
+        tx.rollback().await?;
+        Ok(plan
+            .get(0)
+            .and_then(|p| p.get("Plan"))
+            .and_then(|p| p.get("Total Cost"))
+            .and_then(Json::as_f64)
+            .map(Cost::PlannerUnits))
     }
 
-    fn close(&self) -> BoxFuture<'_, ()> {
-        Box::pin(self.pool.close())
+    async fn close(&self) {
+        self.pool.close().await
     }
 }
 

@@ -217,6 +217,18 @@ pub(super) fn mysql_row(
     Ok(values)
 }
 
+/// The first value of every row as text: counts arrive as numbers, and a
+/// NULL is no value, so it is left out.
+pub(super) fn first_column_texts(rows: Vec<Vec<Json>>) -> Vec<String> {
+    rows.into_iter()
+        .filter_map(|row| match row.into_iter().next() {
+            Some(Json::String(s)) => Some(s),
+            Some(Json::Null) | None => None,
+            Some(other) => Some(other.to_string()),
+        })
+        .collect()
+}
+
 /// Whole numbers as integers, so 860.0 points reads as 860.
 pub(super) fn number(x: f64) -> Json {
     if x.fract() == 0.0 && x.abs() < 9.0e15 {

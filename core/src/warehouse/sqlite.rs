@@ -3,11 +3,10 @@
 //! abandoned query stops using the CPU.
 
 use super::catalog::{Catalog, ColumnSchema, ForeignKey, TableSchema};
-use super::connector::{BoxFuture, Connector};
-use super::rows::{Budget, FetchError, sqlite_row};
+use super::connector::{Fetched, Source};
+use super::rows::{Budget, sqlite_row};
 use super::{POOL_CONNECTIONS, POOL_WAIT, PoolUsage, WarehouseError, metadata_table_list};
 use crate::project::{Dialect, redact_url};
-use serde_json::Value as Json;
 use sqlx::pool::PoolConnection;
 use sqlx::sqlite::{SqliteConnectOptions, SqlitePoolOptions};
 use sqlx::{AssertSqlSafe, Row, Sqlite, SqlitePool};
@@ -43,7 +42,7 @@ impl SqliteSource {
     }
 }
 
-impl Connector for SqliteSource {
+impl Source for SqliteSource {
     fn dialect(&self) -> Dialect {
         Dialect::Sqlite
     }
@@ -52,45 +51,32 @@ impl Connector for SqliteSource {
         PoolUsage::of(&self.pool)
     }
 
-    fn holds_metadata(&self) -> BoxFuture<'_, Result<bool, WarehouseError>> {
-        Box::pin(async move {
-            let names = metadata_table_list(false);
-            // Constant table names, not input.
-            let sql = format!(
-                "SELECT name FROM sqlite_master WHERE type = 'table' AND name IN ({names})"
-            );
-            let found: Vec<String> = sqlx::query_scalar(AssertSqlSafe(sql))
-                .fetch_all(&self.pool)
-                .await?;
-            Ok(super::is_metadata(&found))
-        })
+    async fn holds_metadata(&self) -> Result<bool, WarehouseError> {
+        let names = metadata_table_list(false);
+        // Constant table names, not input.
+        let sql =
+            format!("SELECT name FROM sqlite_master WHERE type = 'table' AND name IN ({names})");
+        let found: Vec<String> = sqlx::query_scalar(AssertSqlSafe(sql))
+            .fetch_all(&self.pool)
+            .await?;
+        Ok(super::is_metadata(&found))
     }
 
-    fn catalog<'a>(
-        &'a self,
-        _schema: Option<&'a str>,
-    ) -> BoxFuture<'a, Result<Catalog, WarehouseError>> {
-        Box::pin(sqlite_catalog(&self.pool))
+    async fn catalog(&self, _schema: Option<&str>) -> Result<Catalog, WarehouseError> {
+        sqlite_catalog(&self.pool).await
     }
 
-    fn fetch_rows(
-        &self,
-        sql: String,
-        timeout: Duration,
-        mut budget: Budget,
-    ) -> BoxFuture<'_, Result<Vec<Vec<Json>>, FetchError>> {
-        Box::pin(async move {
-            let mut connection = sqlite_connection(&self.pool, Some(timeout)).await?;
-            let rows = sqlx::query(AssertSqlSafe(sql))
-                .fetch_all(&mut *connection)
-                .await?;
-            let decoded = rows.iter().map(|row| sqlite_row(row, &mut budget));
-            Ok(decoded.collect::<Result<_, _>>()?)
-        })
+    async fn fetch_rows(&self, sql: String, timeout: Duration, mut budget: Budget) -> Fetched {
+        let mut connection = sqlite_connection(&self.pool, Some(timeout)).await?;
+        let rows = sqlx::query(AssertSqlSafe(sql))
+            .fetch_all(&mut *connection)
+            .await?;
+        let decoded = rows.iter().map(|row| sqlite_row(row, &mut budget));
+        Ok(decoded.collect::<Result<_, _>>()?)
     }
 
-    fn close(&self) -> BoxFuture<'_, ()> {
-        Box::pin(self.pool.close())
+    async fn close(&self) {
+        self.pool.close().await
     }
 }
 

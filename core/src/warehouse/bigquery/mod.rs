@@ -18,7 +18,7 @@
 mod config;
 
 use super::catalog::{Catalog, ColumnSchema};
-use super::connector::{BoxFuture, Connector, Cost};
+use super::connector::{Cost, Fetched, Source};
 use super::rows::{Budget, FetchError, ResultTooLarge};
 use super::{HOUSEKEEPING_TIMEOUT, WarehouseError, metadata_table_list};
 use crate::project::{Dialect, redact_url};
@@ -545,59 +545,6 @@ impl BigQuerySource {
         Ok(dataset)
     }
 
-    async fn holds_metadata(&self) -> Result<bool, WarehouseError> {
-        let names = metadata_table_list(false);
-        // Constant table names and a checked dataset name, not input.
-        let sql = format!(
-            "SELECT table_name FROM {}.INFORMATION_SCHEMA.TABLES WHERE table_name IN ({names})",
-            self.dataset_path(self.dataset(None)?)
-        );
-        let rows = self
-            .rows(&sql, HOUSEKEEPING_TIMEOUT, &mut Budget::unlimited())
-            .await?;
-        let found: Vec<String> = rows
-            .into_iter()
-            .filter_map(|r| r.into_iter().next())
-            .filter_map(|v| v.as_str().map(str::to_owned))
-            .collect();
-        Ok(super::is_metadata(&found))
-    }
-
-    /// The tables and views of the dataset with their columns, and the
-    /// primary and foreign keys declared on them (BigQuery does not enforce
-    /// them; a catalog without them still bootstraps).
-    async fn catalog(&self, schema: Option<&str>) -> Result<Catalog, WarehouseError> {
-        let dataset = self.dataset(schema)?;
-        let sql = format!(
-            "SELECT table_schema, table_name, column_name, data_type \
-             FROM {}.INFORMATION_SCHEMA.COLUMNS ORDER BY table_name, ordinal_position",
-            self.dataset_path(dataset)
-        );
-        let rows = self
-            .rows(&sql, HOUSEKEEPING_TIMEOUT, &mut Budget::unlimited())
-            .await?;
-        let mut catalog = Catalog::default();
-        for row in rows {
-            let text = |i: usize| match row.get(i) {
-                Some(Json::String(s)) => s.clone(),
-                _ => String::new(),
-            };
-            catalog.push_column(
-                text(0),
-                text(1),
-                ColumnSchema {
-                    name: text(2),
-                    sql_type: text(3),
-                    sample_values: Vec::new(),
-                },
-            );
-        }
-        if let Err(error) = self.read_keys(&mut catalog, dataset).await {
-            tracing::info!(%error, "reading BigQuery's declared keys failed; the draft has none");
-        }
-        Ok(catalog)
-    }
-
     /// Primary keys in key order, then foreign keys, whose columns refer to
     /// the referenced table's primary key by `position_in_unique_constraint`.
     async fn read_keys(&self, catalog: &mut Catalog, dataset: &str) -> Result<(), BigQueryError> {
@@ -674,39 +621,74 @@ impl BigQuerySource {
     }
 }
 
-impl Connector for BigQuerySource {
+impl Source for BigQuerySource {
     fn dialect(&self) -> Dialect {
         Dialect::BigQuery
     }
 
-    fn holds_metadata(&self) -> BoxFuture<'_, Result<bool, WarehouseError>> {
-        Box::pin(BigQuerySource::holds_metadata(self))
+    async fn holds_metadata(&self) -> Result<bool, WarehouseError> {
+        let names = metadata_table_list(false);
+        // Constant table names and a checked dataset name, not input.
+        let sql = format!(
+            "SELECT table_name FROM {}.INFORMATION_SCHEMA.TABLES WHERE table_name IN ({names})",
+            self.dataset_path(self.dataset(None)?)
+        );
+        let rows = self
+            .rows(&sql, HOUSEKEEPING_TIMEOUT, &mut Budget::unlimited())
+            .await?;
+        let found: Vec<String> = rows
+            .into_iter()
+            .filter_map(|r| r.into_iter().next())
+            .filter_map(|v| v.as_str().map(str::to_owned))
+            .collect();
+        Ok(super::is_metadata(&found))
     }
 
-    fn catalog<'a>(
-        &'a self,
-        schema: Option<&'a str>,
-    ) -> BoxFuture<'a, Result<Catalog, WarehouseError>> {
-        Box::pin(BigQuerySource::catalog(self, schema))
+    /// The tables and views of the dataset with their columns, and the
+    /// primary and foreign keys declared on them (BigQuery does not enforce
+    /// them; a catalog without them still bootstraps).
+    async fn catalog(&self, schema: Option<&str>) -> Result<Catalog, WarehouseError> {
+        let dataset = self.dataset(schema)?;
+        let sql = format!(
+            "SELECT table_schema, table_name, column_name, data_type \
+             FROM {}.INFORMATION_SCHEMA.COLUMNS ORDER BY table_name, ordinal_position",
+            self.dataset_path(dataset)
+        );
+        let rows = self
+            .rows(&sql, HOUSEKEEPING_TIMEOUT, &mut Budget::unlimited())
+            .await?;
+        let mut catalog = Catalog::default();
+        for row in rows {
+            let text = |i: usize| match row.get(i) {
+                Some(Json::String(s)) => s.clone(),
+                _ => String::new(),
+            };
+            catalog.push_column(
+                text(0),
+                text(1),
+                ColumnSchema {
+                    name: text(2),
+                    sql_type: text(3),
+                    sample_values: Vec::new(),
+                },
+            );
+        }
+        if let Err(error) = self.read_keys(&mut catalog, dataset).await {
+            tracing::info!(%error, "reading BigQuery's declared keys failed; the draft has none");
+        }
+        Ok(catalog)
     }
 
-    fn fetch_rows(
-        &self,
-        sql: String,
-        timeout: Duration,
-        mut budget: Budget,
-    ) -> BoxFuture<'_, Result<Vec<Vec<Json>>, FetchError>> {
-        Box::pin(async move { Ok(self.rows(&sql, timeout, &mut budget).await?) })
+    async fn fetch_rows(&self, sql: String, timeout: Duration, mut budget: Budget) -> Fetched {
+        Ok(self.rows(&sql, timeout, &mut budget).await?)
     }
 
-    fn estimated_cost(&self, sql: String) -> BoxFuture<'_, Result<Option<Cost>, FetchError>> {
-        Box::pin(async move { Ok(self.dry_run_bytes(&sql).await?.map(Cost::BytesScanned)) })
+    async fn estimated_cost(&self, sql: String) -> Result<Option<Cost>, FetchError> {
+        Ok(self.dry_run_bytes(&sql).await?.map(Cost::BytesScanned))
     }
 
     /// Nothing to end: every request carries its token.
-    fn close(&self) -> BoxFuture<'_, ()> {
-        Box::pin(async {})
-    }
+    async fn close(&self) {}
 }
 
 /// The text of a row's `i`th value.

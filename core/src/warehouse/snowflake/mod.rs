@@ -14,8 +14,8 @@ mod config;
 mod result;
 pub mod token;
 
-use super::connector::{BoxFuture, Connector, Cost};
-use super::rows::Budget;
+use super::connector::{Cost, Fetched, Source};
+use super::rows::{Budget, first_column_texts};
 use super::{FetchError, WarehouseError, metadata_table_list};
 use crate::project::Dialect;
 use crate::project::redact_url;
@@ -506,14 +506,7 @@ impl SnowflakeSource {
                 SnowflakeError::Timeout(_) => WarehouseError::Timeout(timeout),
                 e => WarehouseError::Snowflake(e),
             })?;
-        Ok(rows
-            .into_iter()
-            .filter_map(|row| match row.into_iter().next() {
-                Some(Json::String(s)) => Some(s),
-                Some(Json::Null) | None => None,
-                Some(other) => Some(other.to_string()),
-            })
-            .collect())
+        Ok(first_column_texts(rows))
     }
 
     /// The bytes Snowflake's EXPLAIN says the statement would read:
@@ -548,86 +541,6 @@ impl SnowflakeSource {
         self.run(sql, bindings, Duration::from_secs(600))
             .await
             .map(|_| ())
-    }
-
-    /// How many of Cassis's metadata tables one schema holds together, at most.
-    async fn holds_metadata(&self) -> Result<bool, WarehouseError> {
-        let names = metadata_table_list(true);
-        // Constant table names, not input.
-        let sql = format!(
-            "SELECT table_schema || '.' || LOWER(table_name) FROM information_schema.tables \
-             WHERE UPPER(table_name) IN ({names})"
-        );
-        let found = self.first_column(&sql, super::HOUSEKEEPING_TIMEOUT).await?;
-        let mut by_schema: std::collections::HashMap<&str, Vec<&str>> = Default::default();
-        for qualified in &found {
-            if let Some((schema, table)) = qualified.rsplit_once('.') {
-                by_schema.entry(schema).or_default().push(table);
-            }
-        }
-        Ok(by_schema.values().any(|tables| super::is_metadata(tables)))
-    }
-
-    /// The tables and views of the database, in `schema` (or the URL's
-    /// schema, or every schema but INFORMATION_SCHEMA), with their columns.
-    /// Names Snowflake folded to upper case come back in lower case, as
-    /// the ontology writes them; Cassis quotes them upper case again.
-    async fn catalog(&self, schema: Option<&str>) -> Result<Catalog, WarehouseError> {
-        let schema = schema
-            .map(str::to_owned)
-            .or_else(|| self.inner.config.schema.clone());
-        let mut sql = "SELECT c.table_schema, c.table_name, c.column_name, c.data_type, \
-                              c.numeric_scale \
-                       FROM information_schema.columns c \
-                       JOIN information_schema.tables t \
-                         ON t.table_schema = c.table_schema AND t.table_name = c.table_name \
-                       WHERE c.table_schema <> 'INFORMATION_SCHEMA'"
-            .to_owned();
-        let mut bindings = Vec::new();
-        if let Some(schema) = &schema {
-            sql.push_str(" AND UPPER(c.table_schema) = UPPER(?)");
-            bindings.push(Binding::Text(Some(schema.clone())));
-        }
-        sql.push_str(" ORDER BY c.table_schema, c.table_name, c.ordinal_position");
-        let rows = self
-            .fetch_rows(
-                &sql,
-                &bindings,
-                super::HOUSEKEEPING_TIMEOUT,
-                &mut Budget::unlimited(),
-            )
-            .await?;
-        let mut catalog = Catalog::default();
-        for row in rows {
-            let text = |i: usize| match row.get(i) {
-                Some(Json::String(s)) => folded(s),
-                _ => String::new(),
-            };
-            catalog.push_column(
-                text(0),
-                text(1),
-                ColumnSchema {
-                    name: text(2),
-                    sql_type: match (row.get(3), row.get(4)) {
-                        // NUMBER(p, 0) holds whole numbers: INTEGER is its synonym.
-                        (Some(Json::String(t)), Some(Json::Number(scale)))
-                            if t.eq_ignore_ascii_case("NUMBER") && scale.as_i64() == Some(0) =>
-                        {
-                            "INTEGER".to_owned()
-                        }
-                        (Some(Json::String(t)), _) => t.clone(),
-                        _ => String::new(),
-                    },
-                    sample_values: Vec::new(),
-                },
-            );
-        }
-        // Keys are declared, not enforced, in Snowflake, and only SHOW lists
-        // their columns; a catalog without them still bootstraps.
-        if let Err(error) = self.read_keys(&mut catalog, schema.as_deref()).await {
-            tracing::info!(%error, "reading Snowflake's declared keys failed; the draft has none");
-        }
-        Ok(catalog)
     }
 
     /// The primary and foreign keys declared in the schema (or database).
@@ -753,39 +666,101 @@ impl SnowflakeSource {
     }
 }
 
-impl Connector for SnowflakeSource {
+impl Source for SnowflakeSource {
     fn dialect(&self) -> Dialect {
         Dialect::Snowflake
     }
 
-    fn holds_metadata(&self) -> BoxFuture<'_, Result<bool, WarehouseError>> {
-        Box::pin(SnowflakeSource::holds_metadata(self))
+    /// How many of Cassis's metadata tables one schema holds together, at most.
+    async fn holds_metadata(&self) -> Result<bool, WarehouseError> {
+        let names = metadata_table_list(true);
+        // Constant table names, not input.
+        let sql = format!(
+            "SELECT table_schema || '.' || LOWER(table_name) FROM information_schema.tables \
+             WHERE UPPER(table_name) IN ({names})"
+        );
+        let found = self.first_column(&sql, super::HOUSEKEEPING_TIMEOUT).await?;
+        let mut by_schema: std::collections::HashMap<&str, Vec<&str>> = Default::default();
+        for qualified in &found {
+            if let Some((schema, table)) = qualified.rsplit_once('.') {
+                by_schema.entry(schema).or_default().push(table);
+            }
+        }
+        Ok(by_schema.values().any(|tables| super::is_metadata(tables)))
     }
 
-    fn catalog<'a>(
-        &'a self,
-        schema: Option<&'a str>,
-    ) -> BoxFuture<'a, Result<Catalog, WarehouseError>> {
-        Box::pin(SnowflakeSource::catalog(self, schema))
+    /// The tables and views of the database, in `schema` (or the URL's
+    /// schema, or every schema but INFORMATION_SCHEMA), with their columns.
+    /// Names Snowflake folded to upper case come back in lower case, as
+    /// the ontology writes them; Cassis quotes them upper case again.
+    async fn catalog(&self, schema: Option<&str>) -> Result<Catalog, WarehouseError> {
+        let schema = schema
+            .map(str::to_owned)
+            .or_else(|| self.inner.config.schema.clone());
+        let mut sql = "SELECT c.table_schema, c.table_name, c.column_name, c.data_type, \
+                              c.numeric_scale \
+                       FROM information_schema.columns c \
+                       JOIN information_schema.tables t \
+                         ON t.table_schema = c.table_schema AND t.table_name = c.table_name \
+                       WHERE c.table_schema <> 'INFORMATION_SCHEMA'"
+            .to_owned();
+        let mut bindings = Vec::new();
+        if let Some(schema) = &schema {
+            sql.push_str(" AND UPPER(c.table_schema) = UPPER(?)");
+            bindings.push(Binding::Text(Some(schema.clone())));
+        }
+        sql.push_str(" ORDER BY c.table_schema, c.table_name, c.ordinal_position");
+        let rows = self
+            .fetch_rows(
+                &sql,
+                &bindings,
+                super::HOUSEKEEPING_TIMEOUT,
+                &mut Budget::unlimited(),
+            )
+            .await?;
+        let mut catalog = Catalog::default();
+        for row in rows {
+            let text = |i: usize| match row.get(i) {
+                Some(Json::String(s)) => folded(s),
+                _ => String::new(),
+            };
+            catalog.push_column(
+                text(0),
+                text(1),
+                ColumnSchema {
+                    name: text(2),
+                    sql_type: match (row.get(3), row.get(4)) {
+                        // NUMBER(p, 0) holds whole numbers: INTEGER is its synonym.
+                        (Some(Json::String(t)), Some(Json::Number(scale)))
+                            if t.eq_ignore_ascii_case("NUMBER") && scale.as_i64() == Some(0) =>
+                        {
+                            "INTEGER".to_owned()
+                        }
+                        (Some(Json::String(t)), _) => t.clone(),
+                        _ => String::new(),
+                    },
+                    sample_values: Vec::new(),
+                },
+            );
+        }
+        // Keys are declared, not enforced, in Snowflake, and only SHOW lists
+        // their columns; a catalog without them still bootstraps.
+        if let Err(error) = self.read_keys(&mut catalog, schema.as_deref()).await {
+            tracing::info!(%error, "reading Snowflake's declared keys failed; the draft has none");
+        }
+        Ok(catalog)
     }
 
-    fn fetch_rows(
-        &self,
-        sql: String,
-        timeout: Duration,
-        mut budget: Budget,
-    ) -> BoxFuture<'_, Result<Vec<Vec<Json>>, FetchError>> {
-        Box::pin(async move {
-            Ok(SnowflakeSource::fetch_rows(self, &sql, &[], timeout, &mut budget).await?)
-        })
+    async fn fetch_rows(&self, sql: String, timeout: Duration, mut budget: Budget) -> Fetched {
+        Ok(SnowflakeSource::fetch_rows(self, &sql, &[], timeout, &mut budget).await?)
     }
 
-    fn estimated_cost(&self, sql: String) -> BoxFuture<'_, Result<Option<Cost>, FetchError>> {
-        Box::pin(async move { Ok(self.explained_bytes(&sql).await?.map(Cost::BytesScanned)) })
+    async fn estimated_cost(&self, sql: String) -> Result<Option<Cost>, FetchError> {
+        Ok(self.explained_bytes(&sql).await?.map(Cost::BytesScanned))
     }
 
-    fn close(&self) -> BoxFuture<'_, ()> {
-        Box::pin(SnowflakeSource::close(self))
+    async fn close(&self) {
+        SnowflakeSource::close(self).await
     }
 }
 
