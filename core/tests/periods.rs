@@ -63,6 +63,7 @@ metrics:
   - {name: running_average, object: sale, type: cumulative, of: average_sale}
   - {name: running_with_period, object: sale, type: cumulative, of: revenue, period: year}
   - {name: simple_with_of, object: sale, aggregate: count, of: revenue, to_date: year}
+  - {name: growth_by_month_of_year, object: sale, type: growth, of: revenue, period: month_of_year}
 "#;
     let ontology = ontology::from_yaml(yaml).unwrap();
     assert_problems(
@@ -75,6 +76,7 @@ metrics:
             "metrics.running_with_period.period: a running total takes no `period`",
             "metrics.simple_with_of.of: only a metric of `type: growth` or `type: cumulative` has `of`",
             "metrics.simple_with_of.to_date: only a metric of `type: cumulative` has `to_date`",
+            "metrics.growth_by_month_of_year.period: `month_of_year` is a month of every year, not a period",
         ],
     );
 

@@ -139,6 +139,18 @@ fn filters_phrase(ontology: &Ontology, filters: &[&Filter]) -> String {
             {
                 format!("in fiscal {}", list(values))
             }
+            Condition::OneOf(values)
+                if filter.attribute.bucket == Some(crate::ontology::Grain::MonthOfYear) =>
+            {
+                let months: Vec<Literal> = values
+                    .iter()
+                    .map(|v| match v {
+                        Literal::Integer(m) => Literal::Text(month_name(*m).to_owned()),
+                        other => other.clone(),
+                    })
+                    .collect();
+                format!("in {}", list(&months))
+            }
             Condition::OneOf(values) if values.iter().all(is_year) => {
                 format!("in {}", list(values))
             }
@@ -638,6 +650,29 @@ fn measure_text(
         "{label} by {dimension_label}{filters}: {}{more}.",
         listed.join(", ")
     )
+}
+
+/// "April" for 4.
+fn month_name(number: i64) -> &'static str {
+    const NAMES: [&str; 12] = [
+        "January",
+        "February",
+        "March",
+        "April",
+        "May",
+        "June",
+        "July",
+        "August",
+        "September",
+        "October",
+        "November",
+        "December",
+    ];
+    usize::try_from(number - 1)
+        .ok()
+        .and_then(|i| NAMES.get(i))
+        .copied()
+        .unwrap_or("an unknown month")
 }
 
 #[cfg(test)]

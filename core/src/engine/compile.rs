@@ -121,6 +121,8 @@ pub enum CompileError {
     },
     #[error("a year held as a number moves by whole years only, not by a {0}")]
     GrainOfYear(&'static str),
+    #[error("the {0} is not a period that follows another, so nothing moves by it")]
+    NotAPeriod(&'static str),
     #[error("`{0}` is computed over periods, on its own; ask for it without other measures")]
     GrowthInside(String),
     #[error(

@@ -576,9 +576,14 @@ pub enum Grain {
     /// (with a July start, July 1995 to June 1996 is 1996); the calendar
     /// year when the ontology sets no `fiscal_year_start`.
     FiscalYear,
+    /// The month of the year as a number, 1 for January, whatever the
+    /// year: "races held in April" over every season. Not a period: nothing
+    /// is compared with or added up over the month before it.
+    MonthOfYear,
 }
 
 impl Grain {
+    /// The grains that are periods, one after another in time.
     pub const ALL: [Grain; 6] = [
         Grain::Day,
         Grain::Week,
@@ -587,6 +592,12 @@ impl Grain {
         Grain::Year,
         Grain::FiscalYear,
     ];
+
+    /// Whether it is a period of time that follows the one before it (not
+    /// a month of every year).
+    pub fn is_period(self) -> bool {
+        self != Grain::MonthOfYear
+    }
 
     /// As written in YAML and in output column names: `quarter`.
     pub fn name(self) -> &'static str {
@@ -597,6 +608,7 @@ impl Grain {
             Grain::Week => "week",
             Grain::Day => "day",
             Grain::FiscalYear => "fiscal_year",
+            Grain::MonthOfYear => "month_of_year",
         }
     }
 
@@ -606,7 +618,7 @@ impl Grain {
             Grain::Year | Grain::FiscalYear => Some(12),
             Grain::Quarter => Some(3),
             Grain::Month => Some(1),
-            Grain::Week | Grain::Day => None,
+            Grain::Week | Grain::Day | Grain::MonthOfYear => None,
         }
     }
 

@@ -473,6 +473,17 @@ impl Checker {
                 "a growth needs `period`: year, quarter, month, week or day, what it compares with the one before",
             );
         }
+        for (field, grain) in [("period", metric.period), ("to_date", metric.to_date)] {
+            if let Some(grain) = grain.filter(|g| !g.is_period()) {
+                self.problem(
+                    format!("{path}.{field}"),
+                    format!(
+                        "`{}` is a month of every year, not a period that follows another: use year, quarter, month, week or day",
+                        grain.name()
+                    ),
+                );
+            }
+        }
         if let Some(window) = metric.window {
             if window < 2 {
                 self.problem(

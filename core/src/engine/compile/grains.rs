@@ -31,6 +31,7 @@ pub(super) fn bucket(
         Grain::Quarter => dialect.quarter_of(),
         Grain::Week => dialect.week_of(),
         Grain::Day => dialect.day_of(),
+        Grain::MonthOfYear => dialect.month_number_of(),
         Grain::FiscalYear => {
             let ahead = (13 - fiscal_start.number()) % 12;
             let date = if ahead == 0 {
@@ -65,6 +66,9 @@ pub(super) fn shift(
     date: Expr,
     data_type: DataType,
 ) -> Result<Expr, CompileError> {
+    if !grain.is_period() {
+        return Err(CompileError::NotAPeriod(grain.name()));
+    }
     if data_type == DataType::Integer {
         return match grain {
             // A fiscal year held as a number is a number too.

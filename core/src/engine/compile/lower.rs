@@ -333,10 +333,13 @@ impl<'a> Compiler<'a> {
             };
             return Ok(binary(column, op, self.attribute(other, aliases)?));
         }
-        let is_date = matches!(
-            self.attribute_type(&filter.attribute),
-            Some(DataType::Date | DataType::Timestamp)
-        );
+        // A date read at a grain ("in April": the month of every year) is
+        // compared as the grain's value, never as a range of days.
+        let is_date = filter.attribute.bucket.is_none()
+            && matches!(
+                self.attribute_type(&filter.attribute),
+                Some(DataType::Date | DataType::Timestamp)
+            );
         if is_date {
             return Ok(year_filter_on_date(
                 column,

@@ -3904,3 +3904,44 @@ fn an_attribute_counted_among_things_named_is_theirs() {
     assert!(sql.contains("COUNT(DISTINCT c.nationality)"), "{sql}");
     assert!(sql.contains("FROM public.constructors c"), "{sql}");
 }
+
+#[test]
+fn a_month_without_a_year_is_that_month_of_every_year() {
+    let (ontology, lexicon) = f1();
+    let sql = compiled(
+        &ontology,
+        &lexicon,
+        "how many races took place in the month of april across 2015-2019",
+        Dialect::Postgres,
+    );
+    assert!(
+        sql.contains("CAST(EXTRACT(MONTH FROM r.date) AS INTEGER) = 4"),
+        "{sql}"
+    );
+    assert!(sql.contains("BETWEEN 2015 AND 2019"), "{sql}");
+    let sql = compiled(
+        &ontology,
+        &lexicon,
+        "races from April to June",
+        Dialect::Sqlite,
+    );
+    assert!(
+        sql.contains("CAST(strftime('%m', r.date) AS INTEGER) IN (4, 5, 6)"),
+        "{sql}"
+    );
+    // A month with its year is still that month alone.
+    let sql = compiled(
+        &ontology,
+        &lexicon,
+        "races in April 2016",
+        Dialect::Postgres,
+    );
+    assert!(sql.contains("'2016-04-01' AND '2016-04-30'"), "{sql}");
+    assert!(!sql.contains("MONTH"), "{sql}");
+    // "may" the verb is not the month.
+    let may = planned("May I know how many races were held in 2010?");
+    assert!(
+        !format!("{:?}", may.filters).contains("MonthOfYear"),
+        "{may:?}"
+    );
+}

@@ -26,6 +26,9 @@ pub(super) enum Piece {
     Extreme(bool),
     /// "29 November 2015", "2015/11/29", "Nov 2015": whole days, inclusive.
     Dates(DateRange),
+    /// "in April", "April to June" with no year: those months of every
+    /// year, by number (1 for January), first to last.
+    Months(u32, u32),
     /// "order number 1", "race No. 18": the row of an object with this key.
     Key {
         object: usize,
@@ -121,6 +124,16 @@ pub(super) fn read(lexicon: &Lexicon, question: &str, today: Option<Day>) -> Vec
                 pieces.pop();
             }
             pieces.push(Piece::Dates(range));
+            focus = Focus::Outside;
+            i += len;
+            continue;
+        }
+        // "races held in April", "from April to June": months of every
+        // year. "may" and "march" are verbs too, so a month needs its
+        // capital or a preposition before it.
+        if let Some((first, last, len)) = months_at(&words[i..], i.checked_sub(1).map(|p| plain[p]))
+        {
+            pieces.push(Piece::Months(first, last));
             focus = Focus::Outside;
             i += len;
             continue;
@@ -812,6 +825,38 @@ fn one_date_at(words: &[&str]) -> Option<(DateRange, usize)> {
     } else {
         None
     }
+}
+
+/// A month, or two joined by a range word, named without a year at the
+/// start of `words`, after the word `before`: the months' numbers and how
+/// many words they take.
+fn months_at(words: &[Word], before: Option<&str>) -> Option<(u32, u32, usize)> {
+    let month = |word: &Word| {
+        let named = word.capital && before.is_some()
+            || before.is_some_and(|b| {
+                matches!(
+                    b,
+                    "in" | "of" | "during" | "from" | "between" | "throughout" | "every" | "each"
+                )
+            });
+        named.then(|| grammar::month(&word.plain)).flatten()
+    };
+    let first = month(words.first()?)?;
+    let last = words
+        .get(1)
+        .filter(|w| match w.plain.as_str() {
+            "to" | "through" | "thru" | "until" | "till" => true,
+            // "between April and June"; "April and June" alone is two months.
+            "and" => before == Some("between"),
+            _ => false,
+        })
+        .and(words.get(2))
+        .and_then(|w| grammar::month(&w.plain))
+        .filter(|last| *last >= first);
+    Some(match last {
+        Some(last) => (first, last, 3),
+        None => (first, first, 1),
+    })
 }
 
 /// The year of the date after "and" or "to" at the start of `words`.

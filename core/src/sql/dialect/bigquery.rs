@@ -24,6 +24,10 @@ impl SqlDialect for BigQuery {
         "EXTRACT(YEAR FROM cassis_value)"
     }
 
+    fn month_number_of(&self) -> &'static str {
+        "EXTRACT(MONTH FROM cassis_value)"
+    }
+
     fn month_of(&self) -> &'static str {
         "FORMAT_DATE('%Y-%m', cassis_value)"
     }

@@ -24,6 +24,10 @@ impl SqlDialect for Databricks {
         "EXTRACT(YEAR FROM cassis_value)"
     }
 
+    fn month_number_of(&self) -> &'static str {
+        "EXTRACT(MONTH FROM cassis_value)"
+    }
+
     fn month_of(&self) -> &'static str {
         "date_format(cassis_value, 'yyyy-MM')"
     }

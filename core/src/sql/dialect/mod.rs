@@ -115,6 +115,11 @@ pub trait SqlDialect: Send + Sync + std::fmt::Debug {
         "TO_CHAR(cassis_value, 'YYYY-MM')"
     }
 
+    /// The month of a date as a number, 1 for January.
+    fn month_number_of(&self) -> &'static str {
+        "CAST(EXTRACT(MONTH FROM cassis_value) AS INTEGER)"
+    }
+
     /// The quarter of a date as `1997-Q1`.
     fn quarter_of(&self) -> &'static str {
         "TO_CHAR(cassis_value, 'YYYY-\"Q\"Q')"
@@ -332,6 +337,7 @@ mod tests {
             let templates = [
                 rules.year_of().to_owned(),
                 rules.month_of().to_owned(),
+                rules.month_number_of().to_owned(),
                 rules.quarter_of().to_owned(),
                 rules.week_of().to_owned(),
                 rules.day_of().to_owned(),

@@ -30,6 +30,10 @@ impl SqlDialect for MySql {
         "EXTRACT(YEAR FROM cassis_value)"
     }
 
+    fn month_number_of(&self) -> &'static str {
+        "EXTRACT(MONTH FROM cassis_value)"
+    }
+
     fn month_of(&self) -> &'static str {
         "DATE_FORMAT(cassis_value, '%Y-%m')"
     }

@@ -20,6 +20,10 @@ impl SqlDialect for Sqlite {
         "CAST(strftime('%Y', cassis_value) AS INTEGER)"
     }
 
+    fn month_number_of(&self) -> &'static str {
+        "CAST(strftime('%m', cassis_value) AS INTEGER)"
+    }
+
     fn month_of(&self) -> &'static str {
         "strftime('%Y-%m', cassis_value)"
     }

@@ -4,14 +4,14 @@
 use super::{Assembly, Reading, simple_filter};
 use crate::engine::compile::display_attribute;
 use crate::engine::graph;
-use crate::engine::plan::{AttributeRef, Condition, Filter, Measure, Order};
+use crate::engine::plan::{AttributeRef, Condition, Filter, Literal, Measure, Order};
 use crate::engine::planner::Planned;
 use crate::engine::planner::attributes::{is_person, push_unique};
 use crate::engine::planner::time::{
     by_year_if_date, date_attribute, date_condition, day_attribute, group_by_grain, names_date,
     year_attribute, year_attribute_reaching, year_condition,
 };
-use crate::ontology::{Aggregate, Ontology};
+use crate::ontology::{Aggregate, Grain, Ontology};
 use std::ops::ControlFlow;
 
 impl Reading {
@@ -176,6 +176,32 @@ impl Reading {
             plan.filters.push(Filter {
                 attribute: day,
                 condition: date_condition(&self.dates),
+            });
+        }
+
+        // "races held in April": the month of every year, on the same day
+        // attribute a date would filter.
+        if !self.months.is_empty() {
+            let anchor = self.time_anchor(ontology, anchor.as_deref(), plan);
+            let own = self.date_of.and_then(|o| {
+                let name = &ontology.objects[o].name;
+                day_attribute(ontology, name).filter(|day| day.object == *name)
+            });
+            let Some(day) =
+                own.or_else(|| anchor.as_deref().and_then(|a| day_attribute(ontology, a)))
+            else {
+                return ControlFlow::Break(Planned::NotAnswerable(
+                    "the question names a month, but nothing it asks about has a date in the ontology".to_owned(),
+                ));
+            };
+            plan.filters.push(Filter {
+                attribute: day.by(Grain::MonthOfYear),
+                condition: Condition::OneOf(
+                    self.months
+                        .iter()
+                        .map(|m| Literal::Integer(i64::from(*m)))
+                        .collect(),
+                ),
             });
         }
 

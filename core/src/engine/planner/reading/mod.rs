@@ -150,6 +150,8 @@ pub(super) struct Reading {
     extreme_object: Option<usize>,
     /// Ranges of days, with the time word before each.
     dates: Vec<(Op, DateRange)>,
+    /// "in April": months of every year, by number.
+    months: Vec<u32>,
     /// "in descending order": how a list is sorted, true for descending.
     sort: Option<bool>,
     /// "oldest season first": the sort is by the time shown.

@@ -344,6 +344,16 @@ impl Reading {
                     reading.extreme = Some(*latest);
                     reading.extreme_object = None;
                 }
+                Piece::Months(first, last) => {
+                    reading.months.extend(*first..=*last);
+                    if let Some(Piece::Concept { entries, .. }) =
+                        index.checked_sub(1).map(|i| &pieces[i])
+                        && let Some(o) = object_of(entries)
+                    {
+                        reading.date_of = Some(o);
+                    }
+                    previous_op = None;
+                }
                 Piece::Dates(range) => {
                     reading.dates.push((time_bound(previous_op), range.clone()));
                     // "the race held on 2015/11/29": the date is the race's.
