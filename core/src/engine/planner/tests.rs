@@ -3945,3 +3945,26 @@ fn a_month_without_a_year_is_that_month_of_every_year() {
         "{may:?}"
     );
 }
+
+#[test]
+fn a_word_joined_to_a_number_describes_and_a_domain_word_leaves_the_focus() {
+    let (ontology, lexicon) = f1();
+    let code = plan_in_chat(
+        &ontology,
+        &lexicon,
+        "What is the three-letter driver code of Max Verstappen?",
+        None,
+    );
+    assert!(
+        code.dimensions.iter().any(|d| d.attribute == "code"),
+        "{code:?}"
+    );
+    // Not the race's start time, and not the domain's "world" alone.
+    for question in [
+        "how many two-time world champions are there",
+        "how many world champions are there",
+    ] {
+        let reason = refused(question);
+        assert!(reason.contains("\"champions\""), "{question}: {reason}");
+    }
+}

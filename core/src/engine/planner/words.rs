@@ -93,6 +93,10 @@ pub(super) fn read(lexicon: &Lexicon, question: &str, today: Option<Day>) -> Vec
     let mut scope_ends: Option<usize> = None;
     // The word index of the last unknown word that may qualify the next.
     let mut unknown_at: Option<usize> = None;
+    // The word index of an unknown word joined to the number before it
+    // ("three-letter", "two-time"): a description, never a qualifier that
+    // changes what is counted.
+    let mut joined_to_number: Option<usize> = None;
     // Where a thing follows "a" or "an", by piece.
     let mut one_of: Vec<usize> = Vec::new();
     let shouted = words
@@ -521,8 +525,11 @@ pub(super) fn read(lexicon: &Lexicon, question: &str, today: Option<Day>) -> Vec
             // A word of the domain ("F1 drivers", "wholesale customers")
             // qualifies nothing.
             if object_of(&entries).is_some()
-                && unknown_at
-                    .is_some_and(|at| at + 1 == i && !lexicon.names_domain(&words[at].stem))
+                && unknown_at.is_some_and(|at| {
+                    at + 1 == i
+                        && !lexicon.names_domain(&words[at].stem)
+                        && joined_to_number != Some(at)
+                })
                 && let Some(Piece::Unknown { blocks, .. }) = pieces.last_mut()
             {
                 *blocks = true;
@@ -608,6 +615,20 @@ pub(super) fn read(lexicon: &Lexicon, question: &str, today: Option<Day>) -> Vec
             if focus == Focus::Inside {
                 focus = Focus::Outside;
             }
+        } else if grammar::small_number(&word.plain).is_some()
+            && matches!(plain.get(i + 1), Some(&("time" | "times")))
+            && question
+                .to_lowercase()
+                .contains(&format!("{}-{}", word.plain, plain[i + 1]))
+        {
+            // "a two-time champion": how often, said of a person, not a
+            // count, a limit or a time of day.
+            pieces.push(Piece::Unknown {
+                word: format!("{}-{}", word.plain, plain[i + 1]),
+                blocks: false,
+            });
+            i += 2;
+            continue;
         } else if let Some(n) = grammar::small_number(&word.plain) {
             // "the three-letter code": a number joined to a word nobody
             // knows is part of that word, not a count or a limit.
@@ -619,7 +640,9 @@ pub(super) fn read(lexicon: &Lexicon, question: &str, today: Option<Day>) -> Vec
                     && grammar::operator_at(&[next]).is_none()
                     && !grammar::is_stop_word(next)
             });
-            if !joined_to_unknown {
+            if joined_to_unknown {
+                joined_to_number = Some(i + 1);
+            } else {
                 pieces.push(Piece::Number(n));
             }
         } else if let Some(metric) = agent_of(lexicon, &word.stem) {
@@ -657,7 +680,8 @@ pub(super) fn read(lexicon: &Lexicon, question: &str, today: Option<Day>) -> Vec
             // "the most F1 drivers": a word of the domain itself is never
             // what is asked for.
             let domain = lexicon.names_domain(&word.stem);
-            let asked_for = focus != Focus::Outside && !verb && !domain;
+            let described = joined_to_number == Some(i);
+            let asked_for = focus != Focus::Outside && !verb && !domain && !described;
             if !word.plain.ends_with("ed") {
                 unknown_at = Some(i);
             }
@@ -670,11 +694,15 @@ pub(super) fn read(lexicon: &Lexicon, question: &str, today: Option<Day>) -> Vec
                 word: word.plain.clone(),
                 blocks: blocks || cause,
             });
-            focus = if asked_for {
-                Focus::Inside
-            } else {
-                Focus::Outside
-            };
+            // "world champions": a word of the domain leaves the focus to
+            // the word after it.
+            if !domain {
+                focus = if asked_for {
+                    Focus::Inside
+                } else {
+                    Focus::Outside
+                };
+            }
         }
         i += 1;
     }
