@@ -3968,3 +3968,29 @@ fn a_word_joined_to_a_number_describes_and_a_domain_word_leaves_the_focus() {
         assert!(reason.contains("\"champions\""), "{question}: {reason}");
     }
 }
+
+#[test]
+fn a_top_few_with_nothing_measured_are_the_best_positions() {
+    let (ontology, lexicon) = f1_with("race", "race_name", &["Monaco Grand Prix"]);
+    let top = plan_in_chat(
+        &ontology,
+        &lexicon,
+        "top 10 finishers of the 2023 Monaco Grand Prix",
+        None,
+    );
+    let sql = compile(&ontology, &top, Dialect::Postgres).unwrap().sql;
+    assert!(sql.contains("rr.position <= 10"), "{sql}");
+    assert!(sql.contains("d.forename"), "{sql}");
+    assert!(sql.ends_with("ORDER BY position ASC"), "{sql}");
+    assert!(!sql.contains("result_id"), "{sql}");
+    let qualifying = plan_in_chat(
+        &ontology,
+        &lexicon,
+        "top 3 in qualifying at the 2021 Monaco Grand Prix",
+        None,
+    );
+    let sql = compile(&ontology, &qualifying, Dialect::Postgres)
+        .unwrap()
+        .sql;
+    assert!(sql.contains("q.position <= 3"), "{sql}");
+}

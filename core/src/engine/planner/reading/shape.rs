@@ -110,6 +110,24 @@ impl Reading {
                 object: position.object.clone(),
             });
         }
+        // "the top 10 finishers of the Monaco Grand Prix", "the final
+        // standings top 5": with nothing measured, the top few are the best
+        // finishing positions, first to last.
+        if plan.measures.is_empty()
+            && self.sort.is_none()
+            && self.order != Some(false)
+            && let Some(n) = self.limit.filter(|n| *n > 1)
+            && let Some(position) = crate::engine::planner::attributes::position_attribute(
+                ontology,
+                base_object(ontology, &plan).as_deref(),
+                &self.mentioned,
+            )
+        {
+            self.top_positions(ontology, &mut plan, position, n);
+            plan.assumptions = assumptions;
+            settle_routes(ontology, &mut plan, &self.named_objects(ontology));
+            return ControlFlow::Break(Planned::Plan(plan));
+        }
         // "Which customers spent the most": a ranking by nothing it can
         // measure would be a list in an order that means nothing.
         if self.order.is_some() && self.sort.is_none() && plan.measures.is_empty() {
@@ -564,4 +582,55 @@ impl Reading {
             minus,
         }];
     }
+
+    /// The rows in the first `n` positions, by position: who holds each
+    /// when the question asks who (or names a person), else the thing the
+    /// positions rank.
+    fn top_positions(
+        &self,
+        ontology: &Ontology,
+        plan: &mut SemanticPlan,
+        position: AttributeRef,
+        n: u32,
+    ) {
+        // The ranked rows' own key says nothing: who holds the place does.
+        plan.dimensions.retain(|d| {
+            d.object != position.object
+                || ontology
+                    .attribute(&d.object, &d.attribute)
+                    .is_none_or(|a| a.role != AttributeRole::Identifier)
+        });
+        if plan.dimensions.is_empty()
+            && let Some(holder) = ranked_holder(ontology, &position.object)
+        {
+            plan.dimensions.push(holder);
+        }
+        plan.dimensions.retain(|d| *d != position);
+        plan.dimensions.insert(0, position.clone());
+        plan.filters.retain(|f| f.attribute != position);
+        plan.filters.push(Filter {
+            attribute: position,
+            condition: Condition::AtMost(Literal::Integer(i64::from(n))),
+        });
+        plan.order = Some(Order::Dimension {
+            index: 0,
+            descending: false,
+        });
+        plan.limit = None;
+    }
+}
+
+/// What holds a position of `object`'s rows: a person it links to
+/// directly, else the first thing with a name it links to.
+fn ranked_holder(ontology: &Ontology, object: &str) -> Option<AttributeRef> {
+    let linked: Vec<&crate::ontology::Object> = ontology
+        .objects
+        .iter()
+        .filter(|o| o.name != object && graph::direct_link(ontology, object, &o.name).is_some())
+        .collect();
+    let holder = linked
+        .iter()
+        .find(|o| crate::engine::planner::attributes::is_person(o))
+        .or_else(|| linked.iter().find(|o| display_attribute(o).is_some()))?;
+    display_attribute(holder).map(|name| AttributeRef::new(&holder.name, name))
 }
