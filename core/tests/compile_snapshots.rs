@@ -147,6 +147,28 @@ fn wholesale_plans() -> Vec<(&'static str, SemanticPlan)> {
             },
         ),
         (
+            "count of the groups that pass",
+            SemanticPlan {
+                measures: vec![Measure::CountPassing {
+                    of: Box::new(metric("order_count")),
+                    per: AttributeRef::new("customer", "customer_name"),
+                    condition: Condition::After(Literal::Integer(30)),
+                }],
+                ..SemanticPlan::default()
+            },
+        ),
+        (
+            "a month of every year",
+            SemanticPlan {
+                measures: vec![metric("revenue")],
+                filters: vec![Filter {
+                    attribute: AttributeRef::new("order", "order_date").by(Grain::MonthOfYear),
+                    condition: Condition::OneOf(vec![Literal::Integer(12)]),
+                }],
+                ..SemanticPlan::default()
+            },
+        ),
+        (
             "derived by week",
             SemanticPlan {
                 measures: vec![metric("net_quantity")],
@@ -282,6 +304,7 @@ fn canonical_plans_resolve() {
                 }
                 Shape::Share { .. } => "share".to_owned(),
                 Shape::AveragePer { .. } => "average per".to_owned(),
+                Shape::CountPassing { .. } => "count of the groups that pass".to_owned(),
                 Shape::Difference { .. } => "difference".to_owned(),
             };
             writeln!(out, "{ontology}: {name}: {shape}").unwrap();

@@ -258,6 +258,7 @@ fn counts_rows(ontology: &Ontology, measure: &Measure) -> bool {
         Measure::Aggregate { aggregate, .. } => {
             matches!(aggregate, Aggregate::Count | Aggregate::CountDistinct)
         }
+        Measure::CountPassing { .. } => true,
         Measure::AveragePer { .. }
         | Measure::Share { .. }
         | Measure::Difference { .. }

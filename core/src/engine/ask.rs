@@ -1559,6 +1559,7 @@ fn combines_objects(index: OntologyIndex<'_>, plan: &SemanticPlan) -> bool {
         | Measure::Aggregate { .. }
         | Measure::Share { .. }
         | Measure::AveragePer { .. }
+        | Measure::CountPassing { .. }
         | Measure::Difference { .. }
         | Measure::Growth { .. }
         | Measure::Cumulative { .. } => false,

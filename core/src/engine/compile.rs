@@ -230,6 +230,7 @@ impl Compiler<'_> {
                 Shape::Cumulative { .. } => Some("a running total"),
                 Shape::Share { .. } => Some("a percentage"),
                 Shape::AveragePer { .. } => Some("an average per group"),
+                Shape::CountPassing { .. } => Some("a count of the groups that pass"),
                 Shape::Difference { .. } => Some("a difference"),
                 Shape::Ratio { .. } => Some("a ratio"),
                 Shape::Lookup { .. } => Some("a list of values"),
@@ -257,6 +258,9 @@ impl Compiler<'_> {
             }
             Shape::Share { part, whole, only } => return self.share(plan, &part, &whole, &only),
             Shape::AveragePer { of, per } => return self.average_per(plan, &of, &per),
+            Shape::CountPassing { of, per, condition } => {
+                return self.count_passing(plan, &of, &per, &condition);
+            }
             Shape::Difference { of, from, minus } => {
                 return self.difference(plan, &of, &from, &minus);
             }

@@ -73,6 +73,13 @@ pub enum Measure {
     /// "Average points per race": `of` computed per value of `per`, then
     /// averaged over those values.
     AveragePer { of: Box<Measure>, per: AttributeRef },
+    /// "How many customers have more than 30 orders": the number of values
+    /// of `per` whose `of` meets `condition`.
+    CountPassing {
+        of: Box<Measure>,
+        per: AttributeRef,
+        condition: Condition,
+    },
     /// "What percentage of the 2023 races did Verstappen win": `part` as a
     /// percentage of `whole`. The plan's filters apply to both; `only`
     /// applies to the part alone ("customers in Europe" of all revenue).
@@ -130,6 +137,7 @@ impl Measure {
             self,
             Measure::Share { .. }
                 | Measure::AveragePer { .. }
+                | Measure::CountPassing { .. }
                 | Measure::Difference { .. }
                 | Measure::Growth { .. }
                 | Measure::Cumulative { .. }

@@ -1,9 +1,10 @@
 //! Composite measures, each computed from sub-plans compiled on their own
 //! and combined by a shell around them: a percentage of a whole, a ratio of
-//! two metrics, a difference between two conditions, an average per group.
+//! two metrics, a difference between two conditions, an average per group,
+//! a count of the groups that pass a threshold.
 
 use super::{CompileError, CompiledQuery, Compiler, finish};
-use crate::engine::plan::{AttributeRef, Filter, Measure, SemanticPlan};
+use crate::engine::plan::{AttributeRef, Condition, Filter, Measure, SemanticPlan, Threshold};
 use sqlparser::ast::SetExpr;
 
 impl Compiler<'_> {
@@ -37,6 +38,41 @@ impl Compiler<'_> {
             inner.sql,
         );
         let query = self.shell("the average per group", text)?;
+        Ok(CompiledQuery::new(query, vec![name], inner.objects))
+    }
+
+    /// How many groups of `per` have an `of` that meets `condition`: the
+    /// grouped query with its `HAVING`, counted.
+    pub(super) fn count_passing(
+        &self,
+        plan: &SemanticPlan,
+        of: &Measure,
+        per: &AttributeRef,
+        condition: &Condition,
+    ) -> Result<CompiledQuery, CompileError> {
+        if !plan.dimensions.is_empty() || of.is_composite() {
+            return Err(CompileError::NotAlone);
+        }
+        let grouped = SemanticPlan {
+            measures: vec![of.clone()],
+            dimensions: vec![per.clone()],
+            filters: plan.filters.clone(),
+            via: plan.via.clone(),
+            having: vec![Threshold {
+                measure: 0,
+                condition: condition.clone(),
+            }],
+            ..SemanticPlan::default()
+        };
+        let inner = self.compile(&grouped)?;
+        let name = format!("{}_count", per.object);
+        // The grouped query is the compiler's own output; only the shell is new.
+        let text = format!(
+            "SELECT COUNT(*) AS {} FROM ({}) AS passing",
+            self.sql.ident(&name),
+            inner.sql,
+        );
+        let query = self.shell("the count of groups that pass", text)?;
         Ok(CompiledQuery::new(query, vec![name], inner.objects))
     }
 

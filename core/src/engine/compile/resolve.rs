@@ -98,6 +98,11 @@ pub enum Shape {
         of: Measure,
         per: AttributeRef,
     },
+    CountPassing {
+        of: Measure,
+        per: AttributeRef,
+        condition: Condition,
+    },
     Difference {
         of: Measure,
         from: Vec<Filter>,
@@ -242,6 +247,13 @@ fn shape(index: OntologyIndex<'_>, plan: &SemanticPlan) -> Result<Shape, Compile
             return Ok(Shape::AveragePer {
                 of: (**of).clone(),
                 per: per.clone(),
+            });
+        }
+        [Measure::CountPassing { of, per, condition }] => {
+            return Ok(Shape::CountPassing {
+                of: (**of).clone(),
+                per: per.clone(),
+                condition: condition.clone(),
             });
         }
         [Measure::Difference { of, from, minus }] => {
@@ -419,6 +431,7 @@ pub(super) fn measure(
         } => metric(index, name, variant.as_deref(), 0),
         Measure::Share { .. }
         | Measure::AveragePer { .. }
+        | Measure::CountPassing { .. }
         | Measure::Difference { .. }
         | Measure::Growth { .. }
         | Measure::Cumulative { .. } => Err(CompileError::NotAlone),
@@ -659,7 +672,7 @@ impl NameCheck<'_> {
                 self.check_object(object, problems);
                 self.check_metric(metric, &None, problems);
             }
-            Measure::AveragePer { of, per } => {
+            Measure::AveragePer { of, per } | Measure::CountPassing { of, per, .. } => {
                 self.check_measure(of, problems);
                 self.check_attribute(per, problems);
             }

@@ -47,6 +47,7 @@ pub fn base_object(ontology: &Ontology, plan: &SemanticPlan) -> Option<String> {
         Measure::CountOf { object } => Some(object.clone()),
         Measure::Aggregate { attribute, .. } => Some(attribute.object.clone()),
         Measure::AveragePer { of: part, .. }
+        | Measure::CountPassing { of: part, .. }
         | Measure::Share { part, .. }
         | Measure::Difference { of: part, .. }
         | Measure::Growth { of: part, .. }

@@ -177,6 +177,7 @@ pub fn variant_assumptions(ontology: &Ontology, measures: &[Measure]) -> Vec<Pla
         match measure {
             Measure::Share { part, whole, .. } => pending.extend([&**whole, &**part]),
             Measure::AveragePer { of, .. }
+            | Measure::CountPassing { of, .. }
             | Measure::Difference { of, .. }
             | Measure::Growth { of, .. }
             | Measure::Cumulative { of, .. } => pending.push(of),

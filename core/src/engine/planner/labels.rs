@@ -2,7 +2,7 @@
 //! objects, and plurals.
 
 use crate::engine::compile::display_attribute;
-use crate::engine::plan::{AttributeRef, Measure};
+use crate::engine::plan::{AttributeRef, Condition, Measure};
 use crate::ontology::{Aggregate, Ontology};
 
 pub(super) fn label_of(label: &str, name: &str) -> String {
@@ -51,6 +51,29 @@ pub fn measure_label(ontology: &Ontology, measure: &Measure) -> String {
                 "Average {} per {}",
                 measure_label(ontology, of).to_lowercase(),
                 per.to_lowercase()
+            )
+        }
+        Measure::CountPassing { of, per, condition } => {
+            let things = ontology
+                .objects
+                .iter()
+                .find(|o| o.name == per.object)
+                .map_or_else(
+                    || attribute_label(ontology, per),
+                    |o| label_of(&o.label, &o.name),
+                );
+            let bound = match condition {
+                Condition::After(n) => format!("more than {n}"),
+                Condition::AtLeast(n) => format!("at least {n}"),
+                Condition::Before(n) => format!("fewer than {n}"),
+                Condition::AtMost(n) => format!("at most {n}"),
+                other => format!("{other:?}").to_lowercase(),
+            };
+            let of = measure_label(ontology, of).to_lowercase();
+            format!(
+                "Number of {} with {bound} {}",
+                plural(&things.to_lowercase()),
+                of.strip_prefix("number of ").unwrap_or(&of)
             )
         }
         Measure::Difference { of, .. } => measure_label(ontology, of),

@@ -3360,17 +3360,42 @@ fn a_comparison_with_nothing_to_compare_is_refused_not_dropped() {
     ] {
         match plan_with(&ontology, &lexicon, question) {
             Planned::NotAnswerable(reason) => assert!(
-                reason.contains("compares") || reason.contains("cannot yet count"),
+                reason.contains("compares") || reason.contains("which things to count"),
                 "{reason}"
             ),
             Planned::Plan(plan) => panic!("{question}: {plan:?}"),
         }
     }
-    // Counting the things that pass is not built: refused, not listed.
+    // Counting the things that pass: the grouped totals with their
+    // threshold, counted; below a bound the things with none would be
+    // missed, so that is refused, not undercounted.
+    let passing = compiled(
+        &ontology,
+        &lexicon,
+        "how many customers have more than 30 orders",
+        Dialect::Sqlite,
+    );
+    assert!(
+        passing.starts_with("SELECT COUNT(*) AS customer_count FROM (SELECT")
+            && passing.contains("HAVING COUNT(*) > 30")
+            && passing.contains("GROUP BY c.c_name, c.c_custkey"),
+        "{passing}"
+    );
     assert!(matches!(
-        plan_with(&ontology, &lexicon, "how many customers have more than 30 orders"),
-        Planned::NotAnswerable(reason) if reason.contains("cannot yet count")
+        plan_with(&ontology, &lexicon, "how many customers have fewer than 5 orders"),
+        Planned::NotAnswerable(reason) if reason.contains("the things with none would be missed")
     ));
+    let (f1, f1_lexicon) = f1();
+    let winners = compiled(
+        &f1,
+        &f1_lexicon,
+        "how many drivers have won more than 20 races",
+        Dialect::Postgres,
+    );
+    assert!(
+        winners.contains("HAVING COUNT(*) > 20") && !winners.contains("DISTINCT"),
+        "{winners}"
+    );
     // A quantity named before the number is compared, as before.
     let balance = compiled(
         &ontology,

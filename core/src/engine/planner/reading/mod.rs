@@ -527,6 +527,7 @@ fn adds_up(ontology: &Ontology, measure: &Measure) -> bool {
             matches!(aggregate, Aggregate::Count | Aggregate::Sum)
         }
         Measure::AveragePer { .. }
+        | Measure::CountPassing { .. }
         | Measure::Share { .. }
         | Measure::Difference { .. }
         | Measure::Growth { .. }

@@ -467,19 +467,25 @@ impl Reading {
         let [measure] = plan.measures.as_slice() else {
             return Err(refused());
         };
-        // "How many customers have more than 30 orders": a count of the
-        // things that pass is not built yet; listing them would answer
-        // another question.
-        if self.counts && self.uncompared_of.is_some() {
+        let measure = measure.clone();
+        // "How many customers have fewer than 5 orders": the things with
+        // none at all are in no group, so a count of those under a bound
+        // would leave them out.
+        let counts_things =
+            self.counts && (self.uncompared_of.is_some() || self.count_of.is_some());
+        if counts_things && matches!(op, Op::AtMost | Op::Below) {
             return Err(format!(
-                "Cassis cannot yet count the things whose total passes {n}; ask which they are instead (such as \"customers with more than 30 orders\")"
+                "Cassis can count the things whose total is above {n}, not yet those below it (the things with none would be missed); ask which they are instead"
             ));
+        }
+        if counts_things {
+            return self.count_passing(ontology, plan, measure, bound(op, n));
         }
         // "parts supplied by more than 3 suppliers": the total compared
         // counts the suppliers; a count of anything else is not it.
         if let Some(o) = self.uncompared_of {
             let name = &ontology.objects[o].name;
-            let counts_it = match measure {
+            let counts_it = match &measure {
                 Measure::CountOf { object } | Measure::DistinctOf { object, .. } => object == name,
                 Measure::Metric { metric, .. } => ontology
                     .metrics
@@ -516,13 +522,83 @@ impl Reading {
                 plan.dimensions.push(AttributeRef::new(&object.name, name));
             }
         }
-        if plan.dimensions.is_empty() || !adds_up(ontology, measure) {
+        if plan.dimensions.is_empty() || !adds_up(ontology, &measure) {
             return Err(refused());
         }
         plan.having.push(Threshold {
             measure: 0,
             condition: bound(op, n),
         });
+        Ok(())
+    }
+
+    /// "How many customers have more than 30 orders", "how many drivers
+    /// have won more than 20 races": the things counted, each with its total
+    /// of what the number counts, kept when the total passes, then counted.
+    fn count_passing(
+        &self,
+        ontology: &Ontology,
+        plan: &mut SemanticPlan,
+        measure: Measure,
+        condition: Condition,
+    ) -> Result<(), String> {
+        let refused = || {
+            "Cassis could not tell which things to count or what their totals count; ask which they are instead (such as \"customers with more than 30 orders\")".to_owned()
+        };
+        let thing = self
+            .count_of
+            .or(self.weak_object)
+            .map(|o| &ontology.objects[o])
+            .ok_or_else(refused)?;
+        let compared = self.uncompared_of.map(|o| ontology.objects[o].name.clone());
+        // "customers" read as the count of customers: what is compared is
+        // the count of the other things ("orders"), per customer; "drivers
+        // who won" as the number of different winners: their wins.
+        let of = match measure {
+            Measure::DistinctOf { object, metric } if object == thing.name => Measure::Metric {
+                metric,
+                variant: None,
+            },
+            Measure::CountOf { object } if object == thing.name => Measure::CountOf {
+                object: compared.ok_or_else(refused)?,
+            },
+            Measure::Metric { metric, .. }
+                if ontology
+                    .metrics
+                    .iter()
+                    .find(|m| m.name == metric)
+                    .is_some_and(|m| m.object == thing.name && m.aggregate == Aggregate::Count) =>
+            {
+                Measure::CountOf {
+                    object: compared.ok_or_else(refused)?,
+                }
+            }
+            other => other,
+        };
+        let base = base_object(
+            ontology,
+            &SemanticPlan {
+                measures: vec![of.clone()],
+                ..SemanticPlan::default()
+            },
+        )
+        .ok_or_else(refused)?;
+        let per = display_attribute(thing)
+            .map(|name| AttributeRef::new(&thing.name, name))
+            .ok_or_else(refused)?;
+        let joins = graph::join_tree(ontology, &base, &[thing.name.as_str()])
+            .is_ok_and(|tree| !tree.fans_out());
+        if base == thing.name || !joins || !adds_up(ontology, &of) {
+            return Err(refused());
+        }
+        plan.measures = vec![Measure::CountPassing {
+            of: Box::new(of),
+            per,
+            condition,
+        }];
+        plan.dimensions.clear();
+        plan.order = None;
+        plan.limit = None;
         Ok(())
     }
 
