@@ -58,6 +58,10 @@ pub enum Op {
     Only,
     Instead,
     Negation,
+    /// "ever", "any", "at all" after a negation: what did not happen, at no
+    /// time ("drivers who raced in 2025 but never finished on the podium in
+    /// any race"). Read from the words, after a negation only.
+    Ever,
     /// "in descending order", "alphabetically": how a list is sorted.
     Descending,
     Ascending,

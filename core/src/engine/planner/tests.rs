@@ -4019,3 +4019,27 @@ fn a_top_few_with_nothing_measured_are_the_best_positions() {
         .sql;
     assert!(sql.contains("q.position <= 3"), "{sql}");
 }
+
+#[test]
+fn a_time_before_a_negation_says_which_things() {
+    // The drivers of 2024, without points that season.
+    let (season, _) = sql(
+        "list the 2024 drivers who did not score a single race point that season",
+        None,
+    );
+    let (outer, inner) = season.split_once("NOT IN").unwrap();
+    assert!(inner.contains("r.year = 2024"), "{season}");
+    assert!(
+        outer.contains("r.year = 2024") || inner.contains(") AND r.year = 2024"),
+        "{season}"
+    );
+    // The drivers of 2025, without a podium at any time.
+    let (ever, _) = sql(
+        "Which drivers who raced in 2025 have never finished on the podium in any race?",
+        None,
+    );
+    let (_, inner) = ever.split_once("NOT IN").unwrap();
+    let (excluded, after) = inner.split_once(')').unwrap();
+    assert!(!excluded.contains("2025"), "{ever}");
+    assert!(after.contains("r.year = 2025"), "{ever}");
+}

@@ -611,6 +611,10 @@ pub(super) fn read(lexicon: &Lexicon, question: &str, today: Option<Day>) -> Vec
             pieces.push(Piece::Ordinal(n));
         } else if grammar::asks_future(&word.plain) {
             pieces.push(Piece::Op(Op::Future));
+        } else if matches!(word.plain.as_str(), "ever" | "any")
+            && pieces.contains(&Piece::Op(Op::Negation))
+        {
+            pieces.push(Piece::Op(Op::Ever));
         } else if grammar::is_stop_word(&word.plain) {
             if focus == Focus::Inside {
                 focus = Focus::Outside;

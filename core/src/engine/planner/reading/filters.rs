@@ -356,7 +356,11 @@ impl Reading {
         for (i, filter) in std::mem::take(&mut plan.filters).into_iter().enumerate() {
             if i == at || filter.attribute.object == object {
                 kept.push(filter);
-            } else if is_time(&filter) && self.contrast {
+            } else if is_time(&filter) && self.time_before_negation && self.ever {
+                // "drivers who raced in 2025 have never finished on the
+                // podium in any race": the time is the drivers' alone.
+                kept.push(filter);
+            } else if is_time(&filter) && (self.contrast || self.time_before_negation) {
                 within.push(filter.clone());
                 kept.push(filter);
             } else {

@@ -182,6 +182,12 @@ pub(super) struct Reading {
     against: Vec<(AttributeRef, bool, AttributeRef)>,
     /// "but": what the question excludes is set against what holds.
     contrast: bool,
+    /// A time named before a negation: it says which things ("drivers who
+    /// raced in 2025 have never ...").
+    time_before_negation: bool,
+    /// "ever", "in any race" after a negation: what did not happen, at no
+    /// time.
+    ever: bool,
     /// Where the last concept that named only values was: "German
     /// customers" qualifies the customers by the value before them.
     value_at: Option<usize>,

@@ -146,7 +146,15 @@ impl Reading {
                             reading.per_month = true;
                             reading.limit = reading.limit.or(Some(1));
                         }
-                        Op::Negation => reading.negate = true,
+                        Op::Negation => {
+                            reading.negate = true;
+                            // "the 2024 drivers who did not score": the
+                            // time says which things, before what they did
+                            // not do.
+                            reading.time_before_negation |=
+                                !reading.years.is_empty() || !reading.dates.is_empty();
+                        }
+                        Op::Ever => reading.ever = true,
                         Op::Which => reading.lists = true,
                         Op::Descending => reading.sort = Some(true),
                         Op::Ascending => reading.sort = Some(false),
