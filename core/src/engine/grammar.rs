@@ -378,6 +378,8 @@ const PHRASES: &[(&str, Op)] = &[
     ("haven t", Op::Negation),
     ("hadn t", Op::Negation),
     ("wasn t", Op::Negation),
+    ("isn t", Op::Negation),
+    ("aren t", Op::Negation),
     ("weren t", Op::Negation),
     ("failed to", Op::Negation),
     ("fail to", Op::Negation),

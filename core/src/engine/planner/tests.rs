@@ -4043,3 +4043,20 @@ fn a_time_before_a_negation_says_which_things() {
     assert!(!excluded.contains("2025"), "{ever}");
     assert!(after.contains("r.year = 2025"), "{ever}");
 }
+
+#[test]
+fn over_a_span_is_not_more_than_and_contractions_negate() {
+    let (over, _) = sql("average pit stop duration over the 2024 season", None);
+    assert!(
+        over.contains("r.year = 2024") && !over.contains("> 2024"),
+        "{over}"
+    );
+    let (ontology, lexicon) = wholesale();
+    let not = compiled(
+        &ontology,
+        &lexicon,
+        "how many orders placed in 1995 aren't fulfilled",
+        Dialect::Sqlite,
+    );
+    assert!(not.contains("NOT IN ('F')"), "{not}");
+}

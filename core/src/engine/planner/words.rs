@@ -458,7 +458,29 @@ pub(super) fn read(lexicon: &Lexicon, question: &str, today: Option<Day>) -> Vec
             i += 1;
             continue;
         }
+        // "over the 2024 season", "over all years": a span, not "more than".
+        let spans = operator.is_some_and(|(_, op)| op == Op::Above)
+            && plain[i] == "over"
+            && matches!(
+                plain.get(i + 1),
+                Some(
+                    &("the"
+                        | "a"
+                        | "an"
+                        | "all"
+                        | "each"
+                        | "every"
+                        | "his"
+                        | "her"
+                        | "their"
+                        | "its")
+                )
+            );
         match operator {
+            Some(_) if spans => {
+                i += 1;
+                continue;
+            }
             Some((op_len, op)) if op_len >= concept_len => {
                 pieces.push(Piece::Op(op));
                 focus = if opens_focus(op) {
