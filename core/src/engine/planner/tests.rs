@@ -4060,3 +4060,40 @@ fn over_a_span_is_not_more_than_and_contractions_negate() {
     );
     assert!(not.contains("NOT IN ('F')"), "{not}");
 }
+
+#[test]
+fn us_dates_signs_and_a_date_said_again() {
+    let (ontology, lexicon) = wholesale();
+    let us = plan_with(
+        &ontology,
+        &lexicon,
+        "How many orders were placed on 07/04/1997 (July 4th)?",
+    );
+    let Planned::Plan(us) = us else {
+        panic!("{us:?}")
+    };
+    let sql = compile(&ontology, &us, Dialect::Sqlite).unwrap().sql;
+    assert!(sql.ends_with("WHERE o.o_orderdate = '1997-07-04'"), "{sql}");
+    assert!(
+        format!("{:?}", us.assumptions).contains("month/day/year"),
+        "{us:?}"
+    );
+    // A first number that cannot be a month is the day.
+    let day_first = compiled(
+        &ontology,
+        &lexicon,
+        "orders placed on 29/11/1995",
+        Dialect::Sqlite,
+    );
+    assert!(day_first.contains("'1995-11-29'"), "{day_first}");
+    let negative = compiled(
+        &ontology,
+        &lexicon,
+        "How many customers outside the automobile segment have a negative balance?",
+        Dialect::Sqlite,
+    );
+    assert!(
+        negative.contains("c.c_acctbal < 0") && negative.contains("NOT IN ('AUTOMOBILE')"),
+        "{negative}"
+    );
+}

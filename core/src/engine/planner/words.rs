@@ -127,6 +127,17 @@ pub(super) fn read(lexicon: &Lexicon, question: &str, today: Option<Day>) -> Vec
             if both_ends && matches!(pieces.last(), Some(Piece::Op(Op::Since | Op::From))) {
                 pieces.pop();
             }
+            // "07/04/1997": either day could come first; say which was read.
+            if let [a, b, _] = plain[i..i + len] {
+                let small = |w: &str| w.parse::<u32>().is_ok_and(|n| (1..=12).contains(&n));
+                if small(a) && small(b) && a.parse::<u32>().ok() != b.parse::<u32>().ok() {
+                    pieces.push(Piece::Note(format!(
+                        "\"{a}/{b}/{}\" read as month/day/year, {}",
+                        plain[i + 2],
+                        range.first
+                    )));
+                }
+            }
             pieces.push(Piece::Dates(range));
             focus = Focus::Outside;
             i += len;
@@ -137,6 +148,21 @@ pub(super) fn read(lexicon: &Lexicon, question: &str, today: Option<Day>) -> Vec
         // capital or a preposition before it.
         if let Some((first, last, len)) = months_at(&words[i..], i.checked_sub(1).map(|p| plain[p]))
         {
+            // "on 07/04/1997 (July 4th)": the date said again in words.
+            let day = plain.get(i + len).is_some_and(|w| {
+                w.trim_end_matches(|c: char| c.is_ascii_alphabetic())
+                    .parse::<u32>()
+                    .is_ok_and(|d| (1..=31).contains(&d))
+            });
+            let restated = first == last
+                && pieces.iter().any(|p| {
+                    matches!(p, Piece::Dates(range) if range.first == range.last
+                        && range.first.get(5..7) == Some(format!("{first:02}").as_str()))
+                });
+            if restated && day {
+                i += len + 1;
+                continue;
+            }
             pieces.push(Piece::Months(first, last));
             focus = Focus::Outside;
             i += len;
@@ -334,6 +360,30 @@ pub(super) fn read(lexicon: &Lexicon, question: &str, today: Option<Day>) -> Vec
             }
         }
         let (concept_len, entries) = longest_concept(lexicon, &words[i..]);
+        // "a negative balance": the attribute below zero.
+        if let Some(sign) = match plain[i] {
+            "negative" => Some(Op::Below),
+            "positive" => Some(Op::Above),
+            _ => None,
+        } && concept_len == 0
+        {
+            let (len, entries) = longest_concept(lexicon, &words[i + 1..]);
+            let attributes: Vec<Entry> = entries
+                .into_iter()
+                .filter(|e| matches!(e.concept, Concept::Attribute { .. }))
+                .collect();
+            if len > 0 && !attributes.is_empty() {
+                pieces.push(Piece::Concept {
+                    entries: attributes,
+                    text: plain[i + 1..i + 1 + len].join(" "),
+                    scoped: false,
+                });
+                pieces.extend([Piece::Op(sign), Piece::Number(0)]);
+                focus = Focus::Outside;
+                i += 1 + len;
+                continue;
+            }
+        }
         let operator = grammar::operator_at(&plain[i..]);
         // "before discounts", "ordered from us in 1998": a time word is one
         // only when a time follows it.
@@ -834,6 +884,14 @@ fn one_date_at(words: &[&str]) -> Option<(DateRange, usize)> {
     if let (Some(y), Some(m), Some(d)) = (year(0), number(1), number(2))
         && (1..=12).contains(&m)
     {
+        DateRange::day(y, m as u32, d).map(|r| (r, 3))
+    } else if let (Some(a), Some(b), Some(y)) = (number(0), number(1), year(2))
+        && (1..=31).contains(&a)
+        && (1..=31).contains(&b)
+    {
+        // "07/04/1997": month first, as in the US, unless the first number
+        // cannot be a month ("29/11/2015"); `words` says when it was a guess.
+        let (m, d) = if a > 12 { (b, a) } else { (a, b) };
         DateRange::day(y, m as u32, d).map(|r| (r, 3))
     } else if let (Some(d), Some(m), Some(y)) = (number(0), month(1), year(2)) {
         DateRange::day(y, m, d).map(|r| (r, 3))
