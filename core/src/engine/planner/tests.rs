@@ -4097,3 +4097,20 @@ fn us_dates_signs_and_a_date_said_again() {
         "{negative}"
     );
 }
+
+#[test]
+fn a_superlative_named_by_a_number_after_by_ranks_the_things() {
+    let (ontology, lexicon) = wholesale();
+    let sql = compiled(
+        &ontology,
+        &lexicon,
+        "What is the most expensive part by retail price?",
+        Dialect::Sqlite,
+    );
+    assert!(
+        sql.contains("p.p_name")
+            && sql.contains("ORDER BY retail_price DESC")
+            && !sql.contains("COUNT"),
+        "{sql}"
+    );
+}

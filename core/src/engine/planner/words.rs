@@ -782,6 +782,19 @@ pub(super) fn read(lexicon: &Lexicon, question: &str, today: Option<Day>) -> Vec
         }
         i += 1;
     }
+    // "the most expensive part by retail price": what "most" ranks by is
+    // named after "by", so the adjective only says it again.
+    for at in 1..pieces.len() {
+        let ranked_by_later = pieces[at + 1..]
+            .windows(2)
+            .any(|w| matches!(w, [Piece::Op(Op::GroupBy), Piece::Concept { .. }]));
+        if matches!(pieces[at - 1], Piece::Op(Op::Most | Op::Least))
+            && ranked_by_later
+            && let Piece::Unknown { blocks, .. } = &mut pieces[at]
+        {
+            *blocks = false;
+        }
+    }
     // "On average, how many orders does a customer place": with an average,
     // "a customer" is what the average is per.
     if pieces.iter().any(|p| matches!(p, Piece::Op(Op::Average))) {

@@ -100,6 +100,16 @@ impl Reading {
                 || (self.order.is_some()
                     && self.groupings.is_empty()
                     && (self.metrics.is_empty() || self.weak_metric)));
+        // "the most expensive part by retail price": a number of the things
+        // ranked ranks them too.
+        let ranks = ranks
+            || (self.order.is_some()
+                && self.groupings.is_empty()
+                && (self.metrics.is_empty() || self.weak_metric)
+                && attribute.is_some_and(|(o, a)| {
+                    ontology.objects[o].attributes[a].role == AttributeRole::Measure
+                        && (self.mentioned.contains(&o) || self.weak_object == Some(o))
+                }));
         if grouping
             && !ranks
             && let Some(entity) = entity
