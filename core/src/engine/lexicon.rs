@@ -88,6 +88,10 @@ pub struct Lexicon {
     /// order's date, stems to "order"), by key: "orders" as typed names
     /// the things, not their date.
     verb_stems: HashSet<(String, Concept)>,
+    /// Values whose key also names a concept ("Finished", a status, and
+    /// "finished"), by key: read as the value only right after their own
+    /// attribute ("the status 'Finished'").
+    shadowed: HashMap<String, Vec<Entry>>,
 }
 
 /// Words longer than this are never matched with a typo: no name people
@@ -312,6 +316,14 @@ impl Lexicon {
             let is_grammar = crate::engine::grammar::operator_at(&[key.as_str()]).is_some()
                 || crate::engine::grammar::is_stop_word(key);
             if names_concept {
+                let values: Vec<Entry> = entries
+                    .iter()
+                    .filter(|e| e.strength == Strength::Value && !e.alias)
+                    .cloned()
+                    .collect();
+                if !values.is_empty() {
+                    lexicon.shadowed.insert(key.clone(), values);
+                }
                 entries.retain(|e| e.strength < Strength::Value);
             } else if is_grammar {
                 entries.retain(|e| e.strength != Strength::ValuePart);
@@ -653,6 +665,20 @@ impl Lexicon {
     /// Everything the exact phrase `key` can mean.
     pub fn lookup(&self, key: &str) -> &[Entry] {
         self.entries.get(key).map(Vec::as_slice).unwrap_or_default()
+    }
+
+    /// The values of `object`'s `attribute` that `key` spells although it
+    /// also names a concept: "Finished" after "status".
+    pub fn shadowed_value(&self, key: &str, object: usize, attribute: usize) -> Vec<Entry> {
+        self.shadowed
+            .get(key)
+            .into_iter()
+            .flatten()
+            .filter(|e| {
+                matches!(e.concept, Concept::Value { object: o, attribute: a, .. } if o == object && a == attribute)
+            })
+            .cloned()
+            .collect()
     }
 
     /// Whether `key` names `concept` only as a verb's stem ("order" for an

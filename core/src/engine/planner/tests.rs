@@ -4114,3 +4114,26 @@ fn a_superlative_named_by_a_number_after_by_ranks_the_things() {
         "{sql}"
     );
 }
+
+#[test]
+fn a_value_that_is_also_a_word_is_the_value_right_after_its_attribute() {
+    let (ontology, lexicon) = f1_with("status", "status", &["Finished", "Engine"]);
+    let sql = match plan_with(
+        &ontology,
+        &lexicon,
+        "What proportion of results in 2005 had the status 'Finished'?",
+    ) {
+        Planned::Plan(p) => compile(&ontology, &p, Dialect::Postgres).unwrap().sql,
+        refused => panic!("{refused:?}"),
+    };
+    assert!(
+        sql.contains("s.status = 'Finished'") && sql.starts_with("SELECT 100.0 *"),
+        "{sql}"
+    );
+    // Elsewhere the word is still the verb.
+    let second = plan_in_chat(&ontology, &lexicon, "who finished second in 2005", None);
+    assert!(
+        !format!("{:?}", second.filters).contains("Finished"),
+        "{second:?}"
+    );
+}

@@ -360,6 +360,29 @@ pub(super) fn read(lexicon: &Lexicon, question: &str, today: Option<Day>) -> Vec
             }
         }
         let (concept_len, entries) = longest_concept(lexicon, &words[i..]);
+        // "the status 'Finished'": right after its attribute, a value typed
+        // as stored is the value, though its word names a concept too.
+        if words[i].capital
+            && let Some(Piece::Concept {
+                entries: before, ..
+            }) = pieces.last()
+            && let Some(values) = before.iter().find_map(|e| match e.concept {
+                Concept::Attribute { object, attribute } => {
+                    let values = lexicon.shadowed_value(&words[i].stem, object, attribute);
+                    (!values.is_empty()).then_some(values)
+                }
+                _ => None,
+            })
+        {
+            pieces.push(Piece::Concept {
+                entries: values,
+                text: plain[i].to_owned(),
+                scoped: false,
+            });
+            focus = Focus::Outside;
+            i += 1;
+            continue;
+        }
         // "a negative balance": the attribute below zero.
         if let Some(sign) = match plain[i] {
             "negative" => Some(Op::Below),
