@@ -4137,3 +4137,35 @@ fn a_value_that_is_also_a_word_is_the_value_right_after_its_attribute() {
         "{second:?}"
     );
 }
+
+#[test]
+fn a_value_the_chat_already_filters_keeps_its_meaning() {
+    let (ontology, lexicon) = with_values_of(
+        crate::ontology::from_yaml(include_str!("../../../../examples/f1/ontology.yaml")).unwrap(),
+        &[
+            ("driver", "surname", &["Williams"]),
+            ("constructor", "constructor_name", &["Williams"]),
+        ],
+    );
+    let drove = plan_in_chat(
+        &ontology,
+        &lexicon,
+        "which drivers drove for Williams in 2024?",
+        None,
+    );
+    let scored = plan_in_chat(
+        &ontology,
+        &lexicon,
+        "how many race points did each of them score for Williams that year",
+        Some(&drove),
+    );
+    let filtered: Vec<&str> = scored
+        .filters
+        .iter()
+        .map(|f| f.attribute.attribute.as_str())
+        .collect();
+    assert!(
+        filtered.contains(&"constructor_name") && !filtered.contains(&"surname"),
+        "{scored:?}"
+    );
+}

@@ -85,11 +85,23 @@ impl Reading {
                 })
             };
             let names_rows = |attribute: &AttributeRef| !is_display(ontology, attribute);
+            // "how many points did they score for Williams", after "who
+            // drove for Williams": the team the chat already filters.
+            let new_in_chat = |attribute: &AttributeRef, values: &[String]| {
+                !previous.is_some_and(|p| {
+                    p.filters.iter().any(|f| {
+                        f.attribute == *attribute
+                            && matches!(&f.condition, Condition::OneOf(list)
+                                if list.iter().any(|l| values.iter().any(|v| *l == Literal::Text(v.clone()))))
+                    })
+                })
+            };
             let Some((attribute, values)) = options
                 .iter()
                 .enumerate()
-                .min_by_key(|(i, (attribute, _))| {
+                .min_by_key(|(i, (attribute, values))| {
                     (
+                        new_in_chat(attribute, values),
                         score(attribute),
                         sibling(attribute),
                         names_rows(attribute),
