@@ -9,19 +9,23 @@ use sqlparser::ast::SetExpr;
 
 impl Compiler<'_> {
     /// `AVG(m)` over the plan of `of` grouped by `per`: the average of the
-    /// measure's value per group ("average points per race").
+    /// measure's value per group ("average points per race"), for each of
+    /// the plan's own groups where it has some ("average points per race
+    /// for each driver").
     pub(super) fn average_per(
         &self,
         plan: &SemanticPlan,
         of: &Measure,
         per: &AttributeRef,
     ) -> Result<CompiledQuery, CompileError> {
-        if !plan.dimensions.is_empty() || of.is_composite() {
+        if of.is_composite() || plan.dimensions.contains(per) {
             return Err(CompileError::NotAlone);
         }
         let grouped = SemanticPlan {
             measures: vec![of.clone()],
-            dimensions: vec![per.clone()],
+            dimensions: std::iter::once(per.clone())
+                .chain(plan.dimensions.iter().cloned())
+                .collect(),
             filters: plan.filters.clone(),
             via: plan.via.clone(),
             ..SemanticPlan::default()
@@ -30,15 +34,40 @@ impl Compiler<'_> {
         let measured = inner.columns.last().cloned().unwrap_or_default();
         let name = format!("average_{measured}_per_{}", per.object);
         let ident = |text: &str| self.sql.ident(text).to_string();
+        // The inner query shows `per`, then the plan's groups, then the
+        // measure.
+        let groups: Vec<String> = inner.columns[1..inner.columns.len() - 1].to_vec();
+        let shown: Vec<String> = groups
+            .iter()
+            .map(|g| format!("per_group.{}", ident(g)))
+            .collect();
+        let select = shown
+            .iter()
+            .cloned()
+            .chain(std::iter::once(format!(
+                "AVG(per_group.{}) AS {}",
+                ident(&measured),
+                ident(&name)
+            )))
+            .collect::<Vec<_>>()
+            .join(", ");
+        let group_by = if shown.is_empty() {
+            String::new()
+        } else {
+            format!(
+                " GROUP BY {} ORDER BY {} DESC",
+                shown.join(", "),
+                ident(&name)
+            )
+        };
         // The grouped query is the compiler's own output; only the shell is new.
         let text = format!(
-            "SELECT AVG(per_group.{}) AS {} FROM ({}) AS per_group",
-            ident(&measured),
-            ident(&name),
-            inner.sql,
+            "SELECT {select} FROM ({}) AS per_group{group_by}",
+            inner.sql
         );
         let query = self.shell("the average per group", text)?;
-        Ok(CompiledQuery::new(query, vec![name], inner.objects))
+        let columns = groups.into_iter().chain(std::iter::once(name)).collect();
+        Ok(CompiledQuery::new(query, columns, inner.objects))
     }
 
     /// How many groups of `per` have an `of` that meets `condition`: the

@@ -4169,3 +4169,20 @@ fn a_value_the_chat_already_filters_keeps_its_meaning() {
         "{scored:?}"
     );
 }
+
+#[test]
+fn an_average_per_thing_for_each_group() {
+    let (sql, plan) = sql(
+        "Average race points per race for each Red Bull driver in 2022",
+        None,
+    );
+    assert!(
+        matches!(&plan.measures[..], [Measure::AveragePer { per, .. }] if per.object == "race"),
+        "{plan:?}"
+    );
+    assert!(
+        sql.starts_with("SELECT per_group.full_name, AVG(per_group.points) AS average_points_per_race FROM (SELECT r.name AS race_name, d.forename")
+            && sql.contains("GROUP BY per_group.full_name"),
+        "{sql}"
+    );
+}

@@ -180,6 +180,9 @@ pub(super) struct Reading {
     /// Attributes compared with another of the same thing: "received after
     /// the commit date" (true: after or above it).
     against: Vec<(AttributeRef, bool, AttributeRef)>,
+    /// Which grouping "per" introduced ("average points per race for each
+    /// driver": the race), by its place among the groupings.
+    per_grouping: Option<usize>,
     /// "but": what the question excludes is set against what holds.
     contrast: bool,
     /// A time named before a negation: it says which things ("drivers who

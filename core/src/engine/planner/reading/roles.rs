@@ -166,6 +166,8 @@ impl Reading {
                         Op::Per => {
                             grouping = true;
                             reading.per = true;
+                            reading.per_grouping =
+                                reading.per_grouping.or(Some(reading.groupings.len()));
                         }
                         // "by all drivers": rolled up, not grouped.
                         Op::All => {

@@ -32,17 +32,30 @@ impl Reading {
             ..
         } = assembly;
         // "Average points per race": a sum or count per race, averaged.
+        // "Average points per race for each driver": the average per race,
+        // for each driver.
+        let per_at = match plan.dimensions.len() {
+            1 => Some(0),
+            2.. if self
+                .per_grouping
+                .is_some_and(|at| at < plan.dimensions.len())
+                && plan.dimensions.len() == self.groupings.len() =>
+            {
+                self.per_grouping
+            }
+            _ => None,
+        };
         if self.averaged
             && self.per
             && let [measure] = plan.measures.as_slice()
             && adds_up(ontology, measure)
-            && let [per] = plan.dimensions.as_slice()
+            && let Some(at) = per_at
         {
+            let per = plan.dimensions.remove(at);
             plan.measures = vec![Measure::AveragePer {
                 of: Box::new(measure.clone()),
-                per: per.clone(),
+                per,
             }];
-            plan.dimensions.clear();
             plan.order = None;
             plan.limit = None;
             assumptions.extend(variant_assumptions(ontology, &plan.measures));
