@@ -9,10 +9,13 @@
 //! attributes when they read a column. Simple metrics become metrics with
 //! their measure's aggregate and expression and their filters written over
 //! the object's columns; ratio metrics become ratios. Saved queries become
-//! verified questions once compiled. Derived, cumulative and conversion
-//! metrics, percentiles and medians, semi-additive measures, natural
-//! entities, filters that reach another semantic model and the 1.12 spec on
-//! models have no Cassis equivalent yet: each is a warning.
+//! verified questions once compiled. A measure's `non_additive_dimension`
+//! makes its metrics semi-additive (`window_choice: max` reads the last
+//! value, `min` the first; `window_groupings` name the entities each keeps
+//! its own time for). Derived, cumulative and conversion metrics,
+//! percentiles and medians, natural entities, filters that reach another
+//! semantic model and the 1.12 spec on models have no Cassis equivalent
+//! yet: each is a warning.
 
 use super::text::{bare_column, humanize};
 use super::{Grain, GroupBy, ImportError, Imported, SavedQuery, Warnings, read_yaml};
@@ -428,9 +431,32 @@ struct MeasureDef {
     description: String,
     create_metric: bool,
     used: bool,
+    /// Its `non_additive_dimension`, as its metrics read it.
+    semi_additive: Option<SemiAdditive>,
     /// Where it was defined, for a warning about it.
     file: String,
     line: Option<usize>,
+}
+
+/// MetricFlow's `non_additive_dimension` on a measure.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct NonAdditiveDimension {
+    name: String,
+    /// `min` (dbt's default) reads each period's first value, `max` its last.
+    #[serde(default)]
+    window_choice: Option<String>,
+    #[serde(default)]
+    window_groupings: Vec<String>,
+}
+
+/// The attribute an entity's key is held in: `customer_key` for `customer`.
+fn entity_attribute(entity: &str) -> String {
+    if entity.ends_with("_id") || entity.ends_with("_key") {
+        entity.to_owned()
+    } else {
+        format!("{entity}_key")
+    }
 }
 
 #[derive(Clone)]
@@ -550,11 +576,7 @@ impl Importer {
                 });
             // An entity is reached by its own name (customer) through the
             // relationship; the attribute holds the key.
-            let name = if e.name.ends_with("_id") || e.name.ends_with("_key") {
-                e.name.clone()
-            } else {
-                format!("{}_key", e.name)
-            };
+            let name = entity_attribute(&e.name);
             self.dimension_sql
                 .insert((m.name.clone(), e.name.clone()), sql.clone());
             object.attributes.push(Attribute {
@@ -709,9 +731,16 @@ impl Importer {
                     return Err(w.invalid(&at, item, format!("`agg: {other}` is not one of sum, count, count_distinct, average, min, max, sum_boolean, median or percentile")));
                 }
             };
-            if measure.non_additive_dimension.is_some() {
-                w.add(&at, &item, "non_additive_dimension (a semi-additive measure such as a balance) has no Cassis equivalent yet: metrics on it add up across time");
-            }
+            let semi_additive = match &measure.non_additive_dimension {
+                None => None,
+                Some(value) => match self.non_additive(value, m, &object, aggregate) {
+                    Ok(levels) => Some(levels),
+                    Err(why) => {
+                        w.add(&at, &item, format!("its non_additive_dimension (a semi-additive measure such as a balance) is not kept: {why}; metrics on it add up across time"));
+                        None
+                    }
+                },
+            };
             if measure.agg_params.is_some() && !matches!(measure.agg.as_str(), "percentile") {
                 w.add(&at, &item, "agg_params are not kept");
             }
@@ -744,6 +773,7 @@ impl Importer {
                     description: measure.description.clone().unwrap_or_default(),
                     create_metric: measure.create_metric,
                     used: false,
+                    semi_additive,
                     file: w.file.to_owned(),
                     line: w.lines.locate(&at),
                 },
@@ -751,6 +781,62 @@ impl Importer {
         }
         self.ontology.objects.push(object);
         Ok(())
+    }
+
+    /// A measure's `non_additive_dimension` as a metric's `semi_additive`:
+    /// its dimension a time attribute of the object (`metric_time` its
+    /// aggregation time), its groupings entities of the same semantic model.
+    fn non_additive(
+        &self,
+        value: &Value,
+        m: &DbtSemanticModel,
+        object: &Object,
+        aggregate: Aggregate,
+    ) -> Result<SemiAdditive, String> {
+        let read: NonAdditiveDimension = serde_yaml_ng::from_value(value.clone())
+            .map_err(|e| format!("it does not read: {e}"))?;
+        let time = if read.name == "metric_time" {
+            self.agg_time
+                .get(&m.name)
+                .cloned()
+                .ok_or("the semantic model has no time dimension for `metric_time`")?
+        } else {
+            read.name.clone()
+        };
+        if !object
+            .attributes
+            .iter()
+            .any(|a| a.name == time && a.role == AttributeRole::Time)
+        {
+            return Err(format!(
+                "`{time}` is not a time dimension of the semantic model `{}`",
+                m.name
+            ));
+        }
+        let take = match read
+            .window_choice
+            .as_deref()
+            .map(str::to_lowercase)
+            .as_deref()
+        {
+            None | Some("min") => Take::First,
+            Some("max") => Take::Last,
+            Some(other) => return Err(format!("`window_choice: {other}` is neither min nor max")),
+        };
+        let mut per = Vec::new();
+        for entity in &read.window_groupings {
+            if !m.entities.iter().any(|e| e.name == *entity) {
+                return Err(format!(
+                    "its window grouping `{entity}` is not an entity of the semantic model `{}`",
+                    m.name
+                ));
+            }
+            per.push(entity_attribute(entity));
+        }
+        if !per.is_empty() && matches!(aggregate, Aggregate::Avg | Aggregate::CountDistinct) {
+            return Err("with window_groupings, each one's value is added up, which an average or a distinct count cannot be".to_owned());
+        }
+        Ok(SemiAdditive { time, take, per })
     }
 
     /// Each foreign entity joins its object to the one whose primary (or
@@ -977,6 +1063,7 @@ impl Importer {
             kind: MetricKind::Simple,
             expr: measure.expr.clone(),
             filters,
+            semi_additive: measure.semi_additive.clone(),
             label: m.label.clone().unwrap_or_default(),
             description: m
                 .description
@@ -1082,6 +1169,7 @@ impl Importer {
                     object: measure.object.clone(),
                     aggregate: measure.aggregate,
                     expr: measure.expr.clone(),
+                    semi_additive: measure.semi_additive.clone(),
                     label: measure.label.clone(),
                     description: measure.description.clone(),
                     ..Metric::default()
@@ -1409,6 +1497,86 @@ mod tests {
             }]
         );
         assert!(crate::ontology::validate(o, crate::project::Dialect::Sqlite).is_empty());
+    }
+
+    /// MetricFlow's `non_additive_dimension` becomes `semi_additive`: `max`
+    /// the last value, `min` (and no choice, dbt's default) the first,
+    /// window groupings the entities' key attributes; one that names no time
+    /// dimension stays a warning and its metric adds up.
+    #[test]
+    fn a_non_additive_dimension_makes_its_metrics_semi_additive() {
+        let project = ProjectFile::new(
+            "models/balances.yml",
+            r#"
+semantic_models:
+  - name: balance
+    model: ref('account_balances')
+    defaults: {agg_time_dimension: snapshot_date}
+    entities:
+      - {name: balance_id, type: primary}
+      - {name: account, type: foreign, expr: account_id}
+    dimensions:
+      - {name: snapshot_date, type: time, type_params: {time_granularity: day}}
+      - {name: branch, type: categorical}
+    measures:
+      - name: closing
+        agg: sum
+        expr: amount
+        create_metric: true
+        non_additive_dimension: {name: snapshot_date, window_choice: max, window_groupings: [account]}
+      - name: opening
+        agg: sum
+        expr: amount
+        create_metric: true
+        non_additive_dimension: {name: metric_time}
+      - name: broken
+        agg: sum
+        expr: amount
+        create_metric: true
+        non_additive_dimension: {name: branch, window_choice: max}
+metrics:
+  - {name: closing_balance, type: simple, type_params: {measure: closing}}
+"#,
+        );
+        let imported = from_dbt(&[project], DEFAULT_MAX_YAML_BYTES).unwrap();
+        let levels = |name: &str| {
+            imported
+                .ontology
+                .metrics
+                .iter()
+                .find(|m| m.name == name)
+                .unwrap_or_else(|| panic!("no metric {name}"))
+                .semi_additive
+                .clone()
+        };
+        let at = |take, per: &[&str]| {
+            Some(SemiAdditive {
+                time: "snapshot_date".into(),
+                take,
+                per: per.iter().map(|p| p.to_string()).collect(),
+            })
+        };
+        assert_eq!(levels("closing_balance"), at(Take::Last, &["account_key"]));
+        assert_eq!(levels("opening"), at(Take::First, &[]));
+        assert_eq!(levels("broken"), None);
+        assert!(
+            warning(&imported, "semantic_models.balance.measures.broken")
+                .message
+                .contains("`branch` is not a time dimension")
+        );
+        assert!(
+            !imported
+                .warnings
+                .iter()
+                .any(|w| w.item.ends_with("measures.closing")
+                    || w.item.ends_with("measures.opening")),
+            "{:#?}",
+            imported.warnings
+        );
+        assert_eq!(
+            crate::ontology::validate(&imported.ontology, crate::project::Dialect::Postgres),
+            vec![]
+        );
     }
 
     #[test]
