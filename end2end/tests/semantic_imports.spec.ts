@@ -27,7 +27,7 @@ test('a dbt project\'s semantic layer files import into the draft, with a warnin
     'metrics.yml:79: metrics.cumulative_revenue: a cumulative metric to date by year has no Cassis equivalent yet; not imported',
     'metrics.yml:93: metrics.order_to_return: a conversion metric has no Cassis equivalent; not imported',
     'orders.yml:50: semantic_models.order.measures.median_order_value: `agg: median` has no Cassis aggregate yet',
-    'saved_queries.yml:19: saved_queries.urgent_revenue_1995: its `where` is not translated',
+    "saved_queries.yml:28: saved_queries.high_priority_revenue: its where `{{ Dimension('order__order_priority') }} LIKE '1-%'`",
   ]) {
     await expect(warnings.getByRole('listitem').filter({ hasText: warning })).toHaveCount(1);
   }

@@ -18,7 +18,10 @@
 //! yet: each is a warning.
 
 use super::text::{bare_column, humanize};
-use super::{Grain, GroupBy, ImportError, Imported, SavedQuery, Warnings, read_yaml};
+use super::{
+    Comparison, Grain, GroupBy, ImportError, Imported, Literal, SavedFilter, SavedQuery, Warnings,
+    read_yaml,
+};
 use crate::ontology::model::*;
 use serde::Deserialize;
 use serde_yaml_ng::Value;
@@ -450,6 +453,140 @@ struct NonAdditiveDimension {
     window_groupings: Vec<String>,
 }
 
+/// What a Jinja reference in a saved query's `where` is read as, numbered.
+const REFERENCE: &str = "cassis_reference_";
+
+/// A saved query's condition as comparisons of references with values,
+/// all of which hold; anything else is refused, named.
+fn read_comparisons(
+    expr: &sqlparser::ast::Expr,
+    references: &[GroupBy],
+    filters: &mut Vec<SavedFilter>,
+) -> Result<(), String> {
+    use sqlparser::ast::{BinaryOperator as Op, Expr};
+    let reference = |e: &Expr| match e {
+        Expr::Identifier(ident) => ident
+            .value
+            .strip_prefix(REFERENCE)
+            .and_then(|n| n.parse::<usize>().ok())
+            .and_then(|n| references.get(n)),
+        _ => None,
+    };
+    let unreadable = || {
+        "it is not a dimension compared with values (=, <>, <, <=, >, >=, IN, BETWEEN, IS NULL, joined by AND), which is what Cassis reads".to_owned()
+    };
+    let mut push = |on: &GroupBy, comparison| {
+        filters.push(SavedFilter {
+            on: on.clone(),
+            comparison,
+        })
+    };
+    match expr {
+        Expr::Nested(inner) => read_comparisons(inner, references, filters),
+        Expr::BinaryOp {
+            left,
+            op: Op::And,
+            right,
+        } => {
+            read_comparisons(left, references, filters)?;
+            read_comparisons(right, references, filters)
+        }
+        Expr::BinaryOp { left, op, right } => {
+            // `'1995-01-01' <= date` reads as `date >= '1995-01-01'`.
+            let (on, value, op) = match (reference(left), reference(right)) {
+                (Some(on), None) => (on, literal(right).ok_or_else(unreadable)?, op.clone()),
+                (None, Some(on)) => {
+                    let flipped = match op {
+                        Op::Gt => Op::Lt,
+                        Op::Lt => Op::Gt,
+                        Op::GtEq => Op::LtEq,
+                        Op::LtEq => Op::GtEq,
+                        other => other.clone(),
+                    };
+                    (on, literal(left).ok_or_else(unreadable)?, flipped)
+                }
+                _ => return Err(unreadable()),
+            };
+            let comparison = match op {
+                Op::Eq => Comparison::OneOf(vec![value]),
+                Op::NotEq => Comparison::NoneOf(vec![value]),
+                Op::GtEq => Comparison::AtLeast(value),
+                Op::LtEq => Comparison::AtMost(value),
+                Op::Gt => Comparison::Above(value),
+                Op::Lt => Comparison::Below(value),
+                _ => return Err(unreadable()),
+            };
+            push(on, comparison);
+            Ok(())
+        }
+        Expr::In {
+            expr: inner,
+            target: sqlparser::ast::InTarget::List(list),
+            negated,
+            ..
+        } => {
+            let on = reference(inner).ok_or_else(unreadable)?;
+            let values = list
+                .iter()
+                .map(literal)
+                .collect::<Option<Vec<_>>>()
+                .ok_or_else(unreadable)?;
+            push(
+                on,
+                if *negated {
+                    Comparison::NoneOf(values)
+                } else {
+                    Comparison::OneOf(values)
+                },
+            );
+            Ok(())
+        }
+        Expr::Between {
+            expr: inner,
+            negated: false,
+            low,
+            high,
+        } => {
+            let on = reference(inner).ok_or_else(unreadable)?;
+            let (low, high) = (literal(low), literal(high));
+            let (Some(low), Some(high)) = (low, high) else {
+                return Err(unreadable());
+            };
+            push(on, Comparison::Between(low, high));
+            Ok(())
+        }
+        Expr::IsNull(inner) => {
+            push(
+                reference(inner).ok_or_else(unreadable)?,
+                Comparison::Missing,
+            );
+            Ok(())
+        }
+        _ => Err(unreadable()),
+    }
+}
+
+/// A whole number or a quoted text; anything else (a decimal, a function
+/// call) is no value a condition of Cassis's holds.
+fn literal(expr: &sqlparser::ast::Expr) -> Option<Literal> {
+    use sqlparser::ast::{Expr, UnaryOperator, Value};
+    match expr {
+        Expr::Value(v) => match &v.value {
+            Value::Number(n, _) => n.parse().ok().map(Literal::Integer),
+            Value::SingleQuotedString(s) => Some(Literal::Text(s.clone())),
+            _ => None,
+        },
+        Expr::UnaryOp {
+            op: UnaryOperator::Minus,
+            expr,
+        } => match literal(expr)? {
+            Literal::Integer(n) => Some(Literal::Integer(-n)),
+            Literal::Text(_) => None,
+        },
+        _ => None,
+    }
+}
+
 /// The attribute an entity's key is held in: `customer_key` for `customer`.
 fn entity_attribute(entity: &str) -> String {
     if entity.ends_with("_id") || entity.ends_with("_key") {
@@ -736,7 +873,7 @@ impl Importer {
                 Some(value) => match self.non_additive(value, m, &object, aggregate) {
                     Ok(levels) => Some(levels),
                     Err(why) => {
-                        w.add(&at, &item, format!("its non_additive_dimension (a semi-additive measure such as a balance) is not kept: {why}; metrics on it add up across time"));
+                        w.add(&at, &item, format!("non_additive_dimension (a semi-additive measure such as a balance) is not kept: {why}; metrics on it add up across time"));
                         None
                     }
                 },
@@ -1188,14 +1325,6 @@ impl Importer {
     fn saved_query(&mut self, q: &DbtSavedQuery, w: &mut Warnings) {
         let at = ["saved_queries", q.name.as_str()];
         let item = format!("saved_queries.{}", q.name);
-        if q.query_params.filter.is_some() {
-            w.add(
-                &at,
-                &item,
-                "its `where` is not translated into a verified question's SQL yet; not imported",
-            );
-            return;
-        }
         if q.query_params.order_by.is_some() || q.query_params.limit.is_some() {
             w.add(
                 &at,
@@ -1219,6 +1348,20 @@ impl Importer {
                         &at,
                         &item,
                         format!("its metric `{metric}` was not imported; not imported"),
+                    );
+                    return;
+                }
+            }
+        }
+        let mut filters = Vec::new();
+        for condition in q.query_params.filter.iter().flat_map(Filters::list) {
+            match self.saved_filters(&condition, objects.first().map(String::as_str)) {
+                Ok(mut read) => filters.append(&mut read),
+                Err(why) => {
+                    w.add(
+                        &at,
+                        &item,
+                        format!("its where `{}`: {why}; not imported", condition.trim()),
                     );
                     return;
                 }
@@ -1250,7 +1393,35 @@ impl Importer {
             description: q.description.clone().unwrap_or_default(),
             metrics: q.query_params.metrics.clone(),
             group_by,
+            filters,
         });
+    }
+
+    /// A saved query's `where` as conditions on dimensions (`{{
+    /// TimeDimension('metric_time', 'day') }} >= '1995-01-01'`): each Jinja
+    /// reference read as a grouping is, then the SQL read as comparisons of
+    /// one with values, joined by AND.
+    fn saved_filters(
+        &self,
+        condition: &str,
+        metric_object: Option<&str>,
+    ) -> Result<Vec<SavedFilter>, String> {
+        let mut references = Vec::new();
+        let mut sql = String::new();
+        let mut rest = condition;
+        while let Some(start) = rest.find("{{") {
+            let end = rest[start..].find("}}").ok_or("a `{{` is not closed")? + start;
+            sql.push_str(&rest[..start]);
+            references.push(self.group_by(&rest[start..end + 2], metric_object)?);
+            sql.push_str(&format!(" {REFERENCE}{} ", references.len() - 1));
+            rest = &rest[end + 2..];
+        }
+        sql.push_str(rest);
+        let expr = crate::sql::parse_expression(crate::project::Dialect::Postgres, &sql)
+            .map_err(|e| e.to_string())?;
+        let mut filters = Vec::new();
+        read_comparisons(&expr, &references, &mut filters)?;
+        Ok(filters)
     }
 
     fn group_by(&self, by: &str, metric_object: Option<&str>) -> Result<GroupBy, String> {
@@ -1436,9 +1607,9 @@ mod tests {
         let part = warning(&imported, "semantic_models.line_item.entities.part");
         assert_eq!(part.file, "models/semantic/line_items.yml");
         assert!(
-            warning(&imported, "saved_queries.urgent_revenue_1995")
+            warning(&imported, "saved_queries.high_priority_revenue")
                 .message
-                .contains("where")
+                .contains("LIKE")
         );
         // Joins from foreign entities to primary ones.
         let joins: Vec<(&str, &str, &str, &str)> = o
@@ -1485,7 +1656,29 @@ mod tests {
             queries,
             [
                 "How many orders were placed each year?",
-                "What is revenue by region?"
+                "What is revenue by region?",
+                "What was the revenue of line items shipped in 1995?"
+            ]
+        );
+        // Its `where`, as conditions on the line item's ship date: the
+        // metric's time.
+        let text = |t: &str| Literal::Text(t.to_owned());
+        let on = |object: &str, attribute: &str| GroupBy {
+            object: object.into(),
+            attribute: attribute.into(),
+            grain: None,
+        };
+        assert_eq!(
+            imported.saved_queries[2].filters,
+            [
+                SavedFilter {
+                    on: on("line_item", "ship_date"),
+                    comparison: Comparison::AtLeast(text("1995-01-01"))
+                },
+                SavedFilter {
+                    on: on("line_item", "ship_date"),
+                    comparison: Comparison::Below(text("1996-01-01"))
+                },
             ]
         );
         assert_eq!(
@@ -1576,6 +1769,90 @@ metrics:
         assert_eq!(
             crate::ontology::validate(&imported.ontology, crate::project::Dialect::Postgres),
             vec![]
+        );
+    }
+
+    /// A `where` reads as comparisons of dimensions with values, whichever
+    /// side the dimension is on, joined by AND; a year compares as a
+    /// number. What is no such comparison is named in a warning.
+    #[test]
+    fn a_saved_query_where_reads_as_conditions_on_dimensions() {
+        let mut files = wholesale();
+        files.push(ProjectFile::new(
+            "models/more_queries.yml",
+            r#"
+saved_queries:
+  - name: late_nineties
+    query_params:
+      metrics: [order_count]
+      where:
+        - "{{ TimeDimension('metric_time', 'year') }} BETWEEN 1996 AND 1998 AND '2-HIGH' <> {{ Dimension('order__order_priority') }}"
+        - "{{ Dimension('order__order_status') }} IN ('F', 'O')"
+        - "({{ Dimension('order__order_status') }} NOT IN ('P')) AND {{ Dimension('order__order_priority') }} IS NULL"
+  - name: either
+    query_params:
+      metrics: [order_count]
+      where: "{{ Dimension('order__order_status') }} = 'F' OR {{ Dimension('order__order_status') }} = 'O'"
+  - name: unknown
+    query_params:
+      metrics: [order_count]
+      where: "{{ Dimension('order__order_colour') }} = 'red'"
+"#,
+        ));
+        let imported = from_dbt(&files, DEFAULT_MAX_YAML_BYTES).unwrap();
+        let query = imported
+            .saved_queries
+            .iter()
+            .find(|q| q.name == "late_nineties")
+            .unwrap();
+        let on = |attribute: &str, grain| GroupBy {
+            object: "order".into(),
+            attribute: attribute.into(),
+            grain,
+        };
+        let text = |t: &str| Literal::Text(t.to_owned());
+        let read: Vec<(GroupBy, Comparison)> = query
+            .filters
+            .iter()
+            .map(|f| (f.on.clone(), f.comparison.clone()))
+            .collect();
+        assert_eq!(
+            read,
+            [
+                (
+                    on("order_date", Some(Grain::Year)),
+                    Comparison::Between(Literal::Integer(1996), Literal::Integer(1998))
+                ),
+                (
+                    on("order_priority", None),
+                    Comparison::NoneOf(vec![text("2-HIGH")])
+                ),
+                (
+                    on("order_status", None),
+                    Comparison::OneOf(vec![text("F"), text("O")])
+                ),
+                (
+                    on("order_status", None),
+                    Comparison::NoneOf(vec![text("P")])
+                ),
+                (on("order_priority", None), Comparison::Missing),
+            ]
+        );
+        assert!(
+            warning(&imported, "saved_queries.either")
+                .message
+                .contains("it is not a dimension compared with values")
+        );
+        assert!(
+            warning(&imported, "saved_queries.unknown")
+                .message
+                .contains("`order_colour` is not a dimension of `order`")
+        );
+        assert!(
+            !imported
+                .saved_queries
+                .iter()
+                .any(|q| q.name == "either" || q.name == "unknown")
         );
     }
 

@@ -98,6 +98,44 @@ pub struct SavedQuery {
     pub description: String,
     pub metrics: Vec<String>,
     pub group_by: Vec<GroupBy>,
+    /// Its `where`, as conditions on dimensions, all of which hold.
+    pub filters: Vec<SavedFilter>,
+}
+
+/// One condition of a saved query's `where`: a dimension (a date at a
+/// grain) compared with values.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SavedFilter {
+    pub on: GroupBy,
+    pub comparison: Comparison,
+}
+
+/// How a saved query's condition compares its dimension, as SQL wrote it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Comparison {
+    /// `= v` or `IN (...)`.
+    OneOf(Vec<Literal>),
+    /// `<> v` or `NOT IN (...)`.
+    NoneOf(Vec<Literal>),
+    /// `>= v`.
+    AtLeast(Literal),
+    /// `<= v`.
+    AtMost(Literal),
+    /// `> v`.
+    Above(Literal),
+    /// `< v`.
+    Below(Literal),
+    /// `BETWEEN low AND high`, both included.
+    Between(Literal, Literal),
+    /// `IS NULL`.
+    Missing,
+}
+
+/// A value a saved query's condition compares with.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Literal {
+    Integer(i64),
+    Text(String),
 }
 
 /// One grouping of a saved query: an object's attribute, a date at a grain.
