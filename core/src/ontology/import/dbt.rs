@@ -1,5 +1,6 @@
 //! A dbt project's semantic layer (MetricFlow's YAML: top-level
-//! `semantic_models`, `metrics` and `saved_queries`) read as a draft.
+//! `semantic_models`, `metrics` and `saved_queries`, or dbt 1.12's latest
+//! spec with a `semantic_model` on each model) read as a draft.
 //!
 //! A semantic model becomes an object on the table of the model it refers to
 //! (`ref('orders')` reads `orders`); its primary entity gives the primary
@@ -9,13 +10,21 @@
 //! attributes when they read a column. Simple metrics become metrics with
 //! their measure's aggregate and expression and their filters written over
 //! the object's columns; ratio metrics become ratios. Saved queries become
-//! verified questions once compiled. A measure's `non_additive_dimension`
-//! makes its metrics semi-additive (`window_choice: max` reads the last
-//! value, `min` the first; `window_groupings` name the entities each keeps
-//! its own time for). Derived, cumulative and conversion metrics,
-//! percentiles and medians, natural entities, filters that reach another
-//! semantic model and the 1.12 spec on models have no Cassis equivalent
-//! yet: each is a warning.
+//! verified questions once compiled, their `where` applied. A measure's
+//! `non_additive_dimension` makes its metrics semi-additive (`window_choice:
+//! max` reads the last value, `min` the first; `window_groupings` name the
+//! entities each keeps its own time for).
+//!
+//! In the latest spec a model's columns carry its entities and dimensions
+//! and its simple metrics stand for the legacy spec's measures; such a
+//! model is read as the legacy semantic model it amounts to, and what is
+//! said about it names the model, its columns and metrics where they are
+//! written. Top-level metrics take their parameters as direct keys there
+//! (`numerator`, `input_metric`, ...).
+//!
+//! Derived, cumulative and conversion metrics, percentiles and medians,
+//! natural entities and filters that reach another semantic model have no
+//! Cassis equivalent yet: each is a warning.
 
 use super::text::{bare_column, humanize};
 use super::{
@@ -45,12 +54,22 @@ const MAX_DEPTH: usize = 16;
 struct DbtFile {
     #[serde(default)]
     semantic_models: Vec<DbtSemanticModel>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "latest_metrics")]
     metrics: Vec<DbtMetric>,
     #[serde(default)]
     saved_queries: Vec<DbtSavedQuery>,
     #[serde(default)]
     models: Vec<Value>,
+}
+
+/// Top-level metrics, the latest spec's direct keys moved where the legacy
+/// spec has them.
+fn latest_metrics<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<DbtMetric>, D::Error> {
+    let metrics: Vec<DbtMetric> = Deserialize::deserialize(d)?;
+    Ok(metrics
+        .into_iter()
+        .map(DbtMetric::with_type_params)
+        .collect())
 }
 
 #[derive(Debug, Deserialize)]
@@ -162,6 +181,42 @@ struct DbtMetric {
     type_params: TypeParams,
     #[serde(default)]
     filter: Option<Filters>,
+    /// A simple metric written on a model (the latest spec): its measure,
+    /// when refused, was warned about already.
+    #[serde(skip)]
+    on_model: bool,
+    /// The latest spec (dbt 1.12) writes `type_params`' keys on the metric.
+    #[serde(default)]
+    numerator: Option<Input>,
+    #[serde(default)]
+    denominator: Option<Input>,
+    #[serde(default)]
+    expr: Option<String>,
+    #[serde(default)]
+    input_metrics: Option<Vec<Value>>,
+    #[serde(default)]
+    input_metric: Option<Input>,
+    #[serde(default)]
+    window: Option<Value>,
+    #[serde(default)]
+    grain_to_date: Option<Value>,
+}
+
+impl DbtMetric {
+    /// The latest spec's direct keys moved into `type_params`, where the
+    /// legacy spec has them (a cumulative metric's `input_metric` is its
+    /// `measure`).
+    fn with_type_params(mut self) -> Self {
+        let t = &mut self.type_params;
+        t.numerator = t.numerator.take().or(self.numerator.take());
+        t.denominator = t.denominator.take().or(self.denominator.take());
+        t.expr = t.expr.take().or(self.expr.take());
+        t.metrics = t.metrics.take().or(self.input_metrics.take());
+        t.measure = t.measure.take().or(self.input_metric.take());
+        t.window = t.window.take().or(self.window.take());
+        t.grain_to_date = t.grain_to_date.take().or(self.grain_to_date.take());
+        self
+    }
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -255,6 +310,319 @@ struct QueryParams {
     order_by: Option<Value>,
     #[serde(default)]
     limit: Option<Value>,
+}
+
+/// A model with a semantic model on it (dbt 1.12's latest spec): entities
+/// and dimensions on its columns, simple metrics beside them.
+#[derive(Debug, Deserialize)]
+struct LatestModel {
+    name: String,
+    #[serde(default)]
+    description: Option<String>,
+    /// `true`, or a mapping with `enabled` and an optional `name`.
+    #[serde(default)]
+    semantic_model: Option<Value>,
+    #[serde(default)]
+    agg_time_dimension: Option<String>,
+    #[serde(default)]
+    primary_entity: Option<String>,
+    #[serde(default)]
+    columns: Vec<LatestColumn>,
+    #[serde(default)]
+    derived_semantics: Option<DerivedSemantics>,
+    #[serde(default)]
+    metrics: Vec<Value>,
+}
+
+#[derive(Debug, Deserialize)]
+struct LatestColumn {
+    name: String,
+    #[serde(default)]
+    description: Option<String>,
+    /// A time dimension's native grain.
+    #[serde(default)]
+    granularity: Option<String>,
+    /// Its type alone (`entity: primary`) or a mapping.
+    #[serde(default)]
+    entity: Option<Value>,
+    #[serde(default)]
+    dimension: Option<Value>,
+}
+
+#[derive(Debug, Deserialize)]
+struct ColumnEntity {
+    #[serde(rename = "type")]
+    kind: EntityKind,
+    #[serde(default)]
+    name: Option<String>,
+    #[serde(default)]
+    description: Option<String>,
+    #[serde(default)]
+    label: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+struct ColumnDimension {
+    #[serde(rename = "type")]
+    kind: DimensionKind,
+    #[serde(default)]
+    name: Option<String>,
+    #[serde(default)]
+    description: Option<String>,
+    #[serde(default)]
+    label: Option<String>,
+    #[serde(default)]
+    validity_params: Option<Value>,
+}
+
+/// Dimensions and entities over expressions rather than one column.
+#[derive(Debug, Default, Deserialize)]
+struct DerivedSemantics {
+    #[serde(default)]
+    dimensions: Vec<DerivedDimension>,
+    #[serde(default)]
+    entities: Vec<Entity>,
+}
+
+#[derive(Debug, Deserialize)]
+struct DerivedDimension {
+    name: String,
+    #[serde(rename = "type")]
+    kind: DimensionKind,
+    #[serde(default)]
+    expr: Option<Value>,
+    #[serde(default)]
+    granularity: Option<String>,
+    #[serde(default)]
+    description: Option<String>,
+    #[serde(default)]
+    label: Option<String>,
+}
+
+/// A simple metric on a model: the legacy spec's measure and its metric in one.
+#[derive(Debug, Deserialize)]
+struct ModelMetric {
+    name: String,
+    // `type: simple`, which the caller checked; other types read as `DbtMetric`.
+    agg: String,
+    #[serde(default)]
+    expr: Option<Value>,
+    #[serde(default)]
+    description: Option<String>,
+    #[serde(default)]
+    label: Option<String>,
+    #[serde(default)]
+    filter: Option<Filters>,
+    #[serde(default)]
+    non_additive_dimension: Option<Value>,
+    #[serde(default)]
+    agg_time_dimension: Option<String>,
+    #[serde(default)]
+    percentile: Option<Value>,
+    #[serde(default)]
+    fill_nulls_with: Option<Value>,
+    #[serde(default)]
+    join_to_timespine: Option<bool>,
+}
+
+/// A model's semantic model in the legacy spec's shape, with its metrics:
+/// the same reader then reads both specs.
+struct Lowered {
+    semantic_model: DbtSemanticModel,
+    metrics: Vec<DbtMetric>,
+    /// Each entity's and dimension's column, by its name.
+    columns: BTreeMap<String, String>,
+}
+
+/// Where a lowered semantic model's items are in the file, and what the
+/// user calls them: `models.orders.metrics.revenue`, not
+/// `semantic_models.orders.measures.revenue`.
+#[derive(Clone)]
+pub(super) struct Rename {
+    pub(super) semantic_model: String,
+    pub(super) model: String,
+    /// Each entity's and dimension's column, by its name.
+    pub(super) columns: BTreeMap<String, String>,
+}
+
+impl LatestModel {
+    /// Whether `semantic_model` turns the semantic model on, and its name.
+    fn semantic_name(&self) -> Option<String> {
+        match self.semantic_model.as_ref()? {
+            Value::Bool(true) => Some(self.name.clone()),
+            Value::Mapping(m) => {
+                let enabled = m.get("enabled").is_none_or(|e| e.as_bool() == Some(true));
+                enabled.then(|| {
+                    m.get("name")
+                        .and_then(Value::as_str)
+                        .unwrap_or(&self.name)
+                        .to_owned()
+                })
+            }
+            _ => None,
+        }
+    }
+
+    /// The semantic model and metrics the legacy spec would write for it;
+    /// a column block or metric that does not read is an error naming it.
+    fn lower(&self, name: String, w: &mut Warnings) -> Result<Lowered, ImportError> {
+        let item = format!("models.{}", self.name);
+        let column_expr =
+            |column: &str, name: &str| (column != name).then(|| Value::String(column.to_owned()));
+        let mut entities = Vec::new();
+        let mut dimensions = Vec::new();
+        let mut columns = BTreeMap::new();
+        for c in &self.columns {
+            let at = ["models", self.name.as_str(), c.name.as_str()];
+            let item = format!("{item}.columns.{}", c.name);
+            if let Some(entity) = &c.entity {
+                let entity: ColumnEntity = match entity {
+                    Value::String(kind) => serde_yaml_ng::from_value(Value::Mapping(
+                        [(Value::from("type"), Value::from(kind.as_str()))]
+                            .into_iter()
+                            .collect(),
+                    )),
+                    other => serde_yaml_ng::from_value(other.clone()),
+                }
+                .map_err(|e| w.invalid(&at, &item, format!("its `entity` does not read: {e}")))?;
+                let name = entity.name.unwrap_or_else(|| c.name.clone());
+                columns.insert(name.clone(), c.name.clone());
+                entities.push(Entity {
+                    expr: column_expr(&c.name, &name),
+                    name,
+                    kind: entity.kind,
+                    description: entity.description.or_else(|| c.description.clone()),
+                    label: entity.label,
+                });
+            }
+            if let Some(dimension) = &c.dimension {
+                let dimension: ColumnDimension = match dimension {
+                    Value::String(kind) => serde_yaml_ng::from_value(Value::Mapping(
+                        [(Value::from("type"), Value::from(kind.as_str()))]
+                            .into_iter()
+                            .collect(),
+                    )),
+                    other => serde_yaml_ng::from_value(other.clone()),
+                }
+                .map_err(|e| {
+                    w.invalid(&at, &item, format!("its `dimension` does not read: {e}"))
+                })?;
+                let name = dimension.name.unwrap_or_else(|| c.name.clone());
+                columns.insert(name.clone(), c.name.clone());
+                dimensions.push(Dimension {
+                    expr: column_expr(&c.name, &name),
+                    name,
+                    kind: dimension.kind,
+                    description: dimension.description.or_else(|| c.description.clone()),
+                    label: dimension.label,
+                    type_params: Some(DimensionParams {
+                        time_granularity: c.granularity.clone(),
+                        validity_params: dimension.validity_params,
+                    }),
+                });
+            }
+        }
+        let derived = self.derived_semantics.as_ref();
+        for d in derived.map(|d| d.dimensions.as_slice()).unwrap_or_default() {
+            dimensions.push(Dimension {
+                name: d.name.clone(),
+                kind: d.kind,
+                expr: d.expr.clone(),
+                description: d.description.clone(),
+                label: d.label.clone(),
+                type_params: Some(DimensionParams {
+                    time_granularity: d.granularity.clone(),
+                    validity_params: None,
+                }),
+            });
+        }
+        for e in derived.map(|d| d.entities.as_slice()).unwrap_or_default() {
+            entities.push(Entity {
+                name: e.name.clone(),
+                kind: e.kind,
+                expr: e.expr.clone(),
+                description: e.description.clone(),
+                label: e.label.clone(),
+            });
+        }
+        let mut measures = Vec::new();
+        let mut metrics = Vec::new();
+        for value in &self.metrics {
+            let metric_name = value.get("name").and_then(Value::as_str).unwrap_or("?");
+            let at = ["models", self.name.as_str(), "metrics", metric_name];
+            let item = format!("{item}.metrics.{metric_name}");
+            let kind = value
+                .get("type")
+                .and_then(Value::as_str)
+                .unwrap_or("simple");
+            if kind != "simple" {
+                // A ratio, derived or cumulative metric reads as a top-level one.
+                let metric: DbtMetric = serde_yaml_ng::from_value(value.clone())
+                    .map_err(|e| w.invalid(&at, &item, format!("it does not read: {e}")))?;
+                metrics.push(metric.with_type_params());
+                continue;
+            }
+            let m: ModelMetric = serde_yaml_ng::from_value(value.clone())
+                .map_err(|e| w.invalid(&at, &item, format!("it does not read: {e}")))?;
+            if m.agg_time_dimension
+                .as_ref()
+                .is_some_and(|t| Some(t) != self.agg_time_dimension.as_ref())
+            {
+                w.add(&at, &item, "its own agg_time_dimension is not kept: Cassis dates an object's metrics by the model's");
+            }
+            measures.push(DbtMeasure {
+                name: m.name.clone(),
+                agg: m.agg.clone(),
+                expr: m.expr.clone(),
+                description: m.description.clone(),
+                label: m.label.clone(),
+                create_metric: false,
+                non_additive_dimension: m.non_additive_dimension.clone(),
+                agg_params: m.percentile.clone(),
+            });
+            metrics.push(DbtMetric {
+                name: m.name.clone(),
+                kind: "simple".to_owned(),
+                description: m.description.clone(),
+                label: m.label.clone(),
+                type_params: TypeParams {
+                    measure: Some(Input::Detailed {
+                        name: m.name.clone(),
+                        filter: None,
+                        fill_nulls_with: m.fill_nulls_with.clone(),
+                        join_to_timespine: m.join_to_timespine,
+                    }),
+                    ..TypeParams::default()
+                },
+                filter: m.filter,
+                on_model: true,
+                numerator: None,
+                denominator: None,
+                expr: None,
+                input_metrics: None,
+                input_metric: None,
+                window: None,
+                grain_to_date: None,
+            });
+        }
+        Ok(Lowered {
+            semantic_model: DbtSemanticModel {
+                name,
+                model: format!("ref('{}')", self.name),
+                description: self.description.clone(),
+                label: None,
+                defaults: Some(Defaults {
+                    agg_time_dimension: self.agg_time_dimension.clone(),
+                }),
+                primary_entity: self.primary_entity.clone(),
+                entities,
+                dimensions,
+                measures,
+            },
+            metrics,
+            columns,
+        })
+    }
 }
 
 /// A file of the project: its name as shown in messages, and its text.
@@ -365,20 +733,40 @@ pub fn from_dbt(files: &[ProjectFile], max_bytes: usize) -> Result<Imported, Imp
         parsed.push(Parsed { file, content });
     }
     let mut importer = Importer::default();
-    for p in &parsed {
+    for p in &mut parsed {
         let mut w = Warnings::new(&p.file.name, &p.file.text);
         for model in &p.content.semantic_models {
             importer.semantic_model(model, &mut w)?;
         }
-        for model in &p.content.models {
-            if model
-                .get("semantic_model")
-                .is_some_and(|s| s.as_bool() != Some(false))
-            {
-                let name = model.get("name").and_then(Value::as_str).unwrap_or("?");
-                w.add(&["models", name], format!("models.{name}"), "a semantic model on a model (dbt 1.12's spec) is not read yet; write it as a top-level `semantic_models` entry");
+        // dbt 1.12's latest spec: a semantic model on a model, read as the
+        // legacy spec's, its items named where they are written.
+        let mut metrics = Vec::new();
+        for value in &p.content.models {
+            if value.get("semantic_model").is_none() {
+                continue;
             }
+            let name = value.get("name").and_then(Value::as_str).unwrap_or("?");
+            let model: LatestModel = serde_yaml_ng::from_value(value.clone()).map_err(|e| {
+                w.invalid(
+                    &["models", name],
+                    format!("models.{name}"),
+                    format!("it does not read: {e}"),
+                )
+            })?;
+            let Some(semantic_name) = model.semantic_name() else {
+                continue;
+            };
+            let lowered = model.lower(semantic_name.clone(), &mut w)?;
+            w.rename = Some(Rename {
+                semantic_model: semantic_name,
+                model: model.name.clone(),
+                columns: lowered.columns.clone(),
+            });
+            importer.semantic_model(&lowered.semantic_model, &mut w)?;
+            w.rename = None;
+            metrics.extend(lowered.metrics);
         }
+        p.content.metrics.extend(metrics);
         importer.warnings.append(&mut w.list);
     }
     if importer.ontology.objects.is_empty()
@@ -436,6 +824,8 @@ struct MeasureDef {
     used: bool,
     /// Its `non_additive_dimension`, as its metrics read it.
     semi_additive: Option<SemiAdditive>,
+    /// How a warning names it: `semantic_models.order.measures.revenue`.
+    item: String,
     /// Where it was defined, for a warning about it.
     file: String,
     line: Option<usize>,
@@ -446,10 +836,12 @@ struct MeasureDef {
 #[serde(deny_unknown_fields)]
 struct NonAdditiveDimension {
     name: String,
-    /// `min` (dbt's default) reads each period's first value, `max` its last.
-    #[serde(default)]
+    /// `min` (dbt's default) reads each period's first value, `max` its
+    /// last; the latest spec calls it `window_agg`.
+    #[serde(default, alias = "window_agg")]
     window_choice: Option<String>,
-    #[serde(default)]
+    /// `group_by` in the latest spec.
+    #[serde(default, alias = "group_by")]
     window_groupings: Vec<String>,
 }
 
@@ -601,6 +993,8 @@ struct EntityDef {
     object: String,
     kind: EntityKind,
     column: Option<String>,
+    /// How a warning names it: `semantic_models.order.entities.customer`.
+    item: String,
     /// Where it was defined, for a warning about it.
     file: String,
     line: Option<usize>,
@@ -709,7 +1103,8 @@ impl Importer {
                     kind: e.kind,
                     column: column.clone(),
                     file: w.file.to_owned(),
-                    line: w.lines.locate(&at),
+                    line: w.place(&at, item.clone()).0,
+                    item: w.place(&at, item.clone()).1,
                 });
             // An entity is reached by its own name (customer) through the
             // relationship; the attribute holds the key.
@@ -741,8 +1136,12 @@ impl Importer {
                     column: None,
                     file: w.file.to_owned(),
                     line: w
-                        .lines
-                        .locate(&["semantic_models", m.name.as_str(), "primary_entity"]),
+                        .place(
+                            &["semantic_models", m.name.as_str(), "primary_entity"],
+                            String::new(),
+                        )
+                        .0,
+                    item: w.place(&at, format!("{item}.entities.{primary}")).1,
                 });
         }
         for d in &m.dimensions {
@@ -912,7 +1311,8 @@ impl Importer {
                     used: false,
                     semi_additive,
                     file: w.file.to_owned(),
-                    line: w.lines.locate(&at),
+                    line: w.place(&at, item.clone()).0,
+                    item: w.place(&at, item.clone()).1,
                 },
             );
         }
@@ -1013,7 +1413,11 @@ impl Importer {
             .map(|(from, entity, message)| super::ImportWarning {
                 file: from.file.clone(),
                 line: from.line,
-                item: format!("semantic_models.{}.entities.{entity}", from.object),
+                item: if from.item.is_empty() {
+                    format!("semantic_models.{}.entities.{entity}", from.object)
+                } else {
+                    from.item.clone()
+                },
                 message,
             })
             .collect();
@@ -1157,6 +1561,9 @@ impl Importer {
             return Err(w.invalid(at, item, "a simple metric needs `type_params: measure:`"));
         };
         let Some(measure) = self.measures.get_mut(input.name()) else {
+            if m.on_model {
+                return Ok(());
+            }
             w.add(
                 at,
                 item,
@@ -1315,7 +1722,7 @@ impl Importer {
                 self.warnings.push(super::ImportWarning {
                     file: measure.file.clone(),
                     line: measure.line,
-                    item: format!("semantic_models.{}.measures.{name}", measure.object),
+                    item: measure.item.clone(),
                     message: "no metric uses this measure and it does not create one: only its column is kept, as a measure attribute".to_owned(),
                 });
             }
@@ -1690,6 +2097,169 @@ mod tests {
             }]
         );
         assert!(crate::ontology::validate(o, crate::project::Dialect::Sqlite).is_empty());
+    }
+
+    /// dbt 1.12's latest spec (semantic models on models, entities and
+    /// dimensions on columns, simple metrics beside them, ratios at the top
+    /// level) reads as the same draft the legacy spec gives.
+    #[test]
+    fn the_latest_spec_reads_semantic_models_from_models() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/wholesale/dbt_latest");
+        let files = read_project(&dir, DEFAULT_MAX_YAML_BYTES).unwrap();
+        let imported = from_dbt(&files, DEFAULT_MAX_YAML_BYTES).unwrap();
+        assert_eq!(imported.warnings, vec![]);
+        let o = &imported.ontology;
+        assert_eq!(
+            crate::ontology::validate(o, crate::project::Dialect::Sqlite),
+            vec![]
+        );
+        let objects: Vec<(&str, &str)> = o
+            .objects
+            .iter()
+            .map(|o| (o.name.as_str(), o.table.as_str()))
+            .collect();
+        assert_eq!(
+            objects,
+            [
+                ("region", "region"),
+                ("nation", "nation"),
+                ("customer", "customer"),
+                ("order", "orders"),
+                ("line_item", "lineitem")
+            ]
+        );
+        let order = o.objects.iter().find(|o| o.name == "order").unwrap();
+        assert_eq!(order.primary_key, ["o_orderkey"]);
+        let date = order
+            .attributes
+            .iter()
+            .find(|a| a.name == "order_date")
+            .unwrap();
+        assert_eq!(
+            (date.role, date.data_type, date.column.as_deref()),
+            (AttributeRole::Time, DataType::Date, Some("o_orderdate"))
+        );
+        let joins: Vec<(&str, &str)> = o
+            .relationships
+            .iter()
+            .map(|r| (r.from.as_str(), r.to.as_str()))
+            .collect();
+        for join in [
+            ("nation", "region"),
+            ("customer", "nation"),
+            ("order", "customer"),
+            ("line_item", "order"),
+        ] {
+            assert!(joins.contains(&join), "{join:?} in {joins:?}");
+        }
+        let metric = |name: &str| o.metrics.iter().find(|m| m.name == name).unwrap();
+        assert_eq!(
+            (
+                metric("revenue").aggregate,
+                metric("revenue").expr.as_deref()
+            ),
+            (Aggregate::Sum, Some("l_extendedprice * (1 - l_discount)"))
+        );
+        assert_eq!(
+            metric("urgent_order_count").filters,
+            ["o_orderpriority = '1-URGENT'"]
+        );
+        assert_eq!(metric("customer_count").aggregate, Aggregate::CountDistinct);
+        let ratio = metric("average_revenue_per_order");
+        assert_eq!(
+            (
+                ratio.kind,
+                ratio.numerator.as_deref(),
+                ratio.denominator.as_deref()
+            ),
+            (MetricKind::Ratio, Some("revenue"), Some("order_count"))
+        );
+        assert_eq!(imported.saved_queries.len(), 1);
+    }
+
+    /// The latest spec's names for a level (`window_agg`, `group_by`), and
+    /// its items named where the model writes them.
+    #[test]
+    fn the_latest_spec_names_its_items_where_they_are_written() {
+        let project = ProjectFile::new(
+            "models/balances.yml",
+            r#"
+models:
+  - name: account_balances
+    semantic_model: {enabled: true, name: balance}
+    agg_time_dimension: snapshot_date
+    columns:
+      - name: balance_id
+        entity: primary
+      - name: account_id
+        entity: {type: foreign, name: account}
+      - name: snapshot_date
+        granularity: day
+        dimension: time
+      - name: opened_month
+        granularity: month
+        dimension: {type: time}
+    metrics:
+      - name: closing_balance
+        type: simple
+        agg: sum
+        expr: amount
+        non_additive_dimension: {name: snapshot_date, window_agg: max, group_by: [account]}
+      - name: median_balance
+        type: simple
+        agg: median
+        expr: amount
+  - name: not_semantic
+    semantic_model: false
+"#,
+        );
+        let imported = from_dbt(&[project], DEFAULT_MAX_YAML_BYTES).unwrap();
+        let closing = imported
+            .ontology
+            .metrics
+            .iter()
+            .find(|m| m.name == "closing_balance")
+            .unwrap();
+        assert_eq!(
+            closing.semi_additive,
+            Some(SemiAdditive {
+                time: "snapshot_date".into(),
+                take: Take::Last,
+                per: vec!["account_key".into()],
+            })
+        );
+        let table: Vec<&str> = imported
+            .ontology
+            .objects
+            .iter()
+            .map(|o| o.table.as_str())
+            .collect();
+        assert_eq!(table, ["account_balances"]);
+        let shown: Vec<(String, Option<usize>)> = imported
+            .warnings
+            .iter()
+            .map(|w| (w.item.clone(), w.line))
+            .collect();
+        assert_eq!(
+            shown,
+            [
+                (
+                    "models.account_balances.columns.opened_month".to_owned(),
+                    Some(14)
+                ),
+                (
+                    "models.account_balances.metrics.median_balance".to_owned(),
+                    Some(23)
+                ),
+                // No model has `account` as its primary entity.
+                (
+                    "models.account_balances.columns.account_id".to_owned(),
+                    Some(9)
+                ),
+            ],
+            "{:#?}",
+            imported.warnings
+        );
     }
 
     /// MetricFlow's `non_additive_dimension` becomes `semi_additive`: `max`
