@@ -1,8 +1,9 @@
 //! Semi-additive metrics (account balances read from snapshots), compiled
 //! by Cassis and run on SQLite and PostgreSQL, against SQL written by hand
 //! for each engine: the closing balance overall, by month and by region
-//! (through a join), the opening and the average balance by month, and the
-//! balance per account at each account's own last snapshot. PostgreSQL
+//! (through a join), its growth from one month to the next, the opening and
+//! the average balance by month, and the balance per account at each
+//! account's own last snapshot. PostgreSQL
 //! runs when `CASSIS_TEST_PG_URL` names a server Cassis may create a
 //! database on; skipped otherwise, unless `CASSIS_TEST_PG_REQUIRED` is set.
 
@@ -118,6 +119,19 @@ fn cases() -> Vec<(&'static str, SemanticPlan, String, String)> {
         }],
         ..SemanticPlan::default()
     };
+    let in_month = |month: &str| Filter {
+        attribute: AttributeRef::new("snapshot", "snapshot_date").by(Grain::Month),
+        condition: Condition::OneOf(vec![Literal::Text(month.into())]),
+    };
+    let growth = SemanticPlan {
+        measures: vec![Measure::Growth {
+            of: Box::new(metric("closing_balance")),
+            period: Grain::Month,
+            periods: 1,
+        }],
+        filters: vec![in_month("2024-02")],
+        ..SemanticPlan::default()
+    };
     let both = |sql: &str| {
         [
             ("strftime('%Y-%m', {d})", "SQLITE"),
@@ -160,6 +174,15 @@ fn cases() -> Vec<(&'static str, SemanticPlan, String, String)> {
              WHERE d.snapshot_date = (SELECT MAX(e.snapshot_date) FROM balances e \
              JOIN accounts f ON f.account_id = e.account_id WHERE f.region = a.region) \
              GROUP BY a.region ORDER BY b DESC",
+        ),
+        case(
+            "the closing balance's growth from January to February: each month's last snapshot",
+            growth,
+            "SELECT n, p, 100.0 * (n - p) / p FROM \
+             (SELECT SUM(d.balance) AS n FROM balances d WHERE d.snapshot_date = \
+              (SELECT MAX(e.snapshot_date) FROM balances e WHERE MONTH(e) = '2024-02')) AS a, \
+             (SELECT SUM(d.balance) AS p FROM balances d WHERE d.snapshot_date = \
+              (SELECT MAX(e.snapshot_date) FROM balances e WHERE MONTH(e) = '2024-01')) AS b",
         ),
         case(
             "the opening balance by month",
