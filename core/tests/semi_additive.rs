@@ -28,14 +28,21 @@ objects:
     attributes:
       - {name: account_id, type: text, role: identifier}
       - {name: region, type: text}
+  - name: owner
+    table: owners
+    attributes:
+      - {name: account, column: account_id, type: text}
+      - {name: owner_name, column: owner, type: text}
   - name: snapshot
     table: balances
+    primary_key: [account_id, snapshot_date]
     attributes:
       - {name: account, column: account_id, type: text}
       - {name: snapshot_date, type: date, role: time}
       - {name: balance, type: decimal, role: measure}
 relationships:
   - {name: snapshot_account, from: snapshot, to: account, keys: [{from: account_id, to: account_id}]}
+  - {name: owner_account, from: owner, to: account, keys: [{from: account_id, to: account_id}]}
 metrics:
   - name: closing_balance
     object: snapshot
@@ -78,10 +85,14 @@ fn inserts() -> Vec<String> {
     let accounts = [("A", "North"), ("B", "North"), ("C", "South")]
         .iter()
         .map(|(id, region)| format!("INSERT INTO accounts VALUES ('{id}', '{region}')"));
+    // A has two owners, C one, B none.
+    let owners = [("A", "Ann"), ("A", "Bob"), ("C", "Ann")]
+        .iter()
+        .map(|(id, owner)| format!("INSERT INTO owners VALUES ('{id}', '{owner}')"));
     let balances = ROWS.iter().map(|(account, date, balance)| {
         format!("INSERT INTO balances VALUES ('{account}', '{date}', {balance})")
     });
-    accounts.chain(balances).collect()
+    accounts.chain(owners).chain(balances).collect()
 }
 
 fn metric(name: &str) -> Measure {
@@ -131,6 +142,18 @@ fn cases() -> Vec<(&'static str, SemanticPlan, String, String)> {
         }],
         filters: vec![in_month("2024-02")],
         ..SemanticPlan::default()
+    };
+    // Through the accounts to their owners, each snapshot row reached once
+    // per owner: counted once all the same.
+    let owned = SemanticPlan {
+        filters: vec![Filter {
+            attribute: AttributeRef::new("owner", "owner_name"),
+            condition: Condition::OneOf(vec![
+                Literal::Text("Ann".into()),
+                Literal::Text("Bob".into()),
+            ]),
+        }],
+        ..by_month("closing_balance")
     };
     let both = |sql: &str| {
         [
@@ -183,6 +206,15 @@ fn cases() -> Vec<(&'static str, SemanticPlan, String, String)> {
               (SELECT MAX(e.snapshot_date) FROM balances e WHERE MONTH(e) = '2024-02')) AS a, \
              (SELECT SUM(d.balance) AS p FROM balances d WHERE d.snapshot_date = \
               (SELECT MAX(e.snapshot_date) FROM balances e WHERE MONTH(e) = '2024-01')) AS b",
+        ),
+        case(
+            "the closing balance by month of the accounts Ann or Bob own, A counted once",
+            owned,
+            "SELECT MONTH(d) AS m, SUM(d.balance) FROM balances d \
+             WHERE d.account_id IN (SELECT account_id FROM owners WHERE owner IN ('Ann', 'Bob')) \
+             AND d.snapshot_date = (SELECT MAX(e.snapshot_date) FROM balances e \
+             WHERE e.account_id IN (SELECT account_id FROM owners WHERE owner IN ('Ann', 'Bob')) \
+             AND MONTH(e) = MONTH(d)) GROUP BY 1 ORDER BY 1",
         ),
         case(
             "the opening balance by month",
@@ -264,6 +296,7 @@ async fn figures(warehouse: &Warehouse, plan: &SemanticPlan) -> Vec<Vec<String>>
 }
 
 const TABLES: &str = "CREATE TABLE accounts (account_id TEXT PRIMARY KEY, region TEXT); \
+     CREATE TABLE owners (account_id TEXT, owner TEXT); \
      CREATE TABLE balances (account_id TEXT, snapshot_date DATE, balance NUMERIC(12, 2))";
 
 #[tokio::test]
