@@ -201,7 +201,7 @@ mod tests {
         assert!(
             read.warnings
                 .iter()
-                .any(|w| w.item == "metrics.cumulative_revenue")
+                .any(|w| w.item == "metrics.revenue_growth_yoy")
         );
         let error = convert_files(
             &[ProjectFile::new("a.yaml", "hello: world\n")],

@@ -22,9 +22,13 @@
 //! written. Top-level metrics take their parameters as direct keys there
 //! (`numerator`, `input_metric`, ...).
 //!
-//! Derived, cumulative and conversion metrics, percentiles and medians,
-//! natural entities and filters that reach another semantic model have no
-//! Cassis equivalent yet: each is a warning.
+//! Derived metrics become derived metrics (an input's `alias` read as its
+//! metric's name), cumulative ones running totals of the metric of their
+//! measure's name (`grain_to_date` their `to_date`). Offsets in time
+//! (period-over-period), filtered inputs, fixed cumulative windows,
+//! conversion metrics, percentiles and medians, natural entities and
+//! filters that reach another semantic model have no Cassis equivalent yet:
+//! each is a warning.
 
 use super::text::{bare_column, humanize};
 use super::{
@@ -235,6 +239,10 @@ struct TypeParams {
     window: Option<Value>,
     #[serde(default)]
     grain_to_date: Option<Value>,
+    /// A cumulative metric's `window` and `grain_to_date`, as newer legacy
+    /// files nest them.
+    #[serde(default)]
+    cumulative_type_params: Option<Value>,
 }
 
 /// A measure or metric named alone or with a filter.
@@ -1495,41 +1503,11 @@ impl Importer {
                 Ok(())
             }
             ("derived", Pass::Composite) => {
-                let offset = m.type_params.metrics.iter().flatten().any(|v| {
-                    v.get("offset_window").is_some() || v.get("offset_to_grain").is_some()
-                });
-                let what = if offset {
-                    "a period-over-period metric (offset_window)"
-                } else {
-                    "a derived metric"
-                };
-                w.add(
-                    &at,
-                    &item,
-                    format!(
-                        "{what} `{}` has no Cassis equivalent yet; not imported",
-                        m.type_params.expr.as_deref().unwrap_or("")
-                    ),
-                );
+                self.derived_metric(m, &at, &item, w);
                 Ok(())
             }
             ("cumulative", Pass::Composite) => {
-                let how = match (&m.type_params.window, &m.type_params.grain_to_date) {
-                    (Some(window), _) => format!(
-                        " over a window of {}",
-                        serde_yaml_ng::to_string(window).unwrap_or_default().trim()
-                    ),
-                    (None, Some(grain)) => format!(
-                        " to date by {}",
-                        serde_yaml_ng::to_string(grain).unwrap_or_default().trim()
-                    ),
-                    _ => String::new(),
-                };
-                w.add(
-                    &at,
-                    &item,
-                    format!("a cumulative metric{how} has no Cassis equivalent yet; not imported"),
-                );
+                self.cumulative_metric(m, &at, &item, w);
                 Ok(())
             }
             ("conversion", Pass::Composite) => {
@@ -1548,6 +1526,165 @@ impl Importer {
             )),
             (_, Pass::Composite) => Ok(()),
         }
+    }
+
+    /// A derived metric: its `expr` over the metrics it names, an input's
+    /// `alias` read as the metric's own name. An input offset in time (a
+    /// period-over-period metric) or filtered has no Cassis equivalent.
+    fn derived_metric(&mut self, m: &DbtMetric, at: &[&str], item: &str, w: &mut Warnings) {
+        let expr = m.type_params.expr.clone().unwrap_or_default();
+        let mut aliases: BTreeMap<String, String> = BTreeMap::new();
+        let mut object = None;
+        for input in m.type_params.metrics.iter().flatten() {
+            let (name, alias) = match input {
+                Value::String(name) => (name.clone(), None),
+                other => {
+                    let field =
+                        |key: &str| other.get(key).and_then(Value::as_str).map(str::to_owned);
+                    if other.get("offset_window").is_some()
+                        || other.get("offset_to_grain").is_some()
+                    {
+                        w.add(at, item, format!("a period-over-period metric (offset_window) `{expr}` has no Cassis equivalent yet (a growth metric compares a period with the one before, as a percentage); not imported"));
+                        return;
+                    }
+                    if other.get("filter").is_some() {
+                        w.add(at, item, "an input metric with its own filter has no Cassis equivalent in a derived metric: give the filter to a metric of its own; not imported");
+                        return;
+                    }
+                    (field("name").unwrap_or_default(), field("alias"))
+                }
+            };
+            let Some(found) = self.ontology.metrics.iter().find(|x| x.name == name) else {
+                w.add(at, item, format!("its metric `{name}` is not an imported simple or ratio metric; not imported"));
+                return;
+            };
+            if !matches!(found.kind, MetricKind::Simple | MetricKind::Ratio) {
+                w.add(at, item, format!("its metric `{name}` is itself derived or over periods; Cassis derives from metrics that aggregate rows or divide two; not imported"));
+                return;
+            }
+            object.get_or_insert_with(|| found.object.clone());
+            if let Some(alias) = alias {
+                aliases.insert(alias, name);
+            }
+        }
+        let Some(object) = object else {
+            w.add(
+                at,
+                item,
+                "a derived metric needs the metrics its `expr` combines; not imported",
+            );
+            return;
+        };
+        let expr = super::replace_identifiers(&expr, |word| aliases.get(word).cloned());
+        if m.filter.is_some() {
+            w.add(at, item, "a filter on a derived metric has no Cassis equivalent: give it to the metrics it uses; not imported");
+            return;
+        }
+        self.ontology.metrics.push(Metric {
+            name: m.name.clone(),
+            object,
+            aggregate: Aggregate::Avg,
+            kind: MetricKind::Derived,
+            expr: Some(expr),
+            label: m.label.clone().unwrap_or_default(),
+            description: m.description.clone().unwrap_or_default(),
+            ..Metric::default()
+        });
+    }
+
+    /// A cumulative metric: a running total of its measure's (or, in the
+    /// latest spec, its input metric's) metric, from the first period asked
+    /// about or again each `grain_to_date`. A `window` of a fixed span has
+    /// no Cassis equivalent: Cassis rolls over periods of the question's
+    /// grouping.
+    fn cumulative_metric(&mut self, m: &DbtMetric, at: &[&str], item: &str, w: &mut Warnings) {
+        let nested = |key: &str| {
+            m.type_params
+                .cumulative_type_params
+                .as_ref()
+                .and_then(|c| c.get(key))
+                .cloned()
+        };
+        let window = m.type_params.window.clone().or_else(|| nested("window"));
+        let grain_to_date = m
+            .type_params
+            .grain_to_date
+            .clone()
+            .or_else(|| nested("grain_to_date"));
+        if let Some(window) = window {
+            w.add(at, item, format!("a cumulative metric over a window of {} has no Cassis equivalent (a rolling total counts periods of the question's grouping, not a fixed span); not imported", serde_yaml_ng::to_string(&window).unwrap_or_default().trim()));
+            return;
+        }
+        let to_date = match grain_to_date
+            .as_ref()
+            .and_then(Value::as_str)
+            .map(str::to_lowercase)
+        {
+            None => None,
+            Some(grain) => match grain.as_str() {
+                "year" => Some(crate::ontology::Grain::Year),
+                "quarter" => Some(crate::ontology::Grain::Quarter),
+                "month" => Some(crate::ontology::Grain::Month),
+                "week" => Some(crate::ontology::Grain::Week),
+                "day" => Some(crate::ontology::Grain::Day),
+                other => {
+                    w.add(
+                        at,
+                        item,
+                        format!("`grain_to_date: {other}` is not a grain Cassis has; not imported"),
+                    );
+                    return;
+                }
+            },
+        };
+        let Some(input) = &m.type_params.measure else {
+            w.add(
+                at,
+                item,
+                "a cumulative metric needs the measure (or metric) it adds up; not imported",
+            );
+            return;
+        };
+        // The metric of the measure's name, as the legacy spec's simple
+        // metrics usually are, or the latest spec's input metric.
+        let Some(of) = self
+            .ontology
+            .metrics
+            .iter()
+            .find(|x| x.name == input.name() && x.kind == MetricKind::Simple)
+        else {
+            w.add(at, item, format!("`{}` is no imported simple metric of that name (Cassis adds up a metric, and dbt names a measure); not imported", input.name()));
+            return;
+        };
+        if !matches!(of.aggregate, Aggregate::Sum | Aggregate::Count) || of.semi_additive.is_some()
+        {
+            w.add(
+                at,
+                item,
+                format!(
+                    "`{}` does not add up (only a sum or a count does); not imported",
+                    of.name
+                ),
+            );
+            return;
+        }
+        if m.filter.is_some() || !input.filters().is_empty() {
+            w.add(at, item, "a filter on a cumulative metric has no Cassis equivalent: give it to the metric it adds up; not imported");
+            return;
+        }
+        let object = of.object.clone();
+        let of = of.name.clone();
+        self.ontology.metrics.push(Metric {
+            name: m.name.clone(),
+            object,
+            aggregate: Aggregate::Sum,
+            kind: MetricKind::Cumulative,
+            of: Some(of),
+            to_date,
+            label: m.label.clone().unwrap_or_default(),
+            description: m.description.clone().unwrap_or_default(),
+            ..Metric::default()
+        });
     }
 
     fn simple_metric(
@@ -1963,9 +2100,18 @@ mod tests {
         );
         // create_metric: true
         assert_eq!(metric("order_value").unwrap().aggregate, Aggregate::Avg);
+        // A running total to date by year, of the metric of its measure's name.
+        let running = metric("cumulative_revenue").unwrap();
+        assert_eq!(
+            (running.kind, running.of.as_deref(), running.to_date),
+            (
+                MetricKind::Cumulative,
+                Some("revenue"),
+                Some(crate::ontology::Grain::Year)
+            )
+        );
         for left_out in [
             "revenue_growth_yoy",
-            "cumulative_revenue",
             "furniture_revenue",
             "order_to_return",
             "median_order_value",
@@ -1979,11 +2125,6 @@ mod tests {
             warning(&imported, "metrics.revenue_growth_yoy")
                 .message
                 .contains("offset_window")
-        );
-        assert!(
-            warning(&imported, "metrics.cumulative_revenue")
-                .message
-                .contains("to date by year")
         );
         assert!(
             warning(&imported, "metrics.furniture_revenue")
@@ -2097,6 +2238,74 @@ mod tests {
             }]
         );
         assert!(crate::ontology::validate(o, crate::project::Dialect::Sqlite).is_empty());
+    }
+
+    /// Derived metrics over other metrics (an input's alias read as its
+    /// name) and cumulative ones (to date, or from the first period) import;
+    /// a fixed window or a filtered input stays a warning.
+    #[test]
+    fn derived_and_cumulative_metrics_import_where_cassis_has_them() {
+        let mut files = wholesale();
+        files.push(ProjectFile::new(
+            "models/more_metrics.yml",
+            r#"
+metrics:
+  - name: revenue_per_item
+    type: derived
+    type_params:
+      expr: takings / order_count
+      metrics:
+        - {name: revenue, alias: takings}
+        - order_count
+  - name: orders_to_date
+    type: cumulative
+    type_params:
+      measure: order_count
+      cumulative_type_params: {grain_to_date: month}
+  - name: all_orders
+    type: cumulative
+    type_params:
+      measure: {name: order_count}
+  - name: orders_last_week
+    type: cumulative
+    type_params:
+      measure: order_count
+      window: 7 days
+  - name: urgent_less_all
+    type: derived
+    type_params:
+      expr: urgent - order_count
+      metrics:
+        - {name: order_count, alias: urgent, filter: "{{ Dimension('order__order_priority') }} = '1-URGENT'"}
+        - order_count
+"#,
+        ));
+        let imported = from_dbt(&files, DEFAULT_MAX_YAML_BYTES).unwrap();
+        let o = &imported.ontology;
+        let metric = |name: &str| o.metrics.iter().find(|m| m.name == name);
+        let derived = metric("revenue_per_item").unwrap();
+        assert_eq!(
+            (derived.kind, derived.expr.as_deref()),
+            (MetricKind::Derived, Some("revenue / order_count"))
+        );
+        let to_date = metric("orders_to_date").unwrap();
+        assert_eq!(
+            (to_date.of.as_deref(), to_date.to_date),
+            (Some("order_count"), Some(crate::ontology::Grain::Month))
+        );
+        assert_eq!(metric("all_orders").unwrap().to_date, None);
+        for (left_out, why) in [
+            ("orders_last_week", "window of 7 days"),
+            ("urgent_less_all", "its own filter"),
+        ] {
+            assert!(metric(left_out).is_none(), "{left_out}");
+            let w = warning(&imported, &format!("metrics.{left_out}"));
+            assert!(w.message.contains(why), "{w}");
+        }
+        assert_eq!(
+            crate::ontology::validate(o, crate::project::Dialect::Sqlite),
+            vec![]
+        );
     }
 
     /// dbt 1.12's latest spec (semantic models on models, entities and
