@@ -294,6 +294,7 @@ fn canonical_plans_resolve() {
                 }
                 Shape::Ratio { metric } => format!("ratio {metric}"),
                 Shape::Derived { metric } => format!("derived {metric}"),
+                Shape::SemiAdditive { metric, .. } => format!("semi-additive {metric}"),
                 Shape::Growth {
                     of, period, named, ..
                 } => format!("growth {named:?} of {of:?} by {}", period.name()),

@@ -97,3 +97,46 @@ test('a growth, a running total and a derived metric each take their own fields'
   await add('revenue_less_order_value');
   await expect(page.getByTestId('yaml-editor')).toHaveValue(/- name: revenue_less_order_value\n\s+object: line_item\n\s+type: derived\n\s+expr: revenue - quantity_shipped\n/);
 });
+
+test('a rolling window and a level read at one time each take their own fields', async ({ page }) => {
+  await signIn(page);
+  await wholesaleProject(page, `Wholesale windows ${Date.now()}`);
+  const form = page.getByTestId('metric-form');
+  // A simple metric may be a level; only a running total rolls.
+  await expect(form.getByLabel(/^Read at/)).toBeVisible();
+  await expect(form.getByLabel(/^Rolling window/)).toBeHidden();
+
+  await form.getByLabel('Name', { exact: true }).fill('orders_last_3_periods');
+  await form.getByLabel('Type').selectOption('cumulative');
+  await form.getByLabel('Object', { exact: true }).selectOption('order');
+  await expect(form.getByLabel(/^Read at/)).toBeHidden();
+  await form.getByLabel(/^Of/).fill('order_count');
+  await form.getByLabel(/^Rolling window/).fill('1');
+  await form.getByRole('button', { name: 'Add metric' }).click();
+  const window = form.locator('div').filter({ has: page.getByLabel(/^Rolling window/) });
+  await expect(window.getByRole('alert')).toHaveText('a rolling window spans at least 2 periods');
+  await form.getByLabel(/^Rolling window/).fill('3');
+  await form.getByRole('button', { name: 'Add metric' }).click();
+  await expect(form.getByRole('status')).toHaveText('Added to the draft.');
+  await expect(page.getByTestId('yaml-editor')).toHaveValue(
+    /- name: orders_last_3_periods\n\s+object: order\n\s+type: cumulative\n\s+of: order_count\n\s+window: 3\n/,
+  );
+
+  // A level is read at a time attribute: another attribute is named as wrong.
+  await form.getByLabel('Name', { exact: true }).fill('latest_order_value');
+  await form.getByLabel('Type').selectOption('simple');
+  await form.getByLabel('Object', { exact: true }).selectOption('order');
+  await form.getByLabel('Aggregate').selectOption('sum');
+  await form.getByLabel("Expression (SQL over the object's columns)").fill('o_totalprice');
+  await form.getByLabel(/^Read at/).fill('order_priority');
+  await form.getByRole('button', { name: 'Add metric' }).click();
+  const level = form.locator('fieldset');
+  await expect(level.getByRole('alert')).toContainText('`order_priority` is not a time attribute of `order`');
+  await form.getByLabel(/^Read at/).fill('order_date');
+  await form.getByLabel('Per period, its').selectOption('last');
+  await form.getByRole('button', { name: 'Add metric' }).click();
+  await expect(form.getByRole('status')).toHaveText('Added to the draft.');
+  await expect(page.getByTestId('yaml-editor')).toHaveValue(
+    /- name: latest_order_value\n\s+object: order\n\s+aggregate: sum\n\s+expr: o_totalprice\n\s+semi_additive:\n\s+time: order_date\n/,
+  );
+});

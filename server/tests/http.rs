@@ -1098,6 +1098,58 @@ async fn the_metric_form_adds_a_ratio_and_names_its_problems_by_field() {
     .await;
     assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
     assert!(body.contains("`conversion` is not a metric type"), "{body}");
+    // A rolling window that is no number, and a level read at no time
+    // attribute: each named next to its field, through the same form.
+    let (status, body) = server
+        .server_fn(
+            &admin,
+            "add_metric",
+            &[
+                ("project_id", id.as_str()),
+                ("metric[name]", "rolling_wins"),
+                ("metric[label]", ""),
+                ("metric[object]", "results"),
+                ("metric[kind]", "cumulative"),
+                ("metric[aggregate]", "count"),
+                ("metric[expr]", ""),
+                ("metric[filters]", ""),
+                ("metric[description]", ""),
+                ("metric[synonyms]", ""),
+                ("metric[of]", "wins"),
+                ("metric[window]", "a few"),
+            ],
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let problems: Vec<(String, String)> = serde_json::from_str(&body).unwrap();
+    assert_eq!(problems.len(), 1, "{body}");
+    assert_eq!(problems[0].0, "window", "{body}");
+    let (status, body) = server
+        .server_fn(
+            &admin,
+            "add_metric",
+            &[
+                ("project_id", id.as_str()),
+                ("metric[name]", "closing_points"),
+                ("metric[label]", ""),
+                ("metric[object]", "results"),
+                ("metric[kind]", "simple"),
+                ("metric[aggregate]", "sum"),
+                ("metric[expr]", "points"),
+                ("metric[filters]", ""),
+                ("metric[description]", ""),
+                ("metric[synonyms]", ""),
+                ("metric[semi_additive_time]", "position"),
+                ("metric[semi_additive_take]", "last"),
+                ("metric[semi_additive_per]", ""),
+            ],
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let problems: Vec<(String, String)> = serde_json::from_str(&body).unwrap();
+    assert_eq!(problems.len(), 1, "{body}");
+    assert_eq!(problems[0].0, "semi_additive", "{body}");
+    assert!(problems[0].1.contains("not a time attribute"), "{body}");
 
     let (status, body) = server
         .server_fn(&admin, "get_draft", &[("project_id", &id)])

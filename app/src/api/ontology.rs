@@ -332,6 +332,19 @@ pub struct MetricForm {
     /// The period a running total starts again at; empty for none.
     #[serde(default)]
     pub to_date: String,
+    /// A rolling total's span in periods (`3`); empty for a running total.
+    #[serde(default)]
+    pub window: String,
+    /// The time attribute a level (a balance) is read at; empty for a
+    /// metric that adds up over time.
+    #[serde(default)]
+    pub semi_additive_time: String,
+    /// `last` (or empty), `first` or `average`.
+    #[serde(default)]
+    pub semi_additive_take: String,
+    /// Comma-separated attributes each keeping its own last time.
+    #[serde(default)]
+    pub semi_additive_per: String,
 }
 
 /// Adds one element to the draft with `add`, which returns the element's
@@ -386,81 +399,140 @@ pub async fn add_metric(
     project_id: String,
     metric: MetricForm,
 ) -> Result<Vec<(String, String)>, AppError> {
-    use cassis_core::ontology::{Aggregate, Grain, Metric, MetricKind, tidy_synonyms};
-    // The selects send these names; anything else did not come from the form.
-    fn named<T: serde::de::DeserializeOwned>(value: &str, what: &str) -> Result<T, AppError> {
-        serde_json::from_value(serde_json::Value::String(value.to_owned())).map_err(|_| {
-            crate::ssr::respond_with(AppError::Invalid(format!("`{value}` is not {what}.")))
-        })
-    }
-    let kind = match metric.kind.trim() {
-        "" => MetricKind::Simple,
-        kind => named(kind, "a metric type")?,
-    };
-    // Only a simple metric aggregates rows itself; the others take the
-    // aggregate the YAML reader gives them (a running total adds up).
-    let aggregate = match kind {
-        MetricKind::Simple => named(&metric.aggregate, "an aggregate")?,
-        MetricKind::Cumulative => Aggregate::Sum,
-        MetricKind::Ratio | MetricKind::Growth | MetricKind::Derived => Aggregate::Avg,
-    };
-    let grain = |value: &str| -> Result<Option<Grain>, AppError> {
-        match value.trim() {
-            "" => Ok(None),
-            value => named(value, "a period").map(Some),
+    let label = metric.name.clone();
+    let built = match metric.to_metric() {
+        Ok(built) => built,
+        Err(MetricFormError::Field(field, message)) => {
+            return Ok(vec![(field.to_owned(), message)]);
+        }
+        Err(MetricFormError::NotFromTheForm(error)) => {
+            return Err(crate::ssr::respond_with(AppError::Invalid(error)));
         }
     };
-    let (period, to_date) = (grain(&metric.period)?, grain(&metric.to_date)?);
-    // A field the form hides for this type is not sent on as part of it:
-    // it would only be refused as out of place.
-    let uses = move |field: &str| match kind {
-        MetricKind::Simple => matches!(field, "expr" | "filters"),
-        MetricKind::Ratio => matches!(field, "numerator" | "denominator"),
-        MetricKind::Derived => field == "expr",
-        MetricKind::Growth => matches!(field, "of" | "period"),
-        MetricKind::Cumulative => matches!(field, "of" | "to_date"),
-    };
-    let text = move |field: &str, value: &str| {
-        Some(value.trim().to_owned()).filter(|v| uses(field) && !v.is_empty())
-    };
-    let (period, to_date) = (
-        period.filter(|_| uses("period")),
-        to_date.filter(|_| uses("to_date")),
-    );
-    add_to_draft(
-        &project_id,
-        "metric",
-        &metric.name.clone(),
-        move |ontology| {
-            let name = metric.name.trim().to_owned();
-            let index = ontology.metrics.len();
-            ontology.metrics.push(Metric {
-                name: name.clone(),
-                label: metric.label.trim().to_owned(),
-                object: metric.object.trim().to_owned(),
-                aggregate,
-                kind,
-                numerator: text("numerator", &metric.numerator),
-                denominator: text("denominator", &metric.denominator),
-                of: text("of", &metric.of),
-                period,
-                to_date,
-                expr: text("expr", &metric.expr),
-                filters: metric
-                    .filters
-                    .lines()
-                    .map(str::trim)
-                    .filter(|f| uses("filters") && !f.is_empty())
-                    .map(str::to_owned)
-                    .collect(),
-                description: metric.description.trim().to_owned(),
-                synonyms: tidy_synonyms(metric.synonyms.split(',').map(str::to_owned)),
-                ..Metric::default()
-            });
-            Ok((format!("metrics.{name}"), format!("metrics[{index}]")))
-        },
-    )
+    add_to_draft(&project_id, "metric", &label, move |ontology| {
+        let index = ontology.metrics.len();
+        let name = built.name.clone();
+        ontology.metrics.push(built.clone());
+        Ok((format!("metrics.{name}"), format!("metrics[{index}]")))
+    })
     .await
+}
+
+/// Why a metric form cannot become a metric before the draft is asked.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum MetricFormError {
+    /// A select sent a value it does not offer: not the form's doing.
+    #[error("{0}")]
+    NotFromTheForm(String),
+    /// A field typed in does not read, shown next to it.
+    #[error("{1}")]
+    Field(&'static str, String),
+}
+
+impl MetricForm {
+    /// The metric the form describes. A field the form hides for the
+    /// chosen type is not sent on as part of it: it would only be refused
+    /// as out of place.
+    pub fn to_metric(&self) -> Result<cassis_core::ontology::Metric, MetricFormError> {
+        use cassis_core::ontology::{
+            Aggregate, Grain, Metric, MetricKind, SemiAdditive, Take, tidy_synonyms,
+        };
+        // The selects send these names; anything else did not come from the form.
+        fn named<T: serde::de::DeserializeOwned>(
+            value: &str,
+            what: &str,
+        ) -> Result<T, MetricFormError> {
+            serde_json::from_value(serde_json::Value::String(value.to_owned()))
+                .map_err(|_| MetricFormError::NotFromTheForm(format!("`{value}` is not {what}.")))
+        }
+        let kind = match self.kind.trim() {
+            "" => MetricKind::Simple,
+            kind => named(kind, "a metric type")?,
+        };
+        // Only a simple metric aggregates rows itself; the others take the
+        // aggregate the YAML reader gives them (a running total adds up).
+        let aggregate = match kind {
+            MetricKind::Simple => named(&self.aggregate, "an aggregate")?,
+            MetricKind::Cumulative => Aggregate::Sum,
+            MetricKind::Ratio | MetricKind::Growth | MetricKind::Derived => Aggregate::Avg,
+        };
+        let grain = |value: &str| -> Result<Option<Grain>, MetricFormError> {
+            match value.trim() {
+                "" => Ok(None),
+                value => named(value, "a period").map(Some),
+            }
+        };
+        let uses = move |field: &str| match kind {
+            MetricKind::Simple => matches!(field, "expr" | "filters" | "semi_additive"),
+            MetricKind::Ratio => matches!(field, "numerator" | "denominator"),
+            MetricKind::Derived => field == "expr",
+            MetricKind::Growth => matches!(field, "of" | "period"),
+            MetricKind::Cumulative => matches!(field, "of" | "to_date" | "window"),
+        };
+        let text = move |field: &str, value: &str| {
+            Some(value.trim().to_owned()).filter(|v| uses(field) && !v.is_empty())
+        };
+        let window = match text("window", &self.window) {
+            None => None,
+            Some(periods) => Some(periods.parse::<u32>().map_err(|_| {
+                MetricFormError::Field(
+                    "window",
+                    format!("`{periods}` is not a number of periods: a rolling window spans a whole number of them, such as 3"),
+                )
+            })?),
+        };
+        let list = |value: &str| -> Vec<String> {
+            value
+                .split(',')
+                .map(str::trim)
+                .filter(|v| !v.is_empty())
+                .map(str::to_owned)
+                .collect()
+        };
+        let semi_additive = match text("semi_additive", &self.semi_additive_time) {
+            Some(time) => Some(SemiAdditive {
+                time,
+                take: match self.semi_additive_take.trim() {
+                    "" => Take::default(),
+                    take => named(take, "a value a level is read at")?,
+                },
+                per: list(&self.semi_additive_per),
+            }),
+            None if uses("semi_additive") && !list(&self.semi_additive_per).is_empty() => {
+                return Err(MetricFormError::Field(
+                    "semi_additive",
+                    "name the time attribute the level is recorded at, or leave \"per\" empty"
+                        .to_owned(),
+                ));
+            }
+            None => None,
+        };
+        Ok(Metric {
+            name: self.name.trim().to_owned(),
+            label: self.label.trim().to_owned(),
+            object: self.object.trim().to_owned(),
+            aggregate,
+            kind,
+            numerator: text("numerator", &self.numerator),
+            denominator: text("denominator", &self.denominator),
+            of: text("of", &self.of),
+            period: grain(&self.period)?.filter(|_| uses("period")),
+            to_date: grain(&self.to_date)?.filter(|_| uses("to_date")),
+            window,
+            semi_additive,
+            expr: text("expr", &self.expr),
+            filters: self
+                .filters
+                .lines()
+                .map(str::trim)
+                .filter(|f| uses("filters") && !f.is_empty())
+                .map(str::to_owned)
+                .collect(),
+            description: self.description.trim().to_owned(),
+            synonyms: tidy_synonyms(self.synonyms.split(',').map(str::to_owned)),
+            ..Metric::default()
+        })
+    }
 }
 
 /// Adds a business rule to the draft; see [`add_to_draft`].
@@ -598,5 +670,146 @@ pub async fn restore_draft(project_id: String, revision: u64) -> Result<u64, App
             format!("revision {revision} in the draft history"),
         ))),
         Err(RestoreError::Store(error)) => Err(error.into()),
+    }
+}
+
+#[cfg(all(test, feature = "ssr"))]
+mod tests {
+    use super::*;
+    use cassis_core::ontology::{Ontology, SemiAdditive, Take, from_yaml, problems_of_added};
+    use cassis_core::project::Dialect;
+
+    /// The form's fields as the browser posts them, read as the server
+    /// function reads them, then turned into a metric.
+    fn posted(fields: &[(&str, &str)]) -> Result<cassis_core::ontology::Metric, MetricFormError> {
+        let mut body = vec!["project_id=p".to_owned()];
+        for (field, value) in fields {
+            body.push(format!("metric%5B{field}%5D={}", value.replace(' ', "+")));
+        }
+        let read: AddMetric = crate::api::ontology_form::read_form(&body.join("&")).unwrap();
+        read.metric.to_metric()
+    }
+
+    const EMPTY: [(&str, &str); 12] = [
+        ("name", ""),
+        ("label", ""),
+        ("object", "snapshot"),
+        ("aggregate", "sum"),
+        ("expr", ""),
+        ("filters", ""),
+        ("description", ""),
+        ("synonyms", ""),
+        ("of", ""),
+        ("to_date", ""),
+        ("window", ""),
+        ("semi_additive_time", ""),
+    ];
+
+    fn form(set: &[(&'static str, &'static str)]) -> Vec<(&'static str, &'static str)> {
+        let mut fields: Vec<(&str, &str)> = EMPTY
+            .iter()
+            .filter(|(f, _)| !set.iter().any(|(g, _)| g == f))
+            .copied()
+            .collect();
+        fields.extend_from_slice(set);
+        fields
+    }
+
+    #[test]
+    fn a_running_total_sends_its_rolling_window() {
+        let rolling = posted(&form(&[
+            ("name", "rolling_balance_count"),
+            ("kind", "cumulative"),
+            ("of", "snapshots"),
+            ("window", "3"),
+            // Typed before the type was changed: hidden, so not sent on.
+            ("semi_additive_time", "snapshot_date"),
+        ]))
+        .unwrap();
+        assert_eq!((rolling.window, rolling.semi_additive), (Some(3), None));
+        assert_eq!(
+            posted(&form(&[("kind", "cumulative"), ("window", "three")])),
+            Err(MetricFormError::Field(
+                "window",
+                "`three` is not a number of periods: a rolling window spans a whole number of them, such as 3".to_owned()
+            ))
+        );
+    }
+
+    #[test]
+    fn a_simple_metric_sends_the_level_it_reads() {
+        let closing = posted(&form(&[
+            ("name", "closing_balance"),
+            ("expr", "balance"),
+            ("semi_additive_time", "snapshot_date"),
+            ("semi_additive_take", "first"),
+            ("semi_additive_per", "account, branch"),
+        ]))
+        .unwrap();
+        assert_eq!(
+            closing.semi_additive,
+            Some(SemiAdditive {
+                time: "snapshot_date".into(),
+                take: Take::First,
+                per: vec!["account".into(), "branch".into()],
+            })
+        );
+        assert!(matches!(
+            posted(&form(&[("semi_additive_per", "account")])),
+            Err(MetricFormError::Field("semi_additive", _))
+        ));
+    }
+
+    /// What validation finds wrong with the new fields comes back under
+    /// the field the form shows it by.
+    #[test]
+    fn problems_with_the_new_fields_are_shown_by_their_field() {
+        let before: Ontology = from_yaml(
+            r#"
+objects:
+  - name: snapshot
+    table: balances
+    attributes:
+      - {name: account, type: text}
+      - {name: snapshot_date, type: date, role: time}
+      - {name: balance, type: decimal, role: measure}
+metrics:
+  - {name: snapshots, object: snapshot, aggregate: count}
+"#,
+        )
+        .unwrap();
+        let added = |metric: cassis_core::ontology::Metric| {
+            let mut after = before.clone();
+            let path = format!("metrics.{}", metric.name);
+            after.metrics.push(metric);
+            problems_of_added(&before, &after, Dialect::Postgres, &path, "metrics[1]")
+        };
+        let short = posted(&form(&[
+            ("name", "short"),
+            ("kind", "cumulative"),
+            ("of", "snapshots"),
+            ("window", "1"),
+        ]))
+        .unwrap();
+        assert_eq!(
+            added(short),
+            [(
+                "window".to_owned(),
+                "a rolling window spans at least 2 periods".to_owned()
+            )]
+        );
+        let misread = posted(&form(&[
+            ("name", "closing"),
+            ("expr", "balance"),
+            ("semi_additive_time", "account"),
+        ]))
+        .unwrap();
+        let problems = added(misread);
+        assert_eq!(problems.len(), 1, "{problems:?}");
+        assert_eq!(problems[0].0, "semi_additive");
+        assert!(
+            problems[0].1.contains("not a time attribute"),
+            "{problems:?}"
+        );
     }
 }

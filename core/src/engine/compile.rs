@@ -34,6 +34,7 @@ mod growth;
 mod lower;
 pub mod resolve;
 mod running;
+mod semi_additive;
 
 use ast::{finish, order_by, qualify, substitute};
 pub use resolve::Problem;
@@ -139,6 +140,22 @@ pub enum CompileError {
     ThresholdShape(&'static str),
     #[error("the plan's condition on a total names measure {0}, which the plan does not have")]
     ThresholdMeasure(usize),
+    #[error(
+        "`{0}` is a level read at one time per period (semi-additive); ask for it without other measures"
+    )]
+    SemiAdditiveNotAlone(String),
+    #[error(
+        "`{0}` is a level read at one time per period (semi-additive); a running total would count it again in every period"
+    )]
+    LevelRunningTotal(String),
+    #[error(
+        "`{metric}` adds each {per}'s level up, which a {aggregate} cannot do; its `semi_additive.per` needs a sum, count, min or max"
+    )]
+    LevelNotAddedUp {
+        metric: String,
+        per: String,
+        aggregate: &'static str,
+    },
     #[error("a running total adds up period after period: group by a period (\"by month\")")]
     CumulativeWithoutTime,
     #[error("a rolling total spans months, quarters or years; group by one of them, not by {0}")]
@@ -195,6 +212,7 @@ pub fn compile_reporting(
         index,
         sql: dialect.sql(),
         shift: None,
+        plain: None,
     }
     .compile_reporting(plan)
 }
@@ -203,7 +221,7 @@ impl Compiler<'_> {
     /// Resolves `plan` (every name, its shape, its joins), then lowers it
     /// to SQL in the compiler's dialect.
     fn compile_reporting(&self, plan: &SemanticPlan) -> Result<CompiledQuery, Vec<Problem>> {
-        let resolved = resolve::resolve(self.index, plan)?;
+        let resolved = resolve::resolve_reading(self.index, plan, self.plain)?;
         self.lower(plan, resolved.shape)
             .map_err(|error| vec![Problem::from(error)])
     }
@@ -228,6 +246,7 @@ impl Compiler<'_> {
                 Shape::Growth { .. } => Some("a growth"),
                 Shape::Derived { .. } => Some("a metric derived from others"),
                 Shape::Cumulative { .. } => Some("a running total"),
+                Shape::SemiAdditive { .. } => Some("a level read at one time"),
                 Shape::Share { .. } => Some("a percentage"),
                 Shape::AveragePer { .. } => Some("an average per group"),
                 Shape::CountPassing { .. } => Some("a count of the groups that pass"),
@@ -248,6 +267,9 @@ impl Compiler<'_> {
                 named,
             } => return self.growth(plan, &of, period, periods, named.as_deref()),
             Shape::Derived { metric } => return self.derived(plan, &metric),
+            Shape::SemiAdditive { metric, variant } => {
+                return self.semi_additive(plan, &metric, variant);
+            }
             Shape::Cumulative {
                 of,
                 to_date,
@@ -310,6 +332,9 @@ struct Compiler<'a> {
     /// Every time attribute read this many periods later: the earlier side
     /// of a growth, whose 1995 rows stand where the plan names 1996.
     shift: Option<(Grain, u32)>,
+    /// The semi-additive metric read as the plain aggregate of its rows:
+    /// the rows per time that its level is then read from.
+    plain: Option<&'a str>,
 }
 
 /// Table aliases: the initials of each object's name (`race_result` is `rr`).

@@ -269,10 +269,11 @@ mod tests {
 
     /// A metric is compared whole: a change to any field of the newer
     /// metric types (its type, a ratio's sides, what a growth or a running
-    /// total is of, their periods, a derived metric's expression) names it.
+    /// total is of, their periods and window, a derived metric's
+    /// expression, a level's time rule) names it.
     #[test]
     fn a_change_to_any_field_of_a_metric_type_names_the_metric() {
-        use crate::ontology::model::{Grain, MetricKind};
+        use crate::ontology::model::{Grain, MetricKind, SemiAdditive};
         let growth = Metric {
             name: "revenue_growth".into(),
             object: "sale".into(),
@@ -286,7 +287,7 @@ mod tests {
             ..Default::default()
         };
         type Edit = fn(&mut Metric);
-        let edits: [(&str, Edit); 7] = [
+        let edits: [(&str, Edit); 9] = [
             ("type", |m| m.kind = MetricKind::Cumulative),
             ("numerator", |m| m.numerator = Some("revenue".into())),
             ("denominator", |m| m.denominator = Some("orders".into())),
@@ -294,6 +295,13 @@ mod tests {
             ("period", |m| m.period = Some(Grain::Quarter)),
             ("to_date", |m| m.to_date = Some(Grain::Year)),
             ("expr", |m| m.expr = Some("revenue - cost".into())),
+            ("window", |m| m.window = Some(3)),
+            ("semi_additive", |m| {
+                m.semi_additive = Some(SemiAdditive {
+                    time: "snapshot_date".into(),
+                    ..Default::default()
+                })
+            }),
         ];
         for (field, edit) in edits {
             let mut new = old.clone();

@@ -317,6 +317,10 @@ pub struct Metric {
     /// A rolling total's span, in periods of the question's time grouping:
     /// 3 for "the last 3 months" read by month.
     pub window: Option<u32>,
+    /// A balance or a headcount: a level read at one time, which adding up
+    /// over time would count again and again. Per period it stands at its
+    /// last (or first, or average) value of `time`.
+    pub semi_additive: Option<SemiAdditive>,
     pub format: Option<MetricFormat>,
     pub label: String,
     pub description: String,
@@ -324,6 +328,60 @@ pub struct Metric {
     /// Readings the business genuinely disagrees on; a question that does not
     /// say which is a fork the user confirms.
     pub variants: Vec<MetricVariant>,
+}
+
+/// How a level (a balance, a stock, a headcount) is read over time: not
+/// added up across its `time` attribute's values, but taken at one of them
+/// per period asked about, then aggregated across everything else. As
+/// MetricFlow's `non_additive_dimension` (`name`, `window_choice: max` for
+/// `last`, `window_groupings` for `per`) and Snowflake's `NON ADDITIVE BY`.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SemiAdditive {
+    /// The time attribute of the metric's object the level is recorded at:
+    /// `snapshot_date`.
+    pub time: String,
+    /// Which of the period's values stands for it: the last (a closing
+    /// balance), the first (an opening one) or their average.
+    #[serde(default, skip_serializing_if = "Take::is_default")]
+    pub take: Take,
+    /// Attributes of the metric's object each read at its own last (or
+    /// first) time before the values are aggregated: a balance per
+    /// `account` whose latest snapshots fall on different days. Empty: the
+    /// rows at the period's one last time.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub per: Vec<String>,
+}
+
+/// Which of a period's values a [`SemiAdditive`] metric takes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Take {
+    /// The value at the period's latest time: a closing balance.
+    #[default]
+    Last,
+    /// The value at the period's earliest time: an opening balance.
+    First,
+    /// The average over the period's times of the value at each: an average
+    /// daily balance.
+    Average,
+}
+
+impl Take {
+    pub const ALL: [Take; 3] = [Take::Last, Take::First, Take::Average];
+
+    fn is_default(&self) -> bool {
+        *self == Take::default()
+    }
+
+    /// As written in YAML: `last`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Take::Last => "last",
+            Take::First => "first",
+            Take::Average => "average",
+        }
+    }
 }
 
 /// What a metric computes.
@@ -385,6 +443,8 @@ struct MetricDocument {
     to_date: Option<Grain>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     window: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    semi_additive: Option<SemiAdditive>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     format: Option<MetricFormat>,
     #[serde(default, skip_serializing_if = "String::is_empty")]
@@ -462,6 +522,7 @@ impl TryFrom<MetricDocument> for Metric {
             period: d.period,
             to_date: d.to_date,
             window: d.window,
+            semi_additive: d.semi_additive,
             format: d.format,
             label: d.label,
             description: d.description,
@@ -486,6 +547,7 @@ impl From<Metric> for MetricDocument {
             period: m.period,
             to_date: m.to_date,
             window: m.window,
+            semi_additive: m.semi_additive,
             format: m.format,
             label: m.label,
             description: m.description,
@@ -524,6 +586,11 @@ impl Metric {
             std::ops::ControlFlow::<()>::Continue(())
         });
         Ok(names)
+    }
+
+    /// A level (a balance, a headcount) read at one time per period.
+    pub fn is_semi_additive(&self) -> bool {
+        self.semi_additive.is_some()
     }
 
     pub fn is_cumulative(&self) -> bool {

@@ -1,7 +1,9 @@
 //! Validation collects every problem at once, each with the path of the
 //! element at fault, so an analyst fixes a file in one pass.
 
-use super::model::{Aggregate, Attribute, Metric, MetricKind, Object, Ontology};
+use super::model::{
+    Aggregate, Attribute, AttributeRole, Metric, MetricKind, Object, Ontology, SemiAdditive,
+};
 use crate::project::Dialect;
 use crate::sql;
 use serde::{Deserialize, Serialize};
@@ -442,6 +444,10 @@ impl Checker {
                     at,
                     format!("`{of}` is itself computed over periods; {kind} is of a metric that aggregates rows"),
                 ),
+                Some(other) if !growth && other.semi_additive.is_some() => self.problem(
+                    at,
+                    format!("`{of}` is a level read at one time (semi-additive), which adding up period after period would count again and again"),
+                ),
                 Some(other)
                     if !growth
                         && (other.kind != MetricKind::Simple
@@ -498,6 +504,7 @@ impl Checker {
                 );
             }
         }
+        self.only_simple_levels(path, metric);
         let unused = [
             ("period", !growth && metric.period.is_some()),
             ("to_date", growth && metric.to_date.is_some()),
@@ -598,6 +605,7 @@ impl Checker {
 
     /// `of`, `period` and `to_date` belong to metrics over periods alone.
     fn only_growth(&mut self, path: &str, metric: &Metric) {
+        self.only_simple_levels(path, metric);
         for (field, present, kind) in [
             ("of", metric.of.is_some(), "growth` or `type: cumulative"),
             ("period", metric.period.is_some(), "growth"),
@@ -615,6 +623,91 @@ impl Checker {
         }
     }
 
+    /// A level's time rule applies to the rows a simple metric aggregates;
+    /// a metric computed from others reads it from them.
+    fn only_simple_levels(&mut self, path: &str, metric: &Metric) {
+        if metric.kind != MetricKind::Simple && metric.semi_additive.is_some() {
+            self.problem(
+                format!("{path}.semi_additive"),
+                "only a metric that aggregates rows is semi-additive; give it to the metric this one is computed from",
+            );
+        }
+    }
+
+    /// A level is read at a time attribute of its own object, per
+    /// attributes of that object; with `per`, each one's value is then
+    /// aggregated again across them, which only a sum, a count, a minimum
+    /// or a maximum allows.
+    fn semi_additive(
+        &mut self,
+        path: &str,
+        metric: &Metric,
+        levels: &SemiAdditive,
+        object: Option<&Object>,
+    ) {
+        let at = format!("{path}.semi_additive");
+        let attribute =
+            |name: &str| object.and_then(|o| o.attributes.iter().find(|a| a.name == name));
+        if levels.time.trim().is_empty() {
+            self.problem(
+                format!("{at}.time"),
+                "a semi-additive metric needs `time`: the time attribute its level is recorded at",
+            );
+        } else if let Some(object) = object {
+            match attribute(&levels.time) {
+                None => self.problem(
+                    format!("{at}.time"),
+                    format!("the object `{}` has no attribute `{}`", object.name, levels.time),
+                ),
+                Some(a) if a.role != AttributeRole::Time => self.problem(
+                    format!("{at}.time"),
+                    format!(
+                        "`{}` is not a time attribute of `{}`; a level is read at a date or time (give the attribute `role: time`)",
+                        levels.time, object.name
+                    ),
+                ),
+                Some(_) => {}
+            }
+        }
+        for name in &levels.per {
+            if *name == levels.time {
+                self.problem(
+                    format!("{at}.per"),
+                    format!(
+                        "`{name}` is the level's time; `per` names what each keeps its own time for"
+                    ),
+                );
+            } else if let Some(object) = object
+                && attribute(name).is_none()
+            {
+                self.problem(
+                    format!("{at}.per"),
+                    format!("the object `{}` has no attribute `{name}`", object.name),
+                );
+            }
+        }
+        if !levels.per.is_empty()
+            && matches!(metric.aggregate, Aggregate::Avg | Aggregate::CountDistinct)
+        {
+            self.problem(
+                &at,
+                format!(
+                    "with `per`, each one's value is then added up across them, which `{}` values cannot be; use sum, count, min or max, or remove `per`",
+                    aggregate_name(metric.aggregate)
+                ),
+            );
+        }
+        for (j, variant) in metric.variants.iter().enumerate() {
+            if !variant.plus.is_empty() {
+                let vpath = element(&format!("{path}.variants"), j, &variant.name);
+                self.problem(
+                    format!("{vpath}.plus"),
+                    "a semi-additive metric is read at one time per period; it adds no other metrics",
+                );
+            }
+        }
+    }
+
     fn metric(
         &mut self,
         path: &str,
@@ -624,7 +717,10 @@ impl Checker {
     ) {
         self.name(path, &metric.name);
         self.synonyms(path, &metric.synonyms);
-        self.object_ref(&format!("{path}.object"), &metric.object, objects);
+        let object = self.object_ref(&format!("{path}.object"), &metric.object, objects);
+        if let Some(levels) = &metric.semi_additive {
+            self.semi_additive(path, metric, levels, object);
+        }
         for (field, present) in [
             ("numerator", metric.numerator.is_some()),
             ("denominator", metric.denominator.is_some()),

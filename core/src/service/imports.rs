@@ -4,14 +4,49 @@
 //! checks the planner still answers it that way.
 
 use crate::engine::compile::compile;
-use crate::engine::plan::{AttributeRef, Measure, SemanticPlan};
+use crate::engine::plan::{AttributeRef, Condition, Filter, Literal, Measure, SemanticPlan};
 use crate::ontology::VerifiedQuestion;
 use crate::ontology::import::dbt::{ProjectFile, from_dbt};
-use crate::ontology::import::{Format, Grain, ImportError, ImportWarning, Imported, cortex};
+use crate::ontology::import::{
+    self, Comparison, Format, Grain, GroupBy, ImportError, ImportWarning, Imported, cortex,
+};
 use crate::project::Dialect;
 
+/// A saved query's dimension as a plan reads it: a date at its grain.
+fn attribute(g: &GroupBy) -> AttributeRef {
+    let by = AttributeRef::new(&g.object, &g.attribute);
+    match g.grain {
+        Some(Grain::Year) => by.by_year(),
+        Some(Grain::Month) => by.by_month(),
+        None => by,
+    }
+}
+
+/// A saved query's condition as a plan's filter.
+fn filter(saved: &import::SavedFilter) -> Filter {
+    let value = |l: &import::Literal| match l {
+        import::Literal::Integer(n) => Literal::Integer(*n),
+        import::Literal::Text(t) => Literal::Text(t.clone()),
+    };
+    let values = |ls: &[import::Literal]| ls.iter().map(value).collect();
+    Filter {
+        attribute: attribute(&saved.on),
+        condition: match &saved.comparison {
+            Comparison::OneOf(ls) => Condition::OneOf(values(ls)),
+            Comparison::NoneOf(ls) => Condition::NoneOf(values(ls)),
+            Comparison::AtLeast(l) => Condition::AtLeast(value(l)),
+            Comparison::AtMost(l) => Condition::AtMost(value(l)),
+            Comparison::Above(l) => Condition::After(value(l)),
+            Comparison::Below(l) => Condition::Before(value(l)),
+            Comparison::Between(low, high) => Condition::Between(value(low), value(high)),
+            Comparison::Missing => Condition::Missing,
+        },
+    }
+}
+
 /// Compiles `imported`'s saved queries into verified questions in
-/// `dialect`; one that does not compile is a warning instead.
+/// `dialect`, their `where` applied; one that does not compile is a
+/// warning instead.
 pub fn verify_saved_queries(imported: &mut Imported, dialect: Dialect) {
     for query in std::mem::take(&mut imported.saved_queries) {
         let plan = SemanticPlan {
@@ -23,18 +58,8 @@ pub fn verify_saved_queries(imported: &mut Imported, dialect: Dialect) {
                     variant: None,
                 })
                 .collect(),
-            dimensions: query
-                .group_by
-                .iter()
-                .map(|g| {
-                    let by = AttributeRef::new(&g.object, &g.attribute);
-                    match g.grain {
-                        Some(Grain::Year) => by.by_year(),
-                        Some(Grain::Month) => by.by_month(),
-                        None => by,
-                    }
-                })
-                .collect(),
+            dimensions: query.group_by.iter().map(attribute).collect(),
+            filters: query.filters.iter().map(filter).collect(),
             ..SemanticPlan::default()
         };
         match compile(&imported.ontology, &plan, dialect) {
@@ -140,8 +165,31 @@ mod tests {
             questions,
             [
                 "How many orders were placed each year?",
-                "What is revenue by region?"
+                "What is revenue by region?",
+                "What was the revenue of line items shipped in 1995?"
             ]
+        );
+        // The saved query's `where`, applied.
+        let shipped = &read.ontology.verified_questions[2].sql;
+        for condition in [
+            "li.l_shipdate >= '1995-01-01'",
+            "li.l_shipdate < '1996-01-01'",
+        ] {
+            assert!(shipped.contains(condition), "{condition} in {shipped}");
+        }
+        // A condition on another object's dimension joins it.
+        let mut with_urgent = files;
+        with_urgent.push(ProjectFile::new(
+            "urgent.yml",
+            "saved_queries:\n  - name: urgent_revenue\n    query_params:\n      metrics: [revenue]\n      where: \"{{ Dimension('order__order_priority') }} = '1-URGENT'\"\n",
+        ));
+        let read_urgent = convert_files(&with_urgent, Dialect::Sqlite, max)
+            .unwrap()
+            .unwrap();
+        let urgent = &read_urgent.ontology.verified_questions[3].sql;
+        assert!(
+            urgent.contains("JOIN orders o") && urgent.contains("o.o_orderpriority = '1-URGENT'"),
+            "{urgent}"
         );
         assert!(
             read.ontology.verified_questions[1]
@@ -153,7 +201,7 @@ mod tests {
         assert!(
             read.warnings
                 .iter()
-                .any(|w| w.item == "metrics.cumulative_revenue")
+                .any(|w| w.item == "metrics.revenue_growth_yoy")
         );
         let error = convert_files(
             &[ProjectFile::new("a.yaml", "hello: world\n")],

@@ -18,7 +18,7 @@ use crate::components::style::{
     BUTTON, CARD, CARD_TITLE, FIELD_ERROR, INPUT, LABEL, SECONDARY, SMALL, SUCCESS,
 };
 use crate::pages::project_settings::project_id_param;
-use cassis_core::ontology::{Aggregate, Grain};
+use cassis_core::ontology::{Aggregate, Grain, Take};
 use leptos::prelude::*;
 use leptos::server_fn::ServerFn;
 use outline::{ElementView, describe, entries};
@@ -437,6 +437,19 @@ fn MetricForm(
     // imposed, so a name typed wrong is named next to its field.
     let metrics: Vec<String> =
         ontology.with_value(|o| o.metrics.iter().map(|m| m.name.clone()).collect());
+    // What a level may be read at: every object's time attributes.
+    let times: Vec<String> = ontology.with_value(|o| {
+        let mut names: Vec<String> = o
+            .objects
+            .iter()
+            .flat_map(|o| &o.attributes)
+            .filter(|a| a.role == cassis_core::ontology::AttributeRole::Time)
+            .map(|a| a.name.clone())
+            .collect();
+        names.sort();
+        names.dedup();
+        names
+    });
     let kind = RwSignal::new("simple".to_owned());
     let is = move |kinds: &'static [&'static str]| move || kinds.contains(&kind.get().as_str());
     let outcome = Signal::derive(move || actions.metric.value().get());
@@ -476,7 +489,7 @@ fn MetricForm(
     view! {
         <div class=format!("{CARD} mt-4")>
             <h2 class=CARD_TITLE>"Add a metric"</h2>
-            <p class="mt-1 text-sm text-slate-600">"A number people ask for, such as wins or revenue: an aggregate over one object, with optional conditions; a ratio of two metrics, such as wins per start; an expression over metrics, such as margin; a growth from one period to the one before; or a running total, such as revenue year to date."</p>
+            <p class="mt-1 text-sm text-slate-600">"A number people ask for, such as wins or revenue: an aggregate over one object, with optional conditions; a ratio of two metrics, such as wins per start; an expression over metrics, such as margin; a growth from one period to the one before; a running or rolling total, such as revenue year to date or over the last 3 months; or a level such as a balance, read at its last value per period."</p>
             <ActionForm action=actions.metric attr:class="mt-4 grid gap-4 md:grid-cols-2" attr:data-testid="metric-form">
                 <input type="hidden" name="project_id" value=project_id />
                 <datalist id="metric-names">
@@ -529,6 +542,11 @@ fn MetricForm(
                     </select>
                     {problem("to_date")}
                 </div>
+                <div class:hidden=move || !is(&["cumulative"])()>
+                    <label for="metric-window" class=LABEL>"Rolling window (periods; empty for a running total)"</label>
+                    <input id="metric-window" name="metric[window]" type="text" inputmode="numeric" class=INPUT placeholder="3" />
+                    {problem("window")}
+                </div>
                 <div class:hidden=move || !is(&["simple", "derived"])()>
                     <label for="metric-expr" class=LABEL>
                         {move || if kind.get() == "derived" { "Expression (SQL over metrics' names)" } else { "Expression (SQL over the object's columns)" }}
@@ -542,6 +560,27 @@ fn MetricForm(
                     <textarea id="metric-filters" name="metric[filters]" rows="2" class=format!("{INPUT} font-mono") placeholder="position = 1"></textarea>
                     {problem("filters")}
                 </div>
+                <fieldset class="md:col-span-2 grid gap-4 md:grid-cols-3" class:hidden=move || !is(&["simple"])()>
+                    <legend class=LABEL>"A level, such as a balance or a headcount (semi-additive: not added up over time)"</legend>
+                    <datalist id="time-attributes">
+                        {times.into_iter().map(|t| view! { <option value=t></option> }).collect_view()}
+                    </datalist>
+                    <div>
+                        <label for="metric-semi-additive-time" class=LABEL>"Read at (time attribute; empty if it adds up)"</label>
+                        <input id="metric-semi-additive-time" name="metric[semi_additive_time]" type="text" list="time-attributes" autocomplete="off" class=INPUT placeholder="snapshot_date" />
+                    </div>
+                    <div>
+                        <label for="metric-semi-additive-take" class=LABEL>"Per period, its"</label>
+                        <select id="metric-semi-additive-take" name="metric[semi_additive_take]" class=INPUT>
+                            {Take::ALL.into_iter().map(|t| view! { <option value=t.name()>{format!("{} value", t.name())}</option> }).collect_view()}
+                        </select>
+                    </div>
+                    <div>
+                        <label for="metric-semi-additive-per" class=LABEL>"Each with its own time (attributes, comma-separated)"</label>
+                        <input id="metric-semi-additive-per" name="metric[semi_additive_per]" type="text" class=INPUT placeholder="account" />
+                    </div>
+                    <div class="md:col-span-3">{problem("semi_additive")}</div>
+                </fieldset>
                 <div>
                     <label for="metric-synonyms" class=LABEL>"Synonyms (comma-separated)"</label>
                     <input id="metric-synonyms" name="metric[synonyms]" type="text" class=INPUT placeholder="victories, wins" />

@@ -269,8 +269,25 @@ pub fn describe(ontology: &Ontology, path: &str) -> Option<ElementView> {
             let named = |name: &Option<String>| name.clone().unwrap_or_else(|| "?".to_owned());
             let computes = match m.kind {
                 MetricKind::Simple => {
-                    format!("{:?}({})", m.aggregate, m.expr.as_deref().unwrap_or("*"))
-                        .to_lowercase()
+                    let aggregate =
+                        format!("{:?}({})", m.aggregate, m.expr.as_deref().unwrap_or("*"))
+                            .to_lowercase();
+                    // A level is read at one time per period, not added up over time.
+                    match &m.semi_additive {
+                        None => aggregate,
+                        Some(level) => {
+                            let per = if level.per.is_empty() {
+                                String::new()
+                            } else {
+                                format!(", each {}'s own", level.per.join(" and "))
+                            };
+                            format!(
+                                "{aggregate} at the {} {} of each period{per}",
+                                level.take.name(),
+                                level.time
+                            )
+                        }
+                    }
                 }
                 MetricKind::Ratio => format!("{} / {}", named(&m.numerator), named(&m.denominator)),
                 MetricKind::Derived => named(&m.expr),
@@ -279,13 +296,17 @@ pub fn describe(ontology: &Ontology, path: &str) -> Option<ElementView> {
                     named(&m.of),
                     m.period.map_or("?", |p| p.name())
                 ),
-                MetricKind::Cumulative => match m.to_date {
-                    Some(period) => format!(
+                MetricKind::Cumulative => match (m.to_date, m.window) {
+                    (_, Some(periods)) => format!(
+                        "rolling total of {} over the last {periods} periods",
+                        named(&m.of)
+                    ),
+                    (Some(period), None) => format!(
                         "running total of {}, to date each {}",
                         named(&m.of),
                         period.name()
                     ),
-                    None => format!("running total of {}", named(&m.of)),
+                    (None, None) => format!("running total of {}", named(&m.of)),
                 },
             };
             facts.push(("Computes", computes));
@@ -449,6 +470,19 @@ mod tests {
                 metric("all_wins", MetricKind::Cumulative, |m| {
                     m.of = Some("wins".into())
                 }),
+                metric("rolling_wins", MetricKind::Cumulative, |m| {
+                    m.of = Some("wins".into());
+                    m.window = Some(3);
+                }),
+                metric("closing_points", MetricKind::Simple, |m| {
+                    m.aggregate = cassis_core::ontology::Aggregate::Sum;
+                    m.expr = Some("points".into());
+                    m.semi_additive = Some(cassis_core::ontology::SemiAdditive {
+                        time: "race_date".into(),
+                        take: cassis_core::ontology::Take::Last,
+                        per: vec!["driver_id".into()],
+                    });
+                }),
             ],
             ..ontology()
         };
@@ -472,5 +506,13 @@ mod tests {
             "running total of wins, to date each year"
         );
         assert_eq!(computes("all_wins"), "running total of wins");
+        assert_eq!(
+            computes("rolling_wins"),
+            "rolling total of wins over the last 3 periods"
+        );
+        assert_eq!(
+            computes("closing_points"),
+            "sum(points) at the last race_date of each period, each driver_id's own"
+        );
     }
 }

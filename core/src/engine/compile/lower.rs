@@ -189,6 +189,36 @@ impl<'a> Compiler<'a> {
         ))
     }
 
+    /// A grouping's expression. A semi-additive metric's own time, read
+    /// per time for its level, stays as recorded on a growth's earlier
+    /// side too: only its order within each (shifted) period counts, which
+    /// moving every date to its period's start would lose.
+    pub(super) fn dimension(
+        &self,
+        reference: &AttributeRef,
+        aliases: &Aliases,
+    ) -> Result<Expr, CompileError> {
+        let level_time = self
+            .plain
+            .and_then(|name| self.index.metric(name))
+            .is_some_and(|m| {
+                m.semi_additive.as_ref().is_some_and(|level| {
+                    reference.bucket.is_none()
+                        && reference.object == m.object
+                        && reference.attribute == level.time
+                })
+            });
+        if level_time && self.shift.is_some() {
+            Compiler {
+                shift: None,
+                ..*self
+            }
+            .attribute(reference, aliases)
+        } else {
+            self.attribute(reference, aliases)
+        }
+    }
+
     pub(super) fn attribute_type(&self, reference: &AttributeRef) -> Option<DataType> {
         self.index
             .attribute(&reference.object, &reference.attribute)
@@ -502,7 +532,7 @@ impl<'a> Compiler<'a> {
         let mut projection = Vec::new();
         let mut group_by = Vec::new();
         for dimension in &plan.dimensions {
-            let expr = self.attribute(dimension, aliases)?;
+            let expr = self.dimension(dimension, aliases)?;
             group_by.push(expr.clone());
             projection.push(select_item(expr, &dimension.column()));
         }
@@ -574,7 +604,7 @@ impl<'a> Compiler<'a> {
         let mut aggregates = Vec::new();
         for dimension in &plan.dimensions {
             inner.push(SelectItem::ExprWithAlias {
-                expr: self.attribute(dimension, aliases)?,
+                expr: self.dimension(dimension, aliases)?,
                 alias: self.ident(&dimension.column()),
             });
         }

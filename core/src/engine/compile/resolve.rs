@@ -82,6 +82,12 @@ pub enum Shape {
         periods: u32,
         named: Option<String>,
     },
+    /// A semi-additive metric alone: per group, its value at the last (or
+    /// first, or every) time of its time attribute, then aggregated.
+    SemiAdditive {
+        metric: String,
+        variant: Option<String>,
+    },
     /// A measure added up period after period.
     Cumulative {
         of: Measure,
@@ -152,19 +158,34 @@ pub fn resolve(
     index: OntologyIndex<'_>,
     plan: &SemanticPlan,
 ) -> Result<ResolvedPlan, Vec<Problem>> {
+    resolve_reading(index, plan, None)
+}
+
+/// [`resolve`], reading the semi-additive metric `plain` (if any) as the
+/// plain aggregate of its rows: its caller applies the time rule around it.
+pub(super) fn resolve_reading(
+    index: OntologyIndex<'_>,
+    plan: &SemanticPlan,
+    plain: Option<&str>,
+) -> Result<ResolvedPlan, Vec<Problem>> {
     let mut problems = Vec::new();
     NameCheck { index }.check_plan(plan, &mut problems);
     if !problems.is_empty() {
         return Err(problems);
     }
-    shape(index, plan)
+    shape(index, plan, plain)
         .map(|shape| ResolvedPlan { shape })
         .map_err(|error| vec![Problem::from(error)])
 }
 
-fn shape(index: OntologyIndex<'_>, plan: &SemanticPlan) -> Result<Shape, CompileError> {
+fn shape(
+    index: OntologyIndex<'_>,
+    plan: &SemanticPlan,
+    plain: Option<&str>,
+) -> Result<Shape, CompileError> {
     let metric = |name: &str| index.metric(name);
     let is = |name: &str, kind: fn(&Metric) -> bool| metric(name).is_some_and(kind);
+    let level = |name: &str| plain != Some(name) && is(name, Metric::is_semi_additive);
     let of = |metric: &Metric| Measure::Metric {
         metric: metric.of.clone().unwrap_or_default(),
         variant: None,
@@ -279,6 +300,12 @@ fn shape(index: OntologyIndex<'_>, plan: &SemanticPlan) -> Result<Shape, Compile
                 metric: name.clone(),
             });
         }
+        [Measure::Metric { metric, variant }] if level(metric) => {
+            return Ok(Shape::SemiAdditive {
+                metric: metric.clone(),
+                variant: variant.clone(),
+            });
+        }
         measures => {
             let ratio = measures.iter().find_map(|m| match m {
                 Measure::Metric { metric, .. } if is(metric, Metric::is_ratio) => Some(metric),
@@ -292,7 +319,7 @@ fn shape(index: OntologyIndex<'_>, plan: &SemanticPlan) -> Result<Shape, Compile
     if plan.measures.is_empty() {
         lookup(index, plan)
     } else {
-        aggregate(index, plan)
+        aggregate(index, plan, plain)
     }
 }
 
@@ -349,12 +376,29 @@ fn lookup(index: OntologyIndex<'_>, plan: &SemanticPlan) -> Result<Shape, Compil
 }
 
 /// Measures of one base, joined to what the plan groups and filters by.
-fn aggregate(index: OntologyIndex<'_>, plan: &SemanticPlan) -> Result<Shape, CompileError> {
+fn aggregate(
+    index: OntologyIndex<'_>,
+    plan: &SemanticPlan,
+    plain: Option<&str>,
+) -> Result<Shape, CompileError> {
     let measures = plan
         .measures
         .iter()
         .map(|m| measure(index, m))
         .collect::<Result<Vec<_>, _>>()?;
+    // A level beside other measures, or added to one, would be summed over
+    // time with them: it is read on its own.
+    for measure in measures
+        .iter()
+        .flat_map(|m| std::iter::once(m).chain(&m.plus))
+    {
+        let semi_additive = index
+            .metric(&measure.name)
+            .is_some_and(|m| m.is_semi_additive() && m.object == measure.base);
+        if semi_additive && plain != Some(measure.name.as_str()) {
+            return Err(CompileError::SemiAdditiveNotAlone(measure.name.clone()));
+        }
+    }
     if let Some(first) = measures.first()
         && let Some(other) = measures.iter().find(|m| m.base != first.base)
     {

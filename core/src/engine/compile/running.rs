@@ -24,6 +24,11 @@ impl Compiler<'_> {
         if of.is_composite() {
             return Err(CompileError::NotAlone);
         }
+        if let Measure::Metric { metric, .. } = of
+            && self.metric(metric)?.is_semi_additive()
+        {
+            return Err(CompileError::LevelRunningTotal(metric.clone()));
+        }
         let is_time = |d: &AttributeRef| {
             self.index
                 .attribute(&d.object, &d.attribute)

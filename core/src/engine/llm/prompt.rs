@@ -78,7 +78,8 @@ pub fn system_prompt(context: &PlanningContext<'_>) -> String {
          \n\
          Plans: measure with a metric whenever one fits; leave a metric's variant null unless the question \
          settles it (Cassis then asks the user); count_of counts an object's rows; aggregate applies sum, avg, \
-         min, max or count to a numeric attribute no metric covers. Dimensions group (with measures) or list \
+         min, max or count to a numeric attribute no metric covers. A metric with `semi_additive` is a level \
+         (a balance, a headcount) Cassis reads at one time per period: measure it alone, never in a running total. Dimensions group (with measures) or list \
          (without); give a date the bucket \"year\", \"quarter\", \"month\", \"week\" or \"day\" to group by it. Filters compare an attribute with literal \
          values: one_of for equality (names exactly as the data spells them), at_least, at_most, before, after, \
          between (inclusive), none_of to exclude values, missing (no value at all). Order refers to a measure or dimension by its index; limit is the N of \"top N\". \

@@ -177,6 +177,15 @@ pub fn to_cortex(ontology: &Ontology, options: &CortexOptions) -> CortexExport {
                 m.variants.iter().map(|v| v.name.as_str()).collect::<Vec<_>>().join(", ")
             ));
         }
+        if m.is_semi_additive() {
+            // Cortex would add the level up over time: a wrong figure, not a lesser one.
+            notes.push(format!(
+                "metrics.{}: Cortex's semantic model has no semi-additive metric (Snowflake's `NON ADDITIVE BY` exists only in CREATE SEMANTIC VIEW), and as a plain aggregate it would add the level up over time; it is left out for Cortex and kept whole in the `# cassis:` comment",
+                m.name
+            ));
+            extras.unexported.push(m.clone());
+            continue;
+        }
         if !matches!(m.kind, MetricKind::Simple | MetricKind::Ratio) {
             notes.push(format!(
                 "metrics.{}: Cortex has no metric of its kind ({:?}); it is kept whole in the `# cassis:` comment",
@@ -363,11 +372,9 @@ fn table(
             .collect();
         table.primary_key = Some(PrimaryKey { columns });
     }
-    for m in ontology
-        .metrics
-        .iter()
-        .filter(|m| m.object == object.name && m.kind == MetricKind::Simple)
-    {
+    for m in ontology.metrics.iter().filter(|m| {
+        m.object == object.name && m.kind == MetricKind::Simple && !m.is_semi_additive()
+    }) {
         table.metrics.push(CortexMetric {
             name: m.name.clone(),
             synonyms: m.synonyms.clone(),
@@ -542,6 +549,40 @@ metrics:
         );
         assert!(
             export.notes.iter().any(|n| n.contains("fiscal_year_start")),
+            "{:?}",
+            export.notes
+        );
+    }
+
+    /// A level Cortex would add up over time is not shown to Cortex as an
+    /// aggregate; it travels in the comment and reads back whole.
+    #[test]
+    fn a_semi_additive_metric_is_kept_from_cortex_and_reads_back() {
+        let yaml = r#"
+objects:
+  - name: snapshot
+    table: balances
+    attributes:
+      - {name: account, column: account_id, type: text}
+      - {name: snapshot_date, type: date, role: time}
+      - {name: balance, type: decimal, role: measure}
+metrics:
+  - name: closing_balance
+    object: snapshot
+    aggregate: sum
+    expr: balance
+    semi_additive: {time: snapshot_date, per: [account]}
+  - {name: snapshots, object: snapshot, aggregate: count}
+"#;
+        let (ontology, back, export) = round_trip(yaml, Dialect::Sqlite);
+        assert_same(&back, &ontology);
+        assert!(!export.yaml.contains("SUM(balance)"), "{}", export.yaml);
+        assert!(export.yaml.contains("expr: COUNT(*)"), "{}", export.yaml);
+        assert!(
+            export
+                .notes
+                .iter()
+                .any(|n| n.starts_with("metrics.closing_balance") && n.contains("semi-additive")),
             "{:?}",
             export.notes
         );

@@ -34,7 +34,8 @@ pub enum Format {
 impl Format {
     /// Tells the three apart by their top-level keys: Cortex has `tables`
     /// with `base_table`, dbt has `semantic_models`, `metrics` with
-    /// `type_params` or `saved_queries`, Cassis has `objects`.
+    /// `type_params`, `saved_queries` or `models` with a `semantic_model`
+    /// (the latest spec), Cassis has `objects`.
     pub fn detect(text: &str) -> Option<Format> {
         let top: Vec<&str> = text
             .lines()
@@ -48,6 +49,7 @@ impl Format {
         } else if has("semantic_models")
             || has("saved_queries")
             || (has("metrics") && text.contains("type_params"))
+            || (has("models") && text.contains("semantic_model:"))
         {
             Some(Format::Dbt)
         } else if has("objects") || has("metrics") || has("rules") || has("description") {
@@ -98,6 +100,44 @@ pub struct SavedQuery {
     pub description: String,
     pub metrics: Vec<String>,
     pub group_by: Vec<GroupBy>,
+    /// Its `where`, as conditions on dimensions, all of which hold.
+    pub filters: Vec<SavedFilter>,
+}
+
+/// One condition of a saved query's `where`: a dimension (a date at a
+/// grain) compared with values.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SavedFilter {
+    pub on: GroupBy,
+    pub comparison: Comparison,
+}
+
+/// How a saved query's condition compares its dimension, as SQL wrote it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Comparison {
+    /// `= v` or `IN (...)`.
+    OneOf(Vec<Literal>),
+    /// `<> v` or `NOT IN (...)`.
+    NoneOf(Vec<Literal>),
+    /// `>= v`.
+    AtLeast(Literal),
+    /// `<= v`.
+    AtMost(Literal),
+    /// `> v`.
+    Above(Literal),
+    /// `< v`.
+    Below(Literal),
+    /// `BETWEEN low AND high`, both included.
+    Between(Literal, Literal),
+    /// `IS NULL`.
+    Missing,
+}
+
+/// A value a saved query's condition compares with.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Literal {
+    Integer(i64),
+    Text(String),
 }
 
 /// One grouping of a saved query: an object's attribute, a date at a grain.
@@ -202,6 +242,9 @@ struct Warnings<'a> {
     file: &'a str,
     lines: text::Lines<'a>,
     list: Vec<ImportWarning>,
+    /// A dbt semantic model written on a model (the latest spec), whose
+    /// items are named and found where the model writes them.
+    rename: Option<dbt::Rename>,
 }
 
 impl<'a> Warnings<'a> {
@@ -210,16 +253,61 @@ impl<'a> Warnings<'a> {
             file,
             lines: text::Lines::new(text),
             list: Vec::new(),
+            rename: None,
         }
+    }
+
+    /// `path` and `item` as the file writes them: a lowered semantic model's
+    /// `semantic_models.orders.measures.revenue` is `models.orders.metrics.revenue`.
+    fn place(&self, path: &[&str], item: String) -> (Option<usize>, String) {
+        let Some(r) = &self.rename else {
+            return (self.lines.locate(path), item);
+        };
+        let mut names: Vec<&str> = Vec::new();
+        for (i, name) in path.iter().enumerate() {
+            match (i, *name) {
+                (0, "semantic_models") => names.push("models"),
+                (1, n) if n == r.semantic_model => names.push(&r.model),
+                (2, "measures") => names.push("metrics"),
+                (2, "entities" | "dimensions") => {}
+                (3, n) if matches!(path[2], "entities" | "dimensions") => {
+                    names.push(r.columns.get(n).map_or(n, String::as_str));
+                }
+                (_, n) => names.push(n),
+            }
+        }
+        let prefix = format!("semantic_models.{}", r.semantic_model);
+        let item = match item.strip_prefix(&prefix) {
+            Some(rest) => {
+                let rest = rest.replacen(".measures.", ".metrics.", 1);
+                let column = [".entities.", ".dimensions."]
+                    .iter()
+                    .find_map(|kind| rest.strip_prefix(kind))
+                    .map(|name| {
+                        let (name, more) = name.split_once('.').unwrap_or((name, ""));
+                        let column = r.columns.get(name).map_or(name, String::as_str);
+                        let more = if more.is_empty() {
+                            String::new()
+                        } else {
+                            format!(".{more}")
+                        };
+                        format!(".columns.{column}{more}")
+                    });
+                format!("models.{}{}", r.model, column.unwrap_or(rest))
+            }
+            None => item,
+        };
+        (self.lines.locate(&names), item)
     }
 
     /// Warns about `item`, located at the line of the names in `path` (each
     /// found after the previous one).
     fn add(&mut self, path: &[&str], item: impl Into<String>, message: impl Into<String>) {
+        let (line, item) = self.place(path, item.into());
         self.list.push(ImportWarning {
             file: self.file.to_owned(),
-            line: self.lines.locate(path),
-            item: item.into(),
+            line,
+            item,
             message: message.into(),
         });
     }
@@ -230,10 +318,11 @@ impl<'a> Warnings<'a> {
         item: impl Into<String>,
         message: impl Into<String>,
     ) -> ImportError {
+        let (line, item) = self.place(path, item.into());
         ImportError::Invalid {
             file: self.file.to_owned(),
-            line: self.lines.locate(path),
-            item: item.into(),
+            line,
+            item,
             message: message.into(),
         }
     }
