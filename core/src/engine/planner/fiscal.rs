@@ -9,6 +9,7 @@ use crate::engine::plan::{
     AttributeRef, Condition, Filter, Literal, Measure, PlanAssumption, SemanticPlan,
 };
 use crate::ontology::{AttributeRole, DataType, Grain, Month, Ontology};
+use crate::time::Day;
 
 /// The question without its fiscal words, and whether it had any.
 pub(super) fn read(question: &str) -> (String, bool) {
@@ -49,6 +50,19 @@ pub(super) fn read(question: &str) -> (String, bool) {
     }
     let words: Vec<String> = words.into_iter().filter(|w| !w.is_empty()).collect();
     (words.join(" "), fiscal)
+}
+
+/// `day` with its year replaced by the fiscal year it falls in (named by
+/// the calendar year that year ends in), for reading "this fiscal year" or
+/// "the last 2 fiscal years" against the clock.
+pub(super) fn fiscal_day(ontology: &Ontology, day: Day) -> Day {
+    let start = ontology.fiscal_start().number();
+    let year = if start > 1 && day.month >= start {
+        day.year + 1
+    } else {
+        day.year
+    };
+    Day { year, ..day }
 }
 
 /// The plan with its years of dates read as fiscal years, and the months

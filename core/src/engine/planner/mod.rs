@@ -51,7 +51,13 @@ pub fn plan(
 ) -> Planned {
     let (question, fiscal) = fiscal::read(question);
     let (question, window) = rolling::read(&question);
-    let pieces = read(lexicon, &question, today);
+    // "last fiscal year": years counted back on the fiscal calendar, where
+    // December 2026 is already in fiscal 2027 with a July start.
+    let today_read = match today {
+        Some(day) if fiscal => Some(fiscal::fiscal_day(ontology, day)),
+        other => other,
+    };
+    let pieces = read(lexicon, &question, today_read);
     #[cfg(feature = "ssr")]
     tracing::trace!(?pieces, "the question as the planner read it");
     let notes: Vec<PlanAssumption> = pieces

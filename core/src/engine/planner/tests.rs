@@ -4186,3 +4186,45 @@ fn an_average_per_thing_for_each_group() {
         "{sql}"
     );
 }
+
+#[test]
+fn last_fiscal_year_is_counted_on_the_fiscal_calendar() {
+    // July starts: on 1 December 1997 the year under way is fiscal 1998,
+    // so the last one is July 1996 to June 1997.
+    let (ontology, lexicon) = wholesale();
+    let today = crate::time::Day {
+        year: 1997,
+        month: 12,
+        day: 1,
+    };
+    let Planned::Plan(last) = plan(
+        &ontology,
+        &lexicon,
+        "revenue last fiscal year",
+        None,
+        Some(today),
+    ) else {
+        panic!("refused")
+    };
+    let sql = compile(&ontology, &last, Dialect::Sqlite).unwrap().sql;
+    assert!(
+        sql.contains("o.o_orderdate >= '1996-07-01' AND o.o_orderdate < '1997-07-01'"),
+        "{sql}"
+    );
+    // In June the fiscal year under way is still the calendar year's.
+    let june = crate::time::Day { month: 6, ..today };
+    let Planned::Plan(last) = plan(
+        &ontology,
+        &lexicon,
+        "revenue last fiscal year",
+        None,
+        Some(june),
+    ) else {
+        panic!("refused")
+    };
+    let sql = compile(&ontology, &last, Dialect::Sqlite).unwrap().sql;
+    assert!(
+        sql.contains("'1995-07-01'") && sql.contains("'1996-07-01'"),
+        "{sql}"
+    );
+}
