@@ -655,25 +655,10 @@ fn measure_text(
 
 /// "April" for 4.
 fn month_name(number: i64) -> &'static str {
-    const NAMES: [&str; 12] = [
-        "January",
-        "February",
-        "March",
-        "April",
-        "May",
-        "June",
-        "July",
-        "August",
-        "September",
-        "October",
-        "November",
-        "December",
-    ];
     usize::try_from(number - 1)
         .ok()
-        .and_then(|i| NAMES.get(i))
-        .copied()
-        .unwrap_or("an unknown month")
+        .and_then(|i| crate::ontology::Month::ALL.get(i))
+        .map_or("an unknown month", |m| m.title())
 }
 
 #[cfg(test)]

@@ -160,14 +160,7 @@ impl Reading {
 
         // Days: "on 29 November 2015", "in Nov 2015", "since 1995-03-15".
         if !self.dates.is_empty() {
-            let anchor = self.time_anchor(ontology, anchor.as_deref(), plan);
-            let own = self.date_of.and_then(|o| {
-                let name = &ontology.objects[o].name;
-                day_attribute(ontology, name).filter(|day| day.object == *name)
-            });
-            let Some(day) =
-                own.or_else(|| anchor.as_deref().and_then(|a| day_attribute(ontology, a)))
-            else {
+            let Some(day) = self.dated_day(ontology, anchor.as_deref(), plan) else {
                 return ControlFlow::Break(Planned::NotAnswerable(
                     "the question names a date, but nothing it asks about has a date in the ontology".to_owned(),
                 ));
@@ -182,14 +175,7 @@ impl Reading {
         // "races held in April": the month of every year, on the same day
         // attribute a date would filter.
         if !self.months.is_empty() {
-            let anchor = self.time_anchor(ontology, anchor.as_deref(), plan);
-            let own = self.date_of.and_then(|o| {
-                let name = &ontology.objects[o].name;
-                day_attribute(ontology, name).filter(|day| day.object == *name)
-            });
-            let Some(day) =
-                own.or_else(|| anchor.as_deref().and_then(|a| day_attribute(ontology, a)))
-            else {
+            let Some(day) = self.dated_day(ontology, anchor.as_deref(), plan) else {
                 return ControlFlow::Break(Planned::NotAnswerable(
                     "the question names a month, but nothing it asks about has a date in the ontology".to_owned(),
                 ));
@@ -329,5 +315,22 @@ impl Reading {
             });
         }
         ControlFlow::Continue(())
+    }
+
+    /// The day attribute a date or month of the question filters: the
+    /// dated thing's own ("the race held on …"), else the one in reach of
+    /// what is measured.
+    fn dated_day(
+        &self,
+        ontology: &Ontology,
+        anchor: Option<&str>,
+        plan: &crate::engine::plan::SemanticPlan,
+    ) -> Option<AttributeRef> {
+        let anchor = self.time_anchor(ontology, anchor, plan);
+        let own = self.date_of.and_then(|o| {
+            let name = &ontology.objects[o].name;
+            day_attribute(ontology, name).filter(|day| day.object == *name)
+        });
+        own.or_else(|| anchor.as_deref().and_then(|a| day_attribute(ontology, a)))
     }
 }
