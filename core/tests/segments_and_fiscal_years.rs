@@ -299,26 +299,10 @@ async fn named_filters_and_fiscal_years_give_the_hand_written_figures_on_sqlite(
 
 #[tokio::test]
 async fn named_filters_and_fiscal_years_give_the_hand_written_figures_on_postgres() {
-    let Ok(admin_url) = std::env::var("CASSIS_TEST_PG_URL") else {
-        assert!(
-            std::env::var_os("CASSIS_TEST_PG_REQUIRED").is_none(),
-            "PostgreSQL is required"
-        );
+    let Some(database) = support::ScratchPostgres::create("cassis_fiscal").await else {
         return;
     };
-    let name = format!("cassis_fiscal_{}", std::process::id());
-    let admin = PgPool::connect(&admin_url).await.unwrap();
-    for statement in [
-        format!("DROP DATABASE IF EXISTS {name}"),
-        format!("CREATE DATABASE {name}"),
-    ] {
-        sqlx::query(AssertSqlSafe(statement))
-            .execute(&admin)
-            .await
-            .unwrap();
-    }
-    let (server, _) = admin_url.rsplit_once('/').unwrap();
-    let url = format!("{server}/{name}");
+    let url = database.url.clone();
     let pool = PgPool::connect(&url).await.unwrap();
     sqlx::query(
         "CREATE TABLE orders (o_orderkey INTEGER PRIMARY KEY, o_orderdate DATE, \
@@ -337,11 +321,7 @@ async fn named_filters_and_fiscal_years_give_the_hand_written_figures_on_postgre
     let warehouse = Warehouse::connect(&url).await.unwrap();
     check(&warehouse, &ontology(), Dialect::Postgres, true).await;
     drop(warehouse);
-    let _ = sqlx::query(AssertSqlSafe(format!(
-        "DROP DATABASE IF EXISTS {name} WITH (FORCE)"
-    )))
-    .execute(&admin)
-    .await;
+    database.remove().await;
 }
 
 #[test]

@@ -2,11 +2,13 @@
 
 use cassis_core::ontology::{self, Ontology};
 use cassis_core::project::Dialect;
+use sqlx::{AssertSqlSafe, PgPool};
 
 /// Asserts that validating `ontology` (for PostgreSQL) reports exactly the
 /// `expected` problems: each begins one reported problem, and none is left
 /// over. A problem is matched by its start, so a test names the path and
 /// the gist without repeating every word of the message.
+#[allow(dead_code)] // not every test file validates
 pub fn assert_problems(ontology: &Ontology, expected: &[&str]) {
     let problems: Vec<String> = ontology::validate(ontology, Dialect::Postgres)
         .iter()
@@ -20,4 +22,57 @@ pub fn assert_problems(ontology: &Ontology, expected: &[&str]) {
         );
     }
     assert_eq!(problems.len(), expected.len(), "{}", problems.join("\n"));
+}
+
+/// A new, empty PostgreSQL database for one test, on the server
+/// `CASSIS_TEST_PG_URL` names. A database of its own: the server's default
+/// one may hold the store tests' metadata tables, which Cassis refuses to
+/// answer from.
+#[allow(dead_code)] // not every test file needs PostgreSQL
+pub struct ScratchPostgres {
+    pub url: String,
+    name: String,
+    admin: PgPool,
+}
+
+#[allow(dead_code)]
+impl ScratchPostgres {
+    /// Named `prefix` plus this process's id; `None` when no server is
+    /// named (a failure instead when `CASSIS_TEST_PG_REQUIRED` is set).
+    pub async fn create(prefix: &str) -> Option<Self> {
+        let Ok(admin_url) = std::env::var("CASSIS_TEST_PG_URL") else {
+            assert!(
+                std::env::var_os("CASSIS_TEST_PG_REQUIRED").is_none(),
+                "PostgreSQL is required"
+            );
+            return None;
+        };
+        let name = format!("{prefix}_{}", std::process::id());
+        let admin = PgPool::connect(&admin_url).await.unwrap();
+        for statement in [
+            format!("DROP DATABASE IF EXISTS {name}"),
+            format!("CREATE DATABASE {name}"),
+        ] {
+            sqlx::query(AssertSqlSafe(statement))
+                .execute(&admin)
+                .await
+                .unwrap();
+        }
+        let (server, _) = admin_url.rsplit_once('/').unwrap();
+        Some(Self {
+            url: format!("{server}/{name}"),
+            name,
+            admin,
+        })
+    }
+
+    /// Drops the database, whoever is still connected.
+    pub async fn remove(self) {
+        let _ = sqlx::query(AssertSqlSafe(format!(
+            "DROP DATABASE IF EXISTS {} WITH (FORCE)",
+            self.name
+        )))
+        .execute(&self.admin)
+        .await;
+    }
 }
