@@ -2,6 +2,8 @@
 //! models, `examples/wholesale/dbt_latest/`), imported and compiled over
 //! the demo's TPC-H data on SQLite, against SQL written by hand.
 
+mod support;
+
 use cassis_core::demo;
 use cassis_core::engine::compile::compile;
 use cassis_core::engine::execute::all_rows;
@@ -12,7 +14,6 @@ use cassis_core::ontology::import::dbt::read_project;
 use cassis_core::project::Dialect;
 use cassis_core::service::imports::convert_files;
 use cassis_core::warehouse::Warehouse;
-use serde_json::Value;
 use std::path::Path;
 use std::time::Duration;
 
@@ -21,20 +22,6 @@ fn metric(name: &str) -> Measure {
         metric: name.into(),
         variant: None,
     }
-}
-
-/// Numbers to four decimals, so integers and floats read alike.
-fn normal(rows: Vec<Vec<Value>>) -> Vec<Vec<String>> {
-    rows.into_iter()
-        .map(|row| {
-            row.into_iter()
-                .map(|v| match v {
-                    Value::Number(n) => format!("{:.4}", n.as_f64().unwrap()),
-                    other => other.to_string(),
-                })
-                .collect()
-        })
-        .collect()
 }
 
 #[tokio::test]
@@ -116,6 +103,11 @@ async fn the_latest_spec_project_answers_with_the_hand_written_figures() {
         let got = all_rows(&warehouse, &compiled.sql, timeout).await.unwrap();
         let want = all_rows(&warehouse, hand, timeout).await.unwrap();
         assert!(!want.is_empty(), "{what}");
-        assert_eq!(normal(got), normal(want), "{what}:\n{}", compiled.sql);
+        assert_eq!(
+            support::normal(got),
+            support::normal(want),
+            "{what}:\n{}",
+            compiled.sql
+        );
     }
 }

@@ -209,25 +209,6 @@ fn cases() -> Vec<(&'static str, SemanticPlan, &'static str, &'static str)> {
     ]
 }
 
-/// A value as text, numbers to four decimals, so an engine's integer,
-/// float and NUMERIC read alike.
-fn normal(rows: Vec<Vec<Value>>) -> Vec<Vec<String>> {
-    rows.into_iter()
-        .map(|row| {
-            row.into_iter()
-                .map(|v| match v {
-                    Value::Number(n) => format!("{:.4}", n.as_f64().unwrap()),
-                    Value::String(s) => match s.parse::<f64>() {
-                        Ok(x) if !s.contains('-') || s.starts_with('-') => format!("{x:.4}"),
-                        _ => s,
-                    },
-                    other => other.to_string(),
-                })
-                .collect()
-        })
-        .collect()
-}
-
 async fn check(warehouse: &Warehouse, ontology: &Ontology, dialect: Dialect, postgres: bool) {
     let timeout = Duration::from_secs(30);
     for (what, plan, sqlite, pg) in cases() {
@@ -241,8 +222,8 @@ async fn check(warehouse: &Warehouse, ontology: &Ontology, dialect: Dialect, pos
             .unwrap_or_else(|e| panic!("{what} (by hand): {e}"));
         assert!(!want.is_empty(), "{what}");
         assert_eq!(
-            normal(got),
-            normal(want),
+            support::normal(got),
+            support::normal(want),
             "{what} on {dialect:?}:\n{}",
             compiled.sql
         );
@@ -439,8 +420,8 @@ async fn a_rolling_total_spans_calendar_periods_on_sqlite() {
         .await
         .unwrap();
     assert_eq!(
-        normal(got),
-        normal(vec![
+        support::normal(got),
+        support::normal(vec![
             vec!["1996-01".into(), 500.into(), 900.into()],
             vec!["1996-06".into(), 600.into(), 1100.into()],
             vec!["1996-07".into(), 700.into(), 1300.into()],

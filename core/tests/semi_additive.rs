@@ -15,7 +15,6 @@ use cassis_core::engine::plan::{AttributeRef, Condition, Filter, Literal, Measur
 use cassis_core::ontology::{self, Grain, Ontology};
 use cassis_core::project::Dialect;
 use cassis_core::warehouse::Warehouse;
-use serde_json::Value;
 use sqlx::{AssertSqlSafe, Connection, PgPool, SqliteConnection};
 use std::time::Duration;
 use support::assert_problems;
@@ -240,25 +239,6 @@ fn cases() -> Vec<(&'static str, SemanticPlan, String, String)> {
     ]
 }
 
-/// A value as text, numbers to four decimals, so an engine's integer,
-/// float and NUMERIC read alike.
-fn normal(rows: Vec<Vec<Value>>) -> Vec<Vec<String>> {
-    rows.into_iter()
-        .map(|row| {
-            row.into_iter()
-                .map(|v| match v {
-                    Value::Number(n) => format!("{:.4}", n.as_f64().unwrap()),
-                    Value::String(s) => match s.parse::<f64>() {
-                        Ok(x) => format!("{x:.4}"),
-                        _ => s,
-                    },
-                    other => other.to_string(),
-                })
-                .collect()
-        })
-        .collect()
-}
-
 async fn check(warehouse: &Warehouse, ontology: &Ontology, dialect: Dialect, postgres: bool) {
     let timeout = Duration::from_secs(30);
     for (what, plan, sqlite, pg) in cases() {
@@ -272,8 +252,8 @@ async fn check(warehouse: &Warehouse, ontology: &Ontology, dialect: Dialect, pos
             .unwrap_or_else(|e| panic!("{what} (by hand): {e}\n{hand}"));
         assert!(!want.is_empty(), "{what}");
         assert_eq!(
-            normal(got),
-            normal(want),
+            support::normal(got),
+            support::normal(want),
             "{what} on {dialect:?}:\n{}",
             compiled.sql
         );
@@ -288,7 +268,7 @@ fn ontology() -> Ontology {
 
 async fn figures(warehouse: &Warehouse, plan: &SemanticPlan) -> Vec<Vec<String>> {
     let compiled = compile(&ontology(), plan, Dialect::Sqlite).unwrap();
-    normal(
+    support::normal(
         all_rows(warehouse, &compiled.sql, Duration::from_secs(30))
             .await
             .unwrap(),

@@ -2,6 +2,7 @@
 
 use cassis_core::ontology::{self, Ontology};
 use cassis_core::project::Dialect;
+use serde_json::Value;
 use sqlx::{AssertSqlSafe, PgPool};
 
 /// Asserts that validating `ontology` (for PostgreSQL) reports exactly the
@@ -75,4 +76,24 @@ impl ScratchPostgres {
         .execute(&self.admin)
         .await;
     }
+}
+
+/// Rows as text, numbers to four decimals (a number held as text too, but
+/// not a date), so an engine's integer, float and NUMERIC read alike.
+#[allow(dead_code)] // not every test file compares rows
+pub fn normal(rows: Vec<Vec<Value>>) -> Vec<Vec<String>> {
+    rows.into_iter()
+        .map(|row| {
+            row.into_iter()
+                .map(|v| match v {
+                    Value::Number(n) => format!("{:.4}", n.as_f64().unwrap()),
+                    Value::String(s) => match s.parse::<f64>() {
+                        Ok(x) if !s.contains('-') || s.starts_with('-') => format!("{x:.4}"),
+                        _ => s,
+                    },
+                    other => other.to_string(),
+                })
+                .collect()
+        })
+        .collect()
 }
