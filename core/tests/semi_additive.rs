@@ -240,23 +240,9 @@ fn cases() -> Vec<(&'static str, SemanticPlan, String, String)> {
 }
 
 async fn check(warehouse: &Warehouse, ontology: &Ontology, dialect: Dialect, postgres: bool) {
-    let timeout = Duration::from_secs(30);
     for (what, plan, sqlite, pg) in cases() {
-        let compiled = compile(ontology, &plan, dialect).unwrap_or_else(|e| panic!("{what}: {e}"));
-        let got = all_rows(warehouse, &compiled.sql, timeout)
-            .await
-            .unwrap_or_else(|e| panic!("{what}: {e}\n{}", compiled.sql));
         let hand = if postgres { pg } else { sqlite };
-        let want = all_rows(warehouse, &hand, timeout)
-            .await
-            .unwrap_or_else(|e| panic!("{what} (by hand): {e}\n{hand}"));
-        assert!(!want.is_empty(), "{what}");
-        assert_eq!(
-            support::normal(got),
-            support::normal(want),
-            "{what} on {dialect:?}:\n{}",
-            compiled.sql
-        );
+        support::assert_hand_written(warehouse, ontology, dialect, what, &plan, &hand).await;
     }
 }
 

@@ -74,14 +74,9 @@ pub fn filter_phrase(ontology: &Ontology, plan: &SemanticPlan) -> String {
         let Some(measure) = plan.measures.get(threshold.measure) else {
             continue;
         };
-        let (how, value) = match &threshold.condition {
-            Condition::After(v) => ("more than", v),
-            Condition::AtLeast(v) => ("at least", v),
-            Condition::Before(v) => ("less than", v),
-            Condition::AtMost(v) => ("at most", v),
-            // "both Ferrari and McLaren": the filters already say so.
-            Condition::OneOf(_) => continue,
-            _ => continue,
+        // "both Ferrari and McLaren" (`OneOf`): the filters already say so.
+        let Some((how, value)) = threshold.condition.bound_words() else {
+            continue;
         };
         let label = measure_label(ontology, measure).to_lowercase();
         let gap = if phrase.is_empty() { "" } else { " " };

@@ -255,6 +255,17 @@ pub enum Condition {
 }
 
 impl Condition {
+    /// A bound on a total in words, with its value: ("more than", 30).
+    pub fn bound_words(&self) -> Option<(&'static str, &Literal)> {
+        match self {
+            Condition::After(v) => Some(("more than", v)),
+            Condition::AtLeast(v) => Some(("at least", v)),
+            Condition::Before(v) => Some(("less than", v)),
+            Condition::AtMost(v) => Some(("at most", v)),
+            _ => None,
+        }
+    }
+
     /// The other attribute a condition compares with, if it compares with
     /// one rather than with literal values.
     pub fn other_attribute(&self) -> Option<&AttributeRef> {

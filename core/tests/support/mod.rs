@@ -1,9 +1,14 @@
 //! What several test files of core share.
 
+use cassis_core::engine::compile::compile;
+use cassis_core::engine::execute::all_rows;
+use cassis_core::engine::plan::SemanticPlan;
 use cassis_core::ontology::{self, Ontology};
 use cassis_core::project::Dialect;
+use cassis_core::warehouse::Warehouse;
 use serde_json::Value;
 use sqlx::{AssertSqlSafe, PgPool};
+use std::time::Duration;
 
 /// Asserts that validating `ontology` (for PostgreSQL) reports exactly the
 /// `expected` problems: each begins one reported problem, and none is left
@@ -96,4 +101,33 @@ pub fn normal(rows: Vec<Vec<Value>>) -> Vec<Vec<String>> {
                 .collect()
         })
         .collect()
+}
+
+/// Asserts that `plan`, compiled for `dialect` and run on `warehouse`,
+/// gives the rows of the SQL written by hand (`what` names the case), and
+/// that there are some.
+#[allow(dead_code)] // not every test file runs plans
+pub async fn assert_hand_written(
+    warehouse: &Warehouse,
+    ontology: &Ontology,
+    dialect: Dialect,
+    what: &str,
+    plan: &SemanticPlan,
+    hand: &str,
+) {
+    let timeout = Duration::from_secs(30);
+    let compiled = compile(ontology, plan, dialect).unwrap_or_else(|e| panic!("{what}: {e}"));
+    let got = all_rows(warehouse, &compiled.sql, timeout)
+        .await
+        .unwrap_or_else(|e| panic!("{what}: {e}\n{}", compiled.sql));
+    let want = all_rows(warehouse, hand, timeout)
+        .await
+        .unwrap_or_else(|e| panic!("{what} (by hand): {e}\n{hand}"));
+    assert!(!want.is_empty(), "{what}");
+    assert_eq!(
+        normal(got),
+        normal(want),
+        "{what} on {dialect:?}:\n{}",
+        compiled.sql
+    );
 }

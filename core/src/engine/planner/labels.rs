@@ -2,7 +2,7 @@
 //! objects, and plurals.
 
 use crate::engine::compile::display_attribute;
-use crate::engine::plan::{AttributeRef, Condition, Measure};
+use crate::engine::plan::{AttributeRef, Measure};
 use crate::ontology::{Aggregate, Ontology};
 
 pub(super) fn label_of(label: &str, name: &str) -> String {
@@ -62,13 +62,9 @@ pub fn measure_label(ontology: &Ontology, measure: &Measure) -> String {
                     || attribute_label(ontology, per),
                     |o| label_of(&o.label, &o.name),
                 );
-            let bound = match condition {
-                Condition::After(n) => format!("more than {n}"),
-                Condition::AtLeast(n) => format!("at least {n}"),
-                Condition::Before(n) => format!("fewer than {n}"),
-                Condition::AtMost(n) => format!("at most {n}"),
-                other => format!("{other:?}").to_lowercase(),
-            };
+            let bound = condition
+                .bound_words()
+                .map_or_else(|| "a total of".to_owned(), |(how, n)| format!("{how} {n}"));
             let of = measure_label(ontology, of).to_lowercase();
             format!(
                 "Number of {} with {bound} {}",

@@ -11,7 +11,7 @@ use crate::engine::plan::{
     Threshold,
 };
 use crate::engine::planner::Planned;
-use crate::engine::planner::attributes::{base_object, push_unique};
+use crate::engine::planner::attributes::{base_object, is_person, position_attribute, push_unique};
 use crate::engine::planner::decide::{settle_routes, variant_assumptions};
 use crate::engine::planner::labels::{attribute_label, label_of, measure_label, plural};
 use crate::ontology::{Aggregate, AttributeRole, Ontology};
@@ -130,7 +130,7 @@ impl Reading {
             && self.sort.is_none()
             && self.order != Some(false)
             && let Some(n) = self.limit.filter(|n| *n > 1)
-            && let Some(position) = crate::engine::planner::attributes::position_attribute(
+            && let Some(position) = position_attribute(
                 ontology,
                 base_object(ontology, &plan).as_deref(),
                 &self.mentioned,
@@ -719,7 +719,7 @@ fn ranked_holder(ontology: &Ontology, object: &str) -> Option<AttributeRef> {
         .collect();
     let holder = linked
         .iter()
-        .find(|o| crate::engine::planner::attributes::is_person(o))
+        .find(|o| is_person(o))
         .or_else(|| linked.iter().find(|o| display_attribute(o).is_some()))?;
     display_attribute(holder).map(|name| AttributeRef::new(&holder.name, name))
 }
