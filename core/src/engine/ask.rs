@@ -705,7 +705,8 @@ impl Engine {
 
         // Decide: a genuine fork, or a plan combining several measured
         // objects, waits for approval unless this chat already approved it.
-        let combines = combines_objects(index, &plan);
+        let combines =
+            combines_objects(index, &plan) && planner::combination_waits(ontology, &plan);
         let forks = plan.assumptions.iter().any(|a| a.is_fork());
         let chat_approved_combination = turns.iter().any(|t| t.approval)
             && last_plan.is_some_and(|p| p.measures == plan.measures);

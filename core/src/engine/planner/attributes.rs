@@ -5,7 +5,7 @@ use super::labels::plural;
 use crate::engine::compile::display_attribute;
 use crate::engine::grammar;
 use crate::engine::graph;
-use crate::engine::plan::{AttributeRef, Measure, SemanticPlan};
+use crate::engine::plan::{AttributeRef, Condition, Measure, SemanticPlan};
 use crate::ontology::{AttributeRole, DataType, Ontology};
 
 /// The candidate that joins to `base` in the fewest steps without fanning out.
@@ -141,4 +141,40 @@ pub(super) fn position_attribute(
         }
     }
     ontology.objects.iter().find_map(position_of)
+}
+
+/// "Which races did Vettel win": a race's name recurs every season, so a
+/// thing named by text that also has a year of its own is shown with that
+/// year ("Singapore Grand Prix, 2019"), unless the plan keeps to one year.
+pub(super) fn qualify_by_year(ontology: &Ontology, plan: &mut SemanticPlan) {
+    let mut years = Vec::new();
+    for dimension in &plan.dimensions {
+        let Some(object) = ontology.objects.iter().find(|o| o.name == dimension.object) else {
+            continue;
+        };
+        let named = dimension.bucket.is_none()
+            && display_attribute(object) == Some(dimension.attribute.as_str())
+            && object
+                .attributes
+                .iter()
+                .any(|a| a.name == dimension.attribute && a.data_type == DataType::Text);
+        let Some(year) = object
+            .attributes
+            .iter()
+            .find(|a| a.role == AttributeRole::Time && a.data_type == DataType::Integer)
+        else {
+            continue;
+        };
+        let year = AttributeRef::new(&object.name, &year.name);
+        let one_year = plan.filters.iter().any(|f| {
+            f.attribute.object == year.object
+                && f.attribute.attribute == year.attribute
+                && matches!(&f.condition, Condition::OneOf(list) if list.len() == 1)
+        });
+        if named && !one_year && !plan.dimensions.contains(&year) && !years.contains(&year) {
+            years.push(year);
+        }
+    }
+    // After the others: what the plan orders by or reads as "latest" stays first.
+    plan.dimensions.extend(years);
 }

@@ -4,9 +4,29 @@
 
 use super::attributes::base_object;
 use super::labels::{describe_variant, label_of};
+use crate::engine::compile::display_attribute;
 use crate::engine::graph;
-use crate::engine::plan::{Measure, PlanAssumption, SemanticPlan};
+use crate::engine::plan::{Condition, Literal, Measure, PlanAssumption, SemanticPlan};
 use crate::ontology::Ontology;
+
+/// A plan that adds up several measured objects (Grand Prix and sprint
+/// points) runs a UNION over both; across everything it is costly and waits
+/// for approval. One narrowed to things the question names by name ("Red
+/// Bull's points in 2023, sprints included") reads few rows of either, and
+/// is answered directly.
+pub fn combination_waits(ontology: &Ontology, plan: &SemanticPlan) -> bool {
+    let named = plan.filters.iter().any(|filter| {
+        matches!(&filter.condition, Condition::OneOf(values)
+            if !values.is_empty() && values.iter().all(|v| matches!(v, Literal::Text(_))))
+            && ontology
+                .objects
+                .iter()
+                .find(|o| o.name == filter.attribute.object)
+                .and_then(display_attribute)
+                == Some(filter.attribute.attribute.as_str())
+    });
+    !named
+}
 
 /// Where a plan reaches an object more than one way (a line item's nation
 /// is its supplier's or its order's customer's), the answers differ: an

@@ -17,7 +17,7 @@ mod time;
 mod words;
 
 pub use attributes::base_object;
-pub use decide::{settle_routes, variant_assumptions};
+pub use decide::{combination_waits, settle_routes, variant_assumptions};
 pub use exemplar::{Exemplars, Followed};
 pub use labels::{attribute_label, measure_label, plural};
 
@@ -177,7 +177,13 @@ fn plan_pieces(ontology: &Ontology, pieces: &[Piece], previous: Option<&Semantic
         (planned, _) => planned,
     };
     let planned = periods::compare_periods(ontology, planned, growth);
-    let planned = periods::running_total(ontology, planned, running);
+    let planned = match periods::running_total(ontology, planned, running) {
+        Planned::Plan(mut plan) => {
+            attributes::qualify_by_year(ontology, &mut plan);
+            Planned::Plan(plan)
+        }
+        refused => refused,
+    };
     // "in seconds" with a metric of seconds: the word was used after all.
     let ignored: Vec<&str> = match &planned {
         Planned::Plan(plan) => {

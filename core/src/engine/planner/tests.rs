@@ -2095,6 +2095,46 @@ fn excluding_what_a_variant_adds_asks_for_the_variant_without_it() {
 }
 
 #[test]
+fn sprint_points_wait_for_approval_only_across_everything() {
+    let (ontology, _) = f1();
+    // The seed's example rolls up every driver's points over two seasons.
+    let (_, everyone) = sql(
+        "Compare total points scored by all drivers in 2022 vs 2023, including sprint results.",
+        None,
+    );
+    assert!(super::combination_waits(&ontology, &everyone));
+    // One team's total reads few rows of either table: answered directly.
+    let (_, one_team) = sql(
+        "What was Red Bull's points total in 2023, sprints included?",
+        None,
+    );
+    assert!(!super::combination_waits(&ontology, &one_team));
+    let (_, one_driver) = sql("Max Verstappen's points in 2023, including sprints", None);
+    assert!(!super::combination_waits(&ontology, &one_driver));
+}
+
+#[test]
+fn a_race_is_shown_with_its_season_unless_the_plan_keeps_to_one() {
+    // A race's name recurs every season: the list says which one.
+    let (last, _) = sql("What was the last race Max Verstappen won?", None);
+    assert!(
+        last.contains("r.year AS year") && last.contains("ORDER BY race_date DESC LIMIT 1"),
+        "{last}"
+    );
+    let (listed, _) = sql("list the races Lewis Hamilton won since 2015", None);
+    assert!(
+        listed.contains("r.name AS race_name, r.year AS year"),
+        "{listed}"
+    );
+    // Within one season the name says it all.
+    let (one_season, _) = sql("wins by race in 2023", None);
+    assert!(!one_season.contains("r.year AS"), "{one_season}");
+    // A driver's name does not recur by season.
+    let (drivers, _) = sql("wins by driver", None);
+    assert!(!drivers.contains("year"), "{drivers}");
+}
+
+#[test]
 fn a_word_of_the_domain_itself_never_blocks() {
     // The F1 ontology's description says "Formula 1 (F1)".
     let (sql, _) = sql("Which nationality has produced the most F1 drivers?", None);
