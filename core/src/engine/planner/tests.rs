@@ -2135,6 +2135,26 @@ fn a_race_is_shown_with_its_season_unless_the_plan_keeps_to_one() {
 }
 
 #[test]
+fn who_won_the_races_lists_each_race_with_its_winner() {
+    let (each, _) = sql("Who won the races held in 2021?", None);
+    assert!(
+        each.starts_with("SELECT r.name AS race_name, d.forename || ' ' || d.surname AS full_name"),
+        "{each}"
+    );
+    // The tally stays a tally when the question ranks or counts.
+    for question in [
+        "who won the most races in 2021",
+        "how many races did each driver win in 2021",
+    ] {
+        let (tally, _) = sql(question, None);
+        assert!(
+            !tally.contains("r.name AS race_name"),
+            "{question}: {tally}"
+        );
+    }
+}
+
+#[test]
 fn a_word_of_the_domain_itself_never_blocks() {
     // The F1 ontology's description says "Formula 1 (F1)".
     let (sql, _) = sql("Which nationality has produced the most F1 drivers?", None);

@@ -123,6 +123,19 @@ impl Reading {
                 Some(attribute) => {
                     person_found = true;
                     push_unique(&mut plan.dimensions, attribute);
+                    // "Who won the races held in May 2016": each race with
+                    // its winner, not the winners' tally.
+                    if self.order.is_none()
+                        && self.limit.is_none()
+                        && self.extreme.is_none()
+                        && !self.counts
+                        && plan.dimensions.len() == 1
+                        && let Some(o) = self.mentioned.iter().find(|o| self.plural.contains(o))
+                        && let Some(shown) = display_attribute(&ontology.objects[*o])
+                    {
+                        plan.dimensions
+                            .insert(0, AttributeRef::new(&ontology.objects[*o].name, shown));
+                    }
                 }
                 None if plan.dimensions.is_empty() && self.asked.is_empty() => {
                     return ControlFlow::Break(Planned::NotAnswerable(

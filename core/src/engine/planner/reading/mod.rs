@@ -226,6 +226,8 @@ pub(super) struct Reading {
     /// excluded ("drivers who started a race in 2022 but never scored"):
     /// the excluded measure's object, whose rows they took part through.
     took_part: Option<usize>,
+    /// Things named in the plural ("the races"), not as one ("the race").
+    plural: Vec<usize>,
 }
 
 /// What assembling a plan carries from one step to the next.
