@@ -14,18 +14,20 @@ use crate::ontology::{Aggregate, AttributeRole, DataType, Ontology};
 
 impl Reading {
     pub(in crate::engine::planner) fn of(ontology: &Ontology, pieces: &[Piece]) -> Self {
-        let mut reading = Reading::default();
-        reading.plural = pieces
-            .iter()
-            .filter_map(|piece| match piece {
-                Piece::Concept { entries, text, .. }
-                    if text.ends_with('s') && !text.ends_with("ss") =>
-                {
-                    object_of(entries)
-                }
-                _ => None,
-            })
-            .collect();
+        let mut reading = Reading {
+            plural: pieces
+                .iter()
+                .filter_map(|piece| match piece {
+                    Piece::Concept { entries, text, .. }
+                        if text.ends_with('s') && !text.ends_with("ss") =>
+                    {
+                        object_of(entries)
+                    }
+                    _ => None,
+                })
+                .collect(),
+            ..Reading::default()
+        };
         let mut previous_op: Option<Op> = None;
         let mut grouping = false;
         // A piece already read with the one before it.
