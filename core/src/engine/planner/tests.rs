@@ -4288,3 +4288,24 @@ fn last_fiscal_year_is_counted_on_the_fiscal_calendar() {
         "{sql}"
     );
 }
+
+#[test]
+fn how_many_times_a_thing_did_something_counts_the_doings_not_the_things() {
+    let (times, _) = sql("how many times did a driver retire in 2010", None);
+    assert!(
+        times.starts_with("SELECT COUNT(*)") && !times.contains("DISTINCT"),
+        "{times}"
+    );
+    // Named in the plural, the things are what is counted.
+    let (drivers, _) = sql("how many drivers retired in 2010", None);
+    assert!(
+        drivers.contains("COUNT(DISTINCT rr.driver_id)"),
+        "{drivers}"
+    );
+    // And named alone, even in the singular.
+    let (alone, _) = sql("how many driver are there", None);
+    assert!(
+        alone.contains("COUNT(*)") && alone.contains("drivers d"),
+        "{alone}"
+    );
+}

@@ -160,6 +160,14 @@ impl Reading {
             && metric.is_none()
             && let Some(o) = object
         {
+            // "how many times did a driver retire": one of the things
+            // does what is counted; they are not what is counted, unless
+            // nothing else is ("how many driver are there").
+            if names_one(&ontology.objects[o], text) {
+                self.one_counted = Some(o);
+                self.mentioned.push(o);
+                return;
+            }
             self.count_of = Some(o);
             return;
         }
@@ -444,4 +452,14 @@ impl Reading {
             }
         }
     }
+}
+
+/// Whether `text` names one of `object`'s things, not several: "driver",
+/// not "drivers" (nor "people", which is no form of the name).
+fn names_one(object: &crate::ontology::Object, text: &str) -> bool {
+    let text = text.to_lowercase();
+    !text.ends_with('s')
+        && std::iter::once(object.name.replace('_', " "))
+            .chain(std::iter::once(object.label.to_lowercase()))
+            .any(|name| !name.is_empty() && text.ends_with(name.as_str()))
 }

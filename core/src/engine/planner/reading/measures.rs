@@ -238,7 +238,7 @@ impl Reading {
             });
         }
         if measures.is_empty()
-            && let Some(o) = self.count_of
+            && let Some(o) = self.count_of.or(self.one_counted)
         {
             measures.push(Measure::CountOf {
                 object: ontology.objects[o].name.clone(),

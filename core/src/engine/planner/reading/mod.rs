@@ -228,6 +228,9 @@ pub(super) struct Reading {
     took_part: Option<usize>,
     /// Things named in the plural ("the races"), not as one ("the race").
     plural: Vec<usize>,
+    /// A thing named as one right after "how many" ("how many times did a
+    /// driver retire"): counted only when nothing else is.
+    one_counted: Option<usize>,
 }
 
 /// What assembling a plan carries from one step to the next.
