@@ -8,7 +8,7 @@ use crate::engine::lexicon::{Concept, Entry, Strength};
 use crate::engine::plan::AttributeRef;
 use crate::engine::planner::time::is_dated;
 use crate::engine::planner::words::object_of;
-use crate::ontology::{Aggregate, AttributeRole, DataType, Ontology};
+use crate::ontology::{Aggregate, AttributeRole, DataType, Object, Ontology};
 
 impl Reading {
     pub(super) fn place(
@@ -163,7 +163,7 @@ impl Reading {
             // "how many times did a driver retire": one of the things
             // does what is counted; they are not what is counted, unless
             // nothing else is ("how many driver are there").
-            if names_one(&ontology.objects[o], text) {
+            if !self.plural.contains(&o) && names_object(&ontology.objects[o], text) {
                 self.one_counted = Some(o);
                 self.mentioned.push(o);
                 return;
@@ -454,12 +454,11 @@ impl Reading {
     }
 }
 
-/// Whether `text` names one of `object`'s things, not several: "driver",
-/// not "drivers" (nor "people", which is no form of the name).
-fn names_one(object: &crate::ontology::Object, text: &str) -> bool {
+/// Whether `text` names `object` by its own name or label ("a driver"),
+/// not by a synonym ("people") that may stand for the things themselves.
+fn names_object(object: &Object, text: &str) -> bool {
     let text = text.to_lowercase();
-    !text.ends_with('s')
-        && std::iter::once(object.name.replace('_', " "))
-            .chain(std::iter::once(object.label.to_lowercase()))
-            .any(|name| !name.is_empty() && text.ends_with(name.as_str()))
+    [object.name.replace('_', " "), object.label.to_lowercase()]
+        .iter()
+        .any(|name| !name.is_empty() && text.ends_with(name.as_str()))
 }
