@@ -221,6 +221,10 @@ fn filters_phrase(ontology: &Ontology, filters: &[&Filter]) -> String {
                 "with no {}",
                 attribute_label(ontology, &filter.attribute).to_lowercase()
             ),
+            Condition::Present => format!(
+                "with a recorded {}",
+                attribute_label(ontology, &filter.attribute).to_lowercase()
+            ),
             Condition::AboveAttribute(other) | Condition::BelowAttribute(other) => {
                 let above = matches!(filter.condition, Condition::AboveAttribute(_));
                 let word = match (is_time(filter), above) {

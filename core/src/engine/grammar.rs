@@ -11,6 +11,11 @@ pub enum Op {
     Average,
     Most,
     Least,
+    /// "highest", "lowest": a superlative of a magnitude. Before a number
+    /// of each row ("the highest top speed") it picks the row with the
+    /// extreme, where "most" adds the rows up; elsewhere it is "most"
+    /// ("least").
+    Peak(bool),
     Top,
     /// "bottom 5": the fewest first, then a limit.
     Bottom,
@@ -91,6 +96,9 @@ pub enum Op {
     /// "between them", "in total": one figure for all the things named,
     /// not one per thing.
     Together,
+    /// "with a recorded fastest lap speed": the attribute after it has a
+    /// value.
+    Recorded,
 }
 
 /// Period over period. "Compared to last year" is read before "last year"
@@ -215,23 +223,23 @@ const PHRASES: &[(&str, Op)] = &[
     ("least often", Op::Least),
     ("the most", Op::Most),
     ("most", Op::Most),
-    ("highest", Op::Most),
+    ("highest", Op::Peak(true)),
     ("best", Op::Most),
-    ("largest", Op::Most),
-    ("biggest", Op::Most),
-    ("greatest", Op::Most),
-    ("maximum", Op::Most),
-    ("max", Op::Most),
+    ("largest", Op::Peak(true)),
+    ("biggest", Op::Peak(true)),
+    ("greatest", Op::Peak(true)),
+    ("maximum", Op::Peak(true)),
+    ("max", Op::Peak(true)),
     ("more", Op::Most),
     ("leading", Op::Most),
     ("the least", Op::Least),
     ("least", Op::Least),
     ("fewest", Op::Least),
-    ("lowest", Op::Least),
+    ("lowest", Op::Peak(false)),
     ("worst", Op::Least),
-    ("smallest", Op::Least),
-    ("minimum", Op::Least),
-    ("min", Op::Least),
+    ("smallest", Op::Peak(false)),
+    ("minimum", Op::Peak(false)),
+    ("min", Op::Peak(false)),
     ("fewer", Op::Least),
     // Of a time ("the quickest pit stop"), the least is the best.
     ("fastest", Op::Least),
@@ -421,6 +429,7 @@ const PHRASES: &[(&str, Op)] = &[
     ("earliest to latest", Op::InTimeOrder(false)),
     ("newest to oldest", Op::InTimeOrder(true)),
     ("latest to earliest", Op::InTimeOrder(true)),
+    ("recorded", Op::Recorded),
     ("descending", Op::Descending),
     ("desc", Op::Descending),
     ("reverse", Op::Descending),
@@ -558,7 +567,6 @@ const STOP_WORDS: &[&str] = &[
     "again",
     "far",
     "record",
-    "recorded",
     "achieve",
     "achieved",
     "make",

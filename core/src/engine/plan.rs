@@ -252,6 +252,9 @@ pub enum Condition {
     NotNamed,
     /// No value at all (SQL `NULL`): "drivers who don't have a code".
     Missing,
+    /// Some value (SQL `IS NOT NULL`): "drivers with a recorded fastest
+    /// lap speed".
+    Present,
 }
 
 impl Condition {

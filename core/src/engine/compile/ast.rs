@@ -83,6 +83,7 @@ pub(super) fn comparison(column: Expr, condition: &Condition) -> Expr {
             global: false,
         },
         Condition::Missing => Expr::IsNull(Box::new(column)),
+        Condition::Present => Expr::IsNotNull(Box::new(column)),
         Condition::AtLeast(v) => binary(column, BinaryOperator::GtEq, literal(v)),
         Condition::AtMost(v) => binary(column, BinaryOperator::LtEq, literal(v)),
         Condition::Before(v) => binary(column, BinaryOperator::Lt, literal(v)),

@@ -3700,7 +3700,10 @@ fn a_span_between_two_dates_and_a_verb_before_an_article() {
         sql.contains("p.p_name = 'blush thistle blue yellow saddle'"),
         "{sql}"
     );
-    assert!(sql.contains("ORDER BY total_supply_cost ASC"), "{sql}");
+    // Each supplier has one supply cost for the part: the rows, ranked by
+    // it, not a total.
+    assert!(sql.contains("ORDER BY supply_cost ASC"), "{sql}");
+    assert!(!sql.contains("SUM("), "{sql}");
 }
 
 #[test]
@@ -4308,4 +4311,45 @@ fn how_many_times_a_thing_did_something_counts_the_doings_not_the_things() {
         alone.contains("COUNT(*)") && alone.contains("drivers d"),
         "{alone}"
     );
+}
+
+#[test]
+fn a_list_in_descending_order_of_an_attribute_is_sorted_by_it() {
+    let (by_latitude, _) = sql("List the circuits in descending order of latitude.", None);
+    assert!(
+        by_latitude.contains("ORDER BY latitude DESC"),
+        "{by_latitude}"
+    );
+    // Without an attribute after it, the order is of the first thing shown.
+    let (by_name, _) = sql("List the circuits in descending order", None);
+    assert!(by_name.contains("ORDER BY circuit_name DESC"), "{by_name}");
+}
+
+#[test]
+fn with_a_recorded_attribute_keeps_the_rows_that_have_one() {
+    let (sql, _) = sql(
+        "For race id 1100, list the forename and surname of the drivers with a recorded fastest lap speed, in descending order of fastest lap speed.",
+        None,
+    );
+    assert!(sql.contains("rr.fastest_lap_speed IS NOT NULL"), "{sql}");
+    assert!(sql.contains("ORDER BY fastest_lap_speed DESC"), "{sql}");
+    // A speed is shown as it is on each row, never added up.
+    assert!(!sql.contains("SUM("), "{sql}");
+}
+
+#[test]
+fn the_highest_number_of_a_row_picks_the_row_and_the_most_adds_rows_up() {
+    // One driver asked for, by the highest speed any of their results had.
+    let (peak, _) = sql(
+        "which driver had the highest fastest lap speed in 2012?",
+        None,
+    );
+    assert!(!peak.contains("SUM("), "{peak}");
+    assert!(peak.contains("ORDER BY fastest_lap_speed DESC"), "{peak}");
+    // "the most laps" is a total.
+    let (most, _) = sql("which driver completed the most laps in 2012?", None);
+    assert!(most.contains("SUM(rr.laps)"), "{most}");
+    // A top few by the "largest" number is a total per thing too.
+    let (few, _) = sql("the three drivers with the largest laps in 2012", None);
+    assert!(few.contains("SUM(rr.laps)"), "{few}");
 }

@@ -63,7 +63,15 @@ pub(super) enum Focus {
 pub(super) fn opens_focus(op: Op) -> bool {
     matches!(
         op,
-        Op::Count | Op::Sum | Op::Average | Op::Most | Op::Least | Op::Top | Op::Bottom | Op::Which
+        Op::Count
+            | Op::Sum
+            | Op::Average
+            | Op::Most
+            | Op::Least
+            | Op::Peak(_)
+            | Op::Top
+            | Op::Bottom
+            | Op::Which
     )
 }
 
@@ -300,7 +308,9 @@ pub(super) fn read(lexicon: &Lexicon, question: &str, today: Option<Day>) -> Vec
             let measured = pieces.iter().any(|p| {
                 matches!(
                     p,
-                    Piece::Op(Op::Count | Op::Sum | Op::Average | Op::Most | Op::Least)
+                    Piece::Op(
+                        Op::Count | Op::Sum | Op::Average | Op::Most | Op::Least | Op::Peak(_)
+                    )
                 )
             });
             if !measured {
@@ -811,8 +821,10 @@ pub(super) fn read(lexicon: &Lexicon, question: &str, today: Option<Day>) -> Vec
         let ranked_by_later = pieces[at + 1..]
             .windows(2)
             .any(|w| matches!(w, [Piece::Op(Op::GroupBy), Piece::Concept { .. }]));
-        if matches!(pieces[at - 1], Piece::Op(Op::Most | Op::Least))
-            && ranked_by_later
+        if matches!(
+            pieces[at - 1],
+            Piece::Op(Op::Most | Op::Least | Op::Peak(_))
+        ) && ranked_by_later
             && let Piece::Unknown { blocks, .. } = &mut pieces[at]
         {
             *blocks = false;

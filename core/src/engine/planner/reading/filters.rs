@@ -305,6 +305,14 @@ impl Reading {
             }
         }
 
+        // "drivers with a recorded fastest lap speed".
+        for attribute in &self.present {
+            plan.filters.push(Filter {
+                attribute: attribute.clone(),
+                condition: Condition::Present,
+            });
+        }
+
         // "drivers who started from grid 4".
         for (attribute, n) in &self.equals {
             plan.filters.retain(|f| f.attribute != *attribute);

@@ -22,6 +22,23 @@ pub(super) struct Measured {
 }
 
 impl Reading {
+    /// "Which driver had the highest top speed in 2012": one thing asked
+    /// for, by the extreme of a number each row has, is the row with it,
+    /// not the thing with the largest total. Things asked for in the
+    /// plural, a top few or groups ("the three parts with the largest
+    /// quantity sold") are totals.
+    fn peaks_one_row(&self, ontology: &Ontology, quantity: &AttributeRef) -> bool {
+        self.peak.as_ref() == Some(quantity)
+            && self.groupings.is_empty()
+            && self.limit.is_none()
+            && !self.refers_back
+            && !self.plural.iter().any(|o| {
+                self.asked
+                    .iter()
+                    .any(|a| a.object == ontology.objects[*o].name)
+            })
+    }
+
     /// The measure a negation excludes and the object whose rows it keeps
     /// ("customers who never placed an order"); the excluded metric is then
     /// no longer measured.
@@ -208,7 +225,8 @@ impl Reading {
                     && self.order.is_some()
                     && !self.averaged
                     && !self.counts
-                    && (self
+                    && (self.peaks_one_row(ontology, quantity)
+                        || self
                         .mentioned
                         .iter()
                         .chain(self.weak_object.iter())

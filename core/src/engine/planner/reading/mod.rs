@@ -114,6 +114,9 @@ pub(super) struct Reading {
     both: bool,
     /// Attributes the things have no value of: "drivers without a code".
     missing: Vec<AttributeRef>,
+    /// "drivers with a recorded fastest lap speed": attributes that must
+    /// have a value.
+    present: Vec<AttributeRef>,
     comparison: bool,
     who: bool,
     /// "each of them", "which of those": the question is about what the
@@ -154,6 +157,11 @@ pub(super) struct Reading {
     months: Vec<u32>,
     /// "in descending order": how a list is sorted, true for descending.
     sort: Option<bool>,
+    /// "the highest fastest lap speed": a number of each row whose extreme
+    /// row is asked for, not its total.
+    peak: Option<AttributeRef>,
+    /// "in descending order of latitude": the attribute a list is sorted by.
+    sort_by: Option<AttributeRef>,
     /// "oldest season first": the sort is by the time shown.
     in_time_order: bool,
     /// Where the one metric so far was typed as a verb ("started"): a

@@ -50,14 +50,21 @@ impl Reading {
                         Op::Share => reading.share = true,
                         Op::Together => reading.together = true,
                         // "how many more", "how much less": a difference.
-                        Op::Most | Op::Least
+                        Op::Most | Op::Least | Op::Peak(_)
                             if matches!(previous_op, Some(Op::Count | Op::Sum)) =>
                         {
-                            reading.difference = Some(*op == Op::Most);
+                            reading.difference = Some(matches!(op, Op::Most | Op::Peak(true)));
                         }
-                        Op::Most | Op::Least => {
-                            reading.order = Some(*op == Op::Most);
+                        Op::Most | Op::Least | Op::Peak(_) => {
+                            reading.order = Some(matches!(op, Op::Most | Op::Peak(true)));
                             reading.superlative_last = true;
+                            // "the highest top speed": the row with it.
+                            if let Op::Peak(_) = op
+                                && let Some(attribute) =
+                                    plain_attribute(ontology, pieces.get(index + 1))
+                            {
+                                reading.peak = Some(attribute);
+                            }
                         }
                         Op::Top => reading.order = reading.order.or(Some(true)),
                         Op::Bottom => reading.order = Some(false),
@@ -155,7 +162,9 @@ impl Reading {
                         Op::Running(to_date) => reading.running = Some(*to_date),
                         // "our best month for revenue", "which year had the
                         // most wins": the months (years) are what is ranked.
-                        Op::Month if matches!(previous_op, Some(Op::Most | Op::Least)) => {
+                        Op::Month
+                            if matches!(previous_op, Some(Op::Most | Op::Least | Op::Peak(_))) =>
+                        {
                             reading.per_month = true;
                             reading.limit = reading.limit.or(Some(1));
                         }
@@ -169,8 +178,27 @@ impl Reading {
                         }
                         Op::Ever => reading.ever = true,
                         Op::Which => reading.lists = true,
-                        Op::Descending => reading.sort = Some(true),
-                        Op::Ascending => reading.sort = Some(false),
+                        Op::Descending | Op::Ascending => {
+                            reading.sort = Some(*op == Op::Descending);
+                            // "in descending order of latitude": what the
+                            // list is sorted by, not one more thing asked.
+                            if let Some(attribute) =
+                                plain_attribute(ontology, pieces.get(index + 1))
+                            {
+                                reading.sort_by = Some(attribute);
+                                read_with_previous = Some(index + 1);
+                            }
+                        }
+                        // "with a recorded fastest lap speed": only the rows
+                        // that have one.
+                        Op::Recorded => {
+                            if let Some(attribute) =
+                                plain_attribute(ontology, pieces.get(index + 1))
+                            {
+                                reading.present.push(attribute);
+                                read_with_previous = Some(index + 1);
+                            }
+                        }
                         Op::InTimeOrder(latest) => {
                             reading.sort = Some(*latest);
                             reading.in_time_order = true;
@@ -299,16 +327,19 @@ impl Reading {
                     let after_top = matches!(previous_op, Some(Op::Top | Op::Bottom | Op::Which));
                     let before_best = matches!(
                         pieces.get(index + 1),
-                        Some(Piece::Op(Op::Most | Op::Least) | Piece::Extreme(_))
+                        Some(Piece::Op(Op::Most | Op::Least | Op::Peak(_)) | Piece::Extreme(_))
                     );
                     // "the 10 suppliers with the most units": a number of
                     // things ranked later by a superlative.
                     let ranked_things = matches!(
                         pieces.get(index + 1),
                         Some(Piece::Concept { entries, .. }) if object_of(entries).is_some()
-                    ) && pieces[index + 1..]
-                        .iter()
-                        .any(|p| matches!(p, Piece::Op(Op::Most | Op::Least) | Piece::Extreme(_)));
+                    ) && pieces[index + 1..].iter().any(|p| {
+                        matches!(
+                            p,
+                            Piece::Op(Op::Most | Op::Least | Op::Peak(_)) | Piece::Extreme(_)
+                        )
+                    });
                     if (after_top || before_best || ranked_things)
                         && (1..=1000).contains(n)
                         && !(1900..=2100).contains(n)
@@ -633,6 +664,7 @@ impl Reading {
                                     | Op::Share
                                     | Op::Most
                                     | Op::Least
+                                    | Op::Peak(_)
                                     | Op::Which
                                     | Op::Who
                                     | Op::Top
@@ -642,7 +674,7 @@ impl Reading {
                         })
                         && pieces[index + 1..]
                             .iter()
-                            .any(|p| matches!(p, Piece::Op(Op::Most | Op::Least)))
+                            .any(|p| matches!(p, Piece::Op(Op::Most | Op::Least | Op::Peak(_))))
                         // "Constructors of which nationality": the thing
                         // "which" asks for is another.
                         && !pieces[index + 1..]
@@ -720,7 +752,9 @@ impl Reading {
                         .iter()
                         .rev()
                         .find(|p| !qualifier(p))
-                        .is_some_and(|p| matches!(p, Piece::Op(Op::Count | Op::Most | Op::Least)));
+                        .is_some_and(|p| {
+                            matches!(p, Piece::Op(Op::Count | Op::Most | Op::Least | Op::Peak(_)))
+                        });
                     if counted {
                         reading.agents_counted = true;
                         reading.count_of = None;
@@ -1063,6 +1097,27 @@ fn numbered_attribute(ontology: &Ontology, piece: &Piece) -> Option<AttributeRef
             let a = &ontology.objects[object].attributes[attribute];
             (a.data_type == DataType::Integer && a.role == AttributeRole::Dimension)
                 .then(|| AttributeRef::new(&ontology.objects[object].name, &a.name))
+        }
+        _ => None,
+    })
+}
+
+/// The one attribute a piece names, when it names nothing else that could
+/// be measured: "latitude", "fastest lap speed".
+fn plain_attribute(ontology: &Ontology, piece: Option<&Piece>) -> Option<AttributeRef> {
+    let Some(Piece::Concept { entries, .. }) = piece else {
+        return None;
+    };
+    if entries
+        .iter()
+        .any(|e| matches!(e.concept, Concept::Metric(_) | Concept::Value { .. }))
+    {
+        return None;
+    }
+    entries.iter().find_map(|e| match e.concept {
+        Concept::Attribute { object, attribute } => {
+            let o = &ontology.objects[object];
+            Some(AttributeRef::new(&o.name, &o.attributes[attribute].name))
         }
         _ => None,
     })

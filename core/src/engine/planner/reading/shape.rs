@@ -169,6 +169,16 @@ impl Reading {
             .filter(|_| self.in_time_order && self.order.is_none());
         if let (Some(index), Some(descending)) = (by_time, self.sort) {
             plan.order = Some(Order::Dimension { index, descending });
+        } else if let (Some(by), Some(descending)) = (&self.sort_by, self.sort)
+            && plan.measures.is_empty()
+        {
+            push_unique(&mut plan.dimensions, by.clone());
+            let index = plan
+                .dimensions
+                .iter()
+                .position(|d| d == by)
+                .unwrap_or_default();
+            plan.order = Some(Order::Dimension { index, descending });
         } else if let Some(descending) = self.order.or(self.sort) {
             plan.order = if plan.measures.is_empty() {
                 Some(Order::Dimension {
