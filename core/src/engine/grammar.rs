@@ -1005,6 +1005,9 @@ const EXTREMES: &[(&str, bool, bool)] = &[
     ("earliest", false, false),
     ("eldest", false, false),
     ("youngest", true, false),
+    // "which driver is older, Rosberg or Hamilton": the extreme of two.
+    ("older", false, false),
+    ("younger", true, false),
     ("latest", true, false),
     ("newest", true, false),
     ("recent", true, false),

@@ -4353,3 +4353,37 @@ fn the_highest_number_of_a_row_picks_the_row_and_the_most_adds_rows_up() {
     let (few, _) = sql("the three drivers with the largest laps in 2012", None);
     assert!(few.contains("SUM(rr.laps)"), "{few}");
 }
+
+#[test]
+fn things_named_first_then_what_was_done_to_them_are_listed() {
+    let (listed, _) = sql("races won by Max Verstappen since 2022", None);
+    assert!(listed.contains("r.name AS race_name"), "{listed}");
+    assert!(listed.contains("GROUP BY r.name"), "{listed}");
+    // With a counting word, still counted.
+    let (count, _) = sql("number of races won by Max Verstappen since 2022", None);
+    assert!(!count.contains("GROUP BY"), "{count}");
+}
+
+#[test]
+fn the_things_asked_for_but_one_are_still_listed_one_by_one() {
+    let (sql, _) = sql("which teams other than Mercedes won a race in 2019", None);
+    assert!(sql.contains("c.name NOT IN ('Mercedes')"), "{sql}");
+    assert!(sql.contains("GROUP BY c.name"), "{sql}");
+}
+
+#[test]
+fn older_of_two_named_people_is_the_earlier_birth_date() {
+    let (older, _) = sql(
+        "Which driver is older, Max Verstappen or Lewis Hamilton?",
+        None,
+    );
+    assert!(
+        older.contains("ORDER BY date_of_birth ASC LIMIT 1"),
+        "{older}"
+    );
+    let (younger, _) = sql("who is younger, Max Verstappen or Lewis Hamilton", None);
+    assert!(
+        younger.contains("ORDER BY date_of_birth DESC LIMIT 1"),
+        "{younger}"
+    );
+}

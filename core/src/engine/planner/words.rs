@@ -704,6 +704,8 @@ pub(super) fn read(lexicon: &Lexicon, question: &str, today: Option<Day>) -> Vec
             continue;
         }
         if let Some(extreme) = grammar::extreme(&word.plain)
+            // "older than 30" compares; it picks no one.
+            && plain.get(i + 1) != Some(&"than")
             && (!extreme.needs_object
                 || next_names_object(lexicon, &words, &plain, i)
                 || plain
@@ -849,6 +851,28 @@ pub(super) fn read(lexicon: &Lexicon, question: &str, today: Option<Day>) -> Vec
                 *piece = Piece::Op(Op::Since);
             }
         }
+    }
+    // "races won by Charles Leclerc since 2022": things named first, then
+    // what was done to them, with no operator at all, ask for the things.
+    if let [
+        Piece::Concept { entries, text, .. },
+        Piece::Concept {
+            entries: done,
+            text: verb,
+            ..
+        },
+        _,
+        ..,
+    ] = pieces.as_slice()
+        && object_of(entries).is_some()
+        && text.ends_with('s')
+        && !verb.ends_with('s')
+        && done.iter().any(|e| matches!(e.concept, Concept::Metric(_)))
+        && pieces
+            .iter()
+            .all(|p| !matches!(p, Piece::Op(op) if !is_time_bound(*op)))
+    {
+        pieces.insert(0, Piece::Op(Op::Which));
     }
     pieces
 }

@@ -1,7 +1,7 @@
 //! When: years, dates and ranges on the time in reach of what is measured,
 //! groupings by period, and the earliest or latest of something.
 
-use super::{Assembly, Reading, simple_filter};
+use super::{Assembly, Reading, is_display, simple_filter};
 use crate::engine::compile::display_attribute;
 use crate::engine::graph;
 use crate::engine::plan::{AttributeRef, Condition, Filter, Literal, Measure, Order};
@@ -197,9 +197,19 @@ impl Reading {
 
         // "customers in the BUILDING segment", "orders placed in Feb 1994":
         // the attribute a value or date filters is named, not grouped by.
+        // "which teams other than Mercedes": the things asked for, but one,
+        // are still listed one by one.
         if !plan.measures.is_empty() && !self.comparison {
-            let filtered: Vec<AttributeRef> =
-                plan.filters.iter().map(|f| f.attribute.clone()).collect();
+            let filtered: Vec<AttributeRef> = plan
+                .filters
+                .iter()
+                .filter(|f| {
+                    !(self.lists
+                        && matches!(f.condition, Condition::NoneOf(_))
+                        && is_display(ontology, &f.attribute))
+                })
+                .map(|f| f.attribute.clone())
+                .collect();
             plan.dimensions
                 .retain(|d| !(filtered.contains(d) && self.asked.contains(d)));
         }

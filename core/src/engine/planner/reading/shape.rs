@@ -101,6 +101,11 @@ impl Reading {
                 plan.dimensions.push(AttributeRef::new(&object.name, name));
             }
             push_unique(&mut plan.dimensions, quantity.clone());
+            // A row with no value of it is not among the highest (lowest).
+            plan.filters.push(Filter {
+                attribute: quantity.clone(),
+                condition: Condition::Present,
+            });
             let index = plan
                 .dimensions
                 .iter()
