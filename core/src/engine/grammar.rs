@@ -490,6 +490,9 @@ const STOP_WORDS: &[&str] = &[
     "anything",
     "something",
     "are",
+    // Typed for "are" and "you": "how many suppliers r based in germany".
+    "r",
+    "u",
     "as",
     "at",
     "be",

@@ -4387,3 +4387,46 @@ fn older_of_two_named_people_is_the_earlier_birth_date() {
         "{younger}"
     );
 }
+
+#[test]
+fn a_verb_before_a_superlative_leads_to_the_measure_after_it() {
+    let (podiums, _) = sql(
+        "Which driver scored the most podium finishes in 2012?",
+        None,
+    );
+    assert!(podiums.contains("ORDER BY podiums DESC"), "{podiums}");
+    assert!(!podiums.contains("SUM(rr.points)"), "{podiums}");
+    // A measure that also names things ("races") does not replace the verb's.
+    let (starts, _) = sql("which driver started the most races in 2012", None);
+    assert!(starts.contains("ORDER BY starts DESC"), "{starts}");
+}
+
+#[test]
+fn who_after_the_things_counted_says_which_of_them() {
+    let (ontology, lexicon) = wholesale_with("nation", "nation_name", &["JAPAN"]);
+    for question in [
+        "number of customers from JAPAN who ordered in 1994",
+        "how many different customers from JAPAN ordered in 1994",
+        "number of unique customers from JAPAN who ordered in 1994",
+    ] {
+        let sql = compiled(&ontology, &lexicon, question, Dialect::Postgres);
+        assert!(sql.contains("COUNT("), "{question}: {sql}");
+        assert!(!sql.contains("GROUP BY"), "{question}: {sql}");
+        assert!(
+            sql.contains("o.o_orderdate >= '1994-01-01'"),
+            "{question}: {sql}"
+        );
+    }
+}
+
+#[test]
+fn texting_shorthand_for_are_never_blocks() {
+    let (ontology, lexicon) = wholesale_with("nation", "nation_name", &["GERMANY"]);
+    let sql = compiled(
+        &ontology,
+        &lexicon,
+        "how many suppliers r based in germany",
+        Dialect::Postgres,
+    );
+    assert!(sql.contains("n.n_name = 'GERMANY'"), "{sql}");
+}

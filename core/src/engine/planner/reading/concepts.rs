@@ -323,10 +323,16 @@ impl Reading {
                 self.verb_at = typed_as_verb(ontology, m, text).then_some(self.at);
                 return;
             }
-            if self.verb_at.is_some_and(|at| self.at == at + 1)
-                && self.metrics.len() == 1
-                && !repeated
-            {
+            // "scored the most podium finishes": so past the superlative,
+            // to a measure that names nothing else ("started the most
+            // races" counts starts).
+            let after_verb = |at: usize| {
+                self.at == at + 1
+                    || (self.at == at + 2
+                        && !ambiguous
+                        && matches!(previous_op, Some(Op::Most | Op::Least | Op::Peak(_))))
+            };
+            if self.verb_at.is_some_and(after_verb) && self.metrics.len() == 1 && !repeated {
                 // "started on pole": the verb leads to the measure meant.
                 self.metrics[0] = (m, None);
                 self.verb_at = None;

@@ -136,6 +136,21 @@ impl Reading {
                                 }
                             }
                         }
+                        // "number of customers from JAPAN who ordered":
+                        // after the things counted, "who" says which.
+                        Op::Who
+                            if (reading.counts
+                                || reading.metrics.iter().any(|(m, _)| {
+                                    matches!(
+                                        ontology.metrics[*m].aggregate,
+                                        Aggregate::Count | Aggregate::CountDistinct
+                                    )
+                                }))
+                                && pieces[..index].iter().any(|p| {
+                                    matches!(p, Piece::Concept { entries, .. }
+                                        if object_of(entries).is_some()
+                                            || entries.iter().any(|e| matches!(e.concept, Concept::Metric(_))))
+                                }) => {}
                         Op::Who => reading.who = true,
                         Op::When => reading.when = true,
                         Op::Versus => reading.comparison = true,
@@ -353,15 +368,26 @@ impl Reading {
                         };
                         reading.years.push((op, *n));
                         // "shipped the most units on orders placed in 1997".
-                        if let Some(Piece::Concept { entries, .. }) =
+                        // "customers who ordered in 1994": a verb that is
+                        // also a measure still dates what it did.
+                        let dated = |entries: &[Entry]| {
+                            let mut dates = entries.iter().filter_map(|e| match e.concept {
+                                Concept::Attribute { object, attribute }
+                                    if is_dated(
+                                        &ontology.objects[object].attributes[attribute],
+                                    ) =>
+                                {
+                                    Some((object, attribute))
+                                }
+                                _ => None,
+                            });
+                            dates.next().filter(|_| dates.next().is_none())
+                        };
+                        if let Some(Piece::Concept { entries, text, .. }) =
                             index.checked_sub(1).map(|i| &pieces[i])
-                            && let [
-                                Entry {
-                                    concept: Concept::Attribute { object, attribute },
-                                    ..
-                                },
-                            ] = entries.as_slice()
-                            && is_dated(&ontology.objects[*object].attributes[*attribute])
+                            && (entries.len() == 1 || text.ends_with("ed"))
+                            && let Some((object, attribute)) = dated(entries)
+                            && let (object, attribute) = (&object, &attribute)
                         {
                             let date = AttributeRef::new(
                                 &ontology.objects[*object].name,
