@@ -254,6 +254,43 @@ pub fn join_tree_via(
     via: &[String],
     targets: &[&str],
 ) -> Result<JoinTree, Unreachable> {
+    let tree = join_tree_along(ontology, base, via, targets)?;
+    if !via.is_empty() {
+        return Ok(tree);
+    }
+    // "drivers with the status 'Finished' in race 1000": the race is as
+    // near through the standings as through the results, but the status
+    // only through the results; one branch of many rows per thing, where
+    // one reaches everything, is the way.
+    let branches = |tree: &JoinTree| -> Vec<String> {
+        let mut branches: Vec<String> = tree
+            .steps
+            .iter()
+            .filter(|s| s.fans_out && s.from == tree.base)
+            .map(|s| s.to.clone())
+            .collect();
+        branches.dedup();
+        branches
+    };
+    let first = branches(&tree);
+    if first.len() < 2 {
+        return Ok(tree);
+    }
+    first
+        .iter()
+        .filter_map(|branch| {
+            join_tree_along(ontology, base, std::slice::from_ref(branch), targets).ok()
+        })
+        .find(|other| branches(other).len() == 1)
+        .map_or(Ok(tree), Ok)
+}
+
+fn join_tree_along(
+    ontology: &Ontology,
+    base: &str,
+    via: &[String],
+    targets: &[&str],
+) -> Result<JoinTree, Unreachable> {
     let paths = Paths::from(ontology, base);
     let mut steps: Vec<Step> = Vec::new();
     for target in targets {

@@ -4430,3 +4430,19 @@ fn texting_shorthand_for_are_never_blocks() {
     );
     assert!(sql.contains("n.n_name = 'GERMANY'"), "{sql}");
 }
+
+#[test]
+fn one_branch_of_many_rows_that_reaches_everything_is_the_way() {
+    // The race is as near through the standings as through the results;
+    // the status only through the results.
+    let (ontology, lexicon) = f1_with("status", "status", &["Finished"]);
+    let sql = compiled(
+        &ontology,
+        &lexicon,
+        "For race id 1000, how many drivers have the status 'Finished'?",
+        Dialect::Postgres,
+    );
+    assert!(sql.contains("s.status = 'Finished'"), "{sql}");
+    assert!(sql.contains("races r ON rr.race_id"), "{sql}");
+    assert!(!sql.contains("driver_standings"), "{sql}");
+}
