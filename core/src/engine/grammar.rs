@@ -242,9 +242,9 @@ const PHRASES: &[(&str, Op)] = &[
     ("min", Op::Peak(false)),
     ("fewer", Op::Least),
     // Of a time ("the quickest pit stop"), the least is the best.
-    ("fastest", Op::Least),
-    ("quickest", Op::Least),
-    ("slowest", Op::Most),
+    ("fastest", Op::Peak(false)),
+    ("quickest", Op::Peak(false)),
+    ("slowest", Op::Peak(true)),
     ("top", Op::Top),
     ("bottom", Op::Bottom),
     ("them", Op::Back),
@@ -492,6 +492,8 @@ const STOP_WORDS: &[&str] = &[
     "are",
     // Typed for "are" and "you": "how many suppliers r based in germany".
     "r",
+    // "the slowest single stop": one of the rows, which any row is.
+    "single",
     "u",
     "as",
     "at",

@@ -4446,3 +4446,42 @@ fn one_branch_of_many_rows_that_reaches_everything_is_the_way() {
     assert!(sql.contains("races r ON rr.race_id"), "{sql}");
     assert!(!sql.contains("driver_standings"), "{sql}");
 }
+
+#[test]
+fn the_fastest_of_timed_things_is_the_one_with_the_shortest_time() {
+    let (fastest, _) = sql("who had the fastest pit stop in 2022", None);
+    assert!(fastest.contains("ORDER BY milliseconds ASC"), "{fastest}");
+    assert!(!fastest.contains("COUNT("), "{fastest}");
+    let (slowest, _) = sql("who had the slowest single stop in 2022", None);
+    assert!(slowest.contains("ORDER BY milliseconds DESC"), "{slowest}");
+    // "the fastest lap" is still the result's own attribute.
+    let (lap, _) = sql("What is Lewis Hamilton's fastest lap in 2023?", None);
+    assert!(lap.contains("fastest_lap_time"), "{lap}");
+}
+
+#[test]
+fn there_after_a_race_named_with_its_year_keeps_the_year() {
+    let (ontology, lexicon) = f1_with("race", "race_name", &["Hungarian Grand Prix"]);
+    let first = match plan(
+        &ontology,
+        &lexicon,
+        "What was the average pit stop duration at the 2022 Hungarian Grand Prix?",
+        None,
+        None,
+    ) {
+        Planned::Plan(p) => p,
+        Planned::NotAnswerable(reason) => panic!("{reason}"),
+    };
+    let next = match plan(
+        &ontology,
+        &lexicon,
+        "who had the slowest stop there?",
+        Some(&first),
+        None,
+    ) {
+        Planned::Plan(p) => compile(&ontology, &p, Dialect::Postgres).unwrap().sql,
+        Planned::NotAnswerable(reason) => panic!("{reason}"),
+    };
+    assert!(next.contains("r.year = 2022"), "{next}");
+    assert!(next.contains("r.name = 'Hungarian Grand Prix'"), "{next}");
+}

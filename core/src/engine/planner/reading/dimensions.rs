@@ -99,6 +99,8 @@ impl Reading {
         let anchor = base
             .clone()
             .or_else(|| position.as_ref().map(|p| p.object.clone()))
+            // "who had the slowest stop": the rows ranked.
+            .or_else(|| measured_rank.as_ref().map(|q| q.object.clone()))
             .or_else(|| extreme_object.map(|o| ontology.objects[o].name.clone()))
             // "who placed order number 7": the thing named by its key.
             .or_else(|| {

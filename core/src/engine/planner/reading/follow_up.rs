@@ -71,6 +71,20 @@ impl Reading {
         {
             self.mentioned.push(o);
         }
+        // "the 2022 Hungarian GP" → "who had the slowest stop there": the
+        // one race is its name and its year.
+        if let (Some(filter), Some(previous)) = (&referred, previous) {
+            self.referred_also = previous
+                .filters
+                .iter()
+                .filter(|f| {
+                    f.attribute.object == filter.attribute.object
+                        && f.attribute != filter.attribute
+                        && matches!(&f.condition, Condition::OneOf(list) if list.len() == 1)
+                })
+                .cloned()
+                .collect();
+        }
         referred
     }
 
@@ -303,6 +317,10 @@ impl Reading {
                 .retain(|d| d.object != filter.attribute.object);
             plan.filters.retain(|f| f.attribute != filter.attribute);
             plan.filters.push(filter);
+            for also in &self.referred_also {
+                plan.filters.retain(|f| f.attribute != also.attribute);
+                plan.filters.push(also.clone());
+            }
             plan.order = None;
             plan.limit = None;
         }

@@ -64,6 +64,16 @@ impl Reading {
                                     plain_attribute(ontology, pieces.get(index + 1))
                             {
                                 reading.peak = Some(attribute);
+                            } else if let Op::Peak(_) = op
+                                && let Some((thing, attribute)) =
+                                    timed_thing(ontology, pieces.get(index + 1))
+                            {
+                                // "the slowest stop": the stop with the
+                                // longest duration.
+                                reading.mentioned.push(thing);
+                                reading.quantities.push(attribute.clone());
+                                reading.peak = Some(attribute);
+                                read_with_previous = Some(index + 1);
                             }
                         }
                         Op::Top => reading.order = reading.order.or(Some(true)),
@@ -1147,4 +1157,23 @@ fn plain_attribute(ontology: &Ontology, piece: Option<&Piece>) -> Option<Attribu
         }
         _ => None,
     })
+}
+
+/// The one measured number of the things a piece names, which "the
+/// fastest" or "the slowest" of them ranks: a pit stop's duration.
+fn timed_thing(ontology: &Ontology, piece: Option<&Piece>) -> Option<(usize, AttributeRef)> {
+    let Some(Piece::Concept { entries, .. }) = piece else {
+        return None;
+    };
+    let thing = object_of(entries)?;
+    let object = &ontology.objects[thing];
+    let mut measures = object
+        .attributes
+        .iter()
+        .filter(|a| a.role == AttributeRole::Measure);
+    let measure = measures.next()?;
+    measures
+        .next()
+        .is_none()
+        .then(|| (thing, AttributeRef::new(&object.name, &measure.name)))
 }
