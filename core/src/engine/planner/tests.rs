@@ -4485,3 +4485,33 @@ fn there_after_a_race_named_with_its_year_keeps_the_year() {
     assert!(next.contains("r.year = 2022"), "{next}");
     assert!(next.contains("r.name = 'Hungarian Grand Prix'"), "{next}");
 }
+
+#[test]
+fn a_place_is_of_the_rows_counted_where_they_have_one() {
+    let (sql, _) = sql(
+        "For each driver, how many times did they qualify in first place during the 2019 season?",
+        None,
+    );
+    assert!(sql.contains("q.position = 1"), "{sql}");
+    assert!(!sql.contains("rr.position"), "{sql}");
+}
+
+#[test]
+fn a_share_of_someones_things_is_of_their_things_only() {
+    let (ontology, lexicon) = with_values_of(
+        crate::ontology::from_yaml(include_str!("../../../../examples/f1/ontology.yaml")).unwrap(),
+        &[
+            ("status", "status", &["Finished"]),
+            ("constructor", "constructor_name", &["Ferrari"]),
+        ],
+    );
+    let sql = compiled(
+        &ontology,
+        &lexicon,
+        "In 2010, what percentage of Ferrari's race entries ended with the status 'Finished'?",
+        Dialect::Postgres,
+    );
+    let whole = sql.split("AS part").nth(1).unwrap_or_default();
+    assert!(whole.contains("c.name = 'Ferrari'"), "{sql}");
+    assert!(!whole.contains("Finished"), "{sql}");
+}

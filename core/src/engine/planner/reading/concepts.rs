@@ -314,6 +314,9 @@ impl Reading {
                 // one measure); a verb ("customers ordered") does not.
                 let verb = text.ends_with("ed") || text == "won";
                 let modifier = self.at == self.weak_at + 1 && !verb;
+                // "race entries": a word that also names things, right
+                // before the measure, only says which.
+                self.displaced_modifies = modifier && self.weak_object.is_some();
                 if self.weak_counted && self.count_of.is_none() && !modifier {
                     self.count_of = self.weak_object;
                 }
@@ -382,7 +385,10 @@ impl Reading {
                 options,
                 text: text.to_owned(),
                 negated: std::mem::take(&mut self.negate),
-                of_whole: self.whole_open,
+                // "what percentage of Williams' race entries": a value
+                // right after "percentage of" says whose the whole is.
+                of_whole: self.whole_open
+                    || (self.share && self.metrics.is_empty() && previous_op == Some(Op::Share)),
             });
             return;
         }

@@ -114,6 +114,9 @@ pub(super) struct Reading {
     both: bool,
     /// Attributes the things have no value of: "drivers without a code".
     missing: Vec<AttributeRef>,
+    /// The displaced metric's word only qualified the next ("race
+    /// entries"): it is not a second measure.
+    displaced_modifies: bool,
     /// The chat's other filters on the one thing "there" or "it" refers
     /// to: the year of "the 2022 Hungarian GP".
     referred_also: Vec<Filter>,

@@ -467,7 +467,19 @@ impl Reading {
                     if reading.ordinals.last() == Some(n) {
                         reading.ordinals.pop();
                     }
-                    reading.equals.push((attribute, *n));
+                    // "how many times did they qualify in first place": the
+                    // place of the rows counted, where they have one.
+                    let own = reading
+                        .count_of
+                        .map(|o| &ontology.objects[o])
+                        .filter(|o| o.name != attribute.object)
+                        .and_then(|o| {
+                            o.attributes
+                                .iter()
+                                .find(|a| a.name == attribute.attribute)
+                                .map(|a| AttributeRef::new(&o.name, &a.name))
+                        });
+                    reading.equals.push((own.unwrap_or(attribute), *n));
                 }
                 Piece::Concept {
                     entries,

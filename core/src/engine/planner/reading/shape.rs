@@ -299,12 +299,15 @@ impl Reading {
         };
         let second = self
             .displaced
+            .filter(|_| !self.displaced_modifies)
             .or_else(|| self.also.first().copied())
             .map(metric)
             .filter(|m| !plan.measures.contains(m));
         let pair = match (plan.measures.as_slice(), second) {
             ([a, b], _) => Some((a.clone(), b.clone())),
-            ([a], Some(b)) if self.displaced.is_some() => Some((a.clone(), b)),
+            ([a], Some(b)) if self.displaced.is_some() && !self.displaced_modifies => {
+                Some((a.clone(), b))
+            }
             ([a], Some(b)) => Some((b, a.clone())),
             _ => None,
         };
