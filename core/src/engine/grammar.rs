@@ -878,6 +878,7 @@ const ABBREVIATIONS: &[(&str, &str)] = &[
     ("tot", "total"),
     ("nb", "number"),
     ("w", "with"),
+    ("ms", "milliseconds"),
 ];
 
 pub fn expand_abbreviation(plain: &str) -> Option<&'static str> {

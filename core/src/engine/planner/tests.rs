@@ -4515,3 +4515,17 @@ fn a_share_of_someones_things_is_of_their_things_only() {
     assert!(whole.contains("c.name = 'Ferrari'"), "{sql}");
     assert!(!whole.contains("Finished"), "{sql}");
 }
+
+#[test]
+fn a_number_asked_in_its_own_unit_is_not_converted() {
+    for question in [
+        "average pit stop duration in milliseconds in 2024",
+        "average pit stop duration in ms in 2024",
+    ] {
+        let (sql, _) = sql(question, None);
+        assert!(sql.contains("AVG(ps.milliseconds)"), "{question}: {sql}");
+    }
+    // Named by what it is, it is the data team's metric, in seconds.
+    let (seconds, _) = sql("average pit stop duration in 2024", None);
+    assert!(seconds.contains("1000.0"), "{seconds}");
+}

@@ -269,6 +269,9 @@ impl Reading {
                 attribute,
                 aggregate,
             } = measure
+                // "in milliseconds": the attribute named by its own name is
+                // asked in its own unit.
+                && !self.named_by_name.contains(attribute)
                 && let Some(column) = ontology
                     .attribute(&attribute.object, &attribute.attribute)
                     .and_then(|a| a.column_name())

@@ -117,6 +117,9 @@ pub(super) struct Reading {
     /// The displaced metric's word only qualified the next ("race
     /// entries"): it is not a second measure.
     displaced_modifies: bool,
+    /// Attributes the question names by their own name ("milliseconds"),
+    /// not a synonym ("duration").
+    named_by_name: Vec<AttributeRef>,
     /// The chat's other filters on the one thing "there" or "it" refers
     /// to: the year of "the 2022 Hungarian GP".
     referred_also: Vec<Filter>,

@@ -26,6 +26,21 @@ impl Reading {
                     _ => None,
                 })
                 .collect(),
+            named_by_name: pieces
+                .iter()
+                .filter_map(|piece| match piece {
+                    Piece::Concept { entries, .. } => Some(entries),
+                    _ => None,
+                })
+                .flatten()
+                .filter_map(|e| match e.concept {
+                    Concept::Attribute { object, attribute } if e.strength == Strength::Name => {
+                        let o = &ontology.objects[object];
+                        Some(AttributeRef::new(&o.name, &o.attributes[attribute].name))
+                    }
+                    _ => None,
+                })
+                .collect(),
             ..Reading::default()
         };
         let mut previous_op: Option<Op> = None;
