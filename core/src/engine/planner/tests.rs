@@ -4529,3 +4529,13 @@ fn a_number_asked_in_its_own_unit_is_not_converted() {
     let (seconds, _) = sql("average pit stop duration in 2024", None);
     assert!(seconds.contains("1000.0"), "{seconds}");
 }
+
+#[test]
+fn by_the_thing_after_a_past_participle_says_who_did_it() {
+    let (sql, _) = sql(
+        "Number of distinct circuits used by the championship in the 1980s (1980-1989)",
+        None,
+    );
+    assert!(!sql.contains("GROUP BY"), "{sql}");
+    assert!(sql.contains("BETWEEN 1980 AND 1989"), "{sql}");
+}

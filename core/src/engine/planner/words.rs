@@ -501,15 +501,17 @@ pub(super) fn read(lexicon: &Lexicon, question: &str, today: Option<Day>) -> Vec
                         .is_ok_and(|y| (1900..=2100).contains(&y))
                     && participle(plain[at - 3]))
         };
+        // "used by the championship": the article is skipped.
+        let agent_at = i + 1 + usize::from(matches!(plain.get(i + 1), Some(&("the" | "a" | "an"))));
         if operator == Some((1, Op::GroupBy))
             && plain[i] == "by"
             && i > 0
             && verb_before(i)
-            && words.get(i + 1).is_some_and(|_| {
-                let (len, next) = longest_concept(lexicon, &words[i + 1..]);
+            && words.get(agent_at).is_some_and(|_| {
+                let (len, next) = longest_concept(lexicon, &words[agent_at..]);
                 // "placed by customer segment": the thing's attribute after
                 // it is what is grouped by.
-                let (_, after) = longest_concept(lexicon, &words[i + 1 + len..]);
+                let (_, after) = longest_concept(lexicon, &words[agent_at + len..]);
                 let own_attribute_after = object_of(&next).is_some_and(|o| {
                     after.iter().any(
                         |e| matches!(e.concept, Concept::Attribute { object, .. } if object == o),
