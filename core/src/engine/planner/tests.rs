@@ -4539,3 +4539,13 @@ fn by_the_thing_after_a_past_participle_says_who_did_it() {
     assert!(!sql.contains("GROUP BY"), "{sql}");
     assert!(sql.contains("BETWEEN 1980 AND 1989"), "{sql}");
 }
+
+#[test]
+fn start_a_race_from_pole_counts_the_starts_from_pole() {
+    let (sql, _) = sql(
+        "How many times did Max Verstappen start a race from pole (grid position 1)?",
+        None,
+    );
+    assert!(sql.contains("rr.grid = 1"), "{sql}");
+    assert!(!sql.contains("GROUP BY"), "{sql}");
+}

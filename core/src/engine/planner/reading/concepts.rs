@@ -330,10 +330,10 @@ impl Reading {
             // to a measure that names nothing else ("started the most
             // races" counts starts).
             let after_verb = |at: usize| {
-                self.at == at + 1
-                    || (self.at == at + 2
-                        && !ambiguous
-                        && matches!(previous_op, Some(Op::Most | Op::Least | Op::Peak(_))))
+                !ambiguous
+                    && (self.at == at + 1
+                        || (self.at == at + 2
+                            && matches!(previous_op, Some(Op::Most | Op::Least | Op::Peak(_)))))
             };
             if self.verb_at.is_some_and(after_verb) && self.metrics.len() == 1 && !repeated {
                 // "started on pole": the verb leads to the measure meant.
