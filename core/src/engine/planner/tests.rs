@@ -4549,3 +4549,25 @@ fn start_a_race_from_pole_counts_the_starts_from_pole() {
     assert!(sql.contains("rr.grid = 1"), "{sql}");
     assert!(!sql.contains("GROUP BY"), "{sql}");
 }
+
+#[test]
+fn a_day_range_is_of_the_date_the_question_names() {
+    let (ontology, lexicon) = wholesale();
+    let named = compiled(
+        &ontology,
+        &lexicon,
+        "How many line items had a ship date between Feb 1 1994 and Feb 7 1994",
+        Dialect::Postgres,
+    );
+    assert!(
+        named.contains("li.l_shipdate BETWEEN '1994-02-01' AND '1994-02-07'"),
+        "{named}"
+    );
+    let verb = compiled(
+        &ontology,
+        &lexicon,
+        "how many line items were shipped since 1998-11-15",
+        Dialect::Postgres,
+    );
+    assert!(verb.contains("li.l_shipdate >= '1998-11-15'"), "{verb}");
+}

@@ -337,6 +337,17 @@ impl Reading {
         plan: &crate::engine::plan::SemanticPlan,
     ) -> Option<AttributeRef> {
         let anchor = self.time_anchor(ontology, anchor, plan);
+        // "had a ship date between Feb 1 and Feb 7", "shipped since
+        // 1995-03-15": the date the question names.
+        let named = self
+            .asked
+            .iter()
+            .chain(&self.verb_dates)
+            .find(|a| a.bucket.is_none() && names_date(ontology, a))
+            .cloned();
+        if named.is_some() {
+            return named;
+        }
         let own = self.date_of.and_then(|o| {
             let name = &ontology.objects[o].name;
             day_attribute(ontology, name).filter(|day| day.object == *name)
