@@ -101,6 +101,19 @@ pub enum Op {
     Recorded,
 }
 
+impl Op {
+    /// Which way a superlative ranks: `Some(true)` for "most", "highest",
+    /// "slowest"; `Some(false)` for "least", "lowest", "fastest"; `None`
+    /// for any other operator.
+    pub fn superlative(self) -> Option<bool> {
+        match self {
+            Op::Most | Op::Peak(true) => Some(true),
+            Op::Least | Op::Peak(false) => Some(false),
+            _ => None,
+        }
+    }
+}
+
 /// Period over period. "Compared to last year" is read before "last year"
 /// could be a range of dates: the comparison needs no clock.
 const GROWTH_PHRASES: &[(&str, Op)] = &[

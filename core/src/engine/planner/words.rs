@@ -50,6 +50,18 @@ pub(super) enum Piece {
     },
 }
 
+impl Piece {
+    /// "the most", "the highest", "the oldest": a word that ranks, either
+    /// way.
+    pub(super) fn ranks(&self) -> bool {
+        match self {
+            Piece::Op(op) => op.superlative().is_some(),
+            Piece::Extreme(_) => true,
+            _ => false,
+        }
+    }
+}
+
 /// Where a word stands relative to the thing the question asks for: after
 /// "how many", "what is the", "top 5", the words up to the next preposition
 /// or verb name it, so an unknown word there cannot be skipped.
@@ -308,9 +320,8 @@ pub(super) fn read(lexicon: &Lexicon, question: &str, today: Option<Day>) -> Vec
             let measured = pieces.iter().any(|p| {
                 matches!(
                     p,
-                    Piece::Op(
-                        Op::Count | Op::Sum | Op::Average | Op::Most | Op::Least | Op::Peak(_)
-                    )
+                    Piece::Op(op) if matches!(op, Op::Count | Op::Sum | Op::Average)
+                        || op.superlative().is_some()
                 )
             });
             if !measured {
@@ -825,10 +836,8 @@ pub(super) fn read(lexicon: &Lexicon, question: &str, today: Option<Day>) -> Vec
         let ranked_by_later = pieces[at + 1..]
             .windows(2)
             .any(|w| matches!(w, [Piece::Op(Op::GroupBy), Piece::Concept { .. }]));
-        if matches!(
-            pieces[at - 1],
-            Piece::Op(Op::Most | Op::Least | Op::Peak(_))
-        ) && ranked_by_later
+        if matches!(pieces[at - 1], Piece::Op(op) if op.superlative().is_some())
+            && ranked_by_later
             && let Piece::Unknown { blocks, .. } = &mut pieces[at]
         {
             *blocks = false;

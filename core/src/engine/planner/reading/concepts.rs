@@ -332,8 +332,7 @@ impl Reading {
             let after_verb = |at: usize| {
                 !ambiguous
                     && (self.at == at + 1
-                        || (self.at == at + 2
-                            && matches!(previous_op, Some(Op::Most | Op::Least | Op::Peak(_)))))
+                        || (self.at == at + 2 && previous_op.and_then(Op::superlative).is_some()))
             };
             if self.verb_at.is_some_and(after_verb) && self.metrics.len() == 1 && !repeated {
                 // "started on pole": the verb leads to the measure meant.

@@ -68,27 +68,24 @@ impl Reading {
                         Op::Most | Op::Least | Op::Peak(_)
                             if matches!(previous_op, Some(Op::Count | Op::Sum)) =>
                         {
-                            reading.difference = Some(matches!(op, Op::Most | Op::Peak(true)));
+                            reading.difference = op.superlative();
                         }
                         Op::Most | Op::Least | Op::Peak(_) => {
-                            reading.order = Some(matches!(op, Op::Most | Op::Peak(true)));
+                            reading.order = op.superlative();
                             reading.superlative_last = true;
-                            // "the highest top speed": the row with it.
-                            if let Op::Peak(_) = op
-                                && let Some(attribute) =
-                                    plain_attribute(ontology, pieces.get(index + 1))
-                            {
-                                reading.peak = Some(attribute);
-                            } else if let Op::Peak(_) = op
-                                && let Some((thing, attribute)) =
-                                    timed_thing(ontology, pieces.get(index + 1))
-                            {
-                                // "the slowest stop": the stop with the
-                                // longest duration.
-                                reading.mentioned.push(thing);
-                                reading.quantities.push(attribute.clone());
-                                reading.peak = Some(attribute);
-                                read_with_previous = Some(index + 1);
+                            if let Op::Peak(_) = op {
+                                let next = pieces.get(index + 1);
+                                // "the highest top speed": the row with it.
+                                if let Some(attribute) = plain_attribute(ontology, next) {
+                                    reading.peak = Some(attribute);
+                                } else if let Some((thing, attribute)) = timed_thing(ontology, next) {
+                                    // "the slowest stop": the stop with the
+                                    // longest duration.
+                                    reading.mentioned.push(thing);
+                                    reading.quantities.push(attribute.clone());
+                                    reading.peak = Some(attribute);
+                                    read_with_previous = Some(index + 1);
+                                }
                             }
                         }
                         Op::Top => reading.order = reading.order.or(Some(true)),
@@ -203,7 +200,7 @@ impl Reading {
                         // "our best month for revenue", "which year had the
                         // most wins": the months (years) are what is ranked.
                         Op::Month
-                            if matches!(previous_op, Some(Op::Most | Op::Least | Op::Peak(_))) =>
+                            if previous_op.and_then(Op::superlative).is_some() =>
                         {
                             reading.per_month = true;
                             reading.limit = reading.limit.or(Some(1));
@@ -365,21 +362,13 @@ impl Reading {
                     }
                     // "top 5", "which five customers", "5 best".
                     let after_top = matches!(previous_op, Some(Op::Top | Op::Bottom | Op::Which));
-                    let before_best = matches!(
-                        pieces.get(index + 1),
-                        Some(Piece::Op(Op::Most | Op::Least | Op::Peak(_)) | Piece::Extreme(_))
-                    );
+                    let before_best = pieces.get(index + 1).is_some_and(Piece::ranks);
                     // "the 10 suppliers with the most units": a number of
                     // things ranked later by a superlative.
                     let ranked_things = matches!(
                         pieces.get(index + 1),
                         Some(Piece::Concept { entries, .. }) if object_of(entries).is_some()
-                    ) && pieces[index + 1..].iter().any(|p| {
-                        matches!(
-                            p,
-                            Piece::Op(Op::Most | Op::Least | Op::Peak(_)) | Piece::Extreme(_)
-                        )
-                    });
+                    ) && pieces[index + 1..].iter().any(Piece::ranks);
                     if (after_top || before_best || ranked_things)
                         && (1..=1000).contains(n)
                         && !(1900..=2100).contains(n)
@@ -402,7 +391,8 @@ impl Reading {
                                         &ontology.objects[object].attributes[attribute],
                                     ) =>
                                 {
-                                    Some((object, attribute))
+                                    let o = &ontology.objects[object];
+                                    Some(AttributeRef::new(&o.name, &o.attributes[attribute].name))
                                 }
                                 _ => None,
                             });
@@ -411,13 +401,8 @@ impl Reading {
                         if let Some(Piece::Concept { entries, text, .. }) =
                             index.checked_sub(1).map(|i| &pieces[i])
                             && (entries.len() == 1 || text.ends_with("ed"))
-                            && let Some((object, attribute)) = dated(entries)
-                            && let (object, attribute) = (&object, &attribute)
+                            && let Some(date) = dated(entries)
                         {
-                            let date = AttributeRef::new(
-                                &ontology.objects[*object].name,
-                                &ontology.objects[*object].attributes[*attribute].name,
-                            );
                             // "placed in 1994" says which orders; the date
                             // is not asked for.
                             if reading.dated_by_verb.contains(&date) {
@@ -737,7 +722,7 @@ impl Reading {
                         })
                         && pieces[index + 1..]
                             .iter()
-                            .any(|p| matches!(p, Piece::Op(Op::Most | Op::Least | Op::Peak(_))))
+                            .any(|p| matches!(p, Piece::Op(op) if op.superlative().is_some()))
                         // "Constructors of which nationality": the thing
                         // "which" asks for is another.
                         && !pieces[index + 1..]
@@ -816,7 +801,7 @@ impl Reading {
                         .rev()
                         .find(|p| !qualifier(p))
                         .is_some_and(|p| {
-                            matches!(p, Piece::Op(Op::Count | Op::Most | Op::Least | Op::Peak(_)))
+                            matches!(p, Piece::Op(op) if *op == Op::Count || op.superlative().is_some())
                         });
                     if counted {
                         reading.agents_counted = true;

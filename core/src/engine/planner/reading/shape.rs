@@ -11,7 +11,7 @@ use crate::engine::plan::{
     Threshold,
 };
 use crate::engine::planner::Planned;
-use crate::engine::planner::attributes::{base_object, is_person, position_attribute, push_unique};
+use crate::engine::planner::attributes::{base_object, is_person, position_attribute};
 use crate::engine::planner::decide::{settle_routes, variant_assumptions};
 use crate::engine::planner::labels::{attribute_label, label_of, measure_label, plural};
 use crate::ontology::{Aggregate, AttributeRole, Ontology};
@@ -100,17 +100,12 @@ impl Reading {
             {
                 plan.dimensions.push(AttributeRef::new(&object.name, name));
             }
-            push_unique(&mut plan.dimensions, quantity.clone());
+            let index = shown_at(&mut plan.dimensions, quantity.clone());
             // A row with no value of it is not among the highest (lowest).
             plan.filters.push(Filter {
-                attribute: quantity.clone(),
+                attribute: quantity,
                 condition: Condition::Present,
             });
-            let index = plan
-                .dimensions
-                .iter()
-                .position(|d| *d == quantity)
-                .unwrap_or_default();
             plan.order = Some(Order::Dimension { index, descending });
             plan.limit = self.limit;
             plan.assumptions = assumptions;
@@ -177,12 +172,7 @@ impl Reading {
         } else if let (Some(by), Some(descending)) = (&self.sort_by, self.sort)
             && plan.measures.is_empty()
         {
-            push_unique(&mut plan.dimensions, by.clone());
-            let index = plan
-                .dimensions
-                .iter()
-                .position(|d| d == by)
-                .unwrap_or_default();
+            let index = shown_at(&mut plan.dimensions, by.clone());
             plan.order = Some(Order::Dimension { index, descending });
         } else if let Some(descending) = self.order.or(self.sort) {
             plan.order = if plan.measures.is_empty() {
@@ -740,4 +730,16 @@ fn ranked_holder(ontology: &Ontology, object: &str) -> Option<AttributeRef> {
         .find(|o| is_person(o))
         .or_else(|| linked.iter().find(|o| display_attribute(o).is_some()))?;
     display_attribute(holder).map(|name| AttributeRef::new(&holder.name, name))
+}
+
+/// Where `attribute` stands among the plan's dimensions, added last when
+/// it is not yet shown: the column a list is ordered by.
+fn shown_at(dimensions: &mut Vec<AttributeRef>, attribute: AttributeRef) -> usize {
+    match dimensions.iter().position(|d| *d == attribute) {
+        Some(index) => index,
+        None => {
+            dimensions.push(attribute);
+            dimensions.len() - 1
+        }
+    }
 }
