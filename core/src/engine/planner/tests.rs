@@ -4571,3 +4571,65 @@ fn a_day_range_is_of_the_date_the_question_names() {
     );
     assert!(verb.contains("li.l_shipdate >= '1998-11-15'"), "{verb}");
 }
+
+#[test]
+fn who_after_the_values_counted_says_which_of_them() {
+    let (ontology, lexicon) = wholesale();
+    let sql = compiled(
+        &ontology,
+        &lexicon,
+        "number of unique clerks who handled orders in 1998 pls",
+        Dialect::Postgres,
+    );
+    assert!(sql.contains("COUNT(DISTINCT o.o_clerk)"), "{sql}");
+    assert!(!sql.contains("GROUP BY"), "{sql}");
+}
+
+#[test]
+fn plural_ids_and_keys_ask_for_the_keys() {
+    let (ontology, lexicon) = f1_with("status", "status", &["Finished"]);
+    let ids = compiled(
+        &ontology,
+        &lexicon,
+        "For race id 1030, list the driver ids whose status is not 'Finished'.",
+        Dialect::Postgres,
+    );
+    assert!(ids.starts_with("SELECT DISTINCT d.driver_id"), "{ids}");
+    assert!(ids.contains("s.status NOT IN ('Finished')"), "{ids}");
+    assert!(ids.contains("r.race_id = 1030"), "{ids}");
+
+    let (ontology, lexicon) = wholesale();
+    let keys = compiled(
+        &ontology,
+        &lexicon,
+        "List the order keys and order dates of orders placed in the first half of 1996.",
+        Dialect::Postgres,
+    );
+    assert!(
+        keys.starts_with("SELECT DISTINCT o.o_orderkey AS order_key, o.o_orderdate"),
+        "{keys}"
+    );
+    assert!(!keys.contains("COUNT("), "{keys}");
+    assert!(
+        keys.contains("o.o_orderdate BETWEEN '1996-01-01' AND '1996-06-30'"),
+        "{keys}"
+    );
+}
+
+#[test]
+fn halves_of_a_year_are_six_months() {
+    let (ontology, lexicon) = wholesale();
+    for (question, range) in [
+        (
+            "revenue in the second half of 1995",
+            "BETWEEN '1995-07-01' AND '1995-12-31'",
+        ),
+        (
+            "revenue in H1 1997",
+            "BETWEEN '1997-01-01' AND '1997-06-30'",
+        ),
+    ] {
+        let sql = compiled(&ontology, &lexicon, question, Dialect::Postgres);
+        assert!(sql.contains(range), "{question}: {sql}");
+    }
+}

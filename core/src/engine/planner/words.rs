@@ -381,12 +381,23 @@ pub(super) fn read(lexicon: &Lexicon, question: &str, today: Option<Day>) -> Vec
             }
         }
         let (concept_len, entries) = longest_concept(lexicon, &words[i..]);
-        // "the status 'Finished'": right after its attribute, a value typed
-        // as stored is the value, though its word names a concept too.
+        // "the status 'Finished'", "status is not 'Finished'": right after
+        // its attribute, a value typed as stored is the value, though its
+        // word names a concept too.
         if words[i].capital
-            && let Some(Piece::Concept {
-                entries: before, ..
-            }) = pieces.last()
+            && let [
+                ..,
+                Piece::Concept {
+                    entries: before, ..
+                },
+            ]
+            | [
+                ..,
+                Piece::Concept {
+                    entries: before, ..
+                },
+                Piece::Op(Op::Negation),
+            ] = pieces.as_slice()
             && let Some(values) = before.iter().find_map(|e| match e.concept {
                 Concept::Attribute { object, attribute } => {
                     let values = lexicon.shadowed_value(&words[i].stem, object, attribute);
@@ -615,11 +626,13 @@ pub(super) fn read(lexicon: &Lexicon, question: &str, today: Option<Day>) -> Vec
                 focus = Focus::Outside;
                 continue;
             }
-            // "order number and date": the key itself is asked to be shown.
+            // "order number and date", "the driver ids": the key itself is
+            // asked to be shown.
             if let Some(object) = object_of(&entries)
                 && let Some(attribute) = lexicon.key_of(object)
-                && let Some(&marker @ ("number" | "no" | "id" | "nr" | "key")) =
-                    plain.get(i + concept_len)
+                && let Some(
+                    &marker @ ("number" | "no" | "id" | "nr" | "key" | "numbers" | "ids" | "keys"),
+                ) = plain.get(i + concept_len)
                 && plain.get(i + concept_len + 1) != Some(&"of")
             {
                 pieces.push(Piece::Concept {
@@ -924,7 +937,8 @@ fn scoped(plain: &[&str], i: usize) -> bool {
 
 /// A day, month or quarter written at the start of `words`, and how many
 /// words it takes: "2015 11 29" (from 2015-11-29 or 2015/11/29), "29
-/// November 2015", "November 29 2015", "Nov 2015", "Q1 1997".
+/// November 2015", "November 29 2015", "Nov 2015", "Q1 1997", "the first
+/// half of 1996", "H2 1995".
 pub(super) fn date_at(words: &[&str]) -> Option<(DateRange, usize)> {
     let (first, len) = one_date_at(words)?;
     // "July 1996 through June 1997", "from 1995-03-01 to 1995-05-31": two
@@ -1017,6 +1031,30 @@ fn one_date_at(words: &[&str]) -> Option<(DateRange, usize)> {
         };
         let q = q as u32;
         year(at).map(|y| (DateRange::months(y, q * 3 - 2, q * 3), at + 1))
+    } else if let Some(h) = words
+        .first()
+        .and_then(|w| grammar::ordinal(w))
+        .filter(|h| (1..=2).contains(h))
+        && words.get(1) == Some(&"half")
+    {
+        // "the first half of 1996", "second half 1997".
+        let at = if matches!(words.get(2), Some(&("of" | "in"))) {
+            3
+        } else {
+            2
+        };
+        let h = h as u32;
+        year(at).map(|y| (DateRange::months(y, h * 6 - 5, h * 6), at + 1))
+    } else if let (Some(h), Some(y)) = (
+        words
+            .first()
+            .and_then(|w| w.strip_prefix('h'))
+            .and_then(|h| h.parse::<u32>().ok())
+            .filter(|h| (1..=2).contains(h)),
+        year(1),
+    ) {
+        // "H2 1995".
+        Some((DateRange::months(y, h * 6 - 5, h * 6), 2))
     } else {
         None
     }

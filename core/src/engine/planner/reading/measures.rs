@@ -165,6 +165,31 @@ impl Reading {
         {
             measures.clear();
         }
+        // "List the order keys and order dates of orders placed by X": the
+        // things' own attributes are listed; the word that also counts
+        // them only says whose.
+        if self.weak_metric
+            && self.lists
+            && !self.counts
+            && self.metrics.len() == 1
+            && self.variants.is_empty()
+            && self.aggregates.is_empty()
+            && self.quantities.is_empty()
+            && self.groupings.is_empty()
+            && self.order.is_none()
+            && self.limit.is_none()
+            && !self.share
+            && !self.averaged
+            && previous.is_none()
+            && let Some(object) = self.weak_object
+            && !self.asked.is_empty()
+            && self
+                .asked
+                .iter()
+                .all(|a| a.object == ontology.objects[object].name)
+        {
+            measures.clear();
+        }
         // "the most recent date a customer placed an order": the order's
         // own date is asked; "order" only says whose.
         if self.weak_metric

@@ -160,6 +160,13 @@ impl Reading {
                         }
                         // "number of customers from JAPAN who ordered":
                         // after the things counted, "who" says which.
+                        // "number of unique clerks who handled orders": so
+                        // after the values counted.
+                        Op::Who
+                            if reading
+                                .aggregates
+                                .iter()
+                                .any(|(_, aggregate)| *aggregate == Aggregate::CountDistinct) => {}
                         Op::Who
                             if (reading.counts
                                 || reading.metrics.iter().any(|(m, _)| {
