@@ -443,6 +443,8 @@ const PHRASES: &[(&str, Op)] = &[
     ("newest to oldest", Op::InTimeOrder(true)),
     ("latest to earliest", Op::InTimeOrder(true)),
     ("recorded", Op::Recorded),
+    // "in order of qualifying position": smallest first, as positions go.
+    ("in order of", Op::Ascending),
     ("descending", Op::Descending),
     ("desc", Op::Descending),
     ("reverse", Op::Descending),

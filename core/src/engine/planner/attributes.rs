@@ -5,7 +5,7 @@ use super::labels::plural;
 use crate::engine::compile::display_attribute;
 use crate::engine::grammar;
 use crate::engine::graph;
-use crate::engine::plan::{AttributeRef, Condition, Measure, SemanticPlan};
+use crate::engine::plan::{AttributeRef, Condition, Literal, Measure, SemanticPlan};
 use crate::ontology::{AttributeRole, DataType, Ontology};
 
 /// The candidate that joins to `base` in the fewest steps without fanning out.
@@ -145,7 +145,8 @@ pub(super) fn position_attribute(
 
 /// "Which races did Vettel win": a race's name recurs every season, so a
 /// thing named by text that also has a year of its own is shown with that
-/// year ("Singapore Grand Prix, 2019"), unless the plan keeps to one year.
+/// year ("Singapore Grand Prix, 2019"); where the plan keeps to one year,
+/// with its date instead.
 pub(super) fn qualify_by_year(ontology: &Ontology, plan: &mut SemanticPlan) {
     let mut years = Vec::new();
     for dimension in &plan.dimensions {
@@ -168,11 +169,32 @@ pub(super) fn qualify_by_year(ontology: &Ontology, plan: &mut SemanticPlan) {
         let year = AttributeRef::new(&object.name, &year.name);
         let one_year = plan.filters.iter().any(|f| {
             f.attribute.object == year.object
-                && f.attribute.attribute == year.attribute
-                && matches!(&f.condition, Condition::OneOf(list) if list.len() == 1)
+                && (f.attribute.attribute == year.attribute
+                    && matches!(&f.condition, Condition::OneOf(list) if list.len() == 1)
+                    || matches!(&f.condition, Condition::Between(Literal::Text(first), Literal::Text(last))
+                        if first.get(..4).is_some_and(|y| last.starts_with(y))))
         });
-        if named && !one_year && !plan.dimensions.contains(&year) && !years.contains(&year) {
-            years.push(year);
+        // "Which races were held in July 2018": within one year, the day
+        // each was on tells them apart better than a year they all share.
+        let date = object
+            .attributes
+            .iter()
+            .find(|a| {
+                a.role == AttributeRole::Time
+                    && a.data_type == DataType::Date
+                    && !super::time::is_birth_date(a)
+            })
+            .map(|a| AttributeRef::new(&object.name, &a.name));
+        let shown = match (one_year, date) {
+            (false, _) => Some(year),
+            (true, date) => date,
+        };
+        if named
+            && let Some(shown) = shown
+            && !plan.dimensions.contains(&shown)
+            && !years.contains(&shown)
+        {
+            years.push(shown);
         }
     }
     // After the others: what the plan orders by or reads as "latest" stays first.

@@ -4633,3 +4633,58 @@ fn halves_of_a_year_are_six_months() {
         assert!(sql.contains(range), "{question}: {sql}");
     }
 }
+
+#[test]
+fn in_order_of_an_attribute_sorts_the_list_by_it_smallest_first() {
+    let (ontology, lexicon) = f1_with("race", "race_name", &["Monaco Grand Prix"]);
+    let sql = compiled(
+        &ontology,
+        &lexicon,
+        "List the drivers in the qualifying of the 2019 Monaco Grand Prix in order of qualifying position, with each driver's q1 time.",
+        Dialect::Postgres,
+    );
+    assert!(sql.contains("q.q1"), "{sql}");
+    assert!(sql.ends_with("ORDER BY position ASC"), "{sql}");
+}
+
+#[test]
+fn things_listed_by_a_total_they_made_are_those_that_made_some() {
+    let (ontology, lexicon) = f1_with("race", "race_name", &["Brazilian Grand Prix"]);
+    let listed = compiled(
+        &ontology,
+        &lexicon,
+        "List the drivers who scored points in the 2012 Brazilian Grand Prix in descending order of points.",
+        Dialect::Postgres,
+    );
+    assert!(listed.contains("HAVING SUM(rr.points) > 0"), "{listed}");
+    assert!(listed.ends_with("ORDER BY points DESC"), "{listed}");
+    // Asked for each one's total, every one is shown.
+    let each = compiled(
+        &ontology,
+        &lexicon,
+        "points of each driver in 2012",
+        Dialect::Postgres,
+    );
+    assert!(!each.contains("HAVING"), "{each}");
+}
+
+#[test]
+fn things_of_one_year_are_told_apart_by_their_date() {
+    let (ontology, lexicon) = f1_with("driver", "full_name", &["Sebastian Vettel"]);
+    let july = compiled(
+        &ontology,
+        &lexicon,
+        "Which races were held in July 2018?",
+        Dialect::Postgres,
+    );
+    assert!(july.contains("r.date AS race_date"), "{july}");
+    assert!(!july.contains("r.year AS"), "{july}");
+    let won = compiled(
+        &ontology,
+        &lexicon,
+        "Which races did Sebastian Vettel win?",
+        Dialect::Postgres,
+    );
+    assert!(won.contains("r.year"), "{won}");
+    assert!(!won.contains("r.date"), "{won}");
+}

@@ -248,7 +248,7 @@ pub(super) fn year_condition(years: &[(Op, i64)]) -> Condition {
 /// A date of birth: a year filters on it only where the question names it
 /// ("born in 1980"), never as the default date of a person ("drivers in
 /// 2023" are the ones who raced then, not the ones born then).
-fn is_birth_date(attribute: &crate::ontology::Attribute) -> bool {
+pub(super) fn is_birth_date(attribute: &crate::ontology::Attribute) -> bool {
     let words = attribute.naming_words();
     words.contains("birth") || words.contains("born") || words.split([' ', '_']).any(|w| w == "dob")
 }

@@ -89,6 +89,29 @@ impl Reading {
         {
             return ControlFlow::Break(Planned::NotAnswerable(reason));
         }
+        // "which drivers scored points in the 2012 Brazilian Grand Prix":
+        // the things listed are those that made some of the total the verb
+        // names, not every one of them.
+        if self.lists
+            && self.verb_at.is_some()
+            && !self.counts
+            && !self.negate
+            && self.order.is_none()
+            && self.limit.is_none()
+            && self.uncompared.is_none()
+            && plan.having.is_empty()
+            && plan.dimensions.len() == 1
+            && let [Measure::Metric { metric, .. }] = plan.measures.as_slice()
+            && ontology
+                .metrics
+                .iter()
+                .any(|m| m.name == *metric && m.aggregate == Aggregate::Sum)
+        {
+            plan.having.push(Threshold {
+                measure: 0,
+                condition: bound(Op::Above, 0),
+            });
+        }
 
         if let Some(quantity) = rank_by
             && plan.measures.is_empty()
