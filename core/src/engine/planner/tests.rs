@@ -4688,3 +4688,16 @@ fn things_of_one_year_are_told_apart_by_their_date() {
     assert!(won.contains("r.year"), "{won}");
     assert!(!won.contains("r.date"), "{won}");
 }
+
+#[test]
+fn an_attribute_several_things_have_is_of_the_thing_named_after_it() {
+    let (ontology, lexicon) = f1_with("driver", "code", &["PER"]);
+    let sql = compiled(
+        &ontology,
+        &lexicon,
+        "What are the reference name and nationality of the driver whose code is 'PER'?",
+        Dialect::Postgres,
+    );
+    assert!(sql.contains("d.driver_ref"), "{sql}");
+    assert!(!sql.contains("circuit"), "{sql}");
+}

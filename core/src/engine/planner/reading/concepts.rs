@@ -59,6 +59,11 @@ impl Reading {
         let attribute = attributes()
             .find(|(o, _)| Some(*o) == qualifier)
             .or_else(|| attributes().find(|(o, _)| named(*o)))
+            .or_else(|| {
+                self.named_later
+                    .iter()
+                    .find_map(|later| attributes().find(|(o, _)| o == later))
+            })
             .or_else(|| attributes().next());
         // "won at Monaco", "races in Germany": after "at" or "in", a place
         // spelled as stored beats a demonym read from it (Monegasque

@@ -245,6 +245,10 @@ pub(super) struct Reading {
     took_part: Option<usize>,
     /// Things named in the plural ("the races"), not as one ("the race").
     plural: Vec<usize>,
+    /// The things named after the concept being placed, nearest first:
+    /// "the reference name and nationality of the driver" are the
+    /// driver's.
+    named_later: Vec<usize>,
     /// A thing named as one right after "how many" ("how many times did a
     /// driver retire"): counted only when nothing else is.
     one_counted: Option<usize>,

@@ -741,6 +741,13 @@ impl Reading {
                         previous_op
                     };
                     let asked_before = reading.asked.len();
+                    reading.named_later = pieces[index + 1..]
+                        .iter()
+                        .filter_map(|p| match p {
+                            Piece::Concept { entries, .. } => object_of(entries),
+                            _ => None,
+                        })
+                        .collect();
                     reading.place(
                         ontology,
                         entries,
