@@ -4701,3 +4701,46 @@ fn an_attribute_several_things_have_is_of_the_thing_named_after_it() {
     assert!(sql.contains("d.driver_ref"), "{sql}");
     assert!(!sql.contains("circuit"), "{sql}");
 }
+
+#[test]
+fn which_month_with_a_superlative_ranks_the_months() {
+    let (ontology, lexicon) = wholesale();
+    let sql = compiled(
+        &ontology,
+        &lexicon,
+        "what month in 1996 had the most revenue",
+        Dialect::Postgres,
+    );
+    assert!(sql.contains("GROUP BY"), "{sql}");
+    assert!(sql.ends_with("ORDER BY revenue DESC LIMIT 1"), "{sql}");
+}
+
+#[test]
+fn a_share_of_all_things_is_of_how_many_there_are() {
+    let (ontology, lexicon) = wholesale_with("region", "region_name", &["ASIA"]);
+    let returned = compiled(
+        &ontology,
+        &lexicon,
+        "What percentage of all line items were returned?",
+        Dialect::Postgres,
+    );
+    // A count of the returned rows, not their summed quantity.
+    assert!(!returned.contains("SUM("), "{returned}");
+    assert!(returned.contains("li.l_returnflag = 'R'"), "{returned}");
+    for question in [
+        "What percentage of all orders were placed by customers in ASIA?",
+        "what percentage of orders were placed by customers in ASIA",
+        "what percentage of all orders came from customers in ASIA",
+    ] {
+        let sql = compiled(&ontology, &lexicon, question, Dialect::Postgres);
+        assert!(
+            sql.contains("part.order_count / NULLIF(whole.order_count"),
+            "{question}: {sql}"
+        );
+        assert!(!sql.contains("customer_count"), "{question}: {sql}");
+        assert!(
+            sql.ends_with("FROM orders o) AS whole"),
+            "{question}: {sql}"
+        );
+    }
+}

@@ -257,6 +257,20 @@ impl Reading {
                 self.mentioned.push(o);
                 return;
             }
+            // "what percentage of (all) orders were placed by customers in
+            // ASIA": in a share, a later thing a value qualifies says which
+            // of the things first named are the part.
+            if self.share
+                && ambiguous
+                && self.value_next
+                && !repeated
+                && ((self.weak_metric && self.metrics.len() == 1)
+                    || (self.metrics.is_empty() && !self.rolled_up.is_empty()))
+                && let Some(o) = object
+            {
+                self.mentioned.push(o);
+                return;
+            }
             // "orders from German customers": a thing a value qualifies is
             // what the measure is of, not a second measure.
             if self.weak_metric

@@ -249,6 +249,9 @@ pub(super) struct Reading {
     /// "the reference name and nationality of the driver" are the
     /// driver's.
     named_later: Vec<usize>,
+    /// The concept being placed is followed right away by values that
+    /// qualify it ("customers in ASIA").
+    value_next: bool,
     /// A thing named as one right after "how many" ("how many times did a
     /// driver retire"): counted only when nothing else is.
     one_counted: Option<usize>,

@@ -192,6 +192,17 @@ impl Reading {
                             reading.year_asked = true;
                         }
                         Op::Month if grouping => reading.per_month = true,
+                        // "what month in 1996 had the most revenue": the
+                        // months are what is ranked.
+                        Op::Month
+                            if previous_op == Some(Op::Which)
+                                && pieces[index + 1..].iter().any(|p| {
+                                    matches!(p, Piece::Op(op) if op.superlative().is_some())
+                                }) =>
+                        {
+                            reading.per_month = true;
+                            reading.limit = reading.limit.or(Some(1));
+                        }
                         // "by segment and quarter": a second grouping.
                         Op::Period(grain)
                             if grouping
@@ -748,6 +759,8 @@ impl Reading {
                             _ => None,
                         })
                         .collect();
+                    reading.value_next = matches!(pieces.get(index + 1),
+                        Some(Piece::Concept { entries, .. }) if only_values(entries));
                     reading.place(
                         ontology,
                         entries,

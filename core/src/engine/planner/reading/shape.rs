@@ -283,8 +283,13 @@ impl Reading {
         // "Of the line items shipped in 1996, what share arrived late": a
         // share of the things named, with nothing measured, is of how many
         // there are.
+        // "what percentage of all line items were returned": so of all
+        // the things named after "of all".
         if plan.measures.is_empty()
-            && let Some(o) = self.count_of.or_else(|| self.mentioned.first().copied())
+            && let Some(o) = self
+                .count_of
+                .or_else(|| self.mentioned.first().copied())
+                .or_else(|| self.rolled_up.first().copied())
         {
             plan.measures.push(Measure::CountOf {
                 object: ontology.objects[o].name.clone(),
@@ -349,14 +354,31 @@ impl Reading {
                 .count_of
                 .iter()
                 .chain(&self.mentioned)
+                .chain(&self.rolled_up)
                 .any(|o| ontology.objects[*o].name == object);
-            (named
+            if !(named
                 && conditioned
                 && matches!(metric.aggregate, Aggregate::Count | Aggregate::Sum)
                 && (metric.object == object || metric.aggregate == Aggregate::Count))
-                .then(|| Measure::CountOf {
-                    object: object.to_owned(),
-                })
+            {
+                return None;
+            }
+            let whole = Measure::CountOf {
+                object: object.to_owned(),
+            };
+            // "what percentage of all line items were returned": a total
+            // under a condition, read as an adjective of the things
+            // counted, is a count of those under the condition.
+            let part = match measure {
+                Measure::Metric { metric: name, .. } if metric.aggregate == Aggregate::Sum => {
+                    Measure::DistinctOf {
+                        object: object.to_owned(),
+                        metric: name.clone(),
+                    }
+                }
+                _ => measure.clone(),
+            };
+            Some((part, whole))
         };
         let (part, whole) = match (pair, plan.measures.as_slice()) {
             // The whole is the plain count ("starts", "races"); the part the
@@ -367,7 +389,7 @@ impl Reading {
             // returned": values named before the measure say which things
             // the whole is.
             (None, [part])
-                if let Some(whole) = all_of(part)
+                if let Some((part, whole)) = all_of(part)
                     && (!plan
                         .filters
                         .iter()
@@ -376,7 +398,7 @@ impl Reading {
                         // "of all AIR line items": the whole is named.
                         || self.whole_named) =>
             {
-                (part.clone(), whole)
+                (part, whole)
             }
             (None, [part]) => (part.clone(), part.clone()),
             _ => {
