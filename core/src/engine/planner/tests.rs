@@ -4744,3 +4744,39 @@ fn a_share_of_all_things_is_of_how_many_there_are() {
         );
     }
 }
+
+#[test]
+fn a_value_followed_by_its_own_attribute_is_one_value() {
+    let (ontology, lexicon) = wholesale();
+    for question in [
+        "Show me our 3 biggest customers in the BUILDING segment by number of orders.",
+        "3 biggest customers in the BUILDING segment by orders",
+    ] {
+        let sql = compiled(&ontology, &lexicon, question, Dialect::Postgres);
+        assert!(
+            sql.contains("c.c_mktsegment = 'BUILDING'"),
+            "{question}: {sql}"
+        );
+        assert!(
+            sql.ends_with("ORDER BY order_count DESC LIMIT 3"),
+            "{question}: {sql}"
+        );
+        assert!(!sql.contains("c_acctbal"), "{question}: {sql}");
+    }
+}
+
+#[test]
+fn the_quantity_ranked_and_asked_again_is_shown_once() {
+    let (ontology, lexicon) = wholesale();
+    let sql = compiled(
+        &ontology,
+        &lexicon,
+        "Which 5 parts sold the most units on orders from 1993? Give part name and units, most first.",
+        Dialect::Postgres,
+    );
+    assert!(
+        sql.starts_with("SELECT p.p_name AS part_name, SUM(li.l_quantity)"),
+        "{sql}"
+    );
+    assert!(sql.ends_with("LIMIT 5"), "{sql}");
+}

@@ -692,6 +692,25 @@ pub(super) fn read(lexicon: &Lexicon, question: &str, today: Option<Day>) -> Vec
             if i > 0 && matches!(plain[i - 1], "a" | "an") && object_of(&entries).is_some() {
                 one_of.push(pieces.len());
             }
+            // "the BUILDING segment": right after a value, a word naming
+            // the value's own attribute only says what kind of value it was
+            // ("British drivers" still names the drivers).
+            if let Some(Piece::Concept {
+                entries: before, ..
+            }) = pieces.last()
+                && !before.is_empty()
+                && before.iter().all(|b| match b.concept {
+                    Concept::Value {
+                        object, attribute, ..
+                    } => entries
+                        .iter()
+                        .any(|e| e.concept == Concept::Attribute { object, attribute }),
+                    _ => false,
+                })
+            {
+                i += concept_len;
+                continue;
+            }
             // "in Grand Prix races": the phrase after "in" is all scope.
             let scoped = scoped(&plain, i) || scope_ends == Some(i);
             if scoped {

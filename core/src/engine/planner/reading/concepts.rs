@@ -115,6 +115,15 @@ impl Reading {
                     ontology.objects[o].attributes[a].role == AttributeRole::Measure
                         && (self.mentioned.contains(&o) || self.weak_object == Some(o))
                 }));
+        // "the 3 biggest customers by orders": what "by" names is what the
+        // superlative ranks by, not the things' own number.
+        if grouping
+            && ranks
+            && metric.is_some()
+            && let Some(peak) = self.peak.take()
+        {
+            self.quantities.retain(|q| *q != peak);
+        }
         if grouping
             && !ranks
             && let Some(entity) = entity
@@ -151,6 +160,13 @@ impl Reading {
             ontology.objects[o].attributes[a].role != AttributeRole::Measure
                 && metric.is_some_and(|m| ontology.metrics[m].object == ontology.objects[o].name)
         });
+        // "which 5 parts sold the most units? Give part name and units":
+        // the quantity ranked is shown as the measure already.
+        if previous_op == Some(Op::Which)
+            && attribute.is_some_and(|a| self.quantities.contains(&attribute_ref(a)))
+        {
+            return;
+        }
         if previous_op == Some(Op::Which)
             && (metric.is_none() || object.is_some() || own_attribute)
             && let Some(entity) = entity.clone()

@@ -364,6 +364,9 @@ impl Reading {
             && self.mentioned.is_empty()
             && self.groupings.is_empty()
             && let [asked] = self.asked.as_slice()
+            // "Which customers spent the most": each thing is one of its
+            // kind; counting them ranks nothing.
+            && !is_display(ontology, asked)
         {
             measures.push(Measure::CountOf {
                 object: asked.object.clone(),
