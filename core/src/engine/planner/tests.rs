@@ -4780,3 +4780,21 @@ fn the_quantity_ranked_and_asked_again_is_shown_once() {
     );
     assert!(sql.ends_with("LIMIT 5"), "{sql}");
 }
+
+#[test]
+fn several_unknown_words_in_a_row_name_what_the_ontology_lacks() {
+    let (ontology, lexicon) = wholesale();
+    let refused = refused_by(
+        &ontology,
+        &lexicon,
+        "Which customers gave us a five-star satisfaction rating in 1996?",
+    );
+    assert!(refused.contains("satisfaction"), "{refused}");
+    // One unknown word still does not block.
+    compiled(
+        &ontology,
+        &lexicon,
+        "Which customers ordered in 1996 pls",
+        Dialect::Postgres,
+    );
+}

@@ -862,6 +862,22 @@ pub(super) fn read(lexicon: &Lexicon, question: &str, today: Option<Day>) -> Vec
         }
         i += 1;
     }
+    // "a five-star satisfaction rating": several unknown words in a row
+    // are a thing the ontology does not hold, not filler.
+    let mut run = 0;
+    for at in 0..pieces.len() {
+        run = match &pieces[at] {
+            Piece::Unknown { .. } => run + 1,
+            _ => 0,
+        };
+        if run >= UNKNOWN_RUN_BLOCKS {
+            for piece in &mut pieces[at + 1 - run..=at] {
+                if let Piece::Unknown { blocks, .. } = piece {
+                    *blocks = true;
+                }
+            }
+        }
+    }
     // "the most expensive part by retail price": what "most" ranks by is
     // named after "by", so the adjective only says it again.
     for at in 1..pieces.len() {
@@ -1434,6 +1450,9 @@ fn is_time_bound(op: Op) -> bool {
 
 /// How far after "because of" an unknown word is still the cause: "due to
 /// the bad weather".
+/// How many unknown words in a row name something the ontology lacks.
+const UNKNOWN_RUN_BLOCKS: usize = 3;
+
 const MAX_CAUSE_WORDS: usize = 4;
 
 /// "1990s" is 1990; "90s" is too short to tell the century, so not read.
