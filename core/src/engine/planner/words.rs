@@ -863,14 +863,18 @@ pub(super) fn read(lexicon: &Lexicon, question: &str, today: Option<Day>) -> Vec
         i += 1;
     }
     // "a five-star satisfaction rating": several unknown words in a row
-    // are a thing the ontology does not hold, not filler.
+    // are a thing the ontology does not hold, not filler (unless one of
+    // them already blocks, and names it).
     let mut run = 0;
     for at in 0..pieces.len() {
         run = match &pieces[at] {
             Piece::Unknown { .. } => run + 1,
             _ => 0,
         };
-        if run >= UNKNOWN_RUN_BLOCKS {
+        let named_already = pieces[at + 1 - run..=at]
+            .iter()
+            .any(|p| matches!(p, Piece::Unknown { blocks: true, .. }));
+        if run >= UNKNOWN_RUN_BLOCKS && !named_already {
             for piece in &mut pieces[at + 1 - run..=at] {
                 if let Piece::Unknown { blocks, .. } = piece {
                     *blocks = true;
