@@ -96,6 +96,11 @@ impl Reading {
             && self.verb_at.is_some()
             && !self.counts
             && !self.negate
+            && self.negated_metric.is_none()
+            && !plan
+                .filters
+                .iter()
+                .any(|f| matches!(f.condition, Condition::NotAmong { .. }))
             && self.order.is_none()
             && self.limit.is_none()
             && self.uncompared.is_none()
