@@ -4666,6 +4666,15 @@ fn things_listed_by_a_total_they_made_are_those_that_made_some() {
         Dialect::Postgres,
     );
     assert!(!each.contains("HAVING"), "{each}");
+    // Nor are those who made none.
+    let none = compiled(
+        &ontology,
+        &lexicon,
+        "Which drivers raced in 2021 but never scored a single race point that season?",
+        Dialect::Postgres,
+    );
+    assert!(none.contains("NOT IN"), "{none}");
+    assert!(!none.contains("HAVING"), "{none}");
 }
 
 #[test]
