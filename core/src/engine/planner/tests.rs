@@ -4807,3 +4807,28 @@ fn several_unknown_words_in_a_row_name_what_the_ontology_lacks() {
         Dialect::Postgres,
     );
 }
+
+#[test]
+fn a_number_compared_with_a_detail_of_unnamed_rows_is_refused() {
+    let (ontology, lexicon) = with_values_of(
+        crate::ontology::from_yaml(include_str!("../../../../examples/f1/ontology.yaml")).unwrap(),
+        &[
+            ("driver", "full_name", &["Lewis Hamilton"]),
+            ("race", "race_name", &["British Grand Prix"]),
+        ],
+    );
+    let reason = refused_by(
+        &ontology,
+        &lexicon,
+        "What was Lewis Hamilton's lap time on lap 20 of the 2020 British Grand Prix?",
+    );
+    assert!(reason.contains("pit stop"), "{reason}");
+    // Named, the pit stops are what is asked about.
+    let sql = compiled(
+        &ontology,
+        &lexicon,
+        "how many pit stops did Lewis Hamilton make on lap 20 in 2020",
+        Dialect::Postgres,
+    );
+    assert!(sql.contains("ps.lap = 20"), "{sql}");
+}

@@ -13,6 +13,7 @@ mod roles;
 mod shape;
 
 use super::Planned;
+use super::attributes::base_object;
 use super::time::DateRange;
 use crate::engine::compile::display_attribute;
 use crate::engine::grammar::Op;
@@ -21,7 +22,7 @@ use crate::engine::lexicon::{Concept, Entry};
 use crate::engine::plan::{
     AttributeRef, Condition, Filter, Literal, Measure, PlanAssumption, SemanticPlan,
 };
-use crate::ontology::{Aggregate, Ontology};
+use crate::ontology::{Aggregate, AttributeRole, Ontology};
 use std::ops::ControlFlow;
 
 /// A span that names values: every attribute it may be a value of, with the
@@ -292,9 +293,70 @@ impl Reading {
             ControlFlow::Continue(plan) => Planned::Plan(plan),
         };
         match planned {
-            Planned::Plan(plan) => Planned::Plan(listed_not_counted(ontology, plan)),
+            // A follow-up's filters may come from the question before.
+            Planned::Plan(plan) => match previous
+                .is_none()
+                .then(|| self.unnamed_detail(ontology, &plan))
+                .flatten()
+            {
+                Some(reason) => Planned::NotAnswerable(reason),
+                None => Planned::Plan(listed_not_counted(ontology, plan)),
+            },
             other => other,
         }
+    }
+
+    /// "Hamilton's lap time on lap 20": a number compared with an
+    /// attribute of something the question never names, of which each
+    /// measured row has many (a result's pit stops), asks for detail the
+    /// ontology does not record; filtering those other rows would answer
+    /// another question.
+    fn unnamed_detail(&self, ontology: &Ontology, plan: &SemanticPlan) -> Option<String> {
+        let base = base_object(ontology, plan)?;
+        let named: Vec<String> = self
+            .named_objects(ontology)
+            .into_iter()
+            .chain(self.count_of.map(|o| ontology.objects[o].name.clone()))
+            .chain(self.weak_object.map(|o| ontology.objects[o].name.clone()))
+            .chain(
+                self.plural
+                    .iter()
+                    .map(|o| ontology.objects[*o].name.clone()),
+            )
+            .collect();
+        plan.filters.iter().find_map(|filter| {
+            let object = &filter.attribute.object;
+            let Condition::OneOf(values) = &filter.condition else {
+                return None;
+            };
+            // Named by its own name ("lap 20"), not a year read as the
+            // season of what is measured.
+            let named_attribute = self.named_by_name.contains(&filter.attribute)
+                && ontology
+                    .attribute(object, &filter.attribute.attribute)
+                    .is_some_and(|a| a.role != AttributeRole::Time);
+            let numbers = named_attribute
+                && !values.is_empty()
+                && values.iter().all(|v| matches!(v, Literal::Integer(_)));
+            let fans_out = graph::join_tree(ontology, &base, &[object.as_str()])
+                .is_ok_and(|tree| tree.fans_out());
+            (numbers && *object != base && !named.contains(object) && fans_out).then(|| {
+                let thing = ontology.objects.iter().find(|o| o.name == *object);
+                let label = |name: &str| {
+                    ontology
+                        .objects
+                        .iter()
+                        .find(|o| o.name == name)
+                        .map_or(name.to_owned(), |o| o.label.to_lowercase())
+                };
+                let thing = thing.map_or(object.clone(), |o| o.label.to_lowercase());
+                format!(
+                    "the question compares {} with a number, but the ontology records it only per {thing} (several per {}), and the question names no {thing}",
+                    filter.attribute.attribute.replace('_', " "),
+                    label(&base),
+                )
+            })
+        })
     }
 
     /// One step per role: each adds its part to the plan, and any may
