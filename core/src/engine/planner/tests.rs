@@ -4832,3 +4832,29 @@ fn a_number_compared_with_a_detail_of_unnamed_rows_is_refused() {
     );
     assert!(sql.contains("ps.lap = 20"), "{sql}");
 }
+
+#[test]
+fn who_was_on_pole_after_who_won_asks_anew_about_that_race() {
+    let (ontology, lexicon) = f1_with("race", "race_name", &["Abu Dhabi Grand Prix"]);
+    let Planned::Plan(won) = plan(
+        &ontology,
+        &lexicon,
+        "Who won the 2021 Abu Dhabi Grand Prix?",
+        None,
+        None,
+    ) else {
+        panic!("not planned");
+    };
+    for follow_up in ["Who was on pole for that race?", "and who was on pole?"] {
+        let Planned::Plan(pole) = plan(&ontology, &lexicon, follow_up, Some(&won), None) else {
+            panic!("{follow_up}: not planned");
+        };
+        let sql = compile(&ontology, &pole, Dialect::Postgres).unwrap().sql;
+        assert!(
+            sql.contains("r.name = 'Abu Dhabi Grand Prix'"),
+            "{follow_up}: {sql}"
+        );
+        assert!(sql.contains("rr.grid = 1"), "{follow_up}: {sql}");
+        assert!(!sql.contains("rr.position = 1"), "{follow_up}: {sql}");
+    }
+}

@@ -149,6 +149,7 @@ impl Reading {
         let follow_up = previous.is_some()
             && (referred.is_some()
                 || self.refers_back
+                || self.continues
                 || measures.is_empty()
                 || (self.groupings.is_empty() && !self.who && self.asked.is_empty()));
         // "only for customers in France", after orders by priority: a word
@@ -344,8 +345,12 @@ impl Reading {
         let [Measure::Metric { metric, .. }] = plan.measures.as_slice() else {
             return Vec::new();
         };
+        // "who was on pole for that race", after "who won": "that" is the
+        // race; who is asked anew, not among the winners.
         let last = || match previous.map(|p| p.measures.as_slice()) {
-            Some([Measure::Metric { metric, .. }]) if self.refers_back => index(metric),
+            Some([Measure::Metric { metric, .. }]) if self.refers_back && !self.who => {
+                index(metric)
+            }
             _ => None,
         };
         let (Some(m), Some(other)) = (index(metric), self.displaced.or_else(last)) else {

@@ -246,6 +246,9 @@ pub(super) struct Reading {
     took_part: Option<usize>,
     /// Things named in the plural ("the races"), not as one ("the race").
     plural: Vec<usize>,
+    /// The question opens with "and": it goes on from the last answer
+    /// ("and who was on pole?").
+    continues: bool,
     /// The things named after the concept being placed, nearest first:
     /// "the reference name and nationality of the driver" are the
     /// driver's.

@@ -15,6 +15,7 @@ use crate::ontology::{Aggregate, AttributeRole, DataType, Ontology};
 impl Reading {
     pub(in crate::engine::planner) fn of(ontology: &Ontology, pieces: &[Piece]) -> Self {
         let mut reading = Reading {
+            continues: pieces.first() == Some(&Piece::Op(Op::And)),
             plural: pieces
                 .iter()
                 .filter_map(|piece| match piece {
