@@ -1012,11 +1012,6 @@ fn one_date_at(words: &[&str]) -> Option<(DateRange, usize)> {
     };
     let year = |i: usize| number(i).filter(|y| (1900..=2100).contains(y));
     let month = |i: usize| words.get(i).and_then(|w| grammar::month(w));
-    let quarter = words
-        .first()
-        .and_then(|w| w.strip_prefix('q'))
-        .and_then(|q| q.parse::<u32>().ok())
-        .filter(|q| (1..=4).contains(q));
     if let (Some(y), Some(m), Some(d)) = (year(0), number(1), number(2))
         && (1..=12).contains(&m)
     {
@@ -1054,49 +1049,56 @@ fn one_date_at(words: &[&str]) -> Option<(DateRange, usize)> {
         Some((DateRange::months(y, first, last), 4))
     } else if let (Some(m), Some(y)) = (month(0), year(1)) {
         Some((DateRange::months(y, m, m), 2))
-    } else if let (Some(q), Some(y)) = (quarter, year(1)) {
-        Some((DateRange::months(y, q * 3 - 2, q * 3), 2))
-    } else if let Some(q) = words
-        .first()
-        .and_then(|w| grammar::ordinal(w))
-        .filter(|q| (1..=4).contains(q))
-        && words.get(1) == Some(&"quarter")
+    } else if let Some((part, at)) = part_of_year(words)
+        && let Some(y) = year(at)
     {
-        // "the first quarter of 1995", "third quarter 1996".
-        let at = if matches!(words.get(2), Some(&("of" | "in"))) {
-            3
-        } else {
-            2
-        };
-        let q = q as u32;
-        year(at).map(|y| (DateRange::months(y, q * 3 - 2, q * 3), at + 1))
-    } else if let Some(h) = words
-        .first()
-        .and_then(|w| grammar::ordinal(w))
-        .filter(|h| (1..=2).contains(h))
-        && words.get(1) == Some(&"half")
-    {
-        // "the first half of 1996", "second half 1997".
-        let at = if matches!(words.get(2), Some(&("of" | "in"))) {
-            3
-        } else {
-            2
-        };
-        let h = h as u32;
-        year(at).map(|y| (DateRange::months(y, h * 6 - 5, h * 6), at + 1))
-    } else if let (Some(h), Some(y)) = (
-        words
-            .first()
-            .and_then(|w| w.strip_prefix('h'))
-            .and_then(|h| h.parse::<u32>().ok())
-            .filter(|h| (1..=2).contains(h)),
-        year(1),
-    ) {
-        // "H2 1995".
-        Some((DateRange::months(y, h * 6 - 5, h * 6), 2))
+        Some((DateRange::months(y, part.first, part.last), at + 1))
     } else {
         None
     }
+}
+
+/// The months of a quarter or half of a year named at the start of `words`
+/// ("Q1", "the third quarter of", "H2", "the first half of"), and where its
+/// year is.
+fn part_of_year(words: &[&str]) -> Option<(MonthSpan, usize)> {
+    let months = |part: &str| match part {
+        "quarter" | "q" => Some(3),
+        "half" | "h" => Some(6),
+        _ => None,
+    };
+    let first = words.first()?;
+    // "Q1 1997", "H2 1995".
+    let short = first
+        .char_indices()
+        .nth(1)
+        .and_then(|(at, _)| Some((months(&first[..at])?, first[at..].parse::<u32>().ok()?)))
+        .map(|(size, n)| (size, n, 1));
+    // "the first quarter of 1995", "second half 1997".
+    let spelled = || {
+        let n = u32::try_from(grammar::ordinal(first)?).ok()?;
+        let size = months(words.get(1)?)?;
+        let at = if matches!(words.get(2), Some(&("of" | "in"))) {
+            3
+        } else {
+            2
+        };
+        Some((size, n, at))
+    };
+    let (size, n, at) = short.or_else(spelled)?;
+    (1..=12 / size).contains(&n).then(|| {
+        let span = MonthSpan {
+            first: n * size - size + 1,
+            last: n * size,
+        };
+        (span, at)
+    })
+}
+
+/// Months of one year, first to last, inclusive.
+struct MonthSpan {
+    first: u32,
+    last: u32,
 }
 
 /// A month, or two joined by a range word, named without a year at the
