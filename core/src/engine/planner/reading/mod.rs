@@ -341,10 +341,13 @@ impl Reading {
             let numbers = named_attribute
                 && !values.is_empty()
                 && values.iter().all(|v| matches!(v, Literal::Integer(_)));
-            let fans_out = graph::join_tree(ontology, &base, &[object.as_str()])
-                .is_ok_and(|tree| tree.fans_out());
-            (numbers && *object != base && !named.contains(object) && fans_out).then(|| {
-                let thing = ontology.objects.iter().find(|o| o.name == *object);
+            // The join is looked at last: it is the costly check.
+            let unnamed = numbers && *object != base && !named.contains(object);
+            let fans_out = || {
+                graph::join_tree(ontology, &base, &[object.as_str()])
+                    .is_ok_and(|tree| tree.fans_out())
+            };
+            (unnamed && fans_out()).then(|| {
                 let label = |name: &str| {
                     ontology
                         .objects
@@ -352,7 +355,7 @@ impl Reading {
                         .find(|o| o.name == name)
                         .map_or(name.to_owned(), |o| o.label.to_lowercase())
                 };
-                let thing = thing.map_or(object.clone(), |o| o.label.to_lowercase());
+                let thing = label(object);
                 format!(
                     "the question compares {} with a number, but the ontology records it only per {thing} (several per {}), and the question names no {thing}",
                     filter.attribute.attribute.replace('_', " "),
