@@ -312,6 +312,9 @@ const PHRASES: &[(&str, Op)] = &[
     ("list", Op::Which),
     ("show", Op::Which),
     ("name", Op::Which),
+    ("names", Op::Which),
+    // "and how long did it take": the duration asked, never a longitude.
+    ("how long", Op::Which),
     ("when", Op::When),
     ("where", Op::Where),
     ("year", Op::Year),
@@ -445,6 +448,15 @@ const PHRASES: &[(&str, Op)] = &[
     ("recorded", Op::Recorded),
     // "in order of qualifying position": smallest first, as positions go.
     ("in order of", Op::Ascending),
+    // "in descending order of account balance": the order, not the orders.
+    ("in descending order of", Op::Descending),
+    ("descending order of", Op::Descending),
+    ("in descending order", Op::Descending),
+    ("descending order", Op::Descending),
+    ("in ascending order of", Op::Ascending),
+    ("ascending order of", Op::Ascending),
+    ("in ascending order", Op::Ascending),
+    ("ascending order", Op::Ascending),
     ("descending", Op::Descending),
     ("desc", Op::Descending),
     ("reverse", Op::Descending),

@@ -308,6 +308,7 @@ impl Lexicon {
         }
         lexicon.add_date_words(ontology);
         lexicon.add_code_meanings(ontology);
+        lexicon.add_closed_compounds();
         // A value never shadows a concept of the ontology ("drivers" is the
         // object, not Paddy Driver's surname), and one word of a value
         // ("Point" of "Racing Point") never shadows an operator word either.
@@ -348,6 +349,43 @@ impl Lexicon {
             list.dedup();
         }
         lexicon
+    }
+
+    /// "pitstops", "laptimes": a two-word name typed as one word means the
+    /// same, unless that word already means something else.
+    fn add_closed_compounds(&mut self) {
+        let compounds: Vec<(String, Vec<Entry>)> = self
+            .entries
+            .iter()
+            .filter_map(|(key, entries)| {
+                let (first, second) = key.split_once(' ')?;
+                if second.contains(' ') {
+                    return None;
+                }
+                let named: Vec<Entry> = entries
+                    .iter()
+                    .filter(|e| e.strength < Strength::Value)
+                    .map(|e| Entry {
+                        strength: e.strength.max(Strength::Synonym),
+                        ..e.clone()
+                    })
+                    .collect();
+                let compound = text::key(&format!("{first}{second}"));
+                let is_grammar = crate::engine::grammar::operator_at(&[compound.as_str()])
+                    .is_some()
+                    || crate::engine::grammar::is_stop_word(&compound);
+                (!named.is_empty() && !is_grammar && !self.entries.contains_key(&compound))
+                    .then_some((compound, named))
+            })
+            .collect();
+        for (compound, named) in compounds {
+            let entries = self.entries.entry(compound).or_default();
+            for entry in named {
+                if !entries.iter().any(|e| e.concept == entry.concept) {
+                    entries.push(entry);
+                }
+            }
+        }
     }
 
     fn add(&mut self, phrase: &str, concept: Concept, strength: Strength) {

@@ -4,6 +4,7 @@
 //! "victory".
 
 use rust_stemmers::{Algorithm, Stemmer};
+use std::borrow::Cow;
 use std::sync::LazyLock;
 use unicode_normalization::UnicodeNormalization;
 use unicode_normalization::char::is_combining_mark;
@@ -32,6 +33,7 @@ pub fn fold(text: &str) -> String {
 /// The words of `text`; digits stay words of their own ("top 3", "2023").
 pub fn words(text: &str) -> Vec<Word> {
     const APOSTROPHES: [char; 2] = ['\'', '\u{2019}'];
+    let text = without_thousands_separators(text);
     text.split(|c: char| !(c.is_alphanumeric() || APOSTROPHES.contains(&c)))
         .flat_map(|token| token.split(APOSTROPHES))
         .filter(|token| !token.is_empty())
@@ -45,6 +47,29 @@ pub fn words(text: &str) -> Vec<Word> {
             }
         })
         .collect()
+}
+
+/// "350,000" as one number: a comma between a digit and exactly three digits
+/// separates thousands. "2008,2009" (four digits) and "3, 4" stay apart.
+fn without_thousands_separators(text: &str) -> Cow<'_, str> {
+    let bytes = text.as_bytes();
+    let separates = |at: usize| {
+        bytes[at] == b','
+            && at > 0
+            && bytes[at - 1].is_ascii_digit()
+            && bytes.len() >= at + 4
+            && bytes[at + 1..at + 4].iter().all(u8::is_ascii_digit)
+            && bytes.get(at + 4).is_none_or(|b| !b.is_ascii_digit())
+    };
+    if !(0..bytes.len()).any(separates) {
+        return Cow::Borrowed(text);
+    }
+    let kept: Vec<u8> = (0..bytes.len())
+        .filter(|&at| !separates(at))
+        .map(|at| bytes[at])
+        .collect();
+    // Only ASCII commas were removed, so the text is still UTF-8.
+    Cow::Owned(String::from_utf8(kept).expect("removing ASCII keeps UTF-8"))
 }
 
 fn stem(plain: &str) -> String {
@@ -94,5 +119,17 @@ mod tests {
             .map(|w| w.plain)
             .collect();
         assert_eq!(w, ["top", "3", "drivers", "in", "2023"]);
+    }
+
+    #[test]
+    fn thousands_separators_join_a_number() {
+        let plain = |text| -> Vec<String> { words(text).into_iter().map(|w| w.plain).collect() };
+        assert_eq!(plain("above $350,000"), ["above", "350000"]);
+        assert_eq!(plain("1,234,567 units"), ["1234567", "units"]);
+        assert_eq!(
+            plain("2008,2009 and 3, 4"),
+            ["2008", "2009", "and", "3", "4"]
+        );
+        assert_eq!(plain("12,34"), ["12", "34"]);
     }
 }

@@ -4450,10 +4450,10 @@ fn one_branch_of_many_rows_that_reaches_everything_is_the_way() {
 #[test]
 fn the_fastest_of_timed_things_is_the_one_with_the_shortest_time() {
     let (fastest, _) = sql("who had the fastest pit stop in 2022", None);
-    assert!(fastest.contains("ORDER BY milliseconds ASC"), "{fastest}");
+    assert!(fastest.contains("ORDER BY duration ASC"), "{fastest}");
     assert!(!fastest.contains("COUNT("), "{fastest}");
     let (slowest, _) = sql("who had the slowest single stop in 2022", None);
-    assert!(slowest.contains("ORDER BY milliseconds DESC"), "{slowest}");
+    assert!(slowest.contains("ORDER BY duration DESC"), "{slowest}");
     // "the fastest lap" is still the result's own attribute.
     let (lap, _) = sql("What is Lewis Hamilton's fastest lap in 2023?", None);
     assert!(lap.contains("fastest_lap_time"), "{lap}");
@@ -4857,4 +4857,67 @@ fn who_was_on_pole_after_who_won_asks_anew_about_that_race() {
         assert!(sql.contains("rr.grid = 1"), "{follow_up}: {sql}");
         assert!(!sql.contains("rr.position = 1"), "{follow_up}: {sql}");
     }
+}
+
+#[test]
+fn a_number_with_thousands_separators_is_one_number() {
+    let (ontology, lexicon) = wholesale();
+    let sql = compiled(
+        &ontology,
+        &lexicon,
+        "Show me the 1998 orders with an order total above $350,000",
+        Dialect::Postgres,
+    );
+    assert!(sql.contains("o.o_totalprice > 350000"), "{sql}");
+}
+
+#[test]
+fn a_list_sorted_by_an_attribute_several_things_have_sorts_by_the_listed_things() {
+    let (ontology, lexicon) = wholesale_with("nation", "nation_name", &["GERMANY"]);
+    let sql = compiled(
+        &ontology,
+        &lexicon,
+        "List the names of suppliers in GERMANY in descending order of account balance",
+        Dialect::Postgres,
+    );
+    // The suppliers' balance, not their customers'; "order" is the sort.
+    assert!(sql.contains("ORDER BY account_balance DESC"), "{sql}");
+    assert!(sql.contains("s.s_acctbal"), "{sql}");
+    assert!(!sql.contains("c_acctbal"), "{sql}");
+    assert!(!sql.contains("orders"), "{sql}");
+}
+
+#[test]
+fn a_two_word_name_typed_as_one_word_means_the_same() {
+    let (sql, _) = sql("how many pitstops did Lewis Hamilton make in 2016", None);
+    assert!(sql.contains("COUNT(*)"), "{sql}");
+    assert!(sql.contains("FROM public.pit_stops ps"), "{sql}");
+}
+
+#[test]
+fn another_number_of_the_same_things_after_in_is_the_unit_asked() {
+    let (seconds, _) = sql(
+        "average duration of Lewis Hamilton's pit stops in 2022",
+        None,
+    );
+    assert!(
+        seconds.contains("AVG(ps.milliseconds / 1000.0)"),
+        "{seconds}"
+    );
+    let (millis, _) = sql(
+        "average duration of Lewis Hamilton's pit stops in 2022, in milliseconds",
+        None,
+    );
+    assert!(millis.contains("AVG(ps.milliseconds)"), "{millis}");
+    assert!(!millis.contains("GROUP BY"), "{millis}");
+}
+
+#[test]
+fn how_long_asks_a_duration_never_a_longitude() {
+    let (sql, _) = sql(
+        "Who had the quickest pit stop in 2021, and how long did it take?",
+        None,
+    );
+    assert!(!sql.contains("lng"), "{sql}");
+    assert!(sql.contains("ORDER BY duration ASC"), "{sql}");
 }

@@ -39,26 +39,9 @@ impl Reading {
                 _ => None,
             })
         };
-        // "which supplier has the highest account balance": of several
-        // things' attributes, the one of a thing the question already named.
-        let named = |o: usize| {
-            self.count_of == Some(o)
-                || self.mentioned.contains(&o)
-                || self.weak_object == Some(o)
-                || self
-                    .asked
-                    .iter()
-                    .any(|a| a.object == ontology.objects[o].name)
-                // "Lewis Hamilton's reference name": the driver's.
-                || self.values.iter().any(|v| {
-                    v.options
-                        .iter()
-                        .all(|(a, _)| a.object == ontology.objects[o].name)
-                })
-        };
         let attribute = attributes()
             .find(|(o, _)| Some(*o) == qualifier)
-            .or_else(|| attributes().find(|(o, _)| named(*o)))
+            .or_else(|| attributes().find(|(o, _)| self.has_named(ontology, *o)))
             .or_else(|| {
                 self.named_later
                     .iter()
@@ -243,6 +226,30 @@ impl Reading {
             self.dangling_negation = true;
             self.negated_metric = self.negated_metric.or(metric);
             self.negate = false;
+        }
+        // "the average duration of those stops, in ms": after "in", another
+        // number of the same things is the unit the quantity is asked in.
+        if scoped
+            && metric.is_none()
+            && values.is_empty()
+            && let Some((o, a)) = attribute
+            && matches!(
+                ontology.objects[o].attributes[a].data_type,
+                DataType::Integer | DataType::Decimal
+            )
+        {
+            let unit = attribute_ref((o, a));
+            let same_things =
+                |quantity: &AttributeRef| quantity.object == unit.object && *quantity != unit;
+            if let Some((quantity, _)) = self
+                .aggregates
+                .last_mut()
+                .filter(|(quantity, _)| same_things(quantity))
+            {
+                *quantity = unit.clone();
+                self.named_by_name.push(unit);
+                return;
+            }
         }
         // "points in Grands Prix": after "in", a word that is also a metric
         // scopes the measure already named; it is not a second measure.
@@ -478,6 +485,25 @@ impl Reading {
         if let Some(o) = object {
             self.mentioned.push(o);
         }
+    }
+
+    /// Whether the question has already named object `o`. Of several
+    /// things' attributes ("which supplier has the highest account
+    /// balance"), the one of a thing already named is meant.
+    pub(super) fn has_named(&self, ontology: &Ontology, o: usize) -> bool {
+        self.count_of == Some(o)
+            || self.mentioned.contains(&o)
+            || self.weak_object == Some(o)
+            || self
+                .asked
+                .iter()
+                .any(|a| a.object == ontology.objects[o].name)
+            // "Lewis Hamilton's reference name": the driver's.
+            || self.values.iter().any(|v| {
+                v.options
+                    .iter()
+                    .all(|(a, _)| a.object == ontology.objects[o].name)
+            })
     }
 
     /// "coordinates": a word that names several attributes of the thing

@@ -77,7 +77,7 @@ impl Reading {
                             if let Op::Peak(_) = op {
                                 let next = pieces.get(index + 1);
                                 // "the highest top speed": the row with it.
-                                if let Some(attribute) = plain_attribute(ontology, next) {
+                                if let Some(attribute) = plain_attribute(ontology, next, &reading) {
                                     reading.peak = Some(attribute);
                                 } else if let Some((thing, attribute)) = timed_thing(ontology, next) {
                                     // "the slowest stop": the stop with the
@@ -239,7 +239,7 @@ impl Reading {
                             // "in descending order of latitude": what the
                             // list is sorted by, not one more thing asked.
                             if let Some(attribute) =
-                                plain_attribute(ontology, pieces.get(index + 1))
+                                plain_attribute(ontology, pieces.get(index + 1), &reading)
                             {
                                 reading.sort_by = Some(attribute);
                                 read_with_previous = Some(index + 1);
@@ -249,7 +249,7 @@ impl Reading {
                         // that have one.
                         Op::Recorded => {
                             if let Some(attribute) =
-                                plain_attribute(ontology, pieces.get(index + 1))
+                                plain_attribute(ontology, pieces.get(index + 1), &reading)
                             {
                                 reading.present.push(attribute);
                                 read_with_previous = Some(index + 1);
@@ -1180,7 +1180,11 @@ fn numbered_attribute(ontology: &Ontology, piece: &Piece) -> Option<AttributeRef
 
 /// The one attribute a piece names, when it names nothing else that could
 /// be measured: "latitude", "fastest lap speed".
-fn plain_attribute(ontology: &Ontology, piece: Option<&Piece>) -> Option<AttributeRef> {
+fn plain_attribute(
+    ontology: &Ontology,
+    piece: Option<&Piece>,
+    reading: &Reading,
+) -> Option<AttributeRef> {
     let Some(Piece::Concept { entries, .. }) = piece else {
         return None;
     };
@@ -1190,13 +1194,19 @@ fn plain_attribute(ontology: &Ontology, piece: Option<&Piece>) -> Option<Attribu
     {
         return None;
     }
-    entries.iter().find_map(|e| match e.concept {
-        Concept::Attribute { object, attribute } => {
-            let o = &ontology.objects[object];
-            Some(AttributeRef::new(&o.name, &o.attributes[attribute].name))
-        }
-        _ => None,
-    })
+    let attributes = || {
+        entries.iter().filter_map(|e| match e.concept {
+            Concept::Attribute { object, attribute } => Some((object, attribute)),
+            _ => None,
+        })
+    };
+    // "suppliers … in descending order of account balance": the
+    // suppliers' balance, not the customers'.
+    let (object, attribute) = attributes()
+        .find(|(o, _)| reading.has_named(ontology, *o))
+        .or_else(|| attributes().next())?;
+    let o = &ontology.objects[object];
+    Some(AttributeRef::new(&o.name, &o.attributes[attribute].name))
 }
 
 /// The one measured number of the things a piece names, which "the
