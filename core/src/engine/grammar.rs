@@ -120,6 +120,8 @@ const GROWTH_PHRASES: &[(&str, Op)] = &[
     ("growth", Op::Growth),
     ("grew", Op::Growth),
     ("grown", Op::Growth),
+    ("grow", Op::Growth),
+    ("grows", Op::Growth),
     ("change", Op::Growth),
     ("changed", Op::Growth),
     // Known as it is spelled, so that it is not corrected to "compare"
@@ -258,6 +260,13 @@ const PHRASES: &[(&str, Op)] = &[
     ("fastest", Op::Peak(false)),
     ("quickest", Op::Peak(false)),
     ("slowest", Op::Peak(true)),
+    // Of a thing with a price ("the most expensive order"), its price.
+    ("the most expensive", Op::Peak(true)),
+    ("most expensive", Op::Peak(true)),
+    ("the least expensive", Op::Peak(false)),
+    ("priciest", Op::Peak(true)),
+    ("least expensive", Op::Peak(false)),
+    ("cheapest", Op::Peak(false)),
     ("top", Op::Top),
     ("bottom", Op::Bottom),
     ("them", Op::Back),
@@ -385,6 +394,8 @@ const PHRASES: &[(&str, Op)] = &[
     ("have no", Op::Negation),
     ("has no", Op::Negation),
     ("with no", Op::Negation),
+    // "parts that got no orders".
+    ("no", Op::Negation),
     ("not counting", Op::Negation),
     ("not including", Op::Negation),
     ("never", Op::Negation),
@@ -446,6 +457,15 @@ const PHRASES: &[(&str, Op)] = &[
     ("newest to oldest", Op::InTimeOrder(true)),
     ("latest to earliest", Op::InTimeOrder(true)),
     ("recorded", Op::Recorded),
+    // "which drivers made it through to Q3": those with a Q3 time.
+    ("made it to", Op::Recorded),
+    ("made it into", Op::Recorded),
+    ("made it through to", Op::Recorded),
+    ("make it to", Op::Recorded),
+    ("make it into", Op::Recorded),
+    ("got through to", Op::Recorded),
+    ("advanced to", Op::Recorded),
+    ("reached", Op::Recorded),
     // "in order of qualifying position": smallest first, as positions go.
     ("in order of", Op::Ascending),
     // "in descending order of account balance": the order, not the orders.

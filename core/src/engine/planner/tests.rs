@@ -1161,7 +1161,7 @@ fn a_quantity_compared_with_a_number_filters() {
     );
     assert!(
         over.starts_with(
-            "SELECT DISTINCT c.c_name AS customer_name FROM customer c WHERE c.c_acctbal > 9000"
+            "SELECT DISTINCT c.c_name AS customer_name, c.c_acctbal AS account_balance FROM customer c WHERE c.c_acctbal > 9000"
         ),
         "{over}"
     );
@@ -4920,4 +4920,90 @@ fn how_long_asks_a_duration_never_a_longitude() {
     );
     assert!(!sql.contains("lng"), "{sql}");
     assert!(sql.contains("ORDER BY duration ASC"), "{sql}");
+}
+
+#[test]
+fn by_what_percent_something_grew_is_its_growth() {
+    let (ontology, lexicon) = wholesale();
+    let sql = compiled(
+        &ontology,
+        &lexicon,
+        "By what percent did revenue grow in 1996 compared with 1995?",
+        Dialect::Postgres,
+    );
+    assert!(sql.contains("previous_period"), "{sql}");
+    assert!(sql.contains("'1996-01-01'"), "{sql}");
+}
+
+#[test]
+fn things_that_got_no_rows_are_excluded() {
+    let (ontology, lexicon) = wholesale();
+    let sql = compiled(
+        &ontology,
+        &lexicon,
+        "How many parts got no orders at all in 1998?",
+        Dialect::Postgres,
+    );
+    assert!(sql.contains("COUNT(*) AS part_count"), "{sql}");
+    assert!(sql.contains("NOT IN"), "{sql}");
+}
+
+#[test]
+fn a_list_filtered_by_a_number_shows_it() {
+    let (ontology, lexicon) = wholesale();
+    let sql = compiled(
+        &ontology,
+        &lexicon,
+        "Show me the 1998 orders with an order total above $350,000",
+        Dialect::Postgres,
+    );
+    assert!(sql.contains("o.o_totalprice AS total_price"), "{sql}");
+}
+
+#[test]
+fn the_most_expensive_thing_is_the_one_with_the_highest_price() {
+    let (ontology, lexicon) = wholesale();
+    let part = compiled(
+        &ontology,
+        &lexicon,
+        "What is the most expensive part?",
+        Dialect::Postgres,
+    );
+    assert!(part.contains("ORDER BY retail_price DESC"), "{part}");
+    let cheap = compiled(
+        &ontology,
+        &lexicon,
+        "the 3 cheapest parts",
+        Dialect::Postgres,
+    );
+    assert!(cheap.contains("ORDER BY retail_price ASC"), "{cheap}");
+    assert!(cheap.contains("LIMIT 3"), "{cheap}");
+    let order = compiled(
+        &ontology,
+        &lexicon,
+        "What nation is the customer who placed the single most expensive order from?",
+        Dialect::Postgres,
+    );
+    assert!(order.contains("n.n_name"), "{order}");
+    assert!(order.contains("ORDER BY total_price DESC"), "{order}");
+}
+
+#[test]
+fn made_it_to_a_session_means_a_time_in_it() {
+    let (sql, _) = sql(
+        "Which drivers made it through to Q3 at the 2020 races?",
+        None,
+    );
+    assert!(sql.contains("q.q3 IS NOT NULL"), "{sql}");
+}
+
+#[test]
+fn how_much_of_nothing_measured_is_refused() {
+    let (ontology, lexicon) = f1();
+    let reason = refused_by(
+        &ontology,
+        &lexicon,
+        "How much was Lewis Hamilton paid per season?",
+    );
+    assert!(reason.contains("how much"), "{reason}");
 }

@@ -253,6 +253,8 @@ pub(super) struct Reading {
     /// "the reference name and nationality of the driver" are the
     /// driver's.
     named_later: Vec<usize>,
+    /// The question opens with "how much": it asks for an amount.
+    how_much: bool,
     /// The concept being placed is followed right away by values that
     /// qualify it ("customers in ASIA").
     value_next: bool,

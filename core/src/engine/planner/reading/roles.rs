@@ -64,6 +64,7 @@ impl Reading {
                             grouping = false;
                         }
                         Op::Share => reading.share = true,
+                        Op::Sum if index == 0 => reading.how_much = true,
                         Op::Together => reading.together = true,
                         // "how many more", "how much less": a difference.
                         Op::Most | Op::Least | Op::Peak(_)
@@ -77,7 +78,15 @@ impl Reading {
                             if let Op::Peak(_) = op {
                                 let next = pieces.get(index + 1);
                                 // "the highest top speed": the row with it.
-                                if let Some(attribute) = plain_attribute(ontology, next, &reading) {
+                                // "the most expensive part" is no part name.
+                                let magnitude = |a: &AttributeRef| {
+                                    ontology.attribute(&a.object, &a.attribute).is_some_and(|a| {
+                                        matches!(a.data_type, DataType::Integer | DataType::Decimal)
+                                    })
+                                };
+                                if let Some(attribute) = plain_attribute(ontology, next, &reading)
+                                    .filter(magnitude)
+                                {
                                     reading.peak = Some(attribute);
                                 } else if let Some((thing, attribute)) = timed_thing(ontology, next) {
                                     // "the slowest stop": the stop with the

@@ -63,7 +63,9 @@ impl Reading {
             settle_routes(ontology, &mut plan, &self.named_objects(ontology));
             return ControlFlow::Break(Planned::Plan(plan));
         }
-        if self.share {
+        // "by what percent did revenue grow": a growth is already a
+        // percentage, of the earlier period.
+        if self.share && self.growth.is_none() {
             // The route is settled on the plan as asked, before its filters
             // are split between the part and the whole.
             plan.assumptions = assumptions;
@@ -183,6 +185,35 @@ impl Reading {
                 "the question asks for a top few, but names nothing to rank them by; name a metric (such as one listed in the ontology)".to_owned(),
             ));
         }
+        // "the 1998 orders with an order total above $350,000": the things
+        // listed are shown with the number that let them in.
+        if plan.measures.is_empty()
+            && self.lists
+            && let Some(listed) = plan.dimensions.first().map(|d| d.object.clone())
+        {
+            let compared: Vec<AttributeRef> = plan
+                .filters
+                .iter()
+                .filter(|f| {
+                    f.attribute.object == listed
+                        && matches!(
+                            f.condition,
+                            Condition::AtLeast(_)
+                                | Condition::AtMost(_)
+                                | Condition::After(_)
+                                | Condition::Before(_)
+                                | Condition::Between(..)
+                        )
+                        && ontology
+                            .attribute(&f.attribute.object, &f.attribute.attribute)
+                            .is_some_and(|a| a.role == AttributeRole::Measure)
+                })
+                .map(|f| f.attribute.clone())
+                .collect();
+            for attribute in compared {
+                shown_at(&mut plan.dimensions, attribute);
+            }
+        }
         // Order and limit.
         // "oldest season first": by the year or date shown, whatever else.
         let by_time = plan
@@ -219,6 +250,13 @@ impl Reading {
             plan.limit = Some(limit);
         }
 
+        // "How much was Sebastian Vettel paid per season": an amount of
+        // nothing the ontology measures is not a list of the seasons.
+        if plan.measures.is_empty() && self.how_much {
+            return ControlFlow::Break(Planned::NotAnswerable(
+                "the question asks how much, but names no amount the ontology measures; name a metric (such as one listed in the ontology)".to_owned(),
+            ));
+        }
         if plan.measures.is_empty() && plan.dimensions.is_empty() {
             return ControlFlow::Break(Planned::NotAnswerable(
                 "Cassis could not find anything to measure or show in this question; name a metric (such as one listed in the ontology) or what to list".to_owned(),
