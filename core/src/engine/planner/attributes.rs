@@ -185,16 +185,16 @@ pub(super) fn qualify_by_year(ontology: &Ontology, plan: &mut SemanticPlan) {
                     && !super::time::is_birth_date(a)
             })
             .map(|a| AttributeRef::new(&object.name, &a.name));
+        // Across years, both: the year reads at a glance, the day tells
+        // the year's races apart.
         let shown = match (one_year, date) {
-            (false, _) => Some(year),
-            (true, date) => date,
+            (false, date) => [Some(year), date],
+            (true, date) => [date, None],
         };
-        if named
-            && let Some(shown) = shown
-            && !plan.dimensions.contains(&shown)
-            && !years.contains(&shown)
-        {
-            years.push(shown);
+        for shown in shown.into_iter().flatten() {
+            if named && !plan.dimensions.contains(&shown) && !years.contains(&shown) {
+                years.push(shown);
+            }
         }
     }
     // After the others: what the plan orders by or reads as "latest" stays first.

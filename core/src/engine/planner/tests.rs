@@ -4694,8 +4694,9 @@ fn things_of_one_year_are_told_apart_by_their_date() {
         "Which races did Sebastian Vettel win?",
         Dialect::Postgres,
     );
-    assert!(won.contains("r.year"), "{won}");
-    assert!(!won.contains("r.date"), "{won}");
+    // Across years, both the year and the day.
+    assert!(won.contains("r.year AS year"), "{won}");
+    assert!(won.contains("r.date AS race_date"), "{won}");
 }
 
 #[test]
@@ -5006,4 +5007,21 @@ fn how_much_of_nothing_measured_is_refused() {
         "How much was Lewis Hamilton paid per season?",
     );
     assert!(reason.contains("how much"), "{reason}");
+}
+
+#[test]
+fn give_asks_what_to_show() {
+    let (sql, _) = sql(
+        "What were the 3 quickest pit stops of the 2019 season? Give the driver and the stop duration, fastest first.",
+        None,
+    );
+    assert!(sql.contains("AS full_name"), "{sql}");
+    assert!(sql.contains("ORDER BY duration ASC LIMIT 3"), "{sql}");
+}
+
+#[test]
+fn races_across_years_are_shown_with_their_year_and_date() {
+    let (sql, _) = sql("races won by Lewis Hamilton since 2022", None);
+    assert!(sql.contains("r.year AS year"), "{sql}");
+    assert!(sql.contains("r.date AS race_date"), "{sql}");
 }
