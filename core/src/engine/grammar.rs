@@ -628,6 +628,12 @@ const STOP_WORDS: &[&str] = &[
     "scoring",
     "data",
     "ever",
+    // "the Red Bull cars", "did a car retire": the team or the entry
+    // already says whose; "an engine failure" is the status "Engine".
+    "car",
+    "cars",
+    "failure",
+    "failures",
     // The span of a whole career is no time filter.
     "career",
     "careers",

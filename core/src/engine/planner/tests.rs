@@ -5025,3 +5025,24 @@ fn races_across_years_are_shown_with_their_year_and_date() {
     assert!(sql.contains("r.year AS year"), "{sql}");
     assert!(sql.contains("r.date AS race_date"), "{sql}");
 }
+
+#[test]
+fn cars_and_failures_say_nothing_the_team_or_status_does_not() {
+    let (ontology, lexicon) = f1_with("constructor", "constructor_name", &["Red Bull"]);
+    let sql = compiled(
+        &ontology,
+        &lexicon,
+        "How many pit stops did the Red Bull cars make over the 2024 season?",
+        Dialect::Postgres,
+    );
+    assert!(sql.contains("c.name = 'Red Bull'"), "{sql}");
+    assert!(sql.contains("FROM public.pit_stops ps"), "{sql}");
+    let (ontology, lexicon) = f1_with("status", "status", &["Engine"]);
+    let sql = compiled(
+        &ontology,
+        &lexicon,
+        "How many times did a car retire with an engine failure in the 2010 season?",
+        Dialect::Postgres,
+    );
+    assert!(sql.contains("s.status = 'Engine'"), "{sql}");
+}
