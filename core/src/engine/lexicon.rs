@@ -269,6 +269,7 @@ impl Lexicon {
             }
         }
         lexicon.add_named_filters(ontology);
+        lexicon.add_column_names(ontology);
         for (m, metric) in ontology.metrics.iter().enumerate() {
             lexicon.add(&metric.name, Concept::Metric(m), Strength::Name);
             lexicon.add(&metric.label, Concept::Metric(m), Strength::Name);
@@ -349,6 +350,41 @@ impl Lexicon {
             list.dedup();
         }
         lexicon
+    }
+
+    /// "c_acctbal", "c_custkey = 123": a column typed as the warehouse
+    /// spells it names its attribute (a key column, its thing). Only
+    /// snake_case names, which no one types as English, and only where the
+    /// words mean nothing else already.
+    fn add_column_names(&mut self, ontology: &Ontology) {
+        for (o, object) in ontology.objects.iter().enumerate() {
+            for (a, attribute) in object.attributes.iter().enumerate() {
+                let Some(column) = attribute.column_name().filter(|c| c.contains('_')) else {
+                    continue;
+                };
+                let key = text::key(&column.replace('_', " "));
+                if self.entries.contains_key(&key) {
+                    continue;
+                }
+                let concept = if attribute.role == AttributeRole::Identifier {
+                    // "driver_id" is already "driver" and its key marker.
+                    let named = key
+                        .split(' ')
+                        .next()
+                        .is_some_and(|first| self.entries.contains_key(first));
+                    if named || !matches!(object.primary_key.as_slice(), [only] if only == column) {
+                        continue;
+                    }
+                    Concept::Object(o)
+                } else {
+                    Concept::Attribute {
+                        object: o,
+                        attribute: a,
+                    }
+                };
+                self.add_keyed(key, column, concept, Strength::Synonym);
+            }
+        }
     }
 
     /// "pitstops", "laptimes": a two-word name typed as one word means the

@@ -5046,3 +5046,23 @@ fn cars_and_failures_say_nothing_the_team_or_status_does_not() {
     );
     assert!(sql.contains("s.status = 'Engine'"), "{sql}");
 }
+
+#[test]
+fn a_column_typed_as_the_warehouse_spells_it_names_its_attribute() {
+    let (ontology, lexicon) = wholesale();
+    let balance = compiled(
+        &ontology,
+        &lexicon,
+        "Return c_acctbal for the customer with c_custkey = 123.",
+        Dialect::Postgres,
+    );
+    assert!(
+        balance.contains("c.c_acctbal AS account_balance"),
+        "{balance}"
+    );
+    assert!(balance.contains("c.c_custkey = 123"), "{balance}");
+    assert!(!balance.contains("COUNT("), "{balance}");
+    // A key column that is the thing's name and "id" stays the key asked.
+    let (ids, _) = sql("For race id 1030, list the driver ids", None);
+    assert!(ids.contains("d.driver_id"), "{ids}");
+}

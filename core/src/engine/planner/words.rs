@@ -415,6 +415,13 @@ pub(super) fn read(lexicon: &Lexicon, question: &str, today: Option<Day>) -> Vec
             i += 1;
             continue;
         }
+        // "Return c_acctbal for …": a command to show, as "show" is; later
+        // in a question "return" is what customers do.
+        if i == 0 && matches!(plain[0], "return" | "retrieve" | "fetch" | "output") {
+            pieces.push(Piece::Op(Op::Which));
+            i += 1;
+            continue;
+        }
         // "a negative balance": the attribute below zero.
         if let Some(sign) = match plain[i] {
             "negative" => Some(Op::Below),
