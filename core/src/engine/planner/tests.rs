@@ -5066,3 +5066,25 @@ fn a_column_typed_as_the_warehouse_spells_it_names_its_attribute() {
     let (ids, _) = sql("For race id 1030, list the driver ids", None);
     assert!(ids.contains("d.driver_id"), "{ids}");
 }
+
+#[test]
+fn how_many_of_things_a_conditioned_total_describes_counts_them() {
+    let (ontology, lexicon) = wholesale_with("line_item", "ship_mode", &["TRUCK"]);
+    let items = compiled(
+        &ontology,
+        &lexicon,
+        "Could you tell me how many returned line items were shipped by TRUCK?",
+        Dialect::Postgres,
+    );
+    assert!(items.contains("COUNT("), "{items}");
+    assert!(!items.contains("SUM("), "{items}");
+    assert!(items.contains("li.l_returnflag = 'R'"), "{items}");
+    // Units are still added up.
+    let units = compiled(
+        &ontology,
+        &lexicon,
+        "how many units were returned in 1995",
+        Dialect::Postgres,
+    );
+    assert!(units.contains("SUM(li.l_quantity)"), "{units}");
+}

@@ -112,6 +112,26 @@ impl Reading {
                 });
             }
         }
+        // "how many returned line items": a total under a condition, read
+        // as an adjective of the things then named, counts those things.
+        if self.counts
+            && self.count_of.is_none()
+            && self.aggregates.is_empty()
+            && previous.is_none()
+            && let [(m, None)] = self.metrics.as_slice()
+            && let metric = &ontology.metrics[*m]
+            && metric.aggregate == Aggregate::Sum
+            && !metric.filters.is_empty()
+            && self
+                .mentioned
+                .iter()
+                .any(|o| ontology.objects[*o].name == metric.object)
+        {
+            measures = vec![Measure::DistinctOf {
+                object: metric.object.clone(),
+                metric: metric.name.clone(),
+            }];
+        }
         // "how many units have been returned": a metric that sums the very
         // quantity named, under a condition, is that quantity as asked.
         let sums_named = |m: usize| {
