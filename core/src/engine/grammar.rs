@@ -397,8 +397,6 @@ const PHRASES: &[(&str, Op)] = &[
     ("have no", Op::Negation),
     ("has no", Op::Negation),
     ("with no", Op::Negation),
-    // "parts that got no orders".
-    ("no", Op::Negation),
     ("not counting", Op::Negation),
     ("not including", Op::Negation),
     ("never", Op::Negation),

@@ -422,6 +422,28 @@ pub(super) fn read(lexicon: &Lexicon, question: &str, today: Option<Day>) -> Vec
             i += 1;
             continue;
         }
+        // "parts that got no orders", "drivers who scored no points": "no"
+        // after a verb negates what follows; "no more than" still bounds,
+        // and "No. 18" is a number.
+        if plain[i] == "no"
+            && concept_len == 0
+            && i > 0
+            && (plain[i - 1].ends_with("ed")
+                || matches!(
+                    plain[i - 1],
+                    "got" | "had" | "won" | "made" | "took" | "sold"
+                ))
+            && !plain.get(i + 1).is_some_and(|next| {
+                matches!(*next, "more" | "fewer" | "less" | "later" | "earlier")
+            })
+            && !plain
+                .get(i + 1)
+                .is_some_and(|next| next.starts_with(|c: char| c.is_ascii_digit()))
+        {
+            pieces.push(Piece::Op(Op::Negation));
+            i += 1;
+            continue;
+        }
         // "a negative balance": the attribute below zero.
         if let Some(sign) = match plain[i] {
             "negative" => Some(Op::Below),
