@@ -5088,3 +5088,36 @@ fn how_many_of_things_a_conditioned_total_describes_counts_them() {
     );
     assert!(units.contains("SUM(li.l_quantity)"), "{units}");
 }
+
+#[test]
+fn a_week_of_a_month_and_a_date_said_twice_are_read_as_one_span() {
+    let (ontology, lexicon) = wholesale();
+    let week = compiled(
+        &ontology,
+        &lexicon,
+        "How many line items had a ship date in the first week of February 1994, Feb 1 through Feb 7?",
+        Dialect::Postgres,
+    );
+    assert!(
+        week.contains("BETWEEN '1994-02-01' AND '1994-02-07'"),
+        "{week}"
+    );
+    let second = compiled(
+        &ontology,
+        &lexicon,
+        "How many line items had a ship date in the second week of March 1995?",
+        Dialect::Postgres,
+    );
+    assert!(
+        second.contains("BETWEEN '1995-03-08' AND '1995-03-14'"),
+        "{second}"
+    );
+    let since = compiled(
+        &ontology,
+        &lexicon,
+        "How many orders have been placed since 07/01/1997 (1 July 1997)?",
+        Dialect::Postgres,
+    );
+    assert!(since.contains("o.o_orderdate >= '1997-07-01'"), "{since}");
+    assert!(!since.contains("BETWEEN"), "{since}");
+}

@@ -966,7 +966,18 @@ pub(super) fn read(lexicon: &Lexicon, question: &str, today: Option<Day>) -> Vec
     {
         pieces.insert(0, Piece::Op(Op::Which));
     }
-    pieces
+    let pieces = weeks_of_a_month(pieces);
+    // "since 07/01/1997 (1 July 1997)": a date said again in other words
+    // is the same date, not a range from it to itself.
+    let mut read: Vec<Piece> = Vec::with_capacity(pieces.len());
+    for piece in pieces {
+        let repeated = matches!(piece, Piece::Dates(_))
+            && read.iter().rev().find(|p| !matches!(p, Piece::Note(_))) == Some(&piece);
+        if !repeated {
+            read.push(piece);
+        }
+    }
+    read
 }
 
 /// The metric an agent noun names by its verb: "winner" for "win",
@@ -1499,6 +1510,70 @@ fn decade(word: &str) -> Option<i64> {
 
 /// "number 18", "no 18", "id 4", "#7", or a bare number that cannot be a
 /// year: the key that follows an object's name, and the words it took.
+/// "the first week of February 1994": days 1 to 7 of that month. Then
+/// "Feb 1 through Feb 7" right after, with no year, is those days of the
+/// month just named.
+fn weeks_of_a_month(pieces: Vec<Piece>) -> Vec<Piece> {
+    let whole_month = |range: &DateRange| -> Option<(i64, u32)> {
+        let year: i64 = range.first.get(..4)?.parse().ok()?;
+        let month: u32 = range.first.get(5..7)?.parse().ok()?;
+        (range.first.ends_with("-01") && *range == DateRange::months(year, month, month))
+            .then_some((year, month))
+    };
+    let mut read: Vec<Piece> = Vec::with_capacity(pieces.len());
+    let mut at = 0;
+    while at < pieces.len() {
+        if let [
+            Piece::Ordinal(n),
+            Piece::Op(Op::Period(crate::ontology::Grain::Week)),
+            Piece::Dates(range),
+            ..,
+        ] = &pieces[at..]
+            && (1..=4).contains(n)
+            && let Some((year, month)) = whole_month(range)
+            && let (Some(first), Some(last)) = (
+                DateRange::day(year, month, 7 * (n - 1) + 1),
+                DateRange::day(year, month, 7 * n),
+            )
+        {
+            read.push(Piece::Dates(DateRange {
+                first: first.first,
+                last: last.last,
+            }));
+            at += 3;
+            continue;
+        }
+        if let [
+            Piece::Months(m, m2),
+            Piece::Number(d1),
+            Piece::Op(Op::To | Op::Until),
+            Piece::Months(m3, m4),
+            Piece::Number(d2),
+            ..,
+        ] = &pieces[at..]
+            && m == m2
+            && m3 == m4
+            && let Some(Piece::Dates(before)) = read.last()
+            && let Some(year) = before.first.get(..4).and_then(|y| y.parse::<i64>().ok())
+            && let (Some(first), Some(last)) = (
+                DateRange::day(year, *m, *d1),
+                DateRange::day(year, *m3, *d2),
+            )
+            && first.first <= last.last
+        {
+            read.push(Piece::Dates(DateRange {
+                first: first.first,
+                last: last.last,
+            }));
+            at += 5;
+            continue;
+        }
+        read.push(pieces[at].clone());
+        at += 1;
+    }
+    read
+}
+
 fn key_after(words: &[&str]) -> Option<(usize, i64)> {
     let marked = matches!(
         words.first(),
