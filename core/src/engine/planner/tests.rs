@@ -5121,3 +5121,12 @@ fn a_week_of_a_month_and_a_date_said_twice_are_read_as_one_span() {
     assert!(since.contains("o.o_orderdate >= '1997-07-01'"), "{since}");
     assert!(!since.contains("BETWEEN"), "{since}");
 }
+
+#[test]
+fn first_ever_is_first() {
+    let (sql, _) = sql(
+        "Lewis Hamilton's first ever race win - which Grand Prix was it, and in what year?",
+        None,
+    );
+    assert!(sql.contains("ORDER BY race_date ASC LIMIT 1"), "{sql}");
+}

@@ -94,10 +94,19 @@ const MAX_FUZZY_LOOKUPS: usize = 32;
 /// it such phrases are never guessed.
 pub(super) fn read(lexicon: &Lexicon, question: &str, today: Option<Day>) -> Vec<Piece> {
     let question = open_ended_years(&year_ranges_spelled(question));
-    let words: Vec<Word> = text::words(&question)
+    let mut words: Vec<Word> = text::words(&question)
         .into_iter()
         .map(|word| normalise_word(lexicon, word))
         .collect();
+    // "his first ever win": "ever" only stresses the extreme before it.
+    let mut at = 1;
+    while at < words.len() {
+        if words[at].plain == "ever" && grammar::extreme(&words[at - 1].plain).is_some() {
+            words.remove(at);
+        } else {
+            at += 1;
+        }
+    }
     let plain: Vec<&str> = words.iter().map(|w| w.plain.as_str()).collect();
     let mut pieces = Vec::new();
     let mut focus = Focus::Outside;
