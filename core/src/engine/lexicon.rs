@@ -165,6 +165,12 @@ pub(crate) fn code_meanings<'a>(
 }
 
 /// Adds a value's entry to `entries` unless the value is there already.
+/// A one-word key the grammar reads itself: an operator or a stop word.
+fn is_grammar_word(key: &str) -> bool {
+    crate::engine::grammar::operator_at(&[key]).is_some()
+        || crate::engine::grammar::is_stop_word(key)
+}
+
 fn push_new(entries: &mut Vec<Entry>, concept: Concept, alias: bool) {
     if !entries.iter().any(|e| e.concept == concept) {
         entries.push(Entry {
@@ -315,8 +321,7 @@ impl Lexicon {
         // ("Point" of "Racing Point") never shadows an operator word either.
         for (key, entries) in lexicon.entries.iter_mut() {
             let names_concept = entries.iter().any(|e| e.strength < Strength::Value);
-            let is_grammar = crate::engine::grammar::operator_at(&[key.as_str()]).is_some()
-                || crate::engine::grammar::is_stop_word(key);
+            let is_grammar = is_grammar_word(key);
             if names_concept {
                 let values: Vec<Entry> = entries
                     .iter()
@@ -407,11 +412,10 @@ impl Lexicon {
                     })
                     .collect();
                 let compound = text::key(&format!("{first}{second}"));
-                let is_grammar = crate::engine::grammar::operator_at(&[compound.as_str()])
-                    .is_some()
-                    || crate::engine::grammar::is_stop_word(&compound);
-                (!named.is_empty() && !is_grammar && !self.entries.contains_key(&compound))
-                    .then_some((compound, named))
+                (!named.is_empty()
+                    && !is_grammar_word(&compound)
+                    && !self.entries.contains_key(&compound))
+                .then_some((compound, named))
             })
             .collect();
         for (compound, named) in compounds {

@@ -105,7 +105,7 @@ pub fn draft_from_catalog(catalog: &Catalog, dialect: Dialect) -> Ontology {
                     AttributeRole::Identifier
                 } else if matches!(data_type, DataType::Date | DataType::Timestamp) {
                     AttributeRole::Time
-                } else if matches!(data_type, DataType::Integer | DataType::Decimal) {
+                } else if data_type.is_numeric() {
                     AttributeRole::Measure
                 } else {
                     AttributeRole::Dimension

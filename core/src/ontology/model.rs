@@ -225,6 +225,13 @@ pub enum DataType {
     Timestamp,
 }
 
+impl DataType {
+    /// A number: what can be added up, averaged or compared with a number.
+    pub fn is_numeric(self) -> bool {
+        matches!(self, DataType::Integer | DataType::Decimal)
+    }
+}
+
 /// How questions use an attribute.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]

@@ -975,18 +975,7 @@ pub(super) fn read(lexicon: &Lexicon, question: &str, today: Option<Day>) -> Vec
     {
         pieces.insert(0, Piece::Op(Op::Which));
     }
-    let pieces = weeks_of_a_month(pieces);
-    // "since 07/01/1997 (1 July 1997)": a date said again in other words
-    // is the same date, not a range from it to itself.
-    let mut read: Vec<Piece> = Vec::with_capacity(pieces.len());
-    for piece in pieces {
-        let repeated = matches!(piece, Piece::Dates(_))
-            && read.iter().rev().find(|p| !matches!(p, Piece::Note(_))) == Some(&piece);
-        if !repeated {
-            read.push(piece);
-        }
-    }
-    read
+    join_dates(pieces)
 }
 
 /// The metric an agent noun names by its verb: "winner" for "win",
@@ -1321,6 +1310,14 @@ pub(super) fn relative_time(words: &[&str]) -> Option<(usize, RelativeTime)> {
 }
 
 /// The object a phrase names, if it names one.
+/// The attributes a phrase names, as (object, attribute) indexes.
+pub(super) fn attributes_of(entries: &[Entry]) -> impl Iterator<Item = (usize, usize)> + '_ {
+    entries.iter().filter_map(|e| match e.concept {
+        Concept::Attribute { object, attribute } => Some((object, attribute)),
+        _ => None,
+    })
+}
+
 pub(super) fn object_of(entries: &[Entry]) -> Option<usize> {
     entries.iter().find_map(|e| match e.concept {
         Concept::Object(o) => Some(o),
@@ -1517,12 +1514,12 @@ fn decade(word: &str) -> Option<i64> {
     (digits.len() == 4 && year % 10 == 0 && (1900..=2090).contains(&year)).then_some(year)
 }
 
-/// "number 18", "no 18", "id 4", "#7", or a bare number that cannot be a
-/// year: the key that follows an object's name, and the words it took.
-/// "the first week of February 1994": days 1 to 7 of that month. Then
-/// "Feb 1 through Feb 7" right after, with no year, is those days of the
-/// month just named.
-fn weeks_of_a_month(pieces: Vec<Piece>) -> Vec<Piece> {
+/// Dates read together: "the first week of February 1994" is days 1 to 7
+/// of that month; "Feb 1 through Feb 7" right after, with no year, is those
+/// days of the month just named; and a date said again in other words
+/// ("since 07/01/1997 (1 July 1997)") is the same date, not a range from it
+/// to itself.
+fn join_dates(pieces: Vec<Piece>) -> Vec<Piece> {
     let whole_month = |range: &DateRange| -> Option<(i64, u32)> {
         let year: i64 = range.first.get(..4)?.parse().ok()?;
         let month: u32 = range.first.get(5..7)?.parse().ok()?;
@@ -1577,12 +1574,19 @@ fn weeks_of_a_month(pieces: Vec<Piece>) -> Vec<Piece> {
             at += 5;
             continue;
         }
-        read.push(pieces[at].clone());
+        let piece = &pieces[at];
+        let repeated = matches!(piece, Piece::Dates(_))
+            && read.iter().rev().find(|p| !matches!(p, Piece::Note(_))) == Some(piece);
+        if !repeated {
+            read.push(piece.clone());
+        }
         at += 1;
     }
     read
 }
 
+/// "number 18", "no 18", "id 4", "#7", or a bare number that cannot be a
+/// year: the key that follows an object's name, and the words it took.
 fn key_after(words: &[&str]) -> Option<(usize, i64)> {
     let marked = matches!(
         words.first(),

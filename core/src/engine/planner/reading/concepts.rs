@@ -7,8 +7,8 @@ use crate::engine::grammar::Op;
 use crate::engine::lexicon::{Concept, Entry, Strength};
 use crate::engine::plan::AttributeRef;
 use crate::engine::planner::time::is_dated;
-use crate::engine::planner::words::object_of;
-use crate::ontology::{Aggregate, AttributeRole, DataType, Object, Ontology};
+use crate::engine::planner::words::{attributes_of, object_of};
+use crate::ontology::{Aggregate, AttributeRole, Object, Ontology};
 
 impl Reading {
     pub(super) fn place(
@@ -33,12 +33,7 @@ impl Reading {
         });
         let object = object_of(entries);
         let qualifier = self.qualifier.take();
-        let attributes = || {
-            entries.iter().filter_map(|e| match e.concept {
-                Concept::Attribute { object, attribute } => Some((object, attribute)),
-                _ => None,
-            })
-        };
+        let attributes = || attributes_of(entries);
         let attribute = attributes()
             .find(|(o, _)| Some(*o) == qualifier)
             .or_else(|| attributes().find(|(o, _)| self.has_named(ontology, *o)))
@@ -212,10 +207,7 @@ impl Reading {
                 _ => None,
             }
             && let Some((o, a)) = attribute
-            && matches!(
-                ontology.objects[o].attributes[a].data_type,
-                DataType::Integer | DataType::Decimal
-            )
+            && ontology.objects[o].attributes[a].data_type.is_numeric()
         {
             self.aggregates.push((attribute_ref((o, a)), aggregate));
             return;
@@ -233,10 +225,7 @@ impl Reading {
             && metric.is_none()
             && values.is_empty()
             && let Some((o, a)) = attribute
-            && matches!(
-                ontology.objects[o].attributes[a].data_type,
-                DataType::Integer | DataType::Decimal
-            )
+            && ontology.objects[o].attributes[a].data_type.is_numeric()
         {
             let unit = attribute_ref((o, a));
             let same_things =
@@ -440,14 +429,8 @@ impl Reading {
             && !names_object
         {
             let is_quantity = ontology.objects[o].attributes[a].role == AttributeRole::Measure
-                && matches!(
-                    ontology.objects[o].attributes[a].data_type,
-                    DataType::Integer | DataType::Decimal
-                );
-            if matches!(
-                ontology.objects[o].attributes[a].data_type,
-                DataType::Integer | DataType::Decimal
-            ) {
+                && ontology.objects[o].attributes[a].data_type.is_numeric();
+            if ontology.objects[o].attributes[a].data_type.is_numeric() {
                 self.last_quantity = Some(attribute_ref((o, a)));
             }
             // "how many nationalities were on the grid": after a measure of

@@ -10,7 +10,7 @@ use crate::engine::planner::attributes::{
     base_object, is_person, nearest, person_attribute, position_attribute, push_unique,
 };
 use crate::engine::planner::time::year_attribute;
-use crate::ontology::{Aggregate, DataType, Ontology};
+use crate::ontology::{Aggregate, Ontology};
 use std::ops::ControlFlow;
 
 impl Reading {
@@ -179,7 +179,7 @@ impl Reading {
             && let [asked] = plan.dimensions.as_slice()
             && ontology
                 .attribute(&asked.object, &asked.attribute)
-                .is_some_and(|a| matches!(a.data_type, DataType::Integer | DataType::Decimal))
+                .is_some_and(|a| a.data_type.is_numeric())
         {
             plan.measures.push(Measure::Aggregate {
                 attribute: asked.clone(),

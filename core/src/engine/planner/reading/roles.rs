@@ -9,7 +9,7 @@ use crate::engine::graph;
 use crate::engine::lexicon::{Concept, Entry, Strength};
 use crate::engine::plan::{AttributeRef, Measure, SemanticPlan};
 use crate::engine::planner::time::is_dated;
-use crate::engine::planner::words::{Piece, object_of};
+use crate::engine::planner::words::{Piece, attributes_of, object_of};
 use crate::ontology::{Aggregate, AttributeRole, DataType, Ontology};
 
 impl Reading {
@@ -81,7 +81,7 @@ impl Reading {
                                 // "the most expensive part" is no part name.
                                 let magnitude = |a: &AttributeRef| {
                                     ontology.attribute(&a.object, &a.attribute).is_some_and(|a| {
-                                        matches!(a.data_type, DataType::Integer | DataType::Decimal)
+                                        a.data_type.is_numeric()
                                     })
                                 };
                                 if let Some(attribute) = plain_attribute(ontology, next, &reading)
@@ -341,11 +341,9 @@ impl Reading {
                                 .iter()
                                 .map(|e| match e.concept {
                                     Concept::Attribute { object, attribute }
-                                        if matches!(
-                                            ontology.objects[object].attributes[attribute]
-                                                .data_type,
-                                            DataType::Integer | DataType::Decimal
-                                        ) =>
+                                        if ontology.objects[object].attributes[attribute]
+                                            .data_type
+                                            .is_numeric() =>
                                     {
                                         Some((object, attribute))
                                     }
@@ -1121,7 +1119,7 @@ impl Reading {
             if dates {
                 is_dated(attribute)
             } else {
-                matches!(attribute.data_type, DataType::Integer | DataType::Decimal)
+                attribute.data_type.is_numeric()
             }
         };
         let named = if dates {
@@ -1203,17 +1201,11 @@ fn plain_attribute(
     {
         return None;
     }
-    let attributes = || {
-        entries.iter().filter_map(|e| match e.concept {
-            Concept::Attribute { object, attribute } => Some((object, attribute)),
-            _ => None,
-        })
-    };
     // "suppliers … in descending order of account balance": the
     // suppliers' balance, not the customers'.
-    let (object, attribute) = attributes()
+    let (object, attribute) = attributes_of(entries)
         .find(|(o, _)| reading.has_named(ontology, *o))
-        .or_else(|| attributes().next())?;
+        .or_else(|| attributes_of(entries).next())?;
     let o = &ontology.objects[object];
     Some(AttributeRef::new(&o.name, &o.attributes[attribute].name))
 }
