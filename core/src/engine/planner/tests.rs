@@ -5130,3 +5130,52 @@ fn first_ever_is_first() {
     );
     assert!(sql.contains("ORDER BY race_date ASC LIMIT 1"), "{sql}");
 }
+
+#[test]
+fn races_won_from_pole_are_wins_that_started_first() {
+    // Both conditions hold on one result row: not two columns side by side.
+    for question in [
+        "In 2018, which races were won by the driver who started from pole position?",
+        "Which races in 2018 were won from pole?",
+    ] {
+        let (sql, _) = sql(question, None);
+        assert!(
+            sql.contains("rr.position = 1") && sql.contains("rr.grid = 1"),
+            "{question}: {sql}"
+        );
+        assert!(!sql.contains("CASE WHEN"), "{question}: {sql}");
+    }
+    // "and" sets the measures side by side.
+    let (sql, _) = sql("Show wins, poles and podiums for Lewis Hamilton", None);
+    assert!(!sql.contains("rr.grid = 1 AND"), "{sql}");
+}
+
+#[test]
+fn a_share_of_two_conditional_counts_takes_its_part_among_the_whole() {
+    let (from_pole, _) = sql(
+        "Since 2014, what percentage of races were won from pole position?",
+        None,
+    );
+    let (part, whole) = from_pole.split_once("CROSS JOIN").unwrap();
+    assert!(
+        part.contains("rr.grid = 1") && part.contains("rr.position = 1"),
+        "{from_pole}"
+    );
+    assert!(
+        whole.contains("rr.position = 1") && !whole.contains("rr.grid"),
+        "{from_pole}"
+    );
+    let (converted, _) = sql(
+        "What percentage of poles were converted into wins in 2020?",
+        None,
+    );
+    let (part, whole) = converted.split_once("CROSS JOIN").unwrap();
+    assert!(
+        part.contains("rr.grid = 1") && part.contains("rr.position = 1"),
+        "{converted}"
+    );
+    assert!(
+        whole.contains("rr.grid = 1") && !whole.contains("rr.position"),
+        "{converted}"
+    );
+}

@@ -365,14 +365,25 @@ impl Reading {
                     && (self.at == at + 1
                         || (self.at == at + 2 && previous_op.and_then(Op::superlative).is_some()))
             };
-            if self.verb_at.is_some_and(after_verb) && self.metrics.len() == 1 && !repeated {
+            if self.verb_at.is_some_and(after_verb) && !self.metrics.is_empty() && !repeated {
                 // "started on pole": the verb leads to the measure meant.
-                self.metrics[0] = (m, None);
+                self.metrics.pop();
                 self.verb_at = None;
+                if !self.counted_among_named(ontology, m, previous_op, true) {
+                    self.metrics.push((m, None));
+                }
+                return;
+            }
+            if !ambiguous
+                && !repeated
+                && self.counted_among_named(ontology, m, previous_op, said_as_verb(text))
+            {
+                self.verb_at = typed_as_verb(ontology, m, text).then_some(self.at);
                 return;
             }
             if self.metrics.is_empty() {
                 self.verb_at = typed_as_verb(ontology, m, text).then_some(self.at);
+                self.measured_by_verb = said_as_verb(text);
                 self.weak_counted = ambiguous && previous_op == Some(Op::Count);
                 self.weak_at = self.at;
                 self.weak_plural = text.ends_with('s') && !text.ends_with("ss");
@@ -384,6 +395,11 @@ impl Reading {
             }
             if self.metrics.is_empty() || !ambiguous || repeated {
                 if !self.metrics.iter().any(|(x, _)| *x == m) {
+                    // "won by the driver who started from pole": a later
+                    // verb may be completed by the measure right after it.
+                    if !self.metrics.is_empty() && typed_as_verb(ontology, m, text) {
+                        self.verb_at = Some(self.at);
+                    }
                     self.metrics.push((m, None));
                 }
                 return;
@@ -491,6 +507,41 @@ impl Reading {
 
     /// "coordinates": a word that names several attributes of the thing
     /// asked about alike asks for all of them.
+    /// "races won by the driver who started from pole", "wins from
+    /// pole": a second count under a condition, of the same rows as the
+    /// one measured so far, says which of them are counted, where a verb
+    /// ties them ("won", "started") and no "and" sets them side by side.
+    /// The first is then a condition of the second (see `counted_among`).
+    fn counted_among_named(
+        &mut self,
+        ontology: &Ontology,
+        m: usize,
+        previous_op: Option<Op>,
+        verbal: bool,
+    ) -> bool {
+        let conditional_count = |x: usize| {
+            let metric = &ontology.metrics[x];
+            metric.aggregate == Aggregate::Count && !metric.filters.is_empty()
+        };
+        let [(first, None)] = self.metrics.as_slice() else {
+            return false;
+        };
+        let first = *first;
+        if first == m
+            || self.displaced.is_some()
+            || previous_op == Some(Op::And)
+            || !(verbal || self.measured_by_verb)
+            || !conditional_count(first)
+            || !conditional_count(m)
+            || ontology.metrics[first].object != ontology.metrics[m].object
+        {
+            return false;
+        }
+        self.displaced = Some(first);
+        self.metrics = vec![(m, None)];
+        true
+    }
+
     fn ask_alike(
         &mut self,
         attributes: impl Iterator<Item = (usize, usize)>,
@@ -511,6 +562,13 @@ impl Reading {
 
 /// Whether `text` names `object` by its own name or label ("a driver"),
 /// not by a synonym ("people") that may stand for the things themselves.
+/// "won", "started", "took": a measure named by what was done.
+fn said_as_verb(text: &str) -> bool {
+    let last = text.rsplit(' ').next().unwrap_or(text);
+    (last.len() > 4 && last.ends_with("ed"))
+        || matches!(last, "won" | "win" | "took" | "got" | "made" | "scored")
+}
+
 fn names_object(object: &Object, text: &str) -> bool {
     let text = text.to_lowercase();
     [object.name.replace('_', " "), object.label.to_lowercase()]

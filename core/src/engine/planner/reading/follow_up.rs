@@ -360,8 +360,7 @@ impl Reading {
         let conditional_count = |metric: &crate::ontology::Metric| {
             metric.aggregate == Aggregate::Count && !metric.filters.is_empty()
         };
-        if self.share
-            || self.difference.is_some()
+        if self.difference.is_some()
             || m == other
             || counted.object != among.object
             || !conditional_count(counted)

@@ -177,6 +177,9 @@ pub(super) struct Reading {
     /// Where the one metric so far was typed as a verb ("started"): a
     /// metric right after it ("on pole") is the one meant.
     verb_at: Option<usize>,
+    /// The first measure was named by what was done ("won", "started"), so
+    /// a later count of the same rows may say which of them it counts.
+    measured_by_verb: bool,
     /// Dates named by a verb ("shipped", "ordered"): what a time in the
     /// question is of, never a grouping of their own.
     verb_dates: Vec<AttributeRef>,
@@ -189,6 +192,10 @@ pub(super) struct Reading {
     compared: Vec<(AttributeRef, Op, i64)>,
     /// "list", "which", "what": things are asked for, not only measured.
     lists: bool,
+    /// The share word came before any measure ("what percentage of poles
+    /// became wins"): the measure named first is the whole, not the part
+    /// ("wins as a percentage of poles").
+    share_names_whole: bool,
     /// A share's "of all" was read: values after it bound the whole.
     whole_named: bool,
     /// Still inside that "of all" phrase, before the thing it names.

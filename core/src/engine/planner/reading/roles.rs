@@ -63,7 +63,10 @@ impl Reading {
                             reading.averaged = true;
                             grouping = false;
                         }
-                        Op::Share => reading.share = true,
+                        Op::Share => {
+                            reading.share = true;
+                            reading.share_names_whole = reading.metrics.is_empty();
+                        }
                         Op::Sum if index == 0 => reading.how_much = true,
                         Op::Together => reading.together = true,
                         // "how many more", "how much less": a difference.

@@ -2,7 +2,7 @@
 //! the order and limit, the checks that it answers what was asked, and the
 //! assumptions it states.
 
-use super::{Assembly, Reading, adds_up, bound};
+use super::{Assembly, Reading, adds_up, bound, simple_filter};
 use crate::engine::compile::display_attribute;
 use crate::engine::grammar::Op;
 use crate::engine::graph;
@@ -451,6 +451,37 @@ impl Reading {
                 );
             }
         };
+        // "what percentage of races were won from pole", "what share of
+        // poles became wins": of two counts of the same rows under
+        // conditions, the part's rows are among the whole's.
+        let conditional_count = |measure: &Measure| match measure {
+            Measure::Metric {
+                metric,
+                variant: None,
+            } => ontology
+                .metrics
+                .iter()
+                .find(|m| m.name == *metric)
+                .filter(|m| m.aggregate == Aggregate::Count && !m.filters.is_empty()),
+            _ => None,
+        };
+        let (part, whole, among) = match (conditional_count(&part), conditional_count(&whole)) {
+            (Some(p), Some(w)) if p.object == w.object && p.name != w.name => {
+                let named_first = self.share_names_whole && plan.measures.len() == 2;
+                let (part, whole, w) = if named_first {
+                    (whole, part, p)
+                } else {
+                    (part, whole, w)
+                };
+                let among: Vec<Filter> = w
+                    .filters
+                    .iter()
+                    .filter_map(|f| simple_filter(ontology, &w.object, f))
+                    .collect();
+                (part, whole, among)
+            }
+            _ => (part, whole, Vec::new()),
+        };
         let whole_base = base_object(
             ontology,
             &SemanticPlan {
@@ -488,6 +519,15 @@ impl Reading {
                     .to_owned(),
             );
         }
+        let only = only
+            .into_iter()
+            .chain(among)
+            .fold(Vec::new(), |mut only, filter| {
+                if !only.contains(&filter) && !plan.filters.contains(&filter) {
+                    only.push(filter);
+                }
+                only
+            });
         plan.filters = shared;
         plan.measures = vec![Measure::Share {
             part: Box::new(part),
