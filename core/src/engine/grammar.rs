@@ -406,17 +406,6 @@ const PHRASES: &[(&str, Op)] = &[
     ("apart from", Op::Negation),
     ("exclude", Op::Negation),
     ("excluded", Op::Negation),
-    // "didn't": the apostrophe splits the word.
-    ("didn t", Op::Negation),
-    ("don t", Op::Negation),
-    ("doesn t", Op::Negation),
-    ("hasn t", Op::Negation),
-    ("haven t", Op::Negation),
-    ("hadn t", Op::Negation),
-    ("wasn t", Op::Negation),
-    ("isn t", Op::Negation),
-    ("aren t", Op::Negation),
-    ("weren t", Op::Negation),
     ("failed to", Op::Negation),
     ("fail to", Op::Negation),
     ("failing to", Op::Negation),
@@ -632,6 +621,9 @@ const STOP_WORDS: &[&str] = &[
     "cars",
     "failure",
     "failures",
+    // "the 3-letter driver code": how a code is written, not which.
+    "letter",
+    "letters",
     // The span of a whole career is no time filter.
     "career",
     "careers",

@@ -33,8 +33,12 @@ pub fn fold(text: &str) -> String {
 /// The words of `text`; digits stay words of their own ("top 3", "2023").
 pub fn words(text: &str) -> Vec<Word> {
     const APOSTROPHES: [char; 2] = ['\'', '\u{2019}'];
-    let text = without_thousands_separators(text);
-    text.split(|c: char| !(c.is_alphanumeric() || APOSTROPHES.contains(&c)))
+    let joined = without_thousands_separators(text);
+    let text = percent_as_word(&joined);
+    let text = keys_apart(&text);
+    let words = text
+        .split(|c: char| !(c.is_alphanumeric() || APOSTROPHES.contains(&c)))
+        .flat_map(without_contraction)
         .flat_map(|token| token.split(APOSTROPHES))
         .filter(|token| !token.is_empty())
         .map(|token| {
@@ -46,7 +50,49 @@ pub fn words(text: &str) -> Vec<Word> {
                 plain,
             }
         })
+        .collect::<Vec<_>>();
+    // "the 3-letter code", "a 5 digit key": how a code is written, not a
+    // number the question asks about.
+    const NUMBER_WORDS: [&str; 9] = [
+        "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
+    ];
+    const WRITTEN_IN: [&str; 6] = [
+        "letter",
+        "letters",
+        "digit",
+        "digits",
+        "character",
+        "characters",
+    ];
+    let written = |at: usize| {
+        words
+            .get(at + 1)
+            .is_some_and(|next| WRITTEN_IN.contains(&next.plain.as_str()))
+            && (words[at].plain.chars().all(|c| c.is_ascii_digit())
+                || NUMBER_WORDS.contains(&words[at].plain.as_str()))
+    };
+    (0..words.len())
+        .filter(|&at| !written(at))
+        .map(|at| words[at].clone())
         .collect()
+}
+
+/// "didn't" is "did not", "can't" is "can not": the negation as its own
+/// word, so that "did not finish" and "didn't finish" read alike.
+fn without_contraction(token: &str) -> Vec<&str> {
+    let lower = token.to_lowercase();
+    let Some(verb) = ["n't", "n\u{2019}t"]
+        .iter()
+        .find_map(|suffix| token.strip_suffix(suffix).filter(|v| !v.is_empty()))
+    else {
+        return vec![token];
+    };
+    let verb = match lower.as_str() {
+        "can't" | "can\u{2019}t" => "can",
+        "won't" | "won\u{2019}t" => "will",
+        _ => verb,
+    };
+    vec![verb, "not"]
 }
 
 /// "350,000" as one number: a comma between a digit and exactly three digits
@@ -70,6 +116,60 @@ fn without_thousands_separators(text: &str) -> Cow<'_, str> {
         .collect();
     // Only ASCII commas were removed, so the text is still UTF-8.
     Cow::Owned(String::from_utf8(kept).expect("removing ASCII keeps UTF-8"))
+}
+
+/// "driverId 4", "circuitRef": a column name in camelCase that ends in a
+/// key's word is that key's words ("driver id"). Other capitals inside a
+/// word ("McLaren") are part of a name and stay.
+fn keys_apart(text: &str) -> Cow<'_, str> {
+    const KEY_WORDS: [&str; 4] = ["Id", "ID", "Ref", "Key"];
+    let splits = |word: &str| {
+        KEY_WORDS.iter().find_map(|key| {
+            let head = word.strip_suffix(key)?;
+            (head.len() >= 2 && head.chars().all(|c| c.is_ascii_alphabetic()))
+                .then_some(head.len())
+                .filter(|_| head.chars().last().is_some_and(|c| c.is_ascii_lowercase()))
+        })
+    };
+    let words: Vec<&str> = text.split(' ').collect();
+    if !words
+        .iter()
+        .any(|w| splits(w.trim_matches(|c: char| !c.is_alphanumeric())).is_some())
+    {
+        return Cow::Borrowed(text);
+    }
+    let split: Vec<String> = words
+        .iter()
+        .map(|w| {
+            let start = w.find(|c: char| c.is_alphanumeric()).unwrap_or(0);
+            let end = w
+                .rfind(|c: char| c.is_alphanumeric())
+                .map_or(w.len(), |e| e + 1);
+            match splits(&w[start..end]) {
+                Some(at) => format!("{} {}", &w[..start + at], &w[start + at..]),
+                None => (*w).to_owned(),
+            }
+        })
+        .collect();
+    Cow::Owned(split.join(" "))
+}
+
+/// "what % of orders": a percent sign that follows no number is the word
+/// "percent". After a number ("a 5% discount") it only marks the number.
+fn percent_as_word(text: &str) -> Cow<'_, str> {
+    if !text.contains('%') {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        let after_number = out.trim_end().ends_with(|p: char| p.is_ascii_digit());
+        if c == '%' && !after_number {
+            out.push_str(" percent ");
+        } else {
+            out.push(c);
+        }
+    }
+    Cow::Owned(out)
 }
 
 fn stem(plain: &str) -> String {
@@ -131,5 +231,33 @@ mod tests {
             ["2008", "2009", "and", "3", "4"]
         );
         assert_eq!(plain("12,34"), ["12", "34"]);
+    }
+
+    #[test]
+    fn a_percent_sign_after_no_number_is_the_word() {
+        let plain = |text| -> Vec<String> { words(text).into_iter().map(|w| w.plain).collect() };
+        assert_eq!(
+            plain("what % of orders"),
+            ["what", "percent", "of", "orders"]
+        );
+        assert_eq!(plain("a 5% discount"), ["a", "5", "discount"]);
+        assert_eq!(plain("over 5 %"), ["over", "5"]);
+    }
+
+    #[test]
+    fn camel_case_keys_are_words() {
+        let plain = |text| -> Vec<String> { words(text).into_iter().map(|w| w.plain).collect() };
+        assert_eq!(plain("driverId 4"), ["driver", "id", "4"]);
+        assert_eq!(plain("(raceId)"), ["race", "id"]);
+        assert_eq!(plain("the circuitRef"), ["the", "circuit", "ref"]);
+        assert_eq!(
+            plain("McLaren and AlphaTauri"),
+            ["mclaren", "and", "alphatauri"]
+        );
+        assert_eq!(plain("Id 4"), ["id", "4"]);
+        assert_eq!(plain("didn't finish"), ["did", "not", "finish"]);
+        assert_eq!(plain("can\u{2019}t win"), ["can", "not", "win"]);
+        assert_eq!(plain("the 3-letter code"), ["the", "letter", "code"]);
+        assert_eq!(plain("three-letter code"), ["letter", "code"]);
     }
 }

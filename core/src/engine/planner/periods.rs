@@ -73,15 +73,25 @@ pub(super) fn compare_periods(
     let mut periods = 1;
     let years = plan.filters.iter().position(|f| {
         is_time(&f.attribute.object, &f.attribute.attribute)
-            && matches!(&f.condition, Condition::OneOf(list)
-                if !list.is_empty() && list.iter().all(|v| matches!(v, Literal::Integer(_))))
+            && match &f.condition {
+                Condition::OneOf(list) => {
+                    !list.is_empty() && list.iter().all(|v| matches!(v, Literal::Integer(_)))
+                }
+                Condition::Between(Literal::Integer(_), Literal::Integer(_)) => true,
+                _ => false,
+            }
     });
     let said = match years.map(|at| (at, year_list(&plan.filters[at].condition))) {
         // "growth in 1996 vs 1995": the later year against the earlier.
+        // "growth from 1995 to 1996", "between 1993 and 1994": the same,
+        // unless the years are asked for one by one ("by year").
         Some((at, list))
             if period == Grain::Year
                 && list.len() == 2
-                && matches!(grouped_grain, None | Some(Grain::Year)) =>
+                && match plan.filters[at].condition {
+                    Condition::Between(..) => grouped_grain.is_none(),
+                    _ => matches!(grouped_grain, None | Some(Grain::Year)),
+                } =>
         {
             let (earlier, later) = (list[0], list[1]);
             let attribute = plan.filters[at].attribute.clone();
@@ -292,6 +302,7 @@ fn year_list(condition: &Condition) -> Vec<i64> {
                 Literal::Text(_) => None,
             })
             .collect(),
+        Condition::Between(Literal::Integer(from), Literal::Integer(to)) => vec![*from, *to],
         _ => Vec::new(),
     };
     list.sort_unstable();

@@ -5179,3 +5179,114 @@ fn a_share_of_two_conditional_counts_takes_its_part_among_the_whole() {
         "{converted}"
     );
 }
+
+#[test]
+fn growth_from_one_year_to_another_is_the_later_against_the_earlier() {
+    let (ontology, lexicon) = wholesale();
+    let from_to = compiled(
+        &ontology,
+        &lexicon,
+        "What was revenue growth from 1995 to 1996?",
+        Dialect::Postgres,
+    );
+    assert!(from_to.contains("'1996-01-01'"), "{from_to}");
+    assert!(!from_to.contains("'1995-01-01'"), "{from_to}");
+    let three = compiled(
+        &ontology,
+        &lexicon,
+        "revenue growth from 1993 to 1996",
+        Dialect::Sqlite,
+    );
+    assert!(three.contains("'+36 months'"), "{three}");
+    // Asked year by year, each year is shown.
+    let by_year = compiled(
+        &ontology,
+        &lexicon,
+        "revenue growth by year between 1993 and 1996",
+        Dialect::Postgres,
+    );
+    assert!(by_year.contains("'1993-01-01'"), "{by_year}");
+}
+
+#[test]
+fn a_percent_sign_asks_for_a_share() {
+    let (ontology, lexicon) = wholesale();
+    let sql = compiled(
+        &ontology,
+        &lexicon,
+        "what % of the orders placed in 1993 were urgent?",
+        Dialect::Postgres,
+    );
+    assert!(sql.contains("100.0 *"), "{sql}");
+}
+
+#[test]
+fn a_lookup_by_key_says_which_thing_it_answers_for() {
+    let (ontology, lexicon) = wholesale();
+    let segment = compiled(
+        &ontology,
+        &lexicon,
+        "What market segment is customer 1042 in?",
+        Dialect::Postgres,
+    );
+    assert!(
+        segment.starts_with("SELECT DISTINCT c.c_name AS customer_name, c.c_mktsegment"),
+        "{segment}"
+    );
+    let country = compiled(
+        &ontology,
+        &lexicon,
+        "Which country is Customer#000000777 based in?",
+        Dialect::Postgres,
+    );
+    assert!(country.contains("c.c_name AS customer_name"), "{country}");
+    let (dob, _) = sql("What is Lewis Hamilton's date of birth?", None);
+    assert!(dob.contains("AS full_name, d.dob"), "{dob}");
+    // camelCase keys, and a code's length is not a number asked about.
+    let (code, _) = sql(
+        "what's the 3-letter driver code and permanent number for driverId 4?",
+        None,
+    );
+    assert!(code.contains("d.driver_id = 4"), "{code}");
+    assert!(
+        code.contains("AS full_name, d.code AS code, d.number"),
+        "{code}"
+    );
+    assert!(!code.contains("position"), "{code}");
+}
+
+#[test]
+fn things_listed_by_the_date_of_a_verb_are_shown_with_it() {
+    let (sql, _) = sql("Please list all drivers born after 31/12/1994.", None);
+    assert!(
+        sql.contains("AS full_name, d.dob AS date_of_birth"),
+        "{sql}"
+    );
+    assert!(sql.contains("d.dob > '1994-12-31'"), "{sql}");
+}
+
+#[test]
+fn a_ratio_named_with_its_denominator_is_the_ratio() {
+    let (rate, plan) = sql(
+        "What is Lewis Hamilton's win percentage over all his Grand Prix starts?",
+        None,
+    );
+    assert_eq!(plan.measures.len(), 1, "{rate}");
+    assert!(rate.contains("AS win_rate"), "{rate}");
+    // Asked as a percentage, it is the numerator's share of the denominator.
+    let (share, _) = sql(
+        "What is Lewis Hamilton's career win rate, as a percentage of his race starts?",
+        None,
+    );
+    assert!(
+        share.starts_with("SELECT 100.0 * part.wins / NULLIF(whole.starts, 0)"),
+        "{share}"
+    );
+}
+
+#[test]
+fn didnt_reads_as_did_not() {
+    let (sql, _) = sql("which drivers didn't finish the 2021 races?", None);
+    assert!(sql.contains("rr.position IS NULL"), "{sql}");
+    assert!(!sql.contains("NOT IN"), "{sql}");
+}

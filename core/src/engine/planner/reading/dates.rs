@@ -1,7 +1,7 @@
 //! When: years, dates and ranges on the time in reach of what is measured,
 //! groupings by period, and the earliest or latest of something.
 
-use super::{Assembly, Reading, is_display, simple_filter};
+use super::{Assembly, Reading, display_of, is_display, simple_filter};
 use crate::engine::compile::display_attribute;
 use crate::engine::graph;
 use crate::engine::plan::{AttributeRef, Condition, Filter, Literal, Measure, Order};
@@ -166,6 +166,15 @@ impl Reading {
                 ));
             };
             plan.filters.retain(|f| f.attribute != day);
+            // "British drivers born after 31/12/1994": the verb's date says
+            // which things are listed, so they are shown, with it.
+            if plan.measures.is_empty()
+                && plan.dimensions == [day.clone()]
+                && self.dated_by_verb.contains(&day)
+                && let Some(name) = display_of(ontology, &day.object)
+            {
+                plan.dimensions.insert(0, name);
+            }
             plan.filters.push(Filter {
                 attribute: day,
                 condition: date_condition(&self.dates),

@@ -112,6 +112,22 @@ impl Reading {
                 });
             }
         }
+        // "win percentage over all his starts": a ratio named with its own
+        // numerator or denominator is the ratio; the other only says what
+        // it is of.
+        let parts_of_ratios: Vec<String> = measures
+            .iter()
+            .filter_map(|m| match m {
+                Measure::Metric { metric, .. } => {
+                    ontology.metrics.iter().find(|x| x.name == *metric)
+                }
+                _ => None,
+            })
+            .flat_map(|m| m.numerator.iter().chain(&m.denominator).cloned())
+            .collect();
+        measures.retain(|m| {
+            !matches!(m, Measure::Metric { metric, variant: None } if parts_of_ratios.contains(metric))
+        });
         // "how many returned line items": a total under a condition, read
         // as an adjective of the things then named, counts those things.
         if self.counts

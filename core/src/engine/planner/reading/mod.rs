@@ -20,7 +20,7 @@ use crate::engine::grammar::Op;
 use crate::engine::graph;
 use crate::engine::lexicon::{Concept, Entry};
 use crate::engine::plan::{
-    AttributeRef, Condition, Filter, Literal, Measure, PlanAssumption, SemanticPlan,
+    AttributeRef, Condition, Filter, Literal, Measure, Order, PlanAssumption, SemanticPlan,
 };
 use crate::ontology::{Aggregate, AttributeRole, Ontology};
 use std::ops::ControlFlow;
@@ -312,7 +312,10 @@ impl Reading {
                 .flatten()
             {
                 Some(reason) => Planned::NotAnswerable(reason),
-                None => Planned::Plan(listed_not_counted(ontology, plan)),
+                None => Planned::Plan(named_thing_shown(
+                    ontology,
+                    listed_not_counted(ontology, plan),
+                )),
             },
             other => other,
         }
@@ -583,6 +586,64 @@ fn listed_not_counted(ontology: &Ontology, mut plan: SemanticPlan) -> SemanticPl
     if per_thing {
         plan.measures.clear();
         plan.order = None;
+    }
+    plan
+}
+
+/// "What market segment is customer 1042 in?", "which country is
+/// Customer#000000777 based in": a lookup of one thing, named by its key or
+/// its name, says which thing it answers for. Only where each of the thing's rows has one value of what is shown,
+/// so no row is repeated for it.
+fn named_thing_shown(ontology: &Ontology, mut plan: SemanticPlan) -> SemanticPlan {
+    if !plan.measures.is_empty() || plan.dimensions.is_empty() || plan.dimensions.len() > 3 {
+        return plan;
+    }
+    let named = plan.filters.iter().find_map(|f| {
+        let Condition::OneOf(values) = &f.condition else {
+            return None;
+        };
+        let object = ontology
+            .objects
+            .iter()
+            .find(|o| o.name == f.attribute.object)?;
+        // The key is listed by column.
+        let by_key = match object.primary_key.as_slice() {
+            [key] => object
+                .attributes
+                .iter()
+                .any(|a| a.name == f.attribute.attribute && a.column_name() == Some(key.as_str())),
+            _ => false,
+        };
+        (values.len() == 1 && (by_key || is_display(ontology, &f.attribute)))
+            .then(|| display_of(ontology, &object.name))
+            .flatten()
+    });
+    let Some(name) = named else {
+        return plan;
+    };
+    let others: Vec<&str> = plan
+        .dimensions
+        .iter()
+        .map(|d| d.object.as_str())
+        .filter(|o| *o != name.object)
+        .collect();
+    let one_row_each = others.is_empty()
+        || graph::join_tree(ontology, &name.object, &others).is_ok_and(|tree| !tree.fans_out());
+    if one_row_each && !plan.dimensions.contains(&name) {
+        plan.dimensions.insert(0, name);
+        // The order stays by what it was by; with none, the rows are still
+        // sorted by what was shown first.
+        plan.order = match plan.order {
+            Some(Order::Dimension { index, descending }) => Some(Order::Dimension {
+                index: index + 1,
+                descending,
+            }),
+            None if plan.limit.is_some() => Some(Order::Dimension {
+                index: 1,
+                descending: false,
+            }),
+            order => order,
+        };
     }
     plan
 }

@@ -338,6 +338,19 @@ impl Reading {
                 object: ontology.objects[o].name.clone(),
             });
         }
+        // "his win rate, as a percentage of his starts": a ratio asked as a
+        // percentage is its numerator as a percentage of its denominator.
+        if let [Measure::Metric { metric, .. }] = plan.measures.as_slice()
+            && let Some(ratio) = ontology.metrics.iter().find(|m| m.name == *metric)
+            && let (Some(numerator), Some(denominator)) = (&ratio.numerator, &ratio.denominator)
+        {
+            plan.measures = [numerator, denominator]
+                .map(|side| Measure::Metric {
+                    metric: side.clone(),
+                    variant: None,
+                })
+                .to_vec();
+        }
         let metric = |m: usize| Measure::Metric {
             metric: ontology.metrics[m].name.clone(),
             variant: None,
