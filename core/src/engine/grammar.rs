@@ -924,6 +924,24 @@ const ABBREVIATIONS: &[(&str, &str)] = &[
     ("nb", "number"),
     ("w", "with"),
     ("ms", "milliseconds"),
+    // Function words as people mistype them: too short for the one-typo
+    // match, which would take "wer" for any three-letter word.
+    ("wer", "were"),
+    ("wre", "were"),
+    ("teh", "the"),
+    ("hte", "the"),
+    ("waht", "what"),
+    ("wat", "what"),
+    ("whta", "what"),
+    ("hwo", "how"),
+    ("whcih", "which"),
+    ("wich", "which"),
+    ("thier", "their"),
+    ("fo", "of"),
+    ("adn", "and"),
+    ("nad", "and"),
+    ("pls", "please"),
+    ("plz", "please"),
 ];
 
 pub fn expand_abbreviation(plain: &str) -> Option<&'static str> {
@@ -1065,6 +1083,9 @@ const EXTREMES: &[(&str, bool, bool)] = &[
     ("first", false, true),
     ("last", true, true),
     ("final", true, true),
+    // "the opening race of the season", "the closing round".
+    ("opening", false, true),
+    ("closing", true, true),
 ];
 
 pub fn extreme(plain: &str) -> Option<Extreme> {

@@ -5290,3 +5290,61 @@ fn didnt_reads_as_did_not() {
     assert!(sql.contains("rr.position IS NULL"), "{sql}");
     assert!(!sql.contains("NOT IN"), "{sql}");
 }
+
+#[test]
+fn what_he_has_many_of_is_asked_in_the_last_questions_scope() {
+    use crate::engine::plan::{AttributeRef, Condition, Filter, Literal};
+    let (ontology, lexicon) = f1_with("race", "race_name", &["São Paulo Grand Prix"]);
+    let mut won = plan_in_chat(
+        &ontology,
+        &lexicon,
+        "Who won the 2021 São Paulo Grand Prix?",
+        None,
+    );
+    won.answered = Some(Box::new(Filter {
+        attribute: AttributeRef::new("driver", "full_name"),
+        condition: Condition::OneOf(vec![Literal::Text("Lewis Hamilton".to_owned())]),
+    }));
+    // His team: he had many; the one of that race.
+    let team = plan_in_chat(
+        &ontology,
+        &lexicon,
+        "which team was he driving for?",
+        Some(&won),
+    );
+    let sql = compile(&ontology, &team, Dialect::Postgres).unwrap().sql;
+    assert!(
+        sql.contains("= 'Lewis Hamilton'")
+            && sql.contains("r.name = 'São Paulo Grand Prix'")
+            && sql.contains("r.year = 2021"),
+        "{sql}"
+    );
+    // His birthday: his own, whatever the race.
+    let born = plan_in_chat(&ontology, &lexicon, "when was he born?", Some(&won));
+    let sql = compile(&ontology, &born, Dialect::Postgres).unwrap().sql;
+    assert!(
+        sql.contains("= 'Lewis Hamilton'") && !sql.contains("races"),
+        "{sql}"
+    );
+}
+
+#[test]
+fn how_many_times_something_was_reached_counts_the_rows_that_reached_it() {
+    let (sql, _) = sql(
+        "How many times did Lewis Hamilton make it into Q3 in 2022?",
+        None,
+    );
+    assert!(sql.starts_with("SELECT COUNT(*)"), "{sql}");
+    assert!(sql.contains("q.q3 IS NOT NULL"), "{sql}");
+}
+
+#[test]
+fn the_opening_race_is_the_first_and_typos_of_short_words_are_read() {
+    let (opening, _) = sql("What was the opening race of the 2010 season?", None);
+    assert!(
+        opening.contains("ORDER BY race_date ASC LIMIT 1"),
+        "{opening}"
+    );
+    let (wer, _) = sql("how many sprint races wer there in 2023", None);
+    assert!(wer.contains("COUNT(DISTINCT sr.race_id)"), "{wer}");
+}

@@ -5,6 +5,7 @@
 use super::measures::Measured;
 use super::{Reading, display_of, is_display, simple_filter};
 use crate::engine::compile::display_attribute;
+use crate::engine::graph;
 use crate::engine::plan::{AttributeRef, Condition, Filter, Literal, Measure, SemanticPlan};
 use crate::engine::planner::attributes::push_unique;
 use crate::ontology::{Aggregate, Ontology};
@@ -328,6 +329,42 @@ impl Reading {
         plan.filters
             .extend(self.counted_among(ontology, previous, &plan));
         plan
+    }
+
+    /// "Which team was he driving for?", after "who won the 2021 São Paulo
+    /// Grand Prix": what is asked of the thing referred to, where it has
+    /// many of them (a driver's teams), is asked within the last question's
+    /// scope (that race). Its attributes of its own ("when was he born")
+    /// are not.
+    pub(super) fn scope_of_referred(
+        &self,
+        ontology: &Ontology,
+        referred: &Filter,
+        before: &SemanticPlan,
+    ) -> Vec<Filter> {
+        let object = referred.attribute.object.as_str();
+        let asked = self
+            .asked
+            .iter()
+            .map(|a| a.object.as_str())
+            .chain(
+                self.mentioned
+                    .iter()
+                    .map(|o| ontology.objects[*o].name.as_str()),
+            )
+            .filter(|o| *o != object);
+        let mut many = asked.map(|other| {
+            graph::join_tree(ontology, object, &[other]).is_ok_and(|tree| tree.fans_out())
+        });
+        if !many.any(|fans_out| fans_out) {
+            return Vec::new();
+        }
+        before
+            .filters
+            .iter()
+            .filter(|f| f.attribute.object != object)
+            .cloned()
+            .collect()
     }
 
     /// "In how many of his 2011 wins did he start from pole", "which of

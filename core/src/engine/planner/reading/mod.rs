@@ -392,12 +392,23 @@ impl Reading {
         // "how many poles did he have that season": a measure of the thing
         // referred to, in the last question's scope; "when was the first race
         // held there": a new question about it.
+        let scope = match (&referred, previous) {
+            (Some(filter), Some(before)) if measured.measures.is_empty() => {
+                self.scope_of_referred(ontology, filter, before)
+            }
+            _ => Vec::new(),
+        };
         let previous = match &referred {
             Some(_) if measured.measures.is_empty() => None,
             _ => previous,
         };
         let rank_by = measured.rank_by.clone();
-        let plan = self.carry_over(ontology, previous, referred, measured);
+        let mut plan = self.carry_over(ontology, previous, referred, measured);
+        for filter in scope {
+            if !plan.filters.iter().any(|f| f.attribute == filter.attribute) {
+                plan.filters.push(filter);
+            }
+        }
         let mut assembly = self.frame(ontology, plan, previous, rank_by, excluded)?;
         self.filter(ontology, &mut assembly)?;
         self.apply_named_filters(ontology, &mut assembly);

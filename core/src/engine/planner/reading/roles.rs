@@ -263,6 +263,18 @@ impl Reading {
                             if let Some(attribute) =
                                 plain_attribute(ontology, pieces.get(index + 1), &reading)
                             {
+                                // "how many times did Russell make it into
+                                // Q3": with nothing else counted, the rows
+                                // that have one are.
+                                if reading.counts
+                                    && reading.count_of.is_none()
+                                    && reading.metrics.is_empty()
+                                {
+                                    reading.count_of = ontology
+                                        .objects
+                                        .iter()
+                                        .position(|o| o.name == attribute.object);
+                                }
                                 reading.present.push(attribute);
                                 read_with_previous = Some(index + 1);
                             }
