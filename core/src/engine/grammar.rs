@@ -600,7 +600,6 @@ const STOP_WORDS: &[&str] = &[
     "we",
     "were",
     "what's",
-    "whats",
     "with",
     "would",
     "you",
@@ -941,6 +940,10 @@ const ABBREVIATIONS: &[(&str, &str)] = &[
     ("adn", "and"),
     ("nad", "and"),
     ("pls", "please"),
+    // "whats the balance": "what's" without its apostrophe.
+    ("whats", "what"),
+    ("whos", "who"),
+    ("wheres", "where"),
     ("plz", "please"),
 ];
 

@@ -5348,3 +5348,27 @@ fn the_opening_race_is_the_first_and_typos_of_short_words_are_read() {
     let (wer, _) = sql("how many sprint races wer there in 2023", None);
     assert!(wer.contains("COUNT(DISTINCT sr.race_id)"), "{wer}");
 }
+
+#[test]
+fn things_listed_at_the_end_of_a_ranking_are_shown() {
+    let (sql, _) = sql(
+        "What were the 3 quickest pit stops of the 2019 season? Give the driver, the race and the stop duration, fastest first.",
+        None,
+    );
+    assert!(
+        sql.contains("AS full_name") && sql.contains("r.name AS race_name"),
+        "{sql}"
+    );
+    assert!(sql.contains("ORDER BY duration ASC LIMIT 3"), "{sql}");
+}
+
+#[test]
+fn a_word_before_what_is_named_only_qualifies_it() {
+    let (sql, _) = sql("whats the permanent car number of lewis hamilton", None);
+    assert!(sql.contains("d.number"), "{sql}");
+    let (ontology, lexicon) = wholesale();
+    assert!(matches!(
+        plan(&ontology, &lexicon, "whats the yearly salary of the clerks", None, None),
+        Planned::NotAnswerable(reason) if reason.contains("salary")
+    ));
+}

@@ -87,6 +87,27 @@ pub(super) fn opens_focus(op: Op) -> bool {
     )
 }
 
+/// Words that tie a phrase to the next ("the salary of the clerk"), never
+/// filler inside one.
+fn joins(plain: &str) -> bool {
+    matches!(
+        plain,
+        "of" | "for"
+            | "in"
+            | "at"
+            | "on"
+            | "by"
+            | "to"
+            | "from"
+            | "with"
+            | "the"
+            | "a"
+            | "an"
+            | "and"
+            | "or"
+    )
+}
+
 /// Words of one question looked up for typos at most.
 const MAX_FUZZY_LOOKUPS: usize = 32;
 
@@ -628,7 +649,10 @@ pub(super) fn read(lexicon: &Lexicon, question: &str, today: Option<Day>) -> Vec
             }
             Some((op_len, op)) if op_len >= concept_len => {
                 pieces.push(Piece::Op(op));
-                focus = if opens_focus(op) {
+                // "what is the yearly salary": "yearly" qualifies what is
+                // asked for, which is still to come.
+                let qualifies = focus == Focus::Opening && op_len == 1 && plain[i].ends_with("ly");
+                focus = if opens_focus(op) || qualifies {
                     Focus::Opening
                 } else {
                     Focus::Outside
@@ -707,9 +731,15 @@ pub(super) fn read(lexicon: &Lexicon, question: &str, today: Option<Day>) -> Vec
             // right before an attribute only says which of its kind; the
             // attribute is what is asked for, and the word is listed as
             // not used.
-            if entries.iter().all(|e| {
-                matches!(e.concept, Concept::Attribute { .. }) && e.strength == Strength::Name
-            }) && unknown_at.is_some_and(|at| at + 1 == i && !words[at].capital)
+            if entries
+                .iter()
+                .all(|e| matches!(e.concept, Concept::Attribute { .. }))
+                && entries.iter().any(|e| e.strength == Strength::Name)
+                && unknown_at.is_some_and(|at| {
+                    // "the permanent car number": filler between them too.
+                    let filler = |k: usize| grammar::is_stop_word(&plain[k]) && !joins(&plain[k]);
+                    (at + 1 == i || (at + 2 == i && filler(at + 1))) && !words[at].capital
+                })
                 && cause_at.is_none()
                 && let Some(Piece::Unknown { blocks, .. }) = pieces.last_mut()
             {

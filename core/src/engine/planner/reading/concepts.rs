@@ -505,8 +505,6 @@ impl Reading {
             })
     }
 
-    /// "coordinates": a word that names several attributes of the thing
-    /// asked about alike asks for all of them.
     /// "races won by the driver who started from pole", "wins from
     /// pole": a second count under a condition, of the same rows as the
     /// one measured so far, says which of them are counted, where a verb
@@ -542,6 +540,8 @@ impl Reading {
         true
     }
 
+    /// "coordinates": a word that names several attributes of the thing
+    /// asked about alike asks for all of them.
     fn ask_alike(
         &mut self,
         attributes: impl Iterator<Item = (usize, usize)>,

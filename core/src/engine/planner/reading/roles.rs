@@ -775,10 +775,14 @@ impl Reading {
                         previous_op
                     };
                     let asked_before = reading.asked.len();
+                    // "the account balance of Supplier#000000037": a value
+                    // names its thing too.
                     reading.named_later = pieces[index + 1..]
                         .iter()
                         .filter_map(|p| match p {
-                            Piece::Concept { entries, .. } => object_of(entries),
+                            Piece::Concept { entries, .. } => {
+                                object_of(entries).or_else(|| value_object(entries))
+                            }
                             _ => None,
                         })
                         .collect();
@@ -912,6 +916,7 @@ impl Reading {
                 reading.asked.insert(0, shown);
             }
         }
+        reading.enumerated(ontology, pieces);
         // "How many orders did each customer place on average": the
         // average of the counts per customer.
         if reading.averaged && reading.counts && !reading.groupings.is_empty() {
@@ -938,6 +943,49 @@ impl Reading {
             reading.dangling_negation = true;
         }
         reading
+    }
+
+    /// "the 10 quickest pit stops - driver, race and duration": things
+    /// named one right after another, the last of them after "and", at
+    /// the end of a question that lists or ranks, are what to show. The
+    /// commas between them are gone by now, so at least two must come
+    /// before the "and" ("drivers and their points" is no such list).
+    fn enumerated(&mut self, ontology: &Ontology, pieces: &[Piece]) {
+        if !(self.lists || self.ranks() || self.peak.is_some()) {
+            return;
+        }
+        let Some(and) = pieces.iter().rposition(|p| *p == Piece::Op(Op::And)) else {
+            return;
+        };
+        // The last thing ends the question, but for how it is sorted
+        // ("fastest first").
+        let [Piece::Concept { .. }, rest @ ..] = &pieces[and + 1..] else {
+            return;
+        };
+        if !rest.iter().all(|p| matches!(p, Piece::Op(_))) {
+            return;
+        }
+        let mut objects: Vec<usize> = pieces[..and]
+            .iter()
+            .rev()
+            .map_while(|p| match p {
+                Piece::Concept { entries, .. } => object_of(entries),
+                _ => None,
+            })
+            .collect();
+        if objects.len() < 2 {
+            return;
+        }
+        objects.reverse();
+        for o in objects {
+            let object = &ontology.objects[o];
+            if let Some(a) = display_attribute(object) {
+                let shown = AttributeRef::new(&object.name, a);
+                if !self.asked.contains(&shown) {
+                    self.asked.push(shown);
+                }
+            }
+        }
     }
 
     /// "drivers who don't have a code", "circuits with no altitude": a
@@ -1242,4 +1290,15 @@ fn timed_thing(ontology: &Ontology, piece: Option<&Piece>) -> Option<(usize, Att
         .next()
         .is_none()
         .then(|| (thing, AttributeRef::new(&object.name, &measure.name)))
+}
+
+/// The one thing all of a phrase's values are of ("Supplier#000000037"),
+/// where they are only values.
+fn value_object(entries: &[Entry]) -> Option<usize> {
+    let mut objects = entries.iter().map(|e| match e.concept {
+        Concept::Value { object, .. } => Some(object),
+        _ => None,
+    });
+    let first = objects.next()??;
+    objects.all(|o| o == Some(first)).then_some(first)
 }
