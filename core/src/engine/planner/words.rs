@@ -737,7 +737,7 @@ pub(super) fn read(lexicon: &Lexicon, question: &str, today: Option<Day>) -> Vec
                 && entries.iter().any(|e| e.strength == Strength::Name)
                 && unknown_at.is_some_and(|at| {
                     // "the permanent car number": filler between them too.
-                    let filler = |k: usize| grammar::is_stop_word(&plain[k]) && !joins(&plain[k]);
+                    let filler = |k: usize| grammar::is_stop_word(plain[k]) && !joins(plain[k]);
                     (at + 1 == i || (at + 2 == i && filler(at + 1))) && !words[at].capital
                 })
                 && cause_at.is_none()
