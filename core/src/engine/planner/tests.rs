@@ -5240,8 +5240,9 @@ fn a_lookup_by_key_says_which_thing_it_answers_for() {
         Dialect::Postgres,
     );
     assert!(country.contains("c.c_name AS customer_name"), "{country}");
+    // Named by its name, a thing's own attribute needs no name beside it.
     let (dob, _) = sql("What is Lewis Hamilton's date of birth?", None);
-    assert!(dob.contains("AS full_name, d.dob"), "{dob}");
+    assert!(dob.starts_with("SELECT DISTINCT d.dob"), "{dob}");
     // camelCase keys, and a code's length is not a number asked about.
     let (code, _) = sql(
         "what's the 3-letter driver code and permanent number for driverId 4?",

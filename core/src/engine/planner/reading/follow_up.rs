@@ -262,16 +262,7 @@ impl Reading {
                 // "which race had the most?": the groups are the things it
                 // names; the last answer's grouping by anything else goes.
                 if ranks_last {
-                    let named: Vec<&str> = self
-                        .asked
-                        .iter()
-                        .map(|a| a.object.as_str())
-                        .chain(
-                            self.mentioned
-                                .iter()
-                                .map(|o| ontology.objects[*o].name.as_str()),
-                        )
-                        .collect();
+                    let named: Vec<&str> = self.things_named(ontology).collect();
                     if !named.is_empty() {
                         plan.dimensions.retain(|d| {
                             named.contains(&d.object.as_str())
@@ -331,6 +322,15 @@ impl Reading {
         plan
     }
 
+    /// The things the question asks about or names, by object.
+    fn things_named<'a>(&'a self, ontology: &'a Ontology) -> impl Iterator<Item = &'a str> {
+        self.asked.iter().map(|a| a.object.as_str()).chain(
+            self.mentioned
+                .iter()
+                .map(|o| ontology.objects[*o].name.as_str()),
+        )
+    }
+
     /// "Which team was he driving for?", after "who won the 2021 São Paulo
     /// Grand Prix": what is asked of the thing referred to, where it has
     /// many of them (a driver's teams), is asked within the last question's
@@ -343,16 +343,7 @@ impl Reading {
         before: &SemanticPlan,
     ) -> Vec<Filter> {
         let object = referred.attribute.object.as_str();
-        let asked = self
-            .asked
-            .iter()
-            .map(|a| a.object.as_str())
-            .chain(
-                self.mentioned
-                    .iter()
-                    .map(|o| ontology.objects[*o].name.as_str()),
-            )
-            .filter(|o| *o != object);
+        let asked = self.things_named(ontology).filter(|o| *o != object);
         let mut many = asked.map(|other| {
             graph::join_tree(ontology, object, &[other]).is_ok_and(|tree| tree.fans_out())
         });

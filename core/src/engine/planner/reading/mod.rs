@@ -602,8 +602,9 @@ fn listed_not_counted(ontology: &Ontology, mut plan: SemanticPlan) -> SemanticPl
 }
 
 /// "What market segment is customer 1042 in?", "which country is
-/// Customer#000000777 based in": a lookup of one thing, named by its key or
-/// its name, says which thing it answers for. Only where each of the thing's rows has one value of what is shown,
+/// Customer#000000777 based in": a lookup of one thing, named by its key (or
+/// by its name, for what it looks up elsewhere), says which thing it answers
+/// for. Only where each of the thing's rows has one value of what is shown,
 /// so no row is repeated for it.
 fn named_thing_shown(ontology: &Ontology, mut plan: SemanticPlan) -> SemanticPlan {
     if !plan.measures.is_empty() || plan.dimensions.is_empty() || plan.dimensions.len() > 3 {
@@ -625,7 +626,11 @@ fn named_thing_shown(ontology: &Ontology, mut plan: SemanticPlan) -> SemanticPla
                 .any(|a| a.name == f.attribute.attribute && a.column_name() == Some(key.as_str())),
             _ => false,
         };
-        (values.len() == 1 && (by_key || is_display(ontology, &f.attribute)))
+        // Named by its name, its own attributes need no name beside them:
+        // the answer already says whose they are.
+        let by_name = is_display(ontology, &f.attribute)
+            && plan.dimensions.iter().all(|d| d.object != object.name);
+        (values.len() == 1 && (by_key || by_name))
             .then(|| display_of(ontology, &object.name))
             .flatten()
     });
