@@ -164,13 +164,13 @@ pub(crate) fn code_meanings<'a>(
         .collect()
 }
 
-/// Adds a value's entry to `entries` unless the value is there already.
 /// A one-word key the grammar reads itself: an operator or a stop word.
 fn is_grammar_word(key: &str) -> bool {
     crate::engine::grammar::operator_at(&[key]).is_some()
         || crate::engine::grammar::is_stop_word(key)
 }
 
+/// Adds a value's entry to `entries` unless the value is there already.
 fn push_new(entries: &mut Vec<Entry>, concept: Concept, alias: bool) {
     if !entries.iter().any(|e| e.concept == concept) {
         entries.push(Entry {

@@ -80,17 +80,19 @@ pub fn words(text: &str) -> Vec<Word> {
 /// "didn't" is "did not", "can't" is "can not": the negation as its own
 /// word, so that "did not finish" and "didn't finish" read alike.
 fn without_contraction(token: &str) -> Vec<&str> {
-    let lower = token.to_lowercase();
     let Some(verb) = ["n't", "n\u{2019}t"]
         .iter()
         .find_map(|suffix| token.strip_suffix(suffix).filter(|v| !v.is_empty()))
     else {
         return vec![token];
     };
-    let verb = match lower.as_str() {
-        "can't" | "can\u{2019}t" => "can",
-        "won't" | "won\u{2019}t" => "will",
-        _ => verb,
+    // "can't" and "won't" drop more than the "n't".
+    let verb = if verb.eq_ignore_ascii_case("ca") {
+        "can"
+    } else if verb.eq_ignore_ascii_case("wo") {
+        "will"
+    } else {
+        verb
     };
     vec![verb, "not"]
 }
@@ -162,8 +164,7 @@ fn percent_as_word(text: &str) -> Cow<'_, str> {
     }
     let mut out = String::with_capacity(text.len() + 8);
     for c in text.chars() {
-        let after_number = out.trim_end().ends_with(|p: char| p.is_ascii_digit());
-        if c == '%' && !after_number {
+        if c == '%' && !out.trim_end().ends_with(|p: char| p.is_ascii_digit()) {
             out.push_str(" percent ");
         } else {
             out.push(c);

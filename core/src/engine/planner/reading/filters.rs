@@ -471,7 +471,7 @@ impl Reading {
 
 /// The attribute holding an object's one-column primary key, which
 /// exclusions and keys named by number filter on.
-fn single_key(object: &crate::ontology::Object) -> Option<&crate::ontology::Attribute> {
+pub(super) fn single_key(object: &crate::ontology::Object) -> Option<&crate::ontology::Attribute> {
     let [key] = object.primary_key.as_slice() else {
         return None;
     };

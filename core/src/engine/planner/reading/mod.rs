@@ -618,14 +618,7 @@ fn named_thing_shown(ontology: &Ontology, mut plan: SemanticPlan) -> SemanticPla
             .objects
             .iter()
             .find(|o| o.name == f.attribute.object)?;
-        // The key is listed by column.
-        let by_key = match object.primary_key.as_slice() {
-            [key] => object
-                .attributes
-                .iter()
-                .any(|a| a.name == f.attribute.attribute && a.column_name() == Some(key.as_str())),
-            _ => false,
-        };
+        let by_key = filters::single_key(object).is_some_and(|k| k.name == f.attribute.attribute);
         // Named by its name, its own attributes need no name beside them:
         // the answer already says whose they are.
         let by_name = is_display(ontology, &f.attribute)
