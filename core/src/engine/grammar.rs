@@ -782,6 +782,9 @@ const STOP_WORDS: &[&str] = &[
     "appear",
     "appeared",
     "based",
+    // "base it on where the customer is": how to read, which the words
+    // after it say.
+    "base",
     "located",
     "situated",
     "inclusive",

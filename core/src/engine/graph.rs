@@ -79,10 +79,19 @@ impl<'a> Paths<'a> {
                 r.cardinality == Cardinality::ManyToOne,
             ));
         }
+        // Between ways of equal cost, the one through the rows the ontology
+        // measures most: a driver reaches his teams through his race
+        // results as through his qualifying sessions, and "drivers who
+        // raced for Williams" means the results.
+        let mut metrics_on: HashMap<&str, usize> = HashMap::new();
+        for metric in &ontology.metrics {
+            *metrics_on.entry(metric.object.as_str()).or_default() += 1;
+        }
+        let measured = |object: &str| Reverse(metrics_on.get(object).copied().unwrap_or(0));
         let mut reached: HashMap<&str, Arrival> = HashMap::new();
         reached.insert(base, (0, None));
-        let mut queue = BinaryHeap::from([Reverse((0usize, base))]);
-        while let Some(Reverse((cost, object))) = queue.pop() {
+        let mut queue = BinaryHeap::from([Reverse((0usize, measured(base), base))]);
+        while let Some(Reverse((cost, _, object))) = queue.pop() {
             if reached.get(object).is_some_and(|(known, _)| *known < cost) {
                 continue;
             }
@@ -99,7 +108,7 @@ impl<'a> Paths<'a> {
                     .is_none_or(|(known, _)| step_cost < *known)
                 {
                     reached.insert(next, (step_cost, Some((relationship, fans_out))));
-                    queue.push(Reverse((step_cost, next)));
+                    queue.push(Reverse((step_cost, measured(next), next)));
                 }
             }
         }

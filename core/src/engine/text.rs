@@ -36,6 +36,7 @@ pub fn words(text: &str) -> Vec<Word> {
     let joined = without_thousands_separators(text);
     let text = percent_as_word(&joined);
     let text = keys_apart(&text);
+    let text = full_years(&text);
     let words = text
         .split(|c: char| !(c.is_alphanumeric() || APOSTROPHES.contains(&c)))
         .flat_map(without_contraction)
@@ -71,10 +72,38 @@ pub fn words(text: &str) -> Vec<Word> {
             && (words[at].plain.chars().all(|c| c.is_ascii_digit())
                 || NUMBER_WORDS.contains(&words[at].plain.as_str()))
     };
-    (0..words.len())
+    let words: Vec<Word> = (0..words.len())
         .filter(|&at| !written(at))
         .map(|at| words[at].clone())
-        .collect()
+        .collect();
+    without_fail_to(words)
+}
+
+/// "failed to finish" is "did not finish": the negation in the words a
+/// metric's synonym uses ("did not finish"), as "didn't" already is.
+fn without_fail_to(mut words: Vec<Word>) -> Vec<Word> {
+    const FAIL: [&str; 4] = ["fail", "fails", "failed", "failing"];
+    let fails_to = |at: usize, words: &[Word]| {
+        FAIL.contains(&words[at].plain.as_str())
+            && words.get(at + 1).is_some_and(|w| w.plain == "to")
+    };
+    let mut at = 0;
+    while at + 1 < words.len() {
+        if fails_to(at, &words) {
+            for (offset, plain) in ["did", "not"].into_iter().enumerate() {
+                words[at + offset] = Word {
+                    plain: plain.to_owned(),
+                    stem: stem(plain),
+                    capital: false,
+                    capitals: false,
+                };
+            }
+            at += 2;
+        } else {
+            at += 1;
+        }
+    }
+    words
 }
 
 /// "didn't" is "did not", "can't" is "can not": the negation as its own
@@ -156,6 +185,37 @@ fn keys_apart(text: &str) -> Cow<'_, str> {
     Cow::Owned(split.join(" "))
 }
 
+/// "March '97", "the '90s": a year written with an apostrophe and two
+/// digits is the full year, 1950 to 2049 (the century that holds most of
+/// what warehouses record).
+fn full_years(text: &str) -> Cow<'_, str> {
+    let chars: Vec<char> = text.chars().collect();
+    let short_year = |at: usize| {
+        matches!(chars[at], '\'' | '\u{2019}')
+            && (at == 0 || !chars[at - 1].is_alphanumeric())
+            && chars.len() >= at + 3
+            && chars[at + 1..at + 3].iter().all(char::is_ascii_digit)
+            && match chars.get(at + 3) {
+                None => true,
+                Some('s') => chars.get(at + 4).is_none_or(|c| !c.is_alphanumeric()),
+                Some(c) => !c.is_alphanumeric(),
+            }
+    };
+    if !(0..chars.len()).any(short_year) {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 4);
+    for (at, c) in chars.iter().enumerate() {
+        if short_year(at) {
+            let decade = chars[at + 1].to_digit(10).unwrap_or(0);
+            out.push_str(if decade >= 5 { "19" } else { "20" });
+        } else {
+            out.push(*c);
+        }
+    }
+    Cow::Owned(out)
+}
+
 /// "what % of orders": a percent sign that follows no number is the word
 /// "percent". After a number ("a 5% discount") it only marks the number.
 fn percent_as_word(text: &str) -> Cow<'_, str> {
@@ -232,6 +292,25 @@ mod tests {
             ["2008", "2009", "and", "3", "4"]
         );
         assert_eq!(plain("12,34"), ["12", "34"]);
+    }
+
+    #[test]
+    fn a_year_after_an_apostrophe_is_the_full_year() {
+        let plain = |t: &str| words(t).into_iter().map(|w| w.plain).collect::<Vec<_>>();
+        assert_eq!(plain("March '97"), ["march", "1997"]);
+        assert_eq!(
+            plain("Q4 \u{2019}05 and the '90s"),
+            ["q4", "2005", "and", "the", "1990s"]
+        );
+        assert_eq!(plain("Hamilton's 44"), ["hamilton", "s", "44"]);
+        assert_eq!(plain("'123"), ["123"]);
+    }
+
+    #[test]
+    fn failing_to_is_not() {
+        let plain = |t: &str| words(t).into_iter().map(|w| w.plain).collect::<Vec<_>>();
+        assert_eq!(plain("failed to finish"), ["did", "not", "finish"]);
+        assert_eq!(plain("engine failed"), ["engine", "failed"]);
     }
 
     #[test]

@@ -193,14 +193,52 @@ fn exclusions_apply_to_values_and_to_what_a_count_counts() {
         ),
         "{scored}"
     );
-    // Another condition applies to the rows excluded: the drivers without a
-    // 2023 win, whether they raced in 2023 or not.
+    // Another condition applies to the rows excluded. A conditional count
+    // excludes some of the rows then (the winning ones), so the drivers
+    // are those with rows then: the 2023 field without a 2023 win.
     let (in_2023, _) = sql("how many drivers never won in 2023", None);
     assert_eq!(
         in_2023,
-        "SELECT COUNT(*) AS driver_count FROM public.drivers d WHERE d.driver_id NOT IN \
+        "SELECT COUNT(per_row.value_0) AS driver_count FROM (SELECT DISTINCT d.driver_id AS key_0, \
+         1 AS value_0 FROM public.drivers d JOIN public.results rr ON rr.driver_id = d.driver_id \
+         JOIN public.races r ON rr.race_id = r.race_id WHERE d.driver_id NOT IN \
          (SELECT rr.driver_id FROM public.results rr JOIN public.races r ON rr.race_id = r.race_id \
-         WHERE r.year = 2023 AND rr.driver_id IS NOT NULL AND rr.position = 1)"
+         WHERE r.year = 2023 AND rr.driver_id IS NOT NULL AND rr.position = 1) AND r.year = 2023) AS per_row"
+    );
+    // So does a sum of a column rows record as zero: "didn't score a point
+    // in 2021" is the 2021 field without a scoring result.
+    let (points, _) = sql("Which drivers didn't score a single point in 2021?", None);
+    assert!(
+        points.ends_with("AND rr.points <> 0) AND r.year = 2021 ORDER BY full_name ASC"),
+        "{points}"
+    );
+    // A sum worked out on every row ("no revenue") excludes all of them:
+    // any customer may have none.
+    let (ontology, lexicon) = wholesale();
+    let revenue = compiled(
+        &ontology,
+        &lexicon,
+        "How many customers had no revenue in 1997?",
+        Dialect::Postgres,
+    );
+    assert!(
+        revenue.starts_with(
+            "SELECT COUNT(*) AS customer_count FROM customer c WHERE c.c_custkey NOT IN"
+        ),
+        "{revenue}"
+    );
+    // A value the things look up themselves is theirs: the customers in
+    // FRANCE, without a 1996 order anywhere.
+    let (ontology, lexicon) = wholesale_with("nation", "nation_name", &["FRANCE"]);
+    let france = compiled(
+        &ontology,
+        &lexicon,
+        "How many customers in FRANCE didn't order anything in 1996?",
+        Dialect::Postgres,
+    );
+    assert!(
+        france.contains("WHERE n.n_name = 'FRANCE' AND c.c_custkey NOT IN (SELECT o.o_custkey FROM orders o WHERE"),
+        "{france}"
     );
     // "but" sets what holds against what does not: the time applies to both.
     let (but, _) = sql(
@@ -5372,4 +5410,73 @@ fn a_word_before_what_is_named_only_qualifies_it() {
         plan(&ontology, &lexicon, "whats the yearly salary of the clerks", None, None),
         Planned::NotAnswerable(reason) if reason.contains("salary")
     ));
+}
+
+#[test]
+fn failing_to_finish_is_did_not_finish() {
+    let (ontology, lexicon) = f1_with("driver", "full_name", &["Max Verstappen"]);
+    let q = compiled(
+        &ontology,
+        &lexicon,
+        "How many times did Max Verstappen fail to finish a race in 2016?",
+        Dialect::Postgres,
+    );
+    assert!(
+        q.starts_with("SELECT COUNT(*) AS dnfs")
+            && q.contains("rr.position IS NULL")
+            && q.contains("r.year = 2016"),
+        "{q}"
+    );
+}
+
+#[test]
+fn a_year_written_short_is_the_year() {
+    let (ontology, lexicon) = wholesale();
+    let q = compiled(
+        &ontology,
+        &lexicon,
+        "number of urgent orders placed in March '97",
+        Dialect::Postgres,
+    );
+    assert!(q.contains("BETWEEN '1997-03-01' AND '1997-03-31'"), "{q}");
+}
+
+#[test]
+fn drivers_reach_their_teams_through_their_race_results() {
+    // Qualifying links drivers and teams as directly as the results do;
+    // the results are what the ontology measures, so "raced for" is them.
+    let (ontology, lexicon) = f1_with("constructor", "constructor_name", &["Williams"]);
+    let q = compiled(
+        &ontology,
+        &lexicon,
+        "How many different drivers have raced for Williams?",
+        Dialect::Postgres,
+    );
+    assert!(
+        q.contains("JOIN public.results rr ON rr.driver_id = d.driver_id"),
+        "{q}"
+    );
+}
+
+#[test]
+fn which_of_them_after_a_count_of_things_with_rows_lists_them() {
+    let (ontology, lexicon) = f1_with("driver", "nationality", &["Finnish"]);
+    let started = plan_in_chat(
+        &ontology,
+        &lexicon,
+        "How many Finnish drivers have ever started a Grand Prix?",
+        None,
+    );
+    let won = plan_in_chat(
+        &ontology,
+        &lexicon,
+        "which of them won at least one race?",
+        Some(&started),
+    );
+    let q = compile(&ontology, &won, Dialect::Postgres).unwrap().sql;
+    assert!(
+        q.contains("d.nationality = 'Finnish'")
+            && q.contains("GROUP BY d.forename || ' ' || d.surname"),
+        "{q}"
+    );
 }

@@ -371,16 +371,53 @@ impl Reading {
                 .attribute(&f.attribute.object, &f.attribute.attribute)
                 .is_some_and(|a| a.role == AttributeRole::Time)
         };
+        // "customers in FRANCE who didn't order in 1996": a value the
+        // things look up themselves (their nation) is theirs, unless the
+        // question names something else that looks it up too ("suppliers
+        // who never sold to customers in FRANCE").
+        let describes_things = |f: &Filter| {
+            let looked_up =
+                |from: &str| !graph::routes(ontology, from, &f.attribute.object).is_empty();
+            looked_up(&object)
+                && !self.mentioned.iter().any(|o| {
+                    let other = ontology.objects[*o].name.as_str();
+                    other != object && other != f.attribute.object && looked_up(other)
+                })
+        };
+        // "Which drivers didn't score a point in 2021": what a conditional
+        // count excludes (scoring results) are some of the things' rows
+        // then, so the things are those with rows then (drivers who raced
+        // in 2021). "Customers who never ordered in 1997" excludes every
+        // row of 1997, so any customer may be one.
+        // "Didn't score a point": a sum of a column that rows record as
+        // zero (points) excludes the rows that add to it. A sum worked out
+        // from prices ("no revenue in 1997") adds on every row.
+        let counts_some_rows = |m: &crate::ontology::Metric| {
+            !m.filters.is_empty()
+                || (m.aggregate == Aggregate::Sum
+                    && m.expr
+                        .as_deref()
+                        .is_some_and(|e| e.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')))
+        };
+        let excludes_some_rows = matches!(
+            &plan.filters[at].condition,
+            Condition::NotAmong { metric, .. }
+                if ontology.metrics.iter().any(|m| m.name == *metric && counts_some_rows(m))
+        );
         let mut within = Vec::new();
         let mut kept = Vec::new();
         for (i, filter) in std::mem::take(&mut plan.filters).into_iter().enumerate() {
-            if i == at || filter.attribute.object == object {
+            let things_own = filter.attribute.object == object
+                || (!is_time(&filter) && describes_things(&filter));
+            if i == at || things_own {
                 kept.push(filter);
             } else if is_time(&filter) && self.time_before_negation && self.ever {
                 // "drivers who raced in 2025 have never finished on the
                 // podium in any race": the time is the drivers' alone.
                 kept.push(filter);
-            } else if is_time(&filter) && (self.contrast || self.time_before_negation) {
+            } else if is_time(&filter)
+                && (self.contrast || self.time_before_negation || excludes_some_rows)
+            {
                 within.push(filter.clone());
                 kept.push(filter);
             } else {

@@ -190,8 +190,18 @@ impl Reading {
                     } else {
                         // "how many wins does each of them have", after "how many
                         // Brazilian drivers": one row per driver counted before.
+                        let counted = match previous.measures.as_slice() {
+                            [Measure::CountOf { object }] => Some(object),
+                            // "Which of them won a race", after how many
+                            // Finnish drivers started one; not "which of
+                            // their drivers", after the races they won.
+                            [Measure::DistinctOf { object, .. }] if !self.counts_among => {
+                                Some(object).filter(|o| self.asked.iter().all(|a| a.object == **o))
+                            }
+                            _ => None,
+                        };
                         if self.partitive
-                            && let [Measure::CountOf { object }] = previous.measures.as_slice()
+                            && let Some(object) = counted
                             && let Some(counted) =
                                 ontology.objects.iter().find(|o| o.name == *object)
                             && let Some(name) = display_attribute(counted)
