@@ -62,6 +62,9 @@ pub enum Op {
     Running(Option<Grain>),
     Only,
     Instead,
+    /// "add how many wins each had", "show their poles as well": a
+    /// follow-up's measure beside the last answer's, not in its place.
+    Adding,
     Negation,
     /// "ever", "any", "at all" after a negation: what did not happen, at no
     /// time ("drivers who raced in 2025 but never finished on the podium in
@@ -387,6 +390,11 @@ const PHRASES: &[(&str, Op)] = &[
     ("taking part", Op::Contrast),
     ("just", Op::Only),
     ("instead", Op::Instead),
+    ("add", Op::Adding),
+    ("also add", Op::Adding),
+    ("also show", Op::Adding),
+    ("also include", Op::Adding),
+    ("as well", Op::Adding),
     ("not", Op::Negation),
     // "non-British": the hyphen splits the word.
     ("non", Op::Negation),

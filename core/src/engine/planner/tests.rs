@@ -5480,3 +5480,109 @@ fn which_of_them_after_a_count_of_things_with_rows_lists_them() {
         "{q}"
     );
 }
+
+#[test]
+fn add_keeps_the_last_answers_measure_beside_the_new_one() {
+    let (ontology, lexicon) = f1();
+    let top = plan_in_chat(
+        &ontology,
+        &lexicon,
+        "top 3 constructors by race points in 2020",
+        None,
+    );
+    let added = plan_in_chat(
+        &ontology,
+        &lexicon,
+        "add how many race wins each of them had that year",
+        Some(&top),
+    );
+    let q = compile(&ontology, &added, Dialect::Postgres).unwrap().sql;
+    assert!(
+        q.contains("SUM(rr.points) AS points, COUNT(CASE WHEN rr.position = 1 THEN 1 END) AS wins")
+            && q.contains("ORDER BY points DESC"),
+        "{q}"
+    );
+    // Without "add", the new measure replaces the last.
+    let replaced = plan_in_chat(
+        &ontology,
+        &lexicon,
+        "how many race wins did each of them have that year",
+        Some(&top),
+    );
+    let q = compile(&ontology, &replaced, Dialect::Postgres)
+        .unwrap()
+        .sql;
+    assert!(!q.contains("SUM(rr.points)"), "{q}");
+}
+
+#[test]
+fn what_is_asked_after_a_conditional_count_is_read_from_the_rows_it_counted() {
+    let (ontology, lexicon) = f1_with("race", "race_name", &["Italian Grand Prix"]);
+    let who = plan_in_chat(
+        &ontology,
+        &lexicon,
+        "Who set the fastest lap of the race at the 2019 Italian Grand Prix?",
+        None,
+    );
+    let asked = plan_in_chat(
+        &ontology,
+        &lexicon,
+        "what was the lap time and speed?",
+        Some(&who),
+    );
+    let q = compile(&ontology, &asked, Dialect::Postgres).unwrap().sql;
+    assert!(
+        q.contains(
+            "rr.fastest_lap_time AS fastest_lap_time, rr.fastest_lap_speed AS fastest_lap_speed"
+        ) && q.contains("AND rr.rank = 1")
+            && !q.contains("COUNT("),
+        "{q}"
+    );
+}
+
+#[test]
+fn their_quantities_after_a_count_are_each_ones_shown() {
+    let (ontology, lexicon) = wholesale_with("nation", "nation_name", &["CANADA"]);
+    let count = plan_in_chat(
+        &ontology,
+        &lexicon,
+        "How many suppliers are in CANADA?",
+        None,
+    );
+    for question in [
+        "list their names and account balances",
+        "list them with their account balances",
+    ] {
+        let listed = plan_in_chat(&ontology, &lexicon, question, Some(&count));
+        let q = compile(&ontology, &listed, Dialect::Postgres).unwrap().sql;
+        assert!(
+            q.starts_with("SELECT DISTINCT s.s_name AS supplier_name, s.s_acctbal AS account_balance FROM supplier s")
+                && q.contains("n.n_name = 'CANADA'"),
+            "{question}: {q}"
+        );
+    }
+}
+
+#[test]
+fn what_says_they_took_part_stays_beside_an_exclusion() {
+    // The variant named is the excluded measure's, not a second measure.
+    let (grand_prix, _) = sql(
+        "How many drivers started at least one race in 2024 but did not score a single Grand Prix point all year?",
+        None,
+    );
+    assert!(
+        grand_prix.starts_with("SELECT COUNT(per_row.value_0) AS driver_count")
+            && grand_prix.ends_with("AND rr.points <> 0) AND r.year = 2024) AS per_row"),
+        "{grand_prix}"
+    );
+    // With no time, having rows to take part through is the condition.
+    let (entered, _) = sql(
+        "How many constructors that have entered at least one Grand Prix have never won one?",
+        None,
+    );
+    assert!(
+        entered.contains("JOIN public.results rr ON rr.constructor_id = c.constructor_id")
+            && entered.contains("AND rr.result_id IS NOT NULL"),
+        "{entered}"
+    );
+}

@@ -150,6 +150,7 @@ impl Reading {
         let follow_up = previous.is_some()
             && (referred.is_some()
                 || self.refers_back
+                || self.adds
                 || self.continues
                 || measures.is_empty()
                 || (self.groupings.is_empty() && !self.who && self.asked.is_empty()));
@@ -233,8 +234,35 @@ impl Reading {
                             plan.dimensions.clear();
                             plan.limit = None;
                         }
-                        plan.measures = measures.clone();
-                        plan.order = None;
+                        // Only where both are measured on the same rows: "how
+                        // many sprint points did he add" asks the one.
+                        let rows_of = |m: &Measure| match m {
+                            Measure::Metric { metric, .. } => ontology
+                                .metrics
+                                .iter()
+                                .find(|x| x.name == *metric)
+                                .map(|x| x.object.clone()),
+                            _ => None,
+                        };
+                        let same_rows = plan
+                            .measures
+                            .iter()
+                            .chain(&measures)
+                            .map(rows_of)
+                            .collect::<Option<Vec<_>>>()
+                            .is_some_and(|rows| rows.windows(2).all(|w| w[0] == w[1]));
+                        if self.adds && same_rows {
+                            // "add how many race wins each had": the ranking
+                            // and its measure stay, the new one beside them.
+                            for measure in &measures {
+                                if !plan.measures.contains(measure) {
+                                    plan.measures.push(measure.clone());
+                                }
+                            }
+                        } else {
+                            plan.measures = measures.clone();
+                            plan.order = None;
+                        }
                     }
                 } else if !self.variants.is_empty() {
                     plan.measures = plan
@@ -260,6 +288,20 @@ impl Reading {
                         })
                         .collect();
                 }
+                // "Who set the fastest lap?" → "what was the lap time and
+                // speed?": what is asked of the rows the last answer
+                // counted is read from those rows.
+                if measures.is_empty()
+                    && !self.asked.is_empty()
+                    && self.aggregates.is_empty()
+                    && !self.counts
+                    && let Some(rows) = self.counted_rows(ontology, previous)
+                {
+                    plan.measures.clear();
+                    plan.filters.extend(rows);
+                    plan.order = None;
+                    plan.limit = None;
+                }
                 // "by month instead": a new grouping replaces the last one.
                 if !self.groupings.is_empty()
                     || self.per_year
@@ -283,17 +325,36 @@ impl Reading {
                 }
                 // "list them with their account balances", after "how many
                 // suppliers": the things counted, listed.
+                // "list their names and account balances": a quantity
+                // named without "total" is each one's, shown.
+                let shown = |counted: &str| {
+                    let object = ontology.objects.iter().find(|o| o.name == counted)?;
+                    measures
+                        .iter()
+                        .map(|m| match m {
+                            Measure::Aggregate { attribute, .. } => Some(AttributeRef {
+                                object: counted.to_owned(),
+                                ..attribute.clone()
+                            })
+                            .filter(|a| object.attributes.iter().any(|o| o.name == a.attribute)),
+                            _ => None,
+                        })
+                        .collect::<Option<Vec<_>>>()
+                };
                 if self.refers_back
                     && self.lists
-                    && measures.is_empty()
                     && self.aggregates.is_empty()
                     && !self.counts
                     && self.order.is_none()
                     && let [Measure::CountOf { object }] = previous.measures.as_slice()
                     && let Some(display) = display_of(ontology, object)
+                    && let Some(shown) = shown(object)
                 {
                     plan.measures.clear();
                     plan.dimensions.insert(0, display);
+                    for attribute in shown {
+                        push_unique(&mut plan.dimensions, attribute);
+                    }
                     plan.order = None;
                 }
                 // "which of those are in BUILDING", after the top 3 clients:
@@ -330,6 +391,27 @@ impl Reading {
         plan.filters
             .extend(self.counted_among(ontology, previous, &plan));
         plan
+    }
+
+    /// The conditions of the one conditional count the last answer gave
+    /// (`rank = 1` for "who set the fastest lap"), when everything the
+    /// question asks is an attribute of the rows it counts.
+    fn counted_rows(&self, ontology: &Ontology, previous: &SemanticPlan) -> Option<Vec<Filter>> {
+        let [Measure::Metric { metric, .. }] = previous.measures.as_slice() else {
+            return None;
+        };
+        let metric = ontology.metrics.iter().find(|m| m.name == *metric)?;
+        if metric.aggregate != Aggregate::Count
+            || metric.filters.is_empty()
+            || self.asked.iter().any(|a| a.object != metric.object)
+        {
+            return None;
+        }
+        metric
+            .filters
+            .iter()
+            .map(|text| simple_filter(ontology, &metric.object, text))
+            .collect()
     }
 
     /// The things the question asks about or names, by object.

@@ -50,6 +50,12 @@ impl Reading {
             .and_then(|m| self.excluded_of(ontology, m).map(|o| (m, o)));
         if let Some((m, o)) = excluded {
             self.metrics.retain(|(x, _)| *x != m);
+            // "did not score a single Grand Prix point": the variant named
+            // is of the excluded measure, not one measured beside it. The
+            // exclusion reads the default; another variant is not dropped
+            // unsaid.
+            self.variants
+                .retain(|(x, v)| *x != m || !ontology.metrics[m].variants[*v].default);
             // "How many drivers who started a race in 2022 failed to score":
             // beside the things counted or listed, another measure says
             // which of them took part, as "raced in 2024 but" does.

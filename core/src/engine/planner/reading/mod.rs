@@ -256,6 +256,8 @@ pub(super) struct Reading {
     /// The question opens with "and": it goes on from the last answer
     /// ("and who was on pole?").
     continues: bool,
+    /// "add how many wins each had": the measure joins the last answer's.
+    adds: bool,
     /// The things named after the concept being placed, nearest first:
     /// "the reference name and nationality of the driver" are the
     /// driver's.

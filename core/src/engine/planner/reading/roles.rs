@@ -197,6 +197,7 @@ impl Reading {
                         Op::When => reading.when = true,
                         Op::Versus => reading.comparison = true,
                         Op::Only => reading.only = true,
+                        Op::Adding => reading.adds = true,
                         Op::Contrast => reading.contrast = true,
                         Op::Where => reading.place = true,
                         Op::Year if grouping => reading.per_year = true,

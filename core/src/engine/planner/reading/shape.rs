@@ -288,6 +288,25 @@ impl Reading {
             plan.order = None;
             plan.limit = None;
         }
+        // "constructors that have entered a Grand Prix but never won one":
+        // with nothing else on the rows they took part through, that they
+        // have such rows at all is the condition.
+        if let Some(o) = self.took_part
+            && let Some(excluded) = plan
+                .filters
+                .iter()
+                .find(|f| matches!(f.condition, Condition::NotAmong { .. }))
+            && plan
+                .filters
+                .iter()
+                .all(|f| f.attribute.object == excluded.attribute.object)
+            && let Some(key) = super::filters::single_key(&ontology.objects[o])
+        {
+            plan.filters.push(Filter {
+                attribute: AttributeRef::new(&ontology.objects[o].name, &key.name),
+                condition: Condition::Present,
+            });
+        }
         // "drivers who raced in 2021 but": the rows they took part through
         // are the way to the time, whatever else reaches it.
         // "orders from French customers": the customers' own nation, where
