@@ -62,6 +62,9 @@ pub enum Op {
     Running(Option<Grain>),
     Only,
     Instead,
+    /// "status breakdown", "how often": how many rows each value has,
+    /// where nothing else is measured.
+    Breakdown,
     /// "add how many wins each had", "show their poles as well": a
     /// follow-up's measure beside the last answer's, not in its place.
     Adding,
@@ -390,6 +393,9 @@ const PHRASES: &[(&str, Op)] = &[
     ("taking part", Op::Contrast),
     ("just", Op::Only),
     ("instead", Op::Instead),
+    ("breakdown", Op::Breakdown),
+    ("distribution", Op::Breakdown),
+    ("how often", Op::Breakdown),
     ("add", Op::Adding),
     ("also add", Op::Adding),
     ("also show", Op::Adding),

@@ -78,6 +78,10 @@ pub struct Lexicon {
     /// by length: a typo of the written word ("custmers") can be further
     /// from the stem than one letter.
     written: BTreeMap<usize, Vec<(String, String)>>,
+    /// The words of concepts' phrases of several words, as written and
+    /// stemmed, by written length: a typo inside a phrase ("starting grid
+    /// postion") is corrected where the corrected word completes it.
+    phrase_words: BTreeMap<usize, Vec<(String, String)>>,
     /// Stems of the ontology's own description ("Formula 1"): words that
     /// name the domain, not a value, however they are capitalised.
     domain: HashSet<String>,
@@ -350,7 +354,11 @@ impl Lexicon {
         for list in lexicon.fuzzy_words.values_mut() {
             list.sort();
         }
-        for list in lexicon.written.values_mut() {
+        for list in lexicon
+            .written
+            .values_mut()
+            .chain(lexicon.phrase_words.values_mut())
+        {
             list.sort();
             list.dedup();
         }
@@ -436,6 +444,17 @@ impl Lexicon {
     fn add_keyed(&mut self, key: String, phrase: &str, concept: Concept, strength: Strength) {
         if key.is_empty() || key.split(' ').count() > MAX_PHRASE_WORDS {
             return;
+        }
+        if strength < Strength::Value && key.contains(' ') {
+            for word in text::words(phrase) {
+                let length = word.plain.chars().count();
+                if (5..=MAX_FUZZY_CHARS).contains(&length) {
+                    self.phrase_words
+                        .entry(length)
+                        .or_default()
+                        .push((word.plain, word.stem));
+                }
+            }
         }
         if strength < Strength::Value && !key.contains(' ') {
             let written = text::fold(phrase.trim());
@@ -763,6 +782,45 @@ impl Lexicon {
     /// order date whose synonym is "ordered").
     pub fn only_as_verb(&self, key: &str, concept: &Concept) -> bool {
         self.verb_stems.contains(&(key.to_owned(), concept.clone()))
+    }
+
+    /// The word `words[at]` was meant to be, as written and stemmed, where
+    /// it is unknown, one edit from a word of a concept's phrase, and with
+    /// its neighbours then spells the whole phrase: "avg starting grid
+    /// postion" is the grid position.
+    pub fn phrase_typo(&self, words: &[text::Word], at: usize) -> Option<(String, String)> {
+        let word = &words[at];
+        let length = word.plain.chars().count();
+        if !(5..=MAX_FUZZY_CHARS).contains(&length) || !self.lookup(&word.stem).is_empty() {
+            return None;
+        }
+        let names_concept = |key: &str| {
+            self.lookup(key)
+                .iter()
+                .any(|e| e.strength < Strength::Value)
+        };
+        near(&self.phrase_words, length)
+            .filter(|(written, _)| one_edit_apart(written, &word.plain))
+            .find(|(_, stem)| {
+                let first = at.saturating_sub(MAX_PHRASE_WORDS - 1);
+                (first..=at).any(|start| {
+                    (at + 1..=words.len().min(start + MAX_PHRASE_WORDS))
+                        .filter(|end| end - start >= 2)
+                        .any(|end| {
+                            let key: Vec<&str> = (start..end)
+                                .map(|i| {
+                                    if i == at {
+                                        stem.as_str()
+                                    } else {
+                                        words[i].stem.as_str()
+                                    }
+                                })
+                                .collect();
+                            names_concept(&key.join(" "))
+                        })
+                })
+            })
+            .cloned()
     }
 
     /// A key one edit away from `stem`, for words long enough that a typo is

@@ -240,6 +240,20 @@ fn exclusions_apply_to_values_and_to_what_a_count_counts() {
         france.contains("WHERE n.n_name = 'FRANCE' AND c.c_custkey NOT IN (SELECT o.o_custkey FROM orders o WHERE"),
         "{france}"
     );
+    // Where something else is measured, the customers excluded are those
+    // with the value.
+    let (ontology, lexicon) = wholesale_with("region", "region_name", &["AMERICA"]);
+    let america = compiled(
+        &ontology,
+        &lexicon,
+        "Total revenue for 1995 excluding customers in the AMERICA region",
+        Dialect::Postgres,
+    );
+    assert!(
+        america.contains("NOT IN (SELECT c.c_custkey FROM customer c JOIN nation n")
+            && america.contains("WHERE r.r_name = 'AMERICA'"),
+        "{america}"
+    );
     // "but" sets what holds against what does not: the time applies to both.
     let (but, _) = sql(
         "Which drivers raced in 2024 but never made the podium that year?",
@@ -5585,4 +5599,35 @@ fn what_says_they_took_part_stays_beside_an_exclusion() {
             && entered.contains("AND rr.result_id IS NOT NULL"),
         "{entered}"
     );
+}
+
+#[test]
+fn a_breakdown_counts_the_rows_of_each_value() {
+    let (q, _) = sql("finishing status breakdown for 2023", None);
+    assert!(
+        q.starts_with(
+            "SELECT s.status AS status, COUNT(*) AS race_result_count FROM public.results rr"
+        ) && q.contains("GROUP BY s.status"),
+        "{q}"
+    );
+    let (ontology, lexicon) = wholesale();
+    let q = compiled(
+        &ontology,
+        &lexicon,
+        "order priority breakdown for 1995",
+        Dialect::Postgres,
+    );
+    assert!(q.contains("COUNT(*) AS order_count FROM orders o"), "{q}");
+}
+
+#[test]
+fn a_typo_inside_a_phrase_is_corrected_where_it_completes_the_phrase() {
+    let (q, _) = sql("avg starting grid postion in 2022", None);
+    assert!(
+        q.starts_with("SELECT AVG(rr.grid) AS average_grid FROM"),
+        "{q}"
+    );
+    // Alone, the word is only corrected as a word.
+    let (q, _) = sql("average postion in 2022", None);
+    assert!(q.contains("AVG(rr.position)"), "{q}");
 }

@@ -119,6 +119,18 @@ pub(super) fn read(lexicon: &Lexicon, question: &str, today: Option<Day>) -> Vec
         .into_iter()
         .map(|word| normalise_word(lexicon, word))
         .collect();
+    // "avg starting grid postion": a typo inside a phrase, before phrases
+    // are read. A word that names something as typed is left alone, and
+    // names (capitals) are values' business.
+    for at in 0..words.len() {
+        if words[at].capital || grammar::is_stop_word(&words[at].plain) {
+            continue;
+        }
+        if let Some((plain, stem)) = lexicon.phrase_typo(&words, at) {
+            words[at].plain = plain;
+            words[at].stem = stem;
+        }
+    }
     // "his first ever win": "ever" only stresses the extreme before it.
     let mut at = 1;
     while at < words.len() {

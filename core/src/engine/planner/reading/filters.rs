@@ -375,10 +375,20 @@ impl Reading {
         // things look up themselves (their nation) is theirs, unless the
         // question names something else that looks it up too ("suppliers
         // who never sold to customers in FRANCE").
+        // Only where the things are what is counted or listed: "revenue
+        // excluding customers in AMERICA" excludes the customers there.
+        let things_asked = match plan.measures.as_slice() {
+            [Measure::CountOf { object: o } | Measure::DistinctOf { object: o, .. }] => {
+                *o == object
+            }
+            [] => plan.dimensions.iter().any(|d| d.object == object),
+            _ => false,
+        };
         let describes_things = |f: &Filter| {
             let looked_up =
                 |from: &str| !graph::routes(ontology, from, &f.attribute.object).is_empty();
-            looked_up(&object)
+            things_asked
+                && looked_up(&object)
                 && !self.mentioned.iter().any(|o| {
                     let other = ontology.objects[*o].name.as_str();
                     other != object && other != f.attribute.object && looked_up(other)

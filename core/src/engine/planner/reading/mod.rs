@@ -258,6 +258,9 @@ pub(super) struct Reading {
     continues: bool,
     /// "add how many wins each had": the measure joins the last answer's.
     adds: bool,
+    /// "status breakdown for 2023": with nothing measured, the rows for
+    /// each value shown are counted.
+    tallies: bool,
     /// The things named after the concept being placed, nearest first:
     /// "the reference name and nationality of the driver" are the
     /// driver's.

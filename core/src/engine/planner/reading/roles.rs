@@ -198,6 +198,7 @@ impl Reading {
                         Op::Versus => reading.comparison = true,
                         Op::Only => reading.only = true,
                         Op::Adding => reading.adds = true,
+                        Op::Breakdown => reading.tallies = true,
                         Op::Contrast => reading.contrast = true,
                         Op::Where => reading.place = true,
                         Op::Year if grouping => reading.per_year = true,

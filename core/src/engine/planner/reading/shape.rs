@@ -31,6 +31,14 @@ impl Reading {
             rank_by,
             ..
         } = assembly;
+        // "finishing status breakdown for 2023".
+        if self.tallies
+            && plan.measures.is_empty()
+            && !plan.dimensions.is_empty()
+            && let Some(rows) = tallied_rows(ontology, &plan)
+        {
+            plan.measures = vec![Measure::CountOf { object: rows }];
+        }
         // "Average points per race": a sum or count per race, averaged.
         // "Average points per race for each driver": the average per race,
         // for each driver.
@@ -902,4 +910,27 @@ fn shown_at(dimensions: &mut Vec<AttributeRef>, attribute: AttributeRef) -> usiz
             dimensions.len() - 1
         }
     }
+}
+
+/// The rows a breakdown counts: those from which everything the plan shows
+/// and filters by is one lookup away ("status breakdown for 2023": the
+/// results, which name a status and a race), the nearest such.
+fn tallied_rows(ontology: &Ontology, plan: &SemanticPlan) -> Option<String> {
+    let mut needed: Vec<&str> = plan
+        .dimensions
+        .iter()
+        .map(|d| d.object.as_str())
+        .chain(plan.filters.iter().map(|f| f.attribute.object.as_str()))
+        .collect();
+    needed.sort_unstable();
+    needed.dedup();
+    ontology
+        .objects
+        .iter()
+        .filter_map(|o| {
+            let tree = graph::join_tree(ontology, &o.name, &needed).ok()?;
+            (!tree.fans_out()).then_some((tree.steps.len(), o.name.clone()))
+        })
+        .min_by_key(|(steps, _)| *steps)
+        .map(|(_, name)| name)
 }
