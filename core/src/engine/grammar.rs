@@ -278,6 +278,8 @@ const PHRASES: &[(&str, Op)] = &[
     ("them", Op::Back),
     ("those", Op::Back),
     ("these", Op::Back),
+    // "who won the ones held since 2021": those the last answer counted.
+    ("the ones", Op::Back),
     ("how many times", Op::Count),
     ("broken down by", Op::GroupBy),
     ("break it down by", Op::GroupBy),

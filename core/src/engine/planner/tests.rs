@@ -5631,3 +5631,47 @@ fn a_typo_inside_a_phrase_is_corrected_where_it_completes_the_phrase() {
     let (q, _) = sql("average postion in 2022", None);
     assert!(q.contains("AVG(rr.position)"), "{q}");
 }
+
+#[test]
+fn who_won_the_ones_after_a_count_is_each_ones_winner() {
+    let (ontology, lexicon) = f1_with("race", "race_name", &["Dutch Grand Prix"]);
+    let count = plan_in_chat(
+        &ontology,
+        &lexicon,
+        "How many Dutch Grands Prix have there been?",
+        None,
+    );
+    let winners = plan_in_chat(
+        &ontology,
+        &lexicon,
+        "who won the ones held since 2021?",
+        Some(&count),
+    );
+    let q = compile(&ontology, &winners, Dialect::Postgres).unwrap().sql;
+    assert!(
+        q.starts_with("SELECT r.name AS race_name, d.forename || ' ' || d.surname AS full_name")
+            && q.contains("GROUP BY r.name, d.forename || ' ' || d.surname"),
+        "{q}"
+    );
+}
+
+#[test]
+fn a_conditional_count_beside_other_rows_counts_those_rows_under_its_conditions() {
+    let (ontology, lexicon) = f1_with("driver", "full_name", &["Max Verstappen"]);
+    let q = compiled(
+        &ontology,
+        &lexicon,
+        "how many sprints has Max Verstappen won",
+        Dialect::Postgres,
+    );
+    assert!(
+        q.starts_with("SELECT COUNT(*) AS sprint_result_count FROM public.sprint_results sr")
+            && q.contains("sr.position = 1"),
+        "{q}"
+    );
+    let (q, _) = sql("who won the most sprints in 2023?", None);
+    assert!(
+        q.contains("sr.position = 1 AND r.year = 2023 GROUP BY d.forename"),
+        "{q}"
+    );
+}

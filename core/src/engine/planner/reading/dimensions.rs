@@ -132,11 +132,16 @@ impl Reading {
                         && self.extreme.is_none()
                         && !self.counts
                         && plan.dimensions.len() == 1
-                        && let Some(o) = self.mentioned.iter().find(|o| self.plural.contains(o))
-                        && let Some(shown) = display_attribute(&ontology.objects[*o])
+                        && let Some(o) = self
+                            .mentioned
+                            .iter()
+                            .find(|o| self.plural.contains(o))
+                            .copied()
+                            .or_else(|| self.counted_before(ontology, previous))
+                        && let Some(shown) = display_attribute(&ontology.objects[o])
                     {
                         plan.dimensions
-                            .insert(0, AttributeRef::new(&ontology.objects[*o].name, shown));
+                            .insert(0, AttributeRef::new(&ontology.objects[o].name, shown));
                     }
                 }
                 None if plan.dimensions.is_empty() && self.asked.is_empty() => {
@@ -226,5 +231,23 @@ impl Reading {
             excluded,
             rank_by: measured_rank,
         })
+    }
+}
+
+impl Reading {
+    /// "Who won the ones held since 2021", after how many Dutch Grands Prix
+    /// there have been: the things the last answer counted, referred to.
+    fn counted_before(
+        &self,
+        ontology: &Ontology,
+        previous: Option<&SemanticPlan>,
+    ) -> Option<usize> {
+        if !self.refers_back {
+            return None;
+        }
+        let [Measure::CountOf { object }] = previous?.measures.as_slice() else {
+            return None;
+        };
+        ontology.objects.iter().position(|o| o.name == *object)
     }
 }

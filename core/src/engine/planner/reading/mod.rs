@@ -22,7 +22,7 @@ use crate::engine::lexicon::{Concept, Entry};
 use crate::engine::plan::{
     AttributeRef, Condition, Filter, Literal, Measure, Order, PlanAssumption, SemanticPlan,
 };
-use crate::ontology::{Aggregate, AttributeRole, Ontology};
+use crate::ontology::{Aggregate, AttributeRole, MetricKind, Ontology};
 use std::ops::ControlFlow;
 
 /// A span that names values: every attribute it may be a value of, with the
@@ -409,6 +409,7 @@ impl Reading {
         };
         let rank_by = measured.rank_by.clone();
         let mut plan = self.carry_over(ontology, previous, referred, measured);
+        counted_on_rows_named(ontology, &mut plan);
         for filter in scope {
             if !plan.filters.iter().any(|f| f.attribute == filter.attribute) {
                 plan.filters.push(filter);
@@ -730,6 +731,46 @@ fn adds_up(ontology: &Ontology, measure: &Measure) -> bool {
 /// A metric's filter of the form `column op literal` ("position = 1",
 /// "grid <= 3") as a plan filter on the metric's object; `None` for anything
 /// else, which only the metric's own SQL can say.
+/// "How many sprints has Verstappen won": a conditional count (wins, a
+/// result with `position = 1`) beside a measure of other rows that record
+/// the same (sprint results) counts those rows under its conditions. The
+/// two could not be measured side by side, so nothing else is lost.
+fn counted_on_rows_named(ontology: &Ontology, plan: &mut SemanticPlan) {
+    let metric = |m: &Measure| match m {
+        Measure::Metric { metric, .. } => ontology.metrics.iter().find(|x| x.name == *metric),
+        _ => None,
+    };
+    let [first, second] = plan.measures.as_slice() else {
+        return;
+    };
+    let (Some(first), Some(second)) = (metric(first), metric(second)) else {
+        return;
+    };
+    let conditional = |m: &crate::ontology::Metric| {
+        m.aggregate == Aggregate::Count && !m.filters.is_empty() && m.kind == MetricKind::Simple
+    };
+    let (condition, rows) = match (conditional(first), conditional(second)) {
+        (true, false) => (first, second),
+        (false, true) => (second, first),
+        _ => return,
+    };
+    if condition.object == rows.object || rows.kind != MetricKind::Simple {
+        return;
+    }
+    let Some(filters) = condition
+        .filters
+        .iter()
+        .map(|text| simple_filter(ontology, &rows.object, text))
+        .collect::<Option<Vec<_>>>()
+    else {
+        return;
+    };
+    plan.measures = vec![Measure::CountOf {
+        object: rows.object.clone(),
+    }];
+    plan.filters.extend(filters);
+}
+
 fn simple_filter(ontology: &Ontology, object: &str, filter: &str) -> Option<Filter> {
     let [column, op, literal] = filter.split_whitespace().collect::<Vec<_>>()[..] else {
         return None;
