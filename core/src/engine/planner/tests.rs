@@ -5675,3 +5675,15 @@ fn a_conditional_count_beside_other_rows_counts_those_rows_under_its_conditions(
         "{q}"
     );
 }
+
+#[test]
+fn positions_from_one_to_another_are_every_position_between() {
+    let (ontology, lexicon) = f1_with("race", "race_name", &["Monaco Grand Prix"]);
+    let q = compiled(
+        &ontology,
+        &lexicon,
+        "Who finished 2nd to 4th at the 2023 Monaco Grand Prix?",
+        Dialect::Postgres,
+    );
+    assert!(q.contains("rr.position IN (2, 3, 4)"), "{q}");
+}

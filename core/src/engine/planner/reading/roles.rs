@@ -470,6 +470,15 @@ impl Reading {
                     }
                 }
                 Piece::Ordinal(n) => {
+                    // "from 1st to 10th": every position between.
+                    if let [.., Piece::Ordinal(first), Piece::Op(Op::To | Op::Until)] =
+                        pieces[..index]
+                        && reading.ordinals.last() == Some(&first)
+                        && first < *n
+                        && *n - first < 100
+                    {
+                        reading.ordinals.extend(first + 1..*n);
+                    }
                     reading.ordinals.push(*n);
                     previous_op = None;
                 }
