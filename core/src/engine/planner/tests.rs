@@ -5674,6 +5674,25 @@ fn a_conditional_count_beside_other_rows_counts_those_rows_under_its_conditions(
         q.contains("sr.position = 1 AND r.year = 2023 GROUP BY d.forename"),
         "{q}"
     );
+    // So in a chat: "of them" are the sprint races counted.
+    let sprints = plan_in_chat(
+        &ontology,
+        &lexicon,
+        "How many sprint races are there in the data altogether?",
+        None,
+    );
+    let most = plan_in_chat(
+        &ontology,
+        &lexicon,
+        "Who has won the most of them?",
+        Some(&sprints),
+    );
+    let q = compile(&ontology, &most, Dialect::Postgres).unwrap().sql;
+    assert!(
+        q.contains("COUNT(*) AS sprint_result_count FROM public.sprint_results sr")
+            && q.contains("WHERE sr.position = 1 GROUP BY d.forename"),
+        "{q}"
+    );
 }
 
 #[test]

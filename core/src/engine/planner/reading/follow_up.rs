@@ -251,7 +251,18 @@ impl Reading {
                             .map(rows_of)
                             .collect::<Option<Vec<_>>>()
                             .is_some_and(|rows| rows.windows(2).all(|w| w[0] == w[1]));
-                        if self.adds && same_rows {
+                        // "Who has won the most of them", after how many
+                        // sprint races: the wins among those rows.
+                        let among_other_rows = self.partitive
+                            && matches!(
+                                (previous.measures.as_slice(), measures.as_slice()),
+                                ([last], [now]) if super::counted_on(ontology, last, now).is_some()
+                            );
+                        if among_other_rows {
+                            plan.measures = previous.measures.clone();
+                            plan.measures.extend(measures.iter().cloned());
+                            plan.order = None;
+                        } else if self.adds && same_rows {
                             // "add how many race wins each had": the ranking
                             // and its measure stay, the new one beside them.
                             for measure in &measures {

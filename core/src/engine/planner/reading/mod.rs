@@ -736,39 +736,46 @@ fn adds_up(ontology: &Ontology, measure: &Measure) -> bool {
 /// the same (sprint results) counts those rows under its conditions. The
 /// two could not be measured side by side, so nothing else is lost.
 fn counted_on_rows_named(ontology: &Ontology, plan: &mut SemanticPlan) {
+    let [first, second] = plan.measures.as_slice() else {
+        return;
+    };
+    let Some((rows, filters)) = counted_on(ontology, first, second) else {
+        return;
+    };
+    plan.measures = vec![Measure::CountOf { object: rows }];
+    plan.filters.extend(filters);
+}
+
+/// The rows one of two measures counts and the other's conditions on them,
+/// where one is a conditional count and the other a measure of other rows
+/// that have the attributes its conditions name.
+fn counted_on(
+    ontology: &Ontology,
+    first: &Measure,
+    second: &Measure,
+) -> Option<(String, Vec<Filter>)> {
     let metric = |m: &Measure| match m {
         Measure::Metric { metric, .. } => ontology.metrics.iter().find(|x| x.name == *metric),
         _ => None,
     };
-    let [first, second] = plan.measures.as_slice() else {
-        return;
-    };
-    let (Some(first), Some(second)) = (metric(first), metric(second)) else {
-        return;
-    };
+    let (first, second) = (metric(first)?, metric(second)?);
     let conditional = |m: &crate::ontology::Metric| {
         m.aggregate == Aggregate::Count && !m.filters.is_empty() && m.kind == MetricKind::Simple
     };
     let (condition, rows) = match (conditional(first), conditional(second)) {
         (true, false) => (first, second),
         (false, true) => (second, first),
-        _ => return,
+        _ => return None,
     };
     if condition.object == rows.object || rows.kind != MetricKind::Simple {
-        return;
+        return None;
     }
-    let Some(filters) = condition
+    let filters = condition
         .filters
         .iter()
         .map(|text| simple_filter(ontology, &rows.object, text))
-        .collect::<Option<Vec<_>>>()
-    else {
-        return;
-    };
-    plan.measures = vec![Measure::CountOf {
-        object: rows.object.clone(),
-    }];
-    plan.filters.extend(filters);
+        .collect::<Option<Vec<_>>>()?;
+    Some((rows.object.clone(), filters))
 }
 
 fn simple_filter(ontology: &Ontology, object: &str, filter: &str) -> Option<Filter> {
