@@ -234,44 +234,10 @@ impl Reading {
                             plan.dimensions.clear();
                             plan.limit = None;
                         }
-                        // Only where both are measured on the same rows: "how
-                        // many sprint points did he add" asks the one.
-                        let rows_of = |m: &Measure| match m {
-                            Measure::Metric { metric, .. } => ontology
-                                .metrics
-                                .iter()
-                                .find(|x| x.name == *metric)
-                                .map(|x| x.object.clone()),
-                            _ => None,
-                        };
-                        let same_rows = plan
-                            .measures
-                            .iter()
-                            .chain(&measures)
-                            .map(rows_of)
-                            .collect::<Option<Vec<_>>>()
-                            .is_some_and(|rows| rows.windows(2).all(|w| w[0] == w[1]));
-                        // "Who has won the most of them", after how many
-                        // sprint races: the wins among those rows.
-                        let among_other_rows = self.partitive
-                            && matches!(
-                                (previous.measures.as_slice(), measures.as_slice()),
-                                ([last], [now]) if super::counted_on(ontology, last, now).is_some()
-                            );
-                        if among_other_rows {
-                            plan.measures = previous.measures.clone();
-                            plan.measures.extend(measures.iter().cloned());
-                            plan.order = None;
-                        } else if self.adds && same_rows {
-                            // "add how many race wins each had": the ranking
-                            // and its measure stay, the new one beside them.
-                            for measure in &measures {
-                                if !plan.measures.contains(measure) {
-                                    plan.measures.push(measure.clone());
-                                }
-                            }
-                        } else {
-                            plan.measures = measures.clone();
+                        let (next, keeps_order) =
+                            self.follow_up_measures(ontology, &plan.measures, &measures);
+                        plan.measures = next;
+                        if !keeps_order {
                             plan.order = None;
                         }
                     }
@@ -402,6 +368,53 @@ impl Reading {
         plan.filters
             .extend(self.counted_among(ontology, previous, &plan));
         plan
+    }
+
+    /// What a follow-up that names measures measures, and whether the last
+    /// answer's order stands: the new measures in place of the last ones,
+    /// unless the question adds them ("add how many race wins each had")
+    /// or counts among the last one's rows ("who has won the most of them",
+    /// after how many sprint races).
+    fn follow_up_measures(
+        &self,
+        ontology: &Ontology,
+        last: &[Measure],
+        measures: &[Measure],
+    ) -> (Vec<Measure>, bool) {
+        let among_other_rows = self.partitive
+            && matches!(
+                (last, measures),
+                ([last], [now]) if super::counted_on(ontology, last, now).is_some()
+            );
+        if among_other_rows {
+            return ([last, measures].concat(), false);
+        }
+        // Only beside measures of the same rows: "how many sprint points
+        // did he add" asks the one.
+        let rows_of = |m: &Measure| match m {
+            Measure::Metric { metric, .. } => ontology
+                .metrics
+                .iter()
+                .find(|x| x.name == *metric)
+                .map(|x| x.object.as_str()),
+            _ => None,
+        };
+        let same_rows = last
+            .iter()
+            .chain(measures)
+            .map(rows_of)
+            .collect::<Option<Vec<_>>>()
+            .is_some_and(|rows| rows.windows(2).all(|w| w[0] == w[1]));
+        if self.adds && same_rows {
+            let mut joined = last.to_vec();
+            for measure in measures {
+                if !joined.contains(measure) {
+                    joined.push(measure.clone());
+                }
+            }
+            return (joined, true);
+        }
+        (measures.to_vec(), false)
     }
 
     /// The conditions of the one conditional count the last answer gave
