@@ -175,6 +175,21 @@ pub fn join_tree(
     join_tree_via(ontology, base, &[], targets)
 }
 
+/// The object from which every one of `targets` is a lookup away (no step
+/// fans out), the nearest such: the results for a race, a driver and a
+/// status. What a lookup is rooted at, and what a breakdown counts.
+pub fn lookup_root<'o>(ontology: &'o Ontology, targets: &[&str]) -> Option<&'o str> {
+    ontology
+        .objects
+        .iter()
+        .filter_map(|o| {
+            let tree = join_tree(ontology, &o.name, targets).ok()?;
+            (!tree.fans_out()).then_some((tree.steps.len(), o.name.as_str()))
+        })
+        .min_by_key(|(steps, _)| *steps)
+        .map(|(_, name)| name)
+}
+
 /// Longest route [`routes`] follows, in steps.
 const MAX_ROUTE_STEPS: usize = 4;
 

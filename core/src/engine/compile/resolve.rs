@@ -345,14 +345,7 @@ fn lookup(index: OntologyIndex<'_>, plan: &SemanticPlan) -> Result<Shape, Compil
     // "Which team did Hamilton drive for in 2025": none of the three is a
     // lookup away from the others, but their results link all three; the
     // closest such object roots the query.
-    let bridge = || {
-        ontology
-            .objects
-            .iter()
-            .filter_map(|o| lookup_from(&o.name).map(|t| (t.steps.len(), o.name.as_str())))
-            .min_by_key(|(steps, _)| *steps)
-            .map(|(_, name)| name)
-    };
+    let bridge = || graph::lookup_root(ontology, &needed);
     let base = std::iter::once(first.as_str())
         .chain(needed.iter().copied())
         .find(|candidate| lookup_from(candidate).is_some())

@@ -372,11 +372,11 @@ impl Reading {
                 .is_some_and(|a| a.role == AttributeRole::Time)
         };
         // "customers in FRANCE who didn't order in 1996": a value the
-        // things look up themselves (their nation) is theirs, unless the
-        // question names something else that looks it up too ("suppliers
-        // who never sold to customers in FRANCE").
-        // Only where the things are what is counted or listed: "revenue
-        // excluding customers in AMERICA" excludes the customers there.
+        // things look up themselves (their nation) is theirs, where they
+        // are what is counted or listed ("revenue excluding customers in
+        // AMERICA" excludes the customers there), and unless the question
+        // names something else that looks it up too ("suppliers who never
+        // sold to customers in FRANCE").
         let things_asked = match plan.measures.as_slice() {
             [Measure::CountOf { object: o } | Measure::DistinctOf { object: o, .. }] => {
                 *o == object
@@ -395,13 +395,12 @@ impl Reading {
                 })
         };
         // "Which drivers didn't score a point in 2021": what a conditional
-        // count excludes (scoring results) are some of the things' rows
-        // then, so the things are those with rows then (drivers who raced
-        // in 2021). "Customers who never ordered in 1997" excludes every
-        // row of 1997, so any customer may be one.
-        // "Didn't score a point": a sum of a column that rows record as
-        // zero (points) excludes the rows that add to it. A sum worked out
-        // from prices ("no revenue in 1997") adds on every row.
+        // count excludes (winning results), or a sum of a column rows record
+        // as zero (points), is some of the things' rows then, so the things
+        // are those with rows then (drivers who raced in 2021). "Customers
+        // who never ordered in 1997", or had no revenue then (a sum worked
+        // out from prices adds on every row), excludes every row of 1997, so
+        // any customer may be one.
         let counts_some_rows = |m: &crate::ontology::Metric| {
             !m.filters.is_empty()
                 || (m.aggregate == Aggregate::Sum

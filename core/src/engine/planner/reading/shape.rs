@@ -924,13 +924,5 @@ fn tallied_rows(ontology: &Ontology, plan: &SemanticPlan) -> Option<String> {
         .collect();
     needed.sort_unstable();
     needed.dedup();
-    ontology
-        .objects
-        .iter()
-        .filter_map(|o| {
-            let tree = graph::join_tree(ontology, &o.name, &needed).ok()?;
-            (!tree.fans_out()).then_some((tree.steps.len(), o.name.clone()))
-        })
-        .min_by_key(|(steps, _)| *steps)
-        .map(|(_, name)| name)
+    graph::lookup_root(ontology, &needed).map(str::to_owned)
 }
