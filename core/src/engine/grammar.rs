@@ -21,11 +21,18 @@ pub enum Op {
     Bottom,
     /// "them", "those": what the chat's last answer was about.
     Back,
+    /// "that team", "the same customer": what the chat's last answer was
+    /// about, and, where it led with one of these objects (the index), that
+    /// one.
+    That(usize),
     /// "which of those", "each of them": some of the very rows the chat's
     /// last answer showed.
     Among,
     /// "he", "his", "there": the one thing the chat's last answer led with.
     Refer,
+    /// "that year", "the same season": the chat's time, kept even where
+    /// the question is otherwise a new one.
+    SameTime,
     /// "will", "forecast": the question asks what is still to happen.
     Future,
     GroupBy,
@@ -1170,12 +1177,6 @@ pub fn filler_phrase(words: &[&str]) -> Option<usize> {
         &["at", "least", "one"],
         &["at", "least", "once"],
         &["one", "or", "more"],
-        // "each of those three that year": the chat's year, which a
-        // follow-up keeps; never a grouping by year.
-        &["that", "year"],
-        &["that", "season"],
-        &["the", "same", "year"],
-        &["the", "same", "season"],
     ];
     // "since the start of 1997" is since 1997.
     const BEFORE_A_YEAR: &[&[&str]] = &[

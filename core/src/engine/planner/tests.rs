@@ -5706,3 +5706,83 @@ fn positions_from_one_to_another_are_every_position_between() {
     );
     assert!(q.contains("rr.position IN (2, 3, 4)"), "{q}");
 }
+
+#[test]
+fn that_team_after_a_ranking_of_teams_is_the_one_it_led_with() {
+    use crate::engine::plan::{AttributeRef, Condition, Filter, Literal};
+    let (ontology, lexicon) = f1();
+    // "who" with nothing measured lists the people the filters reach.
+    let (drove, _) = sql("who drove for Red Bull in 2010?", None);
+    assert!(
+        drove.contains("SELECT DISTINCT d.forename || ' ' || d.surname")
+            && drove.contains("c.name = 'Red Bull'")
+            && drove.contains("r.year = 2010"),
+        "{drove}"
+    );
+    let mut teams = plan_in_chat(
+        &ontology,
+        &lexicon,
+        "Which constructor scored the most points in 2010?",
+        None,
+    );
+    teams.answered = Some(Box::new(Filter {
+        attribute: AttributeRef::new("constructor", "constructor_name"),
+        condition: Condition::OneOf(vec![Literal::Text("Red Bull".to_owned())]),
+    }));
+    // "that team" is Red Bull; "that year" keeps 2010 though the question
+    // is a new one about the team.
+    let drivers = plan_in_chat(
+        &ontology,
+        &lexicon,
+        "who drove for that team that year?",
+        Some(&teams),
+    );
+    let sql = compile(&ontology, &drivers, Dialect::Postgres).unwrap().sql;
+    assert!(
+        sql.contains("c.name = 'Red Bull'")
+            && sql.contains("r.year = 2010")
+            && !sql.contains("GROUP BY"),
+        "{sql}"
+    );
+    // Without "that year", the team's drivers of all time.
+    let ever = plan_in_chat(
+        &ontology,
+        &lexicon,
+        "who drove for that team?",
+        Some(&teams),
+    );
+    let sql = compile(&ontology, &ever, Dialect::Postgres).unwrap().sql;
+    assert!(
+        sql.contains("c.name = 'Red Bull'") && !sql.contains("2010"),
+        "{sql}"
+    );
+}
+
+#[test]
+fn that_customer_after_a_ranking_of_customers_is_the_leader() {
+    use crate::engine::plan::{AttributeRef, Condition, Filter, Literal};
+    let (ontology, lexicon) = wholesale();
+    let mut most = plan_in_chat(
+        &ontology,
+        &lexicon,
+        "Which customer placed the most orders in 1997?",
+        None,
+    );
+    most.answered = Some(Box::new(Filter {
+        attribute: AttributeRef::new("customer", "customer_name"),
+        condition: Condition::OneOf(vec![Literal::Text("Customer#000000028".to_owned())]),
+    }));
+    let nation = plan_in_chat(
+        &ontology,
+        &lexicon,
+        "what nation is that customer from?",
+        Some(&most),
+    );
+    let sql = compile(&ontology, &nation, Dialect::Postgres).unwrap().sql;
+    assert!(
+        sql.contains("n.n_name")
+            && sql.contains("c.c_name = 'Customer#000000028'")
+            && !sql.contains("COUNT"),
+        "{sql}"
+    );
+}

@@ -271,17 +271,51 @@ pub(super) fn read(lexicon: &Lexicon, question: &str, today: Option<Day>) -> Vec
         // question was about, whose filters a follow-up keeps; the noun is
         // neither counted nor grouped by. After a preposition only, so
         // "teams that race in 2020" keeps its verb.
+        // "each of those three that year": the chat's year, which a
+        // follow-up keeps; never a grouping by year.
+        if let Some(len) = [
+            ["that", "year"].as_slice(),
+            &["that", "season"],
+            &["that", "same", "year"],
+            &["that", "same", "season"],
+            &["the", "same", "year"],
+            &["the", "same", "season"],
+        ]
+        .iter()
+        .find(|phrase| plain[i..].starts_with(phrase))
+        .map(|phrase| phrase.len())
+        {
+            pieces.push(Piece::Op(Op::SameTime));
+            i += len;
+            continue;
+        }
+        // "what nation is that customer from", "that driver's age": after a
+        // verb too, or opening the question.
         let demonstrative = (plain[i] == "that"
-            && i > 0
-            && matches!(
-                plain[i - 1],
-                "in" | "at" | "for" | "from" | "of" | "during" | "on"
-            ))
+            && (i == 0
+                || matches!(
+                    plain[i - 1],
+                    "in" | "at"
+                        | "for"
+                        | "from"
+                        | "of"
+                        | "during"
+                        | "on"
+                        | "is"
+                        | "was"
+                        | "did"
+                        | "does"
+                        | "has"
+                        | "had"
+                        | "about"
+                )))
             || (plain[i] == "same" && i > 0 && plain[i - 1] == "the");
         if demonstrative {
             let (len, entries) = longest_concept(lexicon, &words[i + 1..]);
-            if len > 0 && object_of(&entries).is_some() {
-                pieces.push(Piece::Op(Op::Back));
+            if len > 0
+                && let Some(object) = object_of(&entries)
+            {
+                pieces.push(Piece::Op(Op::That(object)));
                 focus = Focus::Outside;
                 i += 1 + len;
                 continue;

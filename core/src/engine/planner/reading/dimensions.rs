@@ -3,12 +3,14 @@
 
 use super::{Assembly, Reading, is_display};
 use crate::engine::compile::display_attribute;
+use crate::engine::grammar;
 use crate::engine::graph;
 use crate::engine::plan::{AttributeRef, Condition, Filter, Literal, Measure, SemanticPlan};
 use crate::engine::planner::Planned;
 use crate::engine::planner::attributes::{
     base_object, is_person, nearest, person_attribute, position_attribute, push_unique,
 };
+use crate::engine::planner::labels::plural;
 use crate::engine::planner::time::year_attribute;
 use crate::ontology::{Aggregate, Ontology};
 use std::ops::ControlFlow;
@@ -116,10 +118,25 @@ impl Reading {
                 .map(|o| &ontology.objects[o])
                 .filter(|o| is_person(o))
                 .and_then(|o| display_attribute(o).map(|a| AttributeRef::new(&o.name, a)));
-            let person = extreme_person.or_else(|| {
-                anchor
-                    .as_deref()
-                    .and_then(|b| person_attribute(ontology, b, &self.mentioned))
+            let person = extreme_person.or_else(|| match anchor.as_deref() {
+                Some(b) => person_attribute(ontology, b, &self.mentioned),
+                // "who drove for Red Bull in 2010": nothing is measured, so
+                // the people are those the filters reach, where the
+                // ontology has one kind of person by name ("driver", not
+                // "driver_standing").
+                None => {
+                    let mut people = ontology.objects.iter().filter(|o| {
+                        grammar::PERSON_WORDS
+                            .iter()
+                            .any(|p| o.name == *p || o.name == plural(p))
+                    });
+                    match (people.next(), people.next()) {
+                        (Some(only), None) => {
+                            display_attribute(only).map(|a| AttributeRef::new(&only.name, a))
+                        }
+                        _ => None,
+                    }
+                }
             });
             match person {
                 Some(attribute) => {

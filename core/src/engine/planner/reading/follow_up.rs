@@ -8,7 +8,8 @@ use crate::engine::compile::display_attribute;
 use crate::engine::graph;
 use crate::engine::plan::{AttributeRef, Condition, Filter, Literal, Measure, SemanticPlan};
 use crate::engine::planner::attributes::push_unique;
-use crate::ontology::{Aggregate, Ontology};
+use crate::engine::planner::time::is_birth_date;
+use crate::ontology::{Aggregate, AttributeRole, Ontology};
 
 impl Reading {
     /// The filter on the thing the chat\'s last answer led with, when the
@@ -23,6 +24,15 @@ impl Reading {
         // A name the answer led with; after a lookup ("his nationality:
         // Dutch"), the named thing the lookup was of.
         let names_its_rows = |filter: &Filter| is_display(ontology, &filter.attribute);
+        // "Which customer placed the most orders?" → "what nation is that
+        // customer from?": the one the answer led with, as "he" would be.
+        if let Some(object) = self.demonstrated
+            && previous
+                .and_then(|p| p.answered.as_deref())
+                .is_some_and(|a| a.attribute.object == ontology.objects[object].name)
+        {
+            self.refers_to_answer = true;
+        }
         let referred = previous
             .and_then(|p| {
                 // "which of them has it cheapest", after the suppliers of
@@ -459,12 +469,18 @@ impl Reading {
         before: &SemanticPlan,
     ) -> Vec<Filter> {
         let object = referred.attribute.object.as_str();
+        // "who drove for that team that year": the year, whatever is asked.
+        let same_time = before
+            .filters
+            .iter()
+            .filter(|f| self.same_time && is_time(ontology, &f.attribute))
+            .cloned();
         let asked = self.things_named(ontology).filter(|o| *o != object);
         let mut many = asked.map(|other| {
             graph::join_tree(ontology, object, &[other]).is_ok_and(|tree| tree.fans_out())
         });
         if !many.any(|fans_out| fans_out) {
-            return Vec::new();
+            return same_time.collect();
         }
         before
             .filters
@@ -519,4 +535,12 @@ impl Reading {
             .collect::<Option<Vec<_>>>()
             .unwrap_or_default()
     }
+}
+
+/// Whether a filter's attribute is a time of the rows (a race's year, an
+/// order's date), not a birth date.
+fn is_time(ontology: &Ontology, attribute: &AttributeRef) -> bool {
+    ontology
+        .attribute(&attribute.object, &attribute.attribute)
+        .is_some_and(|a| a.role == AttributeRole::Time && !is_birth_date(a))
 }

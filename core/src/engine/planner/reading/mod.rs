@@ -225,6 +225,11 @@ pub(super) struct Reading {
     qualifier: Option<usize>,
     /// "he", "his", "there": about the thing the chat's last answer led with.
     refers_to_answer: bool,
+    /// "that team", "the same customer": the object named after the
+    /// demonstrative, which is the answer's lead when it led with one.
+    demonstrated: Option<usize>,
+    /// "that year", "the same season": the chat's time is kept.
+    same_time: bool,
     /// "how many more … than …" (true), "how many fewer" (false).
     difference: Option<bool>,
     /// "in which year was it held": the year of what is asked about.

@@ -107,6 +107,11 @@ impl Reading {
                             reading.refers_back = true;
                             continue;
                         }
+                        Op::That(object) => {
+                            reading.refers_back = true;
+                            reading.demonstrated = Some(*object);
+                            continue;
+                        }
                         Op::Both => {
                             reading.both = true;
                             continue;
@@ -120,6 +125,10 @@ impl Reading {
                         }
                         Op::Refer => {
                             reading.refers_to_answer = true;
+                            continue;
+                        }
+                        Op::SameTime => {
+                            reading.same_time = true;
                             continue;
                         }
                         // "what market segment and country is X in": the
