@@ -936,6 +936,31 @@ pub fn small_number(plain: &str) -> Option<i64> {
     NUMBERS.iter().position(|n| *n == plain).map(|n| n as i64)
 }
 
+/// Units a number is shown in ("in seconds", "in dollars").
+pub fn is_unit(plain: &str) -> bool {
+    const UNITS: &[&str] = &[
+        "seconds",
+        "second",
+        "milliseconds",
+        "minutes",
+        "hours",
+        "days",
+        "dollars",
+        "usd",
+        "euros",
+        "eur",
+        "kmh",
+        "kph",
+        "mph",
+        "km",
+        "kilometres",
+        "kilometers",
+        "metres",
+        "meters",
+    ];
+    UNITS.contains(&plain)
+}
+
 /// Shorthand people type, spelled out before matching.
 const ABBREVIATIONS: &[(&str, &str)] = &[
     ("avg", "average"),
@@ -943,6 +968,19 @@ const ABBREVIATIONS: &[(&str, &str)] = &[
     ("nr", "number"),
     ("qty", "quantity"),
     ("pts", "points"),
+    ("pt", "point"),
+    ("diff", "different"),
+    ("acct", "account"),
+    ("bal", "balance"),
+    ("secs", "seconds"),
+    ("sec", "seconds"),
+    ("mins", "minutes"),
+    ("hrs", "hours"),
+    ("amt", "amount"),
+    ("qtr", "quarter"),
+    ("qtrs", "quarters"),
+    ("pos", "position"),
+    ("thru", "through"),
     ("yr", "year"),
     ("yrs", "years"),
     ("tot", "total"),

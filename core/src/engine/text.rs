@@ -35,6 +35,7 @@ pub fn words(text: &str) -> Vec<Word> {
     const APOSTROPHES: [char; 2] = ['\'', '\u{2019}'];
     let joined = without_thousands_separators(text);
     let text = percent_as_word(&joined);
+    let text = plus_as_and(&text);
     let text = keys_apart(&text);
     let text = full_years(&text);
     let words = text
@@ -109,10 +110,21 @@ fn without_fail_to(mut words: Vec<Word>) -> Vec<Word> {
 /// "didn't" is "did not", "can't" is "can not": the negation as its own
 /// word, so that "did not finish" and "didn't finish" read alike.
 fn without_contraction(token: &str) -> Vec<&str> {
-    let Some(verb) = ["n't", "n\u{2019}t"]
+    // "didnt", "wasnt": typed without the apostrophe. Only the verbs that
+    // take the negation, so that "want" or "count" stay words.
+    const WITHOUT_APOSTROPHE: &[&str] = &[
+        "didnt", "doesnt", "dont", "isnt", "wasnt", "werent", "arent", "hasnt", "havent", "hadnt",
+        "cant", "wont", "couldnt", "wouldnt", "shouldnt",
+    ];
+    let bare = WITHOUT_APOSTROPHE
         .iter()
-        .find_map(|suffix| token.strip_suffix(suffix).filter(|v| !v.is_empty()))
-    else {
+        .any(|w| token.eq_ignore_ascii_case(w))
+        .then(|| &token[..token.len() - 2]);
+    let Some(verb) = bare.or_else(|| {
+        ["n't", "n\u{2019}t"]
+            .iter()
+            .find_map(|suffix| token.strip_suffix(suffix).filter(|v| !v.is_empty()))
+    }) else {
         return vec![token];
     };
     // "can't" and "won't" drop more than the "n't".
@@ -233,6 +245,28 @@ fn percent_as_word(text: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
+/// "driver + how long": a plus between words is "and". Before a digit it
+/// stays part of what follows ("+1 Lap").
+fn plus_as_and(text: &str) -> Cow<'_, str> {
+    if !text.contains('+') {
+        return Cow::Borrowed(text);
+    }
+    let chars: Vec<char> = text.chars().collect();
+    let mut out = String::with_capacity(text.len() + 8);
+    for (i, c) in chars.iter().enumerate() {
+        let before_word = chars[i + 1..]
+            .iter()
+            .find(|c| !c.is_whitespace())
+            .is_some_and(|next| next.is_alphabetic());
+        if *c == '+' && before_word {
+            out.push_str(" and ");
+        } else {
+            out.push(*c);
+        }
+    }
+    Cow::Owned(out)
+}
+
 fn stem(plain: &str) -> String {
     if plain.chars().all(|c| c.is_ascii_digit()) {
         plain.to_owned()
@@ -336,6 +370,10 @@ mod tests {
         );
         assert_eq!(plain("Id 4"), ["id", "4"]);
         assert_eq!(plain("didn't finish"), ["did", "not", "finish"]);
+        assert_eq!(plain("didnt finish"), ["did", "not", "finish"]);
+        assert_eq!(plain("driver + team"), ["driver", "and", "team"]);
+        assert_eq!(plain("+1 Lap"), ["1", "lap"]);
+        assert_eq!(plain("Wont count"), ["will", "not", "count"]);
         assert_eq!(plain("can\u{2019}t win"), ["can", "not", "win"]);
         assert_eq!(plain("the 3-letter code"), ["the", "letter", "code"]);
         assert_eq!(plain("three-letter code"), ["letter", "code"]);

@@ -5786,3 +5786,88 @@ fn that_customer_after_a_ranking_of_customers_is_the_leader() {
         "{sql}"
     );
 }
+
+#[test]
+fn values_counted_among_the_rows_a_verb_names() {
+    // "who won a race" says which drivers' nationalities are counted.
+    let (sql, _) = sql(
+        "how many nationalities among drivers who won a race in 2012",
+        None,
+    );
+    assert!(
+        sql.contains("COUNT(DISTINCT")
+            && sql.contains("d.nationality")
+            && sql.contains("rr.position = 1")
+            && sql.contains("r.year = 2012"),
+        "{sql}"
+    );
+}
+
+#[test]
+fn a_value_excluded_on_rows_the_things_have_many_of_excludes_the_things() {
+    // No count of line items is declared: a total of a bare column on
+    // them says which rows there are.
+    let (ontology, lexicon) = wholesale_with("line_item", "ship_mode", &["AIR", "TRUCK"]);
+    let sql = compiled(
+        &ontology,
+        &lexicon,
+        "how many parts have never been shipped by AIR?",
+        Dialect::Postgres,
+    );
+    assert!(
+        sql.contains(
+            "p.p_partkey NOT IN (SELECT li.l_partkey FROM lineitem li WHERE li.l_shipmode = 'AIR'"
+        ) && !sql.contains("NOT (li.l_shipmode"),
+        "{sql}"
+    );
+    // A value that opens with a number is one value, and its attribute's
+    // name only says whose it is.
+    let (ontology, lexicon) = wholesale_with("order", "order_priority", &["1-URGENT", "2-HIGH"]);
+    let sql = compiled(
+        &ontology,
+        &lexicon,
+        "how many orders with priority 2-HIGH in 1995?",
+        Dialect::Postgres,
+    );
+    assert!(
+        sql.starts_with("SELECT COUNT(*)") && sql.contains("o.o_orderpriority = '2-HIGH'"),
+        "{sql}"
+    );
+    let sql = compiled(
+        &ontology,
+        &lexicon,
+        "how many customers have never placed an order with priority 1-URGENT?",
+        Dialect::Postgres,
+    );
+    assert!(
+        sql.contains("c.c_custkey NOT IN (SELECT o.o_custkey FROM orders o WHERE o.o_orderpriority = '1-URGENT'")
+            && !sql.contains("GROUP BY"),
+        "{sql}"
+    );
+}
+
+#[test]
+fn units_pluses_and_percent_growth_are_how_people_type() {
+    // "in secs" is a unit, "+" is "and": the driver is shown beside the
+    // duration the stops are ranked by.
+    let (sql, plan) = sql(
+        "3 quickest pit stops of 2022 - driver + how long in secs",
+        None,
+    );
+    assert!(
+        sql.contains("d.forename || ' ' || d.surname")
+            && sql.contains("ps.milliseconds / 1000.0 AS duration")
+            && sql.contains("LIMIT 3"),
+        "{sql}"
+    );
+    assert_eq!(plan.limit, Some(3));
+    // A growth is a percentage already.
+    let (ontology, lexicon) = wholesale();
+    let sql = compiled(
+        &ontology,
+        &lexicon,
+        "revenue growth 1996 vs 1995, in percent",
+        Dialect::Postgres,
+    );
+    assert!(sql.contains("previous_period"), "{sql}");
+}

@@ -242,6 +242,22 @@ pub(super) fn read(lexicon: &Lexicon, question: &str, today: Option<Day>) -> Vec
             i += 1;
             continue;
         }
+        // "priority 1-URGENT": a value that opens with a number is the value.
+        if words[i].plain.parse::<i64>().is_ok()
+            && let (len @ 2.., entries) = longest_concept(lexicon, &words[i..])
+            && entries.iter().any(|e| {
+                matches!(e.concept, Concept::Value { .. }) && e.strength == Strength::Value
+            })
+        {
+            pieces.push(Piece::Concept {
+                entries,
+                text: plain[i..i + len].join(" "),
+                scoped: false,
+            });
+            focus = Focus::Outside;
+            i += len;
+            continue;
+        }
         if let Ok(n) = words[i].plain.parse::<i64>() {
             pieces.push(Piece::Number(n));
             if !matches!(
@@ -951,7 +967,10 @@ pub(super) fn read(lexicon: &Lexicon, question: &str, today: Option<Day>) -> Vec
             // what is asked for.
             let domain = lexicon.names_domain(&word.stem);
             let described = joined_to_number == Some(i);
-            let asked_for = focus != Focus::Outside && !verb && !domain && !described;
+            // "how long in seconds": a unit says how to show what is asked,
+            // which the ontology's own unit settles.
+            let unit = i > 0 && plain[i - 1] == "in" && grammar::is_unit(&word.plain);
+            let asked_for = focus != Focus::Outside && !verb && !domain && !described && !unit;
             if !word.plain.ends_with("ed") {
                 unknown_at = Some(i);
             }

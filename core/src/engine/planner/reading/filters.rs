@@ -10,7 +10,7 @@ use crate::engine::plan::{
 use crate::engine::planner::Planned;
 use crate::engine::planner::attributes::push_unique;
 use crate::engine::planner::labels::attribute_label;
-use crate::ontology::{Aggregate, AttributeRole, Ontology};
+use crate::ontology::{Aggregate, AttributeRole, MetricKind, Ontology};
 use std::ops::ControlFlow;
 
 impl Reading {
@@ -489,13 +489,34 @@ impl Reading {
         // The rows between: rows of the things (a driver's results) that
         // look the excluded value up (each result's team), which a metric
         // counts plainly; the exclusion's way to them.
-        let Some(metric) = ontology.metrics.iter().find(|m| {
-            m.aggregate == Aggregate::Count
-                && m.filters.is_empty()
+        // Where no count of them is declared ("parts never shipped by AIR":
+        // line items), a total of every row's own column counts each row
+        // that records one.
+        let on_the_rows = |m: &&crate::ontology::Metric| {
+            m.filters.is_empty()
+                && m.kind == MetricKind::Simple
                 && graph::direct_link(ontology, &m.object, &things).is_some()
                 && (m.object == excluded_object
                     || !graph::routes(ontology, &m.object, &excluded_object).is_empty())
-        }) else {
+        };
+        let bare_column = |m: &&crate::ontology::Metric| {
+            m.expr
+                .as_deref()
+                .is_some_and(|e| e.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'))
+        };
+        let Some(metric) = ontology
+            .metrics
+            .iter()
+            .filter(on_the_rows)
+            .find(|m| m.aggregate == Aggregate::Count)
+            .or_else(|| {
+                ontology
+                    .metrics
+                    .iter()
+                    .filter(on_the_rows)
+                    .find(|m| m.aggregate == Aggregate::Sum && bare_column(m))
+            })
+        else {
             return;
         };
         let Condition::NoneOf(values) = plan.filters[at].condition.clone() else {

@@ -397,6 +397,7 @@ impl Reading {
         let referred = self.referred(ontology, previous);
         self.read_on_those(ontology, previous);
         self.counted_among_those(ontology);
+        let counted_rows = self.values_among_counted_rows(ontology);
         let excluded = self.set_exclusion_apart(ontology);
         let measured = self.measures(ontology, previous)?;
         // "how many poles did he have that season": a measure of the thing
@@ -415,6 +416,7 @@ impl Reading {
         let rank_by = measured.rank_by.clone();
         let mut plan = self.carry_over(ontology, previous, referred, measured);
         counted_on_rows_named(ontology, &mut plan);
+        plan.filters.extend(counted_rows);
         for filter in scope {
             if !plan.filters.iter().any(|f| f.attribute == filter.attribute) {
                 plan.filters.push(filter);
@@ -449,6 +451,42 @@ impl Reading {
             self.quantities.clear();
             self.last_quantity = None;
         }
+    }
+
+    /// "How many nationalities among drivers who won a race in 2012": the
+    /// values are counted, and the verb's measure only says which rows
+    /// they are read through. Its conditions become the plan's filters,
+    /// its rows the route.
+    fn values_among_counted_rows(&mut self, ontology: &Ontology) -> Vec<Filter> {
+        let ([(attribute, Aggregate::CountDistinct)], [(m, None)]) =
+            (self.aggregates.as_slice(), self.metrics.as_slice())
+        else {
+            return Vec::new();
+        };
+        let metric = &ontology.metrics[*m];
+        if !self.counts
+            || !self.measured_by_verb
+            || !self.variants.is_empty()
+            || metric.kind != MetricKind::Simple
+            || metric.aggregate != Aggregate::Count
+            || metric.object == attribute.object
+        {
+            return Vec::new();
+        }
+        let Some(filters) = metric
+            .filters
+            .iter()
+            .map(|text| simple_filter(ontology, &metric.object, text))
+            .collect::<Option<Vec<_>>>()
+        else {
+            return Vec::new();
+        };
+        self.took_part = ontology
+            .objects
+            .iter()
+            .position(|o| o.name == metric.object);
+        self.metrics.clear();
+        filters
     }
 
     /// Objects the question names, which settle a route they lie on.

@@ -10,7 +10,7 @@ use crate::engine::lexicon::{Concept, Entry, Strength};
 use crate::engine::plan::{AttributeRef, Measure, SemanticPlan};
 use crate::engine::planner::time::is_dated;
 use crate::engine::planner::words::{Piece, attributes_of, object_of};
-use crate::ontology::{Aggregate, AttributeRole, DataType, Ontology};
+use crate::ontology::{Aggregate, AttributeRole, DataType, MetricKind, Ontology};
 
 impl Reading {
     pub(in crate::engine::planner) fn of(ontology: &Ontology, pieces: &[Piece]) -> Self {
@@ -63,6 +63,17 @@ impl Reading {
                             reading.averaged = true;
                             grouping = false;
                         }
+                        // "revenue growth 1996 vs 1995, in percent": a
+                        // growth is a percentage already, of nothing else.
+                        Op::Share
+                            if pieces.iter().any(|p| match p {
+                                Piece::Op(op) => matches!(op, Op::Growth | Op::OverPrevious(_)),
+                                Piece::Concept { entries, .. } => entries.iter().any(|e| {
+                                    matches!(e.concept, Concept::Metric(m)
+                                        if ontology.metrics[m].kind == MetricKind::Growth)
+                                }),
+                                _ => false,
+                            }) => {}
                         Op::Share => {
                             reading.share = true;
                             reading.share_names_whole = reading.metrics.is_empty();
@@ -662,6 +673,14 @@ impl Reading {
                     }
                     // "how many distinct driver nationalities": the thing
                     // says whose attribute the next word is.
+                    // Not "orders with priority 2-HIGH": an attribute
+                    // right before a value of its own only names the value.
+                    let valued = |object: usize, attribute: usize| {
+                        matches!(pieces.get(index + 2), Some(Piece::Concept { entries: value, .. })
+                            if value.iter().any(|e| matches!(e.concept,
+                                Concept::Value { object: vo, attribute: va, .. }
+                                    if vo == object && va == attribute)))
+                    };
                     let own_attribute_next = |o: usize| {
                         matches!(pieces.get(index + 1), Some(Piece::Concept { entries: next, .. })
                             if object_of(next).is_none()
@@ -669,7 +688,8 @@ impl Reading {
                                     && matches!(e.concept,
                                     Concept::Attribute { object, attribute } if object == o
                                         && ontology.objects[o].attributes[attribute].role
-                                            == AttributeRole::Dimension)))
+                                            == AttributeRole::Dimension
+                                        && !valued(object, attribute))))
                     };
                     if !grouping
                         && entries.iter().all(|e| {
@@ -978,11 +998,17 @@ impl Reading {
             return;
         };
         // The last thing ends the question, but for how it is sorted
-        // ("fastest first").
-        let [Piece::Concept { .. }, rest @ ..] = &pieces[and + 1..] else {
-            return;
+        // ("fastest first"). "the 3 quickest stops - driver and how long":
+        // of rows ranked by their own number, the number may end it.
+        let rest = match &pieces[and + 1..] {
+            [Piece::Concept { .. }, rest @ ..] => rest,
+            [Piece::Op(Op::Which), rest @ ..] if self.peak.is_some() => rest,
+            _ => return,
         };
-        if !rest.iter().all(|p| matches!(p, Piece::Op(_))) {
+        if !rest
+            .iter()
+            .all(|p| matches!(p, Piece::Op(_) | Piece::Unknown { blocks: false, .. }))
+        {
             return;
         }
         let mut objects: Vec<usize> = pieces[..and]
@@ -993,7 +1019,13 @@ impl Reading {
                 _ => None,
             })
             .collect();
-        if objects.len() < 2 {
+        // One thing is enough where rows are ranked by their own number,
+        // whose other thing it can only be ("quickest stops - driver and
+        // duration").
+        let ranked_rows = self.peak.as_ref().map(|p| p.object.as_str());
+        let one_other = objects.len() == 1
+            && ranked_rows.is_some_and(|rows| ontology.objects[objects[0]].name != rows);
+        if objects.len() < 2 && !one_other {
             return;
         }
         objects.reverse();
