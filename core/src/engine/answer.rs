@@ -166,6 +166,8 @@ fn filters_phrase(ontology: &Ontology, filters: &[&Filter]) -> String {
                     )
                 }
             }
+            // "for the winner of the 2012 Monaco Grand Prix".
+            Condition::Leader { said, .. } => format!("for {said}"),
             Condition::NoneOf(values) => format!(
                 "excluding {} {}",
                 attribute_label(ontology, &filter.attribute).to_lowercase(),

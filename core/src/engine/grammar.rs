@@ -33,6 +33,9 @@ pub enum Op {
     /// "that year", "the same season": the chat's time, kept even where
     /// the question is otherwise a new one.
     SameTime,
+    /// "of all time", "in his career": none of the chat's times or scopes,
+    /// only the thing it is about.
+    AllTime,
     /// "will", "forecast": the question asks what is still to happen.
     Future,
     GroupBy,
@@ -1202,9 +1205,6 @@ pub fn filler_phrase(words: &[&str]) -> Option<usize> {
         &["taking", "place"],
         &["taken", "place"],
         &["in", "place"],
-        &["of", "all", "time"],
-        &["all", "time"],
-        &["in", "history"],
         &["in", "the", "data"],
         &["in", "the", "database"],
         // "what about Brazilian ones", "how about 2022": a follow-up that

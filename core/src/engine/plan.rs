@@ -255,6 +255,14 @@ pub enum Condition {
     /// Some value (SQL `IS NOT NULL`): "drivers with a recorded fastest
     /// lap speed".
     Present,
+    /// The value another plan's answer leads with: "the winner of the 2012
+    /// Monaco Grand Prix" is whoever "who won the 2012 Monaco Grand Prix"
+    /// ranks first. That plan's first column is this attribute; `said` is
+    /// how the question named it.
+    Leader {
+        plan: Box<SemanticPlan>,
+        said: String,
+    },
 }
 
 impl Condition {

@@ -65,6 +65,7 @@ pub(super) fn comparison(column: Expr, condition: &Condition) -> Expr {
         | Condition::Named
         | Condition::NotNamed
         | Condition::Extreme { .. }
+        | Condition::Leader { .. }
         | Condition::AboveAttribute(_)
         | Condition::BelowAttribute(_) => Expr::value(Value::Boolean(false)),
         Condition::OneOf(values) if values.len() == 1 => {

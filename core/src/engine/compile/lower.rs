@@ -88,6 +88,34 @@ impl<'a> Compiler<'a> {
         })
     }
 
+    /// `column IN (SELECT leader.<first> FROM (<plan, first row>) leader)`:
+    /// the value another question's answer leads with. The derived table
+    /// keeps its `LIMIT` out of the `IN`, which MariaDB refuses.
+    pub(super) fn leader(&self, column: Expr, plan: &SemanticPlan) -> Result<Expr, CompileError> {
+        let mut first_row = plan.clone();
+        first_row.limit = Some(1);
+        let compiled = self.compile(&first_row)?;
+        let Some(first) = compiled.columns.first() else {
+            return Err(CompileError::EmptyPlan);
+        };
+        let alias = Ident::new("leader");
+        let mut select = empty_select();
+        select.projection = vec![SelectItem::UnnamedExpr(Expr::CompoundIdentifier(vec![
+            alias.clone(),
+            self.ident(first),
+        ]))];
+        select.from = vec![TableWithJoins {
+            relation: derived(compiled.query, alias),
+            joins: Vec::new(),
+        }];
+        Ok(Expr::In {
+            expr: Box::new(column),
+            target: InTarget::Subquery(Box::new(query_of(SetExpr::Select(Box::new(select))))),
+            negated: false,
+            global: false,
+        })
+    }
+
     /// `column = (SELECT MAX(x.column) FROM <its table> x [WHERE x.key IN
     /// (SELECT fk FROM <among's table>)])`: the latest value, among the rows
     /// another object has ("the most recent race" that has results).
@@ -353,6 +381,9 @@ impl<'a> Compiler<'a> {
         }
         if let Condition::Extreme { latest, among } = &filter.condition {
             return self.extreme(column, &filter.attribute, *latest, among.as_deref(), &[]);
+        }
+        if let Condition::Leader { plan, .. } = &filter.condition {
+            return self.leader(column, plan);
         }
         if let Some(other) = filter.condition.other_attribute() {
             // Both sides are columns of the one row, so dates compare as

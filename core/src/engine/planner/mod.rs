@@ -8,6 +8,7 @@ mod decide;
 mod exemplar;
 mod fiscal;
 mod labels;
+mod nested;
 mod periods;
 mod reading;
 mod rolling;
@@ -43,6 +44,25 @@ pub enum Planned {
 /// day, against which "last year" or "the past 30 days" is read (without it,
 /// such a question is refused rather than guessed).
 pub fn plan(
+    ontology: &Ontology,
+    lexicon: &Lexicon,
+    question: &str,
+    previous: Option<&SemanticPlan>,
+    today: Option<Day>,
+) -> Planned {
+    // "the winner of the 2012 Monaco Grand Prix": a question inside the
+    // question, where both halves plan.
+    if previous.is_none()
+        && let Some(nested) = nested::split(question)
+        && let Some(planned) = nested::plan(ontology, lexicon, &nested, today)
+    {
+        return planned;
+    }
+    plan_one(ontology, lexicon, question, previous, today)
+}
+
+/// [`plan`] for a question read whole.
+fn plan_one(
     ontology: &Ontology,
     lexicon: &Lexicon,
     question: &str,

@@ -5871,3 +5871,72 @@ fn units_pluses_and_percent_growth_are_how_people_type() {
     );
     assert!(sql.contains("previous_period"), "{sql}");
 }
+
+#[test]
+fn a_thing_named_by_what_it_did_is_read_through_its_own_question() {
+    use crate::engine::plan::{Condition, Filter};
+    let (ontology, lexicon) = f1_with("race", "race_name", &["Monaco Grand Prix"]);
+    let question = "How many career race wins does the winner of the 2012 Monaco Grand Prix have?";
+    let plan = plan_in_chat(&ontology, &lexicon, question, None);
+    let sql = compile(&ontology, &plan, Dialect::Postgres).unwrap().sql;
+    assert!(
+        sql.contains("IN (SELECT leader.full_name FROM (SELECT")
+            && sql.contains("r.name = 'Monaco Grand Prix' AND r.year = 2012")
+            && sql.contains("LIMIT 1) AS leader)")
+            // Career wins: the race named only picks the driver.
+            && sql.matches("r.year = 2012").count() == 1,
+        "{sql}"
+    );
+    assert!(plan.filters.iter().any(|f: &Filter| matches!(
+        &f.condition,
+        Condition::Leader { said, .. } if said == "the winner of the 2012 Monaco Grand Prix"
+    )));
+    let (ontology, lexicon) = wholesale();
+    let sql = compiled(
+        &ontology,
+        &lexicon,
+        "what region is the supplier with the highest acct balance in?",
+        Dialect::Postgres,
+    );
+    assert!(
+        sql.contains("r.r_name")
+            && sql.contains("s.s_name IN (SELECT leader.supplier_name FROM (SELECT")
+            && sql.contains("ORDER BY account_balance DESC LIMIT 1) AS leader"),
+        "{sql}"
+    );
+}
+
+#[test]
+fn all_time_in_a_follow_up_keeps_only_the_thing_it_is_about() {
+    use crate::engine::plan::{AttributeRef, Condition, Filter, Literal};
+    let (ontology, lexicon) = f1_with("race", "race_name", &["Monaco Grand Prix"]);
+    let mut won = plan_in_chat(
+        &ontology,
+        &lexicon,
+        "who was the winner of the 2012 Monaco Grand Prix",
+        None,
+    );
+    won.answered = Some(Box::new(Filter {
+        attribute: AttributeRef::new("driver", "full_name"),
+        condition: Condition::OneOf(vec![Literal::Text("Mark Webber".to_owned())]),
+    }));
+    let career = plan_in_chat(
+        &ontology,
+        &lexicon,
+        "how many wins does he have in his career?",
+        Some(&won),
+    );
+    let (_, ferrari) = sql("How many wins did Ferrari have in 2019?", None);
+    let (ontology, lexicon) = f1();
+    let sql = compile(&ontology, &career, Dialect::Postgres).unwrap().sql;
+    assert!(
+        sql.contains("= 'Mark Webber'") && !sql.contains("Monaco") && !sql.contains("2012"),
+        "{sql}"
+    );
+    let ever = plan_in_chat(&ontology, &lexicon, "and of all time?", Some(&ferrari));
+    let sql = compile(&ontology, &ever, Dialect::Postgres).unwrap().sql;
+    assert!(
+        sql.contains("c.name = 'Ferrari'") && !sql.contains("2019"),
+        "{sql}"
+    );
+}

@@ -287,6 +287,22 @@ pub(super) fn read(lexicon: &Lexicon, question: &str, today: Option<Day>) -> Vec
         // question was about, whose filters a follow-up keeps; the noun is
         // neither counted nor grouped by. After a preposition only, so
         // "teams that race in 2020" keeps its verb.
+        // "how many wins in his career", after one of his wins: all of them.
+        if let Some(len) = [
+            ["of", "all", "time"].as_slice(),
+            &["all", "time"],
+            &["in", "history"],
+            &["career"],
+            &["careers"],
+        ]
+        .iter()
+        .find(|phrase| plain[i..].starts_with(phrase))
+        .map(|phrase| phrase.len())
+        {
+            pieces.push(Piece::Op(Op::AllTime));
+            i += len;
+            continue;
+        }
         // "each of those three that year": the chat's year, which a
         // follow-up keeps; never a grouping by year.
         if let Some(len) = [

@@ -544,3 +544,23 @@ fn is_time(ontology: &Ontology, attribute: &AttributeRef) -> bool {
         .attribute(&attribute.object, &attribute.attribute)
         .is_some_and(|a| a.role == AttributeRole::Time && !is_birth_date(a))
 }
+
+impl Reading {
+    /// "How many wins in his career", after his 2012 Monaco win: of the
+    /// chat's filters, only those on the thing referred to stay; with no
+    /// thing referred to ("and of all time?"), every one but its times.
+    pub(super) fn all_time_scope(
+        &self,
+        ontology: &Ontology,
+        plan: &mut SemanticPlan,
+        referred: Option<&str>,
+    ) {
+        if !self.all_time {
+            return;
+        }
+        match referred {
+            Some(object) => plan.filters.retain(|f| f.attribute.object == object),
+            None => plan.filters.retain(|f| !is_time(ontology, &f.attribute)),
+        }
+    }
+}

@@ -230,6 +230,8 @@ pub(super) struct Reading {
     demonstrated: Option<usize>,
     /// "that year", "the same season": the chat's time is kept.
     same_time: bool,
+    /// "of all time", "in his career": the chat's scope is not.
+    all_time: bool,
     /// "how many more … than …" (true), "how many fewer" (false).
     difference: Option<bool>,
     /// "in which year was it held": the year of what is asked about.
@@ -414,6 +416,7 @@ impl Reading {
             _ => previous,
         };
         let rank_by = measured.rank_by.clone();
+        let referred_object = referred.as_ref().map(|f| f.attribute.object.clone());
         let mut plan = self.carry_over(ontology, previous, referred, measured);
         counted_on_rows_named(ontology, &mut plan);
         plan.filters.extend(counted_rows);
@@ -422,6 +425,7 @@ impl Reading {
                 plan.filters.push(filter);
             }
         }
+        self.all_time_scope(ontology, &mut plan, referred_object.as_deref());
         let mut assembly = self.frame(ontology, plan, previous, rank_by, excluded)?;
         self.filter(ontology, &mut assembly)?;
         self.apply_named_filters(ontology, &mut assembly);

@@ -142,6 +142,10 @@ impl Reading {
                             reading.same_time = true;
                             continue;
                         }
+                        Op::AllTime => {
+                            reading.all_time = true;
+                            continue;
+                        }
                         // "what market segment and country is X in": the
                         // next thing is asked as well.
                         // "give the race name and year": so after a name

@@ -1,0 +1,234 @@
+//! "How many career wins does the winner of the 2012 Monaco Grand Prix
+//! have?", "what region is the supplier with the highest account balance
+//! in?": a thing named by what it did is a question of its own, whose
+//! first answer the rest of the question is about. The inner question is
+//! planned on its own, the outer one as a follow-up about its leader, and
+//! the compiler reads the leader in a subquery.
+
+use super::{Planned, plan_one};
+use crate::engine::compile::display_attribute;
+use crate::engine::lexicon::Lexicon;
+use crate::engine::plan::{Condition, Filter, Literal, PlanAssumption, SemanticPlan};
+use crate::ontology::Ontology;
+use crate::time::Day;
+
+/// A question split around the thing it names by what it did.
+#[derive(Debug, PartialEq)]
+pub(super) struct Nested {
+    /// The phrase as typed: "the winner of the 2012 Monaco Grand Prix".
+    said: String,
+    /// The question that finds the thing: "Who won the 2012 Monaco Grand Prix".
+    inner: String,
+    /// The question about it: "How many career race wins does him have".
+    outer: String,
+}
+
+/// Words that may open a question without saying what it asks.
+const OPENING: &[&str] = &[
+    "what", "which", "who", "whom", "how", "many", "much", "is", "was", "are", "were", "does",
+    "did", "do", "has", "have", "had", "the", "of", "for", "name", "tell", "me", "show", "list",
+    "give", "find", "in", "total", "whats", "what's",
+];
+
+/// Words that end the question after the thing: its verb or preposition
+/// ("what region is the supplier with the highest balance in?").
+const CLOSING: &[&str] = &[
+    "in", "from", "at", "for", "have", "has", "had", "placed", "ordered", "born", "located",
+    "based", "drive", "drove", "driven", "race", "raced", "win", "won", "score", "scored", "get",
+    "got", "earn", "earned", "belong", "to", "made", "make", "supply", "supplied",
+];
+
+/// Words that make a clause pick one thing out of many.
+const PICKING: &[&str] = &[
+    "most", "highest", "lowest", "largest", "biggest", "smallest", "least", "fewest", "best",
+    "worst", "fastest", "quickest", "slowest", "youngest", "oldest", "earliest", "latest",
+    "cheapest", "top", "first", "last", "priciest",
+];
+
+fn bare(token: &str) -> String {
+    token
+        .trim_matches(|c: char| !c.is_alphanumeric() && c != '\'')
+        .to_lowercase()
+}
+
+/// Splits `question` around "the winner of …" or "the <thing> who/that/with
+/// … <superlative> …", where the rest of the question asks something of it.
+pub(super) fn split(question: &str) -> Option<Nested> {
+    let tokens: Vec<&str> = question.split_whitespace().collect();
+    let words: Vec<String> = tokens.iter().map(|t| bare(t)).collect();
+    // The thing ends the question but for its last verb or preposition
+    // ("drive for").
+    let mut end = words.len();
+    while end > words.len().saturating_sub(2)
+        && end > 1
+        && CLOSING.contains(&words[end - 1].as_str())
+    {
+        end -= 1;
+    }
+    let asks_more = |at: usize| {
+        words[..at]
+            .iter()
+            .any(|w| !w.is_empty() && !OPENING.contains(&w.as_str()))
+    };
+    let joined = |range: std::ops::Range<usize>| {
+        tokens[range]
+            .join(" ")
+            .trim_end_matches(['?', '.', '!'])
+            .to_owned()
+    };
+    for at in 0..words.len() {
+        if words[at] != "the" || !asks_more(at) {
+            continue;
+        }
+        // "the winner of the 2012 Monaco Grand Prix".
+        if matches!(
+            words.get(at + 1).map(String::as_str),
+            Some("winner" | "victor")
+        ) && words.get(at + 2).map(String::as_str) == Some("of")
+            && at + 3 < end
+        {
+            return Some(Nested {
+                said: joined(at..end),
+                inner: format!("Who won {}", joined(at + 3..end)),
+                outer: format!("{} him {}", joined(0..at), joined(end..tokens.len()))
+                    .trim()
+                    .to_owned(),
+            });
+        }
+        // "the supplier with the highest account balance", "the customer
+        // who placed the highest-value order".
+        let Some(relative) = (at + 2..(at + 4).min(end)).find(|&i| {
+            matches!(
+                words[i].as_str(),
+                "who" | "that" | "which" | "with" | "whose"
+            )
+        }) else {
+            continue;
+        };
+        let clause = &words[relative + 1..end];
+        if !clause.iter().any(|w| {
+            PICKING.contains(&w.as_str()) || w.starts_with("highest") || w.starts_with("lowest")
+        }) {
+            continue;
+        }
+        // One thing: "the drivers with a recorded fastest lap speed" are
+        // a list, not one of them.
+        let thing = joined(at + 1..relative);
+        if words[relative - 1].ends_with('s') && !words[relative - 1].ends_with("ss") {
+            continue;
+        }
+        let opener = if words[relative] == "with" || words[relative] == "whose" {
+            format!("Which {thing} {}", joined(relative..end))
+        } else {
+            format!("Which {thing} {}", joined(relative + 1..end))
+        };
+        return Some(Nested {
+            said: joined(at..end),
+            inner: opener,
+            outer: format!(
+                "{} that {thing} {}",
+                joined(0..at),
+                joined(end..tokens.len())
+            )
+            .trim()
+            .to_owned(),
+        });
+    }
+    None
+}
+
+/// The plan of a question split by [`split`], or `None` where either half
+/// does not plan as one thing and the rest asked of it: the question is
+/// then read whole.
+pub(super) fn plan(
+    ontology: &Ontology,
+    lexicon: &Lexicon,
+    nested: &Nested,
+    today: Option<Day>,
+) -> Option<Planned> {
+    let Planned::Plan(inner) = plan_one(ontology, lexicon, &nested.inner, None, today) else {
+        return None;
+    };
+    // The thing is what the inner answer leads with: its first column, the
+    // name of what it ranks.
+    let thing = inner.dimensions.first()?.clone();
+    let object = ontology.objects.iter().find(|o| o.name == thing.object)?;
+    if display_attribute(object) != Some(thing.attribute.as_str()) {
+        return None;
+    }
+    let placeholder = Filter {
+        attribute: thing,
+        condition: Condition::OneOf(vec![Literal::Text(nested.said.clone())]),
+    };
+    // As after that answer in a chat: "which team did he drive for" is
+    // asked in the inner question's scope (that race).
+    let about_it = SemanticPlan {
+        answered: Some(Box::new(placeholder.clone())),
+        filters: inner.filters.clone(),
+        ..SemanticPlan::default()
+    };
+    let Planned::Plan(mut outer) =
+        plan_one(ontology, lexicon, &nested.outer, Some(&about_it), today)
+    else {
+        return None;
+    };
+    // A measure of it is not: "how many wins does the winner of the 2012
+    // Monaco Grand Prix have" counts all of his.
+    if !outer.measures.is_empty() {
+        outer.filters.retain(|f| !inner.filters.contains(f));
+    }
+    // "Which team did the winner of … drive for": who that was, beside it.
+    if outer.measures.is_empty() && !outer.dimensions.contains(&placeholder.attribute) {
+        outer.dimensions.insert(0, placeholder.attribute.clone());
+    }
+    let filter = outer.filters.iter_mut().find(|f| **f == placeholder)?;
+    filter.condition = Condition::Leader {
+        plan: Box::new(inner),
+        said: nested.said.clone(),
+    };
+    outer.assumptions.push(PlanAssumption::stated(format!(
+        "{} is the first answer to \"{}\".",
+        capitalised(&nested.said),
+        nested.inner
+    )));
+    Some(Planned::Plan(outer))
+}
+
+fn capitalised(text: &str) -> String {
+    let mut chars = text.chars();
+    match chars.next() {
+        Some(first) => first.to_uppercase().chain(chars).collect(),
+        None => String::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_thing_named_by_what_it_did_is_a_question_of_its_own() {
+        let nested =
+            split("How many career race wins does the winner of the 2012 Monaco Grand Prix have?")
+                .unwrap();
+        assert_eq!(nested.said, "the winner of the 2012 Monaco Grand Prix");
+        assert_eq!(nested.inner, "Who won the 2012 Monaco Grand Prix");
+        assert_eq!(nested.outer, "How many career race wins does him have");
+        let nested =
+            split("what region is the supplier with the highest acct balance in?").unwrap();
+        assert_eq!(nested.inner, "Which supplier with the highest acct balance");
+        assert_eq!(nested.outer, "what region is that supplier in");
+        // Nothing else asked of it: the question is the ranking itself.
+        assert_eq!(split("Who is the driver with the most wins?"), None);
+        // Several things: a list.
+        assert_eq!(
+            split("For race id 1100, list the drivers with a recorded fastest lap speed"),
+            None
+        );
+        // No superlative: a plain relative clause.
+        assert_eq!(
+            split("How many points did the drivers who raced for Ferrari score?"),
+            None
+        );
+    }
+}
