@@ -377,6 +377,9 @@ const PHRASES: &[(&str, Op)] = &[
     ("exceeding", Op::Above),
     ("above", Op::Above),
     ("over", Op::Above),
+    // "born on or after 1 January 2000": the day itself too.
+    ("on or after", Op::Since),
+    ("on or before", Op::Until),
     ("at least", Op::AtLeast),
     ("no fewer than", Op::AtLeast),
     ("no less than", Op::AtLeast),

@@ -5940,3 +5940,35 @@ fn all_time_in_a_follow_up_keeps_only_the_thing_it_is_about() {
         "{sql}"
     );
 }
+
+#[test]
+fn days_and_months_read_in_the_one_year_named() {
+    let (text, _) = sql(
+        "How many of the 2021 Grands Prix took place before 1 July?",
+        None,
+    );
+    assert!(
+        text.contains("r.year = 2021") && text.contains("r.date < '2021-07-01'"),
+        "{text}"
+    );
+    let (text, _) = sql("how many races in 2019 were held after September?", None);
+    assert!(text.contains("r.date > '2019-09-30'"), "{text}");
+    // With no year, a month is every year's.
+    let (text, _) = sql("how many races were held in April?", None);
+    assert!(
+        text.contains("strftime") || text.contains("EXTRACT(MONTH"),
+        "{text}"
+    );
+    // "on or after" takes the day itself; "first and last name" are names.
+    let (text, _) = sql(
+        "List the drivers (first and last name) born on or after 1 January 2000.",
+        None,
+    );
+    assert!(
+        text.contains("d.dob >= '2000-01-01'")
+            && text.contains("d.forename")
+            && text.contains("d.surname")
+            && !text.contains("position"),
+        "{text}"
+    );
+}

@@ -115,6 +115,7 @@ const MAX_FUZZY_LOOKUPS: usize = 32;
 /// it such phrases are never guessed.
 pub(super) fn read(lexicon: &Lexicon, question: &str, today: Option<Day>) -> Vec<Piece> {
     let question = open_ended_years(&year_ranges_spelled(question));
+    let question = both_names_spelled(&question);
     let mut words: Vec<Word> = text::words(&question)
         .into_iter()
         .map(|word| normalise_word(lexicon, word))
@@ -200,6 +201,18 @@ pub(super) fn read(lexicon: &Lexicon, question: &str, today: Option<Day>) -> Vec
                     )));
                 }
             }
+            pieces.push(Piece::Dates(range));
+            focus = Focus::Outside;
+            i += len;
+            continue;
+        }
+        // "before 1 July", "since March", with 2021 named elsewhere: that
+        // year's day or month, not the month of every year.
+        if matches!(
+            pieces.last(),
+            Some(Piece::Op(Op::Before | Op::After | Op::Since | Op::Until))
+        ) && let Some((range, len)) = date_in_sole_year(&plain, i)
+        {
             pieces.push(Piece::Dates(range));
             focus = Focus::Outside;
             i += len;
@@ -1144,6 +1157,57 @@ pub(super) fn date_at(words: &[&str]) -> Option<(DateRange, usize)> {
         return Some((span, len + 1 + more));
     }
     Some((first, len))
+}
+
+/// "first and last name": both names, each spelled out, so that "first"
+/// is not a position.
+fn both_names_spelled(question: &str) -> String {
+    let lower = question.to_lowercase();
+    let mut out = question.to_owned();
+    for (short, long) in [
+        ("first and last names", "first names and last names"),
+        ("first and last name", "first name and last name"),
+        ("first and family name", "first name and family name"),
+        ("first and surname", "first name and surname"),
+    ] {
+        if let Some(at) = lower.find(short)
+            && out.len() == lower.len()
+        {
+            out.replace_range(at..at + short.len(), long);
+            break;
+        }
+    }
+    out
+}
+
+/// "1 July" or "July" at `at`, read in the one year the question names
+/// elsewhere, and how many words it takes.
+fn date_in_sole_year(plain: &[&str], at: usize) -> Option<(DateRange, usize)> {
+    let is_year = |w: &&str| w.parse::<i64>().is_ok_and(|y| (1900..=2100).contains(&y));
+    if is_year(&plain[at]) {
+        return None;
+    }
+    let mut years: Vec<&str> = plain.iter().copied().filter(|w| is_year(&w)).collect();
+    years.dedup();
+    let [year] = years.as_slice() else {
+        return None;
+    };
+    // "1 July", "July 1st": a day and a month; else a month alone.
+    for len in [2, 1] {
+        let Some(words) = plain.get(at..at + len) else {
+            continue;
+        };
+        if !words.iter().any(|w| grammar::month(w).is_some()) || words.iter().any(is_year) {
+            continue;
+        }
+        let with_year: Vec<&str> = words.iter().copied().chain([*year]).collect();
+        if let Some((range, read)) = one_date_at(&with_year)
+            && read == len + 1
+        {
+            return Some((range, len));
+        }
+    }
+    None
 }
 
 /// One date, month, month range of one year or quarter at the start of
