@@ -36,6 +36,10 @@ pub enum Op {
     /// "of all time", "in his career": none of the chat's times or scopes,
     /// only the thing it is about.
     AllTime,
+    /// Before the negation "never": what the things never did ("never
+    /// driven for Ferrari"), not which of their rows to leave out ("other
+    /// than Ferrari").
+    Never,
     /// "will", "forecast": the question asks what is still to happen.
     Future,
     GroupBy,

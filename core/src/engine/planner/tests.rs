@@ -5972,3 +5972,47 @@ fn days_and_months_read_in_the_one_year_named() {
         "{text}"
     );
 }
+
+#[test]
+fn never_excludes_the_things_and_other_than_leaves_out_rows() {
+    let (ontology, lexicon) = f1_with("constructor", "constructor_name", &["Ferrari"]);
+    let never = compiled(
+        &ontology,
+        &lexicon,
+        "How many drivers have never driven for Ferrari but won a race?",
+        Dialect::Postgres,
+    );
+    assert!(
+        never.contains("d.driver_id NOT IN (SELECT rr.driver_id FROM public.results rr JOIN public.constructors c")
+            && never.contains("rr.position = 1"),
+        "{never}"
+    );
+    let other = compiled(
+        &ontology,
+        &lexicon,
+        "how many drivers won a race for a team other than Ferrari?",
+        Dialect::Postgres,
+    );
+    assert!(
+        other.contains("c.name NOT IN ('Ferrari')") && !other.contains("NOT IN (SELECT"),
+        "{other}"
+    );
+}
+
+#[test]
+fn a_growth_compared_to_a_year_in_a_chat_starts_from_the_chats_year() {
+    let (ontology, lexicon) = wholesale();
+    let by_region = plan_in_chat(&ontology, &lexicon, "revenue by region in 1996", None);
+    let grew = plan_in_chat(
+        &ontology,
+        &lexicon,
+        "which region grew the most compared to 1995?",
+        Some(&by_region),
+    );
+    assert!(
+        grew.assumptions
+            .iter()
+            .any(|a| a.text.contains("Growth compares 1996 with 1995")),
+        "{grew:?}"
+    );
+}

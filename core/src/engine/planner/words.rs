@@ -739,6 +739,10 @@ pub(super) fn read(lexicon: &Lexicon, question: &str, today: Option<Day>) -> Vec
                 continue;
             }
             Some((op_len, op)) if op_len >= concept_len => {
+                // "never driven for Ferrari": what the things never did.
+                if op == Op::Negation && plain[i] == "never" {
+                    pieces.push(Piece::Op(Op::Never));
+                }
                 pieces.push(Piece::Op(op));
                 // "what is the yearly salary": "yearly" qualifies what is
                 // asked for, which is still to come.

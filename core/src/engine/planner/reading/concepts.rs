@@ -427,6 +427,8 @@ impl Reading {
                 list.sort();
                 list.dedup();
             }
+            // "never driven for Ferrari", not "other than Ferrari".
+            self.verb_negates_value |= self.negate && self.never;
             self.values.push(ValueMention {
                 options,
                 text: text.to_owned(),

@@ -92,8 +92,29 @@ impl Reading {
                     "the question names a year, but nothing it asks about has a date or year in the ontology".to_owned(),
                 ));
             };
-            let condition = year_condition(&self.years);
-            let several = matches!(&condition, Condition::OneOf(list) if list.len() > 1);
+            let mut condition = year_condition(&self.years);
+            // "which region grew the most compared to 1995?", after revenue
+            // in 1996: the chat's year against the one named.
+            let chat_year = plan.filters.iter().find_map(|f| match &f.condition {
+                Condition::OneOf(list) if f.attribute == time => match list.as_slice() {
+                    [Literal::Integer(year)] => Some(*year),
+                    _ => None,
+                },
+                _ => None,
+            });
+            let against_chat_year = self.growth.is_some() && self.comparison;
+            if against_chat_year
+                && let (Some(then), Condition::OneOf(named)) = (chat_year, &condition)
+                && let [Literal::Integer(named)] = named.as_slice()
+                && then != *named
+            {
+                condition = Condition::OneOf(vec![
+                    Literal::Integer(then.min(*named)),
+                    Literal::Integer(then.max(*named)),
+                ]);
+            }
+            let several = matches!(&condition, Condition::OneOf(list) if list.len() > 1)
+                && !against_chat_year;
             plan.filters.retain(|f| f.attribute != time);
             // A list that names the date still shows it ("races in 2024 with
             // their dates"); a measure is not split by it.

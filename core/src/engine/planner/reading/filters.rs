@@ -458,7 +458,11 @@ impl Reading {
             return;
         }
         let things = match plan.measures.as_slice() {
+            // "How many drivers have never driven for Ferrari but won a
+            // race": the drivers with a win are counted.
             [Measure::CountOf { object }] => Some(object.clone()),
+            // "won a race for a team other than Ferrari" leaves out rows.
+            [Measure::DistinctOf { object, .. }] if self.verb_negates_value => Some(object.clone()),
             [] => plan
                 .dimensions
                 .iter()

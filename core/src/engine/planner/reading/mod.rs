@@ -232,6 +232,11 @@ pub(super) struct Reading {
     same_time: bool,
     /// "of all time", "in his career": the chat's scope is not.
     all_time: bool,
+    /// "never driven for Ferrari": a value negated through a verb, which
+    /// says what the things never did, not which of their rows to leave out.
+    verb_negates_value: bool,
+    /// The negation is "never".
+    never: bool,
     /// "how many more … than …" (true), "how many fewer" (false).
     difference: Option<bool>,
     /// "in which year was it held": the year of what is asked about.

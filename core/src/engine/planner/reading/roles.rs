@@ -146,6 +146,10 @@ impl Reading {
                             reading.all_time = true;
                             continue;
                         }
+                        Op::Never => {
+                            reading.never = true;
+                            continue;
+                        }
                         // "what market segment and country is X in": the
                         // next thing is asked as well.
                         // "give the race name and year": so after a name
