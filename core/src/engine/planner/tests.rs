@@ -6016,3 +6016,39 @@ fn a_growth_compared_to_a_year_in_a_chat_starts_from_the_chats_year() {
         "{grew:?}"
     );
 }
+
+#[test]
+fn a_value_named_before_the_negation_says_which_things_too() {
+    let (ontology, lexicon) = f1_with("constructor", "constructor_name", &["Ferrari"]);
+    let sql = compiled(
+        &ontology,
+        &lexicon,
+        "Which drivers raced for Ferrari between 2010 and 2019 but never won a race for Ferrari in that period?",
+        Dialect::Postgres,
+    );
+    // Ferrari both picks the drivers and scopes the wins they never had.
+    assert_eq!(sql.matches("c.name = 'Ferrari'").count(), 2, "{sql}");
+    assert!(sql.contains("NOT IN (SELECT rr.driver_id"), "{sql}");
+}
+
+#[test]
+fn a_measure_in_one_year_but_not_in_another_excludes_the_later_year() {
+    let (sql, _) = sql("drivers who won a race in 2012 but not in 2013", None);
+    assert!(
+        sql.contains("NOT IN (SELECT rr.driver_id FROM public.results rr JOIN public.races r ON rr.race_id = r.race_id WHERE r.year = 2013")
+            && sql.contains("AND r.year = 2012 AND rr.position = 1"),
+        "{sql}"
+    );
+    let (ontology, lexicon) = wholesale();
+    let sql = compiled(
+        &ontology,
+        &lexicon,
+        "How many customers ordered in 1996 but not in 1997?",
+        Dialect::Postgres,
+    );
+    assert!(
+        sql.contains("c.c_custkey NOT IN (SELECT o.o_custkey FROM orders o WHERE ((o.o_orderdate >= '1997-01-01'")
+            && sql.contains("o.o_orderdate >= '1996-01-01'"),
+        "{sql}"
+    );
+}

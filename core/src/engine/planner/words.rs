@@ -325,6 +325,8 @@ pub(super) fn read(lexicon: &Lexicon, question: &str, today: Option<Day>) -> Vec
             &["that", "same", "season"],
             &["the", "same", "year"],
             &["the", "same", "season"],
+            &["that", "period"],
+            &["the", "same", "period"],
         ]
         .iter()
         .find(|phrase| plain[i..].starts_with(phrase))

@@ -10,6 +10,7 @@ use crate::engine::plan::{
 use crate::engine::planner::Planned;
 use crate::engine::planner::attributes::push_unique;
 use crate::engine::planner::labels::attribute_label;
+use crate::engine::planner::time::year_condition;
 use crate::ontology::{Aggregate, AttributeRole, MetricKind, Ontology};
 use std::ops::ControlFlow;
 
@@ -413,6 +414,24 @@ impl Reading {
             Condition::NotAmong { metric, .. }
                 if ontology.metrics.iter().any(|m| m.name == *metric && counts_some_rows(m))
         );
+        // "Which drivers raced for Ferrari but never won for Ferrari": a
+        // value named before the negation says which things as well.
+        let named_before = |f: &Filter| {
+            let Condition::OneOf(literals) = &f.condition else {
+                return false;
+            };
+            self.values
+                .iter()
+                .filter(|v| self.values_before_negation.contains(&v.text))
+                .any(|v| {
+                    v.options.iter().any(|(a, values)| {
+                        *a == f.attribute
+                            && literals
+                                .iter()
+                                .all(|l| values.iter().any(|v| *l == Literal::Text(v.clone())))
+                    })
+                })
+        };
         let mut within = Vec::new();
         let mut kept = Vec::new();
         for (i, filter) in std::mem::take(&mut plan.filters).into_iter().enumerate() {
@@ -420,12 +439,20 @@ impl Reading {
                 || (!is_time(&filter) && describes_things(&filter));
             if i == at || things_own {
                 kept.push(filter);
+            } else if is_time(&filter) && !self.years_lacking.is_empty() {
+                // "in 2020 but not in 2019": the first year is the things'.
+                within.push(Filter {
+                    attribute: filter.attribute.clone(),
+                    condition: year_condition(&self.years_lacking),
+                });
+                kept.push(filter);
             } else if is_time(&filter) && self.time_before_negation && self.ever {
                 // "drivers who raced in 2025 have never finished on the
                 // podium in any race": the time is the drivers' alone.
                 kept.push(filter);
-            } else if is_time(&filter)
-                && (self.contrast || self.time_before_negation || excludes_some_rows)
+            } else if (is_time(&filter)
+                && (self.contrast || self.time_before_negation || excludes_some_rows))
+                || named_before(&filter)
             {
                 within.push(filter.clone());
                 kept.push(filter);
@@ -433,6 +460,7 @@ impl Reading {
                 within.push(filter);
             }
         }
+        kept.extend(self.contrast_filters.iter().cloned());
         if let Some(Filter {
             condition: Condition::NotAmong { within: scoped, .. },
             ..

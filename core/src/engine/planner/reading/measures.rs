@@ -74,7 +74,22 @@ impl Reading {
                 // the customers themselves says nothing of taking part.
                 .filter(|x| ontology.metrics[*x].object != ontology.objects[o].name)
                 .collect();
-            if about_them && !took_part.is_empty() {
+            // "drivers who won a race in 2012 but not in 2013": they won in
+            // 2012, through the very rows they lack in 2013.
+            if !self.years_lacking.is_empty() {
+                let metric = &ontology.metrics[m];
+                self.took_part = ontology
+                    .objects
+                    .iter()
+                    .position(|o| o.name == metric.object);
+                self.contrast = true;
+                self.who = false;
+                self.contrast_filters = metric
+                    .filters
+                    .iter()
+                    .filter_map(|text| super::simple_filter(ontology, &metric.object, text))
+                    .collect();
+            } else if about_them && !took_part.is_empty() {
                 // The excluded measure's rows ("scored" in results) are the
                 // route to the time they took part in.
                 let object = &ontology.metrics[m].object;

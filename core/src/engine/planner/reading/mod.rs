@@ -213,6 +213,9 @@ pub(super) struct Reading {
     /// A time named before a negation: it says which things ("drivers who
     /// raced in 2025 have never ...").
     time_before_negation: bool,
+    /// The values named before the negation ("raced for Ferrari but never
+    /// won for Ferrari"), which say which things as well as which rows.
+    values_before_negation: Vec<String>,
     /// "ever", "in any race" after a negation: what did not happen, at no
     /// time.
     ever: bool,
@@ -237,6 +240,12 @@ pub(super) struct Reading {
     verb_negates_value: bool,
     /// The negation is "never".
     never: bool,
+    /// "won a race in 2012 but not in 2013": the years after the negation,
+    /// when the things' own years come before it.
+    years_lacking: Vec<(Op, i64)>,
+    /// The conditions of the measure the things have in their own years
+    /// ("won": a first place), beside what they lack in the others.
+    contrast_filters: Vec<Filter>,
     /// "how many more … than …" (true), "how many fewer" (false).
     difference: Option<bool>,
     /// "in which year was it held": the year of what is asked about.

@@ -273,6 +273,16 @@ impl Reading {
                             // not do.
                             reading.time_before_negation |=
                                 !reading.years.is_empty() || !reading.dates.is_empty();
+                            // "raced for Ferrari but never won for Ferrari":
+                            // a value named before says which things too.
+                            if reading.values_before_negation.is_empty() {
+                                reading.values_before_negation = reading
+                                    .values
+                                    .iter()
+                                    .filter(|v| !v.negated)
+                                    .map(|v| v.text.clone())
+                                    .collect();
+                            }
                         }
                         Op::Ever => reading.ever = true,
                         Op::Which => reading.lists = true,
@@ -451,6 +461,17 @@ impl Reading {
                             Some(Op::Versus) => Op::Versus,
                             other => time_bound(other),
                         };
+                        // "won a race in 2012 but not in 2013": the year
+                        // after the negation is the one the things lack.
+                        if reading.negate
+                            && !reading.years.is_empty()
+                            && pieces[index + 1..]
+                                .iter()
+                                .all(|p| matches!(p, Piece::Op(_)))
+                        {
+                            reading.years_lacking.push((op, *n));
+                            continue;
+                        }
                         reading.years.push((op, *n));
                         // "shipped the most units on orders placed in 1997".
                         // "customers who ordered in 1994": a verb that is
@@ -969,6 +990,11 @@ impl Reading {
         // average of the counts per customer.
         if reading.averaged && reading.counts && !reading.groupings.is_empty() {
             reading.per = true;
+        }
+        // "circuits that hosted a race in 2020 but not in 2019": the
+        // measure named before is what the later year lacks.
+        if !reading.years_lacking.is_empty() && reading.negated_metric.is_none() {
+            reading.negated_metric = reading.metrics.first().map(|(m, _)| *m);
         }
         if reading.negate && reading.negated_metric.is_none() {
             reading.lacks(ontology, pieces);
