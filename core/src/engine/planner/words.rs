@@ -1193,7 +1193,7 @@ fn date_in_sole_year(plain: &[&str], at: usize) -> Option<(DateRange, usize)> {
     if is_year(&plain[at]) {
         return None;
     }
-    let mut years: Vec<&str> = plain.iter().copied().filter(|w| is_year(&w)).collect();
+    let mut years: Vec<&str> = plain.iter().copied().filter(|w| is_year(w)).collect();
     years.dedup();
     let [year] = years.as_slice() else {
         return None;
