@@ -123,7 +123,9 @@ impl Reading {
                 // "who drove for Red Bull in 2010": nothing is measured, so
                 // the people are those the filters reach, where the
                 // ontology has one kind of person by name ("driver", not
-                // "driver_standing").
+                // "driver_standing"), and every word was read ("who was
+                // Ferrari's team principal" asks for someone else).
+                None if self.unread => None,
                 None => {
                     let mut people = ontology.objects.iter().filter(|o| {
                         grammar::PERSON_WORDS

@@ -240,6 +240,8 @@ pub(super) struct Reading {
     verb_negates_value: bool,
     /// The negation is "never".
     never: bool,
+    /// Some word of the question was not read ("team principal").
+    unread: bool,
     /// "won a race in 2012 but not in 2013": the years after the negation,
     /// when the things' own years come before it.
     years_lacking: Vec<(Op, i64)>,

@@ -16,6 +16,7 @@ impl Reading {
     pub(in crate::engine::planner) fn of(ontology: &Ontology, pieces: &[Piece]) -> Self {
         let mut reading = Reading {
             continues: pieces.first() == Some(&Piece::Op(Op::And)),
+            unread: pieces.iter().any(|p| matches!(p, Piece::Unknown { .. })),
             plural: pieces
                 .iter()
                 .filter_map(|piece| match piece {
