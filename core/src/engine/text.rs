@@ -22,6 +22,16 @@ pub struct Word {
     pub capitals: bool,
 }
 
+/// The text with its first letter in capitals: "the winner of …" opens a
+/// sentence as "The winner of …".
+pub fn capitalised(text: &str) -> String {
+    let mut chars = text.chars();
+    match chars.next() {
+        Some(first) => first.to_uppercase().chain(chars).collect(),
+        None => String::new(),
+    }
+}
+
 /// Lower case without accents: "Pérez" becomes "perez".
 pub fn fold(text: &str) -> String {
     text.nfd()

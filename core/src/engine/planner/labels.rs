@@ -130,11 +130,7 @@ pub fn measure_label(ontology: &Ontology, measure: &Measure) -> String {
                 Aggregate::Avg => format!("Average {label}"),
                 // "order total" is a total already.
                 Aggregate::Sum if label.split(' ').any(|w| w == "total") => {
-                    let mut chars = label.chars();
-                    chars
-                        .next()
-                        .map(|first| first.to_uppercase().chain(chars).collect())
-                        .unwrap_or_default()
+                    crate::engine::text::capitalised(&label)
                 }
                 Aggregate::Sum => format!("Total {label}"),
                 Aggregate::Min => format!("Lowest {label}"),

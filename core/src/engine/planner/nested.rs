@@ -9,6 +9,7 @@ use super::{Planned, plan_one};
 use crate::engine::compile::display_attribute;
 use crate::engine::lexicon::Lexicon;
 use crate::engine::plan::{Condition, Filter, Literal, PlanAssumption, SemanticPlan};
+use crate::engine::text::capitalised;
 use crate::ontology::Ontology;
 use crate::time::Day;
 
@@ -192,14 +193,6 @@ pub(super) fn plan(
         nested.inner
     )));
     Some(Planned::Plan(outer))
-}
-
-fn capitalised(text: &str) -> String {
-    let mut chars = text.chars();
-    match chars.next() {
-        Some(first) => first.to_uppercase().chain(chars).collect(),
-        None => String::new(),
-    }
 }
 
 #[cfg(test)]
