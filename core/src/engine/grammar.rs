@@ -946,6 +946,31 @@ pub fn small_number(plain: &str) -> Option<i64> {
     NUMBERS.iter().position(|n| *n == plain).map(|n| n as i64)
 }
 
+/// Phrases that say how much of the chat's scope a follow-up keeps, with
+/// how many words they take: "that year" keeps its time (never a grouping
+/// by year), "of all time" keeps only the thing it is about.
+pub fn chat_scope_phrase(words: &[&str]) -> Option<(usize, Op)> {
+    const PHRASES: &[(&[&str], Op)] = &[
+        (&["of", "all", "time"], Op::AllTime),
+        (&["all", "time"], Op::AllTime),
+        (&["in", "history"], Op::AllTime),
+        (&["career"], Op::AllTime),
+        (&["careers"], Op::AllTime),
+        (&["that", "year"], Op::SameTime),
+        (&["that", "season"], Op::SameTime),
+        (&["that", "same", "year"], Op::SameTime),
+        (&["that", "same", "season"], Op::SameTime),
+        (&["the", "same", "year"], Op::SameTime),
+        (&["the", "same", "season"], Op::SameTime),
+        (&["that", "period"], Op::SameTime),
+        (&["the", "same", "period"], Op::SameTime),
+    ];
+    PHRASES
+        .iter()
+        .find(|(phrase, _)| words.starts_with(phrase))
+        .map(|(phrase, op)| (phrase.len(), *op))
+}
+
 /// Units a number is shown in ("in seconds", "in dollars").
 pub fn is_unit(plain: &str) -> bool {
     const UNITS: &[&str] = &[

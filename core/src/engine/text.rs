@@ -261,17 +261,18 @@ fn plus_as_and(text: &str) -> Cow<'_, str> {
     if !text.contains('+') {
         return Cow::Borrowed(text);
     }
-    let chars: Vec<char> = text.chars().collect();
     let mut out = String::with_capacity(text.len() + 8);
-    for (i, c) in chars.iter().enumerate() {
-        let before_word = chars[i + 1..]
-            .iter()
-            .find(|c| !c.is_whitespace())
-            .is_some_and(|next| next.is_alphabetic());
-        if *c == '+' && before_word {
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        let before_word = c == '+'
+            && chars
+                .clone()
+                .find(|next| !next.is_whitespace())
+                .is_some_and(char::is_alphabetic);
+        if before_word {
             out.push_str(" and ");
         } else {
-            out.push(*c);
+            out.push(c);
         }
     }
     Cow::Owned(out)

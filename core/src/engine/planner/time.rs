@@ -169,6 +169,14 @@ pub(super) fn is_dated(attribute: &crate::ontology::Attribute) -> bool {
         && matches!(attribute.data_type, DataType::Date | DataType::Timestamp)
 }
 
+/// Whether `reference` names a time of the rows (a race's year, an order's
+/// date), not a birth date.
+pub(super) fn names_row_time(ontology: &Ontology, reference: &AttributeRef) -> bool {
+    ontology
+        .attribute(&reference.object, &reference.attribute)
+        .is_some_and(|a| a.role == AttributeRole::Time && !is_birth_date(a))
+}
+
 /// Whether `reference` names a dated time attribute.
 pub(super) fn names_date(ontology: &Ontology, reference: &AttributeRef) -> bool {
     ontology

@@ -296,48 +296,19 @@ pub(super) fn read(lexicon: &Lexicon, question: &str, today: Option<Day>) -> Vec
             i += 1;
             continue;
         }
+        // "that year", "of all time": how much of the chat's scope a
+        // follow-up keeps.
+        if let Some((len, op)) = grammar::chat_scope_phrase(&plain[i..]) {
+            pieces.push(Piece::Op(op));
+            i += len;
+            continue;
+        }
         // "in that race", "for the same team": the thing the chat's last
         // question was about, whose filters a follow-up keeps; the noun is
-        // neither counted nor grouped by. After a preposition only, so
-        // "teams that race in 2020" keeps its verb.
-        // "how many wins in his career", after one of his wins: all of them.
-        if let Some(len) = [
-            ["of", "all", "time"].as_slice(),
-            &["all", "time"],
-            &["in", "history"],
-            &["career"],
-            &["careers"],
-        ]
-        .iter()
-        .find(|phrase| plain[i..].starts_with(phrase))
-        .map(|phrase| phrase.len())
-        {
-            pieces.push(Piece::Op(Op::AllTime));
-            i += len;
-            continue;
-        }
-        // "each of those three that year": the chat's year, which a
-        // follow-up keeps; never a grouping by year.
-        if let Some(len) = [
-            ["that", "year"].as_slice(),
-            &["that", "season"],
-            &["that", "same", "year"],
-            &["that", "same", "season"],
-            &["the", "same", "year"],
-            &["the", "same", "season"],
-            &["that", "period"],
-            &["the", "same", "period"],
-        ]
-        .iter()
-        .find(|phrase| plain[i..].starts_with(phrase))
-        .map(|phrase| phrase.len())
-        {
-            pieces.push(Piece::Op(Op::SameTime));
-            i += len;
-            continue;
-        }
-        // "what nation is that customer from", "that driver's age": after a
-        // verb too, or opening the question.
+        // neither counted nor grouped by. After a preposition or a verb
+        // ("what nation is that customer from"), or opening the question
+        // ("that driver's age"); not after a noun, so "teams that race in
+        // 2020" keeps its verb.
         let demonstrative = (plain[i] == "that"
             && (i == 0
                 || matches!(

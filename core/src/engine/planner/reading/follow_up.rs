@@ -8,8 +8,8 @@ use crate::engine::compile::display_attribute;
 use crate::engine::graph;
 use crate::engine::plan::{AttributeRef, Condition, Filter, Literal, Measure, SemanticPlan};
 use crate::engine::planner::attributes::push_unique;
-use crate::engine::planner::time::is_birth_date;
-use crate::ontology::{Aggregate, AttributeRole, Ontology};
+use crate::engine::planner::time::names_row_time;
+use crate::ontology::{Aggregate, Ontology};
 
 impl Reading {
     /// The filter on the thing the chat\'s last answer led with, when the
@@ -473,7 +473,7 @@ impl Reading {
         let same_time = before
             .filters
             .iter()
-            .filter(|f| self.same_time && is_time(ontology, &f.attribute))
+            .filter(|f| self.same_time && names_row_time(ontology, &f.attribute))
             .cloned();
         let asked = self.things_named(ontology).filter(|o| *o != object);
         let mut many = asked.map(|other| {
@@ -528,24 +528,11 @@ impl Reading {
         {
             return Vec::new();
         }
-        among
-            .filters
-            .iter()
-            .map(|text| simple_filter(ontology, &among.object, text))
+        super::metric_conditions(ontology, among, &among.object)
             .collect::<Option<Vec<_>>>()
             .unwrap_or_default()
     }
-}
 
-/// Whether a filter's attribute is a time of the rows (a race's year, an
-/// order's date), not a birth date.
-fn is_time(ontology: &Ontology, attribute: &AttributeRef) -> bool {
-    ontology
-        .attribute(&attribute.object, &attribute.attribute)
-        .is_some_and(|a| a.role == AttributeRole::Time && !is_birth_date(a))
-}
-
-impl Reading {
     /// "How many wins in his career", after his 2012 Monaco win: of the
     /// chat's filters, only those on the thing referred to stay; with no
     /// thing referred to ("and of all time?"), every one but its times.
@@ -560,7 +547,9 @@ impl Reading {
         }
         match referred {
             Some(object) => plan.filters.retain(|f| f.attribute.object == object),
-            None => plan.filters.retain(|f| !is_time(ontology, &f.attribute)),
+            None => plan
+                .filters
+                .retain(|f| !names_row_time(ontology, &f.attribute)),
         }
     }
 }

@@ -84,10 +84,8 @@ impl Reading {
                     .position(|o| o.name == metric.object);
                 self.contrast = true;
                 self.who = false;
-                self.contrast_filters = metric
-                    .filters
-                    .iter()
-                    .filter_map(|text| super::simple_filter(ontology, &metric.object, text))
+                self.contrast_filters = super::metric_conditions(ontology, metric, &metric.object)
+                    .flatten()
                     .collect();
             } else if about_them && !took_part.is_empty() {
                 // The excluded measure's rows ("scored" in results) are the

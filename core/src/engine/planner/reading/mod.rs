@@ -493,11 +493,8 @@ impl Reading {
         {
             return Vec::new();
         }
-        let Some(filters) = metric
-            .filters
-            .iter()
-            .map(|text| simple_filter(ontology, &metric.object, text))
-            .collect::<Option<Vec<_>>>()
+        let Some(filters) =
+            metric_conditions(ontology, metric, &metric.object).collect::<Option<Vec<_>>>()
         else {
             return Vec::new();
         };
@@ -833,12 +830,22 @@ fn counted_on(
     if condition.object == rows.object || rows.kind != MetricKind::Simple {
         return None;
     }
-    let filters = condition
+    let filters =
+        metric_conditions(ontology, condition, &rows.object).collect::<Option<Vec<_>>>()?;
+    Some((rows.object.clone(), filters))
+}
+
+/// A metric's conditions ("position = 1") as filters on `object`'s rows,
+/// each `None` where it is not one simple comparison.
+fn metric_conditions<'a>(
+    ontology: &'a Ontology,
+    metric: &'a crate::ontology::Metric,
+    object: &'a str,
+) -> impl Iterator<Item = Option<Filter>> + 'a {
+    metric
         .filters
         .iter()
-        .map(|text| simple_filter(ontology, &rows.object, text))
-        .collect::<Option<Vec<_>>>()?;
-    Some((rows.object.clone(), filters))
+        .map(move |text| simple_filter(ontology, object, text))
 }
 
 fn simple_filter(ontology: &Ontology, object: &str, filter: &str) -> Option<Filter> {
