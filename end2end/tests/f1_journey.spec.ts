@@ -240,8 +240,13 @@ test('a data team connects F1, shapes and publishes its ontology, and gets the s
   await page.goto(`/projects/${projectId}`);
   await hydrated(page);
   const yaml = await page.getByTestId('yaml-editor').inputValue();
-  expect(yaml).toContain('position = 1');
-  await page.getByTestId('yaml-editor').fill(yaml.replace('position = 1', 'position = 2'));
+  // The wins metric's condition: the first `position = 1` among the
+  // metrics (named filters of the standings have one too).
+  const metricsAt = yaml.indexOf('\nmetrics:');
+  expect(metricsAt).toBeGreaterThan(0);
+  expect(yaml.slice(metricsAt)).toContain('position = 1');
+  const edited = yaml.slice(0, metricsAt) + yaml.slice(metricsAt).replace('position = 1', 'position = 2');
+  await page.getByTestId('yaml-editor').fill(edited);
   await page.getByRole('button', { name: 'Save draft' }).click();
   await expect(page.getByText('Draft saved.')).toBeVisible();
   await page.getByRole('navigation', { name: 'Project' }).getByRole('link', { name: 'Publish' }).click();

@@ -197,7 +197,13 @@ fn filters_phrase(ontology: &Ontology, filters: &[&Filter]) -> String {
                     format!("with no {label} {scope}")
                 }
             }
-            Condition::AtLeast(v) => format!("since {v}"),
+            Condition::AtLeast(v) if is_time(filter) || is_year(v) => format!("since {v}"),
+            Condition::AtLeast(v) => {
+                format!(
+                    "with {} at least {v}",
+                    attribute_label(ontology, &filter.attribute).to_lowercase()
+                )
+            }
             Condition::After(v) | Condition::Before(v) if !is_time(filter) => {
                 format!(
                     "with {} {} {v}",

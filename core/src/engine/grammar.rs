@@ -119,6 +119,12 @@ pub enum Op {
     /// "with a recorded fastest lap speed": the attribute after it has a
     /// value.
     Recorded,
+    /// "together with their status", "along with": what follows is shown
+    /// as well, after whatever came between.
+    AlongWith,
+    /// "finished in the top 3": the places up to the number after it, not
+    /// the first rows of a ranking.
+    TopPlaces,
 }
 
 impl Op {
@@ -230,6 +236,13 @@ const PHRASES: &[(&str, Op)] = &[
     ("sum of", Op::Sum),
     ("sum", Op::Sum),
     ("combined", Op::Sum),
+    ("in the top", Op::TopPlaces),
+    ("inside the top", Op::TopPlaces),
+    ("within the top", Op::TopPlaces),
+    ("in top", Op::TopPlaces),
+    ("together with", Op::AlongWith),
+    ("along with", Op::AlongWith),
+    ("alongside", Op::AlongWith),
     ("altogether", Op::Together),
     ("in total", Op::Together),
     ("between them", Op::Together),
@@ -642,6 +655,10 @@ const STOP_WORDS: &[&str] = &[
     "record",
     "achieve",
     "achieved",
+    // "who set the fastest lap": the verb of a record, not what it is.
+    "set",
+    "sets",
+    "setting",
     "make",
     "made",
     "scoring",
@@ -1284,3 +1301,23 @@ pub const DATE_WORDS: &[&[&str]] = &[
     &["committed", "commit", "promised"],
     &["born", "birth", "birthday"],
 ];
+
+/// "or more", "or further back": after a number, the words that make it a
+/// bound, as the number of words and the comparison. "Or higher" and "or
+/// lower" are left out: of a position, higher is the smaller number.
+pub fn open_bound(words: &[&str]) -> Option<(usize, Op)> {
+    match words {
+        ["or", "further", "back", ..] => Some((3, Op::AtLeast)),
+        [
+            "or",
+            "more" | "above" | "greater" | "over" | "worse" | "later" | "longer",
+            ..,
+        ] => Some((2, Op::AtLeast)),
+        [
+            "or",
+            "less" | "fewer" | "below" | "under" | "better" | "earlier" | "shorter",
+            ..,
+        ] => Some((2, Op::AtMost)),
+        _ => None,
+    }
+}

@@ -88,6 +88,10 @@ pub struct Lexicon {
     /// Each object's attribute holding its one-column primary key, by
     /// object: what "order number" or "driver id" asks to see.
     keys: HashMap<usize, usize>,
+    /// Whole-number dimensions (not keys, times or measures), by object and
+    /// attribute: "round 5" names the round, not the race whose key is 5,
+    /// though "round" also names the race.
+    numbered: HashSet<(usize, usize)>,
     /// Attributes a key reaches only through a verb's stem ("ordered", the
     /// order's date, stems to "order"), by key: "orders" as typed names
     /// the things, not their date.
@@ -252,6 +256,11 @@ impl Lexicon {
                 // thing's number (`key_of`).
                 if attribute.role == AttributeRole::Identifier {
                     continue;
+                }
+                if attribute.data_type == DataType::Integer
+                    && attribute.role == AttributeRole::Dimension
+                {
+                    lexicon.numbered.insert((o, a));
                 }
                 let concept = Concept::Attribute {
                     object: o,
@@ -759,20 +768,28 @@ impl Lexicon {
         self.keys.get(&o).copied()
     }
 
+    /// Whether attribute `a` of object `o` holds whole numbers a question
+    /// names by the attribute ("round 5", "grid 3").
+    pub fn is_numbered(&self, o: usize, a: usize) -> bool {
+        self.numbered.contains(&(o, a))
+    }
+
     /// Everything the exact phrase `key` can mean.
     pub fn lookup(&self, key: &str) -> &[Entry] {
         self.entries.get(key).map(Vec::as_slice).unwrap_or_default()
     }
 
-    /// The values of `object`'s `attribute` that `key` spells although it
-    /// also names a concept: "Finished" after "status".
-    pub fn shadowed_value(&self, key: &str, object: usize, attribute: usize) -> Vec<Entry> {
+    /// The values of `object`'s `attribute` (of any of its attributes where
+    /// `None`) that `key` spells although it also names a concept:
+    /// "Finished" after "status".
+    pub fn shadowed_value(&self, key: &str, object: usize, attribute: Option<usize>) -> Vec<Entry> {
         self.shadowed
             .get(key)
             .into_iter()
             .flatten()
             .filter(|e| {
-                matches!(e.concept, Concept::Value { object: o, attribute: a, .. } if o == object && a == attribute)
+                matches!(e.concept, Concept::Value { object: o, attribute: a, .. }
+                    if o == object && attribute.is_none_or(|attribute| a == attribute))
             })
             .cloned()
             .collect()

@@ -103,6 +103,21 @@ pub(super) fn is_person(o: &crate::ontology::Object) -> bool {
 /// The finishing position "second" or "P3" filters on: an attribute named
 /// or called position of the measured or mentioned object, else of the
 /// first object that has one.
+/// "his second pit stop": the whole number a thing is named by (a pit
+/// stop's `stop`), which numbers the things in turn.
+pub(super) fn own_number(ontology: &Ontology, o: usize) -> Option<AttributeRef> {
+    let object = &ontology.objects[o];
+    object
+        .attributes
+        .iter()
+        .find(|a| {
+            a.data_type == DataType::Integer
+                && a.role == AttributeRole::Dimension
+                && (a.name == object.name || object.synonyms.contains(&a.name))
+        })
+        .map(|a| AttributeRef::new(&object.name, &a.name))
+}
+
 pub(super) fn position_attribute(
     ontology: &Ontology,
     base: Option<&str>,

@@ -175,7 +175,10 @@ fn plan_pieces(ontology: &Ontology, pieces: &[Piece], previous: Option<&Semantic
     reading.exclude_a_variant(ontology, previous);
     #[cfg(feature = "ssr")]
     tracing::trace!(?reading, "the roles the question's pieces play");
-    if reading.dangling_negation && !reading.excludes_a_measure(ontology) {
+    if reading.dangling_negation
+        && !reading.excludes_a_measure(ontology)
+        && !reading.negate_own_condition(ontology)
+    {
         return Planned::NotAnswerable(
             "Cassis can exclude named values (\"outside Europe\", \"except Ferrari\") but not yet a measure (\"never won\"); ask for what to include instead".to_owned(),
         );

@@ -77,6 +77,9 @@ pub(super) fn split(question: &str) -> Option<Nested> {
             .trim_end_matches(['?', '.', '!'])
             .to_owned()
     };
+    if let Some(nested) = split_introduced(&tokens, &words) {
+        return Some(nested);
+    }
     for at in 0..words.len() {
         if words[at] != "the" || !asks_more(at) {
             continue;
@@ -136,6 +139,47 @@ pub(super) fn split(question: &str) -> Option<Nested> {
         });
     }
     None
+}
+
+/// "For the driver who won the race held on 29 November 2015, what is his
+/// date of birth?": the thing introduced before a comma, and the question
+/// about it after.
+fn split_introduced(tokens: &[&str], words: &[String]) -> Option<Nested> {
+    let at = match words {
+        [first, the, ..] if matches!(first.as_str(), "for" | "regarding") && the == "the" => 1,
+        _ => return None,
+    };
+    let comma = tokens.iter().position(|t| t.ends_with(','))?;
+    let relative = (at + 2..(at + 4).min(comma + 1)).find(|&i| {
+        matches!(
+            words[i].as_str(),
+            "who" | "that" | "which" | "with" | "whose"
+        )
+    })?;
+    // One thing: "for the drivers who ..." introduces a list.
+    if words[relative - 1].ends_with('s') && !words[relative - 1].ends_with("ss") {
+        return None;
+    }
+    let joined = |range: std::ops::Range<usize>| {
+        tokens[range]
+            .join(" ")
+            .trim_end_matches(['?', '.', '!', ','])
+            .to_owned()
+    };
+    let outer = joined(comma + 1..tokens.len());
+    if relative >= comma || outer.is_empty() {
+        return None;
+    }
+    let thing = joined(at + 1..relative);
+    let clause = match words[relative].as_str() {
+        "with" | "whose" => joined(relative..comma + 1),
+        _ => joined(relative + 1..comma + 1),
+    };
+    Some(Nested {
+        said: joined(at..comma + 1),
+        inner: format!("Which {thing} {clause}"),
+        outer,
+    })
 }
 
 /// The plan of a question split by [`split`], or `None` where either half
@@ -218,6 +262,16 @@ mod tests {
             split("For race id 1100, list the drivers with a recorded fastest lap speed"),
             None
         );
+        // Introduced before a comma, and asked about after it.
+        let nested = split(
+            "For the driver who won the race held on 29 November 2015, what is his date of birth?",
+        )
+        .unwrap();
+        assert_eq!(
+            nested.inner,
+            "Which driver won the race held on 29 November 2015"
+        );
+        assert_eq!(nested.outer, "what is his date of birth");
         // No superlative: a plain relative clause.
         assert_eq!(
             split("How many points did the drivers who raced for Ferrari score?"),

@@ -6055,3 +6055,330 @@ fn a_measure_in_one_year_but_not_in_another_excludes_the_later_year() {
         "{sql}"
     );
 }
+
+#[test]
+fn a_number_after_a_whole_number_attribute_is_its_value_not_the_things_key() {
+    // "round" names the race and its round alike; "round 5" is the round.
+    let got = sql("Which Grand Prix was round 5 of the 2018 season?", None).0;
+    assert!(got.contains("r.round = 5"), "{got}");
+    assert!(!got.contains("race_id = 5"), "{got}");
+    assert!(got.contains("r.name AS race_name"), "{got}");
+    // A word that is only the thing still reads the number as its key.
+    let got = sql("who won race 18", None).0;
+    assert!(got.contains("r.race_id = 18"), "{got}");
+}
+
+#[test]
+fn a_things_name_and_a_key_marker_before_a_number_is_that_row() {
+    // "race number" is also a car's number; before a number it is the race.
+    let got = sql(
+        "Calculate the average fastest lap speed of the drivers in race number 901.",
+        None,
+    )
+    .0;
+    assert!(got.contains("r.race_id = 901"), "{got}");
+    assert!(!got.contains("number = 901"), "{got}");
+    let got = sql("What is the reference name of the driver with id 3?", None).0;
+    assert!(got.contains("d.driver_id = 3"), "{got}");
+    // "with number 44" is the driver's own number, not the key.
+    let got = sql("which driver has the number 44", None).0;
+    assert!(got.contains("d.number = 44"), "{got}");
+}
+
+#[test]
+fn within_one_race_a_negated_value_leaves_out_rows_and_along_with_shows_more() {
+    let (o, l) = f1_with("status", "status", &["Finished", "+1 Lap"]);
+    let got = compiled(
+        &o,
+        &l,
+        "Among the drivers in raceId 901, list the ones whose finishing status was not 'Finished', together with their status.",
+        Dialect::Postgres,
+    );
+    assert!(got.contains("s.status NOT IN ('Finished')"), "{got}");
+    assert!(!got.contains("NOT IN (SELECT"), "{got}");
+    assert!(got.contains("s.status AS status"), "{got}");
+    // What is shown already is not asked again.
+    let (o, l) = wholesale();
+    let got = compiled(
+        &o,
+        &l,
+        "list the ten suppliers with the highest account balance along with the balance",
+        Dialect::Postgres,
+    );
+    assert!(!got.contains("c_acctbal"), "{got}");
+    assert!(got.contains("LIMIT 10"), "{got}");
+}
+
+#[test]
+fn or_more_and_or_further_back_after_a_number_bound_it() {
+    let got = sql("drivers with 10 or more wins in 2012", None).0;
+    assert!(got.contains("HAVING COUNT(*) >= 10"), "{got}");
+    let got = sql(
+        "drivers who started race 901 from grid 10 or further back",
+        None,
+    )
+    .0;
+    assert!(got.contains("rr.grid >= 10"), "{got}");
+    let got = sql("drivers with 3 or fewer wins in 2012", None).0;
+    assert!(got.contains("HAVING COUNT(*) <= 3"), "{got}");
+}
+
+#[test]
+fn a_share_of_things_in_one_race_is_of_those_in_that_race() {
+    let (o, l) = f1_with("status", "status", &["Finished", "+1 Lap"]);
+    let got = compiled(
+        &o,
+        &l,
+        "What percentage of the drivers in race number 950 finished with the status 'Finished'?",
+        Dialect::Postgres,
+    );
+    let whole = got.split("AS part").nth(1).unwrap();
+    assert!(whole.contains("r.race_id = 950"), "{got}");
+    assert!(!whole.contains("Finished"), "{got}");
+}
+
+#[test]
+fn a_value_restating_the_parts_condition_does_not_bound_the_whole() {
+    let (o, l) = wholesale_with("line_item", "return_flag", &["A", "N", "R"]);
+    let got = compiled(
+        &o,
+        &l,
+        "What percentage of all line items have been returned (return flag R)?",
+        Dialect::Postgres,
+    );
+    let whole = got.split("AS part").nth(1).unwrap();
+    assert!(!whole.contains("'R'"), "{got}");
+    assert_eq!(got.matches("= 'R'").count(), 1, "{got}");
+}
+
+#[test]
+fn a_thing_introduced_before_a_comma_is_asked_about_after_it() {
+    let got = sql(
+        "For the driver who won the race held on 29 November 2015, what is his date of birth?",
+        None,
+    )
+    .0;
+    assert!(got.contains("d.dob AS date_of_birth"), "{got}");
+    assert!(got.contains("IN (SELECT leader.full_name"), "{got}");
+    assert!(got.contains("r.date = '2015-11-29'"), "{got}");
+}
+
+#[test]
+fn a_number_of_things_an_attribute_has_counts_them_per_value() {
+    let (o, l) = wholesale();
+    let got = compiled(
+        &o,
+        &l,
+        "which clerks had at least 7 orders in 1996?",
+        Dialect::Postgres,
+    );
+    assert!(
+        got.contains("GROUP BY o.o_clerk HAVING COUNT(*) >= 7"),
+        "{got}"
+    );
+}
+
+#[test]
+fn who_with_nothing_measured_lists_the_people_of_the_rows_a_number_picks() {
+    let got = sql(
+        "Who set the fastest lap (rank 1) in race number 1010?",
+        None,
+    )
+    .0;
+    assert!(
+        got.contains("d.forename || ' ' || d.surname AS full_name"),
+        "{got}"
+    );
+    assert!(got.contains("rr.rank = 1"), "{got}");
+    assert!(got.contains("r.race_id = 1010"), "{got}");
+}
+
+#[test]
+fn not_a_measure_whose_rows_meet_one_condition_of_their_own_negates_it() {
+    let (o, l) = wholesale();
+    let got = compiled(
+        &o,
+        &l,
+        "What is the average discount on line items that were not returned?",
+        Dialect::Postgres,
+    );
+    assert!(got.contains("AVG(li.l_discount)"), "{got}");
+    assert!(got.contains("li.l_returnflag NOT IN ('R')"), "{got}");
+    let got = compiled(
+        &o,
+        &l,
+        "how many line items were not returned in 1995",
+        Dialect::Postgres,
+    );
+    assert!(got.contains("li.l_returnflag NOT IN ('R')"), "{got}");
+    assert!(!got.contains("l_returnflag = 'R'"), "{got}");
+}
+
+#[test]
+fn a_count_of_things_none_of_whose_rows_has_a_value_excludes_the_things() {
+    let (o, l) = wholesale_with("line_item", "ship_mode", &["AIR", "TRUCK", "MAIL"]);
+    let got = compiled(
+        &o,
+        &l,
+        "how many 1997 orders didnt have a single line shipped by TRUCK",
+        Dialect::Postgres,
+    );
+    assert!(
+        got.contains("o.o_orderkey NOT IN (SELECT li.l_orderkey"),
+        "{got}"
+    );
+    assert!(got.contains("li.l_shipmode = 'TRUCK'"), "{got}");
+}
+
+#[test]
+fn finishing_in_the_top_n_is_a_position_up_to_n() {
+    let got = sql("drivers who finished in the top 3 in race 901", None).0;
+    assert!(got.contains("rr.position <= 3"), "{got}");
+    assert!(!got.contains("LIMIT"), "{got}");
+    // Where the rows have no position, the first rows of the ranking.
+    let (o, l) = wholesale();
+    let got = compiled(
+        &o,
+        &l,
+        "which customers are in the top 5 by revenue in 1997",
+        Dialect::Postgres,
+    );
+    assert!(got.contains("LIMIT 5"), "{got}");
+}
+
+#[test]
+fn a_verb_before_a_place_says_where_the_things_are_it_is_not_asked() {
+    let (o, l) = f1_with("circuit", "country", &["Italy", "Spain"]);
+    let got = compiled(
+        &o,
+        &l,
+        "Which circuits located in Italy have not hosted a Grand Prix since 2000?",
+        Dialect::Postgres,
+    );
+    assert!(got.contains("c.name AS circuit_name"), "{got}");
+    assert!(got.contains("c.country = 'Italy'"), "{got}");
+    assert!(got.contains("NOT IN (SELECT r.circuit_id"), "{got}");
+}
+
+#[test]
+fn did_not_score_any_points_after_a_season_is_of_that_season() {
+    let got = sql(
+        "Please list the drivers who took part in the 2020 season but did not score any points that season.",
+        None,
+    )
+    .0;
+    let excluded = got.split("NOT IN").nth(1).unwrap();
+    assert!(excluded.contains("r.year = 2020"), "{got}");
+    // "never ... in any race" is of all time.
+    let got = sql(
+        "which drivers raced in 2025 but have never finished on the podium in any race",
+        None,
+    )
+    .0;
+    let excluded = got.split("NOT IN").nth(1).unwrap();
+    assert!(
+        !excluded.split(')').next().unwrap().contains("2025"),
+        "{got}"
+    );
+}
+
+#[test]
+fn an_ordinal_before_a_thing_numbered_in_turn_is_its_number() {
+    let got = sql(
+        "On which lap did Max Verstappen make his second pit stop in race 1000?",
+        None,
+    )
+    .0;
+    assert!(got.contains("ps.stop = 2"), "{got}");
+    assert!(!got.contains("position = 2"), "{got}");
+    let got = sql("who came second in race 1000", None).0;
+    assert!(got.contains("rr.position = 2"), "{got}");
+}
+
+#[test]
+fn knocked_out_in_q1_is_the_ontologys_named_filter() {
+    let got = sql(
+        "Please list the full names of the drivers who were eliminated in the first qualifying period in race no. 901.",
+        None,
+    )
+    .0;
+    assert!(got.contains("q.q1 IS NOT NULL AND q.q2 IS NULL"), "{got}");
+    assert!(got.contains("r.race_id = 901"), "{got}");
+}
+
+#[test]
+fn how_many_of_them_after_a_total_counts_the_things_in_the_chats_scope() {
+    let (o, l) = wholesale_with("customer", "market_segment", &["MACHINERY", "BUILDING"]);
+    let first = plan_in_chat(
+        &o,
+        &l,
+        "What's the total account balance of our customers in the MACHINERY segment?",
+        None,
+    );
+    let then = plan_in_chat(
+        &o,
+        &l,
+        "and how many of them have a negative balance?",
+        Some(&first),
+    );
+    let got = compile(&o, &then, Dialect::Postgres).unwrap().sql;
+    assert!(got.contains("COUNT(*) AS customer_count"), "{got}");
+    assert!(got.contains("c.c_mktsegment = 'MACHINERY'"), "{got}");
+    assert!(got.contains("c.c_acctbal < 0"), "{got}");
+}
+
+#[test]
+fn standings_after_the_last_race_of_a_season_are_that_races() {
+    let got = sql(
+        "Which driver had the most championship points in the driver standings after the final race of 2013?",
+        None,
+    )
+    .0;
+    assert!(got.contains("ds.points AS points"), "{got}");
+    // "how many points did he have" asks the same points again.
+    let again = sql(
+        "Which driver had the most championship points in the driver standings after the final race of 2013, and how many points did he have?",
+        None,
+    )
+    .0;
+    assert!(again.contains("ds.points"), "{again}");
+    assert!(!again.contains("rr.points"), "{again}");
+    assert!(got.contains("SELECT MAX(extreme.date)"), "{got}");
+    assert!(got.contains("ORDER BY points DESC"), "{got}");
+    let got = sql(
+        "Which constructor led the constructor standings after the last race of the 2013 season?",
+        None,
+    )
+    .0;
+    assert!(got.contains("cs.position = 1"), "{got}");
+    assert!(got.contains("c.name AS constructor_name"), "{got}");
+}
+
+#[test]
+fn who_did_something_the_most_times_counts_their_rows_and_keeps_the_limit() {
+    let got = sql(
+        "Who were the 5 drivers that pitted the most times in the 2023 season?",
+        None,
+    )
+    .0;
+    assert!(
+        got.contains("COUNT(*) AS pit_stop_count FROM public.pit_stops"),
+        "{got}"
+    );
+    assert!(got.contains("LIMIT 5"), "{got}");
+}
+
+#[test]
+fn where_did_someone_finish_is_the_position() {
+    let got = sql("where did Max Verstappen finish in race 1000", None).0;
+    assert!(got.contains("rr.position AS position"), "{got}");
+    let got = sql("where is the circuit of race 1000", None).0;
+    assert!(!got.contains("position"), "{got}");
+}
+
+#[test]
+fn a_verb_naming_the_attribute_asked_is_not_a_measure() {
+    let got = sql("At what time did the race on 29 November 2015 start?", None).0;
+    assert!(got.contains("r.time AS race_time"), "{got}");
+    assert!(!got.contains("COUNT"), "{got}");
+}

@@ -272,14 +272,22 @@ pub(super) fn read(lexicon: &Lexicon, question: &str, today: Option<Day>) -> Vec
             continue;
         }
         if let Ok(n) = words[i].plain.parse::<i64>() {
+            // "10 or more wins", "grid 10 or further back": a bound, read
+            // as "at least 10" is.
+            let bound = grammar::open_bound(&plain[i + 1..]);
+            if let Some((_, op)) = bound {
+                pieces.push(Piece::Op(op));
+            }
             pieces.push(Piece::Number(n));
-            if !matches!(
-                pieces.iter().rev().nth(1),
-                Some(Piece::Op(Op::Top | Op::Bottom | Op::Which))
-            ) {
+            if bound.is_none()
+                && !matches!(
+                    pieces.iter().rev().nth(1),
+                    Some(Piece::Op(Op::Top | Op::Bottom | Op::Which))
+                )
+            {
                 focus = Focus::Outside;
             }
-            i += 1;
+            i += 1 + bound.map_or(0, |(len, _)| len);
             continue;
         }
         // "State the driver with the most points": the command, not a
@@ -474,7 +482,19 @@ pub(super) fn read(lexicon: &Lexicon, question: &str, today: Option<Day>) -> Vec
                 continue;
             }
         }
-        let (concept_len, entries) = longest_concept(lexicon, &words[i..]);
+        let (mut concept_len, mut entries) = longest_concept(lexicon, &words[i..]);
+        // "race number 901": a thing's name, a key's marker and a number is
+        // the row with that key, though the name and the marker together
+        // are also a phrase ("race number", a car's number).
+        if concept_len >= 2
+            && is_key_marker(plain[i + concept_len - 1])
+            && key_after(&plain[i + concept_len - 1..]).is_some()
+            && let (len, thing) = longest_concept(lexicon, &words[i..i + concept_len - 1])
+            && len == concept_len - 1
+            && object_of(&thing).is_some()
+        {
+            (concept_len, entries) = (len, thing);
+        }
         // "the status 'Finished'", "status is not 'Finished'": right after
         // its attribute, a value typed as stored is the value, though its
         // word names a concept too.
@@ -492,12 +512,17 @@ pub(super) fn read(lexicon: &Lexicon, question: &str, today: Option<Day>) -> Vec
                 },
                 Piece::Op(Op::Negation),
             ] = pieces.as_slice()
-            && let Some(values) = before.iter().find_map(|e| match e.concept {
-                Concept::Attribute { object, attribute } => {
-                    let values = lexicon.shadowed_value(&words[i].stem, object, attribute);
-                    (!values.is_empty()).then_some(values)
-                }
-                _ => None,
+            && let Some(values) = before.iter().find_map(|e| {
+                let values = match e.concept {
+                    Concept::Attribute { object, attribute } => {
+                        lexicon.shadowed_value(&words[i].stem, object, Some(attribute))
+                    }
+                    // "whose finishing status was not 'Finished'": the thing
+                    // stands for its own attribute.
+                    Concept::Object(object) => lexicon.shadowed_value(&words[i].stem, object, None),
+                    _ => return None,
+                };
+                (!values.is_empty()).then_some(values)
             })
         {
             pieces.push(Piece::Concept {
@@ -747,6 +772,33 @@ pub(super) fn read(lexicon: &Lexicon, question: &str, today: Option<Day>) -> Vec
                 }
             }
             let text = plain[i..i + concept_len].join(" ");
+            // "round 5": a number right after the word naming a whole-number
+            // attribute is that attribute's value, though the word also
+            // names the thing ("round", a race) and the number could be
+            // its key.
+            let numbered = entries.iter().find_map(|e| match e.concept {
+                Concept::Attribute { object, attribute }
+                    if e.strength == Strength::Name && lexicon.is_numbered(object, attribute) =>
+                {
+                    Some(e.clone())
+                }
+                _ => None,
+            });
+            if let Some(entry) = numbered
+                && object_of(&entries).is_some()
+                && plain
+                    .get(i + concept_len)
+                    .is_some_and(|w| w.parse::<i64>().is_ok())
+            {
+                pieces.push(Piece::Concept {
+                    entries: vec![entry],
+                    text,
+                    scoped: false,
+                });
+                i += concept_len;
+                focus = Focus::Outside;
+                continue;
+            }
             // "order number 1", "race No. 18", "driver id 4": one row by its key.
             if let Some(object) = object_of(&entries)
                 && let Some((len, key)) = key_after(&plain[i + concept_len..])
@@ -760,9 +812,8 @@ pub(super) fn read(lexicon: &Lexicon, question: &str, today: Option<Day>) -> Vec
             // asked to be shown.
             if let Some(object) = object_of(&entries)
                 && let Some(attribute) = lexicon.key_of(object)
-                && let Some(
-                    &marker @ ("number" | "no" | "id" | "nr" | "key" | "numbers" | "ids" | "keys"),
-                ) = plain.get(i + concept_len)
+                && let Some(&marker) = plain.get(i + concept_len)
+                && (is_key_marker(marker) || matches!(marker, "numbers" | "ids" | "keys"))
                 && plain.get(i + concept_len + 1) != Some(&"of")
             {
                 pieces.push(Piece::Concept {
@@ -1737,14 +1788,27 @@ fn join_dates(pieces: Vec<Piece>) -> Vec<Piece> {
     read
 }
 
+/// The words that say a number after a thing's name is its key: "race
+/// number 18", "race No. 18", "driver id 4".
+fn is_key_marker(word: &str) -> bool {
+    matches!(word, "number" | "no" | "id" | "key" | "nr")
+}
+
 /// "number 18", "no 18", "id 4", "#7", or a bare number that cannot be a
 /// year: the key that follows an object's name, and the words it took.
 fn key_after(words: &[&str]) -> Option<(usize, i64)> {
-    let marked = matches!(
-        words.first(),
-        Some(&("number" | "no" | "id" | "key" | "nr"))
-    );
-    let at = usize::from(marked);
+    // "the driver with id 3", "the race with the id 18".
+    let lead = match words {
+        ["with" | "of", "the", ..] => 2,
+        ["with" | "of", ..] => 1,
+        _ => 0,
+    };
+    let marked = words.get(lead).is_some_and(|w| is_key_marker(w));
+    // "the driver with number 44" is the driver's own number, not its key.
+    if lead > 0 && !matches!(words.get(lead), Some(&("id" | "key"))) {
+        return None;
+    }
+    let at = lead + usize::from(marked);
     let key: i64 = words.get(at)?.parse().ok()?;
     (marked || !(1900..=2100).contains(&key)).then_some((at + 1, key))
 }

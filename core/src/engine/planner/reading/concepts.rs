@@ -183,6 +183,26 @@ impl Reading {
                 .push((attribute_ref(attribute), Aggregate::CountDistinct));
             return;
         }
+        // "at what time did the race start": a verb the attribute asked is
+        // named by ("start time") is that attribute's, not a measure. So is
+        // "how many points did he have", after the most championship points.
+        if metric.is_some()
+            && object.is_none()
+            && (attribute.is_none() || !self.quantities.is_empty())
+            && values.is_empty()
+            && !text.contains(' ')
+            && self.asked.iter().chain(&self.quantities).any(|a| {
+                ontology
+                    .attribute(&a.object, &a.attribute)
+                    .is_some_and(|attr| {
+                        attr.naming_words()
+                            .split(|c: char| !c.is_alphanumeric())
+                            .any(|w| w == text)
+                    })
+            })
+        {
+            return;
+        }
         if let Some((m, v)) = variant {
             if self.weak_metric && self.metrics.len() == 1 && self.metrics[0].0 != m {
                 // "customers who brought the most net revenue": the metric

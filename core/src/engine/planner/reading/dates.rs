@@ -28,9 +28,13 @@ impl Reading {
             groupings,
             extreme_object,
             anchor,
+            rank_by,
             ..
         } = assembly;
         let extreme_object = *extreme_object;
+        // "the most championship points after the final race of 2013": the
+        // rows ranked by their own number are those of the latest race.
+        let ranks_rows = rank_by.is_some();
         // "What is the name of race 1000 and in which year was it held":
         // the year of the thing shown, beside it; with a measure, per year.
         if self.year_asked
@@ -274,6 +278,7 @@ impl Reading {
         // earliest or latest first, one unless a number says how many.
         if let Some(latest) = self.extreme
             && plan.measures.is_empty()
+            && !ranks_rows
             && let Some(o) = extreme_object
             && let Some(date) = date_attribute(ontology, &ontology.objects[o].name)
         {
@@ -316,7 +321,7 @@ impl Reading {
         // "Races in the latest season", "who won the most recent race": the
         // measure at the latest value, among the rows it measures.
         if let Some(latest) = self.extreme
-            && !plan.measures.is_empty()
+            && (!plan.measures.is_empty() || ranks_rows)
             && let Some(o) = extreme_object
         {
             let name = &ontology.objects[o].name;

@@ -8,7 +8,7 @@ use crate::engine::graph;
 use crate::engine::plan::{AttributeRef, Condition, Filter, Literal, Measure, SemanticPlan};
 use crate::engine::planner::Planned;
 use crate::engine::planner::attributes::{
-    base_object, is_person, nearest, person_attribute, position_attribute, push_unique,
+    base_object, is_person, nearest, own_number, person_attribute, position_attribute, push_unique,
 };
 use crate::engine::planner::labels::plural;
 use crate::engine::planner::time::year_attribute;
@@ -51,7 +51,11 @@ impl Reading {
         // "who finished second": a finishing position of the result nearest
         // to what the question is about.
         let position = (!self.ordinals.is_empty())
-            .then(|| position_attribute(ontology, base.as_deref(), &self.mentioned))
+            .then(|| {
+                self.ordinal_of
+                    .and_then(|o| own_number(ontology, o))
+                    .or_else(|| position_attribute(ontology, base.as_deref(), &self.mentioned))
+            })
             .flatten();
         if !self.ordinals.is_empty() && position.is_none() {
             return ControlFlow::Break(Planned::NotAnswerable(
@@ -66,6 +70,17 @@ impl Reading {
                     self.ordinals.iter().map(|n| Literal::Integer(*n)).collect(),
                 ),
             });
+        }
+        // "finished in the top 3": a position up to 3, where the rows have
+        // one; elsewhere ("customers in the top 10") the first rows.
+        if let Some(n) = self.top_places {
+            match position_attribute(ontology, base.as_deref(), &self.mentioned) {
+                Some(position) => plan.filters.push(Filter {
+                    attribute: position,
+                    condition: Condition::AtMost(Literal::Integer(n)),
+                }),
+                None => plan.limit = Some(n as u32),
+            }
         }
         // "the URL of the 2009 Australian Grand Prix": the race's own URL,
         // not its circuit's; a name of one kind of thing names that thing.
@@ -104,6 +119,9 @@ impl Reading {
             // "who had the slowest stop": the rows ranked.
             .or_else(|| measured_rank.as_ref().map(|q| q.object.clone()))
             .or_else(|| extreme_object.map(|o| ontology.objects[o].name.clone()))
+            // "who set the fastest lap (rank 1) in race 1010": the rows a
+            // number of their own picks.
+            .or_else(|| self.equals.first().map(|(a, _)| a.object.clone()))
             // "who placed order number 7": the thing named by its key.
             .or_else(|| {
                 self.keys

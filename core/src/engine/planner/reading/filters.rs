@@ -8,7 +8,7 @@ use crate::engine::plan::{
     AttributeRef, Condition, Filter, Literal, Measure, PlanAssumption, SemanticPlan,
 };
 use crate::engine::planner::Planned;
-use crate::engine::planner::attributes::push_unique;
+use crate::engine::planner::attributes::{position_attribute, push_unique};
 use crate::engine::planner::labels::attribute_label;
 use crate::engine::planner::time::year_condition;
 use crate::ontology::{Aggregate, AttributeRole, MetricKind, Ontology};
@@ -239,6 +239,16 @@ impl Reading {
                     }
                 }
             }
+            // "Where did Alonso finish in the 2011 Spanish Grand Prix": of a
+            // thing with a position and no place, the position.
+            if plan.dimensions.is_empty()
+                && let Some(position) = self.mentioned.iter().find_map(|o| {
+                    let name = &ontology.objects[*o].name;
+                    position_attribute(ontology, Some(name), &[]).filter(|p| p.object == *name)
+                })
+            {
+                plan.dimensions.push(position);
+            }
         }
 
         if let Some((m, o)) = excluded {
@@ -446,9 +456,16 @@ impl Reading {
                     condition: year_condition(&self.years_lacking),
                 });
                 kept.push(filter);
-            } else if is_time(&filter) && self.time_before_negation && self.ever {
+            } else if is_time(&filter)
+                && self.time_before_negation
+                && self.ever
+                && self.never
+                && !self.same_time
+            {
                 // "drivers who raced in 2025 have never finished on the
                 // podium in any race": the time is the drivers' alone.
+                // "raced in 2020 but did not score any points (that
+                // season)" is of 2020.
                 kept.push(filter);
             } else if (is_time(&filter)
                 && (self.contrast || self.time_before_negation || excludes_some_rows))
@@ -489,6 +506,19 @@ impl Reading {
             // "How many drivers have never driven for Ferrari but won a
             // race": the drivers with a win are counted.
             [Measure::CountOf { object }] => Some(object.clone()),
+            // "how many 1997 orders didn't have a single line shipped by
+            // TRUCK": a plain count of the things.
+            [Measure::Metric { metric, .. }] => ontology
+                .metrics
+                .iter()
+                .find(|m| m.name == *metric)
+                .filter(|m| {
+                    m.aggregate == Aggregate::Count
+                        && m.kind == MetricKind::Simple
+                        && m.filters.is_empty()
+                        && m.expr.is_none()
+                })
+                .map(|m| m.object.clone()),
             // "won a race for a team other than Ferrari" leaves out rows.
             [Measure::DistinctOf { object, .. }] if self.verb_negates_value => Some(object.clone()),
             [] => plan
@@ -513,6 +543,16 @@ impl Reading {
             return;
         };
         let excluded_object = plan.filters[at].attribute.object.clone();
+        // "drivers in race 901 whose status was not 'Finished'": within one
+        // row of another thing, each of the things has one row between, so
+        // the rows are what the negation leaves out.
+        let one_other_row = plan
+            .filters
+            .iter()
+            .any(|f| f.attribute.object != things && names_one_row(ontology, f));
+        if one_other_row && !self.verb_negates_value {
+            return;
+        }
         // "customers not in Germany": a value the things look up (their
         // own nation) is excluded row by row, as it is.
         if !graph::routes(ontology, &things, &excluded_object).is_empty() {
@@ -566,6 +606,17 @@ impl Reading {
             },
         };
     }
+}
+
+/// Whether `filter` picks one row by its key: "in race 901".
+pub(super) fn names_one_row(ontology: &Ontology, filter: &Filter) -> bool {
+    matches!(&filter.condition, Condition::OneOf(values) if values.len() == 1)
+        && ontology
+            .objects
+            .iter()
+            .find(|o| o.name == filter.attribute.object)
+            .and_then(single_key)
+            .is_some_and(|k| k.name == filter.attribute.attribute)
 }
 
 /// The attribute holding an object's one-column primary key, which

@@ -230,7 +230,8 @@ impl Reading {
                         // question about one driver: all of them are counted.
                         // "Break that down by year the order was placed" counts
                         // the same orders.
-                        for measure in measures.iter().filter(|_| self.counts) {
+                        // "How many of them …" counts those the chat was about.
+                        for measure in measures.iter().filter(|_| self.counts && !self.partitive) {
                             if let Measure::CountOf { object }
                             | Measure::DistinctOf { object, .. } = measure
                             {

@@ -6,7 +6,7 @@ use crate::engine::compile::display_attribute;
 use crate::engine::graph;
 use crate::engine::plan::{AttributeRef, Measure, SemanticPlan};
 use crate::engine::planner::Planned;
-use crate::engine::planner::attributes::person_attribute;
+use crate::engine::planner::attributes::{is_person, person_attribute};
 use crate::engine::planner::labels::{label_of, plural};
 use crate::ontology::{Aggregate, Ontology};
 use std::ops::ControlFlow;
@@ -236,6 +236,9 @@ impl Reading {
             && !self.share
             && !self.averaged
             && previous.is_none()
+            // "which clerks had at least 7 orders": a number of the things
+            // counts them.
+            && self.uncompared.is_none()
             && let Some(object) = self.weak_object
             && !self.asked.is_empty()
             && self
@@ -389,6 +392,18 @@ impl Reading {
                 object: object.name.clone(),
             });
         }
+        // "how many of them have a negative balance", after the customers'
+        // total balance: the things whose number was added up, counted.
+        if measures.is_empty()
+            && self.counts
+            && self.partitive
+            && let Some([Measure::Aggregate { attribute, .. }]) =
+                previous.map(|p| p.measures.as_slice())
+        {
+            measures.push(Measure::CountOf {
+                object: attribute.object.clone(),
+            });
+        }
         // "which race had the most?", after "pit stops in 2023": with no
         // measure of its own, the superlative ranks what the chat measured.
         let ranks_last = previous.is_some_and(|p| !p.measures.is_empty())
@@ -408,6 +423,32 @@ impl Reading {
         {
             measures.push(Measure::CountOf {
                 object: ontology.objects[*o].name.clone(),
+            });
+        }
+        // "Who were the 5 drivers that pitted the most times": with nothing
+        // measured, the rows the people have that the question names,
+        // counted.
+        if measures.is_empty()
+            && !ranks_last
+            && rank_by.is_none()
+            && self.order.is_some()
+            && self.who
+            && let Some(&person) = self
+                .mentioned
+                .iter()
+                .find(|o| is_person(&ontology.objects[**o]))
+            && let Some(&rows) = self.mentioned.iter().find(|o| {
+                **o != person
+                    && graph::direct_link(
+                        ontology,
+                        &ontology.objects[**o].name,
+                        &ontology.objects[person].name,
+                    )
+                    .is_some()
+            })
+        {
+            measures.push(Measure::CountOf {
+                object: ontology.objects[rows].name.clone(),
             });
         }
         // "Which ship mode is used most often": with nothing else named, how

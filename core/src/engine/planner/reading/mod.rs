@@ -265,6 +265,11 @@ pub(super) struct Reading {
     negate: bool,
     /// A negation that excluded no value ("never won").
     pub(super) dangling_negation: bool,
+    /// "finished in the top 3": the places up to this one.
+    top_places: Option<i64>,
+    /// "his second pit stop": the thing an ordinal numbers, named right
+    /// after it.
+    ordinal_of: Option<usize>,
     /// The metric a negation excluded: "customers who never placed an order".
     negated_metric: Option<usize>,
     /// Things a value right before them qualified ("French customers"),
@@ -569,6 +574,53 @@ impl Reading {
             .is_some_and(|m| self.excluded_of(ontology, m).is_some())
     }
 
+    /// "the average discount on line items that were not returned": where
+    /// the negated measure counts rows of the thing measured under one
+    /// condition of their own (`l_returnflag = 'R'`), the rows without it
+    /// are meant, and the condition is negated as a value would be.
+    /// Whether it was.
+    pub(super) fn negate_own_condition(&mut self, ontology: &Ontology) -> bool {
+        let Some(m) = self.negated_metric else {
+            return false;
+        };
+        let metric = &ontology.metrics[m];
+        let measured = self
+            .metrics
+            .iter()
+            .filter(|(x, _)| *x != m)
+            .map(|&(x, _)| ontology.metrics[x].object.as_str())
+            .chain(self.aggregates.iter().map(|(a, _)| a.object.as_str()))
+            .chain(self.count_of.map(|o| ontology.objects[o].name.as_str()))
+            .collect::<Vec<_>>();
+        if measured.is_empty() || measured.iter().any(|o| *o != metric.object) {
+            return false;
+        }
+        let conditions: Option<Vec<Filter>> =
+            metric_conditions(ontology, metric, &metric.object).collect();
+        let Some([condition]) = conditions.as_deref() else {
+            return false;
+        };
+        let Condition::OneOf(literals) = &condition.condition else {
+            return false;
+        };
+        self.asked.retain(|a| *a != condition.attribute);
+        self.also.retain(|x| *x != m);
+        self.metrics.retain(|(x, _)| *x != m);
+        self.weak_metric &= !self.metrics.is_empty();
+        self.values.push(ValueMention {
+            options: vec![(
+                condition.attribute.clone(),
+                literals.iter().map(ToString::to_string).collect(),
+            )],
+            text: metric.label.to_lowercase(),
+            negated: true,
+            of_whole: false,
+        });
+        self.dangling_negation = false;
+        self.negated_metric = None;
+        true
+    }
+
     /// The object whose rows "never <metric>" keeps.
     fn excluded_of(&self, ontology: &Ontology, m: usize) -> Option<usize> {
         let metric = &ontology.metrics[m];
@@ -684,12 +736,13 @@ fn named_thing_shown(ontology: &Ontology, mut plan: SemanticPlan) -> SemanticPla
             .objects
             .iter()
             .find(|o| o.name == f.attribute.object)?;
-        let by_key = filters::single_key(object).is_some_and(|k| k.name == f.attribute.attribute);
+        let by_key = filters::names_one_row(ontology, f);
         // Named by its name, its own attributes need no name beside them:
         // the answer already says whose they are.
-        let by_name = is_display(ontology, &f.attribute)
+        let by_name = values.len() == 1
+            && is_display(ontology, &f.attribute)
             && plan.dimensions.iter().all(|d| d.object != object.name);
-        (values.len() == 1 && (by_key || by_name))
+        (by_key || by_name)
             .then(|| display_of(ontology, &object.name))
             .flatten()
     });

@@ -31,9 +31,26 @@ impl Reading {
         true
     }
 
+    /// The named filters meant: of several things' filters one word names
+    /// ("led" the drivers' or the constructors' standings), those of a
+    /// thing the question names.
+    pub(super) fn named_filters_meant(&self, ontology: &Ontology) -> Vec<(usize, usize, bool)> {
+        let named: Vec<(usize, usize, bool)> = self
+            .named_filters
+            .iter()
+            .copied()
+            .filter(|(o, _, _)| self.has_named(ontology, *o))
+            .collect();
+        if named.is_empty() {
+            self.named_filters.clone()
+        } else {
+            named
+        }
+    }
+
     /// The plan's filters for the named filters the question used.
     pub(super) fn apply_named_filters(&self, ontology: &Ontology, assembly: &mut Assembly) {
-        for (o, f, negated) in &self.named_filters {
+        for (o, f, negated) in &self.named_filters_meant(ontology) {
             let object = &ontology.objects[*o];
             let name = &object.filters[*f].name;
             let filter = if *negated {

@@ -151,6 +151,36 @@ impl Reading {
                             reading.never = true;
                             continue;
                         }
+                        // Only a thing, or an attribute of a thing named
+                        // already: "the ten suppliers with the highest
+                        // balance along with the balance" shows the
+                        // suppliers' balance, which is shown already, not
+                        // the customers' that "balance" alone names.
+                        Op::AlongWith => {
+                            let shown = |a: &AttributeRef| {
+                                reading.asked.contains(a)
+                                    || reading.quantities.contains(a)
+                                    || reading.peak.as_ref() == Some(a)
+                            };
+                            // "along with their circuit".
+                            let next = pieces[index + 1..]
+                                .iter()
+                                .find(|p| !matches!(p, Piece::Op(Op::Back)));
+                            let asks = matches!(next,
+                                Some(Piece::Concept { entries, .. })
+                                    if object_of(entries).is_some()
+                                        || attributes_of(entries).any(|(o, a)| {
+                                            reading.has_named(ontology, o)
+                                                && !shown(&AttributeRef::new(
+                                                    &ontology.objects[o].name,
+                                                    &ontology.objects[o].attributes[a].name,
+                                                ))
+                                        }));
+                            if asks {
+                                previous_op = Some(Op::Which);
+                            }
+                            continue;
+                        }
                         // "what market segment and country is X in": the
                         // next thing is asked as well.
                         // "give the race name and year": so after a name
@@ -345,6 +375,13 @@ impl Reading {
                         previous_op = Some(*op);
                     }
                 }
+                // "finished in the top 3".
+                Piece::Number(n)
+                    if previous_op == Some(Op::TopPlaces) && (1..=1000).contains(n) =>
+                {
+                    reading.top_places = Some(*n);
+                    previous_op = None;
+                }
                 // "account balance over 9000": the quantity just named, compared.
                 Piece::Number(n)
                     if let Some(op @ (Op::Above | Op::Below | Op::AtLeast | Op::AtMost)) =
@@ -354,6 +391,28 @@ impl Reading {
                     let attribute = reading.last_quantity.take().expect("checked above");
                     reading.quantities.retain(|q| *q != attribute);
                     reading.asked.retain(|q| *q != attribute);
+                    reading.compared.push((attribute, op, *n));
+                    previous_op = None;
+                }
+                // "how many of them have a negative balance": after "of
+                // them", the number just named, compared.
+                Piece::Number(n)
+                    if let Some(op @ (Op::Above | Op::Below | Op::AtLeast | Op::AtMost)) =
+                        previous_op
+                        && reading.partitive
+                        && let Some(attribute) = index
+                            .checked_sub(2)
+                            .and_then(|i| plain_attribute(ontology, pieces.get(i), &reading))
+                            .filter(|a| {
+                                ontology
+                                    .attribute(&a.object, &a.attribute)
+                                    .is_some_and(|a| a.data_type.is_numeric())
+                            }) =>
+                {
+                    reading.quantities.retain(|q| *q != attribute);
+                    reading.asked.retain(|q| *q != attribute);
+                    reading.aggregates.retain(|(q, _)| *q != attribute);
+                    reading.last_quantity = None;
                     reading.compared.push((attribute, op, *n));
                     previous_op = None;
                 }
@@ -530,6 +589,9 @@ impl Reading {
                         reading.ordinals.extend(first + 1..*n);
                     }
                     reading.ordinals.push(*n);
+                    if let Some(Piece::Concept { entries, .. }) = pieces.get(index + 1) {
+                        reading.ordinal_of = object_of(entries);
+                    }
                     previous_op = None;
                 }
                 Piece::Extreme(latest) => {
@@ -704,16 +766,29 @@ impl Reading {
                     // "how many distinct driver nationalities": the thing
                     // says whose attribute the next word is.
                     // Not "orders with priority 2-HIGH": an attribute
-                    // right before a value of its own only names the value.
-                    let valued = |object: usize, attribute: usize| {
-                        matches!(pieces.get(index + 2), Some(Piece::Concept { entries: value, .. })
-                            if value.iter().any(|e| matches!(e.concept,
+                    // right before a value of its own only names the value;
+                    // nor "which race was round 5", a whole number.
+                    let valued = |object: usize, attribute: usize| match pieces.get(index + 2) {
+                        Some(Piece::Concept { entries: value, .. }) => value.iter().any(|e| {
+                            matches!(e.concept,
                                 Concept::Value { object: vo, attribute: va, .. }
-                                    if vo == object && va == attribute)))
+                                    if vo == object && va == attribute)
+                        }),
+                        Some(Piece::Number(n)) => {
+                            !(1900..=2100).contains(n)
+                                && ontology.objects[object].attributes[attribute].data_type
+                                    == DataType::Integer
+                        }
+                        _ => false,
                     };
+                    // Not "which circuits located in Italy": a verb
+                    // ("located") says where, it is not asked.
                     let own_attribute_next = |o: usize| {
-                        matches!(pieces.get(index + 1), Some(Piece::Concept { entries: next, .. })
+                        matches!(pieces.get(index + 1), Some(Piece::Concept { entries: next, text, .. })
                             if object_of(next).is_none()
+                                && !(text.ends_with("ed")
+                                    && matches!(pieces.get(index + 2),
+                                        Some(Piece::Concept { scoped: true, .. })))
                                 && next.iter().any(|e| e.strength == Strength::Name
                                     && matches!(e.concept,
                                     Concept::Attribute { object, attribute } if object == o

@@ -2,7 +2,8 @@
 //! the order and limit, the checks that it answers what was asked, and the
 //! assumptions it states.
 
-use super::{Assembly, Reading, adds_up, bound, simple_filter};
+use super::filters::names_one_row;
+use super::{Assembly, Reading, adds_up, bound, metric_conditions};
 use crate::engine::compile::display_attribute;
 use crate::engine::grammar::Op;
 use crate::engine::graph;
@@ -344,6 +345,18 @@ impl Reading {
     /// question's value filters ("share of revenue from Europe"). A filter
     /// the whole cannot reach without fanning out applies to the part alone.
     fn as_share(&self, ontology: &Ontology, plan: &mut SemanticPlan) -> Result<(), String> {
+        // "what percentage of line items were returned (return flag R)": a
+        // value restating the measure's own condition is the part, not a
+        // bound on the whole.
+        let restated: Vec<Filter> = self
+            .metrics
+            .iter()
+            .flat_map(|&(m, _)| {
+                let m = &ontology.metrics[m];
+                metric_conditions(ontology, m, &m.object).flatten()
+            })
+            .collect();
+        plan.filters.retain(|f| !restated.contains(f));
         if !self.groupings.is_empty() || self.per_year {
             return Err(
                 "Cassis computes a percentage as one figure, not yet per group; ask for one group at a time"
@@ -513,10 +526,8 @@ impl Reading {
                 } else {
                     (part, whole, w)
                 };
-                let among: Vec<Filter> = w
-                    .filters
-                    .iter()
-                    .filter_map(|f| simple_filter(ontology, &w.object, f))
+                let among: Vec<Filter> = metric_conditions(ontology, w, &w.object)
+                    .flatten()
                     .collect();
                 (part, whole, among)
             }
@@ -547,8 +558,10 @@ impl Reading {
             // A comparison of two attributes ("received after the committed
             // date") says which rows are the part, like a value does.
             .partition(|f| {
+                // "what percentage of the drivers in race 950": the one
+                // row named scopes the whole as well.
                 if same {
-                    is_time(f) || named_for_whole(f)
+                    is_time(f) || named_for_whole(f) || names_one_row(ontology, f)
                 } else {
                     reaches(f) && f.condition.other_attribute().is_none()
                 }
