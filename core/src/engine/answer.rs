@@ -3,7 +3,7 @@
 
 use crate::engine::compile::display_attribute;
 use crate::engine::lexicon::code_meanings;
-use crate::engine::plan::{Condition, Filter, Literal, Measure, Order, SemanticPlan};
+use crate::engine::plan::{AttributeRef, Condition, Filter, Literal, Measure, Order, SemanticPlan};
 use crate::engine::planner::{attribute_label, measure_label, plural};
 use crate::engine::response::ResultSet;
 use crate::ontology::{Aggregate, AttributeRole, Ontology};
@@ -471,7 +471,22 @@ fn lookup_text(
     filters: &str,
 ) -> String {
     // "Market segment and nation for Customer#000000042: BUILDING, ETHIOPIA".
-    let label = match plan.dimensions.as_slice() {
+    // The rows show the customer's name too, so a reader of the table sees
+    // whose they are; the sentence has already said it.
+    let echoed: Vec<bool> = plan.dimensions.iter().map(|d| plan.fixes(d)).collect();
+    let said: Vec<AttributeRef> = if echoed.iter().all(|e| *e) {
+        plan.dimensions.clone()
+    } else {
+        plan.dimensions
+            .iter()
+            .zip(&echoed)
+            .filter(|(_, echo)| !**echo)
+            .map(|(d, _)| d.clone())
+            .collect()
+    };
+    let said_column =
+        |i: usize| said.len() == plan.dimensions.len() || !echoed.get(i).copied().unwrap_or(false);
+    let label = match said.as_slice() {
         [] => results.columns.first().cloned().unwrap_or_default(),
         [first, rest @ ..] if rest.len() == 1 && results.rows.len() == 1 => format!(
             "{} and {}",
@@ -497,6 +512,7 @@ fn lookup_text(
         .map(|row| {
             row.iter()
                 .enumerate()
+                .filter(|(i, _)| said_column(*i))
                 .map(|(i, cell)| {
                     if amount.get(i).copied().unwrap_or(true) {
                         format_value(cell)
@@ -708,6 +724,40 @@ mod tests {
         assert_eq!(
             answer_text(&ontology, &plan, &results),
             "IRAN and MOROCCO tie for the most customers with 72 each, then CANADA (69)."
+        );
+    }
+
+    #[cfg(feature = "ssr")]
+    #[test]
+    fn a_lookup_shows_whose_values_they_are_but_says_it_once() {
+        use super::answer_text;
+        use crate::engine::plan::{AttributeRef, Condition, Filter, Literal, SemanticPlan};
+        use crate::engine::response::ResultSet;
+
+        let ontology =
+            crate::ontology::from_yaml(include_str!("../../../examples/wholesale/ontology.yaml"))
+                .unwrap();
+        let name = AttributeRef::new("customer", "customer_name");
+        let plan = SemanticPlan {
+            dimensions: vec![
+                name.clone(),
+                AttributeRef::new("customer", "market_segment"),
+            ],
+            filters: vec![Filter {
+                attribute: name,
+                condition: Condition::OneOf(vec![Literal::Text("Customer#000000742".to_owned())]),
+            }],
+            ..SemanticPlan::default()
+        };
+        let results = ResultSet {
+            columns: vec!["customer_name".to_owned(), "market_segment".to_owned()],
+            rows: vec![vec![json!("Customer#000000742"), json!("HOUSEHOLD")]],
+            total_rows: 1,
+            truncated: false,
+        };
+        assert_eq!(
+            answer_text(&ontology, &plan, &results),
+            "Market segment for Customer#000000742: HOUSEHOLD."
         );
     }
 

@@ -44,6 +44,17 @@ pub struct SemanticPlan {
     pub listed: Option<Box<Filter>>,
 }
 
+impl SemanticPlan {
+    /// Whether the filters fix `attribute` to one value, so every row shows
+    /// the value the question named ("Ferrari" in "Ferrari's nationality").
+    pub fn fixes(&self, attribute: &AttributeRef) -> bool {
+        self.filters.iter().any(|f| {
+            f.attribute == *attribute
+                && matches!(&f.condition, Condition::OneOf(values) if values.len() == 1)
+        })
+    }
+}
+
 /// A condition on one of a plan's measures, per group.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Threshold {

@@ -229,6 +229,14 @@ fn plan_pieces(ontology: &Ontology, pieces: &[Piece], previous: Option<&Semantic
         Planned::NotAnswerable(_) => ignored,
     };
     match planned {
+        // "Who was Ferrari's team principal": with the asked word unread,
+        // the rows would only say back the value the question named.
+        Planned::Plan(plan) if !ignored.is_empty() && only_echoes(&plan) => {
+            Planned::NotAnswerable(format!(
+                "the ontology has no concept for \"{}\", so Cassis cannot tell what it refers to",
+                ignored.join(" ")
+            ))
+        }
         Planned::Plan(mut plan) if !ignored.is_empty() => {
             plan.assumptions.push(PlanAssumption::stated(format!(
                 "Not used from the question: {}",
@@ -246,6 +254,14 @@ fn plan_pieces(ontology: &Ontology, pieces: &[Piece], previous: Option<&Semantic
         )),
         planned => planned,
     }
+}
+
+/// Whether a plan measures nothing and shows only what its filters already
+/// fix to one value each, so its rows can only repeat the question.
+fn only_echoes(plan: &SemanticPlan) -> bool {
+    plan.measures.is_empty()
+        && !plan.dimensions.is_empty()
+        && plan.dimensions.iter().all(|shown| plan.fixes(shown))
 }
 
 /// Whether two plans ask the warehouse the same thing.

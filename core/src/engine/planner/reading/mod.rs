@@ -737,11 +737,9 @@ fn named_thing_shown(ontology: &Ontology, mut plan: SemanticPlan) -> SemanticPla
             .iter()
             .find(|o| o.name == f.attribute.object)?;
         let by_key = filters::names_one_row(ontology, f);
-        // Named by its name, its own attributes need no name beside them:
-        // the answer already says whose they are.
-        let by_name = values.len() == 1
-            && is_display(ontology, &f.attribute)
-            && plan.dimensions.iter().all(|d| d.object != object.name);
+        // Named by its name, the rows say whose they are too: a name may
+        // match more loosely than the user typed it.
+        let by_name = values.len() == 1 && is_display(ontology, &f.attribute);
         (by_key || by_name)
             .then(|| display_of(ontology, &object.name))
             .flatten()
