@@ -248,7 +248,7 @@ pub fn same_results(
 /// sorted, that is all one place, or whose rows carry no number is not
 /// judged this way.
 pub fn led_by(got: &[Vec<Json>], got_total: u64, gold: &[Vec<Json>]) -> bool {
-    let measure = |row: &[Json]| row.iter().rev().find_map(Json::as_f64);
+    let measure = |row: &[Json]| row.iter().rev().find_map(magnitude);
     let Some(measures) = got.iter().map(|r| measure(r)).collect::<Option<Vec<f64>>>() else {
         return false;
     };
@@ -270,6 +270,21 @@ pub fn led_by(got: &[Vec<Json>], got_total: u64, gold: &[Vec<Json>]) -> bool {
             }
             None => false,
         }
+    })
+}
+
+/// A number, or a time written as text ("1:16.666", "13:10:00") in seconds:
+/// a ranking by lap time is led by the fastest.
+fn magnitude(cell: &Json) -> Option<f64> {
+    if let Some(number) = cell.as_f64() {
+        return Some(number);
+    }
+    let text = cell.as_str()?;
+    if !text.contains(':') {
+        return None;
+    }
+    text.split(':').try_fold(0.0, |seconds, part| {
+        Some(seconds * 60.0 + part.parse::<f64>().ok()?)
     })
 }
 
@@ -380,6 +395,13 @@ mod tests {
             .is_err()
         );
         assert!(same_results(&got, 2, &rows(json!([["Max Verstappen", 19]])), false).is_err());
+    }
+
+    #[test]
+    fn a_ranking_by_lap_time_is_led_by_the_fastest() {
+        let got = rows(json!([["Vettel", "1:16.666"], ["Verstappen", "1:16.940"]]));
+        assert!(led_by(&got, 2, &rows(json!([["Vettel"]]))));
+        assert!(!led_by(&got, 2, &rows(json!([["Verstappen"]]))));
     }
 
     #[test]

@@ -6405,3 +6405,38 @@ fn a_verb_naming_the_attribute_asked_is_not_a_measure() {
     assert!(got.contains("r.time AS race_time"), "{got}");
     assert!(!got.contains("COUNT"), "{got}");
 }
+
+#[test]
+fn a_verb_of_the_compared_attribute_is_not_a_measure() {
+    let (got, _) = sql(
+        "Which drivers started race 901 from grid position 10 or further back but still scored points?",
+        None,
+    );
+    assert!(
+        got.contains("rr.grid >= 10")
+            && got.contains("HAVING SUM(rr.points) > 0")
+            && !got.contains("COUNT"),
+        "{got}"
+    );
+    // Without a compared attribute of its verb, "started" still counts.
+    let (starts, _) = sql("how many races did Lewis Hamilton start in 2010", None);
+    assert!(starts.contains("COUNT"), "{starts}");
+}
+
+#[test]
+fn a_time_written_as_text_is_ranked_by_the_row_that_has_it() {
+    // "time" then the attribute whose own words call it a time: the Q1 time.
+    let (got, _) = sql(
+        "Which driver had the fastest time in the first qualifying period of race no. 1000?",
+        None,
+    );
+    assert!(
+        got.contains("q.q1 AS q1") && got.ends_with("ORDER BY q1 ASC") && !got.contains("r.time"),
+        "{got}"
+    );
+    let (slowest, _) = sql("who had the slowest q3 time in race 1000", None);
+    assert!(
+        slowest.ends_with("ORDER BY q3 DESC") && !slowest.contains("COUNT"),
+        "{slowest}"
+    );
+}

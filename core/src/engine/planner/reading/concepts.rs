@@ -466,8 +466,11 @@ impl Reading {
         if let Some((o, a)) = attribute
             && !names_object
         {
-            let is_quantity = ontology.objects[o].attributes[a].role == AttributeRole::Measure
-                && ontology.objects[o].attributes[a].data_type.is_numeric();
+            // "the fastest Q1 time": a time written as text is ranked, by
+            // the row that has it, though it is never added up.
+            let is_quantity = (ontology.objects[o].attributes[a].role == AttributeRole::Measure
+                && ontology.objects[o].attributes[a].data_type.is_numeric())
+                || self.peak.as_ref() == Some(&attribute_ref((o, a)));
             if ontology.objects[o].attributes[a].data_type.is_numeric() {
                 self.last_quantity = Some(attribute_ref((o, a)));
             }

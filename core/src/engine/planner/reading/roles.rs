@@ -49,8 +49,9 @@ impl Reading {
         let mut grouping = false;
         // A piece already read with the one before it.
         let mut read_with_previous: Option<usize> = None;
+        let verbs_of_compared = verbs_of_compared(ontology, pieces);
         for (index, piece) in pieces.iter().enumerate() {
-            if read_with_previous == Some(index) {
+            if read_with_previous == Some(index) || verbs_of_compared.contains(&index) {
                 continue;
             }
             match piece {
@@ -91,18 +92,29 @@ impl Reading {
                             reading.order = op.superlative();
                             reading.superlative_last = true;
                             if let Op::Peak(_) = op {
-                                let next = pieces.get(index + 1);
+                                let mut next = pieces.get(index + 1);
+                                // "the fastest time in the first qualifying
+                                // period": the Q1 time, which the next
+                                // attribute's own words call a time.
+                                let specific = refined_attribute(ontology, next, pieces.get(index + 2));
+                                if specific {
+                                    next = pieces.get(index + 2);
+                                }
                                 // "the highest top speed": the row with it.
                                 // "the most expensive part" is no part name.
                                 let magnitude = |a: &AttributeRef| {
-                                    ontology.attribute(&a.object, &a.attribute).is_some_and(|a| {
-                                        a.data_type.is_numeric()
-                                    })
+                                    ontology
+                                        .attribute(&a.object, &a.attribute)
+                                        .is_some_and(orders_by_magnitude)
                                 };
                                 if let Some(attribute) = plain_attribute(ontology, next, &reading)
                                     .filter(magnitude)
                                 {
                                     reading.peak = Some(attribute);
+                                    if specific {
+                                        read_with_previous = Some(index + 1);
+                                        reading.asked.retain(|a| Some(a) != reading.peak.as_ref());
+                                    }
                                 } else if let Some((thing, attribute)) = timed_thing(ontology, next) {
                                     // "the slowest stop": the stop with the
                                     // longest duration.
@@ -1463,4 +1475,101 @@ fn value_object(entries: &[Entry]) -> Option<usize> {
     });
     let first = objects.next()??;
     objects.all(|o| o == Some(first)).then_some(first)
+}
+
+/// "Which drivers started race 901 from grid position 10 or further back":
+/// a verb that names a metric ("started", starts) but is the verb of an
+/// attribute the question then compares with a number ("starting position
+/// ... 10") says how that attribute is read, not what is measured.
+fn verbs_of_compared(ontology: &Ontology, pieces: &[Piece]) -> Vec<usize> {
+    let compared_words = |from: usize| -> Vec<String> {
+        pieces[from..]
+            .windows(2)
+            .filter_map(|pair| match pair {
+                [Piece::Concept { entries, .. }, next]
+                    if matches!(next, Piece::Number(_)) || is_comparison(next) =>
+                {
+                    Some(entries)
+                }
+                _ => None,
+            })
+            .flatten()
+            .filter_map(|e| match e.concept {
+                Concept::Attribute { object, attribute } => {
+                    Some(ontology.objects[object].attributes[attribute].naming_words())
+                }
+                _ => None,
+            })
+            .flat_map(|words| {
+                crate::engine::text::key(&words)
+                    .split(' ')
+                    .map(str::to_owned)
+                    .collect::<Vec<_>>()
+            })
+            .collect()
+    };
+    pieces
+        .iter()
+        .enumerate()
+        .filter_map(|(index, piece)| match piece {
+            Piece::Concept { entries, text, .. }
+                if text.ends_with("ed")
+                    && !text.contains(' ')
+                    && entries
+                        .iter()
+                        .all(|e| matches!(e.concept, Concept::Metric(_))) =>
+            {
+                let verb = crate::engine::text::key(text);
+                compared_words(index + 1).contains(&verb).then_some(index)
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+fn is_comparison(piece: &Piece) -> bool {
+    matches!(
+        piece,
+        Piece::Op(Op::AtLeast | Op::AtMost | Op::Above | Op::Below)
+    )
+}
+
+/// Whether an attribute's values are ranked by size: a number, or a time
+/// written as text ("1:18.429", "13:10:00"), whose digits in one format
+/// sort as the times do.
+fn orders_by_magnitude(attribute: &crate::ontology::Attribute) -> bool {
+    attribute.data_type.is_numeric()
+        || (attribute.data_type == DataType::Text
+            && attribute.naming_words().split(' ').any(|w| w == "time"))
+}
+
+/// "time" followed by "first qualifying period", whose attribute's own
+/// words say "time" too ("Q1 time"): the second, more exact attribute is
+/// the one meant.
+fn refined_attribute(ontology: &Ontology, general: Option<&Piece>, exact: Option<&Piece>) -> bool {
+    let (
+        Some(Piece::Concept {
+            entries: general,
+            text,
+            ..
+        }),
+        Some(Piece::Concept { entries: exact, .. }),
+    ) = (general, exact)
+    else {
+        return false;
+    };
+    !text.contains(' ')
+        && attributes_of(general).next().is_some()
+        && general
+            .iter()
+            .all(|e| matches!(e.concept, Concept::Attribute { .. }))
+        && exact
+            .iter()
+            .all(|e| matches!(e.concept, Concept::Attribute { .. }))
+        && attributes_of(exact).next().is_some_and(|(o, a)| {
+            ontology.objects[o].attributes[a]
+                .naming_words()
+                .split(' ')
+                .any(|w| w == text.as_str())
+        })
 }
