@@ -862,6 +862,9 @@ impl Lexicon {
         {
             return Some(key.as_str());
         }
+        if let Some(key) = self.abbreviated(&word.plain) {
+            return Some(key);
+        }
         if stem_length < 6 {
             return None;
         }
@@ -888,6 +891,30 @@ impl Lexicon {
             })
             .min()
             .map(String::as_str)
+    }
+
+    /// "custs", "cust": the start of one object's name, cut short after
+    /// four letters or more, as people shorten a long word they type often.
+    fn abbreviated(&self, plain: &str) -> Option<&str> {
+        let cut = plain.strip_suffix('s').unwrap_or(plain);
+        let length = cut.chars().count();
+        if !(4..=5).contains(&length) || !cut.chars().all(|c| c.is_ascii_lowercase()) {
+            return None;
+        }
+        let mut objects = self
+            .written
+            .range(length + 3..)
+            .flat_map(|(_, names)| names)
+            .filter(|(written, key)| {
+                written.starts_with(cut)
+                    && !written.contains(' ')
+                    && self.lookup(key).iter().any(|e| {
+                        matches!(e.concept, Concept::Object(_)) && e.strength == Strength::Name
+                    })
+            })
+            .map(|(_, key)| key.as_str());
+        let first = objects.next()?;
+        objects.all(|other| other == first).then_some(first)
     }
 
     /// Whether `stem` is a word of the ontology's description.

@@ -231,7 +231,11 @@ fn plan_pieces(ontology: &Ontology, pieces: &[Piece], previous: Option<&Semantic
     match planned {
         // "Who was Ferrari's team principal": with the asked word unread,
         // the rows would only say back the value the question named.
-        Planned::Plan(plan) if !ignored.is_empty() && only_echoes(&plan) => {
+        // "Which customers gave us a bad rating": every customer, unfiltered,
+        // is no answer when words that may have said which went unread.
+        Planned::Plan(plan)
+            if !ignored.is_empty() && (only_echoes(&plan) || lists_everything(&plan)) =>
+        {
             Planned::NotAnswerable(format!(
                 "the ontology has no concept for \"{}\", so Cassis cannot tell what it refers to",
                 ignored.join(" ")
@@ -262,6 +266,14 @@ fn only_echoes(plan: &SemanticPlan) -> bool {
     plan.measures.is_empty()
         && !plan.dimensions.is_empty()
         && plan.dimensions.iter().all(|shown| plan.fixes(shown))
+}
+
+/// Whether a plan lists rows with nothing measured, filtered or limited.
+fn lists_everything(plan: &SemanticPlan) -> bool {
+    plan.measures.is_empty()
+        && plan.filters.is_empty()
+        && plan.having.is_empty()
+        && plan.limit.is_none()
 }
 
 /// Whether two plans ask the warehouse the same thing.

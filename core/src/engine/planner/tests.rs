@@ -6440,3 +6440,32 @@ fn a_time_written_as_text_is_ranked_by_the_row_that_has_it() {
         "{slowest}"
     );
 }
+
+#[test]
+fn a_shortened_name_is_read_and_an_unfiltered_list_with_unread_words_is_no_answer() {
+    let (ontology, lexicon) = wholesale();
+    let custs = compiled(
+        &ontology,
+        &lexicon,
+        "how many custs in the FURNITURE segment",
+        Dialect::Postgres,
+    );
+    assert!(
+        custs.contains("COUNT") && custs.contains("c.c_mktsegment = 'FURNITURE'"),
+        "{custs}"
+    );
+    match plan(
+        &ontology,
+        &lexicon,
+        "Which customers gave us a bad rating for their last delivery?",
+        None,
+        None,
+    ) {
+        Planned::NotAnswerable(reason) => assert!(reason.contains("rating"), "{reason}"),
+        Planned::Plan(plan) => panic!("{plan:?}"),
+    }
+    // Every word read, a plain list is the answer.
+    assert!(
+        compiled(&ontology, &lexicon, "list all suppliers", Dialect::Postgres).contains("s_name")
+    );
+}
