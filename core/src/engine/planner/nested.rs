@@ -8,7 +8,9 @@
 use super::{Planned, plan_one};
 use crate::engine::compile::display_attribute;
 use crate::engine::lexicon::Lexicon;
-use crate::engine::plan::{Condition, Filter, Literal, PlanAssumption, SemanticPlan};
+use crate::engine::plan::{
+    AttributeRef, Condition, Filter, Literal, Order, PlanAssumption, SemanticPlan,
+};
 use crate::engine::text::capitalised;
 use crate::ontology::Ontology;
 use crate::time::Day;
@@ -22,6 +24,9 @@ pub(super) struct Nested {
     inner: String,
     /// The question about it: "How many career race wins does him have".
     outer: String,
+    /// "the same nation as Customer#000000100": the outer question is about
+    /// other things than the one the inner question names.
+    alike: bool,
 }
 
 /// Words that may open a question without saying what it asks.
@@ -84,6 +89,20 @@ pub(super) fn split(question: &str) -> Option<Nested> {
         if words[at] != "the" || !asks_more(at) {
             continue;
         }
+        // "in the same nation as Customer#000000100": the nation that
+        // customer is in.
+        if words.get(at + 1).map(String::as_str) == Some("same")
+            && let Some(as_at) = (at + 3..(at + 5).min(words.len())).find(|&i| words[i] == "as")
+            && as_at + 1 < words.len()
+        {
+            let thing = joined(at + 2..as_at);
+            return Some(Nested {
+                said: joined(at..words.len()),
+                inner: format!("Which {thing} is {} in", joined(as_at + 1..words.len())),
+                outer: format!("{} that {thing}", joined(0..at)).trim().to_owned(),
+                alike: true,
+            });
+        }
         // "the winner of the 2012 Monaco Grand Prix".
         if matches!(
             words.get(at + 1).map(String::as_str),
@@ -97,6 +116,7 @@ pub(super) fn split(question: &str) -> Option<Nested> {
                 outer: format!("{} him {}", joined(0..at), joined(end..tokens.len()))
                     .trim()
                     .to_owned(),
+                alike: false,
             });
         }
         // "the supplier with the highest account balance", "the customer
@@ -136,6 +156,7 @@ pub(super) fn split(question: &str) -> Option<Nested> {
             )
             .trim()
             .to_owned(),
+            alike: false,
         });
     }
     None
@@ -179,6 +200,7 @@ fn split_introduced(tokens: &[&str], words: &[String]) -> Option<Nested> {
         said: joined(at..comma + 1),
         inner: format!("Which {thing} {clause}"),
         outer,
+        alike: false,
     })
 }
 
@@ -191,16 +213,54 @@ pub(super) fn plan(
     nested: &Nested,
     today: Option<Day>,
 ) -> Option<Planned> {
-    let Planned::Plan(inner) = plan_one(ontology, lexicon, &nested.inner, None, today) else {
+    let Planned::Plan(mut inner) = plan_one(ontology, lexicon, &nested.inner, None, today) else {
         return None;
     };
     // The thing is what the inner answer leads with: its first column, the
-    // name of what it ranks.
-    let thing = inner.dimensions.first()?.clone();
+    // name of what it ranks, past the name of a thing the inner question
+    // named itself ("which nation is Customer#000000100 in").
+    let names_one = |d: &AttributeRef| {
+        inner.filters.iter().any(|f| {
+            f.attribute.object == d.object
+                && matches!(&f.condition, Condition::OneOf(values) if values.len() == 1)
+        })
+    };
+    let thing = inner.dimensions.iter().find(|d| !names_one(d))?.clone();
     let object = ontology.objects.iter().find(|o| o.name == thing.object)?;
     if display_attribute(object) != Some(thing.attribute.as_str()) {
         return None;
     }
+    // The name the inner question gave ("Customer#000000100") is neither
+    // what its answer leads with nor a scope of the outer question.
+    let named: Vec<AttributeRef> = inner
+        .dimensions
+        .iter()
+        .filter(|d| names_one(d))
+        .cloned()
+        .collect();
+    if !named.is_empty() && inner.measures.is_empty() {
+        inner.dimensions.retain(|d| !named.contains(d));
+        if let Some(Order::Dimension { descending, .. }) = inner.order {
+            inner.order = Some(Order::Dimension {
+                index: 0,
+                descending,
+            });
+        }
+    }
+    let scope: Vec<Filter> = inner
+        .filters
+        .iter()
+        .filter(|f| !named.iter().any(|n| n.object == f.attribute.object))
+        .filter(|f| {
+            !nested.alike
+                || ontology
+                    .objects
+                    .iter()
+                    .find(|o| o.name == f.attribute.object)
+                    .is_none_or(|o| display_attribute(o) != Some(f.attribute.attribute.as_str()))
+        })
+        .cloned()
+        .collect();
     let placeholder = Filter {
         attribute: thing,
         condition: Condition::OneOf(vec![Literal::Text(nested.said.clone())]),
@@ -209,7 +269,7 @@ pub(super) fn plan(
     // asked in the inner question's scope (that race).
     let about_it = SemanticPlan {
         answered: Some(Box::new(placeholder.clone())),
-        filters: inner.filters.clone(),
+        filters: scope,
         ..SemanticPlan::default()
     };
     let Planned::Plan(mut outer) =

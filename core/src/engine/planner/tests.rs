@@ -6469,3 +6469,30 @@ fn a_shortened_name_is_read_and_an_unfiltered_list_with_unread_words_is_no_answe
         compiled(&ontology, &lexicon, "list all suppliers", Dialect::Postgres).contains("s_name")
     );
 }
+
+#[test]
+fn the_same_thing_as_a_named_one_is_what_that_one_is_in() {
+    let (ontology, lexicon) = wholesale();
+    let got = compiled(
+        &ontology,
+        &lexicon,
+        "How many HOUSEHOLD customers are in the same nation as Customer#000000100?",
+        Dialect::Postgres,
+    );
+    assert!(
+        got.contains("n.n_name IN (SELECT leader.nation_name")
+            && got.contains("WHERE c.c_custkey = 100")
+            && got.ends_with("AND c.c_mktsegment = 'HOUSEHOLD'"),
+        "{got}"
+    );
+    // The named driver is not a scope of the others; the year is.
+    let (drivers, _) = sql(
+        "which drivers drove for the same constructor as Lewis Hamilton in 2010",
+        None,
+    );
+    let outer = drivers.rsplit("AS leader)").next().unwrap();
+    assert!(
+        outer.contains("r.year = 2010") && !outer.contains("Hamilton"),
+        "{drivers}"
+    );
+}
