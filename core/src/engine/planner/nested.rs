@@ -187,7 +187,17 @@ fn split_introduced(tokens: &[&str], words: &[String]) -> Option<Nested> {
             .trim_end_matches(['?', '.', '!', ','])
             .to_owned()
     };
-    let outer = joined(comma + 1..tokens.len());
+    // "which market segment are they in": one thing, so "they" is it.
+    let outer = joined(comma + 1..tokens.len())
+        .split(' ')
+        .map(|token| match bare(token).as_str() {
+            "they" => "he",
+            "their" | "theirs" => "his",
+            "them" => "him",
+            _ => token,
+        })
+        .collect::<Vec<_>>()
+        .join(" ");
     if relative >= comma || outer.is_empty() {
         return None;
     }

@@ -6496,3 +6496,32 @@ fn the_same_thing_as_a_named_one_is_what_that_one_is_in() {
         "{drivers}"
     );
 }
+
+#[test]
+fn a_list_is_sorted_by_its_own_things_attribute_and_they_is_the_one_introduced() {
+    let (ontology, lexicon) = wholesale();
+    let balance = compiled(
+        &ontology,
+        &lexicon,
+        "list the suppliers in ROMANIA by account balance, highest first",
+        Dialect::Postgres,
+    );
+    assert!(
+        balance.contains("s.s_acctbal AS account_balance")
+            && !balance.contains("c_acctbal")
+            && balance.ends_with("ORDER BY account_balance DESC"),
+        "{balance}"
+    );
+    let segment = compiled(
+        &ontology,
+        &lexicon,
+        "For the customer with the highest total revenue, which market segment are they in?",
+        Dialect::Postgres,
+    );
+    assert!(
+        segment.contains("c.c_mktsegment AS market_segment")
+            && segment.contains("IN (SELECT leader.customer_name")
+            && segment.contains("LIMIT 1) AS leader"),
+        "{segment}"
+    );
+}

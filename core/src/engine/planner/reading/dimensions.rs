@@ -30,7 +30,17 @@ impl Reading {
         let groupings: Vec<AttributeRef> = self
             .groupings
             .iter()
-            .map(|candidates| nearest(ontology, base.as_deref(), candidates))
+            .map(|candidates| {
+                // "the suppliers in ROMANIA by account balance": the
+                // balance of the things listed, not the customers'.
+                candidates
+                    .iter()
+                    .find(|c| {
+                        candidates.len() > 1 && self.asked.iter().any(|a| a.object == c.object)
+                    })
+                    .cloned()
+                    .unwrap_or_else(|| nearest(ontology, base.as_deref(), candidates))
+            })
             .collect();
 
         // Dimensions.
