@@ -6525,3 +6525,20 @@ fn a_list_is_sorted_by_its_own_things_attribute_and_they_is_the_one_introduced()
         "{segment}"
     );
 }
+
+#[test]
+fn first_after_a_verb_of_placing_is_a_place() {
+    let (won, _) = sql("who finished first in race 1011", None);
+    assert!(
+        won.contains("rr.position = 1") && won.contains("r.race_id = 1011"),
+        "{won}"
+    );
+    let (pole, _) = sql("who was first in qualifying for race 1011", None);
+    assert!(
+        pole.contains("q.position = 1") && pole.contains("FROM public.qualifying q"),
+        "{pole}"
+    );
+    // Before a thing, "first" is still the earliest.
+    let (opener, _) = sql("who won the first race of 2009", None);
+    assert!(opener.contains("SELECT MIN(extreme.date)"), "{opener}");
+}

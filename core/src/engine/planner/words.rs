@@ -935,7 +935,25 @@ pub(super) fn read(lexicon: &Lexicon, question: &str, today: Option<Day>) -> Vec
             focus = Focus::Outside;
             continue;
         }
+        // "who finished first", "was first in qualifying": a place, where a
+        // verb of placing comes right before and no thing right after.
+        let placed_first = word.plain == "first"
+            && i > 0
+            && matches!(
+                plain[i - 1],
+                "finished"
+                    | "came"
+                    | "was"
+                    | "were"
+                    | "placed"
+                    | "qualified"
+                    | "ended"
+                    | "classified"
+            )
+            && (matches!(plain.get(i + 1), None | Some(&("in" | "at" | "for" | "of")))
+                || !next_names_object(lexicon, &words, &plain, i));
         if let Some(extreme) = grammar::extreme(&word.plain)
+            .filter(|_| !placed_first)
             // "older than 30" compares; it picks no one.
             && plain.get(i + 1) != Some(&"than")
             && (!extreme.needs_object
