@@ -6542,3 +6542,19 @@ fn first_after_a_verb_of_placing_is_a_place() {
     let (opener, _) = sql("who won the first race of 2009", None);
     assert!(opener.contains("SELECT MIN(extreme.date)"), "{opener}");
 }
+
+#[test]
+fn a_percentage_of_the_things_rows_link_to_is_out_of_those_among_all_rows() {
+    let (got, _) = sql("what percentage of drivers in race 18 did not finish", None);
+    let (part, whole) = got.split_once("CROSS JOIN").unwrap();
+    assert!(
+        part.contains("COUNT(DISTINCT rr.driver_id)") && part.contains("rr.position IS NULL"),
+        "{got}"
+    );
+    assert!(
+        whole.contains("COUNT(DISTINCT rr.driver_id)")
+            && whole.contains("r.race_id = 18")
+            && !whole.contains("position IS NULL"),
+        "{got}"
+    );
+}

@@ -428,6 +428,27 @@ impl Reading {
         // "what percentage of line items arrived late": a count under a
         // condition, of things the question names, is a part of all of them.
         let all_of = |measure: &Measure| {
+            // "what percentage of the drivers in race 18 did not finish": of
+            // the things the metric's rows link to, those among its rows,
+            // out of those among all such rows (the drivers who started).
+            if let Measure::DistinctOf { object, metric } = measure
+                && let Some(metric) = ontology.metrics.iter().find(|m| m.name == *metric)
+                && metric.object != *object
+                && metric.aggregate == Aggregate::Count
+                && !metric.filters.is_empty()
+                && let Some(all_rows) = ontology.metrics.iter().find(|m| {
+                    m.object == metric.object
+                        && m.aggregate == Aggregate::Count
+                        && m.filters.is_empty()
+                        && m.expr.is_none()
+                })
+            {
+                let whole = Measure::DistinctOf {
+                    object: object.clone(),
+                    metric: all_rows.name.clone(),
+                };
+                return Some((measure.clone(), whole));
+            }
             let (object, metric, variant) = match measure {
                 Measure::DistinctOf { object, metric } => (object.as_str(), metric.as_str(), None),
                 Measure::Metric { metric, variant } => {
@@ -492,7 +513,10 @@ impl Reading {
                         .any(|f| !is_time(f) && f.condition.other_attribute().is_none())
                         || self.value_at.is_some_and(|at| at < self.weak_at)
                         // "of all AIR line items": the whole is named.
-                        || self.whole_named) =>
+                        || self.whole_named
+                        // Of the things the rows link to, the whole is
+                        // those among all rows, under the same filters.
+                        || matches!(whole, Measure::DistinctOf { .. })) =>
             {
                 (part, whole)
             }
