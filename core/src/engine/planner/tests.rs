@@ -6558,3 +6558,15 @@ fn a_percentage_of_the_things_rows_link_to_is_out_of_those_among_all_rows() {
         "{got}"
     );
 }
+
+#[test]
+fn the_first_of_things_numbered_in_turn_is_number_one() {
+    let (lap, _) = sql(
+        "on which lap did Lewis Hamilton make his first pit stop in race 1000",
+        None,
+    );
+    assert!(
+        lap.contains("ps.stop = 1") && lap.contains("ps.lap AS lap"),
+        "{lap}"
+    );
+}

@@ -8,6 +8,7 @@ use crate::engine::grammar::Op;
 use crate::engine::graph;
 use crate::engine::lexicon::{Concept, Entry, Strength};
 use crate::engine::plan::{AttributeRef, Measure, SemanticPlan};
+use crate::engine::planner::attributes::own_number;
 use crate::engine::planner::time::is_dated;
 use crate::engine::planner::words::{Piece, attributes_of, object_of};
 use crate::ontology::{Aggregate, AttributeRole, DataType, MetricKind, Ontology};
@@ -604,6 +605,21 @@ impl Reading {
                     if let Some(Piece::Concept { entries, .. }) = pieces.get(index + 1) {
                         reading.ordinal_of = object_of(entries);
                     }
+                    previous_op = None;
+                }
+                // "his first pit stop": the stop numbered 1, as "his second
+                // pit stop" is the one numbered 2, not his earliest by time.
+                Piece::Extreme(false)
+                    if let Some(Piece::Concept { entries, .. }) = pieces.get(index + 1)
+                        && let Some(o) = object_of(entries)
+                        && own_number(ontology, o).is_some()
+                        // A race is first by its date, which says so.
+                        && !ontology.objects[o].attributes.iter().any(|a| {
+                            matches!(a.data_type, DataType::Date | DataType::Timestamp)
+                        }) =>
+                {
+                    reading.ordinals.push(1);
+                    reading.ordinal_of = Some(o);
                     previous_op = None;
                 }
                 Piece::Extreme(latest) => {
