@@ -474,18 +474,15 @@ fn lookup_text(
     // The rows show the customer's name too, so a reader of the table sees
     // whose they are; the sentence has already said it.
     let echoed: Vec<bool> = plan.dimensions.iter().map(|d| plan.fixes(d)).collect();
-    let said: Vec<AttributeRef> = if echoed.iter().all(|e| *e) {
-        plan.dimensions.clone()
-    } else {
-        plan.dimensions
-            .iter()
-            .zip(&echoed)
-            .filter(|(_, echo)| !**echo)
-            .map(|(d, _)| d.clone())
-            .collect()
-    };
-    let said_column =
-        |i: usize| said.len() == plan.dimensions.len() || !echoed.get(i).copied().unwrap_or(false);
+    let all_echoed = echoed.iter().all(|e| *e);
+    let said_column = |i: usize| all_echoed || !echoed.get(i).copied().unwrap_or(false);
+    let said: Vec<AttributeRef> = plan
+        .dimensions
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| said_column(*i))
+        .map(|(_, d)| d.clone())
+        .collect();
     let label = match said.as_slice() {
         [] => results.columns.first().cloned().unwrap_or_default(),
         [first, rest @ ..] if rest.len() == 1 && results.rows.len() == 1 => format!(

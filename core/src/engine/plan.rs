@@ -48,10 +48,16 @@ impl SemanticPlan {
     /// Whether the filters fix `attribute` to one value, so every row shows
     /// the value the question named ("Ferrari" in "Ferrari's nationality").
     pub fn fixes(&self, attribute: &AttributeRef) -> bool {
-        self.filters.iter().any(|f| {
-            f.attribute == *attribute
-                && matches!(&f.condition, Condition::OneOf(values) if values.len() == 1)
-        })
+        self.filters
+            .iter()
+            .any(|f| f.attribute == *attribute && f.is_one_value())
+    }
+}
+
+impl Filter {
+    /// Equal to exactly one value: "Ferrari", "race 901".
+    pub fn is_one_value(&self) -> bool {
+        matches!(&self.condition, Condition::OneOf(values) if values.len() == 1)
     }
 }
 

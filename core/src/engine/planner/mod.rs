@@ -159,10 +159,7 @@ fn plan_pieces(ontology: &Ontology, pieces: &[Piece], previous: Option<&Semantic
         })
         .collect();
     if !blocking.is_empty() {
-        return Planned::NotAnswerable(format!(
-            "the ontology has no concept for \"{}\", so Cassis cannot tell what it refers to",
-            blocking.join(" ")
-        ));
+        return Planned::NotAnswerable(no_concept_for(&blocking));
     }
     let ignored: Vec<&str> = pieces
         .iter()
@@ -236,10 +233,7 @@ fn plan_pieces(ontology: &Ontology, pieces: &[Piece], previous: Option<&Semantic
         Planned::Plan(plan)
             if !ignored.is_empty() && (only_echoes(&plan) || lists_everything(&plan)) =>
         {
-            Planned::NotAnswerable(format!(
-                "the ontology has no concept for \"{}\", so Cassis cannot tell what it refers to",
-                ignored.join(" ")
-            ))
+            Planned::NotAnswerable(no_concept_for(&ignored))
         }
         Planned::Plan(mut plan) if !ignored.is_empty() => {
             plan.assumptions.push(PlanAssumption::stated(format!(
@@ -258,6 +252,14 @@ fn plan_pieces(ontology: &Ontology, pieces: &[Piece], previous: Option<&Semantic
         )),
         planned => planned,
     }
+}
+
+/// Why a question is refused over words nothing in the ontology grounds.
+fn no_concept_for(words: &[&str]) -> String {
+    format!(
+        "the ontology has no concept for \"{}\", so Cassis cannot tell what it refers to",
+        words.join(" ")
+    )
 }
 
 /// Whether a plan measures nothing and shows only what its filters already

@@ -230,10 +230,10 @@ pub(super) fn plan(
     // name of what it ranks, past the name of a thing the inner question
     // named itself ("which nation is Customer#000000100 in").
     let names_one = |d: &AttributeRef| {
-        inner.filters.iter().any(|f| {
-            f.attribute.object == d.object
-                && matches!(&f.condition, Condition::OneOf(values) if values.len() == 1)
-        })
+        inner
+            .filters
+            .iter()
+            .any(|f| f.attribute.object == d.object && f.is_one_value())
     };
     let thing = inner.dimensions.iter().find(|d| !names_one(d))?.clone();
     let object = ontology.objects.iter().find(|o| o.name == thing.object)?;

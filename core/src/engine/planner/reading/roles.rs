@@ -11,6 +11,7 @@ use crate::engine::plan::{AttributeRef, Measure, SemanticPlan};
 use crate::engine::planner::attributes::own_number;
 use crate::engine::planner::time::is_dated;
 use crate::engine::planner::words::{Piece, attributes_of, object_of};
+use crate::engine::text;
 use crate::ontology::{Aggregate, AttributeRole, DataType, MetricKind, Ontology};
 
 impl Reading {
@@ -614,9 +615,7 @@ impl Reading {
                         && let Some(o) = object_of(entries)
                         && own_number(ontology, o).is_some()
                         // A race is first by its date, which says so.
-                        && !ontology.objects[o].attributes.iter().any(|a| {
-                            matches!(a.data_type, DataType::Date | DataType::Timestamp)
-                        }) =>
+                        && !ontology.objects[o].attributes.iter().any(is_dated) =>
                 {
                     reading.ordinals.push(1);
                     reading.ordinal_of = Some(o);
@@ -1517,7 +1516,7 @@ fn verbs_of_compared(ontology: &Ontology, pieces: &[Piece]) -> Vec<usize> {
                 _ => None,
             })
             .flat_map(|words| {
-                crate::engine::text::key(&words)
+                text::key(&words)
                     .split(' ')
                     .map(str::to_owned)
                     .collect::<Vec<_>>()
@@ -1535,7 +1534,7 @@ fn verbs_of_compared(ontology: &Ontology, pieces: &[Piece]) -> Vec<usize> {
                         .iter()
                         .all(|e| matches!(e.concept, Concept::Metric(_))) =>
             {
-                let verb = crate::engine::text::key(text);
+                let verb = text::key(text);
                 compared_words(index + 1).contains(&verb).then_some(index)
             }
             _ => None,
