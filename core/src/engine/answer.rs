@@ -247,6 +247,15 @@ fn filters_phrase(ontology: &Ontology, filters: &[&Filter]) -> String {
                     attribute_label(ontology, other).to_lowercase()
                 )
             }
+            Condition::AboveAverage | Condition::BelowAverage => format!(
+                "with {} {} the average",
+                attribute_label(ontology, &filter.attribute).to_lowercase(),
+                if filter.condition == Condition::AboveAverage {
+                    "above"
+                } else {
+                    "below"
+                }
+            ),
         };
         parts.push(phrase);
     }

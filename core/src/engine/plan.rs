@@ -262,6 +262,12 @@ pub enum Condition {
     /// Less (earlier) than another attribute of the same row: "shipped
     /// before the promised date".
     BelowAttribute(AttributeRef),
+    /// Greater than the attribute's average over the rows the plan's other
+    /// filters keep: "1998 orders with a total above the average order
+    /// value for 1998".
+    AboveAverage,
+    /// Less than that average: "pit stops shorter than average".
+    BelowAverage,
     /// The object's named filter holds: the filter's name stands where an
     /// attribute's would (`order.urgent_orders`): "urgent orders".
     Named,

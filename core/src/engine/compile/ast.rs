@@ -67,7 +67,9 @@ pub(super) fn comparison(column: Expr, condition: &Condition) -> Expr {
         | Condition::Extreme { .. }
         | Condition::Leader { .. }
         | Condition::AboveAttribute(_)
-        | Condition::BelowAttribute(_) => Expr::value(Value::Boolean(false)),
+        | Condition::BelowAttribute(_)
+        | Condition::AboveAverage
+        | Condition::BelowAverage => Expr::value(Value::Boolean(false)),
         Condition::OneOf(values) if values.len() == 1 => {
             binary(column, BinaryOperator::Eq, literal(&values[0]))
         }

@@ -10,7 +10,9 @@ use super::ast::{
 use super::resolve::{self, Fanning, Input, ResolvedMeasure, needed_objects, refuse_chasm_trap};
 use super::{Aliases, CompileError, Compiler, display_attribute, grains};
 use crate::engine::graph::{self, JoinTree};
-use crate::engine::plan::{AttributeRef, Condition, Filter, Order, SemanticPlan, TimeBucket};
+use crate::engine::plan::{
+    AttributeRef, Condition, Filter, Measure, Order, SemanticPlan, TimeBucket,
+};
 use crate::ontology::{Aggregate, AttributeRole, DataType, Grain, Month, Object};
 use crate::sql;
 use sqlparser::ast::{
@@ -114,6 +116,40 @@ impl<'a> Compiler<'a> {
             negated: false,
             global: false,
         })
+    }
+
+    /// `column > (SELECT AVG(column) FROM ... WHERE <the other filters>)`:
+    /// the average over the rows the rest of the question keeps ("orders
+    /// in 1998 above the average for 1998").
+    fn against_average(
+        &self,
+        column: Expr,
+        filter: &Filter,
+        filters: &[Filter],
+    ) -> Result<Expr, CompileError> {
+        let average = SemanticPlan {
+            measures: vec![Measure::Aggregate {
+                attribute: filter.attribute.clone(),
+                aggregate: Aggregate::Avg,
+            }],
+            filters: filters
+                .iter()
+                .filter(|other| {
+                    !matches!(
+                        other.condition,
+                        Condition::AboveAverage | Condition::BelowAverage
+                    )
+                })
+                .cloned()
+                .collect(),
+            ..SemanticPlan::default()
+        };
+        let compiled = self.compile(&average)?;
+        let op = match filter.condition {
+            Condition::AboveAverage => BinaryOperator::Gt,
+            _ => BinaryOperator::Lt,
+        };
+        Ok(binary(column, op, Expr::Subquery(Box::new(compiled.query))))
     }
 
     /// `column = (SELECT MAX(x.column) FROM <its table> x [WHERE x.key IN
@@ -419,6 +455,14 @@ impl<'a> Compiler<'a> {
     ) -> Result<Option<Expr>, CompileError> {
         let mut conditions = Vec::new();
         for filter in filters {
+            if matches!(
+                filter.condition,
+                Condition::AboveAverage | Condition::BelowAverage
+            ) {
+                let column = self.attribute(&filter.attribute, aliases)?;
+                conditions.push(self.against_average(column, filter, filters)?);
+                continue;
+            }
             let Condition::Extreme { latest, among } = &filter.condition else {
                 conditions.push(self.filter(filter, aliases)?);
                 continue;

@@ -6570,3 +6570,35 @@ fn the_first_of_things_numbered_in_turn_is_number_one() {
         "{lap}"
     );
 }
+
+#[test]
+fn a_quantity_above_its_average_is_compared_with_the_average_of_the_rows_kept() {
+    // "above the average order value for 1998": the average of the 1998
+    // orders, in a subquery, not the average as the answer.
+    let (ontology, lexicon) = wholesale();
+    let sql = compiled(
+        &ontology,
+        &lexicon,
+        "How many 1998 orders had an order total above the average order value for 1998?",
+        Dialect::Sqlite,
+    );
+    assert!(sql.starts_with("SELECT COUNT(*)"), "{sql}");
+    let (outer, average) = sql.split_once("> (SELECT AVG(o.o_totalprice)").expect(&sql);
+    assert!(outer.contains("o.o_totalprice"), "{sql}");
+    assert!(average.contains("o.o_orderdate >= '1998-01-01'"), "{sql}");
+    // "below average", with the attribute left implicit after "average".
+    let below = compiled(
+        &ontology,
+        &lexicon,
+        "which parts have a retail price below average?",
+        Dialect::Sqlite,
+    );
+    assert!(
+        below.contains("p.p_retailprice < (SELECT AVG(p.p_retailprice)"),
+        "{below}"
+    );
+    assert!(
+        !below.contains("AVG(p.p_retailprice) AS average_retail_price FROM part p WHERE"),
+        "{below}"
+    );
+}

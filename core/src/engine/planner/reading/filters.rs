@@ -346,6 +346,18 @@ impl Reading {
             });
         }
 
+        // "orders with a total above the average for 1998".
+        if let Some((attribute, above)) = &self.against_average {
+            plan.filters.push(Filter {
+                attribute: attribute.clone(),
+                condition: if *above {
+                    Condition::AboveAverage
+                } else {
+                    Condition::BelowAverage
+                },
+            });
+        }
+
         // Keys: the object's one-column primary key, read as an identifier.
         for (o, key) in &self.keys {
             let object = &ontology.objects[*o];

@@ -205,6 +205,9 @@ pub(super) struct Reading {
     /// Attributes compared with another of the same thing: "received after
     /// the commit date" (true: after or above it).
     against: Vec<(AttributeRef, bool, AttributeRef)>,
+    /// An attribute compared with its own average: "orders with a total
+    /// above the average order value" (true: above it).
+    against_average: Option<(AttributeRef, bool)>,
     /// Which grouping "per" introduced ("average points per race for each
     /// driver": the race), by its place among the groupings.
     per_grouping: Option<usize>,

@@ -52,8 +52,13 @@ impl Reading {
         // A piece already read with the one before it.
         let mut read_with_previous: Option<usize> = None;
         let verbs_of_compared = verbs_of_compared(ontology, pieces);
+        let average = compared_with_average(ontology, pieces);
+        let of_average = |index: usize| average.as_ref().is_some_and(|a| a.pieces.contains(&index));
         for (index, piece) in pieces.iter().enumerate() {
-            if read_with_previous == Some(index) || verbs_of_compared.contains(&index) {
+            if read_with_previous == Some(index)
+                || verbs_of_compared.contains(&index)
+                || of_average(index)
+            {
                 continue;
             }
             match piece {
@@ -1088,6 +1093,13 @@ impl Reading {
                 reading.asked.insert(0, shown);
             }
         }
+        if let Some(average) = average {
+            for list in [&mut reading.asked, &mut reading.quantities] {
+                list.retain(|a| *a != average.attribute);
+            }
+            reading.last_quantity = None;
+            reading.against_average = Some((average.attribute, average.above));
+        }
         reading.enumerated(ontology, pieces);
         // "How many orders did each customer place on average": the
         // average of the counts per customer.
@@ -1540,6 +1552,86 @@ fn verbs_of_compared(ontology: &Ontology, pieces: &[Piece]) -> Vec<usize> {
             _ => None,
         })
         .collect()
+}
+
+/// A quantity compared with its own average: the comparison's pieces, what
+/// is compared and which way.
+struct AverageComparison {
+    pieces: Vec<usize>,
+    attribute: AttributeRef,
+    above: bool,
+}
+
+/// "an order total above the average order value", "a fastest lap speed
+/// below average": a numeric attribute, a comparison word, then "average"
+/// (with the attribute, its object or nothing after it) or a metric that
+/// averages that very attribute.
+fn compared_with_average(ontology: &Ontology, pieces: &[Piece]) -> Option<AverageComparison> {
+    let (at, above) = pieces.iter().enumerate().find_map(|(i, p)| match p {
+        Piece::Op(Op::Above) => Some((i, true)),
+        Piece::Op(Op::Below) => Some((i, false)),
+        _ => None,
+    })?;
+    let Some(Piece::Concept { entries, .. }) = pieces.get(at.checked_sub(1)?) else {
+        return None;
+    };
+    let (object, attribute) = entries.iter().find_map(|e| match e.concept {
+        Concept::Attribute { object, attribute }
+            if ontology.objects[object].attributes[attribute]
+                .data_type
+                .is_numeric() =>
+        {
+            Some((object, attribute))
+        }
+        _ => None,
+    })?;
+    let owner = &ontology.objects[object];
+    let compared = &owner.attributes[attribute];
+    let expression = compared.expr.as_deref().or(compared.column.as_deref());
+    let averages_it = |e: &Entry| match e.concept {
+        Concept::Attribute {
+            object: o,
+            attribute: a,
+        } => o == object && a == attribute,
+        Concept::Object(o) => o == object,
+        Concept::Metric(m) => {
+            let metric = &ontology.metrics[m];
+            metric.aggregate == Aggregate::Avg
+                && metric.kind == MetricKind::Simple
+                && metric.object == owner.name
+                && metric.filters.is_empty()
+                && metric.expr.is_some()
+                && metric.expr.as_deref().map(str::trim) == expression.map(str::trim)
+        }
+        _ => false,
+    };
+    let average_named = |index: usize| {
+        matches!(pieces.get(index), Some(Piece::Concept { entries, .. })
+            if entries.iter().any(averages_it))
+    };
+    let mut taken = vec![at];
+    match pieces.get(at + 1) {
+        Some(Piece::Op(Op::Average)) => {
+            taken.push(at + 1);
+            if average_named(at + 2) {
+                taken.push(at + 2);
+            }
+        }
+        Some(Piece::Concept { entries, .. })
+            if entries
+                .iter()
+                .any(|e| matches!(e.concept, Concept::Metric(_)))
+                && average_named(at + 1) =>
+        {
+            taken.push(at + 1)
+        }
+        _ => return None,
+    }
+    Some(AverageComparison {
+        pieces: taken,
+        attribute: AttributeRef::new(&owner.name, &compared.name),
+        above,
+    })
 }
 
 fn is_comparison(piece: &Piece) -> bool {
