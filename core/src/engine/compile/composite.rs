@@ -117,8 +117,24 @@ impl Compiler<'_> {
         only: &[Filter],
     ) -> Result<CompiledQuery, CompileError> {
         let nested = |m: &Measure| matches!(m, Measure::Share { .. });
-        if !plan.dimensions.is_empty() || nested(part) || nested(whole) {
+        if nested(part) || nested(whole) {
             return Err(CompileError::NotAlone);
+        }
+        let percentage = |p: &str, w: &str| format!("100.0 * COALESCE({p}, 0) / NULLIF({w}, 0)");
+        if !plan.dimensions.is_empty() {
+            // "late delivery rate by ship mode": each group's part of its
+            // own whole.
+            let part_plan = SemanticPlan {
+                filters: plan.filters.iter().chain(only).cloned().collect(),
+                ..plan.clone()
+            };
+            return self.per_group(
+                plan,
+                |measured| format!("{measured}_percentage"),
+                (&part_plan, part.clone()),
+                (plan, whole.clone()),
+                percentage,
+            );
         }
         let part = self.alone(plan, part, only)?;
         let whole = self.alone(plan, whole, &[])?;
@@ -161,25 +177,50 @@ impl Compiler<'_> {
                 divide,
             );
         }
+        self.per_group(
+            plan,
+            |_| name.to_owned(),
+            (plan, numerator),
+            (plan, denominator),
+            divide,
+        )
+    }
+
+    /// `divide(numerator, denominator)` per group of the plan: one subquery
+    /// per side grouped the same way, each under its own plan's filters,
+    /// joined on the group keys, every group of the denominator kept (a
+    /// driver without a win has a win rate of 0). `name` names the figure
+    /// from the numerator's column.
+    fn per_group(
+        &self,
+        plan: &SemanticPlan,
+        name: impl FnOnce(&str) -> String,
+        numerator: (&SemanticPlan, Measure),
+        denominator: (&SemanticPlan, Measure),
+        divide: impl Fn(&str, &str) -> String,
+    ) -> Result<CompiledQuery, CompileError> {
         // Two drivers may share a name: each side groups by the key of what a
         // name names as well, and the sides join on it.
         let keys = self.group_keys(plan)?;
-        let grouped = |measure: Measure| -> Result<CompiledQuery, CompileError> {
-            let side = SemanticPlan {
-                measures: vec![measure],
-                dimensions: keys.clone(),
-                filters: plan.filters.clone(),
-                via: plan.via.clone(),
-                ..SemanticPlan::default()
+        let grouped =
+            |(side, measure): (&SemanticPlan, Measure)| -> Result<CompiledQuery, CompileError> {
+                let side = SemanticPlan {
+                    measures: vec![measure],
+                    dimensions: keys.clone(),
+                    filters: side.filters.clone(),
+                    via: side.via.clone(),
+                    ..SemanticPlan::default()
+                };
+                let mut compiled = self.compile(&side)?;
+                // The outer query orders; a subquery's order is wasted work.
+                compiled.query.order_by = None;
+                compiled.sql = compiled.query.to_string();
+                Ok(compiled)
             };
-            let mut compiled = self.compile(&side)?;
-            // The outer query orders; a subquery's order is wasted work.
-            compiled.query.order_by = None;
-            compiled.sql = compiled.query.to_string();
-            Ok(compiled)
-        };
         let numerator = grouped(numerator)?;
         let denominator = grouped(denominator)?;
+        let name = name(numerator.columns.last().map_or("", String::as_str));
+        let name = name.as_str();
         let ident = |text: &str| self.sql.ident(text).to_string();
         let value = |alias: &str, side: &CompiledQuery| {
             format!(
@@ -211,9 +252,9 @@ impl Compiler<'_> {
             "SELECT {projection} FROM ({}) AS denominator LEFT JOIN ({}) AS numerator ON {on}",
             denominator.sql, numerator.sql,
         );
-        let select = match *self.shell("the ratio", text)?.body {
+        let select = match *self.shell("a figure per group", text)?.body {
             SetExpr::Select(select) => *select,
-            _ => unreachable!("the ratio's shell is a plain SELECT"),
+            _ => unreachable!("the shell is a plain SELECT"),
         };
         let order = self.order(plan, &[name])?;
         let query = finish(self.sql, select, order, plan.limit);

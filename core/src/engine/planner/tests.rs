@@ -6602,3 +6602,40 @@ fn a_quantity_above_its_average_is_compared_with_the_average_of_the_rows_kept() 
         "{below}"
     );
 }
+
+#[test]
+fn a_percentage_per_group_is_each_groups_part_of_its_own_whole() {
+    // "late delivery rate by ship mode": per ship mode, the late line items
+    // out of all of that mode's line items, every mode kept.
+    let (ontology, lexicon) = wholesale();
+    let grouped = compiled(
+        &ontology,
+        &lexicon,
+        "percentage of returned line items per ship mode",
+        Dialect::Sqlite,
+    );
+    let (whole, part) = grouped.split_once("LEFT JOIN").expect(&grouped);
+    assert!(
+        whole.contains("GROUP BY li.l_shipmode") && !whole.contains("l_returnflag"),
+        "{grouped}"
+    );
+    assert!(
+        part.contains("li.l_returnflag = 'R'") && part.contains("GROUP BY li.l_shipmode"),
+        "{grouped}"
+    );
+    assert!(
+        grouped.contains("ORDER BY line_item_count_percentage DESC"),
+        "{grouped}"
+    );
+    // "which constructor had the highest percentage": the thing asked is
+    // the group, ranked by its percentage.
+    let (podiums, _) = sql(
+        "Which constructor had the highest percentage of podiums among its starts in 2019?",
+        None,
+    );
+    assert!(
+        podiums.starts_with("SELECT denominator.constructor_name")
+            && podiums.contains("ORDER BY podiums_percentage DESC"),
+        "{podiums}"
+    );
+}

@@ -357,12 +357,6 @@ impl Reading {
             })
             .collect();
         plan.filters.retain(|f| !restated.contains(f));
-        if !self.groupings.is_empty() || self.per_year {
-            return Err(
-                "Cassis computes a percentage as one figure, not yet per group; ask for one group at a time"
-                    .to_owned(),
-            );
-        }
         // "Of the line items shipped in 1996, what share arrived late": a
         // share of the things named, with nothing measured, is of how many
         // there are.
@@ -611,9 +605,24 @@ impl Reading {
             whole: Box::new(whole),
             only,
         }];
-        plan.dimensions.clear();
-        plan.order = None;
-        plan.limit = None;
+        // "late delivery rate by ship mode": a percentage per group, ranked
+        // by the percentage where the question ranks ("which constructor
+        // had the highest percentage of podiums").
+        let per_group = !self.groupings.is_empty() || self.per_year || self.order.is_some();
+        if !per_group {
+            plan.dimensions.clear();
+            plan.limit = None;
+        }
+        plan.order = plan.order.map(|order| match order {
+            Order::Measure { descending, .. } => Order::Measure {
+                index: 0,
+                descending,
+            },
+            dimension => dimension,
+        });
+        if plan.dimensions.is_empty() {
+            plan.order = None;
+        }
         Ok(())
     }
 
