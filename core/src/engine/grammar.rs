@@ -293,6 +293,8 @@ const PHRASES: &[(&str, Op)] = &[
     ("fastest", Op::Peak(false)),
     ("quickest", Op::Peak(false)),
     ("slowest", Op::Peak(true)),
+    ("longest", Op::Peak(true)),
+    ("shortest", Op::Peak(false)),
     // Of a thing with a price ("the most expensive order"), its price.
     ("the most expensive", Op::Peak(true)),
     ("most expensive", Op::Peak(true)),

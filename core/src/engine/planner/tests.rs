@@ -6639,3 +6639,30 @@ fn a_percentage_per_group_is_each_groups_part_of_its_own_whole() {
         "{podiums}"
     );
 }
+
+#[test]
+fn how_long_asks_the_duration_of_the_thing_named() {
+    // Not how many pit stops there were: how long the one named took.
+    let (first, _) = sql(
+        "How long was Lewis Hamilton's first pit stop in race 1000?",
+        None,
+    );
+    assert!(
+        first.contains("ps.milliseconds / 1000.0 AS duration")
+            && first.contains("ps.stop = 1")
+            && !first.contains("COUNT("),
+        "{first}"
+    );
+    // "stop" names the pit stop (and its number): still its duration.
+    let (second, _) = sql(
+        "how long did max verstappen's second stop take in race 1010",
+        None,
+    );
+    assert!(
+        second.contains("AS duration") && second.contains("ps.stop = 2"),
+        "{second}"
+    );
+    // "the longest pit stop": ranked by its duration, longest first.
+    let (longest, _) = sql("the longest pit stop in race 1010", None);
+    assert!(longest.contains("ORDER BY duration DESC"), "{longest}");
+}

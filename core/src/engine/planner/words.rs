@@ -1145,7 +1145,50 @@ pub(super) fn read(lexicon: &Lexicon, question: &str, today: Option<Day>) -> Vec
     {
         pieces.insert(0, Piece::Op(Op::Which));
     }
+    if plain.starts_with(&["how", "long"]) {
+        how_long(lexicon, &mut pieces);
+    }
     join_dates(pieces)
+}
+
+/// "How long was his first pit stop": the duration of the thing named, as
+/// "what was the duration of his first pit stop" asks it, where the thing
+/// has an attribute called its duration (or length) and the question names
+/// none of its attributes itself.
+fn how_long(lexicon: &Lexicon, pieces: &mut Vec<Piece>) {
+    let Some(Piece::Op(Op::Which)) = pieces.first() else {
+        return;
+    };
+    let Some(object) = pieces.iter().find_map(|p| match p {
+        Piece::Concept { entries, .. } => object_of(entries),
+        _ => None,
+    }) else {
+        return;
+    };
+    // "stop" names the pit stop and its stop number alike: the thing.
+    let names_an_attribute = pieces.iter().any(|p| {
+        matches!(p, Piece::Concept { entries, .. }
+            if object_of(entries).is_none() && attributes_of(entries).any(|(o, _)| o == object))
+    });
+    if names_an_attribute {
+        return;
+    }
+    let Some(entry) = ["duration", "length"].into_iter().find_map(|word| {
+        lexicon.lookup(&text::key(word)).iter().find(|e| {
+            e.strength == Strength::Name
+                && matches!(e.concept, Concept::Attribute { object: o, .. } if o == object)
+        })
+    }) else {
+        return;
+    };
+    pieces.insert(
+        1,
+        Piece::Concept {
+            entries: vec![entry.clone()],
+            text: "duration".to_owned(),
+            scoped: false,
+        },
+    );
 }
 
 /// The metric an agent noun names by its verb: "winner" for "win",
