@@ -26,7 +26,7 @@ use self::reading::Reading;
 use self::words::{Piece, read};
 use crate::engine::grammar::Op;
 use crate::engine::lexicon::Lexicon;
-use crate::engine::plan::{Condition, Literal, Measure, PlanAssumption, SemanticPlan};
+use crate::engine::plan::{Condition, Filter, Literal, Measure, PlanAssumption, SemanticPlan};
 use crate::ontology::AttributeRole;
 use crate::ontology::Ontology;
 use crate::time::Day;
@@ -230,8 +230,14 @@ fn plan_pieces(ontology: &Ontology, pieces: &[Piece], previous: Option<&Semantic
         // the rows would only say back the value the question named.
         // "Which customers gave us a bad rating": every customer, unfiltered,
         // is no answer when words that may have said which went unread.
+        // "the customer behind the single most expensive order": a
+        // superlative the plan never ranks by, beside words it never read,
+        // is a question read wrong.
         Planned::Plan(plan)
-            if !ignored.is_empty() && (only_echoes(&plan) || lists_everything(&plan)) =>
+            if !ignored.is_empty()
+                && (only_echoes(&plan)
+                    || lists_everything(&plan)
+                    || drops_a_superlative(pieces, &plan)) =>
         {
             Planned::NotAnswerable(no_concept_for(&ignored))
         }
@@ -268,6 +274,26 @@ fn only_echoes(plan: &SemanticPlan) -> bool {
     plan.measures.is_empty()
         && !plan.dimensions.is_empty()
         && plan.dimensions.iter().all(|shown| plan.fixes(shown))
+}
+
+/// Whether the question ranks ("most", "highest", "fastest") and the plan
+/// neither orders, limits nor picks an extreme anywhere.
+fn drops_a_superlative(pieces: &[Piece], plan: &SemanticPlan) -> bool {
+    let ranks = pieces
+        .iter()
+        .any(|p| matches!(p, Piece::Op(op) if op.superlative().is_some()));
+    let picks = |filter: &Filter| {
+        matches!(
+            filter.condition,
+            Condition::Extreme { .. } | Condition::Leader { .. }
+        )
+    };
+    ranks
+        && plan.order.is_none()
+        && plan.limit.is_none()
+        && plan.having.is_empty()
+        && !plan.measures.iter().any(Measure::is_composite)
+        && !plan.filters.iter().any(picks)
 }
 
 /// Whether a plan lists rows with nothing measured, filtered or limited.

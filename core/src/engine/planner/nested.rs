@@ -121,10 +121,12 @@ pub(super) fn split(question: &str) -> Option<Nested> {
         }
         // "the supplier with the highest account balance", "the customer
         // who placed the highest-value order".
+        // "the customer behind the single most expensive order": the one
+        // who had it.
         let Some(relative) = (at + 2..(at + 4).min(end)).find(|&i| {
             matches!(
                 words[i].as_str(),
-                "who" | "that" | "which" | "with" | "whose"
+                "who" | "that" | "which" | "with" | "whose" | "behind"
             )
         }) else {
             continue;
@@ -143,6 +145,8 @@ pub(super) fn split(question: &str) -> Option<Nested> {
         }
         let opener = if words[relative] == "with" || words[relative] == "whose" {
             format!("Which {thing} {}", joined(relative..end))
+        } else if words[relative] == "behind" {
+            format!("Which {thing} had {}", joined(relative + 1..end))
         } else {
             format!("Which {thing} {}", joined(relative + 1..end))
         };

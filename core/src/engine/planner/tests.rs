@@ -6666,3 +6666,30 @@ fn how_long_asks_the_duration_of_the_thing_named() {
     let (longest, _) = sql("the longest pit stop in race 1010", None);
     assert!(longest.contains("ORDER BY duration DESC"), "{longest}");
 }
+
+#[test]
+fn the_thing_behind_a_superlative_is_a_nested_question() {
+    // "the customer behind the single most expensive order" is whoever
+    // had that order; the count is of that customer's orders.
+    let (ontology, lexicon) = wholesale();
+    let sql = compiled(
+        &ontology,
+        &lexicon,
+        "how many orders in total has the customer behind the single most expensive order placed?",
+        Dialect::Sqlite,
+    );
+    assert!(
+        sql.starts_with("SELECT COUNT(*)")
+            && sql.contains("c.c_name IN (SELECT leader.customer_name")
+            && sql.contains("ORDER BY total_price DESC LIMIT 1"),
+        "{sql}"
+    );
+    // Read any other way, the superlative would go unused beside a word
+    // never read: that is no answer, not the count of every order.
+    let reason = refused_by(
+        &ontology,
+        &lexicon,
+        "how many orders in total has the customer near the single most expensive order placed?",
+    );
+    assert!(reason.contains("\"near\""), "{reason}");
+}
