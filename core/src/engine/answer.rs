@@ -167,6 +167,10 @@ fn filters_phrase(ontology: &Ontology, filters: &[&Filter]) -> String {
                 }
             }
             // "for the winner of the 2012 Monaco Grand Prix".
+            // "with the same nationality as Kimi Räikkönen".
+            Condition::Leader { said, .. } if said.starts_with("the same ") => {
+                format!("with {said}")
+            }
             Condition::Leader { said, .. } => format!("for {said}"),
             Condition::NoneOf(values) => format!(
                 "excluding {} {}",

@@ -25,8 +25,11 @@ pub(super) struct Nested {
     /// The question about it: "How many career race wins does him have".
     outer: String,
     /// "the same nation as Customer#000000100": the outer question is about
-    /// other things than the one the inner question names.
-    alike: bool,
+    /// other things than the one the inner question names. Holds the words
+    /// before "the same" ("Which customers are in"), which ask for them
+    /// where the inner answer is a value rather than a thing ("drivers with
+    /// the same nationality as Kimi Räikkönen").
+    alike: Option<String>,
 }
 
 /// Words that may open a question without saying what it asks.
@@ -100,7 +103,7 @@ pub(super) fn split(question: &str) -> Option<Nested> {
                 said: joined(at..words.len()),
                 inner: format!("Which {thing} is {} in", joined(as_at + 1..words.len())),
                 outer: format!("{} that {thing}", joined(0..at)).trim().to_owned(),
-                alike: true,
+                alike: Some(joined(0..at)),
             });
         }
         // "the winner of the 2012 Monaco Grand Prix".
@@ -116,7 +119,7 @@ pub(super) fn split(question: &str) -> Option<Nested> {
                 outer: format!("{} him {}", joined(0..at), joined(end..tokens.len()))
                     .trim()
                     .to_owned(),
-                alike: false,
+                alike: None,
             });
         }
         // "the supplier with the highest account balance", "the customer
@@ -160,7 +163,7 @@ pub(super) fn split(question: &str) -> Option<Nested> {
             )
             .trim()
             .to_owned(),
-            alike: false,
+            alike: None,
         });
     }
     None
@@ -214,7 +217,7 @@ fn split_introduced(tokens: &[&str], words: &[String]) -> Option<Nested> {
         said: joined(at..comma + 1),
         inner: format!("Which {thing} {clause}"),
         outer,
-        alike: false,
+        alike: None,
     })
 }
 
@@ -239,10 +242,22 @@ pub(super) fn plan(
             .iter()
             .any(|f| f.attribute.object == d.object && f.is_one_value())
     };
-    let thing = inner.dimensions.iter().find(|d| !names_one(d))?.clone();
+    // "the same nationality as Kimi Räikkönen": a value of the thing the
+    // inner question names, other than its name.
+    let value_of_named = || {
+        nested.alike.as_ref()?;
+        inner.dimensions.iter().find(|d| !inner.fixes(d))
+    };
+    let thing = inner
+        .dimensions
+        .iter()
+        .find(|d| !names_one(d))
+        .or_else(value_of_named)?
+        .clone();
     let object = ontology.objects.iter().find(|o| o.name == thing.object)?;
     if display_attribute(object) != Some(thing.attribute.as_str()) {
-        return None;
+        let before = nested.alike.as_deref()?;
+        return same_value(ontology, lexicon, nested, before, inner, &thing, today);
     }
     // The name the inner question gave ("Customer#000000100") is neither
     // what its answer leads with nor a scope of the outer question.
@@ -266,7 +281,7 @@ pub(super) fn plan(
         .iter()
         .filter(|f| !named.iter().any(|n| n.object == f.attribute.object))
         .filter(|f| {
-            !nested.alike
+            nested.alike.is_none()
                 || ontology
                     .objects
                     .iter()
@@ -307,6 +322,69 @@ pub(super) fn plan(
     };
     outer.assumptions.push(PlanAssumption::stated(format!(
         "{} is the first answer to \"{}\".",
+        capitalised(&nested.said),
+        nested.inner
+    )));
+    Some(Planned::Plan(outer))
+}
+
+/// Words that end the outer question before "the same …" without asking
+/// anything of their own ("drivers who share", "customers with").
+const BEFORE_SAME: &[&str] = &[
+    "have", "has", "had", "share", "shares", "shared", "sharing", "with", "of", "the", "are", "is",
+    "were", "was", "hold", "holds", "from", "in", "at", "for",
+];
+
+/// "Which drivers have the same nationality as Kimi Räikkönen": the things
+/// the words before "the same" ask for, whose own attribute of that name
+/// holds the value the inner question answers.
+fn same_value(
+    ontology: &Ontology,
+    lexicon: &Lexicon,
+    nested: &Nested,
+    before: &str,
+    mut inner: SemanticPlan,
+    value: &AttributeRef,
+    today: Option<Day>,
+) -> Option<Planned> {
+    let mut words: Vec<&str> = before.split_whitespace().collect();
+    while words
+        .last()
+        .is_some_and(|w| BEFORE_SAME.contains(&w.to_lowercase().as_str()))
+    {
+        words.pop();
+    }
+    let Planned::Plan(mut outer) = plan_one(ontology, lexicon, &words.join(" "), None, today)
+    else {
+        return None;
+    };
+    // The things listed or counted have the attribute themselves, or reach
+    // the inner question's.
+    let listed = outer
+        .dimensions
+        .first()
+        .map(|d| d.object.clone())
+        .or_else(|| {
+            outer.measures.iter().find_map(|m| match m {
+                crate::engine::plan::Measure::CountOf { object } => Some(object.clone()),
+                _ => None,
+            })
+        })?;
+    let attribute = ontology.attribute(&listed, &value.attribute).map_or_else(
+        || value.clone(),
+        |_| AttributeRef::new(&listed, &value.attribute),
+    );
+    inner.dimensions.retain(|d| d == value);
+    inner.order = None;
+    outer.filters.push(Filter {
+        attribute,
+        condition: Condition::Leader {
+            plan: Box::new(inner),
+            said: nested.said.clone(),
+        },
+    });
+    outer.assumptions.push(PlanAssumption::stated(format!(
+        "{} is the answer to \"{}\".",
         capitalised(&nested.said),
         nested.inner
     )));

@@ -6693,3 +6693,26 @@ fn the_thing_behind_a_superlative_is_a_nested_question() {
     );
     assert!(reason.contains("\"near\""), "{reason}");
 }
+
+#[test]
+fn things_with_the_same_value_as_a_named_thing() {
+    // "the same nationality as Kimi Räikkönen": his nationality, found by
+    // its own question, is the one the drivers listed have.
+    let (drivers, _) = sql(
+        "Which drivers have the same nationality as Sergio Pérez?",
+        None,
+    );
+    assert!(
+        drivers.starts_with("SELECT DISTINCT d.forename || ' ' || d.surname AS full_name")
+            && drivers.contains("d.nationality IN (SELECT leader.nationality"),
+        "{drivers}"
+    );
+    let (count, _) = sql(
+        "how many drivers share the same nationality as Lewis Hamilton",
+        None,
+    );
+    assert!(
+        count.starts_with("SELECT COUNT(*)") && count.contains("IN (SELECT leader.nationality"),
+        "{count}"
+    );
+}
