@@ -25,6 +25,9 @@ pub enum Op {
     /// about, and, where it led with one of these objects (the index), that
     /// one.
     That(usize),
+    /// "that brand's parts": the value of this attribute (object, attribute)
+    /// the chat's last answer led with.
+    ThatValue(usize, usize),
     /// "which of those", "each of them": some of the very rows the chat's
     /// last answer showed.
     Among,

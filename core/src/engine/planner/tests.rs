@@ -6716,3 +6716,38 @@ fn things_with_the_same_value_as_a_named_thing() {
         "{count}"
     );
 }
+
+#[test]
+fn that_value_in_a_follow_up_is_the_one_the_last_answer_led_with() {
+    // "Which of its brands has the most parts?" → "that brand's parts":
+    // the brand the answer led with, not a grouping by brand.
+    use crate::engine::plan::{AttributeRef, Condition, Filter, Literal};
+    let (ontology, lexicon) = wholesale();
+    let Planned::Plan(mut brands) = plan(
+        &ontology,
+        &lexicon,
+        "Which brand has the most parts?",
+        None,
+        None,
+    ) else {
+        panic!("not planned");
+    };
+    brands.answered = Some(Box::new(Filter {
+        attribute: AttributeRef::new("part", "brand"),
+        condition: Condition::OneOf(vec![Literal::Text("Brand#35".to_owned())]),
+    }));
+    let Planned::Plan(price) = plan(
+        &ontology,
+        &lexicon,
+        "and what's the average retail price of that brand's parts?",
+        Some(&brands),
+        None,
+    ) else {
+        panic!("not planned");
+    };
+    let sql = compile(&ontology, &price, Dialect::Sqlite).unwrap().sql;
+    assert_eq!(
+        sql,
+        "SELECT AVG(p.p_retailprice) AS average_retail_price FROM part p WHERE p.p_brand = 'Brand#35'"
+    );
+}

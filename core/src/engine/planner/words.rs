@@ -346,6 +346,16 @@ pub(super) fn read(lexicon: &Lexicon, question: &str, today: Option<Day>) -> Vec
                 i += 1 + len;
                 continue;
             }
+            // "of that brand's parts": a value, not a thing.
+            if plain[i] == "that"
+                && len > 0
+                && let [(object, attribute)] = attributes_of(&entries).collect::<Vec<_>>()[..]
+            {
+                pieces.push(Piece::Op(Op::ThatValue(object, attribute)));
+                focus = Focus::Outside;
+                i += 1 + len;
+                continue;
+            }
         }
         // "when was he born", "the first race held there": the thing the
         // chat's last answer led with. "Were there" is not a place.

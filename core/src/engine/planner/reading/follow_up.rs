@@ -24,6 +24,18 @@ impl Reading {
         // A name the answer led with; after a lookup ("his nationality:
         // Dutch"), the named thing the lookup was of.
         let names_its_rows = |filter: &Filter| is_display(ontology, &filter.attribute);
+        // "Which of its brands has the most parts?" → "the average retail
+        // price of that brand's parts": the brand the answer led with.
+        if let Some((o, a)) = self.demonstrated_value
+            && let Some(answered) = previous.and_then(|p| p.answered.as_deref())
+            && answered.attribute.object == ontology.objects[o].name
+            && answered.attribute.attribute == ontology.objects[o].attributes[a].name
+        {
+            if !self.mentioned.contains(&o) {
+                self.mentioned.push(o);
+            }
+            return Some(answered.clone());
+        }
         // "Which customer placed the most orders?" → "what nation is that
         // customer from?": the one the answer led with, as "he" would be.
         if let Some(object) = self.demonstrated

@@ -234,6 +234,8 @@ pub(super) struct Reading {
     /// "that team", "the same customer": the object named after the
     /// demonstrative, which is the answer's lead when it led with one.
     demonstrated: Option<usize>,
+    /// "that brand": the attribute whose value the last answer led with.
+    demonstrated_value: Option<(usize, usize)>,
     /// "that year", "the same season": the chat's time is kept.
     same_time: bool,
     /// "of all time", "in his career": the chat's scope is not.

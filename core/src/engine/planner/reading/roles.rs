@@ -143,6 +143,11 @@ impl Reading {
                             reading.demonstrated = Some(*object);
                             continue;
                         }
+                        Op::ThatValue(object, attribute) => {
+                            reading.refers_back = true;
+                            reading.demonstrated_value = Some((*object, *attribute));
+                            continue;
+                        }
                         Op::Both => {
                             reading.both = true;
                             continue;
