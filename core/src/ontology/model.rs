@@ -345,8 +345,9 @@ pub struct Metric {
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SemiAdditive {
-    /// The time attribute of the metric's object the level is recorded at:
-    /// `snapshot_date`.
+    /// The time attribute the level is recorded at: `snapshot_date` of the
+    /// metric's own object, or `object.attribute` of the one thing each of
+    /// its rows belongs to (`race.date` for standings after each race).
     pub time: String,
     /// Which of the period's values stands for it: the last (a closing
     /// balance), the first (an opening one) or their average.
@@ -372,6 +373,13 @@ pub enum Take {
     /// The average over the period's times of the value at each: an average
     /// daily balance.
     Average,
+}
+
+impl SemiAdditive {
+    /// The object and attribute `time` names, for a metric of `object`.
+    pub fn time_of<'a>(&'a self, object: &'a str) -> (&'a str, &'a str) {
+        self.time.split_once('.').unwrap_or((object, &self.time))
+    }
 }
 
 impl Take {

@@ -634,36 +634,48 @@ impl Checker {
         }
     }
 
-    /// A level is read at a time attribute of its own object, per
-    /// attributes of that object; with `per`, each one's value is then
-    /// aggregated again across them, which only a sum, a count, a minimum
-    /// or a maximum allows.
+    /// A level is read at a time attribute of its own object (or of the
+    /// object its rows belong to), per attributes of its own object; with
+    /// `per`, each one's value is then aggregated again across them, which
+    /// only a sum, a count, a minimum or a maximum allows.
     fn semi_additive(
         &mut self,
         path: &str,
         metric: &Metric,
         levels: &SemiAdditive,
         object: Option<&Object>,
+        objects: &HashMap<&str, &Object>,
     ) {
         let at = format!("{path}.semi_additive");
         let attribute =
             |name: &str| object.and_then(|o| o.attributes.iter().find(|a| a.name == name));
+        let (time_object, time_attribute) = levels.time_of(&metric.object);
+        let timed = if time_object == metric.object {
+            object
+        } else {
+            objects.get(time_object).copied()
+        };
         if levels.time.trim().is_empty() {
             self.problem(
                 format!("{at}.time"),
                 "a semi-additive metric needs `time`: the time attribute its level is recorded at",
             );
-        } else if let Some(object) = object {
-            match attribute(&levels.time) {
+        } else if object.is_some() && timed.is_none() {
+            self.problem(
+                format!("{at}.time"),
+                format!("there is no object `{time_object}`"),
+            );
+        } else if let Some(timed) = timed {
+            match timed.attributes.iter().find(|a| a.name == time_attribute) {
                 None => self.problem(
                     format!("{at}.time"),
-                    format!("the object `{}` has no attribute `{}`", object.name, levels.time),
+                    format!("the object `{}` has no attribute `{time_attribute}`", timed.name),
                 ),
                 Some(a) if a.role != AttributeRole::Time => self.problem(
                     format!("{at}.time"),
                     format!(
-                        "`{}` is not a time attribute of `{}`; a level is read at a date or time (give the attribute `role: time`)",
-                        levels.time, object.name
+                        "`{time_attribute}` is not a time attribute of `{}`; a level is read at a date or time (give the attribute `role: time`)",
+                        timed.name
                     ),
                 ),
                 Some(_) => {}
@@ -719,7 +731,7 @@ impl Checker {
         self.synonyms(path, &metric.synonyms);
         let object = self.object_ref(&format!("{path}.object"), &metric.object, objects);
         if let Some(levels) = &metric.semi_additive {
-            self.semi_additive(path, metric, levels, object);
+            self.semi_additive(path, metric, levels, object, objects);
         }
         for (field, present) in [
             ("numerator", metric.numerator.is_some()),

@@ -268,8 +268,8 @@ impl<'a> Compiler<'a> {
             .is_some_and(|m| {
                 m.semi_additive.as_ref().is_some_and(|level| {
                     reference.bucket.is_none()
-                        && reference.object == m.object
-                        && reference.attribute == level.time
+                        && level.time_of(&m.object)
+                            == (reference.object.as_str(), reference.attribute.as_str())
                 })
             });
         if level_time && self.shift.is_some() {

@@ -27,7 +27,8 @@ impl<'a> Compiler<'a> {
         let Some(levels) = &metric.semi_additive else {
             unreachable!("the shape is chosen for a semi-additive metric")
         };
-        let time = AttributeRef::new(&metric.object, &levels.time);
+        let (time_object, time_attribute) = levels.time_of(&metric.object);
+        let time = AttributeRef::new(time_object, time_attribute);
         let per: Vec<AttributeRef> = levels
             .per
             .iter()

@@ -106,6 +106,21 @@ pub(super) fn split(question: &str) -> Option<Nested> {
                 alike: Some(joined(0..at)),
             });
         }
+        // "the 2008 world drivers' champion": who won that championship.
+        if let Some(champion) = (at + 1..(at + 6).min(end)).find(|&i| words[i] == "champion") {
+            return Some(Nested {
+                said: joined(at..champion + 1),
+                inner: format!("Who won {} championship", joined(at..champion)),
+                outer: format!(
+                    "{} him {}",
+                    joined(0..at),
+                    joined(champion + 1..tokens.len())
+                )
+                .trim()
+                .to_owned(),
+                alike: None,
+            });
+        }
         // "the winner of the 2012 Monaco Grand Prix".
         if matches!(
             words.get(at + 1).map(String::as_str),

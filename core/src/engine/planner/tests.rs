@@ -6357,7 +6357,12 @@ fn standings_after_the_last_race_of_a_season_are_that_races() {
         None,
     )
     .0;
-    assert!(got.contains("ds.points AS points"), "{got}");
+    // The championship points level: each driver's points as they stood
+    // at that race.
+    assert!(
+        got.contains("SUM(ds.points) AS championship_points"),
+        "{got}"
+    );
     // "how many points did he have" asks the same points again.
     let again = sql(
         "Which driver had the most championship points in the driver standings after the final race of 2013, and how many points did he have?",
@@ -6367,7 +6372,7 @@ fn standings_after_the_last_race_of_a_season_are_that_races() {
     assert!(again.contains("ds.points"), "{again}");
     assert!(!again.contains("rr.points"), "{again}");
     assert!(got.contains("SELECT MAX(extreme.date)"), "{got}");
-    assert!(got.contains("ORDER BY points DESC"), "{got}");
+    assert!(got.contains("ORDER BY championship_points DESC"), "{got}");
     let got = sql(
         "Which constructor led the constructor standings after the last race of the 2013 season?",
         None,
@@ -6750,4 +6755,33 @@ fn that_value_in_a_follow_up_is_the_one_the_last_answer_led_with() {
         sql,
         "SELECT AVG(p.p_retailprice) AS average_retail_price FROM part p WHERE p.p_brand = 'Brand#35'"
     );
+}
+
+#[test]
+fn the_champion_is_who_won_the_championship_as_the_standings_stood_at_the_end() {
+    // Not the most race wins (Massa had more in 2008): the most
+    // championship points after the season's last race.
+    for question in [
+        "Who won the 2008 drivers' championship?",
+        "Who was the 2008 world champion?",
+    ] {
+        let (got, _) = sql(question, None);
+        assert!(
+            got.contains("SUM(ds.points) AS championship_points")
+                && got.contains("MAX(per_time.race_date) OVER (PARTITION BY per_time.full_name")
+                && got.contains("r.year = 2008")
+                && got.ends_with("ORDER BY championship_points DESC"),
+            "{question}: {got}"
+        );
+    }
+    // "the 2008 world drivers' champion" is a question of its own.
+    let (born, _) = sql("When was the 2008 world drivers' champion born?", None);
+    assert!(
+        born.contains("d.dob AS date_of_birth")
+            && born.contains("IN (SELECT leader.full_name")
+            && born.contains("championship_points DESC LIMIT 1"),
+        "{born}"
+    );
+    // Counting champions is counting titles won, which is not planned.
+    assert!(refused("how many world champions are there").contains("champions"));
 }

@@ -116,6 +116,7 @@ const MAX_FUZZY_LOOKUPS: usize = 32;
 pub(super) fn read(lexicon: &Lexicon, question: &str, today: Option<Day>) -> Vec<Piece> {
     let question = open_ended_years(&year_ranges_spelled(question));
     let question = both_names_spelled(&question);
+    let question = champion_as_winner(&question);
     let mut words: Vec<Word> = text::words(&question)
         .into_iter()
         .map(|word| normalise_word(lexicon, word))
@@ -346,8 +347,14 @@ pub(super) fn read(lexicon: &Lexicon, question: &str, today: Option<Day>) -> Vec
                 i += 1 + len;
                 continue;
             }
-            // "of that brand's parts": a value, not a thing.
+            // "of that brand's parts": a value, not a thing. "What was that
+            // speed" asks the speed the question itself names.
             if plain[i] == "that"
+                && i > 0
+                && matches!(
+                    plain[i - 1],
+                    "in" | "at" | "for" | "from" | "of" | "during" | "on" | "about"
+                )
                 && len > 0
                 && let [(object, attribute)] = attributes_of(&entries).collect::<Vec<_>>()[..]
             {
@@ -1277,6 +1284,37 @@ fn both_names_spelled(question: &str) -> String {
         }
     }
     out
+}
+
+/// "Who was the 2016 world champion": who won the 2016 world
+/// championship. The champion is whoever won the title the words before it
+/// name, which is how the ontology knows it.
+pub(super) fn champion_as_winner(question: &str) -> String {
+    let mut tokens: Vec<String> = question.split_whitespace().map(str::to_owned).collect();
+    let bare = |t: &str| {
+        t.trim_matches(|c: char| !c.is_alphanumeric())
+            .to_lowercase()
+    };
+    let Some(at) = tokens.iter().position(|t| bare(t) == "champion") else {
+        return question.to_owned();
+    };
+    let Some(the) = (at.saturating_sub(5)..at)
+        .rev()
+        .find(|&i| bare(&tokens[i]) == "the")
+    else {
+        return question.to_owned();
+    };
+    if the == 0
+        || !matches!(
+            bare(&tokens[the - 1]).as_str(),
+            "was" | "is" | "were" | "became" | "be" | "been"
+        )
+    {
+        return question.to_owned();
+    }
+    tokens[the - 1] = "won".to_owned();
+    tokens[at] = tokens[at].replacen("champion", "championship", 1);
+    tokens.join(" ")
 }
 
 /// "1 July" or "July" at `at`, read in the one year the question names

@@ -54,6 +54,8 @@ impl Reading {
         let verbs_of_compared = verbs_of_compared(ontology, pieces);
         let average = compared_with_average(ontology, pieces);
         let of_average = |index: usize| average.as_ref().is_some_and(|a| a.pieces.contains(&index));
+        let won_levels = won_levels(ontology, pieces);
+        let most = Piece::Op(Op::Most);
         for (index, piece) in pieces.iter().enumerate() {
             if read_with_previous == Some(index)
                 || verbs_of_compared.contains(&index)
@@ -61,6 +63,11 @@ impl Reading {
             {
                 continue;
             }
+            let piece = if won_levels.contains(&index) {
+                &most
+            } else {
+                piece
+            };
             match piece {
                 Piece::Op(op) => {
                     reading.counts |= *op == Op::Count;
@@ -1556,6 +1563,36 @@ fn verbs_of_compared(ontology: &Ontology, pieces: &[Piece]) -> Vec<usize> {
             }
             _ => None,
         })
+        .collect()
+}
+
+/// "Who won the 2008 drivers' championship": to win a level (a standings
+/// total, read as it stood at the period's end) is to have the most of it,
+/// not to count wins. The verbs of other metrics right before a level.
+fn won_levels(ontology: &Ontology, pieces: &[Piece]) -> Vec<usize> {
+    let is_level = |piece: &Piece| {
+        matches!(piece, Piece::Concept { entries, .. } if entries.iter().any(|e| {
+            matches!(e.concept, Concept::Metric(m) if ontology.metrics[m].is_semi_additive())
+        }))
+    };
+    pieces
+        .iter()
+        .enumerate()
+        .filter(|(index, piece)| {
+            let Piece::Concept { entries, text, .. } = piece else {
+                return false;
+            };
+            !text.contains(' ')
+                && !entries.is_empty()
+                && entries
+                    .iter()
+                    .all(|e| matches!(e.concept, Concept::Metric(m) if !ontology.metrics[m].is_semi_additive()))
+                && pieces[index + 1..]
+                    .iter()
+                    .find(|p| !matches!(p, Piece::Number(_)))
+                    .is_some_and(is_level)
+        })
+        .map(|(index, _)| index)
         .collect()
 }
 
