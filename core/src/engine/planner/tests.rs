@@ -6785,3 +6785,22 @@ fn the_champion_is_who_won_the_championship_as_the_standings_stood_at_the_end() 
     // Counting champions is counting titles won, which is not planned.
     assert!(refused("how many world champions are there").contains("champions"));
 }
+
+#[test]
+fn and_how_many_asks_a_second_measure_beside_the_first() {
+    // Ranked by the points asked first, with the wins beside them; not
+    // the wins in the points' place.
+    let (got, _) = sql(
+        "which driver had the most points in 2010 and how many wins did he have",
+        None,
+    );
+    assert!(
+        got.contains("SUM(rr.points) AS points")
+            && got.contains("AS wins")
+            && got.ends_with("ORDER BY points DESC"),
+        "{got}"
+    );
+    // One measure asked by its verb is still that measure.
+    let (races, _) = sql("how many races did Hamilton win in 2019", None);
+    assert!(!races.contains("SUM(rr.points)"), "{races}");
+}

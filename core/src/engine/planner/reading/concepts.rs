@@ -355,7 +355,7 @@ impl Reading {
                 self.mentioned.push(o);
                 return;
             }
-            if self.weak_metric && self.metrics.len() == 1 && !repeated {
+            if self.weak_metric && self.metrics.len() == 1 && !repeated && !self.and_how_many {
                 // "how many races did Hamilton win": the later metric is meant.
                 self.displaced = Some(self.metrics[0].0);
                 self.metrics[0] = (m, None);
@@ -413,7 +413,15 @@ impl Reading {
                 self.weak_metric = ambiguous;
                 self.weak_object = object;
             }
-            if self.metrics.is_empty() || !ambiguous || repeated {
+            // "the most championship points …, and how many points did he
+            // have": the same column added up is the measure asked again.
+            let adds_same_column = |x: usize| {
+                let (a, b) = (&ontology.metrics[x], &ontology.metrics[m]);
+                a.expr.is_some() && a.expr == b.expr && a.aggregate == b.aggregate
+            };
+            let beside =
+                self.and_how_many && !self.metrics.iter().any(|(x, _)| adds_same_column(*x));
+            if self.metrics.is_empty() || !ambiguous || repeated || beside {
                 if !self.metrics.iter().any(|(x, _)| *x == m) {
                     // "won by the driver who started from pole": a later
                     // verb may be completed by the measure right after it.

@@ -234,6 +234,9 @@ pub(super) struct Reading {
     /// "that team", "the same customer": the object named after the
     /// demonstrative, which is the answer's lead when it led with one.
     demonstrated: Option<usize>,
+    /// "... and how many wins": the count after "and" asks a measure beside
+    /// the one named before, not in its place.
+    and_how_many: bool,
     /// "that brand": the attribute whose value the last answer led with.
     demonstrated_value: Option<(usize, usize)>,
     /// "that year", "the same season": the chat's time is kept.

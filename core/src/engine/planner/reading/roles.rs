@@ -71,6 +71,11 @@ impl Reading {
             match piece {
                 Piece::Op(op) => {
                     reading.counts |= *op == Op::Count;
+                    // "which driver had the most points and how many wins
+                    // did he have": a second measure, asked beside the first.
+                    reading.and_how_many = *op == Op::Count
+                        && previous_op == Some(Op::And)
+                        && !reading.metrics.is_empty();
                     match op {
                         // "top 3 nationalities by number of drivers": a
                         // measure after "by" ranks, it does not group.
