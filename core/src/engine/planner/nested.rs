@@ -5,14 +5,16 @@
 //! planned on its own, the outer one as a follow-up about its leader, and
 //! the compiler reads the leader in a subquery.
 
+use super::words::{Piece, read};
 use super::{Planned, plan_one};
 use crate::engine::compile::display_attribute;
+use crate::engine::grammar::Op;
 use crate::engine::lexicon::Lexicon;
 use crate::engine::plan::{
     AttributeRef, Condition, Filter, Literal, Order, PlanAssumption, SemanticPlan,
 };
 use crate::engine::text::capitalised;
-use crate::ontology::Ontology;
+use crate::ontology::{AttributeRole, Ontology};
 use crate::time::Day;
 
 /// A question split around the thing it names by what it did.
@@ -108,9 +110,21 @@ pub(super) fn split(question: &str) -> Option<Nested> {
         }
         // "the 2008 world drivers' champion": who won that championship.
         if let Some(champion) = (at + 1..(at + 6).min(end)).find(|&i| words[i] == "champion") {
+            // "the 2014 champion" is the drivers' one, unless it names another.
+            let names_which = words[at + 1..champion].iter().any(|w| {
+                w.starts_with("constructor")
+                    || w.starts_with("team")
+                    || w.starts_with("driver")
+                    || w == "world"
+            });
+            let title = if names_which {
+                "championship"
+            } else {
+                "drivers championship"
+            };
             return Some(Nested {
                 said: joined(at..champion + 1),
-                inner: format!("Who won {} championship", joined(at..champion)),
+                inner: format!("Who won {} {title}", joined(at..champion)),
                 outer: format!(
                     "{} him {}",
                     joined(0..at),
@@ -322,9 +336,18 @@ pub(super) fn plan(
         return None;
     };
     // A measure of it is not: "how many wins does the winner of the 2012
-    // Monaco Grand Prix have" counts all of his.
+    // Monaco Grand Prix have" counts all of his. Unless "that year" keeps
+    // the inner question's time.
     if !outer.measures.is_empty() {
-        outer.filters.retain(|f| !inner.filters.contains(f));
+        let same_time = read(lexicon, &nested.outer, today).contains(&Piece::Op(Op::SameTime));
+        let is_time = |f: &Filter| {
+            ontology
+                .attribute(&f.attribute.object, &f.attribute.attribute)
+                .is_some_and(|a| a.role == AttributeRole::Time)
+        };
+        outer
+            .filters
+            .retain(|f| !inner.filters.contains(f) || (same_time && is_time(f)));
     }
     // "Which team did the winner of … drive for": who that was, beside it.
     if outer.measures.is_empty() && !outer.dimensions.contains(&placeholder.attribute) {

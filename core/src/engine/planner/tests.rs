@@ -6782,6 +6782,17 @@ fn the_champion_is_who_won_the_championship_as_the_standings_stood_at_the_end() 
             && born.contains("championship_points DESC LIMIT 1"),
         "{born}"
     );
+    // "that year" keeps the champion's season for what is asked of him.
+    let (that_year, _) = sql("how many races did the 2014 champion win that year", None);
+    let (outer, inner) = that_year.split_once("IN (SELECT").expect(&that_year);
+    assert!(
+        inner.contains("championship_points DESC LIMIT 1"),
+        "{that_year}"
+    );
+    assert!(
+        outer.contains("JOIN public.races r") && that_year.matches("r.year = 2014").count() == 2,
+        "{that_year}"
+    );
     // Counting champions is counting titles won, which is not planned.
     assert!(refused("how many world champions are there").contains("champions"));
 }
