@@ -6815,3 +6815,20 @@ fn and_how_many_asks_a_second_measure_beside_the_first() {
     let (races, _) = sql("how many races did Hamilton win in 2019", None);
     assert!(!races.contains("SUM(rr.points)"), "{races}");
 }
+
+#[test]
+fn points_in_the_standings_are_the_standings_level() {
+    // Not the race results' points: the constructors' standings as they
+    // stood after that race.
+    let (got, _) = sql(
+        "How many points did Ferrari have in the constructor standings after race 1000?",
+        None,
+    );
+    assert!(
+        got.contains("SUM(cs.points) AS constructors_championship_points")
+            && !got.contains("rr.points"),
+        "{got}"
+    );
+    let (season, _) = sql("How many points did Lewis Hamilton score in 2019?", None);
+    assert!(season.contains("SUM(rr.points)"), "{season}");
+}

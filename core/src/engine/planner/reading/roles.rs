@@ -1110,6 +1110,7 @@ impl Reading {
                 reading.asked.insert(0, shown);
             }
         }
+        reading.read_as_level(ontology);
         if let Some(average) = average {
             for list in [&mut reading.asked, &mut reading.quantities] {
                 list.retain(|a| *a != average.attribute);
@@ -1380,6 +1381,30 @@ impl Reading {
         }
         self.negated_metric = None;
         self.dangling_negation = false;
+    }
+
+    /// "How many points did Ferrari have in the constructor standings": a
+    /// measure adding up the very column a level of a thing named adds up
+    /// is that level ("points" in the standings are standings points).
+    fn read_as_level(&mut self, ontology: &Ontology) {
+        for (m, variant) in &mut self.metrics {
+            let metric = &ontology.metrics[*m];
+            let level = ontology.metrics.iter().position(|l| {
+                l.is_semi_additive()
+                    && l.expr.is_some()
+                    && l.expr == metric.expr
+                    && l.aggregate == metric.aggregate
+                    && l.object != metric.object
+                    && self
+                        .mentioned
+                        .iter()
+                        .any(|o| ontology.objects[*o].name == l.object)
+            });
+            if let Some(level) = level {
+                *m = level;
+                *variant = None;
+            }
+        }
     }
 
     /// "received after the commit date", "a retail price above the supply
