@@ -6670,6 +6670,9 @@ fn how_long_asks_the_duration_of_the_thing_named() {
     // "the longest pit stop": ranked by its duration, longest first.
     let (longest, _) = sql("the longest pit stop in race 1010", None);
     assert!(longest.contains("ORDER BY duration DESC"), "{longest}");
+    // A length nothing records is refused, not answered with a list.
+    let reason = refused("How long has Lewis Hamilton been racing?");
+    assert!(reason.contains("\"how long\""), "{reason}");
 }
 
 #[test]

@@ -1196,6 +1196,12 @@ fn how_long(lexicon: &Lexicon, pieces: &mut Vec<Piece>) {
                 && matches!(e.concept, Concept::Attribute { object: o, .. } if o == object)
         })
     }) else {
+        // "How long has Fernando Alonso been racing": a length nothing
+        // records is no list of his races.
+        pieces[0] = Piece::Unknown {
+            word: "how long".to_owned(),
+            blocks: true,
+        };
         return;
     };
     pieces.insert(
