@@ -6606,6 +6606,17 @@ fn a_quantity_above_its_average_is_compared_with_the_average_of_the_rows_kept() 
         !below.contains("AVG(p.p_retailprice) AS average_retail_price FROM part p WHERE"),
         "{below}"
     );
+    // Several things have a balance: the suppliers' own, as named.
+    let suppliers = compiled(
+        &ontology,
+        &lexicon,
+        "how many suppliers have an account balance above the average supplier balance?",
+        Dialect::Sqlite,
+    );
+    assert_eq!(
+        suppliers,
+        "SELECT COUNT(*) AS supplier_count FROM supplier s WHERE s.s_acctbal > (SELECT AVG(s.s_acctbal) AS average_account_balance FROM supplier s)"
+    );
 }
 
 #[test]

@@ -1647,16 +1647,33 @@ fn compared_with_average(ontology: &Ontology, pieces: &[Piece]) -> Option<Averag
     let Some(Piece::Concept { entries, .. }) = pieces.get(at.checked_sub(1)?) else {
         return None;
     };
-    let (object, attribute) = entries.iter().find_map(|e| match e.concept {
-        Concept::Attribute { object, attribute }
-            if ontology.objects[object].attributes[attribute]
-                .data_type
-                .is_numeric() =>
-        {
-            Some((object, attribute))
-        }
-        _ => None,
-    })?;
+    let numeric: Vec<(usize, usize)> = entries
+        .iter()
+        .filter_map(|e| match e.concept {
+            Concept::Attribute { object, attribute }
+                if ontology.objects[object].attributes[attribute]
+                    .data_type
+                    .is_numeric() =>
+            {
+                Some((object, attribute))
+            }
+            _ => None,
+        })
+        .collect();
+    // "suppliers with an account balance above …": the balance of the
+    // things named before it, where several things have one.
+    let named_before: Vec<usize> = pieces[..at - 1]
+        .iter()
+        .filter_map(|p| match p {
+            Piece::Concept { entries, .. } => object_of(entries),
+            _ => None,
+        })
+        .collect();
+    let (object, attribute) = numeric
+        .iter()
+        .find(|(o, _)| named_before.contains(o))
+        .or_else(|| numeric.first())
+        .copied()?;
     let owner = &ontology.objects[object];
     let compared = &owner.attributes[attribute];
     let expression = compared.expr.as_deref().or(compared.column.as_deref());
