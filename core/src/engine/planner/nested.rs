@@ -358,12 +358,18 @@ pub(super) fn plan(
         plan: Box::new(inner),
         said: nested.said.clone(),
     };
+    states_inner(&mut outer, nested, "the first answer");
+    Some(Planned::Plan(outer))
+}
+
+/// Says in the answer which question found the thing: "The 2009 world
+/// champion is the first answer to \"Who won …\"".
+fn states_inner(outer: &mut SemanticPlan, nested: &Nested, answer: &str) {
     outer.assumptions.push(PlanAssumption::stated(format!(
-        "{} is the first answer to \"{}\".",
+        "{} is {answer} to \"{}\".",
         capitalised(&nested.said),
         nested.inner
     )));
-    Some(Planned::Plan(outer))
 }
 
 /// Words that end the outer question before "the same …" without asking
@@ -421,11 +427,7 @@ fn same_value(
             said: nested.said.clone(),
         },
     });
-    outer.assumptions.push(PlanAssumption::stated(format!(
-        "{} is the answer to \"{}\".",
-        capitalised(&nested.said),
-        nested.inner
-    )));
+    states_inner(&mut outer, nested, "the answer");
     Some(Planned::Plan(outer))
 }
 

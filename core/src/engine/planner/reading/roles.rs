@@ -490,16 +490,7 @@ impl Reading {
                         Some(Piece::Concept { entries, .. }) => {
                             let numbers: Vec<(usize, usize)> = entries
                                 .iter()
-                                .map(|e| match e.concept {
-                                    Concept::Attribute { object, attribute }
-                                        if ontology.objects[object].attributes[attribute]
-                                            .data_type
-                                            .is_numeric() =>
-                                    {
-                                        Some((object, attribute))
-                                    }
-                                    _ => None,
-                                })
+                                .map(|e| numeric_attribute(ontology, e))
                                 .collect::<Option<_>>()
                                 .unwrap_or_default();
                             // Of several things' laps, the thing named's.
@@ -1626,6 +1617,20 @@ fn won_levels(ontology: &Ontology, pieces: &[Piece]) -> Vec<usize> {
         .collect()
 }
 
+/// The numeric attribute an entry names, as (object, attribute).
+fn numeric_attribute(ontology: &Ontology, entry: &Entry) -> Option<(usize, usize)> {
+    match entry.concept {
+        Concept::Attribute { object, attribute }
+            if ontology.objects[object].attributes[attribute]
+                .data_type
+                .is_numeric() =>
+        {
+            Some((object, attribute))
+        }
+        _ => None,
+    }
+}
+
 /// A quantity compared with its own average: the comparison's pieces, what
 /// is compared and which way.
 struct AverageComparison {
@@ -1649,16 +1654,7 @@ fn compared_with_average(ontology: &Ontology, pieces: &[Piece]) -> Option<Averag
     };
     let numeric: Vec<(usize, usize)> = entries
         .iter()
-        .filter_map(|e| match e.concept {
-            Concept::Attribute { object, attribute }
-                if ontology.objects[object].attributes[attribute]
-                    .data_type
-                    .is_numeric() =>
-            {
-                Some((object, attribute))
-            }
-            _ => None,
-        })
+        .filter_map(|e| numeric_attribute(ontology, e))
         .collect();
     // "suppliers with an account balance above …": the balance of the
     // things named before it, where several things have one.
