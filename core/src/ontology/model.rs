@@ -608,6 +608,12 @@ impl Metric {
         self.semi_additive.is_some()
     }
 
+    /// Whether `other` aggregates the same expression the same way
+    /// (standings "points" summed, as race results' "points" are).
+    pub fn adds_up_like(&self, other: &Metric) -> bool {
+        self.expr.is_some() && self.expr == other.expr && self.aggregate == other.aggregate
+    }
+
     pub fn is_cumulative(&self) -> bool {
         self.kind == MetricKind::Cumulative
     }

@@ -11,7 +11,7 @@ use crate::engine::compile::display_attribute;
 use crate::engine::grammar::Op;
 use crate::engine::lexicon::Lexicon;
 use crate::engine::plan::{
-    AttributeRef, Condition, Filter, Literal, Order, PlanAssumption, SemanticPlan,
+    AttributeRef, Condition, Filter, Literal, Measure, Order, PlanAssumption, SemanticPlan,
 };
 use crate::engine::text::capitalised;
 use crate::ontology::{AttributeRole, Ontology};
@@ -410,7 +410,7 @@ fn same_value(
         .map(|d| d.object.clone())
         .or_else(|| {
             outer.measures.iter().find_map(|m| match m {
-                crate::engine::plan::Measure::CountOf { object } => Some(object.clone()),
+                Measure::CountOf { object } => Some(object.clone()),
                 _ => None,
             })
         })?;

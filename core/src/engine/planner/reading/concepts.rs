@@ -415,12 +415,11 @@ impl Reading {
             }
             // "the most championship points …, and how many points did he
             // have": the same column added up is the measure asked again.
-            let adds_same_column = |x: usize| {
-                let (a, b) = (&ontology.metrics[x], &ontology.metrics[m]);
-                a.expr.is_some() && a.expr == b.expr && a.aggregate == b.aggregate
-            };
-            let beside =
-                self.and_how_many && !self.metrics.iter().any(|(x, _)| adds_same_column(*x));
+            let beside = self.and_how_many
+                && !self
+                    .metrics
+                    .iter()
+                    .any(|(x, _)| ontology.metrics[*x].adds_up_like(&ontology.metrics[m]));
             if self.metrics.is_empty() || !ambiguous || repeated || beside {
                 if !self.metrics.iter().any(|(x, _)| *x == m) {
                     // "won by the driver who started from pole": a later

@@ -1382,9 +1382,7 @@ impl Reading {
             let metric = &ontology.metrics[*m];
             let level = ontology.metrics.iter().position(|l| {
                 l.is_semi_additive()
-                    && l.expr.is_some()
-                    && l.expr == metric.expr
-                    && l.aggregate == metric.aggregate
+                    && l.adds_up_like(metric)
                     && l.object != metric.object
                     && self
                         .mentioned

@@ -613,16 +613,14 @@ impl Reading {
             plan.dimensions.clear();
             plan.limit = None;
         }
-        plan.order = plan.order.map(|order| match order {
-            Order::Measure { descending, .. } => Order::Measure {
+        plan.order = match plan.order {
+            _ if plan.dimensions.is_empty() => None,
+            Some(Order::Measure { descending, .. }) => Some(Order::Measure {
                 index: 0,
                 descending,
-            },
+            }),
             dimension => dimension,
-        });
-        if plan.dimensions.is_empty() {
-            plan.order = None;
-        }
+        };
         Ok(())
     }
 
