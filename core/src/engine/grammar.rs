@@ -263,6 +263,15 @@ const PHRASES: &[(&str, Op)] = &[
     ("avg", Op::Average),
     ("mean", Op::Average),
     ("most often", Op::Most),
+    // "the most common status": the value most rows hold.
+    ("the most common", Op::Most),
+    ("most common", Op::Most),
+    ("the most frequent", Op::Most),
+    ("most frequent", Op::Most),
+    ("the least common", Op::Least),
+    ("least common", Op::Least),
+    ("the least frequent", Op::Least),
+    ("least frequent", Op::Least),
     ("the most times", Op::Most),
     // "which citizenship do the vast majority of drivers hold".
     ("the vast majority of", Op::Most),

@@ -6846,3 +6846,44 @@ fn points_in_the_standings_are_the_standings_level() {
     let (season, _) = sql("How many points did Lewis Hamilton score in 2019?", None);
     assert!(season.contains("SUM(rr.points)"), "{season}");
 }
+
+#[test]
+fn the_most_common_value_is_the_one_most_rows_hold() {
+    // A status is one row of its own table: how common it is is how many
+    // results have it.
+    let (common, _) = sql("what was the most common status in 2010", None);
+    assert!(
+        common.contains("COUNT(*)")
+            && common.contains("FROM public.results")
+            && common.contains("GROUP BY s.status")
+            && common.contains("DESC"),
+        "{common}"
+    );
+    let (rare, _) = sql("least common status in 2015", None);
+    assert!(
+        rare.contains("GROUP BY s.status") && rare.contains("ASC"),
+        "{rare}"
+    );
+    // "Which customers spent the most" still names nothing to rank by.
+    assert!(refused("which drivers spent the most").contains("ranks by something"));
+}
+
+#[test]
+fn a_follow_up_ranking_the_things_the_last_answer_was_filtered_to_ranks_all_of_them() {
+    let (_, mercedes) = sql("average pit stop duration for Mercedes in 2018", None);
+    let (_, red_bull) = sql("and for red bull?", Some(&mercedes));
+    let (lowest, _) = sql(
+        "Which team had the lowest average that season?",
+        Some(&red_bull),
+    );
+    assert!(
+        !lowest.contains("'Red Bull'")
+            && lowest.contains("GROUP BY c.name")
+            && lowest.contains("r.year = 2018")
+            && lowest.contains("ASC"),
+        "{lowest}"
+    );
+    // Asking about the one team still keeps it.
+    let (nationality, _) = sql("what nationality is that team", Some(&red_bull));
+    assert!(nationality.contains("'Red Bull'"), "{nationality}");
+}

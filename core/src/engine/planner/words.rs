@@ -759,6 +759,16 @@ pub(super) fn read(lexicon: &Lexicon, question: &str, today: Option<Day>) -> Vec
                     pieces.push(Piece::Op(Op::Never));
                 }
                 pieces.push(Piece::Op(op));
+                // "the most common status": how many rows hold each value
+                // is what ranks them.
+                if op.superlative().is_some()
+                    && matches!(
+                        plain[i + op_len - 1],
+                        "common" | "frequent" | "often" | "frequently"
+                    )
+                {
+                    pieces.push(Piece::Op(Op::Breakdown));
+                }
                 // "what is the yearly salary": "yearly" qualifies what is
                 // asked for, which is still to come.
                 let qualifies = focus == Focus::Opening && op_len == 1 && plain[i].ends_with("ly");

@@ -357,6 +357,16 @@ impl Reading {
                     }
                     plan.order = None;
                 }
+                // "Which team had the lowest average?", after Red Bull's: the
+                // ranking is among all of them, so the last answer's one
+                // team is no longer a filter.
+                let regrouped = |a: &AttributeRef| {
+                    self.groupings.iter().any(|g| g.contains(a))
+                        || (self.order.is_some() && self.asked.contains(a))
+                };
+                if !self.partitive && !self.refers_back {
+                    plan.filters.retain(|f| !regrouped(&f.attribute));
+                }
                 // "which of those are in BUILDING", after the top 3 clients:
                 // the rows the ranking chose, whatever else now changes.
                 if self.partitive
