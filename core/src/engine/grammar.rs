@@ -1136,6 +1136,21 @@ pub const PERSON_WORDS: &[&str] = &[
     "staff",
 ];
 
+/// Words naming a body of people ("who won the constructors'
+/// championship": a team), which "who" asks for where no person is in
+/// reach.
+pub const ORGANISATION_WORDS: &[&str] = &[
+    "team",
+    "company",
+    "organisation",
+    "organization",
+    "firm",
+    "club",
+    "constructor",
+    "manufacturer",
+    "business",
+];
+
 /// "second", "2nd", "P2": a finishing position.
 pub fn ordinal(plain: &str) -> Option<i64> {
     const WORDS: &[&str] = &[

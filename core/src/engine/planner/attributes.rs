@@ -85,7 +85,16 @@ pub(super) fn person_attribute(
             return Some(AttributeRef::new(&object.name, a));
         }
     }
-    None
+    // "who won the 2008 constructors' championship": a team, where no
+    // person is in reach.
+    let mut bodies = ontology
+        .objects
+        .iter()
+        .filter(|o| is_organisation(o) && reachable(&o.name));
+    match (bodies.next(), bodies.next()) {
+        (Some(body), None) => display_attribute(body).map(|a| AttributeRef::new(&body.name, a)),
+        _ => None,
+    }
 }
 
 /// Whether an object's rows are people ("driver", "customer"), by its names
@@ -98,6 +107,20 @@ pub(super) fn is_person(o: &crate::ontology::Object) -> bool {
             .split(|c: char| !c.is_alphanumeric())
             .any(|w| w == *p || w == plural(p))
     })
+}
+
+/// Whether an object's rows are bodies of people ("constructor", a "team"),
+/// by a whole name: a constructor's standing is not one.
+fn is_organisation(o: &crate::ontology::Object) -> bool {
+    std::iter::once(o.name.as_str())
+        .chain(std::iter::once(o.label.as_str()))
+        .chain(o.synonyms.iter().map(String::as_str))
+        .any(|name| {
+            let name = name.to_lowercase();
+            grammar::ORGANISATION_WORDS
+                .iter()
+                .any(|w| name == *w || name == plural(w))
+        })
 }
 
 /// The finishing position "second" or "P3" filters on: an attribute named

@@ -6887,3 +6887,45 @@ fn a_follow_up_ranking_the_things_the_last_answer_was_filtered_to_ranks_all_of_t
     let (nationality, _) = sql("what nationality is that team", Some(&red_bull));
     assert!(nationality.contains("'Red Bull'"), "{nationality}");
 }
+
+#[test]
+fn the_domains_own_name_stands_between_no_words() {
+    // "F1" is in the ontology's description: "the first F1 race" is the
+    // first race, not a race in first position.
+    let (first, _) = sql("When was the first F1 race of 2009?", None);
+    assert!(
+        first.contains("ORDER BY race_date ASC LIMIT 1") && !first.contains("position"),
+        "{first}"
+    );
+}
+
+#[test]
+fn who_asks_for_a_team_where_no_person_is_in_reach() {
+    // The constructors' standings reach constructors, not drivers.
+    let (team, _) = sql("who won the 2008 constructors championship", None);
+    assert!(
+        team.contains("c.name AS constructor_name")
+            && team.contains("constructors_championship_points"),
+        "{team}"
+    );
+    // Where a person is in reach, "who" is still the person.
+    let (driver, _) = sql("who won the most races in 2008", None);
+    assert!(driver.contains("d.forename"), "{driver}");
+}
+
+#[test]
+fn the_final_standings_top_few_are_the_people_they_rank() {
+    let (top, _) = sql(
+        "top 3 in the final 2016 drivers championship, with points",
+        None,
+    );
+    assert!(
+        top.contains("d.forename")
+            && top.contains("championship_points")
+            && top.ends_with("LIMIT 3"),
+        "{top}"
+    );
+    // "final" before a thing that is no standings is still the last one.
+    let (last, _) = sql("the final race of 2019", None);
+    assert!(last.contains("DESC LIMIT 1"), "{last}");
+}

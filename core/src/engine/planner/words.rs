@@ -979,6 +979,24 @@ pub(super) fn read(lexicon: &Lexicon, question: &str, today: Option<Day>) -> Vec
             )
             && (matches!(plain.get(i + 1), None | Some(&("in" | "at" | "for" | "of")))
                 || !next_names_object(lexicon, &words, &plain, i));
+        // "the final 2016 drivers' championship", "final standings": the
+        // standings are as they stood at the end already.
+        let standings_follow = || {
+            let at =
+                i + 1 + usize::from(plain.get(i + 1).is_some_and(|w| w.parse::<i64>().is_ok()));
+            words.get(at).is_some_and(|_| {
+                let (len, entries) = longest_concept(lexicon, &words[at..]);
+                !entries.is_empty()
+                    && matches!(
+                        plain.get(at + len - 1),
+                        Some(&("standings" | "standing" | "championship" | "championships"))
+                    )
+            })
+        };
+        if matches!(plain[i], "final" | "end") && standings_follow() {
+            i += 1;
+            continue;
+        }
         if let Some(extreme) = grammar::extreme(&word.plain)
             .filter(|_| !placed_first)
             // "older than 30" compares; it picks no one.
@@ -1080,6 +1098,12 @@ pub(super) fn read(lexicon: &Lexicon, question: &str, today: Option<Day>) -> Vec
             let cause = cause_at.is_some_and(|at| i > at + 1 && i <= at + 1 + MAX_CAUSE_WORDS);
             if cause && !blocks {
                 cause_unknowns.push(pieces.len());
+            }
+            // "the first F1 race": a word of the domain says nothing of
+            // what is asked, and would stand between the words it joins.
+            if domain && !blocks && !cause {
+                i += 1;
+                continue;
             }
             pieces.push(Piece::Unknown {
                 word: word.plain.clone(),
@@ -1771,7 +1795,10 @@ pub(super) fn next_names_object(
         if object_of(&longest_concept(lexicon, &words[j..]).1).is_some() {
             return true;
         }
-        if !grammar::is_stop_word(plain[j]) {
+        // "the first F1 race": the domain's own name qualifies the thing.
+        let names_domain = lexicon.names_domain(&words[j].stem)
+            && longest_concept(lexicon, &words[j..]).1.is_empty();
+        if !grammar::is_stop_word(plain[j]) && !names_domain {
             return false;
         }
     }

@@ -256,6 +256,19 @@ impl Reading {
             plan.dimensions
                 .push(AttributeRef::new(&ontology.objects[*o].name, a));
         }
+        // "top 3 in the 2016 drivers' championship": a top few of a measure
+        // that names no things are the people (or teams) it measures.
+        if !plan.measures.is_empty()
+            && plan.dimensions.is_empty()
+            && self.limit.is_some_and(|n| n > 1)
+            && let Some(base) = base.as_deref()
+            && let Some(agent) = person_attribute(ontology, base, &[])
+            // "top 5 customers": counting the people themselves ranks
+            // nothing.
+            && agent.object != base
+        {
+            plan.dimensions.push(agent);
+        }
         // "List the circuits in Italy": show the object's names.
         if plan.measures.is_empty()
             && plan.dimensions.is_empty()
