@@ -6929,3 +6929,17 @@ fn the_final_standings_top_few_are_the_people_they_rank() {
     let (last, _) = sql("the final race of 2019", None);
     assert!(last.contains("DESC LIMIT 1"), "{last}");
 }
+
+#[test]
+fn a_word_after_a_phrase_names_the_phrases_own_attribute() {
+    // "the time" after "the fastest lap" is the fastest lap's time, not
+    // the race's start time.
+    let (time, _) = sql(
+        "Who set the fastest lap in race 1000, and what was the time?",
+        None,
+    );
+    assert!(
+        time.contains("rr.fastest_lap_time") && !time.contains("r.time"),
+        "{time}"
+    );
+}

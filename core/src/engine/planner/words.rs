@@ -925,6 +925,29 @@ pub(super) fn read(lexicon: &Lexicon, question: &str, today: Option<Day>) -> Vec
                 i += concept_len;
                 continue;
             }
+            // "the fastest lap …, and what was the time": a word that,
+            // after a thing named earlier, names that thing's own attribute
+            // ("fastest lap time") is that attribute.
+            if concept_len == 1
+                && let Some(own) = pieces.iter().rev().find_map(|p| match p {
+                    // A phrase of its own ("fastest lap"), not a verb
+                    // ("shipped … the date we committed to").
+                    Piece::Concept { text: before, .. } if before.contains(' ') => {
+                        let mut joined = text::words(before);
+                        joined.push(words[i].clone());
+                        let (len, own) = longest_concept(lexicon, &joined);
+                        (len == joined.len()
+                            && !own.is_empty()
+                            && own
+                                .iter()
+                                .all(|e| matches!(e.concept, Concept::Attribute { .. })))
+                        .then_some(own)
+                    }
+                    _ => None,
+                })
+            {
+                entries = own;
+            }
             // "in Grand Prix races": the phrase after "in" is all scope.
             let scoped = scoped(&plain, i) || scope_ends == Some(i);
             if scoped {
