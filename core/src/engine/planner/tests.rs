@@ -6943,3 +6943,32 @@ fn a_word_after_a_phrase_names_the_phrases_own_attribute() {
         "{time}"
     );
 }
+
+#[test]
+fn a_derived_metric_spelled_out_beside_it_is_that_metric() {
+    let (ontology, lexicon) = wholesale();
+    let net = compiled(
+        &ontology,
+        &lexicon,
+        "net units per manufacturer (units shipped minus units returned)",
+        Dialect::Sqlite,
+    );
+    assert!(
+        net.contains("AS net_quantity") && net.contains("p_mfgr"),
+        "{net}"
+    );
+    // Asked for side by side, the parts are not an explanation.
+    assert!(
+        !matches!(
+            plan(
+                &ontology,
+                &lexicon,
+                "net units, units shipped and units returned per manufacturer",
+                None,
+                None
+            ),
+            Planned::Plan(p) if p.measures.len() == 1
+        ),
+        "the parts asked for were dropped"
+    );
+}
