@@ -6972,3 +6972,31 @@ fn a_derived_metric_spelled_out_beside_it_is_that_metric() {
         "the parts asked for were dropped"
     );
 }
+
+#[test]
+fn counting_a_kind_counts_the_rows_of_that_kind() {
+    // A status is one row of a table of kinds: "how many engine failures"
+    // counts the results with that status, not the status.
+    let (ontology, lexicon) = f1_with("status", "status", &["Engine", "Finished"]);
+    let engine = compiled(
+        &ontology,
+        &lexicon,
+        "how many engine failures were there in the 2010 season",
+        Dialect::Postgres,
+    );
+    assert!(
+        engine.contains("COUNT(*)")
+            && engine.contains("FROM public.results")
+            && engine.contains("s.status = 'Engine'"),
+        "{engine}"
+    );
+    // A name of a thing with more to it is still counted as that thing.
+    let (ontology, lexicon) = f1_with("race", "race_name", &["Monaco Grand Prix"]);
+    let monaco = compiled(
+        &ontology,
+        &lexicon,
+        "how many times has the Monaco Grand Prix been run",
+        Dialect::Postgres,
+    );
+    assert!(!monaco.contains("results"), "{monaco}");
+}

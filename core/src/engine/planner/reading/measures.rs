@@ -8,7 +8,7 @@ use crate::engine::plan::{AttributeRef, Measure, SemanticPlan};
 use crate::engine::planner::Planned;
 use crate::engine::planner::attributes::{is_person, person_attribute};
 use crate::engine::planner::labels::{label_of, plural};
-use crate::ontology::{Aggregate, MetricKind, Ontology};
+use crate::ontology::{Aggregate, MetricKind, Object, Ontology};
 use std::ops::ControlFlow;
 
 /// The measures a question names, and how it ranks without one.
@@ -388,8 +388,11 @@ impl Reading {
             && let Some(object) = ontology.objects.iter().find(|o| o.name == attribute.object)
             && display_attribute(object) == Some(attribute.attribute.as_str())
         {
+            // "how many engine failures in 2010": a status is one row of a
+            // table of kinds, so the rows that have it are what is counted.
+            let counted = rows_of_kind(ontology, object).unwrap_or(&object.name);
             measures.push(Measure::CountOf {
-                object: object.name.clone(),
+                object: counted.to_owned(),
             });
         }
         // "how many of them have a negative balance", after the customers'
@@ -549,6 +552,29 @@ impl Reading {
             rank_by,
             ranks_last,
         })
+    }
+}
+
+/// The one object whose rows have one of `kind`'s rows, where `kind` is a
+/// table of kinds (a finishing status): it holds nothing but its key and
+/// its name, so each name is one row and counting them counts nothing.
+fn rows_of_kind<'o>(ontology: &'o Ontology, kind: &Object) -> Option<&'o str> {
+    let own = kind
+        .attributes
+        .iter()
+        .filter(|a| !kind.primary_key.contains(&a.name))
+        .count();
+    if own != 1 {
+        return None;
+    }
+    let mut holders = ontology
+        .relationships
+        .iter()
+        .filter(|r| r.to == kind.name)
+        .map(|r| r.from.as_str());
+    match (holders.next(), holders.next()) {
+        (Some(holder), None) => Some(holder),
+        _ => None,
     }
 }
 
