@@ -7000,3 +7000,12 @@ fn counting_a_kind_counts_the_rows_of_that_kind() {
     );
     assert!(!monaco.contains("results"), "{monaco}");
 }
+
+#[test]
+fn the_year_before_a_year_is_that_year() {
+    let (since, _) = sql("how many races have there been since the year 2000", None);
+    assert!(since.contains("r.year >= 2000"), "{since}");
+    // "by year" before a range still groups by year.
+    let (by_year, _) = sql("Ferrari wins by year 2018-2022", None);
+    assert!(by_year.contains("GROUP BY r.year"), "{by_year}");
+}

@@ -142,6 +142,25 @@ pub(super) fn read(lexicon: &Lexicon, question: &str, today: Option<Day>) -> Vec
             at += 1;
         }
     }
+    // "since the year 2000": the year itself, wherever a year may stand.
+    let mut at = 0;
+    while at + 1 < words.len() {
+        let is_year = |w: &Word| {
+            w.plain
+                .parse::<i64>()
+                .is_ok_and(|y| (1900..=2100).contains(&y))
+        };
+        // Not "by year 2018 to 2022", a grouping over a range.
+        if words[at].plain == "year"
+            && is_year(&words[at + 1])
+            && at > 0
+            && words[at - 1].plain == "the"
+        {
+            words.drain(at - 1..=at);
+        } else {
+            at += 1;
+        }
+    }
     let plain: Vec<&str> = words.iter().map(|w| w.plain.as_str()).collect();
     let mut pieces = Vec::new();
     let mut focus = Focus::Outside;
