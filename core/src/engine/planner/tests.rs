@@ -7009,3 +7009,16 @@ fn the_year_before_a_year_is_that_year() {
     let (by_year, _) = sql("Ferrari wins by year 2018-2022", None);
     assert!(by_year.contains("GROUP BY r.year"), "{by_year}");
 }
+
+#[test]
+fn a_new_question_that_year_keeps_the_last_questions_year() {
+    let (_, ferrari) = sql("how many races did ferrari win in 2004", None);
+    let (others, _) = sql(
+        "which teams apart from ferrari won at least one race that year?",
+        Some(&ferrari),
+    );
+    assert!(
+        others.contains("r.year = 2004") && others.contains("NOT IN ('Ferrari')"),
+        "{others}"
+    );
+}

@@ -385,6 +385,17 @@ impl Reading {
         };
         plan.answered = None;
         plan.listed = None;
+        // "which teams apart from Ferrari won a race that year": a new
+        // question, in the last one's year.
+        if self.same_time
+            && let Some(previous) = previous
+        {
+            for filter in &previous.filters {
+                if names_row_time(ontology, &filter.attribute) && !plan.filters.contains(filter) {
+                    plan.filters.push(filter.clone());
+                }
+            }
+        }
         if let Some(filter) = referred {
             // The last answer's grouping by the thing is now the thing itself.
             plan.dimensions
