@@ -7022,3 +7022,18 @@ fn a_new_question_that_year_keeps_the_last_questions_year() {
         "{others}"
     );
 }
+
+#[test]
+fn an_aggregate_of_a_things_own_attribute_named_after_the_thing() {
+    let (ontology, lexicon) = wholesale();
+    let balance = compiled(
+        &ontology,
+        &lexicon,
+        "avg customer account balance per region",
+        Dialect::Sqlite,
+    );
+    assert!(
+        balance.contains("AVG(c.c_acctbal)") && balance.contains("r.r_name"),
+        "{balance}"
+    );
+}

@@ -967,6 +967,30 @@ pub(super) fn read(lexicon: &Lexicon, question: &str, today: Option<Day>) -> Vec
             {
                 entries = own;
             }
+            // "avg customer account balance": a thing named between an
+            // aggregate and one of its own attributes only says whose; the
+            // attribute is what is aggregated, not the things counted.
+            if let [
+                ..,
+                Piece::Op(Op::Average | Op::Sum),
+                Piece::Concept {
+                    entries: before, ..
+                },
+            ] = pieces.as_slice()
+                && let Some(owner) = object_of(before)
+                && !before
+                    .iter()
+                    .any(|b| matches!(b.concept, Concept::Value { .. }))
+                && object_of(&entries).is_none()
+                && entries.iter().any(
+                    |e| matches!(e.concept, Concept::Attribute { object, .. } if object == owner),
+                )
+            {
+                pieces.pop();
+                entries.retain(
+                    |e| matches!(e.concept, Concept::Attribute { object, .. } if object == owner),
+                );
+            }
             // "in Grand Prix races": the phrase after "in" is all scope.
             let scoped = scoped(&plain, i) || scope_ends == Some(i);
             if scoped {
