@@ -7037,3 +7037,31 @@ fn an_aggregate_of_a_things_own_attribute_named_after_the_thing() {
         "{balance}"
     );
 }
+
+#[test]
+fn across_all_values_drops_the_chats_one_value() {
+    let (ontology, lexicon) = wholesale();
+    let Planned::Plan(ship) = plan(
+        &ontology,
+        &lexicon,
+        "average discount for items shipped by SHIP",
+        None,
+        None,
+    ) else {
+        panic!("not planned");
+    };
+    let Planned::Plan(all) = plan(
+        &ontology,
+        &lexicon,
+        "ok and across all ship modes?",
+        Some(&ship),
+        None,
+    ) else {
+        panic!("not planned");
+    };
+    let sql = compile(&ontology, &all, Dialect::Sqlite).unwrap().sql;
+    assert!(
+        sql.contains("AVG(li.l_discount)") && !sql.contains("l_shipmode"),
+        "{sql}"
+    );
+}

@@ -131,6 +131,15 @@ impl Reading {
             self.rolled_up.push(o);
             return;
         }
+        if previous_op == Some(Op::All)
+            && !self.share
+            && object.is_none()
+            && metric.is_none()
+            && let Some(a) = attribute
+        {
+            self.across.push(attribute_ref(a));
+            return;
+        }
         // "which race": the race itself, even where "races" is also a count;
         // "what was the fastest lap": the result's lap time, where "fastest
         // laps" also counts results.

@@ -367,6 +367,8 @@ impl Reading {
                 if !self.partitive && !self.refers_back {
                     plan.filters.retain(|f| !regrouped(&f.attribute));
                 }
+                // "and across all ship modes?", after one ship mode's.
+                plan.filters.retain(|f| !self.across.contains(&f.attribute));
                 // "which of those are in BUILDING", after the top 3 clients:
                 // the rows the ranking chose, whatever else now changes.
                 if self.partitive

@@ -88,6 +88,9 @@ pub(super) struct Reading {
     mentioned: Vec<usize>,
     /// Objects mentioned after "all": rolled up, not grouped.
     rolled_up: Vec<usize>,
+    /// "across all ship modes": attributes after "all", whatever value the
+    /// chat had them at.
+    across: Vec<AttributeRef>,
     /// Named filters used ("urgent orders"), as object and filter
     /// positions, and whether a negation excluded their rows.
     named_filters: Vec<(usize, usize, bool)>,
