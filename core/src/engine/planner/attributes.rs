@@ -62,7 +62,8 @@ pub fn base_object(ontology: &Ontology, plan: &SemanticPlan) -> Option<String> {
 }
 
 /// The name of the person "who" asks about: a mentioned object, else one that
-/// reads like a person, joined to the measured object without fanning out.
+/// reads like a person, joined to the measured object without fanning out;
+/// where no person is, the one body of people (a team) so joined.
 pub(super) fn person_attribute(
     ontology: &Ontology,
     base: &str,

@@ -143,13 +143,13 @@ pub(super) fn read(lexicon: &Lexicon, question: &str, today: Option<Day>) -> Vec
         }
     }
     // "since the year 2000": the year itself, wherever a year may stand.
+    let is_year = |w: &Word| {
+        w.plain
+            .parse::<i64>()
+            .is_ok_and(|y| (1900..=2100).contains(&y))
+    };
     let mut at = 0;
     while at + 1 < words.len() {
-        let is_year = |w: &Word| {
-            w.plain
-                .parse::<i64>()
-                .is_ok_and(|y| (1900..=2100).contains(&y))
-        };
         // Not "by year 2018 to 2022", a grouping over a range.
         if words[at].plain == "year"
             && is_year(&words[at + 1])
@@ -954,9 +954,8 @@ pub(super) fn read(lexicon: &Lexicon, question: &str, today: Option<Day>) -> Vec
                     Piece::Concept { text: before, .. } if before.contains(' ') => {
                         let mut joined = text::words(before);
                         joined.push(words[i].clone());
-                        let (len, own) = longest_concept(lexicon, &joined);
-                        (len == joined.len()
-                            && !own.is_empty()
+                        let own = concept_spelled(lexicon, &joined);
+                        (!own.is_empty()
                             && own
                                 .iter()
                                 .all(|e| matches!(e.concept, Concept::Attribute { .. })))
@@ -1858,12 +1857,12 @@ pub(super) fn next_names_object(
     // "their first order": a word the grammar would skip ("order", as in
     // "in descending order") still names the thing where the lexicon says so.
     for j in i + 1..words.len() {
-        if object_of(&longest_concept(lexicon, &words[j..]).1).is_some() {
+        let (_, entries) = longest_concept(lexicon, &words[j..]);
+        if object_of(&entries).is_some() {
             return true;
         }
         // "the first F1 race": the domain's own name qualifies the thing.
-        let names_domain = lexicon.names_domain(&words[j].stem)
-            && longest_concept(lexicon, &words[j..]).1.is_empty();
+        let names_domain = entries.is_empty() && lexicon.names_domain(&words[j].stem);
         if !grammar::is_stop_word(plain[j]) && !names_domain {
             return false;
         }
@@ -1895,23 +1894,28 @@ pub(super) fn normalise_word(lexicon: &Lexicon, word: Word) -> Word {
 
 pub(super) fn longest_concept(lexicon: &Lexicon, words: &[Word]) -> (usize, Vec<Entry>) {
     for len in (1..=words.len().min(MAX_PHRASE_WORDS)).rev() {
-        let key = words[..len]
-            .iter()
-            .map(|w| w.stem.as_str())
-            .collect::<Vec<_>>()
-            .join(" ");
-        let plain: Vec<&str> = words[..len].iter().map(|w| w.plain.as_str()).collect();
-        let entries: Vec<Entry> = lexicon
-            .lookup(&key)
-            .iter()
-            .filter(|e| e.spelled_by(&plain))
-            .cloned()
-            .collect();
+        let entries = concept_spelled(lexicon, &words[..len]);
         if !entries.is_empty() {
             return (len, entries);
         }
     }
     (0, Vec::new())
+}
+
+/// What exactly `words`, all of them, name.
+fn concept_spelled(lexicon: &Lexicon, words: &[Word]) -> Vec<Entry> {
+    let key = words
+        .iter()
+        .map(|w| w.stem.as_str())
+        .collect::<Vec<_>>()
+        .join(" ");
+    let plain: Vec<&str> = words.iter().map(|w| w.plain.as_str()).collect();
+    lexicon
+        .lookup(&key)
+        .iter()
+        .filter(|e| e.spelled_by(&plain))
+        .cloned()
+        .collect()
 }
 
 fn is_time_bound(op: Op) -> bool {
