@@ -1293,6 +1293,14 @@ pub fn filler_phrase(words: &[&str]) -> Option<usize> {
         &["at", "least", "one"],
         &["at", "least", "once"],
         &["one", "or", "more"],
+        // "how much of that came back as returns": being returned, which
+        // the thing named says.
+        &["came", "back"],
+        &["come", "back"],
+        &["comes", "back"],
+        &["coming", "back"],
+        &["sent", "back"],
+        &["brought", "back"],
     ];
     // "since the start of 1997" is since 1997.
     const BEFORE_A_YEAR: &[&[&str]] = &[

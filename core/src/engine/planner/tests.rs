@@ -7065,3 +7065,71 @@ fn across_all_values_drops_the_chats_one_value() {
         "{sql}"
     );
 }
+
+#[test]
+fn when_the_latest_of_a_named_thing_is_asked_in_a_chat_it_asks_afresh() {
+    let (ontology, lexicon) = f1_with("circuit", "location", &["Mugello", "Monza"]);
+    let Planned::Plan(per_circuit) = plan(
+        &ontology,
+        &lexicon,
+        "how many races has each circuit hosted?",
+        None,
+        None,
+    ) else {
+        panic!("races per circuit");
+    };
+    let Planned::Plan(latest) = plan(
+        &ontology,
+        &lexicon,
+        "When was the most recent race at Mugello?",
+        Some(&per_circuit),
+        None,
+    ) else {
+        panic!("the most recent race at Mugello");
+    };
+    let latest = compile(&ontology, &latest, Dialect::Postgres).unwrap().sql;
+    assert!(
+        latest.contains("c.location = 'Mugello'")
+            && latest.contains("LIMIT 1")
+            && !latest.contains("GROUP BY"),
+        "{latest}"
+    );
+}
+
+#[test]
+fn a_returned_total_as_a_percentage_is_of_the_same_total_over_every_row() {
+    let (ontology, lexicon) = wholesale();
+    let Planned::Plan(shipped) = plan(
+        &ontology,
+        &lexicon,
+        "total units shipped on orders from 1994?",
+        None,
+        None,
+    ) else {
+        panic!("units shipped");
+    };
+    let Planned::Plan(returned) = plan(
+        &ontology,
+        &lexicon,
+        "how much of that came back as returns?",
+        Some(&shipped),
+        None,
+    ) else {
+        panic!("\"came back\" is no concept");
+    };
+    let Planned::Plan(share) = plan(
+        &ontology,
+        &lexicon,
+        "as a percentage?",
+        Some(&returned),
+        None,
+    ) else {
+        panic!("the share of units returned");
+    };
+    let share = compile(&ontology, &share, Dialect::Postgres).unwrap().sql;
+    assert!(
+        share.contains("part.returned_quantity / NULLIF(whole.quantity_shipped, 0)")
+            && share.matches("1994-01-01").count() == 2,
+        "{share}"
+    );
+}

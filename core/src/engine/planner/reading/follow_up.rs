@@ -168,14 +168,21 @@ impl Reading {
             ranks_last,
             ..
         } = measured;
+        // "When was the most recent race at Mugello?", after races per
+        // circuit: a thing of its own, found by its time, asks afresh.
+        let own_lookup = self.when
+            && self.extreme.is_some()
+            && self.extreme_object.is_some()
+            && !self.values.is_empty();
         // A question with only a variant or filter words refines the last plan.
         let follow_up = previous.is_some()
             && (referred.is_some()
                 || self.refers_back
                 || self.adds
                 || self.continues
-                || measures.is_empty()
-                || (self.groupings.is_empty() && !self.who && self.asked.is_empty()));
+                || (!own_lookup
+                    && (measures.is_empty()
+                        || (self.groupings.is_empty() && !self.who && self.asked.is_empty()))));
         // "only for customers in France", after orders by priority: a word
         // that is also a count ("customers") only scopes what was measured.
         let scopes_only = self.weak_metric

@@ -514,6 +514,11 @@ impl Reading {
             {
                 (part, whole)
             }
+            // "as a percentage?", after the units returned: a total under a
+            // condition is a part of the same total over every row.
+            (None, [part]) if let Some(whole) = unconditioned_twin(ontology, part) => {
+                (part.clone(), whole)
+            }
             (None, [part]) => (part.clone(), part.clone()),
             _ => {
                 return Err(
@@ -969,4 +974,31 @@ fn tallied_rows(ontology: &Ontology, plan: &SemanticPlan) -> Option<String> {
     needed.sort_unstable();
     needed.dedup();
     graph::lookup_root(ontology, &needed).map(str::to_owned)
+}
+
+/// The metric that adds up what `measure` adds up, over every row: "units
+/// shipped" for "units returned" (the same sum, under a condition).
+fn unconditioned_twin(ontology: &Ontology, measure: &Measure) -> Option<Measure> {
+    let Measure::Metric {
+        metric,
+        variant: None,
+    } = measure
+    else {
+        return None;
+    };
+    let metric = ontology.metrics.iter().find(|m| m.name == *metric)?;
+    if metric.filters.is_empty() {
+        return None;
+    }
+    let mut twins = ontology.metrics.iter().filter(|m| {
+        m.object == metric.object
+            && m.filters.is_empty()
+            && m.variants.is_empty()
+            && m.adds_up_like(metric)
+    });
+    let twin = twins.next()?;
+    twins.next().is_none().then(|| Measure::Metric {
+        metric: twin.name.clone(),
+        variant: None,
+    })
 }
