@@ -173,7 +173,7 @@ fn covers(got: &[String], gold: &[String]) -> bool {
     let mut remaining = got.to_vec();
     let mut unmatched: Vec<&String> = Vec::new();
     for g in gold {
-        match remaining.iter().position(|x| x == g) {
+        match remaining.iter().position(|x| agrees(x, g)) {
             Some(i) => {
                 remaining.swap_remove(i);
             }
@@ -196,6 +196,25 @@ fn covers(got: &[String], gold: &[String]) -> bool {
         }
     }
     unmatched.is_empty()
+}
+
+/// Whether the engine's cell is the gold one, to the precision gold gives:
+/// gold that rounds a share to "90.48" agrees with 90.476190.
+fn agrees(got: &str, gold: &str) -> bool {
+    if got == gold {
+        return true;
+    }
+    let places = match gold.split_once('.') {
+        Some((_, fraction)) if (1..=4).contains(&fraction.len()) => fraction.len() as i32,
+        _ => return false,
+    };
+    match (got.parse::<f64>(), gold.parse::<f64>()) {
+        (Ok(got), Ok(gold)) => {
+            let scale = 10f64.powi(places);
+            (got * scale).round() == (gold * scale).round()
+        }
+        _ => false,
+    }
 }
 
 /// Compares the engine's rows with the gold rows, BIRD-style.
@@ -395,6 +414,16 @@ mod tests {
             .is_err()
         );
         assert!(same_results(&got, 2, &rows(json!([["Max Verstappen", 19]])), false).is_err());
+    }
+
+    #[test]
+    fn gold_rounded_to_a_few_places_agrees_with_the_unrounded_number() {
+        let got = rows(json!([["Mercedes", 90.476_190_476]]));
+        assert!(same_results(&got, 1, &rows(json!([["Mercedes", 90.48]])), false).is_ok());
+        assert!(same_results(&got, 1, &rows(json!([["Mercedes", 90.5]])), false).is_ok());
+        // Another number, or a whole number that the answer is not.
+        assert!(same_results(&got, 1, &rows(json!([["Mercedes", 90.47]])), false).is_err());
+        assert!(same_results(&got, 1, &rows(json!([["Mercedes", 90]])), false).is_err());
     }
 
     #[test]
