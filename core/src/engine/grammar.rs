@@ -327,6 +327,12 @@ const PHRASES: &[(&str, Op)] = &[
     ("break down by", Op::GroupBy),
     ("breakdown by", Op::GroupBy),
     ("split by", Op::GroupBy),
+    // "how were those wins split between their drivers".
+    ("split between", Op::GroupBy),
+    ("split among", Op::GroupBy),
+    ("divided between", Op::GroupBy),
+    ("divided among", Op::GroupBy),
+    ("shared between", Op::GroupBy),
     ("grouped by", Op::GroupBy),
     ("group by", Op::GroupBy),
     ("group it by", Op::GroupBy),

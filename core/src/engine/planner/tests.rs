@@ -7133,3 +7133,101 @@ fn a_returned_total_as_a_percentage_is_of_the_same_total_over_every_row() {
         "{share}"
     );
 }
+
+#[test]
+fn a_team_named_like_a_driver_is_the_team_when_drivers_are_ranked() {
+    let (ontology, lexicon) = with_values_of(
+        crate::ontology::from_yaml(include_str!("../../../../examples/f1/ontology.yaml")).unwrap(),
+        &[
+            ("driver", "surname", &["McLaren", "Hamilton"]),
+            ("constructor", "constructor_name", &["McLaren", "Ferrari"]),
+        ],
+    );
+    let sql = compiled(
+        &ontology,
+        &lexicon,
+        "Which drivers won at least one race in 2012, not counting McLaren drivers?",
+        Dialect::Postgres,
+    );
+    assert!(sql.contains("c.name NOT IN ('McLaren')"), "{sql}");
+    // A surname that is no team's is still the driver's.
+    let sql = compiled(
+        &ontology,
+        &lexicon,
+        "Which drivers won at least one race in 2012, except Hamilton?",
+        Dialect::Postgres,
+    );
+    assert!(sql.contains("d.surname NOT IN ('Hamilton')"), "{sql}");
+}
+
+#[test]
+fn who_set_it_after_a_counted_thing_asks_who() {
+    let (ontology, lexicon) = f1_with("race", "race_name", &["Italian Grand Prix"]);
+    let sql = compiled(
+        &ontology,
+        &lexicon,
+        "fastest lap of the 2020 italian gp - who set it and what was the time?",
+        Dialect::Postgres,
+    );
+    assert!(
+        sql.starts_with("SELECT d.forename || ' ' || d.surname AS full_name, rr.fastest_lap_time"),
+        "{sql}"
+    );
+}
+
+#[test]
+fn which_one_has_the_most_after_a_list_ranks_the_things_listed() {
+    let (ontology, lexicon) = f1_with("circuit", "country", &["USA", "Italy"]);
+    let Planned::Plan(listed) = plan(
+        &ontology,
+        &lexicon,
+        "which circuits in the USA have hosted a grand prix?",
+        None,
+        None,
+    ) else {
+        panic!("circuits in the USA");
+    };
+    let Planned::Plan(ranked) = plan(
+        &ontology,
+        &lexicon,
+        "which one has hosted the most races?",
+        Some(&listed),
+        None,
+    ) else {
+        panic!("which one has hosted the most");
+    };
+    let ranked = compile(&ontology, &ranked, Dialect::Postgres).unwrap().sql;
+    assert!(
+        ranked.contains("GROUP BY c.name") && ranked.contains("c.country = 'USA'"),
+        "{ranked}"
+    );
+    // "how many" after a list counts them all.
+    let Planned::Plan(counted) = plan(&ontology, &lexicon, "how many races?", Some(&listed), None)
+    else {
+        panic!("how many races");
+    };
+    let counted = compile(&ontology, &counted, Dialect::Postgres).unwrap().sql;
+    assert!(!counted.contains("GROUP BY"), "{counted}");
+}
+
+#[test]
+fn their_drivers_after_the_team_that_won_most_are_that_teams() {
+    let (_, mut leader) = sql("Which team won the most races in 2014?", None);
+    // What the answer led with, as execution records it.
+    leader.answered = Some(Box::new(crate::engine::plan::Filter {
+        attribute: crate::engine::plan::AttributeRef::new("constructor", "constructor_name"),
+        condition: crate::engine::plan::Condition::OneOf(vec![crate::engine::plan::Literal::Text(
+            "Mercedes".to_owned(),
+        )]),
+    }));
+    let (split, _) = sql(
+        "how were those wins split between their drivers?",
+        Some(&leader),
+    );
+    assert!(
+        split.contains("c.name = 'Mercedes'")
+            && split.contains("r.year = 2014")
+            && split.contains("GROUP BY d.forename || ' ' || d.surname"),
+        "{split}"
+    );
+}

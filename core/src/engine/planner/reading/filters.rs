@@ -56,12 +56,13 @@ impl Reading {
             let score = |attribute: &AttributeRef| -> usize {
                 // "How many drivers won for McLaren": counting things by their
                 // own name is rare; the name is another object's.
-                // "Which drivers raced for Williams": so is listing them.
-                let listed = plan.measures.is_empty()
-                    && plan
-                        .dimensions
-                        .iter()
-                        .any(|d| d.object == attribute.object && is_display(ontology, d));
+                // "Which drivers raced for Williams": so is listing them,
+                // or ranking them ("which drivers won, not counting McLaren
+                // drivers").
+                let listed = plan
+                    .dimensions
+                    .iter()
+                    .any(|d| d.object == attribute.object && is_display(ontology, d));
                 if (counted == Some(attribute.object.as_str()) || listed)
                     && is_a_name(ontology, attribute)
                 {

@@ -45,6 +45,19 @@ impl Reading {
         {
             self.refers_to_answer = true;
         }
+        // "how were those wins split between their drivers?", after which
+        // team won the most: the drivers of the one team the answer led
+        // with. Not after a top few, whose "their" is all of them.
+        if let Some(object) = self.possessed
+            && let Some(previous) = previous
+            && previous.limit.is_none_or(|n| n <= 1)
+            && previous
+                .answered
+                .as_deref()
+                .is_some_and(|a| a.attribute.object != ontology.objects[object].name)
+        {
+            self.refers_to_answer = true;
+        }
         let referred = previous
             .and_then(|p| {
                 // "which of them has it cheapest", after the suppliers of
@@ -260,7 +273,11 @@ impl Reading {
                         // After a lookup, what was shown is not a grouping of
                         // the count now asked ("circuits in Italy" → "how many"),
                         // unless the question is about each of them.
-                        if previous.measures.is_empty() && !self.refers_back {
+                        // "which one has hosted the most races", after the
+                        // circuits in the US: those shown are ranked.
+                        let ranks_shown =
+                            self.lists && self.order.is_some() && self.groupings.is_empty();
+                        if previous.measures.is_empty() && !self.refers_back && !ranks_shown {
                             plan.dimensions.clear();
                             plan.limit = None;
                         }

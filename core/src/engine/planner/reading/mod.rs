@@ -234,6 +234,9 @@ pub(super) struct Reading {
     qualifier: Option<usize>,
     /// "he", "his", "there": about the thing the chat's last answer led with.
     refers_to_answer: bool,
+    /// "their drivers": the thing "their" possesses, which is the chat's
+    /// last answer's lead's when that is one thing of another kind.
+    possessed: Option<usize>,
     /// "that team", "the same customer": the object named after the
     /// demonstrative, which is the answer's lead when it led with one.
     demonstrated: Option<usize>,

@@ -152,6 +152,9 @@ impl Reading {
                         Op::Bottom => reading.order = Some(false),
                         Op::Back => {
                             reading.refers_back = true;
+                            if let Some(Piece::Concept { entries, .. }) = pieces.get(index + 1) {
+                                reading.possessed = object_of(entries);
+                            }
                             continue;
                         }
                         Op::That(object) => {
@@ -279,8 +282,11 @@ impl Reading {
                                 .aggregates
                                 .iter()
                                 .any(|(_, aggregate)| *aggregate == Aggregate::CountDistinct) => {}
+                        // "fastest lap of the 2020 Italian GP: who set it?"
+                        // asks who; "who ordered" qualifies.
                         Op::Who
-                            if (reading.counts
+                            if pieces.get(index + 1) != Some(&Piece::Op(Op::Refer))
+                                && (reading.counts
                                 || reading.metrics.iter().any(|(m, _)| {
                                     matches!(
                                         ontology.metrics[*m].aggregate,
