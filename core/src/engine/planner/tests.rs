@@ -7231,3 +7231,30 @@ fn their_drivers_after_the_team_that_won_most_are_that_teams() {
         "{split}"
     );
 }
+
+#[test]
+fn a_lookup_of_one_thing_shows_its_name_beside_what_was_asked() {
+    let (ontology, lexicon) = f1_with("circuit", "location", &["Suzuka", "Monza"]);
+    let sql = compiled(
+        &ontology,
+        &lexicon,
+        "Can you give me the wikipedia link for Suzuka?",
+        Dialect::Postgres,
+    );
+    assert!(
+        sql.starts_with("SELECT DISTINCT c.name AS circuit_name, c.url AS url"),
+        "{sql}"
+    );
+    // Asked in the plural, of a value that is no name: many things.
+    let (ontology, lexicon) = wholesale_with("part", "manufacturer", &["Manufacturer#3"]);
+    let sql = compiled(
+        &ontology,
+        &lexicon,
+        "List the brands made by Manufacturer#3",
+        Dialect::Postgres,
+    );
+    assert!(
+        !sql.contains("p_name") && sql.contains("p.p_mfgr = 'Manufacturer#3'"),
+        "{sql}"
+    );
+}

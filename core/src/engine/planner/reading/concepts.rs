@@ -159,6 +159,7 @@ impl Reading {
             && let Some(entity) = entity.clone()
         {
             self.asked.push(entity);
+            self.asked_plural |= text.ends_with('s') && !text.ends_with("ss");
             self.ask_alike(attributes(), attribute, attribute_ref);
             return;
         }
@@ -518,6 +519,7 @@ impl Reading {
                     }
                 }
                 self.asked.push(attribute_ref((o, a)));
+                self.asked_plural |= text.ends_with('s') && !text.ends_with("ss");
                 self.ask_alike(attributes(), attribute, attribute_ref);
             }
             return;

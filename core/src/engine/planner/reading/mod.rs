@@ -230,6 +230,9 @@ pub(super) struct Reading {
     value_at: Option<usize>,
     /// Where the last attribute asked about was ("what segment and country").
     asked_at: Option<usize>,
+    /// "the brands made by …": an attribute asked in the plural, of
+    /// several things.
+    asked_plural: bool,
     /// "driver nationalities": the object whose attribute the next word names.
     qualifier: Option<usize>,
     /// "he", "his", "there": about the thing the chat's last answer led with.

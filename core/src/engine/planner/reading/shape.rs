@@ -3,7 +3,9 @@
 //! assumptions it states.
 
 use super::filters::names_one_row;
-use super::{Assembly, Reading, adds_up, bound, metric_conditions};
+use super::{
+    Assembly, Reading, adds_up, bound, display_of, is_a_name, is_display, metric_conditions,
+};
 use crate::engine::compile::display_attribute;
 use crate::engine::grammar::Op;
 use crate::engine::graph;
@@ -257,6 +259,14 @@ impl Reading {
         }
         if let Some(limit) = self.limit {
             plan.limit = Some(limit);
+        }
+        // "the wikipedia link for Suzuka", "where did he finish": what is
+        // looked up of one thing named is shown beside the thing's name.
+        if let Some(name) = looked_up_subject(ontology, &plan, self.asked_plural) {
+            plan.dimensions.insert(0, name);
+            if let Some(Order::Dimension { index, .. }) = &mut plan.order {
+                *index += 1;
+            }
         }
 
         // "How much was Sebastian Vettel paid per season": an amount of
@@ -1001,4 +1011,41 @@ fn unconditioned_twin(ontology: &Ontology, measure: &Measure) -> Option<Measure>
         metric: twin.name.clone(),
         variant: None,
     })
+}
+
+/// The name of the one thing a lookup is of: a plan that shows only
+/// attributes (no measure, no thing's name), under a filter to one text
+/// value (a name first), names that thing by its display attribute. None
+/// where each row shown would not have exactly one such thing.
+fn looked_up_subject(
+    ontology: &Ontology,
+    plan: &SemanticPlan,
+    asked_plural: bool,
+) -> Option<AttributeRef> {
+    if !plan.measures.is_empty()
+        || plan.dimensions.is_empty()
+        || plan.dimensions.iter().any(|d| is_display(ontology, d))
+    {
+        return None;
+    }
+    let one_value = |f: &&Filter| matches!(&f.condition, Condition::OneOf(list) if matches!(list.as_slice(), [Literal::Text(_)]));
+    // "the brands made by Manufacturer#3": asked in the plural of what
+    // only a name is sure to pin to one thing.
+    let subject = plan
+        .filters
+        .iter()
+        .filter(one_value)
+        .find(|f| is_a_name(ontology, &f.attribute))
+        .or_else(|| {
+            plan.filters
+                .iter()
+                .filter(|_| !asked_plural)
+                .find(one_value)
+        })?;
+    let name = display_of(ontology, &subject.attribute.object)?;
+    let shown = &plan.dimensions[0].object;
+    let one_each = *shown == name.object
+        || graph::join_tree(ontology, shown, &[name.object.as_str()])
+            .is_ok_and(|tree| !tree.fans_out());
+    one_each.then_some(name)
 }
