@@ -1281,6 +1281,12 @@ pub fn month(plain: &str) -> Option<u32> {
 /// Phrases that read as words of the ontology but only say "everything":
 /// "took place" is not the position called "place", "of all time" not a
 /// race's start time. Their length in words.
+/// "shipped minus returned": a word that spells out arithmetic, which
+/// explains how a measure is made rather than asking for one.
+pub fn is_spelled_operator(plain: &str) -> bool {
+    matches!(plain, "minus" | "plus" | "less" | "divided" | "times")
+}
+
 pub fn filler_phrase(words: &[&str]) -> Option<usize> {
     const PHRASES: &[&[&str]] = &[
         &["took", "place"],

@@ -77,7 +77,8 @@ fn plan_one(
         Some(day) if fiscal => Some(fiscal::fiscal_day(ontology, day)),
         other => other,
     };
-    let pieces = read(lexicon, &question, today_read);
+    let mut pieces = read(lexicon, &question, today_read);
+    words::explanation_dropped(ontology, &mut pieces);
     #[cfg(feature = "ssr")]
     tracing::trace!(?pieces, "the question as the planner read it");
     let notes: Vec<PlanAssumption> = pieces

@@ -7258,3 +7258,20 @@ fn a_lookup_of_one_thing_shows_its_name_beside_what_was_asked() {
         "{sql}"
     );
 }
+
+#[test]
+fn words_either_side_of_a_spelled_out_minus_only_explain_the_metric() {
+    let (ontology, lexicon) = wholesale_with("part", "brand", &["Brand#23"]);
+    let sql = compiled(
+        &ontology,
+        &lexicon,
+        "Net units (shipped minus returned) for Brand#23 parts?",
+        Dialect::Postgres,
+    );
+    assert!(
+        sql.starts_with("SELECT COALESCE(side_0.quantity_shipped, 0) - COALESCE(side_1.returned_quantity, 0) AS net_quantity FROM")
+            && sql.contains("p.p_brand = 'Brand#23'")
+            && !sql.contains("GROUP BY"),
+        "{sql}"
+    );
+}

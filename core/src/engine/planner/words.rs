@@ -6,6 +6,7 @@ use super::time::DateRange;
 use crate::engine::grammar::{self, Op};
 use crate::engine::lexicon::{Concept, Entry, Lexicon, MAX_PHRASE_WORDS, Strength};
 use crate::engine::text::{self, Word};
+use crate::ontology::{MetricKind, Ontology};
 use crate::time::Day;
 
 /// One recognised piece of a question.
@@ -2033,4 +2034,46 @@ fn key_after(words: &[&str]) -> Option<(usize, i64)> {
     let at = lead + usize::from(marked);
     let key: i64 = words.get(at)?.parse().ok()?;
     (marked || !(1900..=2100).contains(&key)).then_some((at + 1, key))
+}
+
+/// "net units (shipped minus returned) for Brand#23 parts": beside a
+/// metric made of others, the words either side of a spelled-out operator
+/// only say how it is made, so they are read as nothing (and reported as
+/// not used). A value there ("Brand#23") still counts.
+pub(super) fn explanation_dropped(ontology: &Ontology, pieces: &mut [Piece]) {
+    let derived = |entries: &[Entry]| {
+        entries.iter().any(|e| {
+            matches!(e.concept, Concept::Metric(m)
+                if ontology.metrics[m].kind == MetricKind::Derived)
+        })
+    };
+    let operators: Vec<usize> = (0..pieces.len())
+        .filter(|&i| {
+            matches!(&pieces[i], Piece::Unknown { word, .. } if grammar::is_spelled_operator(word))
+        })
+        .collect();
+    if operators.is_empty()
+        || !pieces
+            .iter()
+            .any(|p| matches!(p, Piece::Concept { entries, .. } if derived(entries)))
+    {
+        return;
+    }
+    for i in operators
+        .iter()
+        .flat_map(|&at| [at.wrapping_sub(1), at + 1])
+    {
+        if let Some(piece @ Piece::Concept { .. }) = pieces.get_mut(i)
+            && let Piece::Concept { entries, text, .. } = &*piece
+            && !derived(entries)
+            && !entries
+                .iter()
+                .any(|e| matches!(e.concept, Concept::Value { .. }))
+        {
+            *piece = Piece::Unknown {
+                word: text.clone(),
+                blocks: false,
+            };
+        }
+    }
 }

@@ -8,7 +8,7 @@ use crate::engine::plan::{AttributeRef, Measure, SemanticPlan};
 use crate::engine::planner::Planned;
 use crate::engine::planner::attributes::{is_person, person_attribute};
 use crate::engine::planner::labels::{label_of, plural};
-use crate::ontology::{Aggregate, MetricKind, Object, Ontology};
+use crate::ontology::{Aggregate, Object, Ontology};
 use std::ops::ControlFlow;
 
 /// The measures a question names, and how it ranks without one.
@@ -544,9 +544,6 @@ impl Reading {
                 plural(&label)
             )));
         }
-        if self.spells_out {
-            explained_parts_dropped(ontology, &mut measures);
-        }
         ControlFlow::Continue(Measured {
             measures,
             rank_by,
@@ -575,36 +572,5 @@ fn rows_of_kind<'o>(ontology: &'o Ontology, kind: &Object) -> Option<&'o str> {
     match (holders.next(), holders.next()) {
         (Some(holder), None) => Some(holder),
         _ => None,
-    }
-}
-
-/// "net units (units shipped minus units returned)": the metrics a derived
-/// metric is made of, named beside it, only say how it is made.
-fn explained_parts_dropped(ontology: &Ontology, measures: &mut Vec<Measure>) {
-    let names: Option<Vec<&str>> = measures
-        .iter()
-        .map(|m| match m {
-            Measure::Metric { metric, .. } => Some(metric.as_str()),
-            _ => None,
-        })
-        .collect();
-    let Some(names) = names.filter(|n| n.len() > 1) else {
-        return;
-    };
-    let Some((derived, parts)) = names.iter().find_map(|name| {
-        let metric = ontology.metrics.iter().find(|m| m.name == *name)?;
-        let parts = (metric.kind == MetricKind::Derived)
-            .then(|| metric.metrics_used().ok())
-            .flatten()?;
-        Some((*name, parts))
-    }) else {
-        return;
-    };
-    if names
-        .iter()
-        .all(|n| *n == derived || parts.iter().any(|p| p == n))
-    {
-        let derived = derived.to_owned();
-        measures.retain(|m| matches!(m, Measure::Metric { metric, .. } if *metric == derived));
     }
 }

@@ -259,9 +259,6 @@ pub(super) struct Reading {
     never: bool,
     /// Some word of the question was not read ("team principal").
     unread: bool,
-    /// "units shipped minus units returned": the question spells out how
-    /// a metric is made.
-    spells_out: bool,
     /// "won a race in 2012 but not in 2013": the years after the negation,
     /// when the things' own years come before it.
     years_lacking: Vec<(Op, i64)>,

@@ -19,10 +19,6 @@ impl Reading {
         let mut reading = Reading {
             continues: pieces.first() == Some(&Piece::Op(Op::And)),
             unread: pieces.iter().any(|p| matches!(p, Piece::Unknown { .. })),
-            spells_out: pieces.iter().any(|p| {
-                matches!(p, Piece::Unknown { word, .. }
-                    if matches!(word.as_str(), "minus" | "plus" | "less" | "divided" | "times"))
-            }),
             plural: pieces
                 .iter()
                 .filter_map(|piece| match piece {
