@@ -1281,6 +1281,11 @@ pub fn month(plain: &str) -> Option<u32> {
 /// Phrases that read as words of the ontology but only say "everything":
 /// "took place" is not the position called "place", "of all time" not a
 /// race's start time. Their length in words.
+/// "drivers", "brands", not "class": a word that reads as a plural.
+pub fn looks_plural(word: &str) -> bool {
+    word.ends_with('s') && !word.ends_with("ss")
+}
+
 /// "shipped minus returned": a word that spells out arithmetic, which
 /// explains how a measure is made rather than asking for one.
 pub fn is_spelled_operator(plain: &str) -> bool {

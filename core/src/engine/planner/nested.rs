@@ -8,7 +8,7 @@
 use super::words::{Piece, read};
 use super::{Planned, plan_one};
 use crate::engine::compile::display_attribute;
-use crate::engine::grammar::Op;
+use crate::engine::grammar::{self, Op};
 use crate::engine::lexicon::Lexicon;
 use crate::engine::plan::{
     AttributeRef, Condition, Filter, Literal, Measure, Order, PlanAssumption, SemanticPlan,
@@ -172,7 +172,7 @@ pub(super) fn split(question: &str) -> Option<Nested> {
         // One thing: "the drivers with a recorded fastest lap speed" are
         // a list, not one of them.
         let thing = joined(at + 1..relative);
-        if words[relative - 1].ends_with('s') && !words[relative - 1].ends_with("ss") {
+        if grammar::looks_plural(&words[relative - 1]) {
             continue;
         }
         let opener = if words[relative] == "with" || words[relative] == "whose" {
@@ -214,7 +214,7 @@ fn split_introduced(tokens: &[&str], words: &[String]) -> Option<Nested> {
         )
     })?;
     // One thing: "for the drivers who ..." introduces a list.
-    if words[relative - 1].ends_with('s') && !words[relative - 1].ends_with("ss") {
+    if grammar::looks_plural(&words[relative - 1]) {
         return None;
     }
     let joined = |range: std::ops::Range<usize>| {

@@ -3,7 +3,7 @@
 
 use super::{Reading, ValueMention, typed_as_verb};
 use crate::engine::compile::display_attribute;
-use crate::engine::grammar::Op;
+use crate::engine::grammar::{self, Op};
 use crate::engine::lexicon::{Concept, Entry, Strength};
 use crate::engine::plan::AttributeRef;
 use crate::engine::planner::time::is_dated;
@@ -159,7 +159,7 @@ impl Reading {
             && let Some(entity) = entity.clone()
         {
             self.asked.push(entity);
-            self.asked_plural |= text.ends_with('s') && !text.ends_with("ss");
+            self.asked_plural |= grammar::looks_plural(text);
             self.ask_alike(attributes(), attribute, attribute_ref);
             return;
         }
@@ -416,7 +416,7 @@ impl Reading {
                 self.measured_by_verb = said_as_verb(text);
                 self.weak_counted = ambiguous && previous_op == Some(Op::Count);
                 self.weak_at = self.at;
-                self.weak_plural = text.ends_with('s') && !text.ends_with("ss");
+                self.weak_plural = grammar::looks_plural(text);
                 // "avg points per race ... (grand prix results only)": a
                 // measure named to be averaged is the measure; a later word
                 // that is also a metric qualifies it.
@@ -519,7 +519,7 @@ impl Reading {
                     }
                 }
                 self.asked.push(attribute_ref((o, a)));
-                self.asked_plural |= text.ends_with('s') && !text.ends_with("ss");
+                self.asked_plural |= grammar::looks_plural(text);
                 self.ask_alike(attributes(), attribute, attribute_ref);
             }
             return;

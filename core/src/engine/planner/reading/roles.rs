@@ -4,7 +4,7 @@
 use super::named_filters::named_filter_as_value;
 use super::{Reading, only_values, time_bound};
 use crate::engine::compile::display_attribute;
-use crate::engine::grammar::Op;
+use crate::engine::grammar::{self, Op};
 use crate::engine::graph;
 use crate::engine::lexicon::{Concept, Entry, Strength};
 use crate::engine::plan::{AttributeRef, Measure, SemanticPlan};
@@ -22,9 +22,7 @@ impl Reading {
             plural: pieces
                 .iter()
                 .filter_map(|piece| match piece {
-                    Piece::Concept { entries, text, .. }
-                        if text.ends_with('s') && !text.ends_with("ss") =>
-                    {
+                    Piece::Concept { entries, text, .. } if grammar::looks_plural(text) => {
                         object_of(entries)
                     }
                     _ => None,
