@@ -3,10 +3,10 @@
 //! counted among.
 
 use super::measures::Measured;
-use super::{Reading, display_of, is_display, simple_filter};
+use super::{Reading, display_of, is_display, is_one_text_value, simple_filter};
 use crate::engine::compile::display_attribute;
 use crate::engine::graph;
-use crate::engine::plan::{AttributeRef, Condition, Filter, Literal, Measure, SemanticPlan};
+use crate::engine::plan::{AttributeRef, Condition, Filter, Measure, SemanticPlan};
 use crate::engine::planner::attributes::push_unique;
 use crate::engine::planner::time::names_row_time;
 use crate::ontology::{Aggregate, Ontology};
@@ -80,10 +80,7 @@ impl Reading {
                     // the one place the last question named, by any of its
                     // attributes.
                     .or_else(|| {
-                        let mut single = p.filters.iter().filter(|f| {
-                            matches!(&f.condition, Condition::OneOf(list)
-                                if matches!(list.as_slice(), [Literal::Text(_)]))
-                        });
+                        let mut single = p.filters.iter().filter(|f| is_one_text_value(f));
                         match (single.next(), single.next()) {
                             (Some(only), None) => Some(only.clone()),
                             _ => None,

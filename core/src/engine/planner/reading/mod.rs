@@ -804,6 +804,11 @@ fn display_of(ontology: &Ontology, object: &str) -> Option<AttributeRef> {
     display_attribute(object).map(|a| AttributeRef::new(&object.name, a))
 }
 
+/// A filter to exactly one text value ("Silverstone", "Lewis Hamilton").
+fn is_one_text_value(filter: &Filter) -> bool {
+    matches!(&filter.condition, Condition::OneOf(list) if matches!(list.as_slice(), [Literal::Text(_)]))
+}
+
 /// Whether `reference` is the attribute its object's rows are shown by.
 fn is_display(ontology: &Ontology, reference: &AttributeRef) -> bool {
     display_of(ontology, &reference.object).as_ref() == Some(reference)

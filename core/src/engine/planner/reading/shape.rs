@@ -4,7 +4,8 @@
 
 use super::filters::names_one_row;
 use super::{
-    Assembly, Reading, adds_up, bound, display_of, is_a_name, is_display, metric_conditions,
+    Assembly, Reading, adds_up, bound, display_of, is_a_name, is_display, is_one_text_value,
+    metric_conditions,
 };
 use crate::engine::compile::display_attribute;
 use crate::engine::grammar::Op;
@@ -1028,19 +1029,18 @@ fn looked_up_subject(
     {
         return None;
     }
-    let one_value = |f: &&Filter| matches!(&f.condition, Condition::OneOf(list) if matches!(list.as_slice(), [Literal::Text(_)]));
     // "the brands made by Manufacturer#3": asked in the plural of what
     // only a name is sure to pin to one thing.
     let subject = plan
         .filters
         .iter()
-        .filter(one_value)
+        .filter(|f| is_one_text_value(f))
         .find(|f| is_a_name(ontology, &f.attribute))
         .or_else(|| {
             plan.filters
                 .iter()
                 .filter(|_| !asked_plural)
-                .find(one_value)
+                .find(|f| is_one_text_value(f))
         })?;
     let name = display_of(ontology, &subject.attribute.object)?;
     let shown = &plan.dimensions[0].object;
