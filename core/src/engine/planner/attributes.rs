@@ -6,7 +6,7 @@ use crate::engine::compile::display_attribute;
 use crate::engine::grammar;
 use crate::engine::graph;
 use crate::engine::plan::{AttributeRef, Condition, Literal, Measure, SemanticPlan};
-use crate::ontology::{AttributeRole, DataType, Ontology};
+use crate::ontology::{Attribute, AttributeRole, DataType, Object, Ontology};
 
 /// The candidate that joins to `base` in the fewest steps without fanning out.
 pub(super) fn nearest(
@@ -182,6 +182,15 @@ pub(super) fn position_attribute(
     ontology.objects.iter().find_map(position_of)
 }
 
+/// The year a thing has of its own (a race's season), whose name may then
+/// recur from one year to the next.
+pub(super) fn own_year(object: &Object) -> Option<&Attribute> {
+    object
+        .attributes
+        .iter()
+        .find(|a| a.role == AttributeRole::Time && a.data_type == DataType::Integer)
+}
+
 /// "Which races did Vettel win": a race's name recurs every season, so a
 /// thing named by text that also has a year of its own is shown with that
 /// year ("Singapore Grand Prix, 2019"); where the plan keeps to one year,
@@ -198,11 +207,7 @@ pub(super) fn qualify_by_year(ontology: &Ontology, plan: &mut SemanticPlan) {
                 .attributes
                 .iter()
                 .any(|a| a.name == dimension.attribute && a.data_type == DataType::Text);
-        let Some(year) = object
-            .attributes
-            .iter()
-            .find(|a| a.role == AttributeRole::Time && a.data_type == DataType::Integer)
-        else {
+        let Some(year) = own_year(object) else {
             continue;
         };
         let year = AttributeRef::new(&object.name, &year.name);

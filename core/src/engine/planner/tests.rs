@@ -7275,3 +7275,79 @@ fn words_either_side_of_a_spelled_out_minus_only_explain_the_metric() {
         "{sql}"
     );
 }
+
+#[test]
+fn a_list_of_what_a_conditional_count_counts_lists_the_things_they_are_of() {
+    // The driver is named, so his wins are listed by race.
+    let (won, _) = sql("list Lewis Hamilton's wins in 2020", None);
+    assert!(won.contains("r.name AS race_name"), "{won}");
+    assert!(won.contains("GROUP BY"), "{won}");
+    let (teams, _) = sql("show me Ferrari's wins in 2004", None);
+    assert!(teams.contains("r.name AS race_name"), "{teams}");
+    // The race is named and its season too, so the drivers are listed.
+    let (ontology, lexicon) = with_values_of(
+        crate::ontology::from_yaml(include_str!("../../../../examples/f1/ontology.yaml")).unwrap(),
+        &[("race", "race_name", &["British Grand Prix"])],
+    );
+    let podium = compiled(
+        &ontology,
+        &lexicon,
+        "list the podium finishers of the 2019 British Grand Prix",
+        Dialect::Postgres,
+    );
+    assert!(podium.contains("AS full_name"), "{podium}");
+    assert!(!podium.contains("r.name AS"), "{podium}");
+    // Counted, or asked how many, it stays one number.
+    let (counted, _) = sql("how many wins did Lewis Hamilton have in 2020?", None);
+    assert!(!counted.contains("GROUP BY"), "{counted}");
+    let (what, _) = sql(
+        "what was the number of wins for Lewis Hamilton in 2020?",
+        None,
+    );
+    assert!(!what.contains("GROUP BY"), "{what}");
+}
+
+#[test]
+fn monthly_yearly_and_annual_group_by_that_period() {
+    let (ontology, lexicon) = wholesale();
+    let monthly = compiled(
+        &ontology,
+        &lexicon,
+        "monthly revenue in 1997",
+        Dialect::Postgres,
+    );
+    assert!(monthly.contains("GROUP BY"), "{monthly}");
+    assert!(monthly.contains("month"), "{monthly}");
+    let yearly = compiled(
+        &ontology,
+        &lexicon,
+        "yearly order counts",
+        Dialect::Postgres,
+    );
+    assert!(yearly.contains("GROUP BY"), "{yearly}");
+    assert!(yearly.contains("year"), "{yearly}");
+    let annual = compiled(&ontology, &lexicon, "annual revenue", Dialect::Postgres);
+    assert!(annual.contains("GROUP BY"), "{annual}");
+}
+
+#[test]
+fn kinds_of_things_with_more_than_n_of_them_count_the_things_per_kind() {
+    let (nationalities, _) = sql("which nationalities have more than 50 drivers", None);
+    assert!(
+        nationalities.contains("GROUP BY d.nationality"),
+        "{nationalities}"
+    );
+    assert!(
+        nationalities.contains("HAVING COUNT(*) > 50"),
+        "{nationalities}"
+    );
+    let (ontology, lexicon) = wholesale();
+    let nations = compiled(
+        &ontology,
+        &lexicon,
+        "which nations have more than 6000 customers",
+        Dialect::Postgres,
+    );
+    assert!(nations.contains("HAVING COUNT(*) > 6000"), "{nations}");
+    assert!(nations.contains("n.n_name"), "{nations}");
+}

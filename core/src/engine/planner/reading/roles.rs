@@ -8,7 +8,7 @@ use crate::engine::grammar::{self, Op};
 use crate::engine::graph;
 use crate::engine::lexicon::{Concept, Entry, Strength};
 use crate::engine::plan::{AttributeRef, Measure, SemanticPlan};
-use crate::engine::planner::attributes::own_number;
+use crate::engine::planner::attributes::{own_number, own_year};
 use crate::engine::planner::time::is_dated;
 use crate::engine::planner::words::{Piece, attributes_of, object_of};
 use crate::engine::text;
@@ -1114,6 +1114,7 @@ impl Reading {
             reading.against_average = Some((average.attribute, average.above));
         }
         reading.enumerated(ontology, pieces);
+        reading.counted_rows_listed(ontology, pieces);
         // "How many orders did each customer place on average": the
         // average of the counts per customer.
         if reading.averaged && reading.counts && !reading.groupings.is_empty() {
@@ -1199,6 +1200,64 @@ impl Reading {
                     self.asked.push(shown);
                 }
             }
+        }
+    }
+
+    /// "list Lando Norris's wins in 2024", "show the podium finishers of
+    /// the 2019 British GP": a list of what a conditional count counts is
+    /// the things those rows are of, not the count. Which things: the
+    /// first the counted rows point to (in the ontology's order) that the
+    /// question does not already pin to one, by a name and, for things
+    /// that recur in time (a race's name each season), a year or date.
+    fn counted_rows_listed(&mut self, ontology: &Ontology, pieces: &[Piece]) {
+        let [(metric, None)] = self.metrics.as_slice() else {
+            return;
+        };
+        let metric = &ontology.metrics[*metric];
+        let conditional_count = metric.aggregate == Aggregate::Count
+            && !metric.filters.is_empty()
+            && metric.expr.is_none()
+            && metric.variants.is_empty();
+        if !(conditional_count
+            && self.lists
+            && pieces.first() == Some(&Piece::Op(Op::Which))
+            && !self.counts
+            && self.asked.is_empty()
+            && self.groupings.is_empty()
+            && self.aggregates.is_empty()
+            && self.quantities.is_empty()
+            && self.count_of.is_none()
+            && self.order.is_none()
+            && self.limit.is_none()
+            && self.peak.is_none()
+            && self.extreme.is_none()
+            && !self.share
+            && !self.averaged
+            && !self.refers_back
+            && !self.negate)
+        {
+            return;
+        }
+        let timed = !self.years.is_empty() || !self.dates.is_empty();
+        let pinned = |object: &crate::ontology::Object| {
+            let named = self.values.iter().any(|v| {
+                !v.negated
+                    && v.options.len() == 1
+                    && v.options.iter().all(|(a, _)| a.object == object.name)
+            });
+            named && (timed || own_year(object).is_none())
+        };
+        let listed = ontology
+            .relationships
+            .iter()
+            .filter(|r| r.from == metric.object)
+            .filter_map(|r| ontology.objects.iter().find(|o| o.name == r.to))
+            .find(|o| !pinned(o));
+        if let Some(object) = listed
+            && let Some(a) = display_attribute(object)
+        {
+            self.asked.push(AttributeRef::new(&object.name, a));
+            self.asked_plural = true;
         }
     }
 

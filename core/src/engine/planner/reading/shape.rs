@@ -713,6 +713,30 @@ impl Reading {
                 "the question compares something with {n}, but Cassis could not tell what: name the measure and the things it is per (such as \"customers with more than 30 orders\")"
             )
         };
+        // "which nationalities have more than 50 drivers": with nothing
+        // measured, the things named after the number are counted, per
+        // kind of them asked for.
+        if plan.measures.is_empty()
+            && let Some(o) = self.uncompared_of
+            && let object = &ontology.objects[o]
+            && !plan.dimensions.is_empty()
+            && plan.dimensions.iter().all(|d| {
+                // "which nations have more than 6000 customers": a thing
+                // each of them has one of is a kind of them too.
+                let own_kind = d.object == object.name
+                    && display_attribute(object) != Some(d.attribute.as_str());
+                let reached = || {
+                    d.object != object.name
+                        && graph::join_tree(ontology, &object.name, &[d.object.as_str()])
+                            .is_ok_and(|tree| !tree.fans_out())
+                };
+                d.bucket.is_none() && (own_kind || reached())
+            })
+        {
+            plan.measures.push(Measure::CountOf {
+                object: object.name.clone(),
+            });
+        }
         let [measure] = plan.measures.as_slice() else {
             return Err(refused());
         };
