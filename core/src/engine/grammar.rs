@@ -587,6 +587,8 @@ const STOP_WORDS: &[&str] = &[
     "won't",
     "a",
     "about",
+    // "thanks in advance": politeness, not a place.
+    "advance",
     "also",
     "am",
     "an",

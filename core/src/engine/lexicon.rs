@@ -865,7 +865,7 @@ impl Lexicon {
         if let Some(key) = self.abbreviated(&word.plain) {
             return Some(key);
         }
-        if stem_length < 6 {
+        if stem_length < 5 {
             return None;
         }
         near(&self.fuzzy_words, stem_length)
@@ -885,6 +885,11 @@ impl Lexicon {
                     b.sort_unstable();
                     a == b
                 };
+                // Five letters are too few to tell a typo from another
+                // word but by two neighbours swapped ("eurpoe").
+                if stem_length < 6 {
+                    return swapped && candidate.chars().count() == stem_length;
+                }
                 let long_enough =
                     stem_length >= 7 || candidate.chars().count() != stem_length || swapped;
                 names_concept || (long_enough && candidate.chars().take(2).eq(stem.chars().take(2)))

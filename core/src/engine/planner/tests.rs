@@ -7351,3 +7351,30 @@ fn kinds_of_things_with_more_than_n_of_them_count_the_things_per_kind() {
     assert!(nations.contains("HAVING COUNT(*) > 6000"), "{nations}");
     assert!(nations.contains("n.n_name"), "{nations}");
 }
+
+#[test]
+fn a_place_the_question_ends_on_is_found_even_misspelt_or_refused() {
+    let (ontology, lexicon) = wholesale_with("region", "region_name", &["EUROPE", "ASIA"]);
+    // Two neighbours swapped in a five-letter stem.
+    let europe = compiled(
+        &ontology,
+        &lexicon,
+        "how many suppliers are based in eurpoe?",
+        Dialect::Postgres,
+    );
+    assert!(europe.contains("'EUROPE'"), "{europe}");
+    // A place nobody knows is not dropped for a count of everything.
+    let reason = refused_by(
+        &ontology,
+        &lexicon,
+        "how many suppliers are based in narnia?",
+    );
+    assert!(reason.contains("narnia"), "{reason}");
+    // Politeness at the end is no place.
+    compiled(
+        &ontology,
+        &lexicon,
+        "how many suppliers are there? thanks in advance",
+        Dialect::Postgres,
+    );
+}

@@ -1160,7 +1160,15 @@ pub(super) fn read(lexicon: &Lexicon, question: &str, today: Option<Day>) -> Vec
             if !word.plain.ends_with("ed") {
                 unknown_at = Some(i);
             }
-            let blocks = names_something || asked_for;
+            // "suppliers based in narnia": the place a question ends on is
+            // a value that must be found, typed in lower case or not.
+            let place_named = i > 0
+                && i + 1 == plain.len()
+                && matches!(plain[i - 1], "in" | "from")
+                && !unit
+                && !domain
+                && word.plain.chars().all(char::is_alphabetic);
+            let blocks = names_something || asked_for || place_named;
             let cause = cause_at.is_some_and(|at| i > at + 1 && i <= at + 1 + MAX_CAUSE_WORDS);
             if cause && !blocks {
                 cause_unknowns.push(pieces.len());
