@@ -7378,3 +7378,21 @@ fn a_place_the_question_ends_on_is_found_even_misspelt_or_refused() {
         Dialect::Postgres,
     );
 }
+
+#[test]
+fn a_number_named_after_by_ranks_the_superlative_even_of_what_each_has_many_of() {
+    let (ontology, lexicon) = wholesale_with(
+        "part",
+        "part_name",
+        &["spring green yellow purple cornsilk"],
+    );
+    let sql = compiled(
+        &ontology,
+        &lexicon,
+        "who is the cheapest supplier for 'spring green yellow purple cornsilk' by supply cost?",
+        Dialect::Postgres,
+    );
+    assert!(sql.contains("ORDER BY supply_cost ASC"), "{sql}");
+    assert!(!sql.contains("acctbal"), "{sql}");
+    assert!(!sql.contains("GROUP BY"), "{sql}");
+}

@@ -4,6 +4,7 @@
 use super::{Reading, ValueMention, typed_as_verb};
 use crate::engine::compile::display_attribute;
 use crate::engine::grammar::{self, Op};
+use crate::engine::graph;
 use crate::engine::lexicon::{Concept, Entry, Strength};
 use crate::engine::plan::AttributeRef;
 use crate::engine::planner::time::is_dated;
@@ -90,8 +91,20 @@ impl Reading {
                 && self.groupings.is_empty()
                 && (self.metrics.is_empty() || self.weak_metric)
                 && attribute.is_some_and(|(o, a)| {
+                    // "the cheapest supplier by supply cost": or a number
+                    // of what each of them has many of.
+                    let of_ranked = |m: &usize| {
+                        *m == o
+                            || graph::direct_link(
+                                ontology,
+                                &ontology.objects[o].name,
+                                &ontology.objects[*m].name,
+                            )
+                            .is_some()
+                    };
                     ontology.objects[o].attributes[a].role == AttributeRole::Measure
-                        && (self.mentioned.contains(&o) || self.weak_object == Some(o))
+                        && (self.mentioned.iter().any(of_ranked)
+                            || self.weak_object.as_ref().is_some_and(of_ranked))
                 }));
         // "the 3 biggest customers by orders": what "by" names is what the
         // superlative ranks by, not the things' own number.
@@ -99,6 +112,17 @@ impl Reading {
             && ranks
             && metric.is_some()
             && let Some(peak) = self.peak.take()
+        {
+            self.quantities.retain(|q| *q != peak);
+        }
+        // "the cheapest supplier by supply cost": the number named ranks
+        // the rows, not the one the superlative found first.
+        if grouping
+            && ranks
+            && metric.is_none()
+            && let Some(by) = attribute.map(attribute_ref)
+            && let Some(peak) = self.peak.replace(by.clone())
+            && peak != by
         {
             self.quantities.retain(|q| *q != peak);
         }
