@@ -1169,6 +1169,10 @@ pub fn ordinal(plain: &str) -> Option<i64> {
     if let Some(n) = WORDS.iter().position(|w| *w == plain) {
         return Some(n as i64 + 1);
     }
+    // "who topped qualifying": was first in it.
+    if plain == "topped" {
+        return Some(1);
+    }
     let numeric = |digits: &str| {
         (!digits.is_empty() && digits.len() <= 3 && digits.chars().all(|c| c.is_ascii_digit()))
             .then(|| digits.parse::<i64>().ok())

@@ -7396,3 +7396,30 @@ fn a_number_named_after_by_ranks_the_superlative_even_of_what_each_has_many_of()
     assert!(!sql.contains("acctbal"), "{sql}");
     assert!(!sql.contains("GROUP BY"), "{sql}");
 }
+
+#[test]
+fn a_superlative_of_a_number_nobody_is_asked_to_have_is_the_number() {
+    let (speed, _) = sql(
+        "what was the highest fastest lap speed in race No. 18?",
+        None,
+    );
+    assert!(speed.contains("MAX(rr.fastest_lap_speed)"), "{speed}");
+    let (slowest, _) = sql("What was the lowest fastest lap speed in 2012?", None);
+    assert!(slowest.contains("MIN(rr.fastest_lap_speed)"), "{slowest}");
+    // Who had it is a row, not a number.
+    let (who, _) = sql("Which driver had the highest top speed in 2012?", None);
+    assert!(!who.contains("MAX("), "{who}");
+    assert!(who.contains("AS full_name"), "{who}");
+}
+
+#[test]
+fn topped_is_first() {
+    let (ontology, lexicon) = f1_with("race", "race_name", &["Japanese Grand Prix"]);
+    let sql = compiled(
+        &ontology,
+        &lexicon,
+        "who topped qualifying at the 2019 Japanese Grand Prix",
+        Dialect::Postgres,
+    );
+    assert!(sql.contains("q.position = 1"), "{sql}");
+}

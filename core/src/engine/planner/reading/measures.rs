@@ -22,6 +22,54 @@ pub(super) struct Measured {
 }
 
 impl Reading {
+    /// "what was the highest fastest lap speed in race No. 18": a
+    /// superlative of a number, with nothing asked to have it (no "who",
+    /// no thing asked for), is the number itself. After a list, "which one
+    /// has the lowest balance" asks which of the rows listed.
+    pub(super) fn peak_as_value(&mut self, ontology: &Ontology, previous: Option<&SemanticPlan>) {
+        let Some(peak) = &self.peak else {
+            return;
+        };
+        if previous.is_some_and(|p| !p.dimensions.is_empty()) {
+            return;
+        }
+        let numeric = ontology
+            .attribute(&peak.object, &peak.attribute)
+            .is_some_and(|a| a.data_type.is_numeric());
+        let rows_named = self
+            .mentioned
+            .iter()
+            .chain(&self.plural)
+            .any(|o| ontology.objects[*o].name == peak.object);
+        if !numeric
+            || rows_named
+            || self.who
+            || self.when
+            || self.place
+            || !self.asked.is_empty()
+            || !self.groupings.is_empty()
+            || !self.metrics.is_empty()
+            || !self.aggregates.is_empty()
+            || self.count_of.is_some()
+            || self.limit.is_some()
+            || self.refers_back
+            || self.per_year
+            || self.per_month
+            || self.per_grain.is_some()
+        {
+            return;
+        }
+        let aggregate = if self.order == Some(false) {
+            Aggregate::Min
+        } else {
+            Aggregate::Max
+        };
+        let peak = self.peak.take().expect("checked above");
+        self.quantities.retain(|q| *q != peak);
+        self.aggregates.push((peak, aggregate));
+        self.order = None;
+    }
+
     /// "Which driver had the highest top speed in 2012": one thing asked
     /// for, by the extreme of a number each row has, is the row with it,
     /// not the thing with the largest total. Things asked for in the

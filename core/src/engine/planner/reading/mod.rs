@@ -434,6 +434,7 @@ impl Reading {
         ontology: &Ontology,
         previous: Option<&SemanticPlan>,
     ) -> ControlFlow<Planned, SemanticPlan> {
+        self.peak_as_value(ontology, previous);
         let referred = self.referred(ontology, previous);
         self.read_on_those(ontology, previous);
         self.counted_among_those(ontology);
