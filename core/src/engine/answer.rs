@@ -351,6 +351,8 @@ pub fn answer_text(ontology: &Ontology, plan: &SemanticPlan, results: &ResultSet
         text
     } else if let Some(text) = periods::running_text(ontology, plan, results, &filters) {
         text
+    } else if let Some(text) = ranked_lookup_text(ontology, plan, results) {
+        text
     } else if plan.measures.is_empty() {
         lookup_text(ontology, plan, results, &filters)
     } else {
@@ -475,6 +477,87 @@ fn sentence(text: &str) -> String {
     } else {
         format!("{body}.")
     }
+}
+
+/// "Which circuit sits at the highest altitude": things ranked by a number
+/// of their own lead with the first, "Autódromo Hermanos Rodríguez has the
+/// highest altitude: 2,227, ahead of …"; rows level with it are said to
+/// tie, never that one of them wins.
+fn ranked_lookup_text(
+    ontology: &Ontology,
+    plan: &SemanticPlan,
+    results: &ResultSet,
+) -> Option<String> {
+    let Some(Order::Dimension { index, descending }) = plan.order else {
+        return None;
+    };
+    let by = plan.dimensions.get(index)?;
+    let amount = ontology
+        .attribute(&by.object, &by.attribute)
+        .is_some_and(|a| a.role == AttributeRole::Measure && a.data_type.is_numeric());
+    if !plan.measures.is_empty() || plan.dimensions.len() < 2 || !amount || results.rows.len() < 2 {
+        return None;
+    }
+    // That the ranked number is recorded goes without saying.
+    let mut said = plan.clone();
+    said.filters
+        .retain(|f| !(f.attribute == *by && f.condition == Condition::Present));
+    let filters = &with_space(&filter_phrase(ontology, &said));
+    let value_of = |row: &Vec<Json>| row.get(index).map(format_value).unwrap_or_default();
+    let key_of = |row: &Vec<Json>| {
+        row.iter()
+            .enumerate()
+            .filter(|(i, _)| *i != index)
+            .map(|(_, cell)| format_key(cell))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let rows = &results.rows;
+    let most = if descending {
+        "the highest"
+    } else {
+        "the lowest"
+    };
+    let what = attribute_label(ontology, by).to_lowercase();
+    let tied = rows
+        .iter()
+        .take_while(|row| value_of(row) == value_of(&rows[0]))
+        .count();
+    let next: Vec<String> = rows
+        .iter()
+        .skip(tied)
+        .take(if tied > 1 { 2 } else { LISTED - 1 })
+        .map(|row| format!("{} ({})", key_of(row), value_of(row)))
+        .collect();
+    let after = match (next.is_empty(), tied > 1 || !descending) {
+        (true, _) => String::new(),
+        (false, true) => format!(", then {}", join_and(&next)),
+        (false, false) => format!(", ahead of {}", join_and(&next)),
+    };
+    let all = if results.total_rows as usize > tied + next.len() {
+        format!(" ({} in all)", group_thousands(results.total_rows as i64))
+    } else {
+        String::new()
+    };
+    Some(if tied > 1 {
+        let names: Vec<String> = rows.iter().take(tied.min(LISTED)).map(key_of).collect();
+        let more = if tied > LISTED {
+            format!(" and {} more", tied - LISTED)
+        } else {
+            String::new()
+        };
+        format!(
+            "{}{more} tie for {most} {what}{filters} at {}{after}{all}.",
+            join_and(&names),
+            value_of(&rows[0])
+        )
+    } else {
+        format!(
+            "{} has {most} {what}{filters}: {}{after}{all}.",
+            key_of(&rows[0]),
+            value_of(&rows[0])
+        )
+    })
 }
 
 fn lookup_text(
@@ -698,6 +781,52 @@ fn month_name(number: i64) -> &'static str {
 mod tests {
     use super::format_value;
     use serde_json::json;
+
+    #[cfg(feature = "ssr")]
+    #[test]
+    fn things_ranked_by_a_number_of_their_own_lead_with_the_first_or_the_tie() {
+        use super::answer_text;
+        use crate::engine::plan::{AttributeRef, Order, SemanticPlan};
+        use crate::engine::response::ResultSet;
+
+        let ontology =
+            crate::ontology::from_yaml(include_str!("../../../examples/wholesale/ontology.yaml"))
+                .unwrap();
+        let plan = SemanticPlan {
+            dimensions: vec![
+                AttributeRef::new("customer", "customer_name"),
+                AttributeRef::new("customer", "account_balance"),
+            ],
+            order: Some(Order::Dimension {
+                index: 1,
+                descending: true,
+            }),
+            ..SemanticPlan::default()
+        };
+        let results = |rows: Vec<Vec<serde_json::Value>>| ResultSet {
+            columns: vec!["customer_name".to_owned(), "account_balance".to_owned()],
+            total_rows: rows.len() as u64,
+            rows,
+            truncated: false,
+        };
+        let led = results(vec![
+            vec![json!("Customer#1"), json!(9987.71)],
+            vec![json!("Customer#2"), json!(9983.38)],
+        ]);
+        assert_eq!(
+            answer_text(&ontology, &plan, &led),
+            "Customer#1 has the highest account balance: 9,987.71, ahead of Customer#2 (9,983.38)."
+        );
+        let tied = results(vec![
+            vec![json!("Customer#1"), json!(9987.71)],
+            vec![json!("Customer#2"), json!(9987.71)],
+            vec![json!("Customer#3"), json!(9000)],
+        ]);
+        assert_eq!(
+            answer_text(&ontology, &plan, &tied),
+            "Customer#1 and Customer#2 tie for the highest account balance at 9,987.71, then Customer#3 (9,000)."
+        );
+    }
 
     #[cfg(feature = "ssr")]
     #[test]
