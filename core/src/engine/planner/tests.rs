@@ -7423,3 +7423,23 @@ fn topped_is_first() {
     );
     assert!(sql.contains("q.position = 1"), "{sql}");
 }
+
+#[test]
+fn the_rate_of_a_count_under_a_condition_is_of_all_the_rows_it_counts_among() {
+    let (ontology, lexicon) = wholesale();
+    let by_mode = compiled(
+        &ontology,
+        &lexicon,
+        "late rate by ship mode",
+        Dialect::Postgres,
+    );
+    assert!(by_mode.contains("late_line_items_percentage"), "{by_mode}");
+    assert!(by_mode.contains("GROUP BY li.l_shipmode"), "{by_mode}");
+    let year = compiled(
+        &ontology,
+        &lexicon,
+        "what was the late rate in 1995?",
+        Dialect::Postgres,
+    );
+    assert!(year.contains("NULLIF(whole.line_item_count, 0)"), "{year}");
+}

@@ -527,7 +527,14 @@ impl Reading {
             }
             // "as a percentage?", after the units returned: a total under a
             // condition is a part of the same total over every row.
-            (None, [part]) if let Some(whole) = unconditioned_twin(ontology, part) => {
+            // "the late rate by ship mode": a count under a condition is a
+            // part of all its rows, unless a value says which part ("of
+            // the wins, McLaren's").
+            (None, [part])
+                if let Some(whole) = unconditioned_twin(ontology, part)
+                    && (matches!(whole, Measure::Metric { .. })
+                        || plan.filters.iter().all(is_time)) =>
+            {
                 (part.clone(), whole)
             }
             (None, [part]) => (part.clone(), part.clone()),
@@ -1024,6 +1031,13 @@ fn unconditioned_twin(ontology: &Ontology, measure: &Measure) -> Option<Measure>
     let metric = ontology.metrics.iter().find(|m| m.name == *metric)?;
     if metric.filters.is_empty() {
         return None;
+    }
+    // "the late rate by ship mode": a count under a condition is a part
+    // of all the rows it counts among.
+    if metric.aggregate == Aggregate::Count && metric.expr.is_none() && metric.variants.is_empty() {
+        return Some(Measure::CountOf {
+            object: metric.object.clone(),
+        });
     }
     let mut twins = ontology.metrics.iter().filter(|m| {
         m.object == metric.object
