@@ -7443,3 +7443,19 @@ fn the_rate_of_a_count_under_a_condition_is_of_all_the_rows_it_counts_among() {
     );
     assert!(year.contains("NULLIF(whole.line_item_count, 0)"), "{year}");
 }
+
+#[test]
+fn in_chronological_order_sorts_by_the_things_own_date() {
+    let (ascending, _) = sql("list the races of 2021 in chronological order", None);
+    assert!(ascending.contains("ORDER BY race_date ASC"), "{ascending}");
+    let (descending, _) = sql(
+        "list the races of 2021 in reverse chronological order",
+        None,
+    );
+    assert!(
+        descending.contains("ORDER BY race_date DESC"),
+        "{descending}"
+    );
+    let (oldest, _) = sql("list the races of 2021, oldest first", None);
+    assert!(oldest.contains("ORDER BY race_date ASC"), "{oldest}");
+}

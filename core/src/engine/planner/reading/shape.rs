@@ -15,10 +15,11 @@ use crate::engine::plan::{
     Threshold,
 };
 use crate::engine::planner::Planned;
-use crate::engine::planner::attributes::{base_object, is_person, position_attribute};
+use crate::engine::planner::attributes::{base_object, is_person, own_year, position_attribute};
 use crate::engine::planner::decide::{settle_routes, variant_assumptions};
 use crate::engine::planner::labels::{attribute_label, label_of, measure_label, plural};
-use crate::ontology::{Aggregate, AttributeRole, Ontology};
+use crate::engine::planner::time::is_birth_date;
+use crate::ontology::{Aggregate, AttributeRole, DataType, Ontology};
 use std::ops::ControlFlow;
 
 impl Reading {
@@ -227,6 +228,32 @@ impl Reading {
             }
         }
         // Order and limit.
+        // "the races of 2021 in chronological order": in the order of the
+        // things' own date, shown beside them where it is not yet.
+        if self.in_time_order
+            && self.order.is_none()
+            && plan.measures.is_empty()
+            && let Some(first) = plan.dimensions.first()
+            && !plan.dimensions.iter().any(|d| {
+                d.bucket.is_some()
+                    || ontology
+                        .attribute(&d.object, &d.attribute)
+                        .is_some_and(|a| a.role == AttributeRole::Time)
+            })
+            && let Some(object) = ontology.objects.iter().find(|o| o.name == first.object)
+            && let Some(date) = object
+                .attributes
+                .iter()
+                .find(|a| {
+                    a.role == AttributeRole::Time
+                        && a.data_type == DataType::Date
+                        && !is_birth_date(a)
+                })
+                .or_else(|| own_year(object))
+        {
+            plan.dimensions
+                .push(AttributeRef::new(&object.name, &date.name));
+        }
         // "oldest season first": by the year or date shown, whatever else.
         let by_time = plan
             .dimensions
