@@ -121,6 +121,9 @@ impl Compiler<'_> {
             return Err(CompileError::NotAlone);
         }
         let percentage = |p: &str, w: &str| format!("100.0 * COALESCE({p}, 0) / NULLIF({w}, 0)");
+        if !plan.dimensions.is_empty() && part == whole && only.is_empty() {
+            return self.share_of_total(plan, part);
+        }
         if !plan.dimensions.is_empty() {
             // "late delivery rate by ship mode": each group's part of its
             // own whole.
@@ -145,6 +148,57 @@ impl Compiler<'_> {
             [("part", part), ("whole", whole)],
             |p, w| format!("100.0 * {p} / NULLIF({w}, 0)"),
         )
+    }
+
+    /// "share of revenue by region": each group's measure as a percentage
+    /// of the measure over every group, under the plan's filters.
+    fn share_of_total(
+        &self,
+        plan: &SemanticPlan,
+        measure: &Measure,
+    ) -> Result<CompiledQuery, CompileError> {
+        let grouped = SemanticPlan {
+            measures: vec![measure.clone()],
+            dimensions: plan.dimensions.clone(),
+            filters: plan.filters.clone(),
+            via: plan.via.clone(),
+            ..SemanticPlan::default()
+        };
+        let mut part = self.compile(&grouped)?;
+        // The outer query orders; a subquery's order is wasted work.
+        part.query.order_by = None;
+        part.sql = part.query.to_string();
+        let whole = self.alone(plan, measure, &[])?;
+        let ident = |text: &str| self.sql.ident(text).to_string();
+        let measured = part.columns.last().cloned().unwrap_or_default();
+        let name = format!("{measured}_percentage");
+        let shown: Vec<String> = part.columns[..part.columns.len() - 1].to_vec();
+        let projection = shown
+            .iter()
+            .map(|c| format!("part.{0} AS {0}", ident(c)))
+            .chain(std::iter::once(format!(
+                "100.0 * COALESCE(part.{}, 0) / NULLIF(whole.{}, 0) AS {}",
+                ident(&measured),
+                ident(&whole.columns[0]),
+                ident(&name)
+            )))
+            .collect::<Vec<_>>()
+            .join(", ");
+        // Both subqueries are the compiler's own output; only the shell is new.
+        let text = format!(
+            "SELECT {projection} FROM ({}) AS part CROSS JOIN ({}) AS whole",
+            part.sql, whole.sql,
+        );
+        let select = match *self.shell("a share of the total", text)?.body {
+            SetExpr::Select(select) => *select,
+            _ => unreachable!("the shell is a plain SELECT"),
+        };
+        let order = self.order(plan, &[name.as_str()])?;
+        let query = finish(self.sql, select, order, plan.limit);
+        let mut columns = shown;
+        columns.push(name);
+        let objects = part.objects.into_iter().chain(whole.objects).collect();
+        Ok(CompiledQuery::new(query, columns, objects))
     }
 
     /// A ratio metric: its numerator and its denominator each aggregated on

@@ -99,6 +99,11 @@ pub fn measure_label(ontology: &Ontology, measure: &Measure) -> String {
             measure_label(ontology, of),
             grain.name().replace('_', " ")
         ),
+        // Each group's part of them all: "Share of total revenue".
+        Measure::Share { part, whole, only } if part == whole && only.is_empty() => format!(
+            "Share of total {}",
+            measure_label(ontology, part).to_lowercase()
+        ),
         Measure::Share { part, whole, .. } => format!(
             "{} as a percentage of {}",
             measure_label(ontology, part),

@@ -7459,3 +7459,20 @@ fn in_chronological_order_sorts_by_the_things_own_date() {
     let (oldest, _) = sql("list the races of 2021, oldest first", None);
     assert!(oldest.contains("ORDER BY race_date ASC"), "{oldest}");
 }
+
+#[test]
+fn a_share_by_group_is_each_groups_part_of_the_total() {
+    let (ontology, lexicon) = wholesale();
+    let sql = compiled(
+        &ontology,
+        &lexicon,
+        "share of revenue by region in 1996",
+        Dialect::Postgres,
+    );
+    assert!(sql.contains("CROSS JOIN"), "{sql}");
+    assert!(sql.contains("AS revenue_percentage"), "{sql}");
+    // The whole is not grouped: one row of every region's revenue.
+    let whole = sql.split("AS part CROSS JOIN").nth(1).unwrap();
+    assert!(!whole.contains("GROUP BY"), "{sql}");
+    assert!(whole.contains("1996"), "{sql}");
+}

@@ -634,7 +634,8 @@ impl Reading {
                     reaches(f) && f.condition.other_attribute().is_none()
                 }
             });
-        if same && only.is_empty() {
+        // "share of revenue by region": each group's part of them all.
+        if same && only.is_empty() && plan.dimensions.is_empty() {
             return Err(
                 "Cassis could not tell which part the percentage is of; name it, such as a value (\"from customers in Europe\") or a second metric (\"wins as a percentage of starts\")"
                     .to_owned(),
