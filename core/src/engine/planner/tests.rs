@@ -7476,3 +7476,30 @@ fn a_share_by_group_is_each_groups_part_of_the_total() {
     assert!(!whole.contains("GROUP BY"), "{sql}");
     assert!(whole.contains("1996"), "{sql}");
 }
+
+#[test]
+fn a_word_of_something_may_be_the_things_name_inverted() {
+    let (ontology, lexicon) = wholesale();
+    let total = compiled(
+        &ontology,
+        &lexicon,
+        "total value of orders in 1995",
+        Dialect::Postgres,
+    );
+    assert!(total.contains("SUM(o.o_totalprice)"), "{total}");
+    let average = compiled(
+        &ontology,
+        &lexicon,
+        "average value of orders in 1995",
+        Dialect::Postgres,
+    );
+    assert!(average.contains("AVG(o.o_totalprice)"), "{average}");
+    // "number of" stays a count.
+    let count = compiled(
+        &ontology,
+        &lexicon,
+        "number of orders in 1995",
+        Dialect::Postgres,
+    );
+    assert!(count.contains("COUNT(*)"), "{count}");
+}

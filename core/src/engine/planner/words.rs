@@ -134,6 +134,26 @@ pub(super) fn read(lexicon: &Lexicon, question: &str, today: Option<Day>) -> Vec
             words[at].stem = stem;
         }
     }
+    // "the total value of orders": a word that names nothing alone (or
+    // only fills), with what follows "of" before it, may be a name
+    // ("order value").
+    let mut at = 0;
+    while at + 2 < words.len() {
+        let inverted = format!("{} {}", words[at + 2].stem, words[at].stem);
+        if words[at + 1].plain == "of"
+            && grammar::operator_at(&[words[at].plain.as_str(), "of"]).is_none()
+            && grammar::operator_at(&[words[at].plain.as_str()]).is_none()
+            && lexicon.lookup(&words[at].stem).is_empty()
+            && !lexicon.lookup(&inverted).is_empty()
+        {
+            let thing = words.remove(at + 2);
+            words.remove(at + 1);
+            words.insert(at, thing);
+            at += 2;
+        } else {
+            at += 1;
+        }
+    }
     // "his first ever win": "ever" only stresses the extreme before it.
     let mut at = 1;
     while at < words.len() {
