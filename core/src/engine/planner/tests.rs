@@ -7503,3 +7503,17 @@ fn a_word_of_something_may_be_the_things_name_inverted() {
     );
     assert!(count.contains("COUNT(*)"), "{count}");
 }
+
+#[test]
+fn a_count_of_rows_another_measure_names_counts_the_rows_meeting_both() {
+    let (ontology, lexicon) = wholesale();
+    let sql = compiled(
+        &ontology,
+        &lexicon,
+        "how many returned line items were shipped late",
+        Dialect::Postgres,
+    );
+    assert!(sql.contains("li.l_returnflag = 'R'"), "{sql}");
+    assert!(sql.contains("li.l_receiptdate > li.l_commitdate"), "{sql}");
+    assert!(!sql.contains("GROUP BY"), "{sql}");
+}

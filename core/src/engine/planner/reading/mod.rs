@@ -439,6 +439,7 @@ impl Reading {
         self.read_on_those(ontology, previous);
         self.counted_among_those(ontology);
         let counted_rows = self.values_among_counted_rows(ontology);
+        let also_conditions = self.displaced_conditions(ontology);
         let excluded = self.set_exclusion_apart(ontology);
         let measured = self.measures(ontology, previous)?;
         // "how many poles did he have that season": a measure of the thing
@@ -459,6 +460,7 @@ impl Reading {
         let mut plan = self.carry_over(ontology, previous, referred, measured);
         counted_on_rows_named(ontology, &mut plan);
         plan.filters.extend(counted_rows);
+        plan.filters.extend(also_conditions);
         for filter in scope {
             if !plan.filters.iter().any(|f| f.attribute == filter.attribute) {
                 plan.filters.push(filter);
@@ -494,6 +496,36 @@ impl Reading {
             self.quantities.clear();
             self.last_quantity = None;
         }
+    }
+
+    /// "how many returned line items were shipped late": a count under a
+    /// condition, of rows another measure's condition names too, counts
+    /// the rows that meet both.
+    fn displaced_conditions(&mut self, ontology: &Ontology) -> Vec<Filter> {
+        let (Some(d), [(m, None)]) = (self.displaced, self.metrics.as_slice()) else {
+            return Vec::new();
+        };
+        let (metric, other) = (&ontology.metrics[*m], &ontology.metrics[d]);
+        let simple = |x: &crate::ontology::Metric| {
+            x.kind == MetricKind::Simple && !x.filters.is_empty() && x.variants.is_empty()
+        };
+        if !self.counts
+            || self.share
+            || self.partitive
+            || !simple(metric)
+            || !simple(other)
+            || metric.aggregate != Aggregate::Count
+            || metric.object != other.object
+        {
+            return Vec::new();
+        }
+        let Some(filters) =
+            metric_conditions(ontology, other, &other.object).collect::<Option<Vec<_>>>()
+        else {
+            return Vec::new();
+        };
+        self.displaced = None;
+        filters
     }
 
     /// "How many nationalities among drivers who won a race in 2012": the
