@@ -608,6 +608,15 @@ impl Metric {
         self.semi_additive.is_some()
     }
 
+    /// A count of the rows that meet the metric's own condition ("wins":
+    /// results in first place), with no expression or variant to it.
+    pub fn counts_rows_under_condition(&self) -> bool {
+        self.aggregate == Aggregate::Count
+            && !self.filters.is_empty()
+            && self.expr.is_none()
+            && self.variants.is_empty()
+    }
+
     /// Whether `other` aggregates the same expression the same way
     /// (standings "points" summed, as race results' "points" are).
     pub fn adds_up_like(&self, other: &Metric) -> bool {

@@ -191,6 +191,16 @@ pub(super) fn own_year(object: &Object) -> Option<&Attribute> {
         .find(|a| a.role == AttributeRole::Time && a.data_type == DataType::Integer)
 }
 
+/// The day a thing happened on (a race's date, an order's date), never a
+/// birth date.
+pub(super) fn own_date(object: &Object) -> Option<&Attribute> {
+    object.attributes.iter().find(|a| {
+        a.role == AttributeRole::Time
+            && a.data_type == DataType::Date
+            && !super::time::is_birth_date(a)
+    })
+}
+
 /// "Which races did Vettel win": a race's name recurs every season, so a
 /// thing named by text that also has a year of its own is shown with that
 /// year ("Singapore Grand Prix, 2019"); where the plan keeps to one year,
@@ -220,15 +230,7 @@ pub(super) fn qualify_by_year(ontology: &Ontology, plan: &mut SemanticPlan) {
         });
         // "Which races were held in July 2018": within one year, the day
         // each was on tells them apart better than a year they all share.
-        let date = object
-            .attributes
-            .iter()
-            .find(|a| {
-                a.role == AttributeRole::Time
-                    && a.data_type == DataType::Date
-                    && !super::time::is_birth_date(a)
-            })
-            .map(|a| AttributeRef::new(&object.name, &a.name));
+        let date = own_date(object).map(|a| AttributeRef::new(&object.name, &a.name));
         // Across years, both: the year reads at a glance, the day tells
         // the year's races apart.
         let shown = match (one_year, date) {

@@ -1214,11 +1214,7 @@ impl Reading {
             return;
         };
         let metric = &ontology.metrics[*metric];
-        let conditional_count = metric.aggregate == Aggregate::Count
-            && !metric.filters.is_empty()
-            && metric.expr.is_none()
-            && metric.variants.is_empty();
-        if !(conditional_count
+        if !(metric.counts_rows_under_condition()
             && self.lists
             && pieces.first() == Some(&Piece::Op(Op::Which))
             && !self.counts

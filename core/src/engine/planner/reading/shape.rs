@@ -15,11 +15,12 @@ use crate::engine::plan::{
     Threshold,
 };
 use crate::engine::planner::Planned;
-use crate::engine::planner::attributes::{base_object, is_person, own_year, position_attribute};
+use crate::engine::planner::attributes::{
+    base_object, is_person, own_date, own_year, position_attribute,
+};
 use crate::engine::planner::decide::{settle_routes, variant_assumptions};
 use crate::engine::planner::labels::{attribute_label, label_of, measure_label, plural};
-use crate::engine::planner::time::is_birth_date;
-use crate::ontology::{Aggregate, AttributeRole, DataType, Ontology};
+use crate::ontology::{Aggregate, AttributeRole, Ontology};
 use std::ops::ControlFlow;
 
 impl Reading {
@@ -241,15 +242,7 @@ impl Reading {
                         .is_some_and(|a| a.role == AttributeRole::Time)
             })
             && let Some(object) = ontology.objects.iter().find(|o| o.name == first.object)
-            && let Some(date) = object
-                .attributes
-                .iter()
-                .find(|a| {
-                    a.role == AttributeRole::Time
-                        && a.data_type == DataType::Date
-                        && !is_birth_date(a)
-                })
-                .or_else(|| own_year(object))
+            && let Some(date) = own_date(object).or_else(|| own_year(object))
         {
             plan.dimensions
                 .push(AttributeRef::new(&object.name, &date.name));
@@ -1062,7 +1055,7 @@ fn unconditioned_twin(ontology: &Ontology, measure: &Measure) -> Option<Measure>
     }
     // "the late rate by ship mode": a count under a condition is a part
     // of all the rows it counts among.
-    if metric.aggregate == Aggregate::Count && metric.expr.is_none() && metric.variants.is_empty() {
+    if metric.counts_rows_under_condition() {
         return Some(Measure::CountOf {
             object: metric.object.clone(),
         });
