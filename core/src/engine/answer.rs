@@ -79,6 +79,8 @@ pub fn filter_phrase(ontology: &Ontology, plan: &SemanticPlan) -> String {
             continue;
         };
         let label = measure_label(ontology, measure).to_lowercase();
+        // "more than 50 drivers", not "more than 50 number of drivers".
+        let label = label.strip_prefix("number of ").unwrap_or(&label);
         let gap = if phrase.is_empty() { "" } else { " " };
         phrase.push_str(&format!("{gap}with {how} {value} {label}"));
     }

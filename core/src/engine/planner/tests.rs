@@ -7517,3 +7517,20 @@ fn a_count_of_rows_another_measure_names_counts_the_rows_meeting_both() {
     assert!(sql.contains("li.l_receiptdate > li.l_commitdate"), "{sql}");
     assert!(!sql.contains("GROUP BY"), "{sql}");
 }
+
+#[test]
+fn more_than_one_is_a_bound_and_the_things_counted_are_not_shown_as_a_kind() {
+    let (codes, _) = sql("Which driver codes are used by more than one driver?", None);
+    assert!(codes.contains("GROUP BY d.code"), "{codes}");
+    assert!(codes.contains("HAVING COUNT(*) > 1"), "{codes}");
+    assert!(codes.contains("d.code IS NOT NULL"), "{codes}");
+    assert!(!codes.contains("AS full_name"), "{codes}");
+    let (ontology, lexicon) = wholesale();
+    let customers = compiled(
+        &ontology,
+        &lexicon,
+        "customers with more than one order in 1998",
+        Dialect::Postgres,
+    );
+    assert!(customers.contains("HAVING COUNT(*) > 1"), "{customers}");
+}

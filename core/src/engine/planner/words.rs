@@ -1103,6 +1103,11 @@ pub(super) fn read(lexicon: &Lexicon, question: &str, today: Option<Day>) -> Vec
             && pieces.contains(&Piece::Op(Op::Negation))
         {
             pieces.push(Piece::Op(Op::Ever));
+        } else if word.plain == "one"
+            && matches!(pieces.last(), Some(Piece::Op(Op::Above | Op::AtLeast)))
+        {
+            // "used by more than one driver": a bound, not the pronoun.
+            pieces.push(Piece::Number(1));
         } else if grammar::is_stop_word(&word.plain) {
             if focus == Focus::Inside {
                 focus = Focus::Outside;

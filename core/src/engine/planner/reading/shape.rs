@@ -744,10 +744,22 @@ impl Reading {
         // "which nationalities have more than 50 drivers": with nothing
         // measured, the things named after the number are counted, per
         // kind of them asked for.
+        // "codes used by more than one driver": the drivers are what is
+        // counted, not a kind of them to show.
+        if plan.measures.is_empty()
+            && let Some(o) = self.uncompared_of
+        {
+            let object = &ontology.objects[o];
+            let named = |d: &AttributeRef| {
+                d.object == object.name && display_attribute(object) == Some(d.attribute.as_str())
+            };
+            if plan.dimensions.iter().any(|d| !named(d)) {
+                plan.dimensions.retain(|d| !named(d));
+            }
+        }
         if plan.measures.is_empty()
             && let Some(o) = self.uncompared_of
             && let object = &ontology.objects[o]
-            && !plan.dimensions.is_empty()
             && plan.dimensions.iter().all(|d| {
                 // "which nations have more than 6000 customers": a thing
                 // each of them has one of is a kind of them too.
@@ -764,6 +776,18 @@ impl Reading {
             plan.measures.push(Measure::CountOf {
                 object: object.name.clone(),
             });
+            // A driver with no code has no code in common with another.
+            let kinds: Vec<AttributeRef> = plan
+                .dimensions
+                .iter()
+                .filter(|d| d.object == object.name)
+                .cloned()
+                .collect();
+            plan.filters
+                .extend(kinds.into_iter().map(|attribute| Filter {
+                    attribute,
+                    condition: Condition::Present,
+                }));
         }
         let [measure] = plan.measures.as_slice() else {
             return Err(refused());
