@@ -317,6 +317,25 @@ fn more_than(listed: usize, results: &ResultSet) -> String {
     }
 }
 
+/// How many rows lead level with the first: rows that share the top are
+/// said to tie, never that one of them wins.
+fn level_with_first(rows: &[Vec<Json>], value_of: impl Fn(&Vec<Json>) -> String) -> usize {
+    rows.iter()
+        .take_while(|row| value_of(row) == value_of(&rows[0]))
+        .count()
+}
+
+/// "A, B and C", or "A, …, E and 2 more": the rows tied at the top.
+fn tied_names(rows: &[Vec<Json>], tied: usize, key_of: impl Fn(&Vec<Json>) -> String) -> String {
+    let names: Vec<String> = rows.iter().take(tied.min(LISTED)).map(key_of).collect();
+    let more = if tied > LISTED {
+        format!(" and {} more", tied - LISTED)
+    } else {
+        String::new()
+    };
+    format!("{}{more}", join_and(&names))
+}
+
 fn join_and(items: &[String]) -> String {
     match items {
         [] => String::new(),
@@ -521,10 +540,7 @@ fn ranked_lookup_text(
         "the lowest"
     };
     let what = attribute_label(ontology, by).to_lowercase();
-    let tied = rows
-        .iter()
-        .take_while(|row| value_of(row) == value_of(&rows[0]))
-        .count();
+    let tied = level_with_first(rows, value_of);
     let next: Vec<String> = rows
         .iter()
         .skip(tied)
@@ -542,15 +558,9 @@ fn ranked_lookup_text(
         String::new()
     };
     Some(if tied > 1 {
-        let names: Vec<String> = rows.iter().take(tied.min(LISTED)).map(key_of).collect();
-        let more = if tied > LISTED {
-            format!(" and {} more", tied - LISTED)
-        } else {
-            String::new()
-        };
         format!(
-            "{}{more} tie for {most} {what}{filters} at {}{after}{all}.",
-            join_and(&names),
+            "{} tie for {most} {what}{filters} at {}{after}{all}.",
+            tied_names(rows, tied, key_of),
             value_of(&rows[0])
         )
     } else {
@@ -706,18 +716,9 @@ fn measure_text(
             .strip_prefix("Number of ")
             .unwrap_or(&label)
             .to_lowercase();
-        // Rows level with the first share the top: said so, never as a win.
-        let tied = rows
-            .iter()
-            .take_while(|row| value_of(row) == value_of(&rows[0]))
-            .count();
+        let tied = level_with_first(rows, value_of);
         if tied > 1 && results.total_rows as usize >= tied {
-            let names: Vec<String> = rows.iter().take(tied.min(LISTED)).map(key_of).collect();
-            let more = if tied > LISTED {
-                format!(" and {} more", tied - LISTED)
-            } else {
-                String::new()
-            };
+            let names = tied_names(rows, tied, key_of);
             let next: Vec<String> = rows
                 .iter()
                 .skip(tied)
@@ -730,8 +731,7 @@ fn measure_text(
                 format!(", then {}", join_and(&next))
             };
             return format!(
-                "{}{more} tie for {most} {what}{filters} with {} each{then}.",
-                join_and(&names),
+                "{names} tie for {most} {what}{filters} with {} each{then}.",
                 value_of(&rows[0])
             );
         }
