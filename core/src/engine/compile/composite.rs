@@ -122,7 +122,7 @@ impl Compiler<'_> {
         }
         let percentage = |p: &str, w: &str| format!("100.0 * COALESCE({p}, 0) / NULLIF({w}, 0)");
         if !plan.dimensions.is_empty() && part == whole && only.is_empty() {
-            return self.share_of_total(plan, part);
+            return self.share_of_total(plan, part, percentage);
         }
         if !plan.dimensions.is_empty() {
             // "late delivery rate by ship mode": each group's part of its
@@ -150,24 +150,30 @@ impl Compiler<'_> {
         )
     }
 
+    /// `plan` compiled to stand inside another query, which orders: a
+    /// subquery's own order is wasted work.
+    fn unordered(&self, plan: &SemanticPlan) -> Result<CompiledQuery, CompileError> {
+        let mut compiled = self.compile(plan)?;
+        compiled.query.order_by = None;
+        compiled.sql = compiled.query.to_string();
+        Ok(compiled)
+    }
+
     /// "share of revenue by region": each group's measure as a percentage
     /// of the measure over every group, under the plan's filters.
     fn share_of_total(
         &self,
         plan: &SemanticPlan,
         measure: &Measure,
+        percentage: impl Fn(&str, &str) -> String,
     ) -> Result<CompiledQuery, CompileError> {
-        let grouped = SemanticPlan {
+        let part = self.unordered(&SemanticPlan {
             measures: vec![measure.clone()],
             dimensions: plan.dimensions.clone(),
             filters: plan.filters.clone(),
             via: plan.via.clone(),
             ..SemanticPlan::default()
-        };
-        let mut part = self.compile(&grouped)?;
-        // The outer query orders; a subquery's order is wasted work.
-        part.query.order_by = None;
-        part.sql = part.query.to_string();
+        })?;
         let whole = self.alone(plan, measure, &[])?;
         let ident = |text: &str| self.sql.ident(text).to_string();
         let measured = part.columns.last().cloned().unwrap_or_default();
@@ -177,9 +183,11 @@ impl Compiler<'_> {
             .iter()
             .map(|c| format!("part.{0} AS {0}", ident(c)))
             .chain(std::iter::once(format!(
-                "100.0 * COALESCE(part.{}, 0) / NULLIF(whole.{}, 0) AS {}",
-                ident(&measured),
-                ident(&whole.columns[0]),
+                "{} AS {}",
+                percentage(
+                    &format!("part.{}", ident(&measured)),
+                    &format!("whole.{}", ident(&whole.columns[0]))
+                ),
                 ident(&name)
             )))
             .collect::<Vec<_>>()
@@ -258,18 +266,13 @@ impl Compiler<'_> {
         let keys = self.group_keys(plan)?;
         let grouped =
             |(side, measure): (&SemanticPlan, Measure)| -> Result<CompiledQuery, CompileError> {
-                let side = SemanticPlan {
+                self.unordered(&SemanticPlan {
                     measures: vec![measure],
                     dimensions: keys.clone(),
                     filters: side.filters.clone(),
                     via: side.via.clone(),
                     ..SemanticPlan::default()
-                };
-                let mut compiled = self.compile(&side)?;
-                // The outer query orders; a subquery's order is wasted work.
-                compiled.query.order_by = None;
-                compiled.sql = compiled.query.to_string();
-                Ok(compiled)
+                })
             };
         let numerator = grouped(numerator)?;
         let denominator = grouped(denominator)?;

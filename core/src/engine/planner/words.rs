@@ -146,9 +146,8 @@ pub(super) fn read(lexicon: &Lexicon, question: &str, today: Option<Day>) -> Vec
             && lexicon.lookup(&words[at].stem).is_empty()
             && !lexicon.lookup(&inverted).is_empty()
         {
-            let thing = words.remove(at + 2);
             words.remove(at + 1);
-            words.insert(at, thing);
+            words.swap(at, at + 1);
             at += 2;
         } else {
             at += 1;

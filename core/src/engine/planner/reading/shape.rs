@@ -229,18 +229,19 @@ impl Reading {
             }
         }
         // Order and limit.
+        let shows_time = |d: &AttributeRef| {
+            d.bucket.is_some()
+                || ontology
+                    .attribute(&d.object, &d.attribute)
+                    .is_some_and(|a| a.role == AttributeRole::Time)
+        };
         // "the races of 2021 in chronological order": in the order of the
         // things' own date, shown beside them where it is not yet.
         if self.in_time_order
             && self.order.is_none()
             && plan.measures.is_empty()
             && let Some(first) = plan.dimensions.first()
-            && !plan.dimensions.iter().any(|d| {
-                d.bucket.is_some()
-                    || ontology
-                        .attribute(&d.object, &d.attribute)
-                        .is_some_and(|a| a.role == AttributeRole::Time)
-            })
+            && !plan.dimensions.iter().any(shows_time)
             && let Some(object) = ontology.objects.iter().find(|o| o.name == first.object)
             && let Some(date) = own_date(object).or_else(|| own_year(object))
         {
@@ -251,12 +252,7 @@ impl Reading {
         let by_time = plan
             .dimensions
             .iter()
-            .position(|d| {
-                d.bucket.is_some()
-                    || ontology
-                        .attribute(&d.object, &d.attribute)
-                        .is_some_and(|a| a.role == AttributeRole::Time)
-            })
+            .position(shows_time)
             .filter(|_| self.in_time_order && self.order.is_none());
         if let (Some(index), Some(descending)) = (by_time, self.sort) {
             plan.order = Some(Order::Dimension { index, descending });
@@ -744,50 +740,40 @@ impl Reading {
         // "which nationalities have more than 50 drivers": with nothing
         // measured, the things named after the number are counted, per
         // kind of them asked for.
-        // "codes used by more than one driver": the drivers are what is
-        // counted, not a kind of them to show.
         if plan.measures.is_empty()
             && let Some(o) = self.uncompared_of
         {
             let object = &ontology.objects[o];
-            let named = |d: &AttributeRef| {
-                d.object == object.name && display_attribute(object) == Some(d.attribute.as_str())
-            };
-            if plan.dimensions.iter().any(|d| !named(d)) {
-                plan.dimensions.retain(|d| !named(d));
+            // "codes used by more than one driver": the drivers are what is
+            // counted, not a kind of them to show.
+            let counted = |d: &AttributeRef| d.object == object.name && is_display(ontology, d);
+            if plan.dimensions.iter().any(|d| !counted(d)) {
+                plan.dimensions.retain(|d| !counted(d));
             }
-        }
-        if plan.measures.is_empty()
-            && let Some(o) = self.uncompared_of
-            && let object = &ontology.objects[o]
-            && plan.dimensions.iter().all(|d| {
+            let kind = |d: &AttributeRef| {
                 // "which nations have more than 6000 customers": a thing
                 // each of them has one of is a kind of them too.
-                let own_kind = d.object == object.name
-                    && display_attribute(object) != Some(d.attribute.as_str());
                 let reached = || {
-                    d.object != object.name
-                        && graph::join_tree(ontology, &object.name, &[d.object.as_str()])
-                            .is_ok_and(|tree| !tree.fans_out())
+                    graph::join_tree(ontology, &object.name, &[d.object.as_str()])
+                        .is_ok_and(|tree| !tree.fans_out())
                 };
-                d.bucket.is_none() && (own_kind || reached())
-            })
-        {
-            plan.measures.push(Measure::CountOf {
-                object: object.name.clone(),
-            });
-            // A driver with no code has no code in common with another.
-            let kinds: Vec<AttributeRef> = plan
-                .dimensions
-                .iter()
-                .filter(|d| d.object == object.name)
-                .cloned()
-                .collect();
-            plan.filters
-                .extend(kinds.into_iter().map(|attribute| Filter {
-                    attribute,
-                    condition: Condition::Present,
-                }));
+                d.bucket.is_none() && !counted(d) && (d.object == object.name || reached())
+            };
+            if plan.dimensions.iter().all(kind) {
+                plan.measures.push(Measure::CountOf {
+                    object: object.name.clone(),
+                });
+                // A driver with no code has no code in common with another.
+                plan.filters.extend(
+                    plan.dimensions
+                        .iter()
+                        .filter(|d| d.object == object.name)
+                        .map(|d| Filter {
+                            attribute: d.clone(),
+                            condition: Condition::Present,
+                        }),
+                );
+            }
         }
         let [measure] = plan.measures.as_slice() else {
             return Err(refused());
