@@ -487,6 +487,7 @@ const PHRASES: &[(&str, Op)] = &[
     ("earliest first", Op::InTimeOrder(false)),
     ("newest first", Op::InTimeOrder(true)),
     ("latest first", Op::InTimeOrder(true)),
+    ("youngest first", Op::InTimeOrder(true)),
     ("most recent first", Op::InTimeOrder(true)),
     ("in chronological order", Op::InTimeOrder(false)),
     ("chronologically", Op::InTimeOrder(false)),
@@ -518,6 +519,8 @@ const PHRASES: &[(&str, Op)] = &[
     ("oldest to newest", Op::InTimeOrder(false)),
     ("earliest to latest", Op::InTimeOrder(false)),
     ("newest to oldest", Op::InTimeOrder(true)),
+    ("youngest to oldest", Op::InTimeOrder(true)),
+    ("oldest to youngest", Op::InTimeOrder(false)),
     ("latest to earliest", Op::InTimeOrder(true)),
     ("recorded", Op::Recorded),
     // "which drivers made it through to Q3": those with a Q3 time.

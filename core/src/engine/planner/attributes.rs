@@ -201,6 +201,14 @@ pub(super) fn own_date(object: &Object) -> Option<&Attribute> {
     })
 }
 
+/// When a person was born: what "oldest first" orders people by.
+pub(super) fn birth_date(object: &Object) -> Option<&Attribute> {
+    object
+        .attributes
+        .iter()
+        .find(|a| a.role == AttributeRole::Time && super::time::is_birth_date(a))
+}
+
 /// "Which races did Vettel win": a race's name recurs every season, so a
 /// thing named by text that also has a year of its own is shown with that
 /// year ("Singapore Grand Prix, 2019"); where the plan keeps to one year,

@@ -6405,6 +6405,31 @@ fn where_did_someone_finish_is_the_position() {
 }
 
 #[test]
+fn where_a_thing_with_no_place_was_held_is_where_its_site_is() {
+    // A race has no place of its own: it is where its circuit is.
+    let got = sql("where was the last race of the 2010 season held?", None).0;
+    assert!(got.contains("c.name AS circuit_name"), "{got}");
+    assert!(got.contains("c.location AS location"), "{got}");
+    assert!(got.contains("LIMIT 1"), "{got}");
+}
+
+#[test]
+fn people_oldest_first_are_in_order_of_birth() {
+    let got = sql("list the drivers born in 1990, oldest first", None).0;
+    assert!(got.contains("ORDER BY date_of_birth ASC"), "{got}");
+    let got = sql("list the drivers born in 1990, youngest first", None).0;
+    assert!(got.contains("ORDER BY date_of_birth DESC"), "{got}");
+}
+
+#[test]
+fn a_birth_date_named_outright_is_shown_though_a_verb_filters_by_it() {
+    let got = sql("list drivers born in 1990 with their date of birth", None).0;
+    assert!(got.contains("d.dob AS date_of_birth"), "{got}");
+    let got = sql("list drivers born in 1990", None).0;
+    assert!(!got.contains("AS date_of_birth"), "{got}");
+}
+
+#[test]
 fn a_verb_naming_the_attribute_asked_is_not_a_measure() {
     let got = sql("At what time did the race on 29 November 2015 start?", None).0;
     assert!(got.contains("r.time AS race_time"), "{got}");
@@ -6778,6 +6803,7 @@ fn the_champion_is_who_won_the_championship_as_the_standings_stood_at_the_end() 
     for question in [
         "Who won the 2008 drivers' championship?",
         "Who was the 2008 world champion?",
+        "who was world champion in 2008",
     ] {
         let (got, _) = sql(question, None);
         assert!(

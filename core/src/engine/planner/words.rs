@@ -1436,21 +1436,25 @@ pub(super) fn champion_as_winner(question: &str) -> String {
     let Some(at) = tokens.iter().position(|t| bare(t) == "champion") else {
         return question.to_owned();
     };
-    let Some(the) = (at.saturating_sub(5)..at)
-        .rev()
-        .find(|&i| bare(&tokens[i]) == "the")
-    else {
-        return question.to_owned();
-    };
-    if the == 0
-        || !matches!(
-            bare(&tokens[the - 1]).as_str(),
+    let copula = |i: usize| {
+        matches!(
+            bare(&tokens[i]).as_str(),
             "was" | "is" | "were" | "became" | "be" | "been"
         )
+    };
+    // "was the 2016 world champion", or without the article, "was world
+    // champion in 2016".
+    let verb = match (at.saturating_sub(5)..at)
+        .rev()
+        .find(|&i| bare(&tokens[i]) == "the")
     {
+        Some(the) => the.checked_sub(1),
+        None => (at.saturating_sub(3)..at).rev().find(|&i| copula(i)),
+    };
+    let Some(verb) = verb.filter(|&i| copula(i)) else {
         return question.to_owned();
-    }
-    tokens[the - 1] = "won".to_owned();
+    };
+    tokens[verb] = "won".to_owned();
     tokens[at] = tokens[at].replacen("champion", "championship", 1);
     tokens.join(" ")
 }

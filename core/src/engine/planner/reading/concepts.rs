@@ -538,8 +538,13 @@ impl Reading {
                 // named outside a grouping says what a time is of.
                 if is_dated(&ontology.objects[o].attributes[a]) {
                     self.verb_dates.push(attribute_ref((o, a)));
+                    let date = attribute_ref((o, a));
                     if text.ends_with("ed") || text == "born" {
-                        self.dated_by_verb.push(attribute_ref((o, a)));
+                        self.dated_by_verb.push(date);
+                    } else {
+                        // "born in 1990, with their dates of birth": a date
+                        // named outright is asked for, whatever a verb said.
+                        self.dated_by_verb.retain(|d| *d != date);
                     }
                 }
                 self.asked.push(attribute_ref((o, a)));

@@ -223,21 +223,22 @@ impl Reading {
                         .first()
                         .map(|o| ontology.objects[*o].name.clone())
                 });
-            if let Some(object) = object
-                .as_deref()
-                .and_then(|name| ontology.objects.iter().find(|o| o.name == name))
-            {
-                for attribute in &object.attributes {
-                    let words = attribute.naming_words();
-                    if ["location", "city", "address", "place", "country"]
-                        .iter()
-                        .any(|w| words.contains(w))
-                    {
-                        push_unique(
-                            &mut plan.dimensions,
-                            AttributeRef::new(&object.name, &attribute.name),
-                        );
-                    }
+            if let Some(object) = object.as_deref() {
+                let own = place_attributes(ontology, object);
+                if !own.is_empty() {
+                    plan.dimensions.extend(own);
+                } else if let Some((site, places)) = ontology
+                    .relationships
+                    .iter()
+                    .filter(|r| r.from == object)
+                    .map(|r| (r.to.as_str(), place_attributes(ontology, &r.to)))
+                    .find(|(_, places)| !places.is_empty())
+                {
+                    // "Where was the 2010 Abu Dhabi Grand Prix held": a thing
+                    // with no place of its own is where the one it belongs
+                    // to is (a race, at its circuit).
+                    plan.dimensions.extend(display_of(ontology, site));
+                    plan.dimensions.extend(places);
                 }
             }
             // "Where did Alonso finish in the 2011 Spanish Grand Prix": of a
@@ -642,4 +643,23 @@ pub(super) fn single_key(object: &crate::ontology::Object) -> Option<&crate::ont
         .attributes
         .iter()
         .find(|a| a.column_name() == Some(key.as_str()))
+}
+
+/// An object's attributes that say where it is: a location, city, address,
+/// place or country.
+fn place_attributes(ontology: &Ontology, object: &str) -> Vec<AttributeRef> {
+    let Some(object) = ontology.objects.iter().find(|o| o.name == object) else {
+        return Vec::new();
+    };
+    object
+        .attributes
+        .iter()
+        .filter(|attribute| {
+            let words = attribute.naming_words();
+            ["location", "city", "address", "place", "country"]
+                .iter()
+                .any(|w| words.contains(w))
+        })
+        .map(|attribute| AttributeRef::new(&object.name, &attribute.name))
+        .collect()
 }

@@ -16,7 +16,7 @@ use crate::engine::plan::{
 };
 use crate::engine::planner::Planned;
 use crate::engine::planner::attributes::{
-    base_object, is_person, own_date, own_year, position_attribute,
+    base_object, birth_date, is_person, own_date, own_year, position_attribute,
 };
 use crate::engine::planner::decide::{settle_routes, variant_assumptions};
 use crate::engine::planner::labels::{attribute_label, label_of, measure_label, plural};
@@ -243,7 +243,9 @@ impl Reading {
             && let Some(first) = plan.dimensions.first()
             && !plan.dimensions.iter().any(shows_time)
             && let Some(object) = ontology.objects.iter().find(|o| o.name == first.object)
-            && let Some(date) = own_date(object).or_else(|| own_year(object))
+            && let Some(date) = own_date(object)
+                .or_else(|| own_year(object))
+                .or_else(|| birth_date(object))
         {
             plan.dimensions
                 .push(AttributeRef::new(&object.name, &date.name));
