@@ -197,7 +197,12 @@ fn filters_phrase(ontology: &Ontology, filters: &[&Filter]) -> String {
                     },
                 )
                 .to_lowercase();
-                if scope.is_empty() {
+                // "Constructors with no wins ever in 2023": the things are
+                // of 2023, what they never did is of any time.
+                let ever = filters.iter().any(|f| is_time(f) && !within.contains(f));
+                if scope.is_empty() && ever {
+                    format!("with no {label} ever")
+                } else if scope.is_empty() {
                     format!("with no {label}")
                 } else {
                     format!("with no {label} {scope}")

@@ -6430,6 +6430,21 @@ fn a_birth_date_named_outright_is_shown_though_a_verb_filters_by_it() {
 }
 
 #[test]
+fn have_never_is_at_any_time_though_a_year_picks_the_things() {
+    let got = sql(
+        "Which teams on the 2023 grid have never won a Grand Prix?",
+        None,
+    )
+    .0;
+    // The year picks the teams, outside the excluded wins.
+    assert_eq!(got.matches("r.year = 2023").count(), 1, "{got}");
+    assert!(got.contains(") AND r.year = 2023"), "{got}");
+    // Without the perfect, the year is the season's.
+    let got = sql("which 2020 drivers never scored points", None).0;
+    assert_eq!(got.matches("r.year = 2020").count(), 2, "{got}");
+}
+
+#[test]
 fn a_verb_naming_the_attribute_asked_is_not_a_measure() {
     let got = sql("At what time did the race on 29 November 2015 start?", None).0;
     assert!(got.contains("r.time AS race_time"), "{got}");

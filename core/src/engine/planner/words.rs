@@ -798,6 +798,15 @@ pub(super) fn read(lexicon: &Lexicon, question: &str, today: Option<Day>) -> Vec
                     pieces.push(Piece::Op(Op::Never));
                 }
                 pieces.push(Piece::Op(op));
+                // "the teams on the 2023 grid that have never won": the
+                // perfect says at any time, not in the year that picked them.
+                if op == Op::Negation
+                    && plain[i] == "never"
+                    && i.checked_sub(1)
+                        .is_some_and(|b| matches!(plain[b], "have" | "has"))
+                {
+                    pieces.push(Piece::Op(Op::Ever));
+                }
                 // "the most common status": how many rows hold each value
                 // is what ranks them.
                 if op.superlative().is_some()
