@@ -712,10 +712,16 @@ fn measure_text(
         // A rate is high or low, never "the most win rate".
         let rate = plan.measures.first().is_some_and(|m| is_ratio(ontology, m));
         let most = match (descending, counted || rate) {
-            (true, _) if rate => "the highest",
-            (true, _) => "the most",
-            (false, true) if !rate => "the fewest",
-            (false, _) => "the lowest",
+            (true, _) if rate => "highest",
+            (true, _) => "most",
+            (false, true) if !rate => "fewest",
+            (false, _) => "lowest",
+        };
+        // "Sebastian Vettel had the second most wins": one row, the rows
+        // before it skipped.
+        let most = match plan.offset.filter(|n| *n > 0) {
+            Some(skipped) => format!("the {} {most}", ordinal_word(skipped + 1)),
+            None => format!("the {most}"),
         };
         let what = label
             .strip_prefix("Number of ")
@@ -774,6 +780,27 @@ fn measure_text(
         "{label} by {dimension_label}{filters}: {}{more}.",
         listed.join(", ")
     )
+}
+
+/// "second" for 2, "12th" for 12.
+fn ordinal_word(n: u32) -> String {
+    const WORDS: [&str; 10] = [
+        "first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth",
+        "tenth",
+    ];
+    match WORDS.get((n as usize).wrapping_sub(1)) {
+        Some(word) => (*word).to_owned(),
+        None => {
+            let suffix = match (n % 10, n % 100) {
+                (_, 11..=13) => "th",
+                (1, _) => "st",
+                (2, _) => "nd",
+                (3, _) => "rd",
+                _ => "th",
+            };
+            format!("{n}{suffix}")
+        }
+    }
 }
 
 /// "April" for 4.

@@ -18,6 +18,10 @@ pub struct SemanticPlan {
     pub order: Option<Order>,
     #[serde(default)]
     pub limit: Option<u32>,
+    /// Rows skipped before the limit: "the second most wins" is one row
+    /// after the first. Compiled only with a limit.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub offset: Option<u32>,
     /// Conditions on a measure's value per group, SQL's `HAVING`:
     /// "customers who spent more than 500000", "drivers with at least 50
     /// wins".

@@ -87,7 +87,25 @@ pub fn words(text: &str) -> Vec<Word> {
         .filter(|&at| !written(at))
         .map(|at| words[at].clone())
         .collect();
-    without_fail_to(words)
+    runner_up_as_second(without_fail_to(words))
+}
+
+/// "runner-up" is "second": one place, in the word every ordinal is read as.
+fn runner_up_as_second(mut words: Vec<Word>) -> Vec<Word> {
+    while let Some(at) = words.windows(2).position(|pair| {
+        matches!(pair[0].plain.as_str(), "runner" | "runners") && pair[1].plain == "up"
+    }) {
+        words.splice(
+            at..at + 2,
+            [Word {
+                plain: "second".to_owned(),
+                stem: stem("second"),
+                capital: false,
+                capitals: false,
+            }],
+        );
+    }
+    words
 }
 
 /// "failed to finish" is "did not finish": the negation in the words a

@@ -234,6 +234,7 @@ pub(super) fn finish(
     select: Select,
     order: Vec<OrderByExpr>,
     limit: Option<u32>,
+    offset: Option<u32>,
 ) -> Query {
     let mut query = query_of(SetExpr::Select(Box::new(select)));
     if !order.is_empty() {
@@ -243,7 +244,7 @@ pub(super) fn finish(
         });
     }
     if let Some(limit) = limit {
-        query.limit_clause = Some(dialect.limit(limit));
+        query.limit_clause = Some(dialect.limit(limit, offset.filter(|n| *n > 0)));
     }
     query
 }

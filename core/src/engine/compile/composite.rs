@@ -202,7 +202,7 @@ impl Compiler<'_> {
             _ => unreachable!("the shell is a plain SELECT"),
         };
         let order = self.order(plan, &[name.as_str()])?;
-        let query = finish(self.sql, select, order, plan.limit);
+        let query = finish(self.sql, select, order, plan.limit, plan.offset);
         let mut columns = shown;
         columns.push(name);
         let objects = part.objects.into_iter().chain(whole.objects).collect();
@@ -314,7 +314,7 @@ impl Compiler<'_> {
             _ => unreachable!("the shell is a plain SELECT"),
         };
         let order = self.order(plan, &[name])?;
-        let query = finish(self.sql, select, order, plan.limit);
+        let query = finish(self.sql, select, order, plan.limit, plan.offset);
         let mut columns = shown;
         columns.push(name.to_owned());
         let objects = numerator

@@ -119,7 +119,7 @@ impl Compiler<'_> {
             _ => unreachable!("the derived metric's shell is a plain SELECT"),
         };
         let order = self.order(plan, &[name])?;
-        let query = finish(self.sql, select, order, plan.limit);
+        let query = finish(self.sql, select, order, plan.limit, plan.offset);
         let mut columns = shown;
         columns.push(name.to_owned());
         let objects = sides.into_iter().flat_map(|s| s.objects).collect();

@@ -97,7 +97,7 @@ impl Compiler<'_> {
             _ => unreachable!("the growth's shell is a plain SELECT"),
         };
         let order = self.order(plan, &[name.as_str()])?;
-        let query = finish(self.sql, select, order, plan.limit);
+        let query = finish(self.sql, select, order, plan.limit, plan.offset);
         let mut columns = shown;
         columns.extend([measured, before, name]);
         let objects = this.objects.into_iter().chain(previous.objects).collect();

@@ -573,7 +573,7 @@ impl<'a> Compiler<'a> {
             }
             _ => vec![order_by(Expr::Identifier(self.ident(&columns[0])), false)],
         };
-        let query = finish(self.sql, select, order, plan.limit);
+        let query = finish(self.sql, select, order, plan.limit, plan.offset);
         Ok((query, columns, tree.objects().map(str::to_owned).collect()))
     }
 
@@ -652,7 +652,7 @@ impl<'a> Compiler<'a> {
         select.group_by = GroupByExpr::Expressions(group_by, Vec::new());
         select.having = having(plan, &aggregates);
         let order = self.order(plan, &names(measures))?;
-        Ok(finish(self.sql, select, order, plan.limit))
+        Ok(finish(self.sql, select, order, plan.limit, plan.offset))
     }
 
     /// When a dimension or filter is on the many side of the measured object,
@@ -708,7 +708,7 @@ impl<'a> Compiler<'a> {
         let mut select = self.regrouped(plan, SetExpr::Select(Box::new(rows)), grain, outer);
         select.having = having(plan, &aggregates);
         let order = self.order(plan, &names(measures))?;
-        Ok(finish(self.sql, select, order, plan.limit))
+        Ok(finish(self.sql, select, order, plan.limit, plan.offset))
     }
 
     /// A metric plus others (race points plus sprint points): one branch per
@@ -795,7 +795,7 @@ impl<'a> Compiler<'a> {
         // The measured objects first, then what they join.
         objects.sort_by_key(|o| !branches.iter().any(|b| &b.base == o));
         Ok((
-            finish(self.sql, select, order, plan.limit),
+            finish(self.sql, select, order, plan.limit, plan.offset),
             columns,
             objects,
         ))

@@ -133,7 +133,7 @@ impl Compiler<'_> {
                 .map(|d| order_by(Expr::Identifier(Ident::new(d.column())), false))
                 .collect(),
         };
-        let query = finish(self.sql, select, order, plan.limit);
+        let query = finish(self.sql, select, order, plan.limit, plan.offset);
         let mut columns = shown;
         columns.extend([measured, name]);
         Ok(CompiledQuery::new(query, columns, inner.objects))
@@ -239,7 +239,7 @@ impl Compiler<'_> {
                 .map(|d| order_by(Expr::Identifier(Ident::new(d.column())), false))
                 .collect(),
         };
-        let query = finish(self.sql, select, order, plan.limit);
+        let query = finish(self.sql, select, order, plan.limit, plan.offset);
         let mut columns = r.shown.to_vec();
         columns.extend([r.measured.to_owned(), r.name.to_owned()]);
         let objects = inner.objects.into_iter().chain(earlier.objects).collect();

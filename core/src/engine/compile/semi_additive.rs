@@ -156,7 +156,7 @@ impl<'a> Compiler<'a> {
             _ => unreachable!("the semi-additive metric's shell is a plain SELECT"),
         };
         let order = self.order(plan, &[name])?;
-        let query = finish(self.sql, select, order, plan.limit);
+        let query = finish(self.sql, select, order, plan.limit, plan.offset);
         let mut columns = shown;
         columns.push(name.to_owned());
         Ok(CompiledQuery::new(query, columns, inner.objects))

@@ -6445,6 +6445,39 @@ fn have_never_is_at_any_time_though_a_year_picks_the_things() {
 }
 
 #[test]
+fn an_ordinal_before_a_superlative_is_a_place_in_the_ranking() {
+    // Not a finishing position of 2 beside the wins' position of 1.
+    let got = sql("who had the second most wins in 2010", None).0;
+    assert!(
+        got.ends_with("ORDER BY wins DESC LIMIT 1 OFFSET 1"),
+        "{got}"
+    );
+    assert!(!got.contains("position = 2"), "{got}");
+    let got = sql(
+        "which team had the third highest points total in 2019",
+        None,
+    )
+    .0;
+    assert!(got.ends_with("LIMIT 1 OFFSET 2"), "{got}");
+}
+
+#[test]
+fn second_in_the_championship_is_second_by_its_final_points() {
+    for question in [
+        "who finished second in the 2018 drivers championship",
+        "who was the runner-up in the 2018 drivers' championship",
+    ] {
+        let got = sql(question, None).0;
+        assert!(got.contains("SUM(ds.points)"), "{question}: {got}");
+        assert!(got.ends_with("DESC LIMIT 1 OFFSET 1"), "{question}: {got}");
+        assert!(!got.contains("position = 2"), "{question}: {got}");
+    }
+    // In a race, the runner-up finished second.
+    let got = sql("who was runner-up in race 1000", None).0;
+    assert!(got.contains("rr.position = 2"), "{got}");
+}
+
+#[test]
 fn a_verb_naming_the_attribute_asked_is_not_a_measure() {
     let got = sql("At what time did the race on 29 November 2015 start?", None).0;
     assert!(got.contains("r.time AS race_time"), "{got}");

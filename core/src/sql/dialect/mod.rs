@@ -13,7 +13,7 @@
 //! rendering of a date; no text from outside ever goes into one.
 
 use crate::project::Dialect;
-use sqlparser::ast::{Expr, Ident, LimitClause, Value};
+use sqlparser::ast::{Expr, Ident, LimitClause, Offset, OffsetRows, Value};
 
 mod bigquery;
 mod databricks;
@@ -95,12 +95,16 @@ pub trait SqlDialect: Send + Sync + std::fmt::Debug {
         "TEXT"
     }
 
-    /// `LIMIT rows`: every dialect Cassis writes for has it; an engine
-    /// with `TOP` or `FETCH FIRST` only would override this.
-    fn limit(&self, rows: u32) -> LimitClause {
+    /// `LIMIT rows [OFFSET skipped]`: every dialect Cassis writes for has
+    /// it; an engine with `TOP` or `FETCH FIRST` only would override this.
+    fn limit(&self, rows: u32, skipped: Option<u32>) -> LimitClause {
+        let number = |n: u32| Expr::value(Value::Number(n.to_string(), false));
         LimitClause::LimitOffset {
-            limit: Some(Expr::value(Value::Number(rows.to_string(), false))),
-            offset: None,
+            limit: Some(number(rows)),
+            offset: skipped.map(|n| Offset {
+                value: number(n),
+                rows: OffsetRows::None,
+            }),
             limit_by: Vec::new(),
         }
     }
@@ -356,7 +360,11 @@ mod tests {
     #[test]
     fn rows_are_limited_with_limit() {
         for dialect in Dialect::ALL {
-            assert_eq!(dialect.sql().limit(5).to_string(), " LIMIT 5");
+            assert_eq!(dialect.sql().limit(5, None).to_string(), " LIMIT 5");
+            assert_eq!(
+                dialect.sql().limit(1, Some(2)).to_string(),
+                " LIMIT 1 OFFSET 2"
+            );
         }
     }
 }

@@ -150,6 +150,23 @@ impl Reading {
         excluded
     }
 
+    /// "Who finished second in the 2018 drivers' championship": a place in
+    /// a balance as it stood at the end (the standings' points) is a place
+    /// in the ranking by it, not the place recorded after each race.
+    pub(super) fn place_in_standings(&mut self, ontology: &Ontology) {
+        if let ([place], [(m, _)]) = (self.ordinals.as_slice(), self.metrics.as_slice())
+            && self.rank.is_none()
+            && self.ordinal_of.is_none()
+            && ontology.metrics[*m].semi_additive.is_some()
+            && let Ok(place) = u32::try_from(*place)
+            && place >= 1
+        {
+            self.rank = Some(place);
+            self.order = Some(true);
+            self.ordinals.clear();
+        }
+    }
+
     /// The measures the question names, or why it cannot be measured.
     pub(super) fn measures(
         &self,

@@ -160,6 +160,8 @@ pub(super) struct Reading {
     pub(super) running: Option<Option<crate::ontology::Grain>>,
     /// "second", "P3": finishing positions asked about.
     ordinals: Vec<i64>,
+    /// "the second most wins": the place in the ranking asked for.
+    rank: Option<u32>,
     /// "oldest", "the latest race": the extreme of a date, true for latest.
     extreme: Option<bool>,
     /// The object the extreme word was about.
@@ -435,6 +437,7 @@ impl Reading {
         previous: Option<&SemanticPlan>,
     ) -> ControlFlow<Planned, SemanticPlan> {
         self.peak_as_value(ontology, previous);
+        self.place_in_standings(ontology);
         let referred = self.referred(ontology, previous);
         self.read_on_those(ontology, previous);
         self.counted_among_those(ontology);

@@ -609,6 +609,16 @@ impl Reading {
                         previous_op = None;
                     }
                 }
+                // "the second most wins", "the third highest points total":
+                // a place in the ranking, not a finishing position ("second
+                // most often" counts the second places).
+                Piece::Ordinal(n)
+                    if *n > 1
+                        && matches!(pieces.get(index + 1), Some(Piece::Op(op)) if op.superlative().is_some())
+                        && matches!(pieces.get(index + 2), Some(Piece::Concept { .. })) =>
+                {
+                    reading.rank = u32::try_from(*n).ok();
+                }
                 Piece::Ordinal(n) => {
                     // "from 1st to 10th": every position between.
                     if let [.., Piece::Ordinal(first), Piece::Op(Op::To | Op::Until)] =

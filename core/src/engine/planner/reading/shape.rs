@@ -279,6 +279,10 @@ impl Reading {
         if let Some(limit) = self.limit {
             plan.limit = Some(limit);
         }
+        if let Some(rank) = self.rank.filter(|_| plan.order.is_some()) {
+            plan.limit = Some(1);
+            plan.offset = Some(rank - 1);
+        }
         // "the wikipedia link for Suzuka", "where did he finish": what is
         // looked up of one thing named is shown beside the thing's name.
         if let Some(name) = looked_up_subject(ontology, &plan, self.asked_plural) {
