@@ -2322,6 +2322,20 @@ fn a_position_ranked_most_often_counts_the_results_in_it() {
 }
 
 #[test]
+fn a_percentage_of_things_on_what_they_belong_to_is_of_the_things() {
+    let (ontology, lexicon) = wholesale();
+    let got = compiled(
+        &ontology,
+        &lexicon,
+        "What percentage of the line items on orders placed in 1995 were delivered late?",
+        Dialect::Postgres,
+    );
+    let (_, whole) = got.split_once("AS part CROSS JOIN").expect(&got);
+    assert!(whole.contains("COUNT(*) AS line_item_count"), "{got}");
+    assert!(!got.contains("order_count"), "{got}");
+}
+
+#[test]
 fn the_best_month_ranks_the_months() {
     let (ontology, lexicon) = wholesale();
     let best = compiled(

@@ -438,9 +438,26 @@ impl Reading {
                     .attribute(&filter.attribute.object, &filter.attribute.attribute)
                     .is_some_and(|a| a.role == AttributeRole::Time)
         };
+        // "of the line items on orders placed in 1995, what percentage were
+        // late": the things counted are named, and the whole is all of them;
+        // a measure of what they belong to, displaced after them, only says
+        // which.
+        let of_counted = |m: &usize| {
+            let object = &ontology.metrics[*m].object;
+            self.count_of
+                .map(|o| &ontology.objects[o].name)
+                .is_some_and(|counted| {
+                    counted != object
+                        && self
+                            .metrics
+                            .iter()
+                            .all(|(part, _)| ontology.metrics[*part].object == *counted)
+                })
+        };
         let second = self
             .displaced
             .filter(|_| !self.displaced_modifies)
+            .filter(|m| !of_counted(m))
             .or_else(|| self.also.first().copied())
             .map(metric)
             .filter(|m| !plan.measures.contains(m));
