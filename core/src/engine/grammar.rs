@@ -437,6 +437,8 @@ const PHRASES: &[(&str, Op)] = &[
     ("below", Op::Below),
     ("under", Op::Below),
     ("only", Op::Only),
+    // "only counting parts in size 50": the rows kept, not a count.
+    ("only counting", Op::Only),
     ("but", Op::Contrast),
     // "teams that took part in 2024 and failed to win": who took part
     // holds, then what they did not do, in the same time.

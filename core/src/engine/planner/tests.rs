@@ -2336,6 +2336,48 @@ fn a_percentage_of_things_on_what_they_belong_to_is_of_the_things() {
 }
 
 #[test]
+fn each_of_them_after_a_grouping_is_each_group() {
+    let (ontology, lexicon) = wholesale();
+    let Planned::Plan(first) = plan(
+        &ontology,
+        &lexicon,
+        "How many parts does each manufacturer make?",
+        None,
+        None,
+    ) else {
+        panic!("the first question is answerable")
+    };
+    let Planned::Plan(then) = plan(
+        &ontology,
+        &lexicon,
+        "And what's the average list price for each of them?",
+        Some(&first),
+        None,
+    ) else {
+        panic!("the follow-up is answerable")
+    };
+    let got = compile(&ontology, &then, Dialect::Postgres).unwrap().sql;
+    assert!(
+        got.ends_with("GROUP BY p.p_mfgr ORDER BY average_retail_price DESC"),
+        "{got}"
+    );
+    let Planned::Plan(last) = plan(
+        &ontology,
+        &lexicon,
+        "only counting parts in size 50",
+        Some(&then),
+        None,
+    ) else {
+        panic!("'only counting' keeps rows")
+    };
+    let got = compile(&ontology, &last, Dialect::Postgres).unwrap().sql;
+    assert!(
+        got.contains("WHERE p.p_size = 50 GROUP BY p.p_mfgr"),
+        "{got}"
+    );
+}
+
+#[test]
 fn the_best_month_ranks_the_months() {
     let (ontology, lexicon) = wholesale();
     let best = compiled(

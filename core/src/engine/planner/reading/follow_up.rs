@@ -230,8 +230,12 @@ impl Reading {
                     } else {
                         // "how many wins does each of them have", after "how many
                         // Brazilian drivers": one row per driver counted before.
+                        // "the average price for each of them", after
+                        // parts per manufacturer: each group is one of them.
                         let counted = match previous.measures.as_slice() {
-                            [Measure::CountOf { object }] => Some(object),
+                            [Measure::CountOf { object }] if previous.dimensions.is_empty() => {
+                                Some(object)
+                            }
                             // "Which of them won a race", after how many
                             // Finnish drivers started one; not "which of
                             // their drivers", after the races they won.
