@@ -2507,6 +2507,16 @@ fn those_after_a_ranking_are_the_rows_it_listed() {
             && !sql.contains("LIMIT"),
         "{sql}"
     );
+    // "those constructors" are the ones listed too, with what is asked of them.
+    let nationality = plan_of("what nationality are those constructors?", Some(&top));
+    let sql = compile(&ontology, &nationality, Dialect::Postgres)
+        .unwrap()
+        .sql;
+    assert!(
+        sql.contains("c.name IN ('Mercedes', 'Red Bull', 'Racing Point')")
+            && sql.contains("c.nationality AS nationality"),
+        "{sql}"
+    );
     // A question that does not refer back ranks afresh.
     let fresh = plan_of("and by wins?", Some(&top));
     let sql = compile(&ontology, &fresh, Dialect::Postgres).unwrap().sql;

@@ -396,8 +396,14 @@ impl Reading {
                 plan.filters.retain(|f| !self.across.contains(&f.attribute));
                 // "which of those are in BUILDING", after the top 3 clients:
                 // the rows the ranking chose, whatever else now changes.
-                if self.partitive
-                    && let Some(listed) = previous.listed.as_deref()
+                // "which market segments are those customers in", after the
+                // top 5 customers: those named are the ones listed.
+                let those_listed = |listed: &Filter| {
+                    self.possessed
+                        .is_some_and(|o| ontology.objects[o].name == listed.attribute.object)
+                };
+                if let Some(listed) = previous.listed.as_deref()
+                    && (self.partitive || those_listed(listed))
                     && !plan.filters.iter().any(|f| f.attribute == listed.attribute)
                 {
                     plan.filters.push(listed.clone());
