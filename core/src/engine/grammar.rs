@@ -600,6 +600,8 @@ const STOP_WORDS: &[&str] = &[
     "about",
     // "thanks in advance": politeness, not a place.
     "advance",
+    // "right now": the present the data already is.
+    "right",
     "also",
     "am",
     "an",

@@ -617,8 +617,9 @@ impl Lexicon {
     }
 
     /// "open" for the order status `O` where the description says "O is
-    /// open". Stems are loose ("partly shipped" is "parts shipped"), so a
-    /// meaning counts only where no word of it names a concept already.
+    /// open". A meaning whose every word names a concept already would
+    /// take those words from it, so it counts only where one word is its own
+    /// ("partly" in "partly shipped").
     fn add_code_meanings(&mut self, ontology: &Ontology) {
         let names_concept = |lexicon: &Self, stem: &str| {
             lexicon
@@ -632,7 +633,7 @@ impl Lexicon {
                     code_meanings(&attribute.description, &attribute.known_values)
                 {
                     let key = text::key(meaning);
-                    if key.split(' ').any(|stem| names_concept(self, stem)) {
+                    if key.split(' ').all(|stem| names_concept(self, stem)) {
                         continue;
                     }
                     let concept = Concept::Value {

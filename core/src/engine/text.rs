@@ -308,6 +308,10 @@ fn stem(plain: &str) -> String {
         // "DNFs", "GPs": the stemmer keeps an "s" after no vowel, but an
         // acronym's plural is the acronym.
         acronym.to_owned()
+    } else if matches!(plain, "partly" | "partially") {
+        // "partly shipped" is a state of an order, not "parts shipped":
+        // the stemmer would make the adverb the noun.
+        "partly".to_owned()
     } else {
         STEMMER.stem(plain).into_owned()
     }

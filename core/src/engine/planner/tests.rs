@@ -2378,6 +2378,27 @@ fn each_of_them_after_a_grouping_is_each_group() {
 }
 
 #[test]
+fn a_code_meaning_with_a_word_of_its_own_is_found() {
+    // "P is partly shipped": "shipped" names the ship date, "partly" only
+    // the code; and "parts shipped" is still no order status.
+    let (ontology, lexicon) = wholesale();
+    for question in [
+        "how many orders are only partly shipped right now?",
+        "how many orders are partially shipped",
+    ] {
+        let got = compiled(&ontology, &lexicon, question, Dialect::Postgres);
+        assert!(got.contains("o.o_orderstatus = 'P'"), "{question}: {got}");
+    }
+    let got = compiled(
+        &ontology,
+        &lexicon,
+        "revenue from parts shipped in 1996",
+        Dialect::Postgres,
+    );
+    assert!(!got.contains("o_orderstatus"), "{got}");
+}
+
+#[test]
 fn the_best_month_ranks_the_months() {
     let (ontology, lexicon) = wholesale();
     let best = compiled(
