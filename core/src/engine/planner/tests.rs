@@ -6565,9 +6565,17 @@ fn second_in_the_championship_is_second_by_its_final_points() {
 }
 
 #[test]
+fn a_race_time_is_the_finishing_time_and_a_start_time_the_races() {
+    let got = sql("what was Hamilton's race time in race 1000", None).0;
+    assert!(got.contains("rr.time AS finish_time"), "{got}");
+    let got = sql("what was the start time of race 1000", None).0;
+    assert!(got.contains("r.time AS start_time"), "{got}");
+}
+
+#[test]
 fn a_verb_naming_the_attribute_asked_is_not_a_measure() {
     let got = sql("At what time did the race on 29 November 2015 start?", None).0;
-    assert!(got.contains("r.time AS race_time"), "{got}");
+    assert!(got.contains("r.time AS start_time"), "{got}");
     assert!(!got.contains("COUNT"), "{got}");
 }
 
