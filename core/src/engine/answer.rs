@@ -784,11 +784,7 @@ fn measure_text(
 
 /// "second" for 2, "12th" for 12.
 fn ordinal_word(n: u32) -> String {
-    const WORDS: [&str; 10] = [
-        "first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth",
-        "tenth",
-    ];
-    match WORDS.get((n as usize).wrapping_sub(1)) {
+    match crate::engine::grammar::ORDINAL_WORDS.get((n as usize).wrapping_sub(1)) {
         Some(word) => (*word).to_owned(),
         None => {
             let suffix = match (n % 10, n % 100) {

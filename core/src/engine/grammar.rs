@@ -1173,13 +1173,15 @@ pub const ORGANISATION_WORDS: &[&str] = &[
     "business",
 ];
 
+/// The places written as words, first to tenth: read in questions, and
+/// written in answers ("the second most wins").
+pub const ORDINAL_WORDS: [&str; 10] = [
+    "first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth",
+];
+
 /// "second", "2nd", "P2": a finishing position.
 pub fn ordinal(plain: &str) -> Option<i64> {
-    const WORDS: &[&str] = &[
-        "first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth",
-        "tenth",
-    ];
-    if let Some(n) = WORDS.iter().position(|w| *w == plain) {
+    if let Some(n) = ORDINAL_WORDS.iter().position(|w| *w == plain) {
         return Some(n as i64 + 1);
     }
     // "who topped qualifying": was first in it.

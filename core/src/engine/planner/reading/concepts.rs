@@ -537,8 +537,8 @@ impl Reading {
                 // "shipped", "placed", "does a customer place": a date
                 // named outside a grouping says what a time is of.
                 if is_dated(&ontology.objects[o].attributes[a]) {
-                    self.verb_dates.push(attribute_ref((o, a)));
                     let date = attribute_ref((o, a));
+                    self.verb_dates.push(date.clone());
                     if text.ends_with("ed") || text == "born" {
                         self.dated_by_verb.push(date);
                     } else {
