@@ -6573,6 +6573,30 @@ fn a_race_time_is_the_finishing_time_and_a_start_time_the_races() {
 }
 
 #[test]
+fn the_winning_thing_is_the_one_whose_row_won() {
+    // Not a count of wins per driver: the winner's own row.
+    let got = sql("who was the winning driver of race 1000", None).0;
+    assert!(got.contains("rr.position = 1"), "{got}");
+    assert!(!got.contains("COUNT"), "{got}");
+    let got = sql("what was the winning race time of race 1000", None).0;
+    assert!(got.contains("rr.time AS finish_time"), "{got}");
+    assert!(
+        got.contains("rr.position = 1") && !got.contains("COUNT"),
+        "{got}"
+    );
+    // Beside a measure, it says whose.
+    let got = sql(
+        "how many points did the winning driver score in race 1000",
+        None,
+    )
+    .0;
+    assert!(
+        got.starts_with("SELECT SUM(rr.points)") && got.contains("rr.position = 1"),
+        "{got}"
+    );
+}
+
+#[test]
 fn a_verb_naming_the_attribute_asked_is_not_a_measure() {
     let got = sql("At what time did the race on 29 November 2015 start?", None).0;
     assert!(got.contains("r.time AS start_time"), "{got}");

@@ -168,6 +168,15 @@ impl Reading {
                     }
                 }
             });
+            // "who was the winning driver of race 1000": the person named,
+            // where what the question keys reaches no person of its own.
+            let person = person.or_else(|| {
+                self.mentioned
+                    .iter()
+                    .map(|o| &ontology.objects[*o])
+                    .find(|o| is_person(o))
+                    .and_then(|o| display_attribute(o).map(|a| AttributeRef::new(&o.name, a)))
+            });
             match person {
                 Some(attribute) => {
                     person_found = true;

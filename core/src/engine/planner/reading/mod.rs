@@ -162,6 +162,9 @@ pub(super) struct Reading {
     ordinals: Vec<i64>,
     /// "the second most wins": the place in the ranking asked for.
     rank: Option<u32>,
+    /// "the winning driver": conditional counts said as adjectives, whose
+    /// conditions say which rows.
+    adjectives: Vec<usize>,
     /// "oldest", "the latest race": the extreme of a date, true for latest.
     extreme: Option<bool>,
     /// The object the extreme word was about.
@@ -443,6 +446,15 @@ impl Reading {
         self.counted_among_those(ontology);
         let counted_rows = self.values_among_counted_rows(ontology);
         let also_conditions = self.displaced_conditions(ontology);
+        let adjective_conditions: Vec<Filter> = self
+            .adjectives
+            .iter()
+            .filter_map(|m| {
+                let metric = &ontology.metrics[*m];
+                metric_conditions(ontology, metric, &metric.object).collect::<Option<Vec<_>>>()
+            })
+            .flatten()
+            .collect();
         let excluded = self.set_exclusion_apart(ontology);
         let measured = self.measures(ontology, previous)?;
         // "how many poles did he have that season": a measure of the thing
@@ -464,6 +476,7 @@ impl Reading {
         counted_on_rows_named(ontology, &mut plan);
         plan.filters.extend(counted_rows);
         plan.filters.extend(also_conditions);
+        plan.filters.extend(adjective_conditions);
         for filter in scope {
             if !plan.filters.iter().any(|f| f.attribute == filter.attribute) {
                 plan.filters.push(filter);

@@ -973,6 +973,14 @@ impl Reading {
                     } else {
                         previous_op
                     };
+                    // "the winning driver", "the winning race time": a
+                    // count said as an adjective of what comes next says
+                    // which rows; it is not what is measured.
+                    if let Some(m) = adjective_count(ontology, entries, text, pieces.get(index + 1))
+                    {
+                        reading.adjectives.push(m);
+                        continue;
+                    }
                     let asked_before = reading.asked.len();
                     // "the account balance of Supplier#000000037": a value
                     // names its thing too.
@@ -1831,4 +1839,37 @@ fn refined_attribute(ontology: &Ontology, general: Option<&Piece>, exact: Option
                 .split(' ')
                 .any(|w| w == text.as_str())
         })
+}
+
+/// The conditional count an "-ing" word names when it qualifies the thing
+/// or attribute right after it ("winning" of "driver").
+fn adjective_count(
+    ontology: &Ontology,
+    entries: &[Entry],
+    text: &str,
+    next: Option<&Piece>,
+) -> Option<usize> {
+    let Some(Piece::Concept { entries: next, .. }) = next else {
+        return None;
+    };
+    let qualifies = next
+        .iter()
+        .any(|e| matches!(e.concept, Concept::Attribute { .. } | Concept::Object(_)))
+        && !next.iter().any(|e| {
+            matches!(
+                e.concept,
+                Concept::Metric(_) | Concept::Variant { .. } | Concept::Value { .. }
+            )
+        });
+    let m = entries.iter().find_map(|e| match e.concept {
+        Concept::Metric(m) => Some(m),
+        _ => None,
+    })?;
+    let metric = &ontology.metrics[m];
+    (text.ends_with("ing")
+        && !text.contains(' ')
+        && qualifies
+        && metric.aggregate == Aggregate::Count
+        && !metric.filters.is_empty())
+    .then_some(m)
 }
