@@ -22,6 +22,19 @@ pub struct Word {
     pub capitals: bool,
 }
 
+impl Word {
+    /// A lower-case word the reader puts in place of what was typed
+    /// ("did not" for "failed to", "second" for "runner-up").
+    fn written(plain: &str) -> Self {
+        Word {
+            plain: plain.to_owned(),
+            stem: stem(plain),
+            capital: false,
+            capitals: false,
+        }
+    }
+}
+
 /// The text with its first letter in capitals: "the winner of …" opens a
 /// sentence as "The winner of …".
 pub fn capitalised(text: &str) -> String {
@@ -95,15 +108,7 @@ fn runner_up_as_second(mut words: Vec<Word>) -> Vec<Word> {
     while let Some(at) = words.windows(2).position(|pair| {
         matches!(pair[0].plain.as_str(), "runner" | "runners") && pair[1].plain == "up"
     }) {
-        words.splice(
-            at..at + 2,
-            [Word {
-                plain: "second".to_owned(),
-                stem: stem("second"),
-                capital: false,
-                capitals: false,
-            }],
-        );
+        words.splice(at..at + 2, [Word::written("second")]);
     }
     words
 }
@@ -120,12 +125,7 @@ fn without_fail_to(mut words: Vec<Word>) -> Vec<Word> {
     while at + 1 < words.len() {
         if fails_to(at, &words) {
             for (offset, plain) in ["did", "not"].into_iter().enumerate() {
-                words[at + offset] = Word {
-                    plain: plain.to_owned(),
-                    stem: stem(plain),
-                    capital: false,
-                    capitals: false,
-                };
+                words[at + offset] = Word::written(plain);
             }
             at += 2;
         } else {

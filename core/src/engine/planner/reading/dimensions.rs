@@ -142,10 +142,14 @@ impl Reading {
         if self.who {
             // "who is the youngest driver who raced in 2025": the person is
             // the one the extreme is about, whatever is measured.
-            let extreme_person = extreme_object
-                .map(|o| &ontology.objects[o])
-                .filter(|o| is_person(o))
-                .and_then(|o| display_attribute(o).map(|a| AttributeRef::new(&o.name, a)));
+            // A person object's name, as its rows are shown.
+            let shown_person = |o: &usize| {
+                let object = &ontology.objects[*o];
+                is_person(object)
+                    .then(|| display_attribute(object).map(|a| AttributeRef::new(&object.name, a)))
+                    .flatten()
+            };
+            let extreme_person = extreme_object.as_ref().and_then(shown_person);
             let person = extreme_person.or_else(|| match anchor.as_deref() {
                 Some(b) => person_attribute(ontology, b, &self.mentioned),
                 // "who drove for Red Bull in 2010": nothing is measured, so
@@ -173,9 +177,8 @@ impl Reading {
             let person = person.or_else(|| {
                 self.mentioned
                     .iter()
-                    .map(|o| &ontology.objects[*o])
-                    .find(|o| is_person(o))
-                    .and_then(|o| display_attribute(o).map(|a| AttributeRef::new(&o.name, a)))
+                    .find(|o| is_person(&ontology.objects[**o]))
+                    .and_then(shown_person)
             });
             match person {
                 Some(attribute) => {
