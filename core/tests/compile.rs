@@ -197,7 +197,7 @@ fn a_ratio_equals_hand_written_sql_on_the_f1_data() {
         condition: Condition::OneOf(vec![Literal::Integer(2021)]),
     };
     let wins_over_starts =
-        "1.0 * SUM(CASE WHEN r.position = 1 THEN 1 ELSE 0 END) / COUNT(*) AS win_rate";
+        "100.0 * SUM(CASE WHEN r.position = 1 THEN 1 ELSE 0 END) / COUNT(*) AS win_rate";
     let cases = [
         (
             SemanticPlan {
@@ -284,8 +284,9 @@ fn a_ratio_equals_hand_written_sql_on_the_f1_data() {
                 rates.len() == got.len() && rates.is_sorted_by(|a, b| a >= b),
                 "{rates:?}"
             );
-            // Two cars start each race: Mercedes won 19 of 21 in 2016, 19 of 42 starts.
-            assert!(rates[0] > 0.45 && rates[0] <= 0.5, "{rates:?}");
+            // Two cars start each race: Mercedes won 19 of 21 in 2016, 19 of
+            // 42 starts; the rate is declared a percent.
+            assert!(rates[0] > 45.0 && rates[0] <= 50.0, "{rates:?}");
         }
         assert_eq!(
             rows_as_text(&got),

@@ -299,6 +299,11 @@ fn is_ratio(ontology: &Ontology, measure: &Measure) -> bool {
         if ontology.metrics.iter().any(|m| m.name == *metric && m.is_ratio()))
 }
 
+fn in_percent(ontology: &Ontology, measure: &Measure) -> bool {
+    matches!(measure, Measure::Metric { metric, .. }
+        if ontology.metrics.iter().any(|m| m.name == *metric && m.in_percent()))
+}
+
 /// A row's values of its `dims` dimensions, as an answer names the row:
 /// "GERMANY, 1995".
 fn row_key(row: &[Json], dims: usize) -> String {
@@ -651,7 +656,16 @@ fn measure_text(
     let label = measure_label(ontology, &plan.measures[0]);
     let dims = plan.dimensions.len();
     let rows = &results.rows;
-    let value_of = |row: &Vec<Json>| row.get(dims).map(format_value).unwrap_or_default();
+    let unit = if in_percent(ontology, &plan.measures[0]) {
+        "%"
+    } else {
+        ""
+    };
+    let value_of = |row: &Vec<Json>| {
+        row.get(dims)
+            .map(|value| format!("{}{unit}", format_value(value)))
+            .unwrap_or_default()
+    };
     let key_of = |row: &Vec<Json>| row_key(row, dims);
     if dims == 0 {
         return format!("{label}{filters}: {}.", value_of(&rows[0]));

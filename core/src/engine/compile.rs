@@ -640,7 +640,7 @@ mod tests {
         let compiled = compile(&f1(), &plan, Dialect::Postgres).unwrap();
         assert_eq!(
             compiled.sql,
-            "SELECT 1.0 * COALESCE(numerator.wins, 0) / NULLIF(denominator.starts, 0) AS win_rate \
+            "SELECT 100.0 * COALESCE(numerator.wins, 0) / NULLIF(denominator.starts, 0) AS win_rate \
              FROM (SELECT COUNT(*) AS wins FROM public.results rr \
              JOIN public.races r ON rr.race_id = r.race_id \
              WHERE r.year = 2023 AND rr.position = 1) AS numerator \
@@ -666,7 +666,7 @@ mod tests {
         assert_eq!(
             compiled.sql,
             "SELECT denominator.full_name AS full_name, \
-             1.0 * COALESCE(numerator.wins, 0) / NULLIF(denominator.starts, 0) AS win_rate \
+             100.0 * COALESCE(numerator.wins, 0) / NULLIF(denominator.starts, 0) AS win_rate \
              FROM (SELECT d.forename || ' ' || d.surname AS full_name, d.driver_id AS driver_id, \
              COUNT(*) AS starts FROM public.results rr \
              JOIN public.drivers d ON rr.driver_id = d.driver_id \

@@ -577,6 +577,12 @@ impl Metric {
         self.kind == MetricKind::Ratio
     }
 
+    /// A ratio declared as a percent ("win rate": 29.55, not 0.2955) is
+    /// computed and shown in percent, as people quote it.
+    pub fn in_percent(&self) -> bool {
+        self.is_ratio() && self.format == Some(MetricFormat::Percent)
+    }
+
     pub fn is_growth(&self) -> bool {
         self.kind == MetricKind::Growth
     }

@@ -227,8 +227,10 @@ impl Compiler<'_> {
         };
         let (numerator, denominator) = (side(&metric.numerator), side(&metric.denominator));
         // Zero anything over zero things is no figure; nothing over some
-        // things is zero. `1.0 *` keeps integer counts from dividing as integers.
-        let divide = |n: &str, d: &str| format!("1.0 * COALESCE({n}, 0) / NULLIF({d}, 0)");
+        // things is zero. `1.0 *` keeps integer counts from dividing as
+        // integers; `100.0 *` does too, for a ratio in percent.
+        let scale = if metric.in_percent() { "100.0" } else { "1.0" };
+        let divide = move |n: &str, d: &str| format!("{scale} * COALESCE({n}, 0) / NULLIF({d}, 0)");
         if plan.dimensions.is_empty() {
             let numerator = self.alone(plan, &numerator, &[])?;
             let denominator = self.alone(plan, &denominator, &[])?;

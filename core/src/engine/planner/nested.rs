@@ -32,6 +32,10 @@ pub(super) struct Nested {
     /// where the inner answer is a value rather than a thing ("drivers with
     /// the same nationality as Kimi Räikkönen").
     alike: Option<String>,
+    /// "the winner of the 2019 Singapore Grand Prix": the thing is picked by
+    /// one event, so another measure asked of it ("how many laps did …
+    /// complete") is of that event.
+    one_event: bool,
 }
 
 /// Words that may open a question without saying what it asks.
@@ -44,9 +48,47 @@ const OPENING: &[&str] = &[
 /// Words that end the question after the thing: its verb or preposition
 /// ("what region is the supplier with the highest balance in?").
 const CLOSING: &[&str] = &[
-    "in", "from", "at", "for", "have", "has", "had", "placed", "ordered", "born", "located",
-    "based", "drive", "drove", "driven", "race", "raced", "win", "won", "score", "scored", "get",
-    "got", "earn", "earned", "belong", "to", "made", "make", "supply", "supplied",
+    "in",
+    "from",
+    "at",
+    "for",
+    "have",
+    "has",
+    "had",
+    "placed",
+    "ordered",
+    "born",
+    "located",
+    "based",
+    "drive",
+    "drove",
+    "driven",
+    "race",
+    "raced",
+    "win",
+    "won",
+    "score",
+    "scored",
+    "get",
+    "got",
+    "earn",
+    "earned",
+    "belong",
+    "to",
+    "made",
+    "make",
+    "supply",
+    "supplied",
+    "complete",
+    "completed",
+    "start",
+    "started",
+    "finish",
+    "finished",
+    "lead",
+    "led",
+    "set",
+    "do",
 ];
 
 /// Words that make a clause pick one thing out of many.
@@ -106,6 +148,7 @@ pub(super) fn split(question: &str) -> Option<Nested> {
                 inner: format!("Which {thing} is {} in", joined(as_at + 1..words.len())),
                 outer: format!("{} that {thing}", joined(0..at)).trim().to_owned(),
                 alike: Some(joined(0..at)),
+                one_event: false,
             });
         }
         // "the 2008 world drivers' champion": who won that championship.
@@ -133,6 +176,7 @@ pub(super) fn split(question: &str) -> Option<Nested> {
                 .trim()
                 .to_owned(),
                 alike: None,
+                one_event: false,
             });
         }
         // "the winner of the 2012 Monaco Grand Prix".
@@ -149,6 +193,7 @@ pub(super) fn split(question: &str) -> Option<Nested> {
                     .trim()
                     .to_owned(),
                 alike: None,
+                one_event: true,
             });
         }
         // "the supplier with the highest account balance", "the customer
@@ -193,6 +238,7 @@ pub(super) fn split(question: &str) -> Option<Nested> {
             .trim()
             .to_owned(),
             alike: None,
+            one_event: false,
         });
     }
     None
@@ -247,6 +293,7 @@ fn split_introduced(tokens: &[&str], words: &[String]) -> Option<Nested> {
         inner: format!("Which {thing} {clause}"),
         outer,
         alike: None,
+        one_event: false,
     })
 }
 
@@ -337,8 +384,13 @@ pub(super) fn plan(
     };
     // A measure of it is not: "how many wins does the winner of the 2012
     // Monaco Grand Prix have" counts all of his. Unless "that year" keeps
-    // the inner question's time.
-    if !outer.measures.is_empty() {
+    // the inner question's time, or the thing was picked by one event and
+    // is asked another measure of it ("how many laps did the winner of the
+    // 2019 Singapore Grand Prix complete": in that race).
+    let of_the_event = nested.one_event
+        && !outer.measures.iter().any(|m| inner.measures.contains(m))
+        && !read(lexicon, &nested.outer, today).contains(&Piece::Op(Op::AllTime));
+    if !outer.measures.is_empty() && !of_the_event {
         let same_time = read(lexicon, &nested.outer, today).contains(&Piece::Op(Op::SameTime));
         let is_time = |f: &Filter| {
             ontology

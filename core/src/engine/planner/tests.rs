@@ -6000,6 +6000,25 @@ fn a_thing_named_by_what_it_did_is_read_through_its_own_question() {
             && sql.matches("r.year = 2012").count() == 1,
         "{sql}"
     );
+    // Another measure of the winner is of that race: the laps he completed
+    // in it, not in his career.
+    let laps = plan_in_chat(
+        &ontology,
+        &lexicon,
+        "how many laps did the winner of the 2012 Monaco Grand Prix complete?",
+        None,
+    );
+    let sql = compile(&ontology, &laps, Dialect::Postgres).unwrap().sql;
+    assert!(
+        sql.starts_with("SELECT SUM(rr.laps)")
+            && sql.contains("LIMIT 1) AS leader)")
+            && sql.matches("r.year = 2012").count() == 2,
+        "{sql}"
+    );
+    assert!(laps.filters.iter().any(|f: &Filter| matches!(
+        &f.condition,
+        Condition::Leader { said, .. } if said == "the winner of the 2012 Monaco Grand Prix"
+    )));
     assert!(plan.filters.iter().any(|f: &Filter| matches!(
         &f.condition,
         Condition::Leader { said, .. } if said == "the winner of the 2012 Monaco Grand Prix"
@@ -7726,4 +7745,62 @@ fn more_than_one_is_a_bound_and_the_things_counted_are_not_shown_as_a_kind() {
         Dialect::Postgres,
     );
     assert!(customers.contains("HAVING COUNT(*) > 1"), "{customers}");
+}
+
+#[test]
+fn the_fastest_lap_time_is_the_best_of_the_times_and_who_set_it_is_shown() {
+    // "fastest" is part of the attribute's name, but after "the" it is also
+    // the best of them: the times ranked quickest first, each with its
+    // driver; "Hamilton's fastest lap time" is still his own.
+    let (got, _) = sql(
+        "What was the fastest lap time in race 1030 and who set it?",
+        None,
+    );
+    assert!(
+        got.contains("d.forename || ' ' || d.surname AS full_name")
+            && got.ends_with("ORDER BY fastest_lap_time ASC"),
+        "{got}"
+    );
+    let (own, _) = sql("what was Hamilton's fastest lap time in race 1030", None);
+    assert!(!own.contains("ORDER BY fastest_lap_time"), "{own}");
+    // "the fastest lap speed" is not the lowest speed.
+    let (speed, _) = sql("who had the fastest lap speed in race 1030", None);
+    assert!(!speed.contains("ORDER BY fastest_lap_speed ASC"), "{speed}");
+}
+
+#[test]
+fn the_winner_of_the_race_in_a_chat_says_which_row_and_his_start_is_his_grid() {
+    let (ontology, lexicon) = f1_with("race", "race_name", &["Monaco Grand Prix"]);
+    let won = plan_in_chat(
+        &ontology,
+        &lexicon,
+        "who won the 2017 Monaco Grand Prix?",
+        None,
+    );
+    let grid = plan_in_chat(
+        &ontology,
+        &lexicon,
+        "From which grid slot did the winner start?",
+        Some(&won),
+    );
+    let got = compile(&ontology, &grid, Dialect::Postgres).unwrap().sql;
+    assert!(
+        got.contains("rr.grid AS grid")
+            && got.contains("r.name = 'Monaco Grand Prix' AND r.year = 2017")
+            && got.matches("rr.position = 1").count() == 1
+            && !got.contains("COUNT("),
+        "{got}"
+    );
+    // Counted, winners are still counted.
+    let (counted, _) = sql("how many different winners were there in 2012", None);
+    assert!(counted.contains("COUNT(DISTINCT"), "{counted}");
+}
+
+#[test]
+fn a_ratio_declared_a_percent_is_computed_and_written_in_percent() {
+    let (got, _) = sql("win percentage by driver in 2023", None);
+    assert!(
+        got.contains("100.0 * COALESCE(numerator.wins, 0) / NULLIF(denominator.starts, 0)"),
+        "{got}"
+    );
 }

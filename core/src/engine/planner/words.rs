@@ -551,6 +551,28 @@ pub(super) fn read(lexicon: &Lexicon, question: &str, today: Option<Day>) -> Vec
         {
             (concept_len, entries) = (len, thing);
         }
+        // "the fastest lap time in race 1030": a time named for the best of
+        // something is, after "the", that best itself, as "the quickest lap
+        // time" is ("Hamilton's fastest lap time" is his one).
+        if concept_len >= 2
+            && i > 0
+            && plain[i - 1] == "the"
+            && let Some((1, op @ Op::Peak(_))) = grammar::operator_at(&plain[i..=i])
+            // Of a time the least is the best; "the fastest lap speed" is
+            // the highest, which "fastest" does not say.
+            && matches!(plain[i + concept_len - 1], "time" | "duration")
+            && let (rest, named) = longest_concept(lexicon, &words[i + 1..])
+            && rest + 1 == concept_len
+            && !named.is_empty()
+            && named
+                .iter()
+                .all(|e| matches!(e.concept, Concept::Attribute { .. }) && entries.iter().any(|whole| whole.concept == e.concept))
+        {
+            pieces.push(Piece::Op(op));
+            focus = Focus::Outside;
+            i += 1;
+            continue;
+        }
         // "the status 'Finished'", "status is not 'Finished'": right after
         // its attribute, a value typed as stored is the value, though its
         // word names a concept too.

@@ -476,7 +476,11 @@ impl Reading {
         counted_on_rows_named(ontology, &mut plan);
         plan.filters.extend(counted_rows);
         plan.filters.extend(also_conditions);
-        plan.filters.extend(adjective_conditions);
+        for condition in adjective_conditions {
+            if !plan.filters.contains(&condition) {
+                plan.filters.push(condition);
+            }
+        }
         for filter in scope {
             if !plan.filters.iter().any(|f| f.attribute == filter.attribute) {
                 plan.filters.push(filter);

@@ -981,6 +981,25 @@ impl Reading {
                         reading.adjectives.push(m);
                         continue;
                     }
+                    // "what grid position did the winner start from": a
+                    // count's verb after an attribute of the rows it counts
+                    // is how the question asks for that attribute.
+                    // Only in a question that asks which, as its last word of
+                    // substance, and not negated ("teams on the 2023 grid that
+                    // never won a race").
+                    if matches!(pieces.first(), Some(Piece::Op(Op::Which | Op::Who)))
+                        && verb_of_asked(ontology, entries, text, &reading.asked)
+                        && !matches!(index.checked_sub(1).map(|i| &pieces[i]), Some(Piece::Op(op)) if *op == Op::Count || op.superlative().is_some())
+                        && !pieces[index + 1..].iter().any(|p| {
+                            matches!(p, Piece::Concept { .. })
+                                || matches!(p, Piece::Op(op) if op.superlative().is_some())
+                        })
+                        && !pieces[..index]
+                            .iter()
+                            .any(|p| matches!(p, Piece::Op(Op::Negation | Op::Never)))
+                    {
+                        continue;
+                    }
                     let asked_before = reading.asked.len();
                     // "the account balance of Supplier#000000037": a value
                     // names its thing too.
@@ -1069,6 +1088,20 @@ impl Reading {
                         reading.count_of = None;
                     } else {
                         reading.who = true;
+                    }
+                    // "from which grid slot did the winner start": one
+                    // winner, of whom something else is asked, says which
+                    // rows, as "the winning driver" does; the wins are not
+                    // measured.
+                    let asked_of_him = !reading.asked.is_empty() && reading.metrics.is_empty();
+                    if !counted
+                        && asked_of_him
+                        && !grammar::looks_plural(text)
+                        && adjective_conditions_exist(ontology, *metric)
+                    {
+                        reading.adjectives.push(*metric);
+                        previous_op = None;
+                        continue;
                     }
                     reading.at = index;
                     let entries = [Entry {
@@ -1843,6 +1876,37 @@ fn refined_attribute(ontology: &Ontology, general: Option<&Piece>, exact: Option
 
 /// The conditional count an "-ing" word names when it qualifies the thing
 /// or attribute right after it ("winning" of "driver").
+/// Whether `text`, one word that is not a plural ("start", "started"),
+/// names a count of the rows whose attribute the question already asks
+/// for.
+fn verb_of_asked(
+    ontology: &Ontology,
+    entries: &[Entry],
+    text: &str,
+    asked: &[AttributeRef],
+) -> bool {
+    !text.contains(' ')
+        && !grammar::looks_plural(text)
+        // "placed an order": a thing's own name is not a verb.
+        && !entries.iter().any(|e| matches!(e.concept, Concept::Object(_)))
+        && entries.iter().any(|e| match e.concept {
+            Concept::Metric(m) => {
+                let metric = &ontology.metrics[m];
+                metric.aggregate == Aggregate::Count
+                    && asked.iter().any(|a| a.object == metric.object)
+            }
+            _ => false,
+        })
+}
+
+/// Whether a metric counts only the rows meeting conditions of its own
+/// ("wins": position 1), which can then say which rows without counting
+/// them.
+fn adjective_conditions_exist(ontology: &Ontology, metric: usize) -> bool {
+    let metric = &ontology.metrics[metric];
+    metric.aggregate == Aggregate::Count && !metric.filters.is_empty()
+}
+
 fn adjective_count(
     ontology: &Ontology,
     entries: &[Entry],
@@ -1865,11 +1929,9 @@ fn adjective_count(
         Concept::Metric(m) => Some(m),
         _ => None,
     })?;
-    let metric = &ontology.metrics[m];
     (text.ends_with("ing")
         && !text.contains(' ')
         && qualifies
-        && metric.aggregate == Aggregate::Count
-        && !metric.filters.is_empty())
+        && adjective_conditions_exist(ontology, m))
     .then_some(m)
 }
