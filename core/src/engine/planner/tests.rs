@@ -7804,3 +7804,40 @@ fn a_ratio_declared_a_percent_is_computed_and_written_in_percent() {
         "{got}"
     );
 }
+
+#[test]
+fn things_introduced_with_of_before_how_many_are_the_ones_counted() {
+    let (ontology, lexicon) = wholesale();
+    let late = compiled(
+        &ontology,
+        &lexicon,
+        "Of the line items shipped in 1996, how many were received after their committed date?",
+        Dialect::Postgres,
+    );
+    assert!(
+        late.starts_with("SELECT COUNT(*) AS line_item_count FROM lineitem li")
+            && late.contains("li.l_receiptdate > li.l_commitdate")
+            && late.contains("li.l_shipdate >= '1996-01-01'"),
+        "{late}"
+    );
+    let negative = compiled(
+        &ontology,
+        &lexicon,
+        "of all customers in ASIA, how many have a negative balance?",
+        Dialect::Postgres,
+    );
+    assert!(
+        negative.starts_with("SELECT COUNT(*) AS customer_count")
+            && negative.contains("c.c_acctbal < 0"),
+        "{negative}"
+    );
+    // A thing named right after "how many" is the one counted.
+    let (drivers, _) = sql(
+        "Of the races in 2010, how many drivers scored points?",
+        None,
+    );
+    assert!(
+        drivers.starts_with("SELECT COUNT(DISTINCT rr.driver_id) AS driver_count"),
+        "{drivers}"
+    );
+}

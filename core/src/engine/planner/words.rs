@@ -1325,6 +1325,25 @@ pub(super) fn read(lexicon: &Lexicon, question: &str, today: Option<Day>) -> Vec
     {
         pieces.insert(0, Piece::Op(Op::Which));
     }
+    // "Of the line items shipped in 1996, how many were received late?":
+    // the things introduced first are the ones counted, as in "how many
+    // line items shipped in 1996 were received late".
+    if plain.first() == Some(&"of")
+        && let [Piece::Concept { entries, .. }, ..] | [Piece::Op(Op::All), Piece::Concept { entries, .. }, ..] =
+            pieces.as_slice()
+        && object_of(entries).is_some()
+        && let Some(count) = pieces.iter().position(|p| *p == Piece::Op(Op::Count))
+        // "Of the races in 2010, how many drivers …" counts the drivers.
+        && !matches!(pieces.get(count + 1),
+            Some(Piece::Concept { entries, .. }) if object_of(entries).is_some())
+    {
+        pieces.remove(count);
+        // "of all customers": all of them are the ones counted among.
+        if pieces[0] == Piece::Op(Op::All) {
+            pieces.remove(0);
+        }
+        pieces.insert(0, Piece::Op(Op::Count));
+    }
     if plain.starts_with(&["how", "long"]) {
         how_long(lexicon, &mut pieces);
     }
