@@ -181,7 +181,7 @@ fn plan_pieces(ontology: &Ontology, pieces: &[Piece], previous: Option<&Semantic
             "Cassis can exclude named values (\"outside Europe\", \"except Ferrari\") but not yet a measure (\"never won\"); ask for what to include instead".to_owned(),
         );
     }
-    let (growth, running) = (reading.growth, reading.running);
+    let (growth, running, compares) = (reading.growth, reading.running, reading.comparison);
     let ranks = reading.ranks() || reading.grounds_anything();
     let planned = reading.into_plan(ontology, previous);
     // "Where are they based?": a follow-up that names nothing Cassis knows
@@ -196,6 +196,10 @@ fn plan_pieces(ontology: &Ontology, pieces: &[Piece], previous: Option<&Semantic
             )
         }
         (planned, _) => planned,
+    };
+    let (planned, growth) = match growth {
+        None if compares => periods::growth_carried(planned, previous),
+        asked => (planned, asked),
     };
     let planned = periods::compare_periods(ontology, planned, growth);
     let planned = match periods::running_total(ontology, planned, running) {

@@ -8,7 +8,7 @@
 use super::Planned;
 use super::attributes::base_object;
 use super::time::{by_year_if_date, day_attribute, year_attribute};
-use crate::engine::plan::{Condition, Literal, Measure, PlanAssumption};
+use crate::engine::plan::{Condition, Literal, Measure, PlanAssumption, SemanticPlan};
 use crate::ontology::{Aggregate, AttributeRole, DataType, Grain, Metric, Ontology};
 
 /// The one metric `measures` names, when it is of the kind `is`.
@@ -22,6 +22,39 @@ fn named_metric<'o>(
             ontology.metrics.iter().find(|m| m.name == *metric && is(m))
         }
         _ => None,
+    }
+}
+
+/// "By how much did revenue grow in 1996 compared with 1995?" then "and
+/// 1997 vs 1996?": two years compared after a yearly growth ask for that
+/// growth again between them. `planned` with the growth unwrapped to what
+/// grows, and the growth asked; otherwise as it is, with none asked.
+pub(super) fn growth_carried(
+    planned: Planned,
+    previous: Option<&SemanticPlan>,
+) -> (Planned, Option<Option<Grain>>) {
+    let Planned::Plan(mut plan) = planned else {
+        return (planned, None);
+    };
+    let carried = previous.is_some_and(|p| {
+        matches!(
+            p.measures.as_slice(),
+            [Measure::Growth {
+                period: Grain::Year,
+                ..
+            }]
+        ) && p.measures == plan.measures
+    });
+    let two_years = plan.filters.iter().any(|f| {
+        matches!(&f.condition, Condition::OneOf(list)
+            if list.len() == 2 && list.iter().all(|v| matches!(v, Literal::Integer(_))))
+    });
+    match plan.measures.as_slice() {
+        [Measure::Growth { of, .. }] if carried && two_years => {
+            plan.measures = vec![(**of).clone()];
+            (Planned::Plan(plan), Some(Some(Grain::Year)))
+        }
+        _ => (Planned::Plan(plan), None),
     }
 }
 

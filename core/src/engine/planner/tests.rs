@@ -7841,3 +7841,28 @@ fn things_introduced_with_of_before_how_many_are_the_ones_counted() {
         "{drivers}"
     );
 }
+
+#[test]
+fn two_years_compared_after_a_growth_ask_for_that_growth_between_them() {
+    let (ontology, lexicon) = wholesale();
+    let grew = plan_in_chat(
+        &ontology,
+        &lexicon,
+        "By how much did revenue grow in 1996 compared with 1995, in percent?",
+        None,
+    );
+    let next = plan_in_chat(&ontology, &lexicon, "and 1997 vs 1996?", Some(&grew));
+    let got = compile(&ontology, &next, Dialect::Postgres).unwrap().sql;
+    assert!(
+        got.contains("AS revenue_growth")
+            && got.contains("o.o_orderdate >= '1997-01-01'")
+            && !got.contains("GROUP BY"),
+        "{got}"
+    );
+    assert!(
+        next.assumptions
+            .iter()
+            .any(|a| a.text.contains("Growth compares 1997 with 1996")),
+        "{next:?}"
+    );
+}

@@ -130,7 +130,7 @@ pub(super) struct Reading {
     /// "drivers with a recorded fastest lap speed": attributes that must
     /// have a value.
     present: Vec<AttributeRef>,
-    comparison: bool,
+    pub(super) comparison: bool,
     who: bool,
     /// "each of them", "which of those": the question is about what the
     /// chat's last answer counted or listed.
