@@ -7866,3 +7866,26 @@ fn two_years_compared_after_a_growth_ask_for_that_growth_between_them() {
         "{next:?}"
     );
 }
+
+#[test]
+fn a_total_compared_with_a_number_is_the_things_own_total() {
+    let (ontology, lexicon) = wholesale();
+    let got = compiled(
+        &ontology,
+        &lexicon,
+        "How many orders had a total above 400,000?",
+        Dialect::Postgres,
+    );
+    assert_eq!(
+        got,
+        "SELECT COUNT(*) AS order_count FROM orders o WHERE o.o_totalprice > 400000"
+    );
+    // A total of a measure is still its sum.
+    let revenue = compiled(
+        &ontology,
+        &lexicon,
+        "what was the total revenue in 1995",
+        Dialect::Postgres,
+    );
+    assert!(revenue.starts_with("SELECT SUM("), "{revenue}");
+}

@@ -551,6 +551,43 @@ pub(super) fn read(lexicon: &Lexicon, question: &str, today: Option<Day>) -> Vec
         {
             (concept_len, entries) = (len, thing);
         }
+        // "orders with a total above 400,000": compared with a number,
+        // "total" is the thing's own total ("order total"), not a sum.
+        if concept_len == 0
+            && plain[i] == "total"
+            && plain.get(i + 1).is_some_and(|next| {
+                matches!(
+                    *next,
+                    "above"
+                        | "over"
+                        | "below"
+                        | "under"
+                        | "exceeding"
+                        | "greater"
+                        | "less"
+                        | "more"
+                        | "of"
+                )
+            })
+            && let Some(own) = words[..i].iter().rev().find_map(|thing| {
+                let named: Vec<Entry> = lexicon
+                    .lookup(&format!("{} {}", thing.stem, words[i].stem))
+                    .iter()
+                    .filter(|e| matches!(e.concept, Concept::Attribute { .. }))
+                    .cloned()
+                    .collect();
+                (!named.is_empty()).then_some(named)
+            })
+        {
+            pieces.push(Piece::Concept {
+                entries: own,
+                text: plain[i].to_owned(),
+                scoped: false,
+            });
+            focus = Focus::Outside;
+            i += 1;
+            continue;
+        }
         // "the fastest lap time in race 1030": a time named for the best of
         // something is, after "the", that best itself, as "the quickest lap
         // time" is ("Hamilton's fastest lap time" is his one).
