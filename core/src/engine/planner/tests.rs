@@ -7889,3 +7889,27 @@ fn a_total_compared_with_a_number_is_the_things_own_total() {
     );
     assert!(revenue.starts_with("SELECT SUM("), "{revenue}");
 }
+
+#[test]
+fn things_listed_by_their_country_show_the_town_each_is_in() {
+    let (ontology, lexicon) = f1_with("circuit", "country", &["Italy"]);
+    let got = compiled(
+        &ontology,
+        &lexicon,
+        "list all the circuits in italy",
+        Dialect::Postgres,
+    );
+    assert!(
+        got.starts_with("SELECT DISTINCT c.name AS circuit_name, c.location AS location")
+            && got.contains("c.country = 'Italy'"),
+        "{got}"
+    );
+    // A count is still one figure.
+    let count = compiled(
+        &ontology,
+        &lexicon,
+        "how many circuits are in italy",
+        Dialect::Postgres,
+    );
+    assert!(!count.contains("location"), "{count}");
+}

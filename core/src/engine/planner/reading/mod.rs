@@ -367,9 +367,9 @@ impl Reading {
                 .flatten()
             {
                 Some(reason) => Planned::NotAnswerable(reason),
-                None => Planned::Plan(named_thing_shown(
+                None => Planned::Plan(placed_within(
                     ontology,
-                    listed_not_counted(ontology, plan),
+                    named_thing_shown(ontology, listed_not_counted(ontology, plan)),
                 )),
             },
             other => other,
@@ -719,6 +719,42 @@ impl Reading {
                     && graph::join_tree(ontology, &metric.object, &[object.name.as_str()]).is_ok()
             })
     }
+}
+
+/// "Which circuits are in Italy?": things listed by the country they are
+/// in are told apart by the town each is in, where they record one.
+fn placed_within(ontology: &Ontology, mut plan: SemanticPlan) -> SemanticPlan {
+    let [shown] = plan.dimensions.as_slice() else {
+        return plan;
+    };
+    let Some(object) = ontology.objects.iter().find(|o| o.name == shown.object) else {
+        return plan;
+    };
+    let naming = |name: &str, words: &[&str]| {
+        ontology
+            .attribute(&object.name, name)
+            .is_some_and(|a| words.iter().any(|w| a.naming_words().contains(w)))
+    };
+    let by_country = plan.filters.iter().any(|f| {
+        f.attribute.object == object.name
+            && naming(&f.attribute.attribute, &["country"])
+            && matches!(f.condition, Condition::OneOf(_))
+    });
+    let town = object
+        .attributes
+        .iter()
+        .find(|a| naming(&a.name, &["location", "city", "town"]) && !naming(&a.name, &["country"]));
+    if !plan.measures.is_empty()
+        || display_attribute(object) != Some(shown.attribute.as_str())
+        || !by_country
+    {
+        return plan;
+    }
+    if let Some(town) = town {
+        plan.dimensions
+            .push(AttributeRef::new(&object.name, &town.name));
+    }
+    plan
 }
 
 /// "Customers who are not in the BUILDING segment": a count of things
