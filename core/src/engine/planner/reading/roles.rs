@@ -1874,8 +1874,6 @@ fn refined_attribute(ontology: &Ontology, general: Option<&Piece>, exact: Option
         })
 }
 
-/// The conditional count an "-ing" word names when it qualifies the thing
-/// or attribute right after it ("winning" of "driver").
 /// Whether `text`, one word that is not a plural ("start", "started"),
 /// names a count of the rows whose attribute the question already asks
 /// for.
@@ -1907,6 +1905,8 @@ fn adjective_conditions_exist(ontology: &Ontology, metric: usize) -> bool {
     metric.aggregate == Aggregate::Count && !metric.filters.is_empty()
 }
 
+/// The conditional count an "-ing" word names when it qualifies the thing
+/// or attribute right after it ("winning" of "driver").
 fn adjective_count(
     ontology: &Ontology,
     entries: &[Entry],
