@@ -6925,6 +6925,25 @@ fn the_thing_behind_a_superlative_is_a_nested_question() {
 }
 
 #[test]
+fn a_ranking_in_total_still_ranks() {
+    // "in total" sums each vendor's stock; "the most" still picks a vendor
+    // rather than adding every vendor's stock into one figure.
+    let (ontology, lexicon) = wholesale();
+    let sql = compiled(
+        &ontology,
+        &lexicon,
+        "Which vendor has the most stock available in total?",
+        Dialect::Sqlite,
+    );
+    assert!(
+        sql.contains("SUM(ps.ps_availqty)")
+            && sql.contains("GROUP BY s.s_name")
+            && sql.contains("DESC"),
+        "{sql}"
+    );
+}
+
+#[test]
 fn things_with_the_same_value_as_a_named_thing() {
     // "the same nationality as Kimi Räikkönen": his nationality, found by
     // its own question, is the one the drivers listed have.

@@ -325,7 +325,9 @@ impl Reading {
         plan.assumptions = assumptions;
         // "how many races did those German drivers win between them": one
         // figure, whatever the last answer or the names split it by.
-        if self.together && !plan.measures.is_empty() && self.groupings.is_empty() {
+        // "which vendor has the most stock in total" still ranks vendors.
+        let ranks_rows = self.ranks() && !plan.dimensions.is_empty();
+        if self.together && !plan.measures.is_empty() && self.groupings.is_empty() && !ranks_rows {
             plan.dimensions.clear();
             plan.order = None;
             plan.limit = None;
