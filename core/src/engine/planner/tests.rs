@@ -7932,3 +7932,61 @@ fn things_listed_by_their_country_show_the_town_each_is_in() {
     );
     assert!(!count.contains("location"), "{count}");
 }
+
+#[test]
+fn a_number_of_one_measure_beside_never_another() {
+    // "at least 200 race starts but never won": the starts are counted and
+    // compared, the wins excluded; before, the number had nothing to compare.
+    let (sql, _) = sql(
+        "Which drivers have made at least 200 race starts but never won a Grand Prix?",
+        None,
+    );
+    assert!(
+        sql.contains("NOT IN (SELECT")
+            && sql.contains("position = 1")
+            && sql.contains("HAVING COUNT(*) >= 200"),
+        "{sql}"
+    );
+}
+
+#[test]
+fn more_of_a_thing_in_one_year_or_another_compares_the_years() {
+    // "more races in 2022 or in 2024": the wins in each year, not per race.
+    let (ontology, lexicon) = f1_with("constructor", "constructor_name", &["Ferrari"]);
+    let sql = compiled(
+        &ontology,
+        &lexicon,
+        "Did Ferrari win more races in 2022 or in 2024?",
+        Dialect::Sqlite,
+    );
+    assert!(
+        sql.contains("GROUP BY r.year") && !sql.contains("r.name AS race_name"),
+        "{sql}"
+    );
+}
+
+#[test]
+fn the_longest_single_one_after_an_average_is_the_row_with_the_most() {
+    // After the average stop at a race, "who had the longest single stop in
+    // that race" is the longest stop there, not each driver's average.
+    let (ontology, lexicon) = f1_with("race", "race_name", &["Italian Grand Prix"]);
+    let first = plan_in_chat(
+        &ontology,
+        &lexicon,
+        "What was the average pit stop duration, in seconds, at the 2021 Italian Grand Prix?",
+        None,
+    );
+    let next = plan_in_chat(
+        &ontology,
+        &lexicon,
+        "who had the longest single stop in that race?",
+        Some(&first),
+    );
+    let sql = compile(&ontology, &next, Dialect::Sqlite).unwrap().sql;
+    assert!(
+        !sql.contains("AVG(")
+            && sql.contains("ORDER BY duration DESC")
+            && sql.contains("'Italian Grand Prix'"),
+        "{sql}"
+    );
+}

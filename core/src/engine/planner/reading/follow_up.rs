@@ -327,6 +327,19 @@ impl Reading {
                     plan.order = None;
                     plan.limit = None;
                 }
+                // "who had the longest single stop in that race", after the
+                // average stop there: the stop with the most, not the
+                // average per driver.
+                if measures.is_empty()
+                    && let Some(peak) = &self.peak
+                    && !plan.measures.is_empty()
+                    && plan.measures.iter().all(|m| {
+                        matches!(m, Measure::Aggregate { attribute, .. } if attribute == peak)
+                    })
+                {
+                    plan.measures.clear();
+                    plan.order = None;
+                }
                 // "by month instead": a new grouping replaces the last one.
                 if !self.groupings.is_empty()
                     || self.per_year

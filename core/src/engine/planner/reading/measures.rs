@@ -135,6 +135,15 @@ impl Reading {
                 self.contrast_filters = super::metric_conditions(ontology, metric, &metric.object)
                     .flatten()
                     .collect();
+            } else if about_them
+                && self.uncompared.is_some()
+                && let Some(counted) = self.displaced.filter(|x| took_part.contains(x))
+            {
+                // "drivers with at least 200 race starts but never won": the
+                // number is compared with the other measure, which stays
+                // measured beside the exclusion.
+                self.metrics = vec![(counted, None)];
+                self.displaced = None;
             } else if about_them && !took_part.is_empty() {
                 // The excluded measure's rows ("scored" in results) are the
                 // route to the time they took part in.

@@ -9,7 +9,7 @@ use crate::engine::graph;
 use crate::engine::lexicon::{Concept, Entry, Strength};
 use crate::engine::plan::{AttributeRef, Measure, SemanticPlan};
 use crate::engine::planner::attributes::{own_number, own_year};
-use crate::engine::planner::time::is_dated;
+use crate::engine::planner::time::{is_dated, year_attribute};
 use crate::engine::planner::words::{Piece, attributes_of, object_of};
 use crate::engine::text;
 use crate::ontology::{Aggregate, AttributeRole, DataType, MetricKind, Ontology};
@@ -1166,6 +1166,17 @@ impl Reading {
         }
         reading.enumerated(ontology, pieces);
         reading.counted_rows_listed(ontology, pieces);
+        // "Did Ferrari win more races in 2022 or in 2024": the years
+        // compared are the rows; the races are what is counted in each.
+        if reading.comparison
+            && reading.order.is_some()
+            && reading.asked.is_empty()
+            && !reading.metrics.is_empty()
+            && reading.years.iter().any(|(op, _)| *op == Op::Versus)
+            && let Some(time) = year_attribute(ontology, &ontology.metrics[reading.metrics[0].0].object)
+        {
+            reading.mentioned.retain(|o| ontology.objects[*o].name != time.object);
+        }
         // "How many orders did each customer place on average": the
         // average of the counts per customer.
         if reading.averaged && reading.counts && !reading.groupings.is_empty() {
