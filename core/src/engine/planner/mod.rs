@@ -61,6 +61,35 @@ pub fn plan(
     plan_one(ontology, lexicon, question, previous, today)
 }
 
+/// "how many orders have they placed?", after a question about one named
+/// customer: "they" is that customer, read as "he" is.
+fn singular_they<'q>(
+    ontology: &Ontology,
+    question: &'q str,
+    previous: Option<&SemanticPlan>,
+) -> std::borrow::Cow<'q, str> {
+    let says_they = question
+        .split(|c: char| !c.is_alphanumeric())
+        .any(|w| w.eq_ignore_ascii_case("they") || w.eq_ignore_ascii_case("them"));
+    if !says_they || !previous.is_some_and(|p| reading::about_one_named_thing(ontology, p)) {
+        return question.into();
+    }
+    question
+        .split(' ')
+        .map(|token| {
+            let word = token.trim_end_matches(|c: char| !c.is_alphanumeric());
+            let rest = &token[word.len()..];
+            match word.to_lowercase().as_str() {
+                "they" => format!("he{rest}"),
+                "them" => format!("him{rest}"),
+                _ => token.to_owned(),
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+        .into()
+}
+
 /// [`plan`] for a question read whole.
 fn plan_one(
     ontology: &Ontology,
@@ -69,7 +98,8 @@ fn plan_one(
     previous: Option<&SemanticPlan>,
     today: Option<Day>,
 ) -> Planned {
-    let (question, fiscal) = fiscal::read(question);
+    let question = singular_they(ontology, question, previous);
+    let (question, fiscal) = fiscal::read(&question);
     let (question, window) = rolling::read(&question);
     // "last fiscal year": years counted back on the fiscal calendar, where
     // December 2026 is already in fiscal 2027 with a July start.

@@ -1,7 +1,7 @@
 use super::{Planned, plan};
 use crate::engine::compile::compile;
 use crate::engine::lexicon::{AttributeValues, Lexicon};
-use crate::engine::plan::{Measure, SemanticPlan};
+use crate::engine::plan::{AttributeRef, Condition, Filter, Literal, Measure, SemanticPlan};
 use crate::project::Dialect;
 
 fn f1() -> (crate::ontology::Ontology, Lexicon) {
@@ -7987,6 +7987,58 @@ fn the_longest_single_one_after_an_average_is_the_row_with_the_most() {
         !sql.contains("AVG(")
             && sql.contains("ORDER BY duration DESC")
             && sql.contains("'Italian Grand Prix'"),
+        "{sql}"
+    );
+}
+
+#[test]
+fn they_after_one_named_thing_is_that_thing() {
+    // After a question about one customer, "they" is that customer; after
+    // a list, "they" would be all of the things listed.
+    let (ontology, lexicon) = wholesale_with("customer", "customer_name", &["Customer#000000125"]);
+    let first = plan_in_chat(
+        &ontology,
+        &lexicon,
+        "What's the account balance of Customer#000000125?",
+        None,
+    );
+    let next = plan_in_chat(
+        &ontology,
+        &lexicon,
+        "how many orders have they placed?",
+        Some(&first),
+    );
+    let sql = compile(&ontology, &next, Dialect::Sqlite).unwrap().sql;
+    assert!(sql.contains("c.c_name = 'Customer#000000125'"), "{sql}");
+}
+
+#[test]
+fn those_five_of_a_ranking_are_the_rows_it_listed() {
+    // "those five brands", after the top 5 brands: the five the answer
+    // listed, each with its revenue, not a new top five.
+    let (ontology, lexicon) = wholesale();
+    let mut first = plan_in_chat(
+        &ontology,
+        &lexicon,
+        "top 5 brands by units sold on orders placed in 1998",
+        None,
+    );
+    let brands = ["Brand#33", "Brand#53", "Brand#35", "Brand#52", "Brand#22"];
+    first.listed = Some(Box::new(Filter {
+        attribute: AttributeRef::new("part", "brand"),
+        condition: Condition::OneOf(brands.map(|b| Literal::Text(b.to_owned())).to_vec()),
+    }));
+    let next = plan_in_chat(
+        &ontology,
+        &lexicon,
+        "what revenue did those five brands bring in 1998?",
+        Some(&first),
+    );
+    let sql = compile(&ontology, &next, Dialect::Sqlite).unwrap().sql;
+    assert!(
+        sql.contains("p.p_brand IN ('Brand#33'")
+            && sql.contains("GROUP BY p.p_brand")
+            && !sql.contains("LIMIT"),
         "{sql}"
     );
 }

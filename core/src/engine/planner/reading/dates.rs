@@ -242,6 +242,9 @@ impl Reading {
                         && matches!(f.condition, Condition::NoneOf(_))
                         && is_display(ontology, &f.attribute))
                 })
+                // "those five brands": several values still tell the rows
+                // apart.
+                .filter(|f| !matches!(&f.condition, Condition::OneOf(list) if list.len() > 1))
                 .map(|f| f.attribute.clone())
                 .collect();
             plan.dimensions

@@ -11,6 +11,21 @@ use crate::engine::planner::attributes::push_unique;
 use crate::engine::planner::time::names_row_time;
 use crate::ontology::{Aggregate, Ontology};
 
+/// Whether the chat's last plan was about one thing it named and showed
+/// ("the account balance of Customer#000000125"), so that "they" next is that thing, as
+/// "he" would be; after a list or a top few, "they" are all of them.
+pub(in crate::engine::planner) fn about_one_named_thing(
+    ontology: &Ontology,
+    previous: &SemanticPlan,
+) -> bool {
+    previous.limit.is_none_or(|n| n <= 1)
+        && previous.filters.iter().any(|f| {
+            is_display(ontology, &f.attribute)
+                && previous.dimensions.contains(&f.attribute)
+                && matches!(&f.condition, Condition::OneOf(list) if list.len() == 1)
+        })
+}
+
 impl Reading {
     /// The filter on the thing the chat\'s last answer led with, when the
     /// question refers to it ("he", "there"); the thing is then mentioned.
@@ -333,9 +348,9 @@ impl Reading {
                 if measures.is_empty()
                     && let Some(peak) = &self.peak
                     && !plan.measures.is_empty()
-                    && plan.measures.iter().all(|m| {
-                        matches!(m, Measure::Aggregate { attribute, .. } if attribute == peak)
-                    })
+                    && plan.measures.iter().all(
+                        |m| matches!(m, Measure::Aggregate { attribute, .. } if attribute == peak),
+                    )
                 {
                     plan.measures.clear();
                     plan.order = None;

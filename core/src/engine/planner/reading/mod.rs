@@ -7,6 +7,7 @@ mod dates;
 mod dimensions;
 mod filters;
 mod follow_up;
+pub(super) use follow_up::about_one_named_thing;
 mod measures;
 mod named_filters;
 mod roles;

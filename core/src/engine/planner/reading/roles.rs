@@ -146,8 +146,15 @@ impl Reading {
                         Op::Bottom => reading.order = Some(false),
                         Op::Back => {
                             reading.refers_back = true;
-                            if let Some(Piece::Concept { entries, .. }) = pieces.get(index + 1) {
-                                reading.possessed = object_of(entries);
+                            // "those five brands": the number restates how
+                            // many; a thing's attribute ("brands") is of it.
+                            let next = match pieces.get(index + 1) {
+                                Some(Piece::Number(_)) => pieces.get(index + 2),
+                                next => next,
+                            };
+                            if let Some(Piece::Concept { entries, .. }) = next {
+                                reading.possessed = object_of(entries)
+                                    .or_else(|| attributes_of(entries).next().map(|(o, _)| o));
                             }
                             continue;
                         }
@@ -1173,9 +1180,12 @@ impl Reading {
             && reading.asked.is_empty()
             && !reading.metrics.is_empty()
             && reading.years.iter().any(|(op, _)| *op == Op::Versus)
-            && let Some(time) = year_attribute(ontology, &ontology.metrics[reading.metrics[0].0].object)
+            && let Some(time) =
+                year_attribute(ontology, &ontology.metrics[reading.metrics[0].0].object)
         {
-            reading.mentioned.retain(|o| ontology.objects[*o].name != time.object);
+            reading
+                .mentioned
+                .retain(|o| ontology.objects[*o].name != time.object);
         }
         // "How many orders did each customer place on average": the
         // average of the counts per customer.
