@@ -8042,3 +8042,50 @@ fn those_five_of_a_ranking_are_the_rows_it_listed() {
         "{sql}"
     );
 }
+
+#[test]
+fn an_average_across_the_things_it_has_is_each_ones_own() {
+    // "across the parts it stocks" says what each supplier's average is
+    // over; the parts are not a grouping.
+    let (ontology, lexicon) = wholesale();
+    let sql = compiled(
+        &ontology,
+        &lexicon,
+        "Which supplier has the lowest average supply cost across the parts it stocks?",
+        Dialect::Sqlite,
+    );
+    assert!(
+        sql.contains("AVG(ps.ps_supplycost)")
+            && sql.contains("GROUP BY s.s_name")
+            && !sql.contains("p_name"),
+        "{sql}"
+    );
+}
+
+#[test]
+fn the_same_for_other_things_is_the_last_question_in_their_scope() {
+    // "now do the same for orders placed in 1996": the late line items by
+    // ship mode again, for 1996's orders; the orders are not counted.
+    let (ontology, lexicon) = wholesale();
+    let first = plan_in_chat(
+        &ontology,
+        &lexicon,
+        "How many line items from orders placed in 1995 arrived late?",
+        None,
+    );
+    let second = plan_in_chat(&ontology, &lexicon, "split by ship mode", Some(&first));
+    let third = plan_in_chat(
+        &ontology,
+        &lexicon,
+        "now do the same for orders placed in 1996",
+        Some(&second),
+    );
+    let sql = compile(&ontology, &third, Dialect::Sqlite).unwrap().sql;
+    assert!(
+        sql.contains("COUNT(*) AS line_item_count")
+            && sql.contains("l_receiptdate > li.l_commitdate")
+            && sql.contains("'1996-01-01'")
+            && sql.contains("GROUP BY li.l_shipmode"),
+        "{sql}"
+    );
+}

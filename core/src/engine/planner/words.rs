@@ -377,13 +377,20 @@ pub(super) fn read(lexicon: &Lexicon, question: &str, today: Option<Day>) -> Vec
                 )))
             || (plain[i] == "same" && i > 0 && plain[i - 1] == "the");
         if demonstrative {
-            let (len, entries) = longest_concept(lexicon, &words[i + 1..]);
+            // "now do the same for orders placed in 1996": those things
+            // again, in another scope; they are not what is counted.
+            let skip = if plain[i] == "same" && plain.get(i + 1) == Some(&"for") {
+                2
+            } else {
+                1
+            };
+            let (len, entries) = longest_concept(lexicon, &words[(i + skip).min(words.len())..]);
             if len > 0
                 && let Some(object) = object_of(&entries)
             {
                 pieces.push(Piece::Op(Op::That(object)));
                 focus = Focus::Outside;
-                i += 1 + len;
+                i += skip + len;
                 continue;
             }
             // "of that brand's parts": a value, not a thing. "What was that
@@ -402,6 +409,19 @@ pub(super) fn read(lexicon: &Lexicon, question: &str, today: Option<Day>) -> Vec
                 i += 1 + len;
                 continue;
             }
+        }
+        // "the lowest average supply cost across the parts it stocks": the
+        // things an average is taken over, each supplier's own, not a
+        // grouping; the clause after says nothing more.
+        if plain[i] == "across"
+            && pieces.contains(&Piece::Op(Op::Average))
+            && let at = i + 1 + usize::from(plain.get(i + 1) == Some(&"the"))
+            && plain
+                .get(at + 1)
+                .is_some_and(|w| matches!(*w, "it" | "they" | "he" | "she"))
+        {
+            i = (at + 3).min(plain.len());
+            continue;
         }
         // "when was he born", "the first race held there": the thing the
         // chat's last answer led with. "Were there" is not a place.
