@@ -7937,15 +7937,26 @@ fn things_listed_by_their_country_show_the_town_each_is_in() {
 fn a_number_of_one_measure_beside_never_another() {
     // "at least 200 race starts but never won": the starts are counted and
     // compared, the wins excluded; before, the number had nothing to compare.
-    let (sql, _) = sql(
+    let (compared, _) = sql(
         "Which drivers have made at least 200 race starts but never won a Grand Prix?",
         None,
     );
     assert!(
-        sql.contains("NOT IN (SELECT")
-            && sql.contains("position = 1")
-            && sql.contains("HAVING COUNT(*) >= 200"),
-        "{sql}"
+        compared.contains("NOT IN (SELECT")
+            && compared.contains("position = 1")
+            && compared.contains("HAVING COUNT(*) >= 200"),
+        "{compared}"
+    );
+    // Ranked by it, the same: the poles counted, the winners left out.
+    let (ranked, _) = sql(
+        "Which driver has the most pole positions but never won a race?",
+        None,
+    );
+    assert!(
+        ranked.contains("NOT IN (SELECT")
+            && ranked.contains("rr.grid = 1")
+            && ranked.contains("ORDER BY poles DESC"),
+        "{ranked}"
     );
 }
 

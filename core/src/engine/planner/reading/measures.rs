@@ -136,12 +136,13 @@ impl Reading {
                     .flatten()
                     .collect();
             } else if about_them
-                && self.uncompared.is_some()
+                && (self.uncompared.is_some() || self.order.is_some())
                 && let Some(counted) = self.displaced.filter(|x| took_part.contains(x))
             {
-                // "drivers with at least 200 race starts but never won": the
-                // number is compared with the other measure, which stays
-                // measured beside the exclusion.
+                // "drivers with at least 200 race starts but never won", "the
+                // most pole positions but never won": the number is
+                // compared, or the things ranked, by the other measure,
+                // which stays measured beside the exclusion.
                 self.metrics = vec![(counted, None)];
                 self.displaced = None;
             } else if about_them && !took_part.is_empty() {
