@@ -12,8 +12,9 @@ use crate::engine::planner::time::names_row_time;
 use crate::ontology::{Aggregate, Ontology};
 
 /// Whether the chat's last plan was about one thing it named and showed
-/// ("the account balance of Customer#000000125"), so that "they" next is that thing, as
-/// "he" would be; after a list or a top few, "they" are all of them.
+/// ("the account balance of Customer#000000125"), so that "they" next is
+/// that thing, as "he" would be; after a list or a top few, "they" are all
+/// of them.
 pub(in crate::engine::planner) fn about_one_named_thing(
     ontology: &Ontology,
     previous: &SemanticPlan,

@@ -7,11 +7,12 @@ mod dates;
 mod dimensions;
 mod filters;
 mod follow_up;
-pub(super) use follow_up::about_one_named_thing;
 mod measures;
 mod named_filters;
 mod roles;
 mod shape;
+
+pub(super) use follow_up::about_one_named_thing;
 
 use super::Planned;
 use super::attributes::base_object;
