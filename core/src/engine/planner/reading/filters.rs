@@ -124,27 +124,7 @@ impl Reading {
                         .iter()
                         .any(|kin| crate::engine::text::fold(kin) == folded)
                 });
-            // "brass parts": a word every value ends with, and no value is,
-            // names a kind of them ("ECONOMY ANODIZED BRASS", "SMALL PLATED
-            // BRASS" …), all kept. Names are told apart, not pooled.
-            let folded_text = crate::engine::text::fold(text);
-            let one_kind = values.len() > 2
-                && !is_a_name(ontology, attribute)
-                && values.iter().all(|v| {
-                    let mut words = v.split_whitespace();
-                    words.clone().count() > 1
-                        && words
-                            .next_back()
-                            .is_some_and(|w| crate::engine::text::fold(w) == folded_text)
-                });
-            if one_kind {
-                assumptions.push(PlanAssumption::stated(format!(
-                    "\"{text}\" read as every {} ending in it ({} values)",
-                    attribute_label(ontology, attribute).to_lowercase(),
-                    values.len()
-                )));
-            }
-            if one_thing || one_kind {
+            if one_thing {
                 let filter = Filter {
                     attribute: attribute.clone(),
                     condition: if *negated {
