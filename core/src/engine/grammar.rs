@@ -1300,12 +1300,31 @@ pub fn month(plain: &str) -> Option<u32> {
         .map(|i| i as u32 + 1)
 }
 
-/// Phrases that read as words of the ontology but only say "everything":
-/// "took place" is not the position called "place", "of all time" not a
-/// race's start time. Their length in words.
 /// "drivers", "brands", not "class": a word that reads as a plural.
 pub fn looks_plural(word: &str) -> bool {
     word.ends_with('s') && !word.ends_with("ss")
+}
+
+/// `text` with "they" and "them" read as one person, "he" and "him", and
+/// where `possessive` "their" as "his": the pronouns of a question about
+/// one thing the chat or the question itself has named. Punctuation
+/// around a word stays.
+pub fn as_one_person(text: &str, possessive: bool) -> String {
+    let not_word = |c: char| !c.is_alphanumeric();
+    text.split(' ')
+        .map(|token| {
+            let lead = token.len() - token.trim_start_matches(not_word).len();
+            let word = token[lead..].trim_end_matches(not_word);
+            let one = match word.to_lowercase().as_str() {
+                "they" => "he",
+                "them" => "him",
+                "their" | "theirs" if possessive => "his",
+                _ => return token.to_owned(),
+            };
+            format!("{}{one}{}", &token[..lead], &token[lead + word.len()..])
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// "shipped minus returned": a word that spells out arithmetic, which
@@ -1314,6 +1333,9 @@ pub fn is_spelled_operator(plain: &str) -> bool {
     matches!(plain, "minus" | "plus" | "less" | "divided" | "times")
 }
 
+/// Phrases that read as words of the ontology but only say "everything":
+/// "took place" is not the position called "place", "of all time" not a
+/// race's start time. Their length in words.
 pub fn filler_phrase(words: &[&str]) -> Option<usize> {
     const PHRASES: &[&[&str]] = &[
         &["took", "place"],
@@ -1395,5 +1417,23 @@ pub fn open_bound(words: &[&str]) -> Option<(usize, Op)> {
             ..,
         ] => Some((2, Op::AtMost)),
         _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::as_one_person;
+
+    #[test]
+    fn one_person_keeps_the_punctuation_and_their_only_when_asked() {
+        assert_eq!(
+            as_one_person("did they win, and (them) their team?", false),
+            "did he win, and (him) their team?"
+        );
+        assert_eq!(
+            as_one_person("What's THEIR nationality?", true),
+            "What's his nationality?"
+        );
+        assert_eq!(as_one_person("they're there", true), "they're there");
     }
 }

@@ -24,7 +24,7 @@ pub use labels::{attribute_label, measure_label, plural};
 
 use self::reading::Reading;
 use self::words::{Piece, read};
-use crate::engine::grammar::Op;
+use crate::engine::grammar::{self, Op};
 use crate::engine::lexicon::Lexicon;
 use crate::engine::plan::{Condition, Filter, Literal, Measure, PlanAssumption, SemanticPlan};
 use crate::ontology::AttributeRole;
@@ -74,20 +74,7 @@ fn singular_they<'q>(
     if !says_they || !previous.is_some_and(|p| reading::about_one_named_thing(ontology, p)) {
         return question.into();
     }
-    question
-        .split(' ')
-        .map(|token| {
-            let word = token.trim_end_matches(|c: char| !c.is_alphanumeric());
-            let rest = &token[word.len()..];
-            match word.to_lowercase().as_str() {
-                "they" => format!("he{rest}"),
-                "them" => format!("him{rest}"),
-                _ => token.to_owned(),
-            }
-        })
-        .collect::<Vec<_>>()
-        .join(" ")
-        .into()
+    grammar::as_one_person(question, false).into()
 }
 
 /// [`plan`] for a question read whole.

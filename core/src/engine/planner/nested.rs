@@ -270,16 +270,7 @@ fn split_introduced(tokens: &[&str], words: &[String]) -> Option<Nested> {
             .to_owned()
     };
     // "which market segment are they in": one thing, so "they" is it.
-    let outer = joined(comma + 1..tokens.len())
-        .split(' ')
-        .map(|token| match bare(token).as_str() {
-            "they" => "he",
-            "their" | "theirs" => "his",
-            "them" => "him",
-            _ => token,
-        })
-        .collect::<Vec<_>>()
-        .join(" ");
+    let outer = grammar::as_one_person(&joined(comma + 1..tokens.len()), true);
     if relative >= comma || outer.is_empty() {
         return None;
     }

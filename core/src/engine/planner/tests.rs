@@ -8100,3 +8100,49 @@ fn the_same_for_other_things_is_the_last_question_in_their_scope() {
         "{sql}"
     );
 }
+
+#[test]
+fn a_word_every_value_ends_with_is_a_kind_of_them() {
+    // "brass parts": every part type ending in BRASS, not a fork over
+    // which one; the answer says how the word was read.
+    let types = [
+        "ECONOMY ANODIZED BRASS",
+        "LARGE PLATED BRASS",
+        "SMALL BRUSHED BRASS",
+    ];
+    let (ontology, lexicon) = wholesale_with("part", "part_type", &types);
+    let Planned::Plan(plan) = plan(
+        &ontology,
+        &lexicon,
+        "What's the average unit supply cost for brass parts?",
+        None,
+        None,
+    ) else {
+        panic!("refused")
+    };
+    let sql = compile(&ontology, &plan, Dialect::Sqlite).unwrap().sql;
+    assert!(
+        sql.contains("AVG(ps.ps_supplycost)")
+            && sql.contains("p.p_type IN ('ECONOMY ANODIZED BRASS', 'LARGE PLATED BRASS', 'SMALL BRUSHED BRASS')"),
+        "{sql}"
+    );
+    assert!(
+        plan.assumptions.iter().all(|a| a.options.is_empty())
+            && plan
+                .assumptions
+                .iter()
+                .any(|a| a.text.contains("\"brass\" read as every")),
+        "{:?}",
+        plan.assumptions
+    );
+    // "part brass" names one part by a word of it: which one is asked.
+    let Planned::Plan(one) = super::plan(&ontology, &lexicon, "revenue for part brass", None, None)
+    else {
+        panic!("refused")
+    };
+    assert!(
+        one.assumptions.iter().any(|a| a.options.len() == 3),
+        "{:?}",
+        one.assumptions
+    );
+}

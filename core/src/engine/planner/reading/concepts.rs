@@ -498,6 +498,7 @@ impl Reading {
                 // right after "percentage of" says whose the whole is.
                 of_whole: self.whole_open
                     || (self.share && self.metrics.is_empty() && previous_op == Some(Op::Share)),
+                before_its_things: false,
             });
             return;
         }
@@ -555,6 +556,16 @@ impl Reading {
         }
         if let Some(o) = object {
             self.mentioned.push(o);
+            if grammar::looks_plural(text)
+                && self.value_at.is_some_and(|at| at + 1 == self.at)
+                && let Some(value) = self.values.last_mut()
+                && value
+                    .options
+                    .iter()
+                    .any(|(a, _)| a.object == ontology.objects[o].name)
+            {
+                value.before_its_things = true;
+            }
         }
     }
 

@@ -47,6 +47,7 @@ impl Reading {
             options,
             text,
             negated,
+            before_its_things,
             ..
         } in &self.values
         {
@@ -124,7 +125,30 @@ impl Reading {
                         .iter()
                         .any(|kin| crate::engine::text::fold(kin) == folded)
                 });
-            if one_thing {
+            // "brass parts": a word every value ends with, and no value is,
+            // said before the things it is of, names a kind of them
+            // ("ECONOMY ANODIZED BRASS", "SMALL PLATED BRASS" …), all kept.
+            // "part brass" still asks which; names are told apart, not
+            // pooled.
+            let folded_text = crate::engine::text::fold(text);
+            let one_kind = values.len() > 2
+                && *before_its_things
+                && !is_a_name(ontology, attribute)
+                && values.iter().all(|v| {
+                    let mut words = v.split_whitespace();
+                    words.clone().count() > 1
+                        && words
+                            .next_back()
+                            .is_some_and(|w| crate::engine::text::fold(w) == folded_text)
+                });
+            if one_kind {
+                assumptions.push(PlanAssumption::stated(format!(
+                    "\"{text}\" read as every {} ending in it ({} values)",
+                    attribute_label(ontology, attribute).to_lowercase(),
+                    values.len()
+                )));
+            }
+            if one_thing || one_kind {
                 let filter = Filter {
                     attribute: attribute.clone(),
                     condition: if *negated {

@@ -38,6 +38,9 @@ pub(super) struct ValueMention {
     /// After a share's "of all": the value says what the whole is ("what
     /// percent of all AIR line items is that").
     of_whole: bool,
+    /// "brass parts": the value is said right before its own things in the
+    /// plural, so it may name a kind of them rather than one of them.
+    before_its_things: bool,
 }
 
 /// The pieces of one question, sorted into the roles they play.
@@ -687,6 +690,7 @@ impl Reading {
             text: metric.label.to_lowercase(),
             negated: true,
             of_whole: false,
+            before_its_things: false,
         });
         self.dangling_negation = false;
         self.negated_metric = None;
