@@ -475,6 +475,13 @@ const PHRASES: &[(&str, Op)] = &[
     ("apart from", Op::Negation),
     ("exclude", Op::Negation),
     ("excluded", Op::Negation),
+    ("leaving out", Op::Negation),
+    ("leave out", Op::Negation),
+    ("left out", Op::Negation),
+    ("ignoring", Op::Negation),
+    ("aside from", Op::Negation),
+    ("besides", Op::Negation),
+    ("barring", Op::Negation),
     ("failed to", Op::Negation),
     ("fail to", Op::Negation),
     ("failing to", Op::Negation),
@@ -969,6 +976,15 @@ pub fn operator_at(words: &[&str]) -> Option<(usize, Op)> {
                 .then_some((parts.len(), *op))
         })
         .max_by_key(|(len, _)| *len)
+}
+
+/// "leaving" of "leaving out": a word of an operator phrase is spelled as
+/// meant, never a typo of an operator word ("leading").
+pub fn in_operator_phrase(plain: &str) -> bool {
+    PHRASES
+        .iter()
+        .chain(GROWTH_PHRASES)
+        .any(|(phrase, _)| phrase.split(' ').any(|word| word == plain))
 }
 
 /// "three" in "top three".

@@ -169,10 +169,28 @@ impl<'a> Compiler<'a> {
         scoped.0.insert(object.name.clone(), own.clone());
         let value = self.attribute(attribute, &scoped)?;
         let table = self.table(object, &own)?;
-        // "the first race of 2009": the earliest among the races of 2009.
+        // "the first race of 2009": the earliest among the races of 2009;
+        // "the first race at Marina Bay": among the races whose circuit is.
         let mut own_conditions = Vec::new();
         for sibling in siblings {
-            own_conditions.push(self.filter(sibling, &scoped)?.to_string());
+            let Some(key) = (sibling.attribute.object != object.name)
+                .then(|| graph::direct_link(self.ontology, &object.name, &sibling.attribute.object))
+                .flatten()
+            else {
+                own_conditions.push(self.filter(sibling, &scoped)?.to_string());
+                continue;
+            };
+            let parent = self.object(&sibling.attribute.object)?;
+            let inner = Ident::new("extreme_of");
+            let mut parent_scope = Aliases(BTreeMap::new());
+            parent_scope.0.insert(parent.name.clone(), inner.clone());
+            own_conditions.push(format!(
+                "{own}.{} IN (SELECT {inner}.{} FROM {} WHERE {})",
+                self.ident(&key.from),
+                self.ident(&key.to),
+                self.table(parent, &inner)?,
+                self.filter(sibling, &parent_scope)?
+            ));
         }
         let link = among.and_then(|among| {
             graph::direct_link(self.ontology, among, &object.name)
@@ -467,12 +485,19 @@ impl<'a> Compiler<'a> {
                 conditions.push(self.filter(filter, aliases)?);
                 continue;
             };
-            // The plan's other conditions on the same object narrow the rows
-            // the extreme is taken over.
+            // The plan's other conditions on the same object, or on one
+            // each of its rows points to ("the first race at Marina Bay"),
+            // narrow the rows the extreme is taken over.
             let siblings: Vec<&Filter> = filters
                 .iter()
                 .filter(|other| {
-                    other.attribute.object == filter.attribute.object
+                    (other.attribute.object == filter.attribute.object
+                        || graph::direct_link(
+                            self.ontology,
+                            &filter.attribute.object,
+                            &other.attribute.object,
+                        )
+                        .is_some())
                         && !matches!(
                             other.condition,
                             Condition::Extreme { .. } | Condition::NotAmong { .. }

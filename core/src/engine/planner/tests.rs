@@ -8146,3 +8146,53 @@ fn a_word_every_value_ends_with_is_a_kind_of_them() {
         one.assumptions
     );
 }
+
+#[test]
+fn leaving_a_value_out_excludes_it() {
+    // "leaving" is a word of "leaving out", not a typo of "leading".
+    let (ontology, lexicon) = wholesale_with("customer", "market_segment", &["HOUSEHOLD"]);
+    let sql = compiled(
+        &ontology,
+        &lexicon,
+        "Total sales for 1996 broken down by market segment, please, leaving out HOUSEHOLD.",
+        Dialect::Sqlite,
+    );
+    assert!(
+        sql.contains("c.c_mktsegment NOT IN ('HOUSEHOLD')")
+            && sql.contains("GROUP BY c.c_mktsegment"),
+        "{sql}"
+    );
+}
+
+#[test]
+fn how_many_times_a_named_condition_held_counts_its_rows() {
+    // Pérez knocked out in Q1 twice is two qualifying sessions, not one
+    // driver.
+    let (ontology, lexicon) = f1_with("driver", "full_name", &["Sergio Pérez"]);
+    let sql = compiled(
+        &ontology,
+        &lexicon,
+        "how many times did sergio perez get knocked out in Q1 in 2023",
+        Dialect::Sqlite,
+    );
+    assert!(
+        sql.starts_with("SELECT COUNT(*) AS qualifying_count FROM public.qualifying q")
+            && sql.contains("q.q1 IS NOT NULL AND q.q2 IS NULL"),
+        "{sql}"
+    );
+}
+
+#[test]
+fn the_first_race_at_a_circuit_is_the_earliest_there() {
+    let (ontology, lexicon) = f1_with("circuit", "circuit_name", &["Marina Bay Street Circuit"]);
+    let sql = compiled(
+        &ontology,
+        &lexicon,
+        "Who won the very first race held at the Marina Bay Street Circuit?",
+        Dialect::Sqlite,
+    );
+    assert!(
+        sql.contains("extreme.circuit_id IN (SELECT extreme_of.circuit_id FROM public.circuits extreme_of WHERE extreme_of.name = 'Marina Bay Street Circuit')"),
+        "{sql}"
+    );
+}

@@ -2021,7 +2021,7 @@ pub(super) fn normalise_word(lexicon: &Lexicon, word: Word) -> Word {
         .map(str::to_owned)
         .or_else(|| {
             let known = grammar::is_stop_word(&word.plain)
-                || grammar::operator_at(&[word.plain.as_str()]).is_some()
+                || grammar::in_operator_phrase(&word.plain)
                 || grammar::extreme(&word.plain).is_some()
                 || !lexicon.lookup(&word.stem).is_empty()
                 || word.plain.chars().any(|c| c.is_ascii_digit());

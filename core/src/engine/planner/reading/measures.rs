@@ -454,6 +454,24 @@ impl Reading {
         // only a name given counts the rows the name is of. "How many of
         // them are in Canada" still counts what the chat counted.
         let counts_last = self.partitive && previous.is_some_and(|p| !p.measures.is_empty());
+        // "how many times did Pérez get knocked out in Q1": what a named
+        // condition says happened is counted, not whom it happened to.
+        if measures.is_empty()
+            && self.counts
+            && !counts_last
+            && self.asked.is_empty()
+            && let [(o, _, false)] = self.named_filters.as_slice()
+            && !self.values.is_empty()
+            && self.values.iter().all(|v| {
+                v.options
+                    .iter()
+                    .all(|(a, _)| a.object != ontology.objects[*o].name)
+            })
+        {
+            measures.push(Measure::CountOf {
+                object: ontology.objects[*o].name.clone(),
+            });
+        }
         if measures.is_empty()
             && self.counts
             && !counts_last
