@@ -8196,3 +8196,27 @@ fn the_first_race_at_a_circuit_is_the_earliest_there() {
         "{sql}"
     );
 }
+
+#[test]
+fn a_year_asked_beside_a_span_of_years_is_shown() {
+    // "since 2000, …, with the year": one row per win, with its year;
+    // within a single year the year is not repeated.
+    let (ontology, lexicon) = f1_with("race", "race_name", &["Monaco Grand Prix"]);
+    let sql = compiled(
+        &ontology,
+        &lexicon,
+        "Which drivers have won the Monaco Grand Prix since 2000, with the year?",
+        Dialect::Sqlite,
+    );
+    assert!(
+        sql.starts_with("SELECT r.year AS year") && sql.contains("GROUP BY r.year"),
+        "{sql}"
+    );
+    let sql = compiled(
+        &ontology,
+        &lexicon,
+        "Which drivers have won the Monaco Grand Prix in 2005, with the year?",
+        Dialect::Sqlite,
+    );
+    assert!(!sql.contains("GROUP BY r.year"), "{sql}");
+}

@@ -126,8 +126,12 @@ impl Reading {
             // rows, and is not asked to be shown.
             let shown = named_date.is_some_and(|d| !self.dated_by_verb.contains(d))
                 && plan.measures.is_empty();
+            // "won Monaco since 2000, with the year": years asked for
+            // beside a span of them are shown.
+            let asked =
+                self.year_asked && !matches!(&condition, Condition::OneOf(list) if list.len() == 1);
             plan.dimensions
-                .retain(|d| *d != time || groupings.contains(d) || shown);
+                .retain(|d| *d != time || groupings.contains(d) || shown || asked);
             plan.filters.push(Filter {
                 attribute: time.clone(),
                 condition,

@@ -312,6 +312,25 @@ impl Reading {
                         Op::Year if previous_op == Some(Op::Which) => {
                             reading.year_asked = true;
                         }
+                        // "…, with the year", "give the year and the
+                        // driver": a year named at the end, as something
+                        // more to show.
+                        Op::Year
+                            if index > 0
+                                && !matches!(pieces[index - 1], Piece::Op(_))
+                                && pieces[index + 1..].iter().all(|p| match p {
+                                    Piece::Op(Op::And) => true,
+                                    Piece::Concept { entries, .. } => entries.iter().all(|e| {
+                                        matches!(
+                                            e.concept,
+                                            Concept::Object(_) | Concept::Attribute { .. }
+                                        )
+                                    }),
+                                    _ => false,
+                                }) =>
+                        {
+                            reading.year_asked = true;
+                        }
                         Op::Month if grouping => reading.per_month = true,
                         // "what month in 1996 had the most revenue": the
                         // months are what is ranked.
