@@ -8220,3 +8220,31 @@ fn a_year_asked_beside_a_span_of_years_is_shown() {
     );
     assert!(!sql.contains("GROUP BY r.year"), "{sql}");
 }
+
+#[test]
+fn they_after_the_one_a_ranking_led_with_is_that_one() {
+    // "Which customer has the highest account balance?" answered with one
+    // customer first: "they" next is that customer, not every customer.
+    let (ontology, lexicon) = wholesale_with("customer", "customer_name", &["Customer#000000100"]);
+    let mut first = plan_in_chat(
+        &ontology,
+        &lexicon,
+        "Which customer in the FURNITURE segment has the highest account balance?",
+        None,
+    );
+    first.answered = Some(Box::new(Filter {
+        attribute: AttributeRef::new("customer", "customer_name"),
+        condition: Condition::OneOf(vec![Literal::Text("Customer#000000100".into())]),
+    }));
+    let next = plan_in_chat(
+        &ontology,
+        &lexicon,
+        "how many orders did they place?",
+        Some(&first),
+    );
+    let sql = compile(&ontology, &next, Dialect::Sqlite).unwrap().sql;
+    assert!(
+        sql.contains("COUNT(*)") && sql.contains("c.c_name = 'Customer#000000100'"),
+        "{sql}"
+    );
+}

@@ -6,25 +6,41 @@ use super::measures::Measured;
 use super::{Reading, display_of, is_display, is_one_text_value, simple_filter};
 use crate::engine::compile::display_attribute;
 use crate::engine::graph;
-use crate::engine::plan::{AttributeRef, Condition, Filter, Measure, SemanticPlan};
+use crate::engine::plan::{AttributeRef, Condition, Filter, Measure, Order, SemanticPlan};
 use crate::engine::planner::attributes::push_unique;
 use crate::engine::planner::time::names_row_time;
-use crate::ontology::{Aggregate, Ontology};
+use crate::ontology::{Aggregate, AttributeRole, Ontology};
 
 /// Whether the chat's last plan was about one thing it named and showed
-/// ("the account balance of Customer#000000125"), so that "they" next is
-/// that thing, as "he" would be; after a list or a top few, "they" are all
-/// of them.
+/// ("the account balance of Customer#000000125"), or ranked things to lead
+/// with one ("which customer has the highest balance"), so that "they" next
+/// is that thing, as "he" would be; after a list or a top few, "they" are
+/// all of them.
 pub(in crate::engine::planner) fn about_one_named_thing(
     ontology: &Ontology,
     previous: &SemanticPlan,
 ) -> bool {
-    previous.limit.is_none_or(|n| n <= 1)
-        && previous.filters.iter().any(|f| {
-            is_display(ontology, &f.attribute)
-                && previous.dimensions.contains(&f.attribute)
-                && matches!(&f.condition, Condition::OneOf(list) if list.len() == 1)
-        })
+    let named = previous.filters.iter().any(|f| {
+        is_display(ontology, &f.attribute)
+            && previous.dimensions.contains(&f.attribute)
+            && matches!(&f.condition, Condition::OneOf(list) if list.len() == 1)
+    });
+    // Ranked by an amount, not listed in an order ("in order of round").
+    let ranked = match previous.order {
+        Some(Order::Measure { .. }) => true,
+        Some(Order::Dimension { index, .. }) => previous.dimensions.get(index).is_some_and(|d| {
+            ontology
+                .attribute(&d.object, &d.attribute)
+                .is_some_and(|a| a.role == AttributeRole::Measure)
+        }),
+        None => false,
+    };
+    let led_with = ranked
+        && previous
+            .answered
+            .as_ref()
+            .is_some_and(|a| is_display(ontology, &a.attribute));
+    previous.limit.is_none_or(|n| n <= 1) && (named || led_with)
 }
 
 impl Reading {
