@@ -8248,3 +8248,45 @@ fn they_after_the_one_a_ranking_led_with_is_that_one() {
         "{sql}"
     );
 }
+
+#[test]
+fn the_average_of_things_counted_is_the_one_average_kept_of_them() {
+    // "the average pit stop" is how long one takes, not how many there
+    // were; "average pit stops per race" still averages the count.
+    let (quickest, _) = sql("which team had the quickest average stop in 2019?", None);
+    assert!(
+        quickest.contains("AVG(ps.milliseconds / 1000.0) AS average_pit_stop_seconds")
+            && quickest.contains("ORDER BY average_pit_stop_seconds ASC"),
+        "{quickest}"
+    );
+    let (per_race, _) = sql("average pit stops per race in 2019", None);
+    assert!(!per_race.contains("milliseconds"), "{per_race}");
+}
+
+#[test]
+fn the_highest_of_things_counted_ranks_those_things() {
+    // After how many customers there are in AMERICA, "which of those"
+    // (or "which customer") has the highest balance ranks those customers
+    // by their own balance; it neither adds balances up nor counts again.
+    let (ontology, lexicon) = wholesale_with("region", "region_name", &["AMERICA"]);
+    let counted = plan_in_chat(
+        &ontology,
+        &lexicon,
+        "How many customers are located in the AMERICA region?",
+        None,
+    );
+    for question in [
+        "which of those has the highest account balance?",
+        "which customer has the highest account balance?",
+    ] {
+        let next = plan_in_chat(&ontology, &lexicon, question, Some(&counted));
+        let sql = compile(&ontology, &next, Dialect::Sqlite).unwrap().sql;
+        assert!(
+            sql.contains("r.r_name = 'AMERICA'")
+                && sql.contains("ORDER BY account_balance DESC")
+                && !sql.contains("SUM(")
+                && !sql.contains("COUNT("),
+            "{question}: {sql}"
+        );
+    }
+}

@@ -208,6 +208,7 @@ impl Reading {
         let Measured {
             measures,
             ranks_last,
+            rank_by,
             ..
         } = measured;
         // "When was the most recent race at Mugello?", after races per
@@ -356,6 +357,14 @@ impl Reading {
                 {
                     plan.measures.clear();
                     plan.filters.extend(rows);
+                    plan.order = None;
+                    plan.limit = None;
+                }
+                // "which customer has the highest account balance", after
+                // how many customers there are in AMERICA: those rows ranked
+                // by their own number; nothing is counted any more.
+                if measures.is_empty() && rank_by.is_some() {
+                    plan.measures.clear();
                     plan.order = None;
                     plan.limit = None;
                 }

@@ -393,7 +393,13 @@ impl Reading {
                         || self
                             .asked
                             .iter()
-                            .any(|a| a.object == quantity.object && is_display(ontology, a)))
+                            .any(|a| a.object == quantity.object && is_display(ontology, a))
+                        // "which of those has the highest balance", after
+                        // how many customers: the things counted.
+                        || (self.partitive
+                            && previous.is_some_and(|p| {
+                                counts_only(ontology, &p.measures, &quantity.object)
+                            })))
             })
             .cloned();
         if rank_by.is_some() {
@@ -665,5 +671,18 @@ fn rows_of_kind<'o>(ontology: &'o Ontology, kind: &Object) -> Option<&'o str> {
     match (holders.next(), holders.next()) {
         (Some(holder), None) => Some(holder),
         _ => None,
+    }
+}
+
+/// Whether `measures` is one count of `object`'s rows ("how many
+/// customers"), by the count itself or by a metric that counts them.
+fn counts_only(ontology: &Ontology, measures: &[Measure], object: &str) -> bool {
+    match measures {
+        [Measure::CountOf { object: counted }] => counted == object,
+        [Measure::Metric { metric, .. }] => ontology
+            .metrics
+            .iter()
+            .any(|m| m.name == *metric && m.object == object && m.aggregate == Aggregate::Count),
+        _ => false,
     }
 }

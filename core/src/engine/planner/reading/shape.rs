@@ -77,6 +77,36 @@ impl Reading {
             settle_routes(ontology, &mut plan, &self.named_objects(ontology));
             return ControlFlow::Break(Planned::Plan(plan));
         }
+        // "the average pit stop": a count averaged over nothing is the one
+        // average the ontology keeps of those things (their duration).
+        if self.averaged
+            && !self.per
+            && let [
+                Measure::Metric {
+                    metric,
+                    variant: None,
+                },
+            ] = plan.measures.as_slice()
+            && let Some(counted) = ontology.metrics.iter().find(|m| m.name == *metric)
+            && counted.aggregate == Aggregate::Count
+            && counted.filters.is_empty()
+            && let [average] = ontology
+                .metrics
+                .iter()
+                .filter(|m| {
+                    m.object == counted.object
+                        && m.aggregate == Aggregate::Avg
+                        && m.filters.is_empty()
+                        && m.variants.is_empty()
+                })
+                .collect::<Vec<_>>()
+                .as_slice()
+        {
+            plan.measures = vec![Measure::Metric {
+                metric: average.name.clone(),
+                variant: None,
+            }];
+        }
         // "by what percent did revenue grow": a growth is already a
         // percentage, of the earlier period.
         if self.share && self.growth.is_none() {
