@@ -505,6 +505,8 @@ const PHRASES: &[(&str, Op)] = &[
     ("in date order", Op::InTimeOrder(false)),
     ("by date order", Op::InTimeOrder(false)),
     ("quickest first", Op::Ascending),
+    ("most negative", Op::Ascending),
+    ("most negative first", Op::Ascending),
     ("fastest first", Op::Ascending),
     ("shortest first", Op::Ascending),
     ("cheapest first", Op::Ascending),

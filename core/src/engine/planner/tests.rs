@@ -8290,3 +8290,27 @@ fn the_highest_of_things_counted_ranks_those_things() {
         );
     }
 }
+
+#[test]
+fn a_negative_number_is_one_below_zero() {
+    // "negative account balance" bounds the balance at zero, and a closing
+    // "Order from most negative." is a command, not the order (the thing).
+    let (ontology, lexicon) = wholesale();
+    let sql = compiled(
+        &ontology,
+        &lexicon,
+        "Which suppliers are in the red (negative account balance), and what country is each one based in? Order from most negative.",
+        Dialect::Sqlite,
+    );
+    assert!(
+        sql.contains("s.s_acctbal < 0") && sql.contains("n.n_name") && !sql.contains("o_orderkey"),
+        "{sql}"
+    );
+    let sql = compiled(
+        &ontology,
+        &lexicon,
+        "how many customers have a positive balance?",
+        Dialect::Sqlite,
+    );
+    assert!(sql.contains("c.c_acctbal > 0"), "{sql}");
+}

@@ -344,6 +344,17 @@ pub(super) fn read(lexicon: &Lexicon, question: &str, today: Option<Day>) -> Vec
             i += 1;
             continue;
         }
+        // "…? Order from most negative.", "Sort by revenue": a sentence
+        // that opens with the command says how to sort, and names no
+        // order (the thing).
+        if i > 0
+            && words[i].capital
+            && matches!(plain[i], "order" | "sort")
+            && matches!(plain.get(i + 1), Some(&("from" | "by")))
+        {
+            i += 2;
+            continue;
+        }
         // "that year", "of all time": how much of the chat's scope a
         // follow-up keeps.
         if let Some((len, op)) = grammar::chat_scope_phrase(&plain[i..]) {
@@ -557,6 +568,30 @@ pub(super) fn read(lexicon: &Lexicon, question: &str, today: Option<Day>) -> Vec
                 i += 1;
                 continue;
             }
+        }
+        // "suppliers with a negative account balance": a sign is a bound at
+        // zero on the number named after it.
+        if matches!(plain[i], "negative" | "positive")
+            && let (len, named) = longest_concept(lexicon, &words[i + 1..])
+            && len > 0
+            && named
+                .iter()
+                .all(|e| matches!(e.concept, Concept::Attribute { .. }))
+        {
+            pieces.push(Piece::Concept {
+                entries: named,
+                text: plain[i + 1..i + 1 + len].join(" "),
+                scoped: false,
+            });
+            pieces.push(Piece::Op(if plain[i] == "negative" {
+                Op::Below
+            } else {
+                Op::Above
+            }));
+            pieces.push(Piece::Number(0));
+            focus = Focus::Outside;
+            i += 1 + len;
+            continue;
         }
         let (mut concept_len, mut entries) = longest_concept(lexicon, &words[i..]);
         // "race number 901": a thing's name, a key's marker and a number is
