@@ -8314,3 +8314,35 @@ fn a_negative_number_is_one_below_zero() {
     );
     assert!(sql.contains("c.c_acctbal > 0"), "{sql}");
 }
+
+#[test]
+fn that_as_a_percentage_after_those_arriving_late_is_of_those() {
+    // RAIL line items of 1996 → how many of those arrived late → "what is
+    // that as a percentage?": late RAIL ones out of all RAIL ones.
+    let (ontology, lexicon) = wholesale_with("line_item", "ship_mode", &["RAIL"]);
+    let shipped = plan_in_chat(
+        &ontology,
+        &lexicon,
+        "How many line items were shipped by RAIL in 1996?",
+        None,
+    );
+    let late = plan_in_chat(
+        &ontology,
+        &lexicon,
+        "how many of those arrived late?",
+        Some(&shipped),
+    );
+    let share = plan_in_chat(
+        &ontology,
+        &lexicon,
+        "what is that as a percentage?",
+        Some(&late),
+    );
+    let sql = compile(&ontology, &share, Dialect::Sqlite).unwrap().sql;
+    let whole = &sql[sql.find("AS part").expect("a part and a whole")..];
+    assert!(
+        whole.contains("li.l_shipmode = 'RAIL'")
+            && !whole.contains("l_receiptdate > li.l_commitdate"),
+        "{sql}"
+    );
+}

@@ -548,7 +548,15 @@ impl Reading {
                 .iter()
                 .chain(&self.mentioned)
                 .chain(&self.rolled_up)
-                .any(|o| ontology.objects[*o].name == object);
+                .any(|o| ontology.objects[*o].name == object)
+                // "what is that as a percentage?": a question that names
+                // nothing is of the things the chat counted (a total under
+                // a condition stays a part of the same total).
+                || (metric.aggregate == Aggregate::Count
+                    && self.count_of.is_none()
+                    && self.mentioned.is_empty()
+                    && self.rolled_up.is_empty()
+                    && self.values.is_empty());
             if !(named
                 && conditioned
                 && matches!(metric.aggregate, Aggregate::Count | Aggregate::Sum)
@@ -588,6 +596,11 @@ impl Reading {
                         .iter()
                         .any(|f| !is_time(f) && f.condition.other_attribute().is_none())
                         || self.value_at.is_some_and(|at| at < self.weak_at)
+                        // "what is that as a percentage?", after how many
+                        // RAIL line items arrived late: values the question
+                        // does not name are the chat's scope, the whole's
+                        // too.
+                        || self.values.is_empty()
                         // "of all AIR line items": the whole is named.
                         || self.whole_named
                         // Of the things the rows link to, the whole is
