@@ -543,20 +543,18 @@ impl Reading {
                             && x.filters.as_ref().is_some_and(|f| !f.is_empty())
                     })
                 });
-            let named = self
+            let mut things = self
                 .count_of
                 .iter()
                 .chain(&self.mentioned)
                 .chain(&self.rolled_up)
-                .any(|o| ontology.objects[*o].name == object)
-                // "what is that as a percentage?": a question that names
-                // nothing is of the things the chat counted (a total under
-                // a condition stays a part of the same total).
-                || (metric.aggregate == Aggregate::Count
-                    && self.count_of.is_none()
-                    && self.mentioned.is_empty()
-                    && self.rolled_up.is_empty()
-                    && self.values.is_empty());
+                .peekable();
+            // "what is that as a percentage?": a question that names
+            // nothing is of the things the chat counted (a total under a
+            // condition stays a part of the same total).
+            let names_nothing = things.peek().is_none() && self.values.is_empty();
+            let named = things.any(|o| ontology.objects[*o].name == object)
+                || (names_nothing && metric.aggregate == Aggregate::Count);
             if !(named
                 && conditioned
                 && matches!(metric.aggregate, Aggregate::Count | Aggregate::Sum)
