@@ -129,7 +129,8 @@ pub(super) fn split(question: &str) -> Option<Nested> {
             .trim_end_matches(['?', '.', '!'])
             .to_owned()
     };
-    if let Some(nested) = split_introduced(&tokens, &words) {
+    if let Some(nested) = split_introduced(&tokens, &words).or_else(|| split_taken(&tokens, &words))
+    {
         return Some(nested);
     }
     for at in 0..words.len() {
@@ -288,6 +289,49 @@ fn split_introduced(tokens: &[&str], words: &[String]) -> Option<Nested> {
     })
 }
 
+/// "Take the customer in the MACHINERY segment with the largest account
+/// balance. How many orders have they placed?": a sentence that only picks
+/// the thing, and a question about it after.
+fn split_taken(tokens: &[&str], words: &[String]) -> Option<Nested> {
+    let at = match words {
+        [first, the, ..]
+            if matches!(first.as_str(), "take" | "consider" | "pick") && the == "the" =>
+        {
+            1
+        }
+        [look, at, the, ..] if look == "look" && at == "at" && the == "the" => 2,
+        _ => return None,
+    };
+    let end = tokens
+        .iter()
+        .position(|t| t.ends_with(['.', ':', ';']))
+        .filter(|&end| end > at + 1)?;
+    let joined = |range: std::ops::Range<usize>| {
+        tokens[range]
+            .join(" ")
+            .trim_end_matches(['?', '.', '!', ',', ':', ';'])
+            .to_owned()
+    };
+    let outer = grammar::as_one_person(&joined(end + 1..tokens.len()), true);
+    // One thing: "take the drivers who …" is a list.
+    if outer.is_empty() || grammar::looks_plural(&words[at + 1]) {
+        return None;
+    }
+    // "the driver who won …" asks "which driver won …".
+    let description = (at + 1..=end)
+        .filter(|&i| !(i == at + 2 && matches!(words[i].as_str(), "who" | "that" | "which")))
+        .map(|i| tokens[i])
+        .collect::<Vec<_>>()
+        .join(" ");
+    Some(Nested {
+        said: joined(at..end + 1),
+        inner: format!("Which {}", description.trim_end_matches(['.', ':', ';'])),
+        outer,
+        alike: None,
+        one_event: false,
+    })
+}
+
 /// The plan of a question split by [`split`], or `None` where either half
 /// does not plan as one thing and the rest asked of it: the question is
 /// then read whole.
@@ -302,12 +346,23 @@ pub(super) fn plan(
     };
     // The thing is what the inner answer leads with: its first column, the
     // name of what it ranks, past the name of a thing the inner question
-    // named itself ("which nation is Customer#000000100 in").
+    // named itself ("which nation is Customer#000000100 in"). A value that
+    // many share ("in the MACHINERY segment") names none of them.
+    let identifies = |f: &Filter| {
+        let object = ontology
+            .objects
+            .iter()
+            .find(|o| o.name == f.attribute.object);
+        object.is_some_and(|o| display_attribute(o) == Some(f.attribute.attribute.as_str()))
+            || ontology
+                .attribute(&f.attribute.object, &f.attribute.attribute)
+                .is_some_and(|a| a.role == AttributeRole::Identifier)
+    };
     let names_one = |d: &AttributeRef| {
         inner
             .filters
             .iter()
-            .any(|f| f.attribute.object == d.object && f.is_one_value())
+            .any(|f| f.attribute.object == d.object && f.is_one_value() && identifies(f))
     };
     // "the same nationality as Kimi Räikkönen": a value of the thing the
     // inner question names, other than its name.
@@ -392,8 +447,11 @@ pub(super) fn plan(
             .filters
             .retain(|f| !inner.filters.contains(f) || (same_time && is_time(f)));
     }
-    // "Which team did the winner of … drive for": who that was, beside it.
-    if outer.measures.is_empty() && !outer.dimensions.contains(&placeholder.attribute) {
+    // "Which team did the winner of … drive for", "how many orders has the
+    // customer with the largest balance placed": who that was, beside it.
+    if (outer.measures.is_empty() || nested.alike.is_none())
+        && !outer.dimensions.contains(&placeholder.attribute)
+    {
         outer.dimensions.insert(0, placeholder.attribute.clone());
     }
     let filter = outer.filters.iter_mut().find(|f| **f == placeholder)?;
@@ -507,6 +565,17 @@ mod tests {
             "Which driver won the race held on 29 November 2015"
         );
         assert_eq!(nested.outer, "what is his date of birth");
+        // A sentence that only picks the thing, and the question after it.
+        let nested = split(
+            "Take the customer in the MACHINERY segment with the largest account balance. How many orders have they placed in total?",
+        )
+        .unwrap();
+        assert_eq!(
+            nested.inner,
+            "Which customer in the MACHINERY segment with the largest account balance"
+        );
+        assert_eq!(nested.outer, "How many orders have he placed in total");
+        assert_eq!(split("Take the drivers of Ferrari. How many wins?"), None);
         // No superlative: a plain relative clause.
         assert_eq!(
             split("How many points did the drivers who raced for Ferrari score?"),

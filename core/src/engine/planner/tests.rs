@@ -6010,7 +6010,7 @@ fn a_thing_named_by_what_it_did_is_read_through_its_own_question() {
     );
     let sql = compile(&ontology, &laps, Dialect::Postgres).unwrap().sql;
     assert!(
-        sql.starts_with("SELECT SUM(rr.laps)")
+        sql.starts_with("SELECT d.forename || ' ' || d.surname AS full_name, SUM(rr.laps)")
             && sql.contains("LIMIT 1) AS leader)")
             && sql.matches("r.year = 2012").count() == 2,
         "{sql}"
@@ -6909,7 +6909,7 @@ fn the_thing_behind_a_superlative_is_a_nested_question() {
         Dialect::Sqlite,
     );
     assert!(
-        sql.starts_with("SELECT COUNT(*)")
+        sql.starts_with("SELECT c.c_name AS customer_name, COUNT(*)")
             && sql.contains("c.c_name IN (SELECT leader.customer_name")
             && sql.contains("ORDER BY total_price DESC LIMIT 1"),
         "{sql}"
@@ -8344,5 +8344,26 @@ fn that_as_a_percentage_after_those_arriving_late_is_of_those() {
         whole.contains("li.l_shipmode = 'RAIL'")
             && !whole.contains("l_receiptdate > li.l_commitdate"),
         "{sql}"
+    );
+}
+
+#[test]
+fn a_sentence_that_picks_one_thing_is_what_the_next_one_asks_about() {
+    let (ontology, lexicon) = wholesale_with("customer", "market_segment", &["MACHINERY"]);
+    let plan = plan_in_chat(
+        &ontology,
+        &lexicon,
+        "Take the customer in the MACHINERY segment with the largest account balance. How many orders have they placed in total?",
+        None,
+    );
+    let got = compile(&ontology, &plan, Dialect::Sqlite).unwrap().sql;
+    // Their orders: the one customer the first sentence ranks first, in
+    // that segment; the segment alone does not name the customer.
+    assert!(
+        got.starts_with("SELECT c.c_name AS customer_name, COUNT(*) AS order_count")
+            && got.contains("IN (SELECT leader.customer_name FROM (SELECT")
+            && got.contains("c.c_mktsegment = 'MACHINERY'")
+            && got.contains("LIMIT 1) AS leader)"),
+        "{got}"
     );
 }
