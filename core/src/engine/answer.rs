@@ -6,7 +6,7 @@ use crate::engine::lexicon::code_meanings;
 use crate::engine::plan::{AttributeRef, Condition, Filter, Literal, Measure, Order, SemanticPlan};
 use crate::engine::planner::{attribute_label, measure_label, plural};
 use crate::engine::response::ResultSet;
-use crate::ontology::{Aggregate, AttributeRole, Ontology};
+use crate::ontology::{Aggregate, AttributeRole, MetricFormat, Ontology};
 use serde_json::Value as Json;
 
 mod periods;
@@ -302,6 +302,28 @@ fn is_ratio(ontology: &Ontology, measure: &Measure) -> bool {
 fn in_percent(ontology: &Ontology, measure: &Measure) -> bool {
     matches!(measure, Measure::Metric { metric, .. }
         if ontology.metrics.iter().any(|m| m.name == *metric && m.in_percent()))
+}
+
+/// An average: "the highest average discount", not "the most".
+fn is_average(ontology: &Ontology, measure: &Measure) -> bool {
+    match measure {
+        Measure::Metric { metric, .. } => ontology
+            .metrics
+            .iter()
+            .any(|m| m.name == *metric && m.aggregate == Aggregate::Avg),
+        Measure::Aggregate { aggregate, .. } => *aggregate == Aggregate::Avg,
+        Measure::AveragePer { .. } => true,
+        _ => false,
+    }
+}
+
+/// A metric kept as a fraction but shown in percent ("average discount":
+/// 0.0503 is 5.03%).
+fn is_fraction(ontology: &Ontology, measure: &Measure) -> bool {
+    matches!(measure, Measure::Metric { metric, .. }
+        if ontology.metrics.iter().any(|m| m.name == *metric
+            && m.format == Some(MetricFormat::Percent)
+            && !m.is_ratio()))
 }
 
 /// A row's values of its `dims` dimensions, as an answer names the row:
@@ -661,9 +683,13 @@ fn measure_text(
     } else {
         ""
     };
+    let fraction = is_fraction(ontology, &plan.measures[0]);
     let value_of = |row: &Vec<Json>| {
         row.get(dims)
-            .map(|value| format!("{}{unit}", format_value(value)))
+            .map(|value| match value.as_f64() {
+                Some(x) if fraction => format!("{}%", format_value(&Json::from(100.0 * x))),
+                _ => format!("{}{unit}", format_value(value)),
+            })
             .unwrap_or_default()
     };
     let key_of = |row: &Vec<Json>| row_key(row, dims);
@@ -723,8 +749,11 @@ fn measure_text(
             .measures
             .first()
             .is_some_and(|m| counts_rows(ontology, m));
-        // A rate is high or low, never "the most win rate".
-        let rate = plan.measures.first().is_some_and(|m| is_ratio(ontology, m));
+        // A rate or an average is high or low, never "the most win rate".
+        let rate = plan
+            .measures
+            .first()
+            .is_some_and(|m| is_ratio(ontology, m) || is_average(ontology, m));
         let most = match (descending, counted || rate) {
             (true, _) if rate => "highest",
             (true, _) => "most",
@@ -979,6 +1008,46 @@ mod tests {
         let text = answer_text(&ontology, &plan, &results);
         assert!(
             text.contains("the highest average revenue per order"),
+            "{text}"
+        );
+    }
+
+    #[cfg(feature = "ssr")]
+    #[test]
+    fn a_fraction_kept_in_percent_is_shown_in_percent_and_is_highest() {
+        use super::answer_text;
+        use crate::engine::plan::{AttributeRef, Measure, Order, SemanticPlan};
+        use crate::engine::response::ResultSet;
+
+        let ontology =
+            crate::ontology::from_yaml(include_str!("../../../examples/wholesale/ontology.yaml"))
+                .unwrap();
+        let plan = SemanticPlan {
+            measures: vec![Measure::Metric {
+                metric: "average_discount".to_owned(),
+                variant: None,
+            }],
+            dimensions: vec![AttributeRef::new("line_item", "ship_mode")],
+            order: Some(Order::Measure {
+                index: 0,
+                descending: true,
+            }),
+            ..SemanticPlan::default()
+        };
+        let results = ResultSet {
+            columns: vec!["ship_mode".to_owned(), "average_discount".to_owned()],
+            rows: vec![
+                vec![json!("REG AIR"), json!(0.050512)],
+                vec![json!("AIR"), json!(0.050299)],
+            ],
+            total_rows: 2,
+            truncated: false,
+        };
+        let text = answer_text(&ontology, &plan, &results);
+        assert!(
+            text.starts_with(
+                "REG AIR had the highest average discount: 5.05%, ahead of AIR (5.03%)"
+            ),
             "{text}"
         );
     }

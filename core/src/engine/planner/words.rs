@@ -606,6 +606,20 @@ pub(super) fn read(lexicon: &Lexicon, question: &str, today: Option<Day>) -> Vec
         {
             (concept_len, entries) = (len, thing);
         }
+        // "average discount rate": two names of one thing overlapping
+        // ("average discount", "discount rate") are that thing once, not
+        // the first and an operator ("rate" as a share).
+        if concept_len >= 2
+            && i + concept_len < words.len()
+            && grammar::operator_at(&[plain[i + concept_len]]).is_some()
+            && let (2.., overlap) =
+                longest_concept(lexicon, &words[i + concept_len - 1..=i + concept_len])
+            && overlap
+                .iter()
+                .any(|e| entries.iter().any(|mine| mine.concept == e.concept))
+        {
+            concept_len += 1;
+        }
         // "orders with a total above 400,000": compared with a number,
         // "total" is the thing's own total ("order total"), not a sum.
         if concept_len == 0
