@@ -125,6 +125,9 @@ pub enum Op {
     /// "together with their status", "along with": what follows is shown
     /// as well, after whatever came between.
     AlongWith,
+    /// "some kind of brass": the value after it names a kind of things,
+    /// every value that ends with it, not one of them.
+    KindOf,
     /// "finished in the top 3": the places up to the number after it, not
     /// the first rows of a ranking.
     TopPlaces,
@@ -229,6 +232,14 @@ const GROWTH_PHRASES: &[(&str, Op)] = &[
 
 /// Phrases in plain (folded, unstemmed) words, longest first where they overlap.
 const PHRASES: &[(&str, Op)] = &[
+    ("some kind of", Op::KindOf),
+    ("some sort of", Op::KindOf),
+    ("some type of", Op::KindOf),
+    ("any kind of", Op::KindOf),
+    ("any sort of", Op::KindOf),
+    ("any type of", Op::KindOf),
+    ("all kinds of", Op::KindOf),
+    ("a kind of", Op::KindOf),
     ("how many", Op::Count),
     ("how much", Op::Sum),
     ("number of", Op::Count),

@@ -8135,6 +8135,23 @@ fn a_word_every_value_ends_with_is_a_kind_of_them() {
         "{:?}",
         plan.assumptions
     );
+    // So does "some kind of brass".
+    let Planned::Plan(kind) = super::plan(
+        &ontology,
+        &lexicon,
+        "How many of our parts are some kind of brass?",
+        None,
+        None,
+    ) else {
+        panic!("refused")
+    };
+    let sql = compile(&ontology, &kind, Dialect::Sqlite).unwrap().sql;
+    assert!(
+        sql.contains(
+            "p.p_type IN ('ECONOMY ANODIZED BRASS', 'LARGE PLATED BRASS', 'SMALL BRUSHED BRASS')"
+        ),
+        "{sql}"
+    );
     // "part brass" names one part by a word of it: which one is asked.
     let Planned::Plan(one) = super::plan(&ontology, &lexicon, "revenue for part brass", None, None)
     else {

@@ -498,7 +498,7 @@ impl Reading {
                 // right after "percentage of" says whose the whole is.
                 of_whole: self.whole_open
                     || (self.share && self.metrics.is_empty() && previous_op == Some(Op::Share)),
-                before_its_things: false,
+                before_its_things: previous_op == Some(Op::KindOf),
             });
             return;
         }

@@ -38,8 +38,9 @@ pub(super) struct ValueMention {
     /// After a share's "of all": the value says what the whole is ("what
     /// percent of all AIR line items is that").
     of_whole: bool,
-    /// "brass parts": the value is said right before its own things in the
-    /// plural, so it may name a kind of them rather than one of them.
+    /// "brass parts", "some kind of brass": the value is said right before
+    /// its own things in the plural, or as a kind, so it may name a kind of
+    /// them rather than one of them.
     before_its_things: bool,
 }
 
