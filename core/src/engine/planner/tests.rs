@@ -8384,3 +8384,22 @@ fn a_sentence_that_picks_one_thing_is_what_the_next_one_asks_about() {
         "{got}"
     );
 }
+
+#[test]
+fn a_formula_in_brackets_spells_out_the_thing_before_it() {
+    use crate::engine::plan::Measure;
+    let (ontology, lexicon) = wholesale();
+    let plan = plan_in_chat(
+        &ontology,
+        &lexicon,
+        "What were net units (units shipped minus units returned) on orders placed in 1994?",
+        None,
+    );
+    assert_eq!(
+        plan.measures,
+        vec![Measure::Metric {
+            metric: "net_quantity".to_owned(),
+            variant: None
+        }]
+    );
+}

@@ -118,6 +118,7 @@ pub(super) fn read(lexicon: &Lexicon, question: &str, today: Option<Day>) -> Vec
     let question = open_ended_years(&year_ranges_spelled(question));
     let question = both_names_spelled(&question);
     let question = champion_as_winner(&question);
+    let question = formulas_dropped(&question);
     let mut words: Vec<Word> = text::words(&question)
         .into_iter()
         .map(|word| normalise_word(lexicon, word))
@@ -1557,6 +1558,30 @@ pub(super) fn date_at(words: &[&str]) -> Option<(DateRange, usize)> {
         return Some((span, len + 1 + more));
     }
     Some((first, len))
+}
+
+/// "net units (units shipped minus units returned)": a formula in brackets
+/// spells out how the thing before it is computed, which the ontology
+/// already defines; read as a thing of its own it would be asked for too.
+fn formulas_dropped(question: &str) -> String {
+    let mut out = question.to_owned();
+    let mut from = 0;
+    while let Some(open) = out[from..].find('(').map(|at| from + at) {
+        let Some(close) = out[open..].find(')').map(|at| open + at) else {
+            break;
+        };
+        let is_formula = out[open + 1..close]
+            .split(|c: char| !c.is_alphanumeric())
+            .any(|w| matches!(w.to_lowercase().as_str(), "minus" | "plus"))
+            || out[open + 1..close].contains("divided by");
+        if is_formula {
+            out.replace_range(open..=close, " ");
+            from = open;
+        } else {
+            from = close;
+        }
+    }
+    out
 }
 
 /// "first and last name": both names, each spelled out, so that "first"
