@@ -86,6 +86,7 @@ fn plan_one(
     today: Option<Day>,
 ) -> Planned {
     let question = singular_they(ontology, question, previous);
+    let question = time::year_beside(ontology, &question, previous);
     let (question, fiscal) = fiscal::read(&question);
     let (question, window) = rolling::read(&question);
     // "last fiscal year": years counted back on the fiscal calendar, where

@@ -8403,3 +8403,18 @@ fn a_formula_in_brackets_spells_out_the_thing_before_it() {
         }]
     );
 }
+
+#[test]
+fn the_year_after_is_the_one_after_the_chats_year() {
+    let (_, first) = sql("How many races were there in 2016?", None);
+    let (after, _) = sql("and the year after?", Some(&first));
+    assert!(after.contains("r.year = 2017"), "{after}");
+    let (before, _) = sql("what about the previous season?", Some(&first));
+    assert!(before.contains("r.year = 2015"), "{before}");
+    // On a date: the calendar year before the one asked.
+    let (ontology, lexicon) = wholesale();
+    let revenue = plan_in_chat(&ontology, &lexicon, "revenue in 1995", None);
+    let earlier = plan_in_chat(&ontology, &lexicon, "and the year before?", Some(&revenue));
+    let got = compile(&ontology, &earlier, Dialect::Sqlite).unwrap().sql;
+    assert!(got.contains("o.o_orderdate >= '1994-01-01'"), "{got}");
+}
