@@ -613,7 +613,22 @@ fn lookup_text(
     // "Market segment and nation for Customer#000000042: BUILDING, ETHIOPIA".
     // The rows show the customer's name too, so a reader of the table sees
     // whose they are; the sentence has already said it.
-    let echoed: Vec<bool> = plan.dimensions.iter().map(|d| plan.fixes(d)).collect();
+    // A year on a date ("races in 2022 with their dates") leaves each day
+    // to say.
+    let year_on_date = |d: &AttributeRef| {
+        plan.filters.iter().any(|f| {
+            f.attribute == *d
+                && matches!(&f.condition, Condition::OneOf(list) if matches!(list.as_slice(), [Literal::Integer(_)]))
+                && ontology
+                    .attribute(&d.object, &d.attribute)
+                    .is_some_and(|a| a.role == AttributeRole::Time && d.bucket.is_none())
+        })
+    };
+    let echoed: Vec<bool> = plan
+        .dimensions
+        .iter()
+        .map(|d| plan.fixes(d) && !year_on_date(d))
+        .collect();
     let all_echoed = echoed.iter().all(|e| *e);
     let said_column = |i: usize| all_echoed || !echoed.get(i).copied().unwrap_or(false);
     let said: Vec<AttributeRef> = plan

@@ -229,16 +229,20 @@ pub(super) fn qualify_by_year(ontology: &Ontology, plan: &mut SemanticPlan) {
             continue;
         };
         let year = AttributeRef::new(&object.name, &year.name);
+        // "Which races were held in July 2018": within one year, the day
+        // each was on tells them apart better than a year they all share.
+        let date = own_date(object).map(|a| AttributeRef::new(&object.name, &a.name));
+        // "in 2022", on the year or on the date ("races in 2022 with their
+        // dates").
         let one_year = plan.filters.iter().any(|f| {
             f.attribute.object == year.object
                 && (f.attribute.attribute == year.attribute
                     && matches!(&f.condition, Condition::OneOf(list) if list.len() == 1)
+                    || date.as_ref().is_some_and(|d| *d == f.attribute)
+                        && matches!(&f.condition, Condition::OneOf(list) if matches!(list.as_slice(), [Literal::Integer(_)]))
                     || matches!(&f.condition, Condition::Between(Literal::Text(first), Literal::Text(last))
                         if first.get(..4).is_some_and(|y| last.starts_with(y))))
         });
-        // "Which races were held in July 2018": within one year, the day
-        // each was on tells them apart better than a year they all share.
-        let date = own_date(object).map(|a| AttributeRef::new(&object.name, &a.name));
         // Across years, both: the year reads at a glance, the day tells
         // the year's races apart.
         let shown = match (one_year, date) {

@@ -8418,3 +8418,35 @@ fn the_year_after_is_the_one_after_the_chats_year() {
     let got = compile(&ontology, &earlier, Dialect::Sqlite).unwrap().sql;
     assert!(got.contains("o.o_orderdate >= '1994-01-01'"), "{got}");
 }
+
+#[test]
+fn in_round_order_is_in_order_of_round() {
+    use super::words::order_named_first;
+    assert_eq!(
+        order_named_first("list the races in 2022 in round order with their dates"),
+        "list the races in 2022 in order of round with their dates"
+    );
+    assert_eq!(
+        order_named_first("show them in finishing order?"),
+        "show them in order of finishing?"
+    );
+    // How the list is sorted, not by what.
+    for kept in ["races in 2022 in descending order", "in the same order"] {
+        assert_eq!(order_named_first(kept), kept);
+    }
+    let (sorted, _) = sql(
+        "Can you list the races on the 2022 calendar in round order with their dates?",
+        None,
+    );
+    assert!(sorted.contains("ORDER BY round ASC"), "{sorted}");
+}
+
+#[test]
+fn races_of_one_year_with_their_dates_show_the_dates_not_the_year() {
+    let (listed, _) = sql("list the races in 2022 with their dates", None);
+    assert!(
+        listed.starts_with("SELECT DISTINCT r.name AS race_name, r.date AS race_date FROM")
+            && !listed.contains("AS year"),
+        "{listed}"
+    );
+}

@@ -119,6 +119,7 @@ pub(super) fn read(lexicon: &Lexicon, question: &str, today: Option<Day>) -> Vec
     let question = both_names_spelled(&question);
     let question = champion_as_winner(&question);
     let question = formulas_dropped(&question);
+    let question = order_named_first(&question);
     let mut words: Vec<Word> = text::words(&question)
         .into_iter()
         .map(|word| normalise_word(lexicon, word))
@@ -1582,6 +1583,76 @@ fn formulas_dropped(question: &str) -> String {
         }
     }
     out
+}
+
+/// "in round order": in order of round, as "in order of" is read.
+pub(super) fn order_named_first(question: &str) -> String {
+    let tokens: Vec<&str> = question.split_whitespace().collect();
+    let bare = |t: &str| {
+        t.trim_matches(|c: char| !c.is_alphanumeric())
+            .to_lowercase()
+    };
+    // The "in" nearest before "order", one to three words before it.
+    let Some((at, order)) = tokens.iter().enumerate().find_map(|(order, t)| {
+        let at = (order.saturating_sub(4)..order.saturating_sub(1))
+            .rev()
+            .find(|&i| bare(tokens[i]) == "in")?;
+        // "in kenya? order number", "in FRANCE didn't order anything": a
+        // noun or verb of its own, not the end of "in … order".
+        let closes = !t.ends_with(|c: char| c.is_alphanumeric())
+            || tokens.get(order + 1).is_none_or(|next| {
+                matches!(
+                    bare(next).as_str(),
+                    "with" | "and" | "please" | "pls" | "for" | "showing" | "including" | "along"
+                )
+            });
+        let between = &tokens[at + 1..order];
+        let plain_words = between
+            .iter()
+            .all(|w| w.chars().all(|c| c.is_alphanumeric() || c == '-'));
+        (bare(t) == "order" && closes && plain_words && order - at <= 3).then_some((at, order))
+    }) else {
+        return question.to_owned();
+    };
+    // "in descending order", "in the same order": how, not by what.
+    let how = tokens[at + 1..order].iter().any(|t| {
+        matches!(
+            bare(t).as_str(),
+            "the"
+                | "a"
+                | "an"
+                | "that"
+                | "this"
+                | "which"
+                | "what"
+                | "any"
+                | "same"
+                | "reverse"
+                | "random"
+                | "ascending"
+                | "descending"
+                | "alphabetical"
+                | "alphabetic"
+                | "chronological"
+                | "numerical"
+                | "numeric"
+                | "increasing"
+                | "decreasing"
+        )
+    });
+    if how {
+        return question.to_owned();
+    }
+    let mut out: Vec<&str> = tokens[..at].to_vec();
+    out.extend(["in", "order", "of"]);
+    out.extend(&tokens[at + 1..order]);
+    let rest = tokens[order].trim_start_matches(|c: char| c.is_alphanumeric());
+    let joined = format!("{}{rest}", out.join(" "));
+    [joined.as_str()]
+        .into_iter()
+        .chain(tokens[order + 1..].iter().copied())
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// "first and last name": both names, each spelled out, so that "first"
