@@ -8450,3 +8450,28 @@ fn races_of_one_year_with_their_dates_show_the_dates_not_the_year() {
         "{listed}"
     );
 }
+
+#[test]
+fn its_after_a_ranking_of_groups_is_the_group_it_led_with() {
+    use crate::engine::plan::{AttributeRef, Condition, Filter, Literal};
+    let (ontology, lexicon) = wholesale();
+    let mut most = plan_in_chat(
+        &ontology,
+        &lexicon,
+        "Which shipping method has had the most late deliveries?",
+        None,
+    );
+    most.answered = Some(Box::new(Filter {
+        attribute: AttributeRef::new("line_item", "ship_mode"),
+        condition: Condition::OneOf(vec![Literal::Text("FOB".to_owned())]),
+    }));
+    let share = plan_in_chat(
+        &ontology,
+        &lexicon,
+        "What percentage of all its line items arrived late?",
+        Some(&most),
+    );
+    let got = compile(&ontology, &share, Dialect::Sqlite).unwrap().sql;
+    // Of FOB's line items, the late ones: FOB in the part and the whole.
+    assert_eq!(got.matches("li.l_shipmode = 'FOB'").count(), 2, "{got}");
+}

@@ -94,11 +94,18 @@ impl Reading {
             .and_then(|p| {
                 // "which of them has it cheapest", after the suppliers of
                 // a part: "them" are the rows, so "it" is not the first.
+                // "Which shipping method had the most late deliveries?" →
+                // "what percentage of its line items arrived late?": the
+                // group a ranking led with, though not a thing's name.
+                let led_ranking = |f: &Filter| {
+                    matches!(p.order, Some(Order::Measure { .. }))
+                        && p.dimensions.first() == Some(&f.attribute)
+                };
                 p.answered
                     .as_deref()
                     .cloned()
                     .filter(|_| !self.partitive)
-                    .filter(names_its_rows)
+                    .filter(|f| names_its_rows(f) || led_ranking(f))
                     .or_else(|| {
                         p.filters
                         .iter()
