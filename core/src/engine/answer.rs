@@ -618,7 +618,7 @@ fn lookup_text(
     let year_on_date = |d: &AttributeRef| {
         plan.filters.iter().any(|f| {
             f.attribute == *d
-                && matches!(&f.condition, Condition::OneOf(list) if matches!(list.as_slice(), [Literal::Integer(_)]))
+                && f.is_one_number()
                 && ontology
                     .attribute(&d.object, &d.attribute)
                     .is_some_and(|a| a.role == AttributeRole::Time && d.bucket.is_none())

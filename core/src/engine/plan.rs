@@ -63,6 +63,11 @@ impl Filter {
     pub fn is_one_value(&self) -> bool {
         matches!(&self.condition, Condition::OneOf(values) if values.len() == 1)
     }
+
+    /// Equal to one whole number: on a date, a year ("races in 2022").
+    pub fn is_one_number(&self) -> bool {
+        matches!(&self.condition, Condition::OneOf(values) if matches!(values.as_slice(), [Literal::Integer(_)]))
+    }
 }
 
 /// A condition on one of a plan's measures, per group.

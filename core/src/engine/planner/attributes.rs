@@ -238,8 +238,7 @@ pub(super) fn qualify_by_year(ontology: &Ontology, plan: &mut SemanticPlan) {
             f.attribute.object == year.object
                 && (f.attribute.attribute == year.attribute
                     && matches!(&f.condition, Condition::OneOf(list) if list.len() == 1)
-                    || date.as_ref().is_some_and(|d| *d == f.attribute)
-                        && matches!(&f.condition, Condition::OneOf(list) if matches!(list.as_slice(), [Literal::Integer(_)]))
+                    || date.as_ref().is_some_and(|d| *d == f.attribute) && f.is_one_number()
                     || matches!(&f.condition, Condition::Between(Literal::Text(first), Literal::Text(last))
                         if first.get(..4).is_some_and(|y| last.starts_with(y))))
         });
