@@ -6,7 +6,7 @@ use crate::engine::lexicon::code_meanings;
 use crate::engine::plan::{AttributeRef, Condition, Filter, Literal, Measure, Order, SemanticPlan};
 use crate::engine::planner::{attribute_label, measure_label, plural};
 use crate::engine::response::ResultSet;
-use crate::ontology::{Aggregate, AttributeRole, MetricFormat, Ontology};
+use crate::ontology::{Aggregate, AttributeRole, Metric, MetricFormat, Ontology};
 use serde_json::Value as Json;
 
 mod periods;
@@ -294,36 +294,36 @@ fn counts_rows(ontology: &Ontology, measure: &Measure) -> bool {
     }
 }
 
+/// The ontology's metric a measure names, if it names one.
+fn metric_of<'o>(ontology: &'o Ontology, measure: &Measure) -> Option<&'o Metric> {
+    match measure {
+        Measure::Metric { metric, .. } => ontology.metrics.iter().find(|m| m.name == *metric),
+        _ => None,
+    }
+}
+
 fn is_ratio(ontology: &Ontology, measure: &Measure) -> bool {
-    matches!(measure, Measure::Metric { metric, .. }
-        if ontology.metrics.iter().any(|m| m.name == *metric && m.is_ratio()))
+    metric_of(ontology, measure).is_some_and(Metric::is_ratio)
 }
 
 fn in_percent(ontology: &Ontology, measure: &Measure) -> bool {
-    matches!(measure, Measure::Metric { metric, .. }
-        if ontology.metrics.iter().any(|m| m.name == *metric && m.in_percent()))
+    metric_of(ontology, measure).is_some_and(Metric::in_percent)
 }
 
 /// An average: "the highest average discount", not "the most".
 fn is_average(ontology: &Ontology, measure: &Measure) -> bool {
     match measure {
-        Measure::Metric { metric, .. } => ontology
-            .metrics
-            .iter()
-            .any(|m| m.name == *metric && m.aggregate == Aggregate::Avg),
         Measure::Aggregate { aggregate, .. } => *aggregate == Aggregate::Avg,
         Measure::AveragePer { .. } => true,
-        _ => false,
+        _ => metric_of(ontology, measure).is_some_and(|m| m.aggregate == Aggregate::Avg),
     }
 }
 
 /// A metric kept as a fraction but shown in percent ("average discount":
 /// 0.0503 is 5.03%).
 fn is_fraction(ontology: &Ontology, measure: &Measure) -> bool {
-    matches!(measure, Measure::Metric { metric, .. }
-        if ontology.metrics.iter().any(|m| m.name == *metric
-            && m.format == Some(MetricFormat::Percent)
-            && !m.is_ratio()))
+    metric_of(ontology, measure)
+        .is_some_and(|m| m.format == Some(MetricFormat::Percent) && !m.is_ratio())
 }
 
 /// A row's values of its `dims` dimensions, as an answer names the row:

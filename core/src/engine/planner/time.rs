@@ -261,6 +261,83 @@ pub(super) fn is_birth_date(attribute: &crate::ontology::Attribute) -> bool {
     words.contains("birth") || words.contains("born") || words.split([' ', '_']).any(|w| w == "dob")
 }
 
+/// "and the year after?", "what about the previous year?": the year next
+/// to the one year the chat's last answer was about, written out.
+pub(super) fn year_beside<'q>(
+    ontology: &Ontology,
+    question: &'q str,
+    previous: Option<&SemanticPlan>,
+) -> std::borrow::Cow<'q, str> {
+    const PHRASES: &[(&str, i64)] = &[
+        ("the year after", 1),
+        ("the following year", 1),
+        ("the next year", 1),
+        ("the year later", 1),
+        ("a year later", 1),
+        ("one year later", 1),
+        ("the season after", 1),
+        ("the following season", 1),
+        ("the next season", 1),
+        ("the year before", -1),
+        ("the previous year", -1),
+        ("the prior year", -1),
+        ("the preceding year", -1),
+        ("a year earlier", -1),
+        ("one year earlier", -1),
+        ("the season before", -1),
+        ("the previous season", -1),
+    ];
+    let lower = question.to_lowercase();
+    let Some((at, phrase, step)) = PHRASES
+        .iter()
+        .find_map(|(phrase, step)| lower.find(phrase).map(|at| (at, *phrase, *step)))
+    else {
+        return question.into();
+    };
+    // "growth compared with the year before" compares each year with its
+    // own; only a year said alone moves the chat's year.
+    let before: Vec<&str> = lower[..at].split_whitespace().collect();
+    let compares = before.last().is_some_and(|w| {
+        matches!(
+            *w,
+            "to" | "with" | "from" | "over" | "than" | "vs" | "versus" | "against" | "on"
+        )
+    });
+    if compares || lower.len() != question.len() {
+        return question.into();
+    }
+    let Some(year) = previous.and_then(|p| one_year(ontology, p)) else {
+        return question.into();
+    };
+    let in_ = if before.last() == Some(&"in") {
+        ""
+    } else {
+        "in "
+    };
+    let mut out = question.to_owned();
+    out.replace_range(at..at + phrase.len(), &format!("{in_}{}", year + step));
+    out.into()
+}
+
+/// The one year a plan is about: "in 2016", on a year or on a date.
+fn one_year(ontology: &Ontology, plan: &SemanticPlan) -> Option<i64> {
+    let mut years = plan.filters.iter().filter_map(|f| {
+        let Condition::OneOf(list) = &f.condition else {
+            return None;
+        };
+        let [Literal::Integer(year)] = list.as_slice() else {
+            return None;
+        };
+        let timely = f.attribute.bucket.is_some()
+            || ontology
+                .attribute(&f.attribute.object, &f.attribute.attribute)
+                .is_some_and(|a| a.role == AttributeRole::Time || a.name.contains("year"));
+        (timely && (1900..=2100).contains(year)).then_some(*year)
+    });
+    let year = years.next()?;
+    years.all(|y| y == year).then_some(year)
+}
+
 #[cfg(all(test, feature = "ssr"))]
 mod tests {
     use crate::engine::compile::compile;
@@ -325,81 +402,4 @@ mod tests {
         assert!(sql.contains("AS order_date_quarter"), "{sql}");
         assert!(sql.ends_with("ORDER BY order_date_quarter ASC"), "{sql}");
     }
-}
-
-/// "and the year after?", "what about the previous year?": the year next
-/// to the one year the chat's last answer was about, written out.
-pub(super) fn year_beside<'q>(
-    ontology: &Ontology,
-    question: &'q str,
-    previous: Option<&SemanticPlan>,
-) -> std::borrow::Cow<'q, str> {
-    const PHRASES: &[(&str, i64)] = &[
-        ("the year after", 1),
-        ("the following year", 1),
-        ("the next year", 1),
-        ("the year later", 1),
-        ("a year later", 1),
-        ("one year later", 1),
-        ("the season after", 1),
-        ("the following season", 1),
-        ("the next season", 1),
-        ("the year before", -1),
-        ("the previous year", -1),
-        ("the prior year", -1),
-        ("the preceding year", -1),
-        ("a year earlier", -1),
-        ("one year earlier", -1),
-        ("the season before", -1),
-        ("the previous season", -1),
-    ];
-    let lower = question.to_lowercase();
-    let Some((at, phrase, step)) = PHRASES
-        .iter()
-        .find_map(|(phrase, step)| lower.find(phrase).map(|at| (at, *phrase, *step)))
-    else {
-        return question.into();
-    };
-    // "growth compared with the year before" compares each year with its
-    // own; only a year said alone moves the chat's year.
-    let before: Vec<&str> = lower[..at].split_whitespace().collect();
-    let compares = before.last().is_some_and(|w| {
-        matches!(
-            *w,
-            "to" | "with" | "from" | "over" | "than" | "vs" | "versus" | "against" | "on"
-        )
-    });
-    let Some(year) = previous.and_then(|p| one_year(ontology, p)) else {
-        return question.into();
-    };
-    if compares || lower.len() != question.len() {
-        return question.into();
-    }
-    let in_ = if before.last() == Some(&"in") {
-        ""
-    } else {
-        "in "
-    };
-    let mut out = question.to_owned();
-    out.replace_range(at..at + phrase.len(), &format!("{in_}{}", year + step));
-    out.into()
-}
-
-/// The one year a plan is about: "in 2016", on a year or on a date.
-fn one_year(ontology: &Ontology, plan: &SemanticPlan) -> Option<i64> {
-    let mut years = plan.filters.iter().filter_map(|f| {
-        let Condition::OneOf(list) = &f.condition else {
-            return None;
-        };
-        let [Literal::Integer(year)] = list.as_slice() else {
-            return None;
-        };
-        let timely = f.attribute.bucket.is_some()
-            || ontology
-                .attribute(&f.attribute.object, &f.attribute.attribute)
-                .is_some_and(|a| a.role == AttributeRole::Time || a.name.contains("year"));
-        (timely && (1900..=2100).contains(year)).then_some(*year)
-    });
-    let year = years.next()?;
-    years.all(|y| y == year).then_some(year)
 }

@@ -1592,32 +1592,10 @@ pub(super) fn order_named_first(question: &str) -> String {
         t.trim_matches(|c: char| !c.is_alphanumeric())
             .to_lowercase()
     };
-    // The "in" nearest before "order", one to three words before it.
-    let Some((at, order)) = tokens.iter().enumerate().find_map(|(order, t)| {
-        let at = (order.saturating_sub(4)..order.saturating_sub(1))
-            .rev()
-            .find(|&i| bare(tokens[i]) == "in")?;
-        // "in kenya? order number", "in FRANCE didn't order anything": a
-        // noun or verb of its own, not the end of "in … order".
-        let closes = !t.ends_with(|c: char| c.is_alphanumeric())
-            || tokens.get(order + 1).is_none_or(|next| {
-                matches!(
-                    bare(next).as_str(),
-                    "with" | "and" | "please" | "pls" | "for" | "showing" | "including" | "along"
-                )
-            });
-        let between = &tokens[at + 1..order];
-        let plain_words = between
-            .iter()
-            .all(|w| w.chars().all(|c| c.is_alphanumeric() || c == '-'));
-        (bare(t) == "order" && closes && plain_words && order - at <= 3).then_some((at, order))
-    }) else {
-        return question.to_owned();
-    };
     // "in descending order", "in the same order": how, not by what.
-    let how = tokens[at + 1..order].iter().any(|t| {
+    let says_how = |w: &str| {
         matches!(
-            bare(t).as_str(),
+            bare(w).as_str(),
             "the"
                 | "a"
                 | "an"
@@ -1639,20 +1617,41 @@ pub(super) fn order_named_first(question: &str) -> String {
                 | "increasing"
                 | "decreasing"
         )
-    });
-    if how {
+    };
+    // "in" one or two plain words before "order", and "order" closing the
+    // phrase: not "in kenya? order number", "in FRANCE didn't order
+    // anything", a noun or verb of its own.
+    let Some((at, order)) = tokens.iter().enumerate().find_map(|(order, t)| {
+        if bare(t) != "order" {
+            return None;
+        }
+        let at = (order.saturating_sub(3)..order.saturating_sub(1))
+            .rev()
+            .find(|&i| bare(tokens[i]) == "in")?;
+        let closes = !t.ends_with(|c: char| c.is_alphanumeric())
+            || tokens.get(order + 1).is_none_or(|next| {
+                matches!(
+                    bare(next).as_str(),
+                    "with" | "and" | "please" | "pls" | "for" | "showing" | "including" | "along"
+                )
+            });
+        let by_what = tokens[at + 1..order]
+            .iter()
+            .all(|w| w.chars().all(|c| c.is_alphanumeric() || c == '-') && !says_how(w));
+        (closes && by_what).then_some((at, order))
+    }) else {
         return question.to_owned();
+    };
+    // "order?" keeps what followed the word.
+    let after = tokens[order].trim_start_matches(|c: char| c.is_alphanumeric());
+    let mut out: Vec<String> = tokens[..at].iter().map(|t| (*t).to_owned()).collect();
+    out.extend(["in", "order", "of"].map(str::to_owned));
+    out.extend(tokens[at + 1..order].iter().map(|t| (*t).to_owned()));
+    if let Some(last) = out.last_mut() {
+        last.push_str(after);
     }
-    let mut out: Vec<&str> = tokens[..at].to_vec();
-    out.extend(["in", "order", "of"]);
-    out.extend(&tokens[at + 1..order]);
-    let rest = tokens[order].trim_start_matches(|c: char| c.is_alphanumeric());
-    let joined = format!("{}{rest}", out.join(" "));
-    [joined.as_str()]
-        .into_iter()
-        .chain(tokens[order + 1..].iter().copied())
-        .collect::<Vec<_>>()
-        .join(" ")
+    out.extend(tokens[order + 1..].iter().map(|t| (*t).to_owned()));
+    out.join(" ")
 }
 
 /// "first and last name": both names, each spelled out, so that "first"
