@@ -623,6 +623,16 @@ impl Metric {
             && self.variants.is_empty()
     }
 
+    /// A count of every row of its object ("customers"): the same as the
+    /// number of distinct rows, however many rows a filter reaches through.
+    pub fn counts_every_row(&self) -> bool {
+        self.aggregate == Aggregate::Count
+            && self.kind == MetricKind::Simple
+            && self.filters.is_empty()
+            && self.expr.is_none()
+            && self.variants.is_empty()
+    }
+
     /// Whether `other` aggregates the same expression the same way
     /// (standings "points" summed, as race results' "points" are).
     pub fn adds_up_like(&self, other: &Metric) -> bool {

@@ -226,6 +226,15 @@ impl Compiler<'_> {
             variant: None,
         };
         let (numerator, denominator) = (side(&metric.numerator), side(&metric.denominator));
+        // "average revenue per order by region": each side reaches what the
+        // question names through the ratio's own object (the order's
+        // customer), not by a way of its own (the line item's supplier), so
+        // both count the same things.
+        let mut plan = plan.clone();
+        if !plan.via.contains(&metric.object) {
+            plan.via.push(metric.object.clone());
+        }
+        let plan = &plan;
         // Zero anything over zero things is no figure; nothing over some
         // things is zero. `1.0 *` keeps integer counts from dividing as
         // integers; `100.0 *` does too, for a ratio in percent.

@@ -8475,3 +8475,87 @@ fn its_after_a_ranking_of_groups_is_the_group_it_led_with() {
     // Of FOB's line items, the late ones: FOB in the part and the whole.
     assert_eq!(got.matches("li.l_shipmode = 'FOB'").count(), 2, "{got}");
 }
+
+#[test]
+fn customers_in_a_year_are_those_who_ordered_that_year() {
+    let (ontology, lexicon) = wholesale();
+    let got = compiled(
+        &ontology,
+        &lexicon,
+        "How many different customers bought something from us in 1998?",
+        Dialect::Sqlite,
+    );
+    // Each customer once, however many orders they placed that year.
+    assert!(got.contains("SELECT DISTINCT c.c_custkey"), "{got}");
+    assert!(got.contains("o.o_orderdate >= '1998-01-01'"), "{got}");
+}
+
+#[test]
+fn a_thing_named_after_a_ranking_says_whose_it_is_not_what_ranks() {
+    let (ontology, lexicon) = wholesale();
+    let got = compiled(
+        &ontology,
+        &lexicon,
+        "Can you show me the top 5 countries by sales in 1996, based on where the customer is located?",
+        Dialect::Sqlite,
+    );
+    assert!(
+        got.contains("SUM(li.l_extendedprice * (1 - li.l_discount))"),
+        "{got}"
+    );
+    assert!(!got.contains("COUNT("), "{got}");
+    assert!(got.ends_with("LIMIT 5"), "{got}");
+}
+
+#[test]
+fn both_sides_of_a_ratio_reach_the_groups_through_its_object() {
+    let (ontology, lexicon) = wholesale();
+    let got = compiled(
+        &ontology,
+        &lexicon,
+        "What is the average revenue per order for each region?",
+        Dialect::Sqlite,
+    );
+    // The revenue by the ordering customer's region, as the orders are
+    // counted; not by the supplier's.
+    assert!(!got.contains("supplier"), "{got}");
+    assert_eq!(got.matches("JOIN customer c").count(), 2, "{got}");
+}
+
+#[test]
+fn a_participle_before_the_things_a_metric_counts_says_which_of_them() {
+    let (ontology, lexicon) = wholesale();
+    for question in [
+        "average discount of returned line items",
+        "What's the average discount per year for returned items?",
+    ] {
+        let got = compiled(&ontology, &lexicon, question, Dialect::Sqlite);
+        assert!(
+            got.contains("WHERE li.l_returnflag = 'R'"),
+            "{question}: {got}"
+        );
+        assert!(!got.contains("l_linenumber"), "{question}: {got}");
+        assert!(!got.contains("AS return_flag"), "{question}: {got}");
+    }
+}
+
+#[test]
+fn how_many_of_them_placed_an_order_counts_the_customers_again() {
+    let (ontology, lexicon) = wholesale_with("nation", "nation_name", &["JAPAN"]);
+    let customers = plan_in_chat(
+        &ontology,
+        &lexicon,
+        "how many customers do we have in Japan",
+        None,
+    );
+    let again = plan_in_chat(
+        &ontology,
+        &lexicon,
+        "and how many of them placed at least one order in 1997?",
+        Some(&customers),
+    );
+    let got = compile(&ontology, &again, Dialect::Sqlite).unwrap().sql;
+    assert!(got.contains("COUNT(DISTINCT o.o_custkey)"), "{got}");
+    assert!(got.contains("n.n_name = 'JAPAN'"), "{got}");
+    assert!(!got.contains("o_orderdate) AS"), "{got}");
+}

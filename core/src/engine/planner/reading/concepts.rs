@@ -212,6 +212,10 @@ impl Reading {
             && values.is_empty()
             && let Some(attribute) = attribute
             && ontology.objects[attribute.0].attributes[attribute.1].role != AttributeRole::Measure
+            // "how many of them placed an order": a date said as a verb is
+            // what they did, not a list of dates to count.
+            && !(said_as_verb(text)
+                && ontology.objects[attribute.0].attributes[attribute.1].role == AttributeRole::Time)
         {
             self.aggregates
                 .push((attribute_ref(attribute), Aggregate::CountDistinct));
@@ -389,7 +393,14 @@ impl Reading {
                 self.mentioned.push(o);
                 return;
             }
-            if self.weak_metric && self.metrics.len() == 1 && !repeated && !self.and_how_many {
+            if self.weak_metric
+                && self.metrics.len() == 1
+                && !repeated
+                && !self.and_how_many
+                // "by Grand Prix wins" is one measure; "by sales in 1996,
+                // based on the customer's country" is not.
+                && !(self.weak_ranks && self.at > self.weak_at + 1)
+            {
                 // "how many races did Hamilton win": the later metric is meant.
                 self.displaced = Some(self.metrics[0].0);
                 self.metrics[0] = (m, None);
@@ -441,6 +452,7 @@ impl Reading {
                 self.weak_counted = ambiguous && previous_op == Some(Op::Count);
                 self.weak_at = self.at;
                 self.weak_plural = grammar::looks_plural(text);
+                self.weak_ranks = grouping && ranks;
                 // "avg points per race ... (grand prix results only)": a
                 // measure named to be averaged is the measure; a later word
                 // that is also a metric qualifies it.

@@ -66,7 +66,8 @@ impl Reading {
                             aggregate: Aggregate::CountDistinct,
                             ..
                         }
-                )
+                ) || matches!(m, Measure::Metric { metric, .. }
+                    if ontology.metrics.iter().any(|m| m.name == *metric && m.counts_every_row()))
             });
             // "shipped by truck in 1996": the date the question names is
             // the one the year is of.

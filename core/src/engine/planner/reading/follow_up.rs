@@ -253,12 +253,23 @@ impl Reading {
                     // "how many of them won at least one race", after "how
                     // many Brazilian drivers": the drivers counted again,
                     // those with a win.
-                    let counted_again = match (previous.measures.as_slice(), measures.as_slice()) {
-                        ([Measure::CountOf { object }], [Measure::Metric { metric, .. }])
-                            if self.counts_among =>
+                    // So are customers counted by a metric that counts
+                    // every customer, after "how many customers in Japan".
+                    let counted_before = match previous.measures.as_slice() {
+                        [Measure::CountOf { object }] => Some(object.as_str()),
+                        [Measure::Metric { metric, .. }] => ontology
+                            .metrics
+                            .iter()
+                            .find(|m| m.name == *metric && m.counts_every_row())
+                            .map(|m| m.object.as_str()),
+                        _ => None,
+                    };
+                    let counted_again = match (counted_before, measures.as_slice()) {
+                        (Some(object), [Measure::Metric { metric, .. }])
+                            if self.counts_among && previous.measures != measures =>
                         {
                             Some(Measure::DistinctOf {
-                                object: object.clone(),
+                                object: object.to_owned(),
                                 metric: metric.clone(),
                             })
                         }

@@ -61,6 +61,10 @@ pub(super) struct Reading {
     weak_at: usize,
     /// Whether the weak metric's word was plural ("orders", not "race").
     weak_plural: bool,
+    /// The weak metric's word came after "by" in a ranking ("top 5
+    /// countries by sales"): what the ranking is by, which a later thing
+    /// ("based on the customer's country") only qualifies.
+    weak_ranks: bool,
     at: usize,
     /// "average quantity": an aggregate of a measure attribute.
     aggregates: Vec<(AttributeRef, Aggregate)>,

@@ -307,7 +307,12 @@ impl Reading {
                         Op::Breakdown => reading.tallies = true,
                         Op::Contrast => reading.contrast = true,
                         Op::Where => reading.place = true,
-                        Op::Year if grouping => reading.per_year = true,
+                        // "per year for returned items": the year ends the
+                        // grouping, unless "and" adds to it.
+                        Op::Year if grouping => {
+                            reading.per_year = true;
+                            grouping = matches!(pieces.get(index + 1), Some(Piece::Op(Op::And)));
+                        }
                         // "and in which year was it held": the year is asked.
                         Op::Year if previous_op == Some(Op::Which) => {
                             reading.year_asked = true;
@@ -331,7 +336,10 @@ impl Reading {
                         {
                             reading.year_asked = true;
                         }
-                        Op::Month if grouping => reading.per_month = true,
+                        Op::Month if grouping => {
+                            reading.per_month = true;
+                            grouping = matches!(pieces.get(index + 1), Some(Piece::Op(Op::And)));
+                        }
                         // "what month in 1996 had the most revenue": the
                         // months are what is ranked.
                         Op::Month
@@ -1969,9 +1977,19 @@ fn adjective_count(
         Concept::Metric(m) => Some(m),
         _ => None,
     })?;
-    (text.ends_with("ing")
-        && !text.contains(' ')
+    let metric = &ontology.metrics[m];
+    // "returned line items": a participle before the very things the
+    // metric's rows are says which of them, as "winning" does, whatever
+    // the metric adds up (the units returned).
+    let participle = text.ends_with("ed")
+        && metric.kind == MetricKind::Simple
+        && !metric.filters.is_empty()
+        && super::metric_conditions(ontology, metric, &metric.object).all(|f| f.is_some())
+        && next.iter().any(|e| {
+            matches!(e.concept, Concept::Object(o) if ontology.objects[o].name == metric.object)
+        });
+    (!text.contains(' ')
         && qualifies
-        && adjective_conditions_exist(ontology, m))
+        && (participle || (text.ends_with("ing") && adjective_conditions_exist(ontology, m))))
     .then_some(m)
 }
