@@ -8559,3 +8559,37 @@ fn how_many_of_them_placed_an_order_counts_the_customers_again() {
     assert!(got.contains("n.n_name = 'JAPAN'"), "{got}");
     assert!(!got.contains("o_orderdate) AS"), "{got}");
 }
+
+#[test]
+fn standings_are_listed_as_who_holds_each_place_after_the_last_race() {
+    let (got, _) = sql("Show the final constructors' standings for 2019.", None);
+    assert!(
+        got.starts_with("SELECT DISTINCT c.name AS constructor_name, cs.points AS points, cs.position AS position"),
+        "{got}"
+    );
+    assert!(!got.contains("constructor_standings_id"), "{got}");
+    // As they stood after the season's last race, in order of position.
+    assert!(got.contains("r.date = (SELECT MAX(extreme.date)"), "{got}");
+    assert!(got.contains("extreme.year = 2019"), "{got}");
+    assert!(got.ends_with("ORDER BY position ASC"), "{got}");
+    // A round named says which standings.
+    let (got, _) = sql(
+        "who was leading the drivers standings after round 5 of the 2012 season?",
+        None,
+    );
+    assert!(got.contains("AS full_name, ds.points AS points"), "{got}");
+    assert!(got.contains("r.round = 5"), "{got}");
+    assert!(!got.contains("MAX(extreme.date)"), "{got}");
+    assert!(!got.contains("driver_standings_id"), "{got}");
+}
+
+#[test]
+fn a_measure_of_standings_rows_is_grouped_by_who_holds_them() {
+    let (got, _) = sql(
+        "Who topped the final 2010 drivers' standings and what was his points total?",
+        None,
+    );
+    assert!(!got.contains("driver_standings_id"), "{got}");
+    assert!(got.contains("GROUP BY at_time.full_name"), "{got}");
+    assert!(got.ends_with("LIMIT 1"), "{got}");
+}

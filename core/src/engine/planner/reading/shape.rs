@@ -20,6 +20,7 @@ use crate::engine::planner::attributes::{
 };
 use crate::engine::planner::decide::{settle_routes, variant_assumptions};
 use crate::engine::planner::labels::{attribute_label, label_of, measure_label, plural};
+use crate::engine::planner::time::is_birth_date;
 use crate::ontology::{Aggregate, AttributeRole, Ontology};
 use std::ops::ControlFlow;
 
@@ -45,6 +46,7 @@ impl Reading {
         {
             plan.measures = vec![Measure::CountOf { object: rows }];
         }
+        standings_listed(ontology, &mut plan);
         // "Average points per race": a sum or count per race, averaged.
         // "Average points per race for each driver": the average per race,
         // for each driver.
@@ -1070,6 +1072,114 @@ impl Reading {
             descending: false,
         });
         plan.limit = None;
+    }
+}
+
+/// "Show the final constructors' standings for 2019", "who was leading
+/// the drivers' standings after round 5": rows known only by their own
+/// key (a standing after a race) are shown as who they are of, with what
+/// they record (position, points, wins), in order of position; with no
+/// race named, as they stood after the last race in the question's time.
+/// A measure grouped by such rows is grouped by who they are of.
+fn standings_listed(ontology: &Ontology, plan: &mut SemanticPlan) {
+    let keyed_only = |d: &AttributeRef| {
+        ontology
+            .objects
+            .iter()
+            .find(|o| o.name == d.object)
+            .is_some_and(|o| {
+                display_attribute(o) == Some(d.attribute.as_str())
+                    && ontology
+                        .attribute(&d.object, &d.attribute)
+                        .is_some_and(|a| a.role == AttributeRole::Identifier)
+            })
+    };
+    let Some(at) = plan.dimensions.iter().position(keyed_only) else {
+        return;
+    };
+    let rows = plan.dimensions[at].object.clone();
+    let Some(object) = ontology.objects.iter().find(|o| o.name == rows) else {
+        return;
+    };
+    let looked_up: Vec<&crate::ontology::Object> = ontology
+        .relationships
+        .iter()
+        .filter(|r| r.from == rows)
+        .filter_map(|r| ontology.objects.iter().find(|o| o.name == r.to))
+        .collect();
+    let dated = |o: &crate::ontology::Object| {
+        o.attributes
+            .iter()
+            .any(|a| a.role == AttributeRole::Time && !is_birth_date(a))
+    };
+    // Of a driver after a race: the one undated thing with a name.
+    let holders: Vec<&&crate::ontology::Object> = looked_up
+        .iter()
+        .filter(|o| !dated(o))
+        .filter(|o| {
+            display_attribute(o).is_some_and(|name| {
+                o.attributes
+                    .iter()
+                    .any(|a| a.name == name && a.role != AttributeRole::Identifier)
+            })
+        })
+        .collect();
+    let ([holder], Some(event)) = (holders.as_slice(), looked_up.iter().find(|o| dated(o))) else {
+        return;
+    };
+    let Some(name) = display_attribute(holder) else {
+        return;
+    };
+    plan.dimensions
+        .retain(|d| d.object != rows || !keyed_only(d));
+    plan.dimensions.insert(
+        at.min(plan.dimensions.len()),
+        AttributeRef::new(&holder.name, name),
+    );
+    // "who topped the final standings, and with how many points": the
+    // measure is of the holder; the rows it is read from stay unshown.
+    if !plan.measures.is_empty() {
+        return;
+    }
+    for attribute in &object.attributes {
+        let recorded = AttributeRef::new(&rows, &attribute.name);
+        if attribute.role != AttributeRole::Identifier && !plan.dimensions.contains(&recorded) {
+            plan.dimensions.push(recorded);
+        }
+    }
+    if plan.order.is_none()
+        && let Some(position) =
+            position_attribute(ontology, Some(&rows), &[]).filter(|p| p.object == rows)
+        && let Some(index) = plan.dimensions.iter().position(|d| *d == position)
+    {
+        plan.order = Some(Order::Dimension {
+            index,
+            descending: false,
+        });
+    }
+    // A race, round or day named says which standings; else the last.
+    let event_named = plan.filters.iter().any(|f| {
+        f.attribute.object == event.name
+            && ontology
+                .attribute(&f.attribute.object, &f.attribute.attribute)
+                .is_some_and(|a| {
+                    a.role != AttributeRole::Time
+                        || a.data_type == crate::ontology::DataType::Date
+                            && matches!(f.condition, Condition::OneOf(_))
+                })
+    });
+    let latest = event
+        .attributes
+        .iter()
+        .find(|a| a.role == AttributeRole::Time && a.data_type == crate::ontology::DataType::Date);
+    if !event_named && let Some(date) = latest {
+        plan.filters.push(Filter {
+            attribute: AttributeRef::new(&event.name, &date.name),
+            condition: Condition::Extreme {
+                latest: true,
+                among: Some(rows.clone()),
+            },
+        });
     }
 }
 
