@@ -8593,3 +8593,10 @@ fn a_measure_of_standings_rows_is_grouped_by_who_holds_them() {
     assert!(got.contains("GROUP BY at_time.full_name"), "{got}");
     assert!(got.ends_with("LIMIT 1"), "{got}");
 }
+
+#[test]
+fn final_points_are_the_points_not_the_latest_born() {
+    let (got, _) = sql("Hamilton's final points in 2020", None);
+    assert!(!got.contains("dob"), "{got}");
+    assert!(got.contains("SUM("), "{got}");
+}

@@ -1203,8 +1203,8 @@ pub(super) fn read(lexicon: &Lexicon, question: &str, today: Option<Day>) -> Vec
             )
             && (matches!(plain.get(i + 1), None | Some(&("in" | "at" | "for" | "of")))
                 || !next_names_object(lexicon, &words, &plain, i));
-        // "the final 2016 drivers' championship", "final standings": the
-        // standings are as they stood at the end already.
+        // "the final 2016 drivers' championship", "final standings", "their
+        // final points": the standings are as they stood at the end already.
         let standings_follow = || {
             let at =
                 i + 1 + usize::from(plain.get(i + 1).is_some_and(|w| w.parse::<i64>().is_ok()));
@@ -1213,7 +1213,13 @@ pub(super) fn read(lexicon: &Lexicon, question: &str, today: Option<Day>) -> Vec
                 !entries.is_empty()
                     && matches!(
                         plain.get(at + len - 1),
-                        Some(&("standings" | "standing" | "championship" | "championships"))
+                        Some(
+                            &("standings"
+                                | "standing"
+                                | "championship"
+                                | "championships"
+                                | "points")
+                        )
                     )
             })
         };
