@@ -8595,8 +8595,13 @@ fn a_measure_of_standings_rows_is_grouped_by_who_holds_them() {
 }
 
 #[test]
-fn final_points_are_the_points_not_the_latest_born() {
+fn final_points_are_the_seasons_points_not_the_last_race_or_latest_born() {
     let (got, _) = sql("Hamilton's final points in 2020", None);
-    assert!(!got.contains("dob"), "{got}");
+    assert!(!got.contains("extreme"), "{got}");
     assert!(got.contains("SUM("), "{got}");
+    let (got, _) = sql(
+        "List each season's drivers' champion from 2010 through 2015 with their final points.",
+        None,
+    );
+    assert!(!got.contains("dob"), "{got}");
 }
