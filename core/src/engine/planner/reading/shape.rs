@@ -1132,10 +1132,11 @@ fn standings_listed(ontology: &Ontology, plan: &mut SemanticPlan) {
     };
     plan.dimensions
         .retain(|d| d.object != rows || !keyed_only(d));
-    plan.dimensions.insert(
-        at.min(plan.dimensions.len()),
-        AttributeRef::new(&holder.name, name),
-    );
+    let held_by = AttributeRef::new(&holder.name, name);
+    if !plan.dimensions.contains(&held_by) {
+        plan.dimensions
+            .insert(at.min(plan.dimensions.len()), held_by);
+    }
     // "who topped the final standings, and with how many points": the
     // measure is of the holder; the rows it is read from stay unshown.
     if !plan.measures.is_empty() {
@@ -1164,8 +1165,8 @@ fn standings_listed(ontology: &Ontology, plan: &mut SemanticPlan) {
                 .attribute(&f.attribute.object, &f.attribute.attribute)
                 .is_some_and(|a| {
                     a.role != AttributeRole::Time
-                        || a.data_type == crate::ontology::DataType::Date
-                            && matches!(f.condition, Condition::OneOf(_))
+                        || (a.data_type == crate::ontology::DataType::Date
+                            && matches!(f.condition, Condition::OneOf(_)))
                 })
     });
     let latest = event
