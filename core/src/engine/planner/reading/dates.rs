@@ -1,7 +1,7 @@
 //! When: years, dates and ranges on the time in reach of what is measured,
 //! groupings by period, and the earliest or latest of something.
 
-use super::{Assembly, Reading, display_of, is_display, simple_filter};
+use super::{Assembly, Reading, display_of, is_display, simple_filter, things_counted};
 use crate::engine::compile::display_attribute;
 use crate::engine::graph;
 use crate::engine::plan::{AttributeRef, Condition, Filter, Literal, Measure, Order};
@@ -61,13 +61,11 @@ impl Reading {
                 matches!(
                     m,
                     Measure::DistinctOf { .. }
-                        | Measure::CountOf { .. }
                         | Measure::Aggregate {
                             aggregate: Aggregate::CountDistinct,
                             ..
                         }
-                ) || matches!(m, Measure::Metric { metric, .. }
-                    if ontology.metrics.iter().any(|m| m.name == *metric && m.counts_every_row()))
+                ) || things_counted(ontology, m).is_some()
             });
             // "shipped by truck in 1996": the date the question names is
             // the one the year is of.

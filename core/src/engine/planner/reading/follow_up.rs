@@ -3,7 +3,7 @@
 //! counted among.
 
 use super::measures::Measured;
-use super::{Reading, display_of, is_display, is_one_text_value, simple_filter};
+use super::{Reading, display_of, is_display, is_one_text_value, simple_filter, things_counted};
 use crate::engine::compile::display_attribute;
 use crate::engine::graph;
 use crate::engine::plan::{AttributeRef, Condition, Filter, Measure, Order, SemanticPlan};
@@ -256,12 +256,7 @@ impl Reading {
                     // So are customers counted by a metric that counts
                     // every customer, after "how many customers in Japan".
                     let counted_before = match previous.measures.as_slice() {
-                        [Measure::CountOf { object }] => Some(object.as_str()),
-                        [Measure::Metric { metric, .. }] => ontology
-                            .metrics
-                            .iter()
-                            .find(|m| m.name == *metric && m.counts_every_row())
-                            .map(|m| m.object.as_str()),
+                        [measure] => things_counted(ontology, measure),
                         _ => None,
                     };
                     let counted_again = match (counted_before, measures.as_slice()) {

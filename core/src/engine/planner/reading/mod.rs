@@ -932,6 +932,20 @@ fn is_a_name(ontology: &Ontology, reference: &AttributeRef) -> bool {
             })
 }
 
+/// The things a measure counts, one each ("how many drivers", or a metric
+/// counting every customer), where it counts things rather than rows.
+fn things_counted<'o>(ontology: &'o Ontology, measure: &'o Measure) -> Option<&'o str> {
+    match measure {
+        Measure::CountOf { object } => Some(object),
+        Measure::Metric { metric, .. } => ontology
+            .metrics
+            .iter()
+            .find(|m| m.name == *metric && m.counts_every_row())
+            .map(|m| m.object.as_str()),
+        _ => None,
+    }
+}
+
 /// A measure that adds up over rows (a count or a sum), so that an average
 /// of it per group means something other than the measure itself.
 fn adds_up(ontology: &Ontology, measure: &Measure) -> bool {

@@ -1089,9 +1089,9 @@ fn standings_listed(ontology: &Ontology, plan: &mut SemanticPlan) {
             .find(|o| o.name == d.object)
             .is_some_and(|o| {
                 display_attribute(o) == Some(d.attribute.as_str())
-                    && ontology
-                        .attribute(&d.object, &d.attribute)
-                        .is_some_and(|a| a.role == AttributeRole::Identifier)
+                    && o.attributes
+                        .iter()
+                        .any(|a| a.name == d.attribute && a.role == AttributeRole::Identifier)
             })
     };
     let Some(at) = plan.dimensions.iter().position(keyed_only) else {
@@ -1113,26 +1113,23 @@ fn standings_listed(ontology: &Ontology, plan: &mut SemanticPlan) {
             .any(|a| a.role == AttributeRole::Time && !is_birth_date(a))
     };
     // Of a driver after a race: the one undated thing with a name.
-    let holders: Vec<&&crate::ontology::Object> = looked_up
+    let holders: Vec<AttributeRef> = looked_up
         .iter()
         .filter(|o| !dated(o))
-        .filter(|o| {
-            display_attribute(o).is_some_and(|name| {
-                o.attributes
-                    .iter()
-                    .any(|a| a.name == name && a.role != AttributeRole::Identifier)
-            })
+        .filter_map(|o| {
+            let name = display_attribute(o)?;
+            o.attributes
+                .iter()
+                .any(|a| a.name == name && a.role != AttributeRole::Identifier)
+                .then(|| AttributeRef::new(&o.name, name))
         })
         .collect();
-    let ([holder], Some(event)) = (holders.as_slice(), looked_up.iter().find(|o| dated(o))) else {
+    let ([held_by], Some(event)) = (holders.as_slice(), looked_up.iter().find(|o| dated(o))) else {
         return;
     };
-    let Some(name) = display_attribute(holder) else {
-        return;
-    };
+    let held_by = held_by.clone();
     plan.dimensions
         .retain(|d| d.object != rows || !keyed_only(d));
-    let held_by = AttributeRef::new(&holder.name, name);
     if !plan.dimensions.contains(&held_by) {
         plan.dimensions
             .insert(at.min(plan.dimensions.len()), held_by);
