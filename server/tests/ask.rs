@@ -373,3 +373,36 @@ fn a_question_the_planner_cannot_read_follows_a_verified_one_up_to_its_year() {
     let other = ask(&data, &["How many hat tricks did Ferrari score in 2019?"]);
     assert_eq!(other["status"], "not_answerable", "{other:#}");
 }
+
+#[test]
+fn each_seasons_leader_is_found_in_the_data_with_ties_kept() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    f1_sqlite_project(dir.path(), &data);
+
+    let leaders = ask(
+        &data,
+        &["which driver had the most podiums in each season from 2010 to 2012"],
+    );
+    assert_eq!(leaders["status"], "answered", "{leaders:#}");
+    assert_eq!(
+        leaders["results"]["columns"],
+        json!(["year", "full_name", "podiums"])
+    );
+    // 2010 was a three-way tie on ten podiums: all three are kept.
+    assert_eq!(
+        leaders["results"]["rows"],
+        json!([
+            [2010, "Fernando Alonso", 10],
+            [2010, "Mark Webber", 10],
+            [2010, "Sebastian Vettel", 10],
+            [2011, "Sebastian Vettel", 17],
+            [2012, "Fernando Alonso", 13],
+        ])
+    );
+    let answer = leaders["answer"].as_str().unwrap();
+    assert!(
+        answer.contains("2010: Fernando Alonso, Mark Webber and Sebastian Vettel tie (10)"),
+        "{answer}"
+    );
+}

@@ -10,6 +10,7 @@ use crate::ontology::{Aggregate, AttributeRole, Metric, MetricFormat, Ontology};
 use serde_json::Value as Json;
 
 mod periods;
+mod within;
 
 /// Rows named in a list before "…".
 const LISTED: usize = 5;
@@ -179,11 +180,21 @@ fn filters_phrase(ontology: &Ontology, filters: &[&Filter]) -> String {
                 attribute_label(ontology, &filter.attribute).to_lowercase(),
                 list(values)
             ),
-            Condition::Extreme { latest, .. } => format!(
-                "at the {} {}",
-                if *latest { "latest" } else { "earliest" },
-                attribute_label(ontology, &filter.attribute).to_lowercase()
-            ),
+            Condition::Extreme { latest, .. } => {
+                let dated = ontology
+                    .attribute(&filter.attribute.object, &filter.attribute.attribute)
+                    .is_none_or(|a| a.role == AttributeRole::Time || !a.data_type.is_numeric());
+                let which = match (dated, *latest) {
+                    (true, true) => "latest",
+                    (true, false) => "earliest",
+                    (false, true) => "highest",
+                    (false, false) => "lowest",
+                };
+                format!(
+                    "at the {which} {}",
+                    attribute_label(ontology, &filter.attribute).to_lowercase()
+                )
+            }
             Condition::NotAmong { metric, within } => {
                 // "with no wins for Red Bull": what the excluded rows were,
                 // beyond the conditions the things themselves meet.
@@ -404,6 +415,8 @@ pub fn answer_text(ontology: &Ontology, plan: &SemanticPlan, results: &ResultSet
         text
     } else if let Some(text) = periods::running_text(ontology, plan, results, &filters) {
         text
+    } else if let Some(text) = within::within_text(ontology, plan, results, &filters) {
+        text
     } else if let Some(text) = ranked_lookup_text(ontology, plan, results) {
         text
     } else if plan.measures.is_empty() {
@@ -548,13 +561,27 @@ fn ranked_lookup_text(
     let amount = ontology
         .attribute(&by.object, &by.attribute)
         .is_some_and(|a| a.role == AttributeRole::Measure && a.data_type.is_numeric());
-    if !plan.measures.is_empty() || plan.dimensions.len() < 2 || !amount || results.rows.len() < 2 {
+    // "Which circuit sits at the highest altitude" keeps only the rows at
+    // the extreme: one of them is still said to have it.
+    let at_extreme = plan
+        .filters
+        .iter()
+        .any(|f| f.attribute == *by && matches!(f.condition, Condition::Extreme { .. }));
+    if !plan.measures.is_empty()
+        || plan.dimensions.len() < 2
+        || !amount
+        || results.rows.is_empty()
+        || (results.rows.len() < 2 && !at_extreme)
+    {
         return None;
     }
-    // That the ranked number is recorded goes without saying.
+    // That the ranked number is recorded, and is the extreme, goes without
+    // saying.
     let mut said = plan.clone();
-    said.filters
-        .retain(|f| !(f.attribute == *by && f.condition == Condition::Present));
+    said.filters.retain(|f| {
+        !(f.attribute == *by
+            && matches!(f.condition, Condition::Present | Condition::Extreme { .. }))
+    });
     let filters = &with_space(&filter_phrase(ontology, &said));
     let value_of = |row: &Vec<Json>| row.get(index).map(format_value).unwrap_or_default();
     let key_of = |row: &Vec<Json>| {
@@ -693,18 +720,9 @@ fn measure_text(
     let label = measure_label(ontology, &plan.measures[0]);
     let dims = plan.dimensions.len();
     let rows = &results.rows;
-    let unit = if in_percent(ontology, &plan.measures[0]) {
-        "%"
-    } else {
-        ""
-    };
-    let fraction = is_fraction(ontology, &plan.measures[0]);
     let value_of = |row: &Vec<Json>| {
         row.get(dims)
-            .map(|value| match value.as_f64() {
-                Some(x) if fraction => format!("{}%", format_value(&Json::from(100.0 * x))),
-                _ => format!("{}{unit}", format_value(value)),
-            })
+            .map(|value| measure_value(ontology, &plan.measures[0], value))
             .unwrap_or_default()
     };
     let key_of = |row: &Vec<Json>| row_key(row, dims);
@@ -759,22 +777,7 @@ fn measure_text(
         .collect::<Vec<_>>()
         .join(" and ");
     if ranked && dims == 1 && plan.limit.is_none_or(|l| l > 1) || ranked && plan.limit == Some(1) {
-        // "the fewest races" but "the lowest revenue": fewer is for things counted.
-        let counted = plan
-            .measures
-            .first()
-            .is_some_and(|m| counts_rows(ontology, m));
-        // A rate or an average is high or low, never "the most win rate".
-        let rate = plan
-            .measures
-            .first()
-            .is_some_and(|m| is_ratio(ontology, m) || is_average(ontology, m));
-        let most = match (descending, counted || rate) {
-            (true, _) if rate => "highest",
-            (true, _) => "most",
-            (false, true) if !rate => "fewest",
-            (false, _) => "lowest",
-        };
+        let most = most_word(ontology, &plan.measures[0], descending);
         // "Sebastian Vettel had the second most wins": one row, the rows
         // before it skipped.
         let most = match plan.offset.filter(|n| *n > 0) {
@@ -838,6 +841,32 @@ fn measure_text(
         "{label} by {dimension_label}{filters}: {}{more}.",
         listed.join(", ")
     )
+}
+
+/// A measure's value as the answer says it: "5.03%" for a fraction kept
+/// as 0.0503, "12.5%" for a rate already in percent.
+fn measure_value(ontology: &Ontology, measure: &Measure, value: &Json) -> String {
+    match value.as_f64() {
+        Some(x) if is_fraction(ontology, measure) => {
+            format!("{}%", format_value(&Json::from(100.0 * x)))
+        }
+        _ if in_percent(ontology, measure) => format!("{}%", format_value(value)),
+        _ => format_value(value),
+    }
+}
+
+/// "most" or "fewest" races, "highest" or "lowest" revenue: fewer is for
+/// things counted, and a rate or an average is high or low, never "the
+/// most win rate".
+fn most_word(ontology: &Ontology, measure: &Measure, descending: bool) -> &'static str {
+    let counted = counts_rows(ontology, measure);
+    let rate = is_ratio(ontology, measure) || is_average(ontology, measure);
+    match (descending, counted || rate) {
+        (true, _) if rate => "highest",
+        (true, _) => "most",
+        (false, true) if !rate => "fewest",
+        (false, _) => "lowest",
+    }
 }
 
 /// "second" for 2, "12th" for 12.
@@ -913,6 +942,55 @@ mod tests {
         assert_eq!(
             answer_text(&ontology, &plan, &tied),
             "Customer#1 and Customer#2 tie for the highest account balance at 9,987.71, then Customer#3 (9,000)."
+        );
+    }
+
+    #[cfg(feature = "ssr")]
+    #[test]
+    fn each_groups_leaders_are_said_group_by_group_with_ties_as_ties() {
+        use super::answer_text;
+        use crate::engine::plan::{AttributeRef, Measure, Order, SemanticPlan};
+        use crate::engine::response::ResultSet;
+
+        let ontology =
+            crate::ontology::from_yaml(include_str!("../../../examples/wholesale/ontology.yaml"))
+                .unwrap();
+        let region = AttributeRef::new("region", "region_name");
+        let plan = |limit| SemanticPlan {
+            measures: vec![Measure::Metric {
+                metric: "order_count".to_owned(),
+                variant: None,
+            }],
+            dimensions: vec![region.clone(), AttributeRef::new("nation", "nation_name")],
+            order: Some(Order::Measure {
+                index: 0,
+                descending: true,
+            }),
+            limit: Some(limit),
+            limit_within: vec![region.clone()],
+            ..SemanticPlan::default()
+        };
+        let results = ResultSet {
+            columns: vec![
+                "region_name".to_owned(),
+                "nation_name".to_owned(),
+                "order_count".to_owned(),
+            ],
+            rows: vec![
+                vec![json!("AFRICA"), json!("ALGERIA"), json!(691)],
+                vec![json!("EUROPE"), json!("ROMANIA"), json!(655)],
+                vec![json!("EUROPE"), json!("UNITED KINGDOM"), json!(655)],
+            ],
+            total_rows: 3,
+            truncated: false,
+        };
+        assert_eq!(
+            answer_text(&ontology, &plan(1), &results),
+            "The nation with the most orders in each region: AFRICA: ALGERIA (691); EUROPE: ROMANIA and UNITED KINGDOM tie (655)."
+        );
+        assert_eq!(
+            answer_text(&ontology, &plan(2), &results),
+            "The 2 nations with the most orders in each region: AFRICA: ALGERIA (691); EUROPE: ROMANIA (655) and UNITED KINGDOM (655)."
         );
     }
 

@@ -536,13 +536,11 @@ impl Engine {
                 let mut plan = serde_json::from_str::<SemanticPlan>(t.plan.as_deref()?).ok()?;
                 let rows = first_column(&plan, &t.response);
                 plan.answered = rows.as_ref().and_then(|(attribute, values)| {
-                    Some(Box::new(Filter {
-                        attribute: attribute.clone(),
-                        condition: Condition::OneOf(vec![values.first()?.clone()?]),
-                    }))
+                    planner::answered_filter(attribute, values.first()?.clone()?).map(Box::new)
                 });
                 // Only a ranking chose its rows by more than its filters.
                 plan.listed = rows
+                    .filter(|(attribute, _)| attribute.bucket.is_none())
                     .filter(|(_, values)| plan.limit.is_some_and(|n| values.len() <= n as usize))
                     .and_then(|(attribute, values)| {
                         Some(Box::new(Filter {
@@ -1531,9 +1529,6 @@ fn first_column(
     response: &str,
 ) -> Option<(AttributeRef, Vec<Option<Literal>>)> {
     let attribute = plan.dimensions.first()?;
-    if attribute.bucket.is_some() {
-        return None;
-    }
     let response: AskResponse = serde_json::from_str(response).ok()?;
     let values = response
         .results?

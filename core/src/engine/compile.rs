@@ -35,6 +35,7 @@ mod lower;
 pub mod resolve;
 mod running;
 mod semi_additive;
+mod within;
 
 use ast::{finish, order_by, qualify, substitute};
 pub use resolve::Problem;
@@ -71,6 +72,10 @@ pub enum CompileError {
         "a percentage or an average per group is computed on its own, not beside other measures or per group; ask for it alone"
     )]
     NotAlone,
+    #[error(
+        "a top few within each group needs a measure to rank by, an order by it and a limit, and groups that are among the plan's dimensions"
+    )]
+    LimitWithin,
     #[error(
         "{from} holds no direct link to {to}, so Cassis cannot count the distinct {to}s among them"
     )]
@@ -233,6 +238,9 @@ impl Compiler<'_> {
     }
 
     fn lower(&self, plan: &SemanticPlan, shape: Shape) -> Result<CompiledQuery, CompileError> {
+        if !plan.limit_within.is_empty() {
+            return self.limit_within(plan);
+        }
         if let Some(threshold) = plan
             .having
             .iter()

@@ -1044,6 +1044,9 @@ pub fn chat_scope_phrase(words: &[&str]) -> Option<(usize, Op)> {
         (&["that", "same", "season"], Op::SameTime),
         (&["the", "same", "year"], Op::SameTime),
         (&["the", "same", "season"], Op::SameTime),
+        (&["that", "month"], Op::SameTime),
+        (&["that", "quarter"], Op::SameTime),
+        (&["that", "day"], Op::SameTime),
         (&["that", "period"], Op::SameTime),
         (&["the", "same", "period"], Op::SameTime),
     ];

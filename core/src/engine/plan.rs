@@ -22,6 +22,11 @@ pub struct SemanticPlan {
     /// after the first. Compiled only with a limit.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub offset: Option<u32>,
+    /// Dimensions the order and limit apply within: "for each region, which
+    /// customer had the most revenue" is each region's top customer (rows
+    /// tied for a place all kept), not the top rows overall.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub limit_within: Vec<AttributeRef>,
     /// Conditions on a measure's value per group, SQL's `HAVING`:
     /// "customers who spent more than 500000", "drivers with at least 50
     /// wins".

@@ -21,6 +21,7 @@ pub use attributes::base_object;
 pub use decide::{combination_waits, settle_routes, variant_assumptions};
 pub use exemplar::{Exemplars, Followed};
 pub use labels::{attribute_label, measure_label, plural};
+pub use time::answered_filter;
 
 use self::reading::Reading;
 use self::words::{Piece, read};
@@ -334,6 +335,7 @@ fn same_query(plan: &SemanticPlan, other: &SemanticPlan) -> bool {
         && plan.filters == other.filters
         && plan.order == other.order
         && plan.limit == other.limit
+        && plan.limit_within == other.limit_within
         && plan.via == other.via
 }
 

@@ -7638,9 +7638,15 @@ fn a_superlative_of_a_number_nobody_is_asked_to_have_is_the_number() {
     let (slowest, _) = sql("What was the lowest fastest lap speed in 2012?", None);
     assert!(slowest.contains("MIN(rr.fastest_lap_speed)"), "{slowest}");
     // Who had it is a row, not a number.
+    // It is the row (or rows, when tied) holding the season's highest.
     let (who, _) = sql("Which driver had the highest top speed in 2012?", None);
-    assert!(!who.contains("MAX("), "{who}");
+    assert!(!who.contains("MAX(rr."), "{who}");
     assert!(who.contains("AS full_name"), "{who}");
+    assert!(
+        who.contains("rr.fastest_lap_speed = (SELECT MAX(extreme.fastest_lap_speed)"),
+        "{who}"
+    );
+    assert!(who.contains("extreme_of.year = 2012"), "{who}");
 }
 
 #[test]
@@ -8604,4 +8610,208 @@ fn final_points_are_the_seasons_points_not_the_last_race_or_latest_born() {
         None,
     );
     assert!(!got.contains("dob"), "{got}");
+}
+
+#[test]
+fn a_ranking_beside_groups_is_each_groups_own_ranking() {
+    let (ontology, lexicon) = wholesale();
+    // "which customer": each region's one top customer, ties kept.
+    let top = compiled(
+        &ontology,
+        &lexicon,
+        "For each region, which customer generated the most revenue, and how much?",
+        Dialect::Postgres,
+    );
+    assert!(
+        top.contains(
+            "RANK() OVER (PARTITION BY per_group.region_name ORDER BY per_group.revenue DESC)"
+        ),
+        "{top}"
+    );
+    assert!(top.contains("ranked.cassis_place <= 1"), "{top}");
+    // "top 3 customers … in each region": the customers are ranked, three
+    // per region, not the regions.
+    let three = compiled(
+        &ontology,
+        &lexicon,
+        "top 3 customers by revenue in each region",
+        Dialect::Postgres,
+    );
+    assert!(three.contains("ranked.cassis_place <= 3"), "{three}");
+    assert!(three.contains("AS customer_name"), "{three}");
+    // Each season's leader, the season said as a time grouping.
+    let (seasons, plan) = sql(
+        "who scored the most points each year from 2010 to 2015",
+        None,
+    );
+    assert!(
+        seasons.contains("PARTITION BY per_group.year ORDER BY per_group.points DESC"),
+        "{seasons}"
+    );
+    assert_eq!(plan.limit, Some(1));
+    // The groups themselves ranked stay one ranking.
+    let countries = compiled(
+        &ontology,
+        &lexicon,
+        "Top 5 countries by revenue in 1995 (by customer country)",
+        Dialect::Postgres,
+    );
+    assert!(!countries.contains("RANK()"), "{countries}");
+    assert!(countries.ends_with("LIMIT 5"), "{countries}");
+    assert!(!countries.contains("c_name"), "{countries}");
+    // A ranking with no groups is unchanged.
+    let plain = compiled(
+        &ontology,
+        &lexicon,
+        "top 5 customers by revenue",
+        Dialect::Postgres,
+    );
+    assert!(
+        !plain.contains("RANK()") && plain.ends_with("LIMIT 5"),
+        "{plain}"
+    );
+}
+
+#[test]
+fn one_thing_asked_with_the_extreme_of_its_own_number_is_the_row_holding_it() {
+    let (ontology, lexicon) = f1();
+    let highest = compiled(
+        &ontology,
+        &lexicon,
+        "Which circuit sits at the highest altitude?",
+        Dialect::Postgres,
+    );
+    assert!(
+        highest.contains("c.alt = (SELECT MAX(extreme.alt) FROM "),
+        "{highest}"
+    );
+    // Within the rows a filter keeps.
+    let (italy, italy_lexicon) = f1_with("circuit", "country", &["Italy"]);
+    let italian = compiled(
+        &italy,
+        &italy_lexicon,
+        "which circuit in Italy has the highest altitude",
+        Dialect::Postgres,
+    );
+    assert!(italian.contains("extreme.country = 'Italy'"), "{italian}");
+    // A top few, or the things in the plural, stay a ranking.
+    for ranking in [
+        "which 3 circuits have the highest altitude",
+        "which circuits have the highest altitude",
+    ] {
+        let sql = compiled(&ontology, &lexicon, ranking, Dialect::Postgres);
+        assert!(!sql.contains("extreme"), "{ranking}: {sql}");
+        assert!(sql.contains("ORDER BY altitude DESC"), "{ranking}: {sql}");
+    }
+}
+
+#[test]
+fn a_thing_before_what_it_points_to_says_whose_it_is() {
+    let (ontology, lexicon) = wholesale();
+    let nation = compiled(
+        &ontology,
+        &lexicon,
+        "Which customer nation had the most late deliveries?",
+        Dialect::Postgres,
+    );
+    assert!(nation.contains("GROUP BY n.n_name"), "{nation}");
+    assert!(nation.contains("JOIN customer c"), "{nation}");
+    assert!(!nation.contains("c.c_name"), "{nation}");
+    let supplier = compiled(
+        &ontology,
+        &lexicon,
+        "which supplier nation had the most revenue",
+        Dialect::Postgres,
+    );
+    assert!(supplier.contains("JOIN supplier s"), "{supplier}");
+    assert!(supplier.contains("GROUP BY n.n_name"), "{supplier}");
+    let segment = compiled(
+        &ontology,
+        &lexicon,
+        "which customer segment has the most orders",
+        Dialect::Postgres,
+    );
+    assert!(
+        segment.contains("GROUP BY c.c_mktsegment ORDER BY"),
+        "{segment}"
+    );
+    // A date said as a verb still filters the things asked for.
+    let (born, _) = sql("which drivers were born in 1997", None);
+    assert!(born.contains("AS full_name"), "{born}");
+}
+
+#[test]
+fn that_month_is_the_period_the_last_answer_picked_out() {
+    use crate::engine::plan::{AttributeRef, Literal};
+    let (ontology, lexicon) = wholesale();
+    let mut best = plan_in_chat(
+        &ontology,
+        &lexicon,
+        "which month in 1996 had the most revenue",
+        None,
+    );
+    // The chat sets what the answer led with from its first row.
+    let month = best.dimensions[0].clone();
+    assert_eq!(month, AttributeRef::new("order", "order_date").by_month());
+    best.answered =
+        crate::engine::planner::answered_filter(&month, Literal::Text("1996-08".to_owned()))
+            .map(Box::new);
+    let orders = plan_in_chat(
+        &ontology,
+        &lexicon,
+        "how many orders were placed that month?",
+        Some(&best),
+    );
+    let sql = compile(&ontology, &orders, Dialect::Postgres).unwrap().sql;
+    assert!(
+        sql.contains("o.o_orderdate BETWEEN '1996-08-01' AND '1996-08-31'"),
+        "{sql}"
+    );
+}
+
+#[test]
+fn why_asks_for_the_reason_the_ontology_names() {
+    let f1 =
+        crate::ontology::from_yaml(include_str!("../../../../examples/f1/ontology.yaml")).unwrap();
+    let (f1, f1_lexicon) = with_values_of(
+        f1,
+        &[
+            ("driver", "full_name", &["Charles Leclerc"]),
+            ("race", "race_name", &["Azerbaijan Grand Prix"]),
+        ],
+    );
+    let why = compiled(
+        &f1,
+        &f1_lexicon,
+        "Why did Charles Leclerc retire from the 2022 Azerbaijan Grand Prix?",
+        Dialect::Postgres,
+    );
+    assert!(why.contains("s.status AS status"), "{why}");
+    let (ontology, lexicon) = wholesale();
+    let Planned::NotAnswerable(reason) =
+        plan_with(&ontology, &lexicon, "why did revenue drop in 1998")
+    else {
+        panic!("a reason the ontology does not hold is not answerable");
+    };
+    assert!(reason.contains("\"reason\""), "{reason}");
+}
+
+#[test]
+fn the_single_quickest_stop_in_that_race_is_one_row() {
+    let (ontology, lexicon) = f1_with("race", "race_name", &["Austrian Grand Prix"]);
+    let first = plan_in_chat(
+        &ontology,
+        &lexicon,
+        "What was the average pit stop time at the 2019 Austrian Grand Prix?",
+        None,
+    );
+    let plan = plan_in_chat(
+        &ontology,
+        &lexicon,
+        "And who had the single quickest stop in that race?",
+        Some(&first),
+    );
+    let quickest = compile(&ontology, &plan, Dialect::Postgres).unwrap().sql;
+    assert!(quickest.contains("= (SELECT MIN(extreme."), "{quickest}");
+    assert!(quickest.contains("AS full_name"), "{quickest}");
 }

@@ -3,7 +3,7 @@
 
 use crate::engine::grammar::Op;
 use crate::engine::graph;
-use crate::engine::plan::{AttributeRef, Condition, Literal, SemanticPlan};
+use crate::engine::plan::{AttributeRef, Condition, Filter, Literal, SemanticPlan};
 use crate::ontology::{AttributeRole, DataType, Grain, Ontology};
 
 /// Days from `first` to `last`, inclusive, as ISO dates.
@@ -30,6 +30,55 @@ impl DateRange {
             last: format!("{year:04}-{last:02}-{:02}", days_in_month(year, last)),
         }
     }
+}
+
+/// The filter a follow-up keeps for the value a chat's last answer led
+/// with ("that driver", "that month"): the value itself, or a period of a
+/// date grouped by year, quarter, month or day read as the days it spans,
+/// since the grouped value is not a value of the date.
+pub fn answered_filter(attribute: &AttributeRef, value: Literal) -> Option<Filter> {
+    let Some(grain) = attribute.bucket else {
+        return Some(Filter {
+            attribute: attribute.clone(),
+            condition: Condition::OneOf(vec![value]),
+        });
+    };
+    let date = AttributeRef {
+        bucket: None,
+        ..attribute.clone()
+    };
+    let text = match &value {
+        Literal::Text(text) => text.as_str(),
+        _ => "",
+    };
+    let number = |s: &str| s.parse::<i64>().ok();
+    let condition = match (grain, &value) {
+        (Grain::Year, Literal::Integer(year)) => Condition::OneOf(vec![Literal::Integer(*year)]),
+        (Grain::Month, _) => {
+            let (year, month) = text.split_once('-')?;
+            let (year, month) = (number(year)?, u32::try_from(number(month)?).ok()?);
+            if !(1..=12).contains(&month) {
+                return None;
+            }
+            let range = DateRange::months(year, month, month);
+            Condition::Between(Literal::Text(range.first), Literal::Text(range.last))
+        }
+        (Grain::Quarter, _) => {
+            let (year, quarter) = text.split_once("-Q")?;
+            let (year, quarter) = (number(year)?, u32::try_from(number(quarter)?).ok()?);
+            if !(1..=4).contains(&quarter) {
+                return None;
+            }
+            let range = DateRange::months(year, quarter * 3 - 2, quarter * 3);
+            Condition::Between(Literal::Text(range.first), Literal::Text(range.last))
+        }
+        (Grain::Day, _) if text.len() == 10 => Condition::Between(value.clone(), value.clone()),
+        _ => return None,
+    };
+    Some(Filter {
+        attribute: date,
+        condition,
+    })
 }
 
 pub(super) fn days_in_month(year: i64, month: u32) -> u32 {

@@ -118,6 +118,7 @@ pub(super) fn read(lexicon: &Lexicon, question: &str, today: Option<Day>) -> Vec
     let question = open_ended_years(&year_ranges_spelled(question));
     let question = both_names_spelled(&question);
     let question = champion_as_winner(&question);
+    let question = why_as_reason(&question);
     let question = formulas_dropped(&question);
     let question = order_named_first(&question);
     let mut words: Vec<Word> = text::words(&question)
@@ -467,6 +468,18 @@ pub(super) fn read(lexicon: &Lexicon, question: &str, today: Option<Day>) -> Vec
         {
             pieces.push(Piece::Op(Op::Among));
             i += 2;
+            focus = Focus::Outside;
+            continue;
+        }
+        // "which one has the lowest balance", after a list: one of those
+        // listed, as "which of them" asks.
+        if matches!(plain[i], "one" | "ones")
+            && i > 0
+            && plain[i - 1] == "which"
+            && plain.get(i + 1) != Some(&"of")
+        {
+            pieces.push(Piece::Op(Op::Among));
+            i += 1;
             focus = Focus::Outside;
             continue;
         }
@@ -1679,6 +1692,25 @@ fn both_names_spelled(question: &str) -> String {
         }
     }
     out
+}
+
+/// "Why did Charles Leclerc retire from the 2022 Azerbaijan Grand Prix":
+/// what was the reason he did. Where the ontology names nothing a reason,
+/// the word it lacks is "reason", as the answer then says.
+fn why_as_reason(question: &str) -> String {
+    let mut tokens = question.split_whitespace();
+    let (Some(first), Some(second)) = (tokens.next(), tokens.next()) else {
+        return question.to_owned();
+    };
+    let auxiliary = matches!(
+        second.to_lowercase().as_str(),
+        "did" | "does" | "do" | "was" | "were" | "is" | "are" | "has" | "have" | "had"
+    );
+    if !first.eq_ignore_ascii_case("why") || !auxiliary {
+        return question.to_owned();
+    }
+    let rest: Vec<&str> = tokens.collect();
+    format!("what was the reason {second} {}", rest.join(" "))
 }
 
 /// "Who was the 2016 world champion": who won the 2016 world

@@ -252,9 +252,17 @@ impl Reading {
             plan.dimensions.clear();
         }
         // "the constructors with the most wins": a ranked measure of another
-        // object groups by that object.
+        // object groups by that object. So does "the top 3 customers by
+        // revenue in each region", within each group; not the customers a
+        // value describes ("the most revenue by region from BUILDING
+        // customers").
+        // Not where the groups are the things ranked ("top 5 countries by
+        // revenue, by customer country").
+        let only_groups = plan.dimensions.iter().all(|d| groupings.contains(d))
+            && (plan.dimensions.is_empty()
+                || (self.order.is_some() && !self.ranks_groups(ontology, &groupings)));
         if !plan.measures.is_empty()
-            && plan.dimensions.is_empty()
+            && only_groups
             && !self.who
             && (self.order.is_some() || self.limit.is_some())
             && let Some(base) = base.as_deref()
@@ -262,6 +270,10 @@ impl Reading {
                 let name = &ontology.objects[**o].name;
                 name != base
                     && graph::join_tree(ontology, base, &[name]).is_ok_and(|t| !t.fans_out())
+                    && (plan.dimensions.is_empty()
+                        || (!self.qualified.contains(o)
+                            && !plan.dimensions.iter().any(|d| d.object == *name)
+                            && !plan.filters.iter().any(|f| f.attribute.object == *name)))
             })
             && let Some(a) = display_attribute(&ontology.objects[*o])
         {
@@ -307,6 +319,16 @@ impl Reading {
 }
 
 impl Reading {
+    /// Whether the things a ranking names in the plural are among the
+    /// groups: "top 5 countries by revenue, by customer country".
+    pub(super) fn ranks_groups(&self, ontology: &Ontology, groupings: &[AttributeRef]) -> bool {
+        groupings.iter().any(|g| {
+            self.plural
+                .iter()
+                .any(|o| ontology.objects[*o].name == g.object)
+        })
+    }
+
     /// "Who won the ones held since 2021", after how many Dutch Grands Prix
     /// there have been: the things the last answer counted, referred to.
     fn counted_before(

@@ -495,6 +495,20 @@ impl Reading {
                     plan.filters.push(filter.clone());
                 }
             }
+            // "which month was the best?" → "how many orders were placed
+            // that month?": the period the last answer picked out.
+            if let Some(answered) = previous.answered.as_deref()
+                && names_row_time(ontology, &answered.attribute)
+                && previous.dimensions.first().is_some_and(|d| {
+                    d.object == answered.attribute.object
+                        && d.attribute == answered.attribute.attribute
+                })
+                && (previous.limit == Some(1)
+                    || matches!(previous.order, Some(Order::Measure { .. })))
+                && !plan.filters.contains(answered)
+            {
+                plan.filters.push(answered.clone());
+            }
         }
         if let Some(filter) = referred {
             // The last answer's grouping by the thing is now the thing itself.

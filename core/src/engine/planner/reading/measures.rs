@@ -75,11 +75,13 @@ impl Reading {
     /// not the thing with the largest total. Things asked for in the
     /// plural, a top few or groups ("the three parts with the largest
     /// quantity sold") are totals.
-    fn peaks_one_row(&self, ontology: &Ontology, quantity: &AttributeRef) -> bool {
+    pub(super) fn peaks_one_row(&self, ontology: &Ontology, quantity: &AttributeRef) -> bool {
         self.peak.as_ref() == Some(quantity)
             && self.groupings.is_empty()
             && self.limit.is_none()
-            && !self.refers_back
+            // "which of them has the lowest balance" ranks the rows the
+            // chat listed; "in that race" only scopes the rows.
+            && !self.partitive
             && !self.plural.iter().any(|o| {
                 self.asked
                     .iter()

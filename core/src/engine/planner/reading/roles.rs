@@ -1034,6 +1034,30 @@ impl Reading {
                     {
                         continue;
                     }
+                    // "which customer nation had the most late deliveries":
+                    // a thing right before one it points to says whose that
+                    // one is; the second is what "which" asks for.
+                    // So does a thing right before an attribute of its own:
+                    // "which customer segment has the most orders".
+                    if op_before == Some(Op::Which)
+                        && let Some(owner) = object_of(entries)
+                        && let Some(Piece::Concept { entries: next, .. }) = pieces.get(index + 1)
+                        && (object_of(next).is_some_and(|owned| {
+                            graph::direct_link(
+                                ontology,
+                                &ontology.objects[owner].name,
+                                &ontology.objects[owned].name,
+                            )
+                            .is_some()
+                        }) || (owns_attribute(ontology, owner, next)
+                            && !matches!(
+                                pieces.get(index + 2),
+                                Some(Piece::Number(_) | Piece::Concept { .. })
+                            )))
+                    {
+                        reading.mentioned.push(owner);
+                        continue;
+                    }
                     let asked_before = reading.asked.len();
                     // "the account balance of Supplier#000000037": a value
                     // names its thing too.
@@ -1992,4 +2016,20 @@ fn adjective_count(
         && qualifies
         && (participle || (text.ends_with("ing") && adjective_conditions_exist(ontology, m))))
     .then_some(m)
+}
+
+/// Whether a concept is only attributes, one of them a dimension of the
+/// thing's own ("customer segment", "driver nationality"; not "customer
+/// name", nor "drivers born", a date said as a verb).
+fn owns_attribute(ontology: &Ontology, owner: usize, entries: &[Entry]) -> bool {
+    let object = &ontology.objects[owner];
+    entries
+        .iter()
+        .all(|e| matches!(e.concept, Concept::Attribute { .. }))
+        && entries.iter().any(|e| {
+            matches!(e.concept, Concept::Attribute { object: o, attribute: a }
+                if o == owner
+                    && display_attribute(object) != Some(object.attributes[a].name.as_str())
+                    && object.attributes[a].role == AttributeRole::Dimension)
+        })
 }

@@ -20,7 +20,7 @@ use crate::engine::planner::attributes::{
 };
 use crate::engine::planner::decide::{settle_routes, variant_assumptions};
 use crate::engine::planner::labels::{attribute_label, label_of, measure_label, plural};
-use crate::engine::planner::time::is_birth_date;
+use crate::engine::planner::time::{is_birth_date, names_row_time};
 use crate::ontology::{Aggregate, AttributeRole, Ontology};
 use std::ops::ControlFlow;
 
@@ -36,6 +36,7 @@ impl Reading {
             mut assumptions,
             position,
             rank_by,
+            groupings,
             ..
         } = assembly;
         // "finishing status breakdown for 2023".
@@ -177,11 +178,33 @@ impl Reading {
                 plan.dimensions.push(AttributeRef::new(&object.name, name));
             }
             let index = shown_at(&mut plan.dimensions, quantity.clone());
+            // "Which circuit sits at the highest altitude": one thing asked
+            // for is the row (or the rows, when tied) holding the extreme,
+            // not every row in that order. The extreme is taken over the
+            // rows the other filters keep, so it is used only where the
+            // compiler can narrow by them (the row's own object or one it
+            // points to).
+            let one_row = self.limit.is_none()
+                && self.peaks_one_row(ontology, &quantity)
+                && plan.filters.iter().all(|f| {
+                    f.attribute.object == quantity.object
+                        || graph::direct_link(ontology, &quantity.object, &f.attribute.object)
+                            .is_some()
+                });
             // A row with no value of it is not among the highest (lowest).
             plan.filters.push(Filter {
-                attribute: quantity,
+                attribute: quantity.clone(),
                 condition: Condition::Present,
             });
+            if one_row {
+                plan.filters.push(Filter {
+                    attribute: quantity,
+                    condition: Condition::Extreme {
+                        latest: descending,
+                        among: None,
+                    },
+                });
+            }
             plan.order = Some(Order::Dimension { index, descending });
             plan.limit = self.limit;
             plan.assumptions = assumptions;
@@ -315,6 +338,7 @@ impl Reading {
             plan.limit = Some(1);
             plan.offset = Some(rank - 1);
         }
+        self.rank_within(ontology, &mut plan, &groupings);
         // "the wikipedia link for Suzuka", "where did he finish": what is
         // looked up of one thing named is shown beside the thing's name.
         if let Some(name) = looked_up_subject(ontology, &plan, self.asked_plural) {
@@ -1291,4 +1315,46 @@ fn looked_up_subject(
         || graph::join_tree(ontology, shown, &[name.object.as_str()])
             .is_ok_and(|tree| !tree.fans_out());
     one_each.then_some(name)
+}
+
+impl Reading {
+    /// "For each region, which customer had the most revenue", "the top 3
+    /// drivers by points each season": a ranking of things asked for
+    /// beside groups is each group's own ranking, cut at the limit (one
+    /// where the question asks which one).
+    fn rank_within(
+        &self,
+        ontology: &Ontology,
+        plan: &mut SemanticPlan,
+        groupings: &[AttributeRef],
+    ) {
+        if self.order.is_none()
+            || self.rank.is_some()
+            || self.ranks_groups(ontology, groupings)
+            || plan.measures.len() != 1
+            || !matches!(plan.order, Some(Order::Measure { .. }))
+        {
+            return;
+        }
+        let by_time = self.per_year || self.per_month || self.per_grain.is_some();
+        let within: Vec<AttributeRef> = plan
+            .dimensions
+            .iter()
+            .filter(|d| {
+                groupings.contains(d)
+                    || (by_time && (d.bucket.is_some() || names_row_time(ontology, d)))
+            })
+            .cloned()
+            .collect();
+        let mut ranked = plan.dimensions.iter().filter(|d| !within.contains(d));
+        let ranks_other_things = ranked.clone().next().is_some()
+            && ranked.all(|r| !within.iter().any(|w| w.object == r.object));
+        if within.is_empty() || !ranks_other_things {
+            return;
+        }
+        // The groups lead each row, as they head the answer.
+        plan.dimensions.sort_by_key(|d| !within.contains(d));
+        plan.limit = Some(plan.limit.unwrap_or(1));
+        plan.limit_within = within;
+    }
 }
