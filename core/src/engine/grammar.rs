@@ -707,6 +707,8 @@ const STOP_WORDS: &[&str] = &[
     "you",
     "your",
     "again",
+    // "how much did we give away in discounts": the verb's particle.
+    "away",
     "far",
     "record",
     "achieve",
