@@ -8815,3 +8815,19 @@ fn the_single_quickest_stop_in_that_race_is_one_row() {
     assert!(quickest.contains("= (SELECT MIN(extreme."), "{quickest}");
     assert!(quickest.contains("AS full_name"), "{quickest}");
 }
+
+#[test]
+fn a_measure_ranked_after_an_exclusion_is_measured_beside_it() {
+    for question in [
+        "among drivers who never won a race, who has the most starts",
+        "which driver who never won a race has the most starts",
+    ] {
+        let (sql, _) = sql(question, None);
+        assert!(sql.contains("COUNT(*) AS starts"), "{question}: {sql}");
+        assert!(sql.contains("ORDER BY starts DESC"), "{question}: {sql}");
+        assert!(
+            sql.contains("d.driver_id NOT IN (SELECT rr.driver_id FROM"),
+            "{question}: {sql}"
+        );
+    }
+}

@@ -139,7 +139,12 @@ impl Reading {
                     .collect();
             } else if about_them
                 && (self.uncompared.is_some() || self.order.is_some())
-                && let Some(counted) = self.displaced.filter(|x| took_part.contains(x))
+                && let Some(counted) = self
+                    .displaced
+                    .filter(|x| took_part.contains(x))
+                    // "Among drivers who never won, who has made the most
+                    // race starts": the measure ranked after the exclusion.
+                    .or_else(|| self.order.and(took_part.last().copied()))
             {
                 // "drivers with at least 200 race starts but never won", "the
                 // most pole positions but never won": the number is
