@@ -8831,3 +8831,14 @@ fn a_measure_ranked_after_an_exclusion_is_measured_beside_it() {
         );
     }
 }
+
+#[test]
+fn a_list_of_what_a_distinct_count_counts_is_those_things() {
+    let (listed, _) = sql("List the sprint races held in 2023.", None);
+    assert!(listed.contains("r.name AS race_name"), "{listed}");
+    assert!(listed.contains("GROUP BY r.name"), "{listed}");
+    // How many is still the count.
+    let (counted, _) = sql("how many sprint races were held in 2023", None);
+    assert!(!counted.contains("GROUP BY"), "{counted}");
+    assert!(counted.contains("COUNT(DISTINCT sr.race_id)"), "{counted}");
+}

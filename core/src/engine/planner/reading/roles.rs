@@ -1337,7 +1337,19 @@ impl Reading {
             return;
         };
         let metric = &ontology.metrics[*metric];
-        if !(metric.counts_rows_under_condition()
+        // "List the sprint races held in 2023": a count of the distinct
+        // things a key points to lists those things.
+        let counted_key = (metric.aggregate == Aggregate::CountDistinct
+            && metric.variants.is_empty())
+        .then(|| metric.expr.as_deref())
+        .flatten()
+        .and_then(|column| {
+            ontology.relationships.iter().find(|r| {
+                r.from == metric.object && matches!(r.keys.as_slice(), [key] if key.from == column)
+            })
+        })
+        .and_then(|r| ontology.objects.iter().find(|o| o.name == r.to));
+        if !((metric.counts_rows_under_condition() || counted_key.is_some())
             && self.lists
             && pieces.first() == Some(&Piece::Op(Op::Which))
             && !self.counts
@@ -1366,12 +1378,14 @@ impl Reading {
             });
             named && (timed || own_year(object).is_none())
         };
-        let listed = ontology
-            .relationships
-            .iter()
-            .filter(|r| r.from == metric.object)
-            .filter_map(|r| ontology.objects.iter().find(|o| o.name == r.to))
-            .find(|o| !pinned(o));
+        let listed = counted_key.or_else(|| {
+            ontology
+                .relationships
+                .iter()
+                .filter(|r| r.from == metric.object)
+                .filter_map(|r| ontology.objects.iter().find(|o| o.name == r.to))
+                .find(|o| !pinned(o))
+        });
         if let Some(object) = listed
             && let Some(a) = display_attribute(object)
         {
