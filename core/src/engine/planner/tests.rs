@@ -8694,6 +8694,22 @@ fn one_thing_asked_with_the_extreme_of_its_own_number_is_the_row_holding_it() {
         Dialect::Postgres,
     );
     assert!(italian.contains("extreme.country = 'Italy'"), "{italian}");
+    // The thing named is shown by its own name beside whoever is asked.
+    let (wholesale, wholesale_lexicon) = wholesale();
+    let order = compiled(
+        &wholesale,
+        &wholesale_lexicon,
+        "What's the biggest single order we've ever had, and who placed it?",
+        Dialect::Postgres,
+    );
+    assert!(
+        order.contains("SELECT DISTINCT o.o_orderkey AS order_key, c.c_name AS customer_name"),
+        "{order}"
+    );
+    assert!(
+        order.contains("= (SELECT MAX(extreme.o_totalprice)"),
+        "{order}"
+    );
     // A top few, or the things in the plural, stay a ranking.
     for ranking in [
         "which 3 circuits have the highest altitude",

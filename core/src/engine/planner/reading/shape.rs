@@ -177,7 +177,7 @@ impl Reading {
             {
                 plan.dimensions.push(AttributeRef::new(&object.name, name));
             }
-            let index = shown_at(&mut plan.dimensions, quantity.clone());
+            let mut index = shown_at(&mut plan.dimensions, quantity.clone());
             // "Which circuit sits at the highest altitude": one thing asked
             // for is the row (or the rows, when tied) holding the extreme,
             // not every row in that order. The extreme is taken over the
@@ -196,6 +196,31 @@ impl Reading {
                 attribute: quantity.clone(),
                 condition: Condition::Present,
             });
+            // "the biggest single order, and who placed it": the thing named
+            // is shown by its own name beside whoever else is asked.
+            let own_name = ontology
+                .objects
+                .iter()
+                .position(|o| o.name == quantity.object)
+                .filter(|o| self.mentioned.contains(o))
+                .and_then(|o| display_attribute(&ontology.objects[o]))
+                .map(|name| AttributeRef::new(&quantity.object, name))
+                // "Which customer had the most expensive order" asks for
+                // the customer alone.
+                .filter(|_| {
+                    !plan
+                        .dimensions
+                        .iter()
+                        .any(|d| d.object == quantity.object && *d != quantity)
+                        && !self
+                            .asked
+                            .iter()
+                            .any(|a| a.object != quantity.object && is_display(ontology, a))
+                });
+            if one_row && let Some(name) = own_name {
+                plan.dimensions.insert(0, name);
+                index += 1;
+            }
             if one_row {
                 plan.filters.push(Filter {
                     attribute: quantity,
