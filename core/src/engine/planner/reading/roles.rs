@@ -1341,7 +1341,7 @@ impl Reading {
         // things a key points to lists those things.
         let counted_key = (metric.aggregate == Aggregate::CountDistinct
             && metric.variants.is_empty())
-        .then(|| metric.expr.as_deref())
+        .then_some(metric.expr.as_deref())
         .flatten()
         .and_then(|column| {
             ontology.relationships.iter().find(|r| {
