@@ -29,9 +29,15 @@ impl Compiler<'_> {
             ..plan.clone()
         };
         let inner = self.compile(&unranked)?;
-        let column = |name: &str| format!("per_group.{}", self.sql.ident(name));
-        let outer = |name: &str| format!("ranked.{}", self.sql.ident(name));
-        let groups = plan
+        // Each column read from the grouped query (`per_group`) or from the
+        // ranked one around it (`ranked`).
+        let of = |alias: &str, names: &mut dyn Iterator<Item = &str>| {
+            names
+                .map(|name| format!("{alias}.{}", self.sql.ident(name)))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        let group_columns = plan
             .limit_within
             .iter()
             .map(|d| {
@@ -40,7 +46,7 @@ impl Compiler<'_> {
                     .columns
                     .iter()
                     .find(|c| **c == name)
-                    .map(|c| column(c))
+                    .map(String::as_str)
                     .ok_or(CompileError::LimitWithin)
             })
             .collect::<Result<Vec<_>, _>>()?;
@@ -51,32 +57,18 @@ impl Compiler<'_> {
             .and_then(|at| inner.columns.get(at))
             .ok_or(CompileError::LimitWithin)?;
         let direction = if descending { "DESC" } else { "ASC" };
-        let ranked_by = column(measured);
-        let shown = inner
-            .columns
-            .iter()
-            .map(|c| column(c))
-            .collect::<Vec<_>>()
-            .join(", ");
-        let groups = groups.join(", ");
-        let listed = inner
-            .columns
-            .iter()
-            .map(|c| outer(c))
-            .collect::<Vec<_>>()
-            .join(", ");
-        let in_groups = plan
-            .limit_within
-            .iter()
-            .map(|d| outer(&d.column()))
-            .collect::<Vec<_>>()
-            .join(", ");
-        let outer_by = outer(measured);
+        let all = || inner.columns.iter().map(String::as_str);
+        let shown = of("per_group", &mut all());
+        let listed = of("ranked", &mut all());
+        let groups = of("per_group", &mut group_columns.iter().copied());
+        let in_groups = of("ranked", &mut group_columns.iter().copied());
+        let ranked_by = of("per_group", &mut std::iter::once(measured.as_str()));
+        let outer_by = of("ranked", &mut std::iter::once(measured.as_str()));
         // Rows tied for a place, in the order of what they show.
         let then: String = inner.columns[..plan.dimensions.len().min(inner.columns.len())]
             .iter()
-            .filter(|c| !plan.limit_within.iter().any(|d| d.column() == **c))
-            .map(|c| format!(", {}", outer(c)))
+            .filter(|c| !group_columns.contains(&c.as_str()))
+            .map(|c| format!(", {}", of("ranked", &mut std::iter::once(c.as_str()))))
             .collect();
         // The grouped query is the compiler's own output; only the shell is
         // new. A group's rows with no value of the measure are not ranked.

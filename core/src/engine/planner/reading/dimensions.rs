@@ -253,11 +253,10 @@ impl Reading {
         }
         // "the constructors with the most wins": a ranked measure of another
         // object groups by that object. So does "the top 3 customers by
-        // revenue in each region", within each group; not the customers a
-        // value describes ("the most revenue by region from BUILDING
-        // customers").
-        // Not where the groups are the things ranked ("top 5 countries by
-        // revenue, by customer country").
+        // revenue in each region", within each group; but not the customers
+        // a value describes ("the most revenue by region from BUILDING
+        // customers"), nor where the groups are the things ranked ("top 5
+        // countries by revenue, by customer country").
         let only_groups = plan.dimensions.iter().all(|d| groupings.contains(d))
             && (plan.dimensions.is_empty()
                 || (self.order.is_some() && !self.ranks_groups(ontology, &groupings)));

@@ -1055,7 +1055,9 @@ impl Reading {
                                 Some(Piece::Number(_) | Piece::Concept { .. })
                             )))
                     {
-                        reading.mentioned.push(owner);
+                        if !reading.mentioned.contains(&owner) {
+                            reading.mentioned.push(owner);
+                        }
                         continue;
                     }
                     let asked_before = reading.asked.len();
