@@ -166,6 +166,26 @@ pub fn direct_link<'o>(ontology: &'o Ontology, from: &str, to: &str) -> Option<&
         .map(|r| &r.keys[0])
 }
 
+/// The object whose rows `column` of `from` names through a one-column
+/// link (`sprint_results.race_id` names a race): what a distinct count of
+/// that column counts.
+pub fn named_by<'o>(ontology: &'o Ontology, from: &str, column: &str) -> Option<&'o str> {
+    ontology
+        .relationships
+        .iter()
+        .find(|r| r.from == from && matches!(r.keys.as_slice(), [key] if key.from == column))
+        .map(|r| r.to.as_str())
+}
+
+/// Whether a condition on `other` says which rows of `object` there are:
+/// `other` is `object` itself or a thing its rows name directly ("the
+/// first race at Marina Bay", "the highest circuit in Italy"). The
+/// earliest, latest, highest or lowest of `object` is taken within such
+/// conditions only.
+pub fn narrows(ontology: &Ontology, object: &str, other: &str) -> bool {
+    object == other || direct_link(ontology, object, other).is_some()
+}
+
 /// Cheapest paths from `base` to each of `targets`, merged into one tree.
 pub fn join_tree(
     ontology: &Ontology,

@@ -2,7 +2,7 @@
 //! leaders, and a tie inside a group said as a tie.
 
 use super::{format_key, group_thousands, join_and, measure_value, most_word, row_key};
-use crate::engine::plan::{Order, SemanticPlan};
+use crate::engine::plan::{AttributeRef, Order, SemanticPlan};
 use crate::engine::planner::{attribute_label, measure_label, plural};
 use crate::engine::response::ResultSet;
 use crate::ontology::Ontology;
@@ -29,7 +29,7 @@ pub(super) fn within_text(
     if groups == 0 || groups >= dims || !plan.dimensions.starts_with(&plan.limit_within) {
         return None;
     }
-    let label_of = |dimensions: &[crate::engine::plan::AttributeRef]| {
+    let label_of = |dimensions: &[AttributeRef]| {
         dimensions
             .iter()
             .map(|d| attribute_label(ontology, d).to_lowercase())

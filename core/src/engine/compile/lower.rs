@@ -491,17 +491,14 @@ impl<'a> Compiler<'a> {
             let siblings: Vec<&Filter> = filters
                 .iter()
                 .filter(|other| {
-                    (other.attribute.object == filter.attribute.object
-                        || graph::direct_link(
-                            self.ontology,
-                            &filter.attribute.object,
-                            &other.attribute.object,
-                        )
-                        .is_some())
-                        && !matches!(
-                            other.condition,
-                            Condition::Extreme { .. } | Condition::NotAmong { .. }
-                        )
+                    graph::narrows(
+                        self.ontology,
+                        &filter.attribute.object,
+                        &other.attribute.object,
+                    ) && !matches!(
+                        other.condition,
+                        Condition::Extreme { .. } | Condition::NotAmong { .. }
+                    )
                 })
                 .collect();
             let column = self.attribute(&filter.attribute, aliases)?;

@@ -1345,12 +1345,8 @@ impl Reading {
             && metric.variants.is_empty())
         .then_some(metric.expr.as_deref())
         .flatten()
-        .and_then(|column| {
-            ontology.relationships.iter().find(|r| {
-                r.from == metric.object && matches!(r.keys.as_slice(), [key] if key.from == column)
-            })
-        })
-        .and_then(|r| ontology.objects.iter().find(|o| o.name == r.to));
+        .and_then(|column| graph::named_by(ontology, &metric.object, column))
+        .and_then(|name| ontology.objects.iter().find(|o| o.name == name));
         if !((metric.counts_rows_under_condition() || counted_key.is_some())
             && self.lists
             && pieces.first() == Some(&Piece::Op(Op::Which))

@@ -186,42 +186,24 @@ impl Reading {
             // points to).
             let one_row = self.limit.is_none()
                 && self.peaks_one_row(ontology, &quantity)
-                && plan.filters.iter().all(|f| {
-                    f.attribute.object == quantity.object
-                        || graph::direct_link(ontology, &quantity.object, &f.attribute.object)
-                            .is_some()
-                });
+                && plan
+                    .filters
+                    .iter()
+                    .all(|f| graph::narrows(ontology, &quantity.object, &f.attribute.object));
             // A row with no value of it is not among the highest (lowest).
             plan.filters.push(Filter {
                 attribute: quantity.clone(),
                 condition: Condition::Present,
             });
-            // "the biggest single order, and who placed it": the thing named
-            // is shown by its own name beside whoever else is asked.
-            let own_name = ontology
-                .objects
-                .iter()
-                .position(|o| o.name == quantity.object)
-                .filter(|o| self.mentioned.contains(o))
-                .and_then(|o| display_attribute(&ontology.objects[o]))
-                .map(|name| AttributeRef::new(&quantity.object, name))
-                // "Which customer had the most expensive order" asks for
-                // the customer alone.
-                .filter(|_| {
-                    !plan
-                        .dimensions
-                        .iter()
-                        .any(|d| d.object == quantity.object && *d != quantity)
-                        && !self
-                            .asked
-                            .iter()
-                            .any(|a| a.object != quantity.object && is_display(ontology, a))
-                });
-            if one_row && let Some(name) = own_name {
-                plan.dimensions.insert(0, name);
-                index += 1;
-            }
             if one_row {
+                // "the biggest single order, and who placed it": the thing
+                // named is shown by its own name beside whoever else is
+                // asked; "which customer had the most expensive order"
+                // asks for the customer alone.
+                if let Some(name) = self.own_name_beside(ontology, &plan, &quantity) {
+                    plan.dimensions.insert(0, name);
+                    index += 1;
+                }
                 plan.filters.push(Filter {
                     attribute: quantity,
                     condition: Condition::Extreme {
@@ -1343,6 +1325,35 @@ fn looked_up_subject(
 }
 
 impl Reading {
+    /// The name of the thing whose number picks the row, when the question
+    /// names that thing and asks nothing else by name: "the biggest single
+    /// order, and who placed it" shows the order beside the customer.
+    fn own_name_beside(
+        &self,
+        ontology: &Ontology,
+        plan: &SemanticPlan,
+        quantity: &AttributeRef,
+    ) -> Option<AttributeRef> {
+        let o = ontology
+            .objects
+            .iter()
+            .position(|o| o.name == quantity.object)
+            .filter(|o| self.mentioned.contains(o))?;
+        let shown_already = plan
+            .dimensions
+            .iter()
+            .any(|d| d.object == quantity.object && d != quantity);
+        let other_asked = self
+            .asked
+            .iter()
+            .any(|a| a.object != quantity.object && is_display(ontology, a));
+        if shown_already || other_asked {
+            return None;
+        }
+        display_attribute(&ontology.objects[o])
+            .map(|name| AttributeRef::new(&quantity.object, name))
+    }
+
     /// "For each region, which customer had the most revenue", "the top 3
     /// drivers by points each season": a ranking of things asked for
     /// beside groups is each group's own ranking, cut at the limit (one
@@ -1371,10 +1382,19 @@ impl Reading {
             })
             .cloned()
             .collect();
-        let mut ranked = plan.dimensions.iter().filter(|d| !within.contains(d));
-        let ranks_other_things = ranked.clone().next().is_some()
-            && ranked.all(|r| !within.iter().any(|w| w.object == r.object));
-        if within.is_empty() || !ranks_other_things {
+        // What is ranked: every other dimension, of things other than the
+        // groups.
+        let ranked: Vec<&AttributeRef> = plan
+            .dimensions
+            .iter()
+            .filter(|d| !within.contains(d))
+            .collect();
+        if within.is_empty()
+            || ranked.is_empty()
+            || ranked
+                .iter()
+                .any(|r| within.iter().any(|w| w.object == r.object))
+        {
             return;
         }
         // The groups lead each row, as they head the answer.
