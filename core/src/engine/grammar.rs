@@ -241,6 +241,9 @@ const PHRASES: &[(&str, Op)] = &[
     ("all kinds of", Op::KindOf),
     ("a kind of", Op::KindOf),
     ("how many", Op::Count),
+    // "how much money did we give away in discounts": "money" only says
+    // the amount is one, which the measure named after it settles.
+    ("how much money", Op::Sum),
     ("how much", Op::Sum),
     ("number of", Op::Count),
     ("no of", Op::Count),
@@ -1290,6 +1293,8 @@ const EXTREMES: &[(&str, bool, bool)] = &[
     ("latest", true, false),
     ("newest", true, false),
     ("recent", true, false),
+    // "which of them hosted a race most recently".
+    ("recently", true, false),
     ("first", false, true),
     ("last", true, true),
     ("final", true, true),
@@ -1396,6 +1401,14 @@ pub fn filler_phrase(words: &[&str]) -> Option<usize> {
         &["coming", "back"],
         &["sent", "back"],
         &["brought", "back"],
+        // "which driver won the most races each season? Show ties if there
+        // are any": a ranking keeps its ties anyway.
+        &["show", "ties", "if", "there", "are", "any"],
+        &["show", "any", "ties"],
+        &["show", "ties"],
+        &["including", "ties"],
+        &["ties", "included"],
+        &["if", "there", "are", "any"],
     ];
     // "since the start of 1997" is since 1997.
     const BEFORE_A_YEAR: &[&[&str]] = &[

@@ -25,7 +25,7 @@ pub struct Word {
 impl Word {
     /// A lower-case word the reader puts in place of what was typed
     /// ("did not" for "failed to", "second" for "runner-up").
-    fn written(plain: &str) -> Self {
+    pub(crate) fn written(plain: &str) -> Self {
         Word {
             plain: plain.to_owned(),
             stem: stem(plain),

@@ -188,7 +188,7 @@ fn plan_pieces(ontology: &Ontology, pieces: &[Piece], previous: Option<&Semantic
             _ => None,
         })
         .collect();
-    let mut reading = Reading::of(ontology, pieces);
+    let mut reading = Reading::of(ontology, pieces, previous);
     reading.exclude_a_variant(ontology, previous);
     #[cfg(feature = "ssr")]
     tracing::trace!(?reading, "the roles the question's pieces play");

@@ -165,6 +165,28 @@ pub(super) fn read(lexicon: &Lexicon, question: &str, today: Option<Day>) -> Vec
             at += 1;
         }
     }
+    // "which of them hosted a race most recently", "and the longest ago?":
+    // the latest and the earliest.
+    let mut at = 0;
+    while at + 1 < words.len() {
+        let extreme = match (words[at].plain.as_str(), words[at + 1].plain.as_str()) {
+            ("most", "recently") => Some("latest"),
+            ("least", "recently") | ("longest", "ago") => Some("earliest"),
+            _ => None,
+        };
+        if let Some(extreme) = extreme {
+            words.remove(at + 1);
+            // "hosted a race most recently": hosted the latest race.
+            if at >= 2 && matches!(words[at - 2].plain.as_str(), "a" | "an") {
+                words.remove(at);
+                words[at - 2] = Word::written("the");
+                words.insert(at - 1, Word::written(extreme));
+            } else {
+                words[at] = Word::written(extreme);
+            }
+        }
+        at += 1;
+    }
     // "since the year 2000": the year itself, wherever a year may stand.
     let is_year = |w: &Word| {
         w.plain

@@ -43,6 +43,11 @@ impl Reading {
                     .iter()
                     .find_map(|later| attributes().find(|(o, _)| o == later))
             })
+            .or_else(|| {
+                self.earlier
+                    .iter()
+                    .find_map(|earlier| attributes().find(|(o, _)| o == earlier))
+            })
             .or_else(|| attributes().next());
         // "won at Monaco", "races in Germany": after "at" or "in", a place
         // spelled as stored beats a demonym read from it (Monegasque

@@ -320,11 +320,14 @@ impl Reading {
 impl Reading {
     /// Whether the things a ranking names in the plural are among the
     /// groups: "top 5 countries by revenue, by customer country".
+    /// Not where other things are asked for: in "for each season, which
+    /// driver won the most races" the races are what is counted.
     pub(super) fn ranks_groups(&self, ontology: &Ontology, groupings: &[AttributeRef]) -> bool {
         groupings.iter().any(|g| {
             self.plural
                 .iter()
                 .any(|o| ontology.objects[*o].name == g.object)
+                && self.asked.iter().all(|a| a.object == g.object)
         })
     }
 

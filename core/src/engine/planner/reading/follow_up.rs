@@ -43,7 +43,91 @@ pub(in crate::engine::planner) fn about_one_named_thing(
     previous.limit.is_none_or(|n| n <= 1) && (named || led_with)
 }
 
+/// The things a plan is about, what it counts first, then what it groups
+/// by: the objects a follow-up's ambiguous attribute most likely belongs to.
+pub(in crate::engine::planner) fn things_of(
+    ontology: &Ontology,
+    plan: &SemanticPlan,
+) -> Vec<usize> {
+    let index = |name: &str| ontology.objects.iter().position(|o| o.name == name);
+    let counted = plan.measures.iter().filter_map(|m| match m {
+        Measure::CountOf { object } | Measure::DistinctOf { object, .. } => index(object),
+        _ => None,
+    });
+    let grouped = plan.dimensions.iter().filter_map(|d| index(&d.object));
+    let mut things: Vec<usize> = Vec::new();
+    for thing in counted.chain(grouped) {
+        if !things.contains(&thing) {
+            things.push(thing);
+        }
+    }
+    things
+}
+
 impl Reading {
+    /// "And the earliest?" after the latest race held there: the last plan
+    /// from its other end in time, when the question names nothing else.
+    pub(super) fn other_end(
+        &self,
+        ontology: &Ontology,
+        previous: Option<&SemanticPlan>,
+    ) -> Option<SemanticPlan> {
+        let latest = self.extreme?;
+        if self.grounds_anything() || self.extreme_object.is_some() || self.negate {
+            return None;
+        }
+        let previous = previous?;
+        let Some(Order::Dimension { index, descending }) = previous.order else {
+            return None;
+        };
+        let by = previous.dimensions.get(index)?;
+        let in_time = ontology
+            .attribute(&by.object, &by.attribute)
+            .is_some_and(|a| a.role == AttributeRole::Time);
+        if !in_time || descending == latest || previous.limit.is_none() {
+            return None;
+        }
+        let mut plan = previous.clone();
+        plan.order = Some(Order::Dimension {
+            index,
+            descending: latest,
+        });
+        plan.answered = None;
+        Some(plan)
+    }
+
+    /// "And who was second on that list?" after a ranking: the row at that
+    /// place in it, when the question names nothing else.
+    pub(super) fn place_on_list(&self, previous: Option<&SemanticPlan>) -> Option<SemanticPlan> {
+        let [place] = self.ordinals.as_slice() else {
+            return None;
+        };
+        if self.grounds_anything()
+            || self.ordinal_of.is_some()
+            || self.extreme.is_some()
+            || self.order.is_some()
+            || self.negate
+        {
+            return None;
+        }
+        let previous = previous?;
+        if !matches!(previous.order, Some(Order::Measure { .. }))
+            || previous.offset.is_some()
+            || !previous.limit_within.is_empty()
+        {
+            return None;
+        }
+        let offset = u32::try_from(*place).ok()?.checked_sub(1)?;
+        if offset == 0 || previous.limit.is_some_and(|limit| limit <= offset) {
+            return None;
+        }
+        let mut plan = previous.clone();
+        plan.offset = Some(offset);
+        plan.limit = Some(1);
+        plan.answered = None;
+        Some(plan)
+    }
+
     /// The filter on the thing the chat\'s last answer led with, when the
     /// question refers to it ("he", "there"); the thing is then mentioned.
     pub(super) fn referred(

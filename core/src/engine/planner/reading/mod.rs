@@ -325,6 +325,10 @@ pub(super) struct Reading {
     /// "the reference name and nationality of the driver" are the
     /// driver's.
     named_later: Vec<usize>,
+    /// The things the chat's last question was about, what it counted
+    /// first: "how many suppliers in each region" → "the average account
+    /// balance of the ones in Africa" is the suppliers' balance.
+    earlier: Vec<usize>,
     /// The question opens with "how much": it asks for an amount.
     how_much: bool,
     /// The concept being placed is followed right away by values that
@@ -449,6 +453,12 @@ impl Reading {
         ontology: &Ontology,
         previous: Option<&SemanticPlan>,
     ) -> ControlFlow<Planned, SemanticPlan> {
+        if let Some(reread) = self
+            .other_end(ontology, previous)
+            .or_else(|| self.place_on_list(previous))
+        {
+            return ControlFlow::Break(Planned::Plan(reread));
+        }
         self.peak_as_value(ontology, previous);
         self.place_in_standings(ontology);
         let referred = self.referred(ontology, previous);

@@ -2,7 +2,7 @@
 //! plays: a measure, a grouping, a value, a time, an order.
 
 use super::named_filters::named_filter_as_value;
-use super::{Reading, only_values, time_bound};
+use super::{Reading, follow_up, only_values, time_bound};
 use crate::engine::compile::display_attribute;
 use crate::engine::grammar::{self, Op};
 use crate::engine::graph;
@@ -15,8 +15,15 @@ use crate::engine::text;
 use crate::ontology::{Aggregate, AttributeRole, DataType, MetricKind, Ontology};
 
 impl Reading {
-    pub(in crate::engine::planner) fn of(ontology: &Ontology, pieces: &[Piece]) -> Self {
+    pub(in crate::engine::planner) fn of(
+        ontology: &Ontology,
+        pieces: &[Piece],
+        previous: Option<&SemanticPlan>,
+    ) -> Self {
         let mut reading = Reading {
+            earlier: previous
+                .map(|plan| follow_up::things_of(ontology, plan))
+                .unwrap_or_default(),
             continues: pieces.first() == Some(&Piece::Op(Op::And)),
             unread: pieces.iter().any(|p| matches!(p, Piece::Unknown { .. })),
             plural: pieces
@@ -1696,7 +1703,21 @@ fn plain_attribute(
         .find(|(o, _)| reading.has_named(ontology, *o))
         .or_else(|| attributes_of(entries).next())?;
     let o = &ontology.objects[object];
-    Some(AttributeRef::new(&o.name, &o.attributes[attribute].name))
+    let name = &o.attributes[attribute].name;
+    // "suppliers … in descending order of balance", where only the
+    // customer's balance is called "balance": the suppliers' own attribute
+    // of the same name is meant.
+    if !reading.has_named(ontology, object)
+        && let Some(own) = ontology.objects.iter().enumerate().find_map(|(n, other)| {
+            (n != object && reading.has_named(ontology, n))
+                .then(|| other.attributes.iter().find(|a| a.name == *name))
+                .flatten()
+                .map(|a| AttributeRef::new(&other.name, &a.name))
+        })
+    {
+        return Some(own);
+    }
+    Some(AttributeRef::new(&o.name, name))
 }
 
 /// The one measured number of the things a piece names, which "the

@@ -709,6 +709,18 @@ impl Reading {
                 v.of_whole && !v.negated && v.options.iter().any(|(a, _)| *a == filter.attribute)
             })
         };
+        // "what share of his wins is that": the person "his" refers to
+        // scopes the whole.
+        let whose = |filter: &Filter| {
+            self.refers_to_answer
+                && is_one_text_value(filter)
+                && is_display(ontology, &filter.attribute)
+                && ontology
+                    .objects
+                    .iter()
+                    .find(|o| o.name == filter.attribute.object)
+                    .is_some_and(is_person)
+        };
         let (shared, only): (Vec<Filter>, Vec<Filter>) = std::mem::take(&mut plan.filters)
             .into_iter()
             // A comparison of two attributes ("received after the committed
@@ -717,7 +729,7 @@ impl Reading {
                 // "what percentage of the drivers in race 950": the one
                 // row named scopes the whole as well.
                 if same {
-                    is_time(f) || named_for_whole(f) || names_one_row(ontology, f)
+                    is_time(f) || named_for_whole(f) || names_one_row(ontology, f) || whose(f)
                 } else {
                     reaches(f) && f.condition.other_attribute().is_none()
                 }
