@@ -8858,3 +8858,141 @@ fn a_list_of_what_a_distinct_count_counts_is_those_things() {
     assert!(!counted.contains("GROUP BY"), "{counted}");
     assert!(counted.contains("COUNT(DISTINCT sr.race_id)"), "{counted}");
 }
+
+#[test]
+fn an_attribute_of_two_things_is_the_one_the_question_or_chat_is_about() {
+    let (ontology, lexicon) = wholesale_with("nation", "nation_name", &["JAPAN"]);
+    // Only the customer's balance is called "balance"; the suppliers'
+    // own is meant.
+    let sorted = compiled(
+        &ontology,
+        &lexicon,
+        "List the names of suppliers in nation JAPAN with account balance above 1000, in descending order of balance.",
+        Dialect::Postgres,
+    );
+    assert!(!sorted.contains("c_acctbal"), "{sorted}");
+    assert!(!sorted.contains("lineitem"), "{sorted}");
+    assert!(sorted.contains("ORDER BY account_balance DESC"), "{sorted}");
+    // The chat counted suppliers: "the ones" and their balance are theirs.
+    let (ontology, lexicon) = wholesale_with("region", "region_name", &["AFRICA"]);
+    let first = plan_in_chat(
+        &ontology,
+        &lexicon,
+        "How many suppliers do we have in each region?",
+        None,
+    );
+    let plan = plan_in_chat(
+        &ontology,
+        &lexicon,
+        "What's the average account balance of the ones in Africa?",
+        Some(&first),
+    );
+    let balance = compile(&ontology, &plan, Dialect::Postgres).unwrap().sql;
+    assert!(balance.contains("AVG(s.s_acctbal)"), "{balance}");
+    // Without the chat, the first reading stands.
+    let alone = compiled(
+        &ontology,
+        &lexicon,
+        "What's the average account balance in Africa?",
+        Dialect::Postgres,
+    );
+    assert!(alone.contains("AVG(c.c_acctbal)"), "{alone}");
+}
+
+#[test]
+fn money_ties_and_recency_are_words_of_the_question_not_concepts() {
+    let (ontology, lexicon) = wholesale();
+    let discounts = compiled(
+        &ontology,
+        &lexicon,
+        "How much money did we give away in discounts on 1993 orders?",
+        Dialect::Postgres,
+    );
+    assert!(
+        discounts.contains("l_discount) AS discount_amount"),
+        "{discounts}"
+    );
+    let (ties, plan) = sql(
+        "For each season from 2005 to 2013, which driver won the most races? Show ties if there are any.",
+        None,
+    );
+    assert!(ties.contains("RANK() OVER (PARTITION BY"), "{ties}");
+    assert_eq!(plan.limit, Some(1));
+    let (ontology, lexicon) = f1_with("circuit", "country", &["Spain"]);
+    let first = plan_in_chat(
+        &ontology,
+        &lexicon,
+        "Which Spanish circuits have hosted a Formula 1 race?",
+        None,
+    );
+    let latest = plan_in_chat(
+        &ontology,
+        &lexicon,
+        "Which of them hosted a race most recently, and when?",
+        Some(&first),
+    );
+    let latest_sql = compile(&ontology, &latest, Dialect::Postgres).unwrap().sql;
+    assert!(
+        latest_sql.contains("ORDER BY race_date DESC LIMIT 1"),
+        "{latest_sql}"
+    );
+    assert!(latest_sql.contains("c.country = 'Spain'"), "{latest_sql}");
+    // "And the longest ago?": the same rows from the other end.
+    let earliest = plan_in_chat(&ontology, &lexicon, "And the longest ago?", Some(&latest));
+    let earliest_sql = compile(&ontology, &earliest, Dialect::Postgres)
+        .unwrap()
+        .sql;
+    assert!(
+        earliest_sql.contains("ORDER BY race_date ASC LIMIT 1"),
+        "{earliest_sql}"
+    );
+    assert!(
+        earliest_sql.contains("c.country = 'Spain'"),
+        "{earliest_sql}"
+    );
+}
+
+#[test]
+fn a_place_on_the_last_list_is_that_row_of_it() {
+    let (_, first) = sql("Who started from pole most often in 2018?", None);
+    let (second, plan) = sql("and who was second on that list?", Some(&first));
+    assert_eq!((plan.limit, plan.offset), (Some(1), Some(1)), "{second}");
+    assert!(second.contains("rr.grid = 1"), "{second}");
+    assert!(!second.contains("rr.position = 2"), "{second}");
+}
+
+#[test]
+fn his_share_is_of_his_own_whole_and_a_year_lacked_after_a_measure_is_excluded() {
+    let (ontology, lexicon) = with_values_of(
+        f1().0,
+        &[
+            ("constructor", "constructor_name", &["Red Bull"]),
+            ("driver", "full_name", &["Sebastian Vettel"]),
+        ],
+    );
+    let mut previous = None;
+    for question in [
+        "How many Grands Prix did Sebastian Vettel win in his career?",
+        "How many of those came with Red Bull?",
+        "What share of his wins is that, as a percentage?",
+    ] {
+        previous = Some(plan_in_chat(
+            &ontology,
+            &lexicon,
+            question,
+            previous.as_ref(),
+        ));
+    }
+    let share = compile(&ontology, &previous.unwrap(), Dialect::Postgres)
+        .unwrap()
+        .sql;
+    let whole = share.split("CROSS JOIN").nth(1).unwrap();
+    assert!(whole.contains("'Sebastian Vettel'"), "{share}");
+    assert!(!whole.contains("'Red Bull'"), "{share}");
+    let (lacking, _) = sql(
+        "Which circuits were on the 2020 calendar that hadn't hosted a race in 2019?",
+        None,
+    );
+    assert!(lacking.contains("WHERE r.year = 2019"), "{lacking}");
+    assert!(lacking.contains("AND r.year = 2020"), "{lacking}");
+}

@@ -594,8 +594,10 @@ impl Reading {
                             other => time_bound(other),
                         };
                         // "won a race in 2012 but not in 2013": the year
-                        // after the negation is the one the things lack.
-                        if reading.negate
+                        // after the negation is the one the things lack,
+                        // also once a measure took the negation ("hadn't
+                        // hosted a race in 2019").
+                        if (reading.negate || reading.dangling_negation)
                             && !reading.years.is_empty()
                             && pieces[index + 1..]
                                 .iter()
