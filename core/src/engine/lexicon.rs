@@ -733,6 +733,11 @@ impl Lexicon {
                 value: (*value).clone(),
             };
             self.add(value, concept.clone(), Strength::Value);
+            // "not regular air": a value stored abbreviated ("REG AIR") is
+            // also meant spelled out.
+            if let Some(spelled) = spelled_out(words) {
+                self.add_alias(&spelled, concept.clone());
+            }
             // Links, references and times ("max_verstappen", "1:26.572")
             // are matched whole or not at all.
             let code_like = value.contains("://") || value.contains(['_', ':']);
@@ -937,8 +942,55 @@ impl Lexicon {
     }
 }
 
+/// Words stores abbreviate and people spell out.
+const SPELLED_OUT: &[(&str, &str)] = &[
+    ("reg", "regular"),
+    ("std", "standard"),
+    ("intl", "international"),
+    ("natl", "national"),
+    ("dept", "department"),
+    ("mfg", "manufacturing"),
+    ("govt", "government"),
+    ("misc", "miscellaneous"),
+];
+
+/// A value's words with its abbreviations spelled out ("REG AIR" →
+/// "regular air"), when it has any.
+fn spelled_out(words: &[text::Word]) -> Option<String> {
+    let mut changed = false;
+    let spelled: Vec<&str> = words
+        .iter()
+        .map(
+            |w| match SPELLED_OUT.iter().find(|(short, _)| *short == w.plain) {
+                Some((_, long)) => {
+                    changed = true;
+                    *long
+                }
+                None => w.plain.as_str(),
+            },
+        )
+        .collect();
+    changed.then(|| spelled.join(" "))
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_value_stored_abbreviated_is_found_spelled_out() {
+        let ontology =
+            crate::ontology::from_yaml(include_str!("../../../examples/wholesale/ontology.yaml"))
+                .unwrap();
+        let lexicon = super::Lexicon::build(&ontology, &[]);
+        let found = lexicon.lookup(&crate::engine::text::key("regular air"));
+        assert!(
+            found.iter().any(|e| matches!(
+                &e.concept,
+                super::Concept::Value { value, .. } if value == "REG AIR"
+            )),
+            "{found:?}"
+        );
+    }
+
     #[test]
     fn a_description_that_explains_codes_names_them() {
         let known: Vec<String> = ["F", "O", "P"].map(String::from).to_vec();

@@ -8912,6 +8912,14 @@ fn money_ties_and_recency_are_words_of_the_question_not_concepts() {
         discounts.contains("l_discount) AS discount_amount"),
         "{discounts}"
     );
+    // "regular air" is the ship mode stored as "REG AIR".
+    let regular = compiled(
+        &ontology,
+        &lexicon,
+        "What's the average discount on line items shipped by air? Just the AIR mode, not regular air.",
+        Dialect::Postgres,
+    );
+    assert!(regular.contains("NOT IN ('REG AIR')"), "{regular}");
     let (ties, plan) = sql(
         "For each season from 2005 to 2013, which driver won the most races? Show ties if there are any.",
         None,
