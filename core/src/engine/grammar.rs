@@ -131,6 +131,8 @@ pub enum Op {
     /// "finished in the top 3": the places up to the number after it, not
     /// the first rows of a ranking.
     TopPlaces,
+    /// "finished outside the top 10": the places after the number after it.
+    OutsideTopPlaces,
 }
 
 impl Op {
@@ -254,6 +256,9 @@ const PHRASES: &[(&str, Op)] = &[
     ("sum", Op::Sum),
     ("combined", Op::Sum),
     ("in the top", Op::TopPlaces),
+    ("outside the top", Op::OutsideTopPlaces),
+    ("outside of the top", Op::OutsideTopPlaces),
+    ("out of the top", Op::OutsideTopPlaces),
     ("inside the top", Op::TopPlaces),
     ("within the top", Op::TopPlaces),
     ("in top", Op::TopPlaces),

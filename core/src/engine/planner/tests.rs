@@ -9004,3 +9004,24 @@ fn his_share_is_of_his_own_whole_and_a_year_lacked_after_a_measure_is_excluded()
     assert!(lacking.contains("WHERE r.year = 2019"), "{lacking}");
     assert!(lacking.contains("AND r.year = 2020"), "{lacking}");
 }
+
+#[test]
+fn places_in_or_outside_the_top_are_of_the_place_named() {
+    let (grid, _) = sql(
+        "How many times did Lewis Hamilton start in the top 3 on the grid in 2020?",
+        None,
+    );
+    assert!(grid.contains("rr.grid <= 3"), "{grid}");
+    assert!(!grid.contains("rr.position"), "{grid}");
+    assert!(!grid.contains("rr.grid = 3"), "{grid}");
+    let (outside, _) = sql(
+        "How many times did Lewis Hamilton finish outside the top 10 in 2020?",
+        None,
+    );
+    assert!(outside.contains("rr.position >= 11"), "{outside}");
+    let (inside, _) = sql(
+        "how many times did Hamilton finish in the top 3 in 2020",
+        None,
+    );
+    assert!(inside.contains("rr.position <= 3"), "{inside}");
+}

@@ -84,11 +84,24 @@ impl Reading {
         // "finished in the top 3": a position up to 3, where the rows have
         // one; elsewhere ("customers in the top 10") the first rows.
         if let Some(n) = self.top_places {
-            match position_attribute(ontology, base.as_deref(), &self.mentioned) {
+            let position = self
+                .top_places_of
+                .clone()
+                .or_else(|| position_attribute(ontology, base.as_deref(), &self.mentioned));
+            match position {
                 Some(position) => plan.filters.push(Filter {
                     attribute: position,
-                    condition: Condition::AtMost(Literal::Integer(n)),
+                    condition: if self.outside_top {
+                        Condition::AtLeast(Literal::Integer(n + 1))
+                    } else {
+                        Condition::AtMost(Literal::Integer(n))
+                    },
                 }),
+                None if self.outside_top => {
+                    return ControlFlow::Break(Planned::NotAnswerable(format!(
+                        "the question asks for what is outside the top {n}, but nothing it asks about has a position in the ontology"
+                    )));
+                }
                 None => plan.limit = Some(n as u32),
             }
         }

@@ -299,6 +299,11 @@ pub(super) struct Reading {
     pub(super) dangling_negation: bool,
     /// "finished in the top 3": the places up to this one.
     top_places: Option<i64>,
+    /// "outside the top 10": the places after `top_places`, not up to it.
+    outside_top: bool,
+    /// "in the top 3 on the grid": the place named after the number, where
+    /// it is not the finishing position.
+    top_places_of: Option<AttributeRef>,
     /// "his second pit stop": the thing an ordinal numbers, named right
     /// after it.
     ordinal_of: Option<usize>,

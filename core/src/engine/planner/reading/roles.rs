@@ -456,11 +456,13 @@ impl Reading {
                         previous_op = Some(*op);
                     }
                 }
-                // "finished in the top 3".
+                // "finished in the top 3", "started outside the top 10".
                 Piece::Number(n)
-                    if previous_op == Some(Op::TopPlaces) && (1..=1000).contains(n) =>
+                    if matches!(previous_op, Some(Op::TopPlaces | Op::OutsideTopPlaces))
+                        && (1..=1000).contains(n) =>
                 {
                     reading.top_places = Some(*n);
+                    reading.outside_top = previous_op == Some(Op::OutsideTopPlaces);
                     previous_op = None;
                 }
                 // "account balance over 9000": the quantity just named, compared.
@@ -725,6 +727,11 @@ impl Reading {
                         && reading.limit.is_none_or(|limit| i64::from(limit) != *n)
                         && let Some(attribute) = numbered_attribute(ontology, piece) =>
                 {
+                    // "in the top 3 on the grid": the places are the grid's.
+                    if reading.top_places == Some(*n) {
+                        reading.top_places_of = Some(attribute);
+                        continue;
+                    }
                     if reading.ordinals.last() == Some(n) {
                         reading.ordinals.pop();
                     }
