@@ -319,7 +319,14 @@ impl Reading {
         if let Some(m) = metric {
             // "won the most races": once a metric is named, a word that is
             // also an object ("races") is the object, not a second metric.
-            let ambiguous = object.is_some() || attribute.is_some();
+            // "the most race starts": "most" never ranks words (the race's
+            // start time), so the words are the metric's.
+            let most_of_words = previous_op.and_then(Op::superlative).is_some()
+                && object.is_none()
+                && attribute.is_some_and(|(o, a)| {
+                    !ontology.objects[o].attributes[a].data_type.is_numeric()
+                });
+            let ambiguous = (object.is_some() || attribute.is_some()) && !most_of_words;
             let repeated = self.metrics.iter().any(|(x, _)| *x == m);
             // "net revenue on orders": the variant already named the
             // measure, so a word that is also a thing is the thing.
