@@ -8900,6 +8900,23 @@ fn an_attribute_of_two_things_is_the_one_the_question_or_chat_is_about() {
         Dialect::Postgres,
     );
     assert!(alone.contains("AVG(c.c_acctbal)"), "{alone}");
+    // After a list of suppliers, "balance" (the customer's word) is theirs.
+    let (ontology, lexicon) = wholesale_with("nation", "nation_name", &["GERMANY"]);
+    let listed = plan_in_chat(
+        &ontology,
+        &lexicon,
+        "List the suppliers in Germany with their account balances",
+        None,
+    );
+    let lowest = plan_in_chat(
+        &ontology,
+        &lexicon,
+        "which of them has the lowest balance",
+        Some(&listed),
+    );
+    let lowest = compile(&ontology, &lowest, Dialect::Postgres).unwrap().sql;
+    assert!(lowest.contains("s.s_acctbal"), "{lowest}");
+    assert!(!lowest.contains("c_acctbal"), "{lowest}");
 }
 
 #[test]

@@ -48,7 +48,11 @@ impl Reading {
                     .iter()
                     .find_map(|earlier| attributes().find(|(o, _)| o == earlier))
             })
-            .or_else(|| attributes().next());
+            .or_else(|| {
+                attributes()
+                    .next()
+                    .map(|found| self.namesake(ontology, found))
+            });
         // "won at Monaco", "races in Germany": after "at" or "in", a place
         // spelled as stored beats a demonym read from it (Monegasque
         // drivers); "drivers from Monaco" keeps the demonym.
@@ -596,6 +600,35 @@ impl Reading {
     /// Whether the question has already named object `o`. Of several
     /// things' attributes ("which supplier has the highest account
     /// balance"), the one of a thing already named is meant.
+    /// "suppliers … in descending order of balance", where only the
+    /// customer's balance is called "balance": the attribute of the same
+    /// name of the thing the question (or the chat) is about, where the
+    /// one found is of something else.
+    pub(super) fn namesake(
+        &self,
+        ontology: &Ontology,
+        (object, attribute): (usize, usize),
+    ) -> (usize, usize) {
+        if self.has_named(ontology, object) || self.earlier.contains(&object) {
+            return (object, attribute);
+        }
+        let name = &ontology.objects[object].attributes[attribute].name;
+        let about = (0..ontology.objects.len())
+            .filter(|n| *n != object && self.has_named(ontology, *n))
+            .chain(self.named_later.iter().copied())
+            .chain(self.earlier.iter().copied());
+        about
+            .filter_map(|n| {
+                let a = ontology.objects[n]
+                    .attributes
+                    .iter()
+                    .position(|a| a.name == *name)?;
+                Some((n, a))
+            })
+            .next()
+            .unwrap_or((object, attribute))
+    }
+
     pub(super) fn has_named(&self, ontology: &Ontology, o: usize) -> bool {
         self.count_of == Some(o)
             || self.mentioned.contains(&o)

@@ -1711,22 +1711,9 @@ fn plain_attribute(
     let (object, attribute) = attributes_of(entries)
         .find(|(o, _)| reading.has_named(ontology, *o))
         .or_else(|| attributes_of(entries).next())?;
+    let (object, attribute) = reading.namesake(ontology, (object, attribute));
     let o = &ontology.objects[object];
-    let name = &o.attributes[attribute].name;
-    // "suppliers … in descending order of balance", where only the
-    // customer's balance is called "balance": the suppliers' own attribute
-    // of the same name is meant.
-    if !reading.has_named(ontology, object)
-        && let Some(own) = ontology.objects.iter().enumerate().find_map(|(n, other)| {
-            (n != object && reading.has_named(ontology, n))
-                .then(|| other.attributes.iter().find(|a| a.name == *name))
-                .flatten()
-                .map(|a| AttributeRef::new(&other.name, &a.name))
-        })
-    {
-        return Some(own);
-    }
-    Some(AttributeRef::new(&o.name, name))
+    Some(AttributeRef::new(&o.name, &o.attributes[attribute].name))
 }
 
 /// The one measured number of the things a piece names, which "the
