@@ -11,6 +11,50 @@ use crate::engine::plan::{
 use crate::ontology::{AttributeRole, DataType, Grain, Month, Ontology};
 use crate::time::Day;
 
+/// "Our fiscal year starts in July. What was revenue for …": a sentence
+/// that states when the fiscal year starts is taken out where it agrees
+/// with the ontology; where it does not, the question is refused rather
+/// than read on another calendar than the one it states.
+pub(super) fn stated_start(ontology: &Ontology, question: &str) -> Result<String, String> {
+    let mut kept: Vec<&str> = Vec::new();
+    for sentence in question.split_inclusive(['.', ';']) {
+        let words: Vec<String> = sentence
+            .split_whitespace()
+            .map(|w| {
+                w.trim_matches(|c: char| !c.is_alphanumeric())
+                    .to_ascii_lowercase()
+            })
+            .collect();
+        let states = words.windows(2).any(|w| w == ["fiscal", "year"])
+            && words
+                .iter()
+                .any(|w| matches!(w.as_str(), "starts" | "begins" | "start" | "begin"));
+        let month = words.iter().find_map(|w| {
+            Month::ALL
+                .into_iter()
+                .find(|m| m.title().eq_ignore_ascii_case(w))
+        });
+        // A sentence of its own, with more of the question after it.
+        let own_sentence = sentence.trim_end().ends_with(['.', ';'])
+            && words.len() <= 8
+            && !sentence.contains('?');
+        match month {
+            Some(month) if states && own_sentence => {
+                let start = ontology.fiscal_start();
+                if month != start {
+                    return Err(format!(
+                        "the question says the fiscal year starts in {}, but this ontology's fiscal year starts in {}",
+                        month.title(),
+                        start.title()
+                    ));
+                }
+            }
+            _ => kept.push(sentence),
+        }
+    }
+    Ok(kept.concat().trim().to_owned())
+}
+
 /// The question without its fiscal words, and whether it had any.
 pub(super) fn read(question: &str) -> (String, bool) {
     let mut fiscal = false;

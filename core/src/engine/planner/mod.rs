@@ -88,6 +88,10 @@ fn plan_one(
 ) -> Planned {
     let question = singular_they(ontology, question, previous);
     let question = time::year_beside(ontology, &question, previous);
+    let question = match fiscal::stated_start(ontology, &question) {
+        Ok(question) => question,
+        Err(reason) => return Planned::NotAnswerable(reason),
+    };
     let (question, fiscal) = fiscal::read(&question);
     let (question, window) = rolling::read(&question);
     // "last fiscal year": years counted back on the fiscal calendar, where

@@ -9045,3 +9045,28 @@ fn places_in_or_outside_the_top_are_of_the_place_named() {
     );
     assert!(inside.contains("rr.position <= 3"), "{inside}");
 }
+
+#[test]
+fn a_stated_fiscal_start_is_checked_against_the_ontologys() {
+    let (ontology, lexicon) = wholesale();
+    let agreed = compiled(
+        &ontology,
+        &lexicon,
+        "Our fiscal year starts in July. What was revenue for the fiscal year running July 1996 through June 1997?",
+        Dialect::Postgres,
+    );
+    assert!(
+        agreed.contains("BETWEEN '1996-07-01' AND '1997-06-30'"),
+        "{agreed}"
+    );
+    // Not also the month of July alone.
+    assert!(!agreed.contains(") = 7"), "{agreed}");
+    let Planned::NotAnswerable(reason) = plan_with(
+        &ontology,
+        &lexicon,
+        "Our fiscal year starts in March. What was revenue in fiscal 1996?",
+    ) else {
+        panic!("another fiscal calendar than the ontology's is refused");
+    };
+    assert!(reason.contains("starts in July"), "{reason}");
+}
