@@ -258,7 +258,6 @@ const PHRASES: &[(&str, Op)] = &[
     ("in the top", Op::TopPlaces),
     ("outside the top", Op::OutsideTopPlaces),
     ("outside of the top", Op::OutsideTopPlaces),
-    ("out of the top", Op::OutsideTopPlaces),
     ("inside the top", Op::TopPlaces),
     ("within the top", Op::TopPlaces),
     ("in top", Op::TopPlaces),
@@ -1298,8 +1297,6 @@ const EXTREMES: &[(&str, bool, bool)] = &[
     ("latest", true, false),
     ("newest", true, false),
     ("recent", true, false),
-    // "which of them hosted a race most recently".
-    ("recently", true, false),
     ("first", false, true),
     ("last", true, true),
     ("final", true, true),
@@ -1407,12 +1404,9 @@ pub fn filler_phrase(words: &[&str]) -> Option<usize> {
         &["sent", "back"],
         &["brought", "back"],
         // "which driver won the most races each season? Show ties if there
-        // are any": a ranking keeps its ties anyway.
+        // are any": a ranking within groups keeps its ties, and an answer
+        // names a tie as one.
         &["show", "ties", "if", "there", "are", "any"],
-        &["show", "any", "ties"],
-        &["show", "ties"],
-        &["including", "ties"],
-        &["ties", "included"],
         &["if", "there", "are", "any"],
     ];
     // "since the start of 1997" is since 1997.

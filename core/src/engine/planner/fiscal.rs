@@ -29,30 +29,43 @@ pub(super) fn stated_start(ontology: &Ontology, question: &str) -> Result<String
             && words
                 .iter()
                 .any(|w| matches!(w.as_str(), "starts" | "begins" | "start" | "begin"));
-        let month = words.iter().find_map(|w| {
-            Month::ALL
-                .into_iter()
-                .find(|m| m.title().eq_ignore_ascii_case(w))
+        // "starts in July": the month right after "in".
+        let month = words.windows(2).find_map(|w| {
+            (w[0] == "in")
+                .then(|| {
+                    Month::ALL
+                        .into_iter()
+                        .find(|m| m.title().eq_ignore_ascii_case(&w[1]))
+                })
+                .flatten()
         });
-        // A sentence of its own, with more of the question after it.
+        // A sentence of its own, not the question.
         let own_sentence = sentence.trim_end().ends_with(['.', ';'])
             && words.len() <= 8
             && !sentence.contains('?');
         match month {
             Some(month) if states && own_sentence => {
-                let start = ontology.fiscal_start();
-                if month != start {
+                if ontology.fiscal_year_start != Some(month) {
+                    let ours = match ontology.fiscal_year_start {
+                        Some(start) => format!("starts in {}", start.title()),
+                        None => "is the calendar year".to_owned(),
+                    };
                     return Err(format!(
-                        "the question says the fiscal year starts in {}, but this ontology's fiscal year starts in {}",
-                        month.title(),
-                        start.title()
+                        "the question says the fiscal year starts in {}, but this ontology's fiscal year {ours}",
+                        month.title()
                     ));
                 }
             }
             _ => kept.push(sentence),
         }
     }
-    Ok(kept.concat().trim().to_owned())
+    let rest = kept.concat().trim().to_owned();
+    // Only the statement, with nothing asked: left as typed.
+    Ok(if rest.is_empty() {
+        question.to_owned()
+    } else {
+        rest
+    })
 }
 
 /// The question without its fiscal words, and whether it had any.

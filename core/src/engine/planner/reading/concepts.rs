@@ -9,7 +9,7 @@ use crate::engine::lexicon::{Concept, Entry, Strength};
 use crate::engine::plan::AttributeRef;
 use crate::engine::planner::time::is_dated;
 use crate::engine::planner::words::{attributes_of, object_of};
-use crate::ontology::{Aggregate, AttributeRole, Object, Ontology};
+use crate::ontology::{Aggregate, AttributeRole, DataType, Object, Ontology};
 
 impl Reading {
     pub(super) fn place(
@@ -325,10 +325,10 @@ impl Reading {
             // also an object ("races") is the object, not a second metric.
             // "the most race starts": "most" never ranks words (the race's
             // start time), so the words are the metric's.
-            let most_of_words = previous_op.and_then(Op::superlative).is_some()
+            let most_of_words = matches!(previous_op, Some(Op::Most | Op::Least))
                 && object.is_none()
                 && attribute.is_some_and(|(o, a)| {
-                    !ontology.objects[o].attributes[a].data_type.is_numeric()
+                    ontology.objects[o].attributes[a].data_type == DataType::Text
                 });
             let ambiguous = (object.is_some() || attribute.is_some()) && !most_of_words;
             let repeated = self.metrics.iter().any(|(x, _)| *x == m);
@@ -597,9 +597,6 @@ impl Reading {
         }
     }
 
-    /// Whether the question has already named object `o`. Of several
-    /// things' attributes ("which supplier has the highest account
-    /// balance"), the one of a thing already named is meant.
     /// "suppliers … in descending order of balance", where only the
     /// customer's balance is called "balance": the attribute of the same
     /// name of the thing the question (or the chat) is about, where the
@@ -629,6 +626,9 @@ impl Reading {
             .unwrap_or((object, attribute))
     }
 
+    /// Whether the question has already named object `o`. Of several
+    /// things' attributes ("which supplier has the highest account
+    /// balance"), the one of a thing already named is meant.
     pub(super) fn has_named(&self, ontology: &Ontology, o: usize) -> bool {
         self.count_of == Some(o)
             || self.mentioned.contains(&o)

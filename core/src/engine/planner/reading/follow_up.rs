@@ -73,10 +73,19 @@ impl Reading {
         previous: Option<&SemanticPlan>,
     ) -> Option<SemanticPlan> {
         let latest = self.extreme?;
-        if self.grounds_anything() || self.extreme_object.is_some() || self.negate {
+        if self.grounds_anything()
+            || self.extreme_object.is_some()
+            || self.negate
+            || self.limit.is_some()
+            || !self.ordinals.is_empty()
+            || !self.months.is_empty()
+        {
             return None;
         }
         let previous = previous?;
+        if previous.offset.is_some() {
+            return None;
+        }
         let Some(Order::Dimension { index, descending }) = previous.order else {
             return None;
         };

@@ -599,7 +599,8 @@ impl Reading {
                         // after the negation is the one the things lack,
                         // also once a measure took the negation ("hadn't
                         // hosted a race in 2019").
-                        if (reading.negate || reading.dangling_negation)
+                        if (reading.negate
+                            || (reading.dangling_negation && reading.time_before_negation))
                             && !reading.years.is_empty()
                             && pieces[index + 1..]
                                 .iter()

@@ -711,8 +711,11 @@ impl Reading {
         };
         // "what share of his wins is that": the person "his" refers to
         // scopes the whole.
+        // Not "what share of all wins did he get", where "all" names the
+        // whole.
         let whose = |filter: &Filter| {
             self.refers_to_answer
+                && !self.whole_named
                 && is_one_text_value(filter)
                 && is_display(ontology, &filter.attribute)
                 && ontology
