@@ -5,6 +5,7 @@
 //! ontology's `fiscal_year_start`, with the months they cover stated.
 
 use super::Planned;
+use crate::engine::grammar;
 use crate::engine::plan::{
     AttributeRef, Condition, Filter, Literal, Measure, PlanAssumption, SemanticPlan,
 };
@@ -29,15 +30,10 @@ pub(super) fn stated_start(ontology: &Ontology, question: &str) -> Result<String
             && words
                 .iter()
                 .any(|w| matches!(w.as_str(), "starts" | "begins" | "start" | "begin"));
-        // "starts in July": the month right after "in".
+        // "starts in July", "begins in Jul": the month right after "in".
         let month = words.windows(2).find_map(|w| {
-            (w[0] == "in")
-                .then(|| {
-                    Month::ALL
-                        .into_iter()
-                        .find(|m| m.title().eq_ignore_ascii_case(&w[1]))
-                })
-                .flatten()
+            let number = grammar::month(&w[1]).filter(|_| w[0] == "in")?;
+            Month::ALL.get(number as usize - 1).copied()
         });
         // A sentence of its own, not the question.
         let own_sentence = sentence.trim_end().ends_with(['.', ';'])
