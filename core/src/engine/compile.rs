@@ -450,6 +450,20 @@ impl<'a> Compiler<'a> {
     fn expression(&self, what: &str, text: &str, alias: &Ident) -> Result<Expr, CompileError> {
         let mut expr = self.parse(what, text)?;
         qualify(&mut expr, alias);
+        self.write_out(what, text, expr)
+    }
+
+    /// `expr` with the ontology's portable functions (`days_between`)
+    /// written in this dialect; after qualifying, which would otherwise
+    /// take a dialect's keyword arguments (`day`) for columns.
+    fn write_out(&self, what: &str, text: &str, mut expr: Expr) -> Result<Expr, CompileError> {
+        sql::portable::write_out(self.sql.dialect(), &mut expr).map_err(|error| {
+            CompileError::Expression {
+                what: what.to_owned(),
+                text: text.to_owned(),
+                error,
+            }
+        })?;
         Ok(expr)
     }
 }

@@ -151,7 +151,9 @@ impl Checker {
     }
 
     fn expression(&mut self, path: String, text: &str) {
-        if let Err(error) = sql::parse_expression(self.dialect, text) {
+        let written = sql::parse_expression(self.dialect, text)
+            .and_then(|mut expr| sql::portable::write_out(self.dialect, &mut expr));
+        if let Err(error) = written {
             self.problem(path, format!("the SQL expression `{text}` {error}"));
         }
     }

@@ -2,6 +2,7 @@
 //! dialect, never pasted together as text.
 
 pub mod dialect;
+pub mod portable;
 
 pub use dialect::SqlDialect;
 
@@ -23,6 +24,12 @@ pub enum SqlError {
     StatementCount(usize),
     #[error("must be a read-only SELECT query")]
     NotASelect,
+    #[error("calls {function} with {found} arguments where it takes {expected}")]
+    Arguments {
+        function: &'static str,
+        expected: usize,
+        found: usize,
+    },
 }
 
 fn syntax(dialect: Dialect, error: ParserError) -> SqlError {

@@ -371,7 +371,7 @@ impl<'a> Compiler<'a> {
             }
         }
         qualify(&mut expr, alias);
-        Ok(expr)
+        self.write_out(what, text, expr)
     }
 
     /// The condition of the named filter `reference` names, over its

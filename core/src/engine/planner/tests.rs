@@ -9070,3 +9070,67 @@ fn a_stated_fiscal_start_is_checked_against_the_ontologys() {
     };
     assert!(reason.contains("starts in July"), "{reason}");
 }
+
+#[test]
+fn among_things_how_many_counts_those_things() {
+    let (f1, f1_lexicon) = f1_with("driver", "nationality", &["German"]);
+    let born = compiled(
+        &f1,
+        &f1_lexicon,
+        "Among the drivers born in 1980, how many are German?",
+        Dialect::Postgres,
+    );
+    assert!(
+        born.starts_with("SELECT COUNT(*) AS driver_count"),
+        "{born}"
+    );
+    assert!(born.contains("d.nationality = 'German'"), "{born}");
+    let (ontology, lexicon) = wholesale();
+    let suppliers = compiled(
+        &ontology,
+        &lexicon,
+        "Among the suppliers in GERMANY, how many have an account balance above 5000?",
+        Dialect::Postgres,
+    );
+    assert!(
+        suppliers.contains("COUNT(*) AS supplier_count"),
+        "{suppliers}"
+    );
+    assert!(suppliers.contains("s.s_acctbal > 5000"), "{suppliers}");
+    // "how many drivers" counts drivers, not the races "among" names.
+    let (drivers, _) = sql("Among the races in 2010, how many drivers finished?", None);
+    assert!(drivers.contains("AS driver_count"), "{drivers}");
+}
+
+#[test]
+fn a_day_count_between_two_dates_is_each_dialects_arithmetic() {
+    let (ontology, lexicon) = wholesale();
+    let question = "What is the average transit time in days for each ship mode?";
+    let sqlite = compiled(&ontology, &lexicon, question, Dialect::Sqlite);
+    assert!(
+        sqlite.contains(
+            "AVG((CAST(julianday(li.l_receiptdate) - julianday(li.l_shipdate) AS INTEGER)))"
+        ),
+        "{sqlite}"
+    );
+    let postgres = compiled(&ontology, &lexicon, question, Dialect::Postgres);
+    assert!(
+        postgres.contains("AVG((CAST(li.l_receiptdate AS DATE) - CAST(li.l_shipdate AS DATE)))"),
+        "{postgres}"
+    );
+    assert!(postgres.contains("GROUP BY li.l_shipmode"), "{postgres}");
+    let late = compiled(
+        &ontology,
+        &lexicon,
+        "average days late in 1995",
+        Dialect::MySql,
+    );
+    assert!(
+        late.contains("AVG((DATEDIFF(li.l_receiptdate, li.l_commitdate)))"),
+        "{late}"
+    );
+    assert!(
+        late.contains("li.l_receiptdate > li.l_commitdate"),
+        "{late}"
+    );
+}

@@ -121,6 +121,7 @@ pub(super) fn read(lexicon: &Lexicon, question: &str, today: Option<Day>) -> Vec
     let question = why_as_reason(&question);
     let question = formulas_dropped(&question);
     let question = order_named_first(&question);
+    let question = among_as_counted(lexicon, &question);
     let mut words: Vec<Word> = text::words(&question)
         .into_iter()
         .map(|word| normalise_word(lexicon, word))
@@ -1693,6 +1694,63 @@ pub(super) fn order_named_first(question: &str) -> String {
     }
     out.extend(tokens[order + 1..].iter().map(|t| (*t).to_owned()));
     out.join(" ")
+}
+
+/// "Among the drivers born in 1980, how many are German?": the things
+/// counted are the ones "among" names, so the question is "How many
+/// drivers born in 1980 are German?". Only where "how many" is followed
+/// by what they did or are ("were", "arrived", "have"), not by other
+/// things to count ("how many races did they win" counts races).
+fn among_as_counted(lexicon: &Lexicon, question: &str) -> String {
+    let trimmed = question.trim_start();
+    let Some(rest) = trimmed
+        .get(..6)
+        .filter(|head| head.eq_ignore_ascii_case("among "))
+        .map(|_| &trimmed[6..])
+    else {
+        return question.to_owned();
+    };
+    let Some((things, asked)) = rest.split_once(',') else {
+        return question.to_owned();
+    };
+    let asked = asked.trim_start();
+    let Some(after) = asked
+        .get(..9)
+        .filter(|head| head.eq_ignore_ascii_case("how many "))
+        .map(|_| &asked[9..])
+    else {
+        return question.to_owned();
+    };
+    let mut after = after.trim_start();
+    for of in ["of them ", "of these ", "of those ", "of which "] {
+        if after
+            .get(..of.len())
+            .is_some_and(|head| head.eq_ignore_ascii_case(of))
+        {
+            after = after[of.len()..].trim_start();
+        }
+    }
+    let counts_other_things = text::words(after).into_iter().next().is_none_or(|next| {
+        let next = normalise_word(lexicon, next);
+        lexicon
+            .lookup(&next.stem)
+            .iter()
+            .any(|e| matches!(e.concept, Concept::Object(_)))
+    });
+    if counts_other_things {
+        return question.to_owned();
+    }
+    let things = things.trim();
+    let things = ["the ", "all the ", "all ", "those ", "these "]
+        .iter()
+        .find_map(|article| {
+            things
+                .get(..article.len())
+                .filter(|head| head.eq_ignore_ascii_case(article) && things.len() > article.len())
+                .map(|_| &things[article.len()..])
+        })
+        .unwrap_or(things);
+    format!("How many {things} {after}")
 }
 
 /// "first and last name": both names, each spelled out, so that "first"

@@ -48,6 +48,10 @@ impl SqlDialect for BigQuery {
         format!("DATE_ADD(DATE_TRUNC(cassis_value, MONTH), INTERVAL {months} MONTH)")
     }
 
+    fn days_between(&self) -> &'static str {
+        "DATE_DIFF(CAST(cassis_end AS DATE), CAST(cassis_start AS DATE), DAY)"
+    }
+
     fn add_days(&self, days: i64) -> String {
         format!("DATE_ADD(cassis_value, INTERVAL {days} DAY)")
     }

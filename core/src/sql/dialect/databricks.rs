@@ -48,6 +48,10 @@ impl SqlDialect for Databricks {
         format!("add_months(trunc(cassis_value, 'MM'), {months})")
     }
 
+    fn days_between(&self) -> &'static str {
+        "datediff(CAST(cassis_end AS DATE), CAST(cassis_start AS DATE))"
+    }
+
     fn add_days(&self, days: i64) -> String {
         format!("date_add(cassis_value, {days})")
     }

@@ -37,6 +37,11 @@ pub use sqlite::Sqlite;
 /// The placeholder a date template is applied to.
 pub const VALUE: &str = "cassis_value";
 
+/// The placeholders of [`SqlDialect::days_between`]: the earlier date and
+/// the later one.
+pub const START: &str = "cassis_start";
+pub const END: &str = "cassis_end";
+
 /// How one SQL dialect writes what the compiler needs.
 pub trait SqlDialect: Send + Sync + std::fmt::Debug {
     /// The dialect as a data source stores it.
@@ -150,6 +155,13 @@ pub trait SqlDialect: Send + Sync + std::fmt::Debug {
     /// The date moved `days` later (earlier when negative).
     fn add_days(&self, days: i64) -> String {
         format!("cassis_value + INTERVAL '{days} days'")
+    }
+
+    /// The whole days from [`START`] to [`END`] (negative when the end is
+    /// earlier), each a date, a timestamp or ISO text: what an ontology's
+    /// `days_between(start, end)` stands for in this dialect.
+    fn days_between(&self) -> &'static str {
+        "CAST(cassis_end AS DATE) - CAST(cassis_start AS DATE)"
     }
 
     /// Digits held as text read as an integer.
@@ -354,6 +366,13 @@ mod tests {
                 parse_expression(dialect, &template)
                     .unwrap_or_else(|e| panic!("{dialect:?}: {template}: {e}"));
             }
+            let between = rules.days_between();
+            assert!(
+                between.contains(START) && between.contains(END),
+                "{dialect:?}: {between}"
+            );
+            parse_expression(dialect, between)
+                .unwrap_or_else(|e| panic!("{dialect:?}: {between}: {e}"));
         }
     }
 

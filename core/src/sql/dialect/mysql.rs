@@ -54,6 +54,10 @@ impl SqlDialect for MySql {
         format!("DATE_ADD(DATE_FORMAT(cassis_value, '%Y-%m-01'), INTERVAL {months} MONTH)")
     }
 
+    fn days_between(&self) -> &'static str {
+        "DATEDIFF(cassis_end, cassis_start)"
+    }
+
     fn add_days(&self, days: i64) -> String {
         format!("DATE_ADD(cassis_value, INTERVAL {days} DAY)")
     }

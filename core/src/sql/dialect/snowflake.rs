@@ -28,6 +28,10 @@ impl SqlDialect for Snowflake {
         format!("DATEADD(month, {months}, DATE_TRUNC('MONTH', cassis_value))")
     }
 
+    fn days_between(&self) -> &'static str {
+        "DATEDIFF(day, CAST(cassis_start AS DATE), CAST(cassis_end AS DATE))"
+    }
+
     fn add_days(&self, days: i64) -> String {
         format!("DATEADD(day, {days}, cassis_value)")
     }

@@ -48,6 +48,12 @@ impl SqlDialect for Sqlite {
         format!("date(cassis_value, '{days:+} days')")
     }
 
+    /// Julian days count whole days between dates; cast, so a day count
+    /// reads as one in every dialect.
+    fn days_between(&self) -> &'static str {
+        "CAST(julianday(cassis_end) - julianday(cassis_start) AS INTEGER)"
+    }
+
     fn casts_text_to_date(&self) -> bool {
         false
     }
