@@ -64,6 +64,75 @@ pub(super) fn stated_start(ontology: &Ontology, question: &str) -> Result<String
     })
 }
 
+/// "the fiscal year ending June 1997", "the fiscal year that ended in
+/// June 1996": fiscal years are named by the year they end in, so this is
+/// "fiscal 1997" where the ontology's fiscal years end in June, and a
+/// question about a fiscal calendar the ontology does not keep otherwise.
+pub(super) fn stated_end(ontology: &Ontology, question: &str) -> Result<String, String> {
+    let tokens: Vec<&str> = question.split_whitespace().collect();
+    let bare = |t: &str| {
+        t.trim_matches(|c: char| !c.is_alphanumeric())
+            .to_ascii_lowercase()
+    };
+    let Some(at) = tokens
+        .windows(2)
+        .position(|w| bare(w[0]) == "fiscal" && bare(w[1]) == "year")
+    else {
+        return Ok(question.to_owned());
+    };
+    let mut next = at + 2;
+    if tokens.get(next).is_some_and(|t| bare(t) == "that") {
+        next += 1;
+    }
+    if !tokens
+        .get(next)
+        .is_some_and(|t| matches!(bare(t).as_str(), "ending" | "ended" | "ends"))
+    {
+        return Ok(question.to_owned());
+    }
+    next += 1;
+    if tokens
+        .get(next)
+        .is_some_and(|t| matches!(bare(t).as_str(), "in" | "on"))
+    {
+        next += 1;
+    }
+    let Some(month) = tokens.get(next).and_then(|t| grammar::month(&bare(t))) else {
+        return Ok(question.to_owned());
+    };
+    next += 1;
+    // "June 30, 1997": the day the year ends on, said too.
+    if tokens
+        .get(next)
+        .is_some_and(|t| bare(t).parse::<u32>().is_ok_and(|d| (1..=31).contains(&d)))
+    {
+        next += 1;
+    }
+    let Some(year) = tokens
+        .get(next)
+        .map(|t| bare(t))
+        .filter(|y| y.len() == 4 && y.chars().all(|c| c.is_ascii_digit()))
+    else {
+        return Ok(question.to_owned());
+    };
+    let start = ontology.fiscal_start().number();
+    let last = (start + 10) % 12 + 1;
+    if month != last {
+        return Err(format!(
+            "the question asks for a fiscal year ending in {}, but this ontology's fiscal years end in {}",
+            Month::ALL[month as usize - 1].title(),
+            Month::ALL[last as usize - 1].title()
+        ));
+    }
+    // What followed the year ("1997?") stays.
+    let after = tokens[next].trim_start_matches(|c: char| c.is_alphanumeric());
+    let mut out: Vec<String> = tokens[..at].iter().map(|t| (*t).to_owned()).collect();
+    out.push("fiscal".to_owned());
+    out.push(format!("{year}{after}"));
+    out.extend(tokens[next + 1..].iter().map(|t| (*t).to_owned()));
+    Ok(out.join(" "))
+}
+
 /// The question without its fiscal words, and whether it had any.
 pub(super) fn read(question: &str) -> (String, bool) {
     let mut fiscal = false;

@@ -88,7 +88,9 @@ fn plan_one(
 ) -> Planned {
     let question = singular_they(ontology, question, previous);
     let question = time::year_beside(ontology, &question, previous);
-    let question = match fiscal::stated_start(ontology, &question) {
+    let question = match fiscal::stated_start(ontology, &question)
+        .and_then(|question| fiscal::stated_end(ontology, &question))
+    {
         Ok(question) => question,
         Err(reason) => return Planned::NotAnswerable(reason),
     };

@@ -9134,3 +9134,41 @@ fn a_day_count_between_two_dates_is_each_dialects_arithmetic() {
         "{late}"
     );
 }
+
+#[test]
+fn a_fiscal_year_named_by_its_end_is_the_ontologys_fiscal_year() {
+    let (ontology, lexicon) = wholesale();
+    let first = plan_in_chat(
+        &ontology,
+        &lexicon,
+        "What was revenue in the fiscal year ending June 1996?",
+        None,
+    );
+    let sql = compile(&ontology, &first, Dialect::Postgres).unwrap().sql;
+    assert!(
+        sql.contains("o.o_orderdate >= '1995-07-01' AND o.o_orderdate < '1996-07-01'"),
+        "{sql}"
+    );
+    // The year before it is fiscal too, in place of the chat's.
+    let before = plan_in_chat(
+        &ontology,
+        &lexicon,
+        "And the fiscal year before that?",
+        Some(&first),
+    );
+    let sql = compile(&ontology, &before, Dialect::Postgres).unwrap().sql;
+    assert!(
+        sql.contains("o.o_orderdate >= '1994-07-01' AND o.o_orderdate < '1995-07-01'"),
+        "{sql}"
+    );
+    assert!(!sql.contains("1996-07-01"), "{sql}");
+    // Fiscal years that end in another month are not this ontology's.
+    let Planned::NotAnswerable(reason) = plan_with(
+        &ontology,
+        &lexicon,
+        "What was revenue in the fiscal year that ended in March 1996?",
+    ) else {
+        panic!("a fiscal year ending in March is refused");
+    };
+    assert!(reason.contains("end in June"), "{reason}");
+}

@@ -335,6 +335,13 @@ pub(super) fn year_beside<'q>(
         ("one year earlier", -1),
         ("the season before", -1),
         ("the previous season", -1),
+        ("the fiscal year after", 1),
+        ("the following fiscal year", 1),
+        ("the next fiscal year", 1),
+        ("the fiscal year before", -1),
+        ("the previous fiscal year", -1),
+        ("the prior fiscal year", -1),
+        ("the preceding fiscal year", -1),
     ];
     let lower = question.to_lowercase();
     let Some((at, phrase, step)) = PHRASES
@@ -363,8 +370,18 @@ pub(super) fn year_beside<'q>(
     } else {
         "in "
     };
+    // "the fiscal year before": fiscal again, which the fiscal reading
+    // takes out after.
+    let fiscal = if phrase.contains("fiscal") {
+        "fiscal "
+    } else {
+        ""
+    };
     let mut out = question.to_owned();
-    out.replace_range(at..at + phrase.len(), &format!("{in_}{}", year + step));
+    out.replace_range(
+        at..at + phrase.len(),
+        &format!("{in_}{fiscal}{}", year + step),
+    );
     out.into()
 }
 

@@ -118,7 +118,14 @@ impl Reading {
             }
             let several = matches!(&condition, Condition::OneOf(list) if list.len() > 1)
                 && !against_chat_year;
-            plan.filters.retain(|f| f.attribute != time);
+            // The chat's fiscal year gives way as well: "and the fiscal
+            // year before that?" is read as a year, made fiscal after.
+            let fiscal_time = AttributeRef {
+                bucket: Some(Grain::FiscalYear),
+                ..time.clone()
+            };
+            plan.filters
+                .retain(|f| f.attribute != time && f.attribute != fiscal_time);
             // A list that names the date still shows it ("races in 2024 with
             // their dates"); a measure is not split by it.
             // A verb's date ("born in 1980", "shipped in 1996") says which
