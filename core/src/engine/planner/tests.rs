@@ -9172,3 +9172,36 @@ fn a_fiscal_year_named_by_its_end_is_the_ontologys_fiscal_year() {
     };
     assert!(reason.contains("end in June"), "{reason}");
 }
+
+#[test]
+fn a_yes_or_no_comparison_of_two_values_ranks_the_two() {
+    let (ontology, lexicon) = wholesale();
+    let nations = compiled(
+        &ontology,
+        &lexicon,
+        "Did customers in GERMANY or in FRANCE place more orders in 1995?",
+        Dialect::Postgres,
+    );
+    assert!(
+        nations.starts_with("SELECT n.n_name AS nation_name, COUNT(*) AS order_count"),
+        "{nations}"
+    );
+    assert!(!nations.contains("c.c_name"), "{nations}");
+    // Asked which customers, the customers are listed.
+    let customers = compiled(
+        &ontology,
+        &lexicon,
+        "Which customers in GERMANY or FRANCE placed more orders?",
+        Dialect::Postgres,
+    );
+    assert!(
+        customers.contains("c.c_name AS customer_name"),
+        "{customers}"
+    );
+    let (wins, _) = sql("Did Hamilton or Verstappen win more races in 2021?", None);
+    assert!(
+        wins.starts_with("SELECT d.forename || ' ' || d.surname AS full_name, COUNT(*) AS wins"),
+        "{wins}"
+    );
+    assert!(!wins.contains("r.name AS race_name"), "{wins}");
+}

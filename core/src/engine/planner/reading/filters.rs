@@ -231,6 +231,16 @@ impl Reading {
                     let compared = display_of(ontology, &attribute.object)
                         .filter(|_| is_a_name(ontology, &attribute))
                         .unwrap_or(attribute);
+                    // "Did customers in GERMANY or in FRANCE spend more?":
+                    // asked neither which nor who, the customers are only
+                    // whose spending; the two nations are compared.
+                    if !self.lists && !self.who {
+                        plan.dimensions.retain(|d| {
+                            *d == compared
+                                || !self.asked.contains(d)
+                                || display_of(ontology, &d.object).as_ref() != Some(d)
+                        });
+                    }
                     push_unique(&mut plan.dimensions, compared);
                 }
             }

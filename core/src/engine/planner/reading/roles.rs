@@ -1257,6 +1257,27 @@ impl Reading {
                 .mentioned
                 .retain(|o| ontology.objects[*o].name != time.object);
         }
+        // "Did Hamilton or Verstappen win more races in 2021": the two
+        // compared are the rows; the races are what is counted for each,
+        // not listed beside them.
+        if reading.comparison
+            && reading.order.is_some()
+            && reading.asked.is_empty()
+            && !reading.metrics.is_empty()
+            && !reading.years.iter().any(|(op, _)| *op == Op::Versus)
+            && reading.values.iter().filter(|v| !v.negated).count() >= 2
+        {
+            let compared: Vec<&str> = reading
+                .values
+                .iter()
+                .flat_map(|v| v.options.iter().map(|(a, _)| a.object.as_str()))
+                .collect();
+            let metric_object = &ontology.metrics[reading.metrics[0].0].object;
+            reading.mentioned.retain(|o| {
+                let name = ontology.objects[*o].name.as_str();
+                compared.contains(&name) || name == metric_object
+            });
+        }
         // "How many orders did each customer place on average": the
         // average of the counts per customer.
         if reading.averaged && reading.counts && !reading.groupings.is_empty() {
