@@ -281,6 +281,11 @@ const PHRASES: &[(&str, Op)] = &[
     ("avg", Op::Average),
     ("mean", Op::Average),
     ("most often", Op::Most),
+    // "which of the two started from pole more often".
+    ("more often", Op::Most),
+    ("more frequently", Op::Most),
+    ("less often", Op::Least),
+    ("less frequently", Op::Least),
     // "the most common status": the value most rows hold.
     ("the most common", Op::Most),
     ("most common", Op::Most),

@@ -9205,3 +9205,37 @@ fn a_yes_or_no_comparison_of_two_values_ranks_the_two() {
     );
     assert!(!wins.contains("r.name AS race_name"), "{wins}");
 }
+
+#[test]
+fn more_often_ranks_and_classified_is_a_named_condition() {
+    let (poles, _) = sql(
+        "Did Hamilton or Verstappen start from pole more often?",
+        None,
+    );
+    assert!(poles.contains("COUNT(*) AS poles"), "{poles}");
+    assert!(poles.contains("ORDER BY poles DESC"), "{poles}");
+    let (classified, _) = sql(
+        "What was Lewis Hamilton's average finishing position in 2019, counting only the races in which he was classified?",
+        None,
+    );
+    assert!(
+        classified.starts_with("SELECT AVG(rr.position) AS average_position"),
+        "{classified}"
+    );
+    assert!(
+        classified.contains("(rr.position IS NOT NULL)"),
+        "{classified}"
+    );
+}
+
+#[test]
+fn each_of_the_things_a_distinct_count_counted_is_a_row() {
+    let (_, sprints) = sql("How many sprint races were held in 2022?", None);
+    let (each, _) = sql("Who won each of them?", Some(&sprints));
+    assert!(each.contains("r.name AS race_name"), "{each}");
+    assert!(each.contains("AS full_name"), "{each}");
+    assert!(each.contains("sr.position = 1"), "{each}");
+    // Ranked among them, the winners are the rows.
+    let (most, _) = sql("Who has won the most of them?", Some(&sprints));
+    assert!(!most.contains("race_name"), "{most}");
+}

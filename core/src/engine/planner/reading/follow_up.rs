@@ -381,6 +381,16 @@ impl Reading {
                             [Measure::DistinctOf { object, .. }] if !self.counts_among => {
                                 Some(object).filter(|o| self.asked.iter().all(|a| a.object == **o))
                             }
+                            // "Who won each of them?", after how many sprint
+                            // races: a metric counting the distinct things
+                            // a key names counted those things.
+                            // Not "who has won the most of them", which ranks
+                            // the winners among those things.
+                            [Measure::Metric { metric, .. }]
+                                if previous.dimensions.is_empty() && self.order.is_none() =>
+                            {
+                                distinct_things(ontology, metric)
+                            }
                             _ => None,
                         };
                         if self.partitive
@@ -793,4 +803,19 @@ impl Reading {
                 .retain(|f| !names_row_time(ontology, &f.attribute)),
         }
     }
+}
+
+/// The things a metric counts one of each of: those its distinct key names
+/// (`sprints` counts the races of sprint results).
+fn distinct_things<'o>(ontology: &'o Ontology, metric: &str) -> Option<&'o String> {
+    let metric = ontology.metrics.iter().find(|m| m.name == metric)?;
+    if metric.aggregate != Aggregate::CountDistinct || !metric.variants.is_empty() {
+        return None;
+    }
+    let named = graph::named_by(ontology, &metric.object, metric.expr.as_deref()?)?;
+    ontology
+        .objects
+        .iter()
+        .find(|o| o.name == named)
+        .map(|o| &o.name)
 }
