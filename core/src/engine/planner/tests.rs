@@ -9239,3 +9239,23 @@ fn each_of_the_things_a_distinct_count_counted_is_a_row() {
     let (most, _) = sql("Who has won the most of them?", Some(&sprints));
     assert!(!most.contains("race_name"), "{most}");
 }
+
+#[test]
+fn each_of_them_is_each_of_those_the_chat_listed() {
+    let (ontology, lexicon) = wholesale();
+    let top = plan_in_chat(
+        &ontology,
+        &lexicon,
+        "Who were the top 5 customers by revenue in 1997?",
+        None,
+    );
+    let each = plan_in_chat(
+        &ontology,
+        &lexicon,
+        "how many orders did each of them place that year",
+        Some(&top),
+    );
+    let sql = compile(&ontology, &each, Dialect::Postgres).unwrap().sql;
+    assert!(sql.starts_with("SELECT c.c_name AS customer_name"), "{sql}");
+    assert!(!sql.contains("o.o_orderdate AS order_date"), "{sql}");
+}

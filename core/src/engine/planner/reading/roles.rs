@@ -184,6 +184,12 @@ impl Reading {
                             reading.partitive = true;
                             reading.counts_among |=
                                 index > 0 && pieces[index - 1] == Piece::Op(Op::Count);
+                            // "how many orders did each of them place": each
+                            // of those the chat was about, not each time
+                            // "place" might name.
+                            if index > 0 && pieces[index - 1] == Piece::Op(Op::GroupBy) {
+                                grouping = false;
+                            }
                             continue;
                         }
                         Op::Refer => {
