@@ -9100,6 +9100,22 @@ fn among_things_how_many_counts_those_things() {
     // "how many drivers" counts drivers, not the races "among" names.
     let (drivers, _) = sql("Among the races in 2010, how many drivers finished?", None);
     assert!(drivers.contains("AS driver_count"), "{drivers}");
+    // "Among them" is the chat's things.
+    let previous = plan_in_chat(
+        &f1,
+        &f1_lexicon,
+        "How many drivers won a race in 2012?",
+        None,
+    );
+    let among_them = plan_in_chat(
+        &f1,
+        &f1_lexicon,
+        "Among them, how many are German?",
+        Some(&previous),
+    );
+    let sql = compile(&f1, &among_them, Dialect::Postgres).unwrap().sql;
+    assert!(sql.contains("rr.position = 1"), "{sql}");
+    assert!(sql.contains("d.nationality = 'German'"), "{sql}");
 }
 
 #[test]

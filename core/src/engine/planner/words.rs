@@ -1741,6 +1741,15 @@ fn among_as_counted(lexicon: &Lexicon, question: &str) -> String {
         return question.to_owned();
     }
     let things = things.trim();
+    // "Among them, how many …": the chat's things, read as they are.
+    if text::words(things).len() < 2
+        && matches!(
+            things.to_ascii_lowercase().as_str(),
+            "them" | "those" | "these" | "they" | "which" | "whom"
+        )
+    {
+        return question.to_owned();
+    }
     let things = ["the ", "all the ", "all ", "those ", "these "]
         .iter()
         .find_map(|article| {
