@@ -122,6 +122,7 @@ pub(super) fn read(lexicon: &Lexicon, question: &str, today: Option<Day>) -> Vec
     let question = formulas_dropped(&question);
     let question = order_named_first(&question);
     let question = among_as_counted(lexicon, &question);
+    let question = how_long_later(lexicon, &question);
     let mut words: Vec<Word> = text::words(&question)
         .into_iter()
         .map(|word| normalise_word(lexicon, word))
@@ -1693,6 +1694,40 @@ pub(super) fn order_named_first(question: &str) -> String {
         last.push_str(after);
     }
     out.extend(tokens[order + 1..].iter().map(|t| (*t).to_owned()));
+    out.join(" ")
+}
+
+/// "On which lap did he come in, and how long was the stop?": a second
+/// question inside the first asks the stop's duration, as "what was the
+/// duration of the stop" does, where something has a duration. (At the
+/// start of a question, [`how_long`] reads it.)
+fn how_long_later(lexicon: &Lexicon, question: &str) -> String {
+    let tokens: Vec<&str> = question.split_whitespace().collect();
+    let bare = |t: &str| {
+        t.trim_matches(|c: char| !c.is_alphanumeric())
+            .to_lowercase()
+    };
+    let Some(at) = (1..tokens.len().saturating_sub(3)).find(|&k| {
+        bare(tokens[k]) == "how"
+            && bare(tokens[k + 1]) == "long"
+            && matches!(bare(tokens[k + 2]).as_str(), "was" | "were" | "is" | "are")
+            && matches!(
+                bare(tokens[k + 3]).as_str(),
+                "the" | "his" | "her" | "their" | "that" | "this" | "each"
+            )
+    }) else {
+        return question.to_owned();
+    };
+    let has_duration = lexicon
+        .lookup(&text::key("duration"))
+        .iter()
+        .any(|e| matches!(e.concept, Concept::Attribute { .. }));
+    if !has_duration {
+        return question.to_owned();
+    }
+    let mut out: Vec<&str> = tokens[..at].to_vec();
+    out.extend(["what", tokens[at + 2], "the", "duration", "of"]);
+    out.extend(&tokens[at + 3..]);
     out.join(" ")
 }
 
