@@ -9278,15 +9278,15 @@ fn each_of_them_is_each_of_those_the_chat_listed() {
 
 #[test]
 fn how_long_inside_a_question_asks_the_duration() {
-    let (_, stops) = sql(
-        "How many pit stops did Max Verstappen make in 2023?",
-        None,
-    );
+    let (_, stops) = sql("How many pit stops did Max Verstappen make in 2023?", None);
     let (lap, _) = sql(
         "On which lap did he come in, and how long was the stop in seconds?",
         Some(&stops),
     );
     assert!(lap.contains("ps.lap AS lap"), "{lap}");
-    assert!(lap.contains("ps.milliseconds / 1000.0 AS duration"), "{lap}");
+    assert!(
+        lap.contains("ps.milliseconds / 1000.0 AS duration"),
+        "{lap}"
+    );
     assert!(!lap.contains("ps.stop AS stop"), "{lap}");
 }
