@@ -281,7 +281,10 @@ const PHRASES: &[(&str, Op)] = &[
     ("avg", Op::Average),
     ("mean", Op::Average),
     ("most often", Op::Most),
-    // "which of the two started from pole more often".
+    // "more often than 10 times" is a threshold; "which of the two started
+    // from pole more often" ranks.
+    ("more often than", Op::Above),
+    ("less often than", Op::Below),
     ("more often", Op::Most),
     ("more frequently", Op::Most),
     ("less often", Op::Least),

@@ -118,10 +118,16 @@ pub(super) fn stated_end(ontology: &Ontology, question: &str) -> Result<String, 
     let start = ontology.fiscal_start().number();
     let last = (start + 10) % 12 + 1;
     if month != last {
+        let ours = match ontology.fiscal_year_start {
+            Some(_) => format!(
+                "fiscal years end in {}",
+                Month::ALL[last as usize - 1].title()
+            ),
+            None => "fiscal year is the calendar year".to_owned(),
+        };
         return Err(format!(
-            "the question asks for a fiscal year ending in {}, but this ontology's fiscal years end in {}",
+            "the question asks for a fiscal year ending in {}, but this ontology's {ours}",
             Month::ALL[month as usize - 1].title(),
-            Month::ALL[last as usize - 1].title()
         ));
     }
     // What followed the year ("1997?") stays.

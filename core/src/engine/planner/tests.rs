@@ -9100,6 +9100,12 @@ fn among_things_how_many_counts_those_things() {
     // "how many drivers" counts drivers, not the races "among" names.
     let (drivers, _) = sql("Among the races in 2010, how many drivers finished?", None);
     assert!(drivers.contains("AS driver_count"), "{drivers}");
+    // What follows "how many" is counted where it is not what they did.
+    let (points, _) = sql(
+        "Among the drivers, how many points did Max Verstappen score?",
+        None,
+    );
+    assert!(!points.contains("driver_count"), "{points}");
     // "Among them" is the chat's things.
     let previous = plan_in_chat(
         &f1,

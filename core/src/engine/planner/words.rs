@@ -121,7 +121,7 @@ pub(super) fn read(lexicon: &Lexicon, question: &str, today: Option<Day>) -> Vec
     let question = why_as_reason(&question);
     let question = formulas_dropped(&question);
     let question = order_named_first(&question);
-    let question = among_as_counted(lexicon, &question);
+    let question = among_as_counted(&question);
     let question = how_long_later(lexicon, &question);
     let mut words: Vec<Word> = text::words(&question)
         .into_iter()
@@ -1718,10 +1718,22 @@ fn how_long_later(lexicon: &Lexicon, question: &str) -> String {
     }) else {
         return question.to_owned();
     };
-    let has_duration = lexicon
-        .lookup(&text::key("duration"))
-        .iter()
-        .any(|e| matches!(e.concept, Concept::Attribute { .. }));
+    // Only where the thing named has a duration, as [`how_long`] asks:
+    // not "how long is the circuit".
+    let named = tokens
+        .get(at + 4)
+        .map(|t| normalise_word(lexicon, Word::written(&bare(t))).stem);
+    let has_duration = named.is_some_and(|stem| {
+        lexicon.lookup(&stem).iter().any(|thing| {
+            let Concept::Object(object) = thing.concept else {
+                return false;
+            };
+            lexicon
+                .lookup(&text::key("duration"))
+                .iter()
+                .any(|e| matches!(e.concept, Concept::Attribute { object: o, .. } if o == object))
+        })
+    });
     if !has_duration {
         return question.to_owned();
     }
@@ -1735,8 +1747,8 @@ fn how_long_later(lexicon: &Lexicon, question: &str) -> String {
 /// counted are the ones "among" names, so the question is "How many
 /// drivers born in 1980 are German?". Only where "how many" is followed
 /// by what they did or are ("were", "arrived", "have"), not by other
-/// things to count ("how many races did they win" counts races).
-fn among_as_counted(lexicon: &Lexicon, question: &str) -> String {
+/// things to count ("how many points did Vettel score" counts points).
+fn among_as_counted(question: &str) -> String {
     let trimmed = question.trim_start();
     let Some(rest) = trimmed
         .get(..6)
@@ -1765,27 +1777,50 @@ fn among_as_counted(lexicon: &Lexicon, question: &str) -> String {
             after = after[of.len()..].trim_start();
         }
     }
-    let counts_other_things = text::words(after).into_iter().next().is_none_or(|next| {
-        let next = normalise_word(lexicon, next);
-        lexicon
-            .lookup(&next.stem)
-            .iter()
-            .any(|e| matches!(e.concept, Concept::Object(_)))
+    // Only what they did or are: "how many points did Vettel score" counts
+    // points, whatever "among" names.
+    let says_what_they_did = text::words(after).first().is_some_and(|next| {
+        matches!(
+            next.plain.as_str(),
+            "are"
+                | "were"
+                | "is"
+                | "was"
+                | "have"
+                | "has"
+                | "had"
+                | "did"
+                | "do"
+                | "does"
+                | "can"
+                | "could"
+                | "won"
+                | "got"
+                | "made"
+                | "took"
+                | "came"
+                | "went"
+                | "held"
+                | "ran"
+                | "drove"
+                | "sold"
+                | "bought"
+        ) || next.plain.ends_with("ed")
     });
-    if counts_other_things {
+    if !says_what_they_did {
         return question.to_owned();
     }
     let things = things.trim();
-    // "Among them, how many …": the chat's things, read as they are.
-    if text::words(things).len() < 2
-        && matches!(
-            things.to_ascii_lowercase().as_str(),
-            "them" | "those" | "these" | "they" | "which" | "whom"
-        )
+    // "Among them", "among those drivers": the chat's things, which
+    // "how many" reads as such.
+    let first = things.split_whitespace().next().unwrap_or_default();
+    if ["them", "those", "these", "they", "which", "whom"]
+        .iter()
+        .any(|w| first.eq_ignore_ascii_case(w))
     {
         return question.to_owned();
     }
-    let things = ["the ", "all the ", "all ", "those ", "these "]
+    let things = ["the ", "all the ", "all "]
         .iter()
         .find_map(|article| {
             things

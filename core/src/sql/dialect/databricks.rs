@@ -12,6 +12,16 @@ impl SqlDialect for Databricks {
         Dialect::Databricks
     }
 
+    fn callable(&self) -> &'static [&'static [&'static str]] {
+        &[
+            super::functions::COMMON,
+            super::functions::STATISTICS,
+            super::functions::MATH,
+            super::functions::STANDARD,
+            super::functions::DATABRICKS,
+        ]
+    }
+
     fn parser(&self) -> &'static dyn sqlparser::dialect::Dialect {
         &DatabricksDialect {}
     }

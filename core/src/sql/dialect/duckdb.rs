@@ -12,6 +12,16 @@ impl SqlDialect for DuckDb {
         Dialect::DuckDb
     }
 
+    fn callable(&self) -> &'static [&'static [&'static str]] {
+        &[
+            super::functions::COMMON,
+            super::functions::STATISTICS,
+            super::functions::MATH,
+            super::functions::STANDARD,
+            super::functions::DUCKDB,
+        ]
+    }
+
     fn parser(&self) -> &'static dyn sqlparser::dialect::Dialect {
         &DuckDbDialect {}
     }

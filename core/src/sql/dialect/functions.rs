@@ -150,6 +150,9 @@ pub const MYSQL: &[&str] = &[
     "week",
     "date",
     "date_format",
+    "date_add",
+    "date_sub",
+    "weekday",
     "datediff",
     "timestampdiff",
     "str_to_date",
@@ -162,3 +165,46 @@ pub const MYSQL: &[&str] = &[
     "locate",
     "instr",
 ];
+
+/// Snowflake's own date functions, which its templates write.
+pub const SNOWFLAKE: &[&str] = &[
+    "to_char", "to_date", "year", "month", "day", "quarter", "dateadd", "datediff", "iff",
+    "ifnull", "nvl",
+];
+
+/// BigQuery's own date functions, which its templates write.
+pub const BIGQUERY: &[&str] = &[
+    "format_date",
+    "date_add",
+    "date_sub",
+    "date_diff",
+    "ifnull",
+    "if",
+];
+
+/// Databricks's own date functions, which its templates write.
+pub const DATABRICKS: &[&str] = &[
+    "date_format",
+    "add_months",
+    "trunc",
+    "date_add",
+    "datediff",
+    "year",
+    "month",
+    "quarter",
+    "ifnull",
+    "nvl",
+];
+
+/// DuckDB's own date functions, which its templates write.
+pub const DUCKDB: &[&str] = &[
+    "strftime",
+    "year",
+    "month",
+    "quarter",
+    "date_diff",
+    "ifnull",
+];
+
+/// Redshift's own date functions beside PostgreSQL's standard ones.
+pub const REDSHIFT: &[&str] = &["to_char", "to_date", "dateadd", "datediff", "nvl"];

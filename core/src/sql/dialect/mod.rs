@@ -376,6 +376,39 @@ mod tests {
         }
     }
 
+    /// A compiled query is checked against the dialect's allowlist before
+    /// it runs, so every function of its own templates must be on it.
+    #[test]
+    fn every_template_calls_only_functions_the_dialect_allows() {
+        use sqlparser::ast::{Expr, visit_expressions};
+        use std::ops::ControlFlow;
+        for dialect in Dialect::ALL {
+            let rules = dialect.sql();
+            let templates = [
+                rules.year_of().to_owned(),
+                rules.month_of().to_owned(),
+                rules.month_number_of().to_owned(),
+                rules.quarter_of().to_owned(),
+                rules.week_of().to_owned(),
+                rules.day_of().to_owned(),
+                rules.add_months(-3),
+                rules.add_days(7),
+                rules.integer_of_text().to_owned(),
+                rules.days_between().to_owned(),
+            ];
+            for template in templates {
+                let expr = parse_expression(dialect, &template).unwrap();
+                let _ = visit_expressions(&expr, |e| {
+                    if let Expr::Function(function) = e {
+                        let name = function.name.to_string();
+                        assert!(rules.may_call(&name), "{dialect:?}: {name} in {template}");
+                    }
+                    ControlFlow::<()>::Continue(())
+                });
+            }
+        }
+    }
+
     #[test]
     fn rows_are_limited_with_limit() {
         for dialect in Dialect::ALL {

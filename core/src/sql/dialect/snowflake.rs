@@ -12,6 +12,16 @@ impl SqlDialect for Snowflake {
         Dialect::Snowflake
     }
 
+    fn callable(&self) -> &'static [&'static [&'static str]] {
+        &[
+            super::functions::COMMON,
+            super::functions::STATISTICS,
+            super::functions::MATH,
+            super::functions::STANDARD,
+            super::functions::SNOWFLAKE,
+        ]
+    }
+
     fn parser(&self) -> &'static dyn sqlparser::dialect::Dialect {
         &SnowflakeDialect {}
     }

@@ -231,9 +231,9 @@ impl Reading {
                     let compared = display_of(ontology, &attribute.object)
                         .filter(|_| is_a_name(ontology, &attribute))
                         .unwrap_or(attribute);
-                    // "Did customers in GERMANY or in FRANCE spend more?":
-                    // asked neither which nor who, the customers are only
-                    // whose spending; the two nations are compared.
+                    // "Did customers in GERMANY or in FRANCE place more
+                    // orders?": asked neither which nor who, the customers
+                    // only say whose orders; the two nations are compared.
                     if !self.lists && !self.who {
                         plan.dimensions.retain(|d| {
                             *d == compared

@@ -187,7 +187,15 @@ impl Reading {
                             // "how many orders did each of them place": each
                             // of those the chat was about, not each time
                             // "place" might name.
-                            if index > 0 && pieces[index - 1] == Piece::Op(Op::GroupBy) {
+                            // "each of their drivers" still groups by the drivers.
+                            let things_follow = matches!(
+                                pieces.get(index + 1),
+                                Some(Piece::Concept { entries, .. }) if object_of(entries).is_some()
+                            );
+                            if index > 0
+                                && pieces[index - 1] == Piece::Op(Op::GroupBy)
+                                && !things_follow
+                            {
                                 grouping = false;
                             }
                             continue;
