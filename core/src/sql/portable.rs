@@ -90,7 +90,7 @@ mod tests {
         let text = "days_between(l_commitdate, l_receiptdate)";
         assert_eq!(
             written(Dialect::Sqlite, text).unwrap(),
-            "(CAST(julianday(l_receiptdate) - julianday(l_commitdate) AS INTEGER))"
+            "(CAST(julianday(date(l_receiptdate)) - julianday(date(l_commitdate)) AS INTEGER))"
         );
         assert_eq!(
             written(Dialect::Postgres, text).unwrap(),

@@ -9131,7 +9131,7 @@ fn a_day_count_between_two_dates_is_each_dialects_arithmetic() {
     let sqlite = compiled(&ontology, &lexicon, question, Dialect::Sqlite);
     assert!(
         sqlite.contains(
-            "AVG((CAST(julianday(li.l_receiptdate) - julianday(li.l_shipdate) AS INTEGER)))"
+            "AVG((CAST(julianday(date(li.l_receiptdate)) - julianday(date(li.l_shipdate)) AS INTEGER)))"
         ),
         "{sqlite}"
     );

@@ -37,8 +37,8 @@ pub use sqlite::Sqlite;
 /// The placeholder a date template is applied to.
 pub const VALUE: &str = "cassis_value";
 
-/// The placeholders of [`SqlDialect::days_between`]: the earlier date and
-/// the later one.
+/// The placeholders of [`SqlDialect::days_between`]: the date counted
+/// from and the date counted to.
 pub const START: &str = "cassis_start";
 pub const END: &str = "cassis_end";
 

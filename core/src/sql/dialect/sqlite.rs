@@ -48,10 +48,11 @@ impl SqlDialect for Sqlite {
         format!("date(cassis_value, '{days:+} days')")
     }
 
-    /// Julian days count whole days between dates; cast, so a day count
-    /// reads as one in every dialect.
+    /// Each side's date first, as the other dialects cast to a date: a
+    /// timestamp late one evening and one early the next morning are a day
+    /// apart, not the fraction of one Julian days would give.
     fn days_between(&self) -> &'static str {
-        "CAST(julianday(cassis_end) - julianday(cassis_start) AS INTEGER)"
+        "CAST(julianday(date(cassis_end)) - julianday(date(cassis_start)) AS INTEGER)"
     }
 
     fn casts_text_to_date(&self) -> bool {
