@@ -1749,37 +1749,27 @@ fn how_long_later(lexicon: &Lexicon, question: &str) -> String {
 /// by what they did or are ("were", "arrived", "have"), not by other
 /// things to count ("how many points did Vettel score" counts points).
 fn among_as_counted(question: &str) -> String {
-    let trimmed = question.trim_start();
-    let Some(rest) = trimmed
-        .get(..6)
-        .filter(|head| head.eq_ignore_ascii_case("among "))
-        .map(|_| &trimmed[6..])
-    else {
+    // `text` without its first words when they are `head`, in any case.
+    fn after<'t>(text: &'t str, head: &str) -> Option<&'t str> {
+        text.get(..head.len())
+            .filter(|h| h.eq_ignore_ascii_case(head))
+            .map(|_| text[head.len()..].trim_start())
+    }
+    let Some(rest) = after(question.trim_start(), "among ") else {
         return question.to_owned();
     };
     let Some((things, asked)) = rest.split_once(',') else {
         return question.to_owned();
     };
-    let asked = asked.trim_start();
-    let Some(after) = asked
-        .get(..9)
-        .filter(|head| head.eq_ignore_ascii_case("how many "))
-        .map(|_| &asked[9..])
-    else {
+    let Some(mut asked) = after(asked.trim_start(), "how many ") else {
         return question.to_owned();
     };
-    let mut after = after.trim_start();
     for of in ["of them ", "of these ", "of those ", "of which "] {
-        if after
-            .get(..of.len())
-            .is_some_and(|head| head.eq_ignore_ascii_case(of))
-        {
-            after = after[of.len()..].trim_start();
-        }
+        asked = after(asked, of).unwrap_or(asked);
     }
     // Only what they did or are: "how many points did Vettel score" counts
     // points, whatever "among" names.
-    let says_what_they_did = text::words(after).first().is_some_and(|next| {
+    let says_what_they_did = text::words(asked).first().is_some_and(|next| {
         matches!(
             next.plain.as_str(),
             "are"
@@ -1822,14 +1812,9 @@ fn among_as_counted(question: &str) -> String {
     }
     let things = ["the ", "all the ", "all "]
         .iter()
-        .find_map(|article| {
-            things
-                .get(..article.len())
-                .filter(|head| head.eq_ignore_ascii_case(article) && things.len() > article.len())
-                .map(|_| &things[article.len()..])
-        })
+        .find_map(|article| after(things, article).filter(|t| !t.is_empty()))
         .unwrap_or(things);
-    format!("How many {things} {after}")
+    format!("How many {things} {asked}")
 }
 
 /// "first and last name": both names, each spelled out, so that "first"

@@ -345,23 +345,27 @@ mod tests {
         assert_eq!(quoted(Dialect::Snowflake, "Year"), "\"Year\"");
     }
 
+    /// Each date template of `rules` over [`VALUE`].
+    fn date_templates(rules: &dyn SqlDialect) -> [String; 9] {
+        [
+            rules.year_of().to_owned(),
+            rules.month_of().to_owned(),
+            rules.month_number_of().to_owned(),
+            rules.quarter_of().to_owned(),
+            rules.week_of().to_owned(),
+            rules.day_of().to_owned(),
+            rules.add_months(-3),
+            rules.add_days(7),
+            rules.integer_of_text().to_owned(),
+        ]
+    }
+
     #[test]
     fn every_date_template_parses_in_its_dialect() {
         for dialect in Dialect::ALL {
             let rules = dialect.sql();
             assert_eq!(rules.dialect(), dialect);
-            let templates = [
-                rules.year_of().to_owned(),
-                rules.month_of().to_owned(),
-                rules.month_number_of().to_owned(),
-                rules.quarter_of().to_owned(),
-                rules.week_of().to_owned(),
-                rules.day_of().to_owned(),
-                rules.add_months(-3),
-                rules.add_days(7),
-                rules.integer_of_text().to_owned(),
-            ];
-            for template in templates {
+            for template in date_templates(rules) {
                 assert!(template.contains(VALUE), "{dialect:?}: {template}");
                 parse_expression(dialect, &template)
                     .unwrap_or_else(|e| panic!("{dialect:?}: {template}: {e}"));
@@ -384,18 +388,9 @@ mod tests {
         use std::ops::ControlFlow;
         for dialect in Dialect::ALL {
             let rules = dialect.sql();
-            let templates = [
-                rules.year_of().to_owned(),
-                rules.month_of().to_owned(),
-                rules.month_number_of().to_owned(),
-                rules.quarter_of().to_owned(),
-                rules.week_of().to_owned(),
-                rules.day_of().to_owned(),
-                rules.add_months(-3),
-                rules.add_days(7),
-                rules.integer_of_text().to_owned(),
-                rules.days_between().to_owned(),
-            ];
+            let templates = date_templates(rules)
+                .into_iter()
+                .chain([rules.days_between().to_owned()]);
             for template in templates {
                 let expr = parse_expression(dialect, &template).unwrap();
                 let _ = visit_expressions(&expr, |e| {
