@@ -28,32 +28,25 @@ pub fn write_out(dialect: Dialect, expr: &mut Expr) -> Result<(), SqlError> {
         if !is_days_between {
             return ControlFlow::Continue(());
         }
-        let arguments: Vec<&Expr> = match &function.args {
-            FunctionArguments::List(list) => list
-                .args
-                .iter()
-                .filter_map(|arg| match arg {
-                    FunctionArg::Unnamed(FunctionArgExpr::Expr(e)) => Some(e),
-                    _ => None,
-                })
-                .collect(),
-            _ => Vec::new(),
+        let arguments = match &function.args {
+            FunctionArguments::List(list) => list.args.as_slice(),
+            _ => &[],
         };
-        let found = match &function.args {
-            FunctionArguments::List(list) => list.args.len(),
-            _ => 0,
-        };
-        let [start, end] = arguments.as_slice() else {
+        let [
+            FunctionArg::Unnamed(FunctionArgExpr::Expr(start)),
+            FunctionArg::Unnamed(FunctionArgExpr::Expr(end)),
+        ] = arguments
+        else {
             return ControlFlow::Break(SqlError::Arguments {
                 function: DAYS_BETWEEN,
                 expected: 2,
-                found,
+                found: arguments.len(),
             });
         };
         let template = dialect.sql().days_between();
         let mut written = super::parse_expression(dialect, template)
             .unwrap_or_else(|e| panic!("{dialect:?}'s days_between parses: {e}"));
-        let (start, end) = ((*start).clone(), (*end).clone());
+        let (start, end) = (start.clone(), end.clone());
         let _ = visit_expressions_mut(&mut written, |w| {
             if let Expr::Identifier(ident) = w {
                 if ident.value == START {

@@ -115,14 +115,10 @@ pub(super) fn stated_end(ontology: &Ontology, question: &str) -> Result<String, 
     else {
         return Ok(question.to_owned());
     };
-    let start = ontology.fiscal_start().number();
-    let last = (start + 10) % 12 + 1;
-    if month != last {
+    let last = last_month(ontology.fiscal_start());
+    if month != last.number() {
         let ours = match ontology.fiscal_year_start {
-            Some(_) => format!(
-                "fiscal years end in {}",
-                Month::ALL[last as usize - 1].title()
-            ),
+            Some(_) => format!("fiscal years end in {}", last.title()),
             None => "fiscal year is the calendar year".to_owned(),
         };
         return Err(format!(
@@ -210,6 +206,11 @@ pub(super) fn fiscal_years(ontology: &Ontology, planned: Planned) -> Planned {
     Planned::Plan(plan)
 }
 
+/// The month a fiscal year starting in `start` ends in: June for July.
+fn last_month(start: Month) -> Month {
+    Month::ALL[(start.number() as usize + 10) % 12]
+}
+
 /// "Fiscal years start in July: fiscal 1996 is July 1995 to June 1996".
 pub(crate) fn assumption(ontology: &Ontology, year: Option<i64>) -> String {
     let Some(start) = ontology.fiscal_year_start.filter(|m| *m != Month::January) else {
@@ -217,7 +218,7 @@ pub(crate) fn assumption(ontology: &Ontology, year: Option<i64>) -> String {
             .to_owned();
     };
     let year = year.unwrap_or(2000);
-    let end = Month::ALL[(start.number() as usize + 10) % 12];
+    let end = last_month(start);
     format!(
         "Fiscal years start in {0}, each named by the year it ends in: fiscal {year} is {0} {1} to {2} {year}",
         start.title(),

@@ -12,14 +12,8 @@ impl SqlDialect for BigQuery {
         Dialect::BigQuery
     }
 
-    fn callable(&self) -> &'static [&'static [&'static str]] {
-        &[
-            super::functions::COMMON,
-            super::functions::STATISTICS,
-            super::functions::MATH,
-            super::functions::STANDARD,
-            super::functions::BIGQUERY,
-        ]
+    fn own_functions(&self) -> &'static [&'static str] {
+        super::functions::BIGQUERY
     }
 
     fn parser(&self) -> &'static dyn sqlparser::dialect::Dialect {

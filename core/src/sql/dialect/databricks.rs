@@ -12,14 +12,8 @@ impl SqlDialect for Databricks {
         Dialect::Databricks
     }
 
-    fn callable(&self) -> &'static [&'static [&'static str]] {
-        &[
-            super::functions::COMMON,
-            super::functions::STATISTICS,
-            super::functions::MATH,
-            super::functions::STANDARD,
-            super::functions::DATABRICKS,
-        ]
+    fn own_functions(&self) -> &'static [&'static str] {
+        super::functions::DATABRICKS
     }
 
     fn parser(&self) -> &'static dyn sqlparser::dialect::Dialect {

@@ -12,14 +12,8 @@ impl SqlDialect for DuckDb {
         Dialect::DuckDb
     }
 
-    fn callable(&self) -> &'static [&'static [&'static str]] {
-        &[
-            super::functions::COMMON,
-            super::functions::STATISTICS,
-            super::functions::MATH,
-            super::functions::STANDARD,
-            super::functions::DUCKDB,
-        ]
+    fn own_functions(&self) -> &'static [&'static str] {
+        super::functions::DUCKDB
     }
 
     fn parser(&self) -> &'static dyn sqlparser::dialect::Dialect {

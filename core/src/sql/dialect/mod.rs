@@ -193,11 +193,19 @@ pub trait SqlDialect: Send + Sync + std::fmt::Debug {
         ]
     }
 
-    /// Whether a function called `name` (in any case) is in [`Self::callable`].
+    /// The engine's own functions beside [`Self::callable`]'s shared
+    /// lists: the date functions its templates write (`DATEADD`).
+    fn own_functions(&self) -> &'static [&'static str] {
+        &[]
+    }
+
+    /// Whether a function called `name` (in any case) is in
+    /// [`Self::callable`] or [`Self::own_functions`].
     fn may_call(&self, name: &str) -> bool {
         let name = name.to_lowercase();
         self.callable()
             .iter()
+            .chain([&self.own_functions()])
             .any(|list| list.contains(&name.as_str()))
     }
 

@@ -16,14 +16,8 @@ impl SqlDialect for Postgres {
         &PostgreSqlDialect {}
     }
 
-    fn callable(&self) -> &'static [&'static [&'static str]] {
-        &[
-            super::functions::COMMON,
-            super::functions::STATISTICS,
-            super::functions::MATH,
-            super::functions::STANDARD,
-            super::functions::POSTGRES,
-        ]
+    fn own_functions(&self) -> &'static [&'static str] {
+        super::functions::POSTGRES
     }
 
     fn quoted_names_are_exact(&self) -> bool {

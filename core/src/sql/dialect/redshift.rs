@@ -12,14 +12,8 @@ impl SqlDialect for Redshift {
         Dialect::Redshift
     }
 
-    fn callable(&self) -> &'static [&'static [&'static str]] {
-        &[
-            super::functions::COMMON,
-            super::functions::STATISTICS,
-            super::functions::MATH,
-            super::functions::STANDARD,
-            super::functions::REDSHIFT,
-        ]
+    fn own_functions(&self) -> &'static [&'static str] {
+        super::functions::REDSHIFT
     }
 
     fn parser(&self) -> &'static dyn sqlparser::dialect::Dialect {

@@ -12,14 +12,8 @@ impl SqlDialect for Snowflake {
         Dialect::Snowflake
     }
 
-    fn callable(&self) -> &'static [&'static [&'static str]] {
-        &[
-            super::functions::COMMON,
-            super::functions::STATISTICS,
-            super::functions::MATH,
-            super::functions::STANDARD,
-            super::functions::SNOWFLAKE,
-        ]
+    fn own_functions(&self) -> &'static [&'static str] {
+        super::functions::SNOWFLAKE
     }
 
     fn parser(&self) -> &'static dyn sqlparser::dialect::Dialect {

@@ -3,7 +3,10 @@
 //! counted among.
 
 use super::measures::Measured;
-use super::{Reading, display_of, is_display, is_one_text_value, simple_filter, things_counted};
+use super::{
+    Reading, display_of, distinct_things, is_display, is_one_text_value, simple_filter,
+    things_counted,
+};
 use crate::engine::compile::display_attribute;
 use crate::engine::graph;
 use crate::engine::plan::{AttributeRef, Condition, Filter, Measure, Order, SemanticPlan};
@@ -389,7 +392,12 @@ impl Reading {
                             [Measure::Metric { metric, .. }]
                                 if previous.dimensions.is_empty() && self.order.is_none() =>
                             {
-                                distinct_things(ontology, metric)
+                                ontology
+                                    .metrics
+                                    .iter()
+                                    .find(|m| m.name == *metric)
+                                    .and_then(|m| distinct_things(ontology, m))
+                                    .map(|o| &o.name)
                             }
                             _ => None,
                         };
@@ -803,19 +811,4 @@ impl Reading {
                 .retain(|f| !names_row_time(ontology, &f.attribute)),
         }
     }
-}
-
-/// The things a metric counts one of each of: those its distinct key names
-/// (`sprints` counts the races of sprint results).
-fn distinct_things<'o>(ontology: &'o Ontology, metric: &str) -> Option<&'o String> {
-    let metric = ontology.metrics.iter().find(|m| m.name == metric)?;
-    if metric.aggregate != Aggregate::CountDistinct || !metric.variants.is_empty() {
-        return None;
-    }
-    let named = graph::named_by(ontology, &metric.object, metric.expr.as_deref()?)?;
-    ontology
-        .objects
-        .iter()
-        .find(|o| o.name == named)
-        .map(|o| &o.name)
 }

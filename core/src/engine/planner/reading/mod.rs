@@ -24,7 +24,7 @@ use crate::engine::lexicon::{Concept, Entry};
 use crate::engine::plan::{
     AttributeRef, Condition, Filter, Literal, Measure, Order, PlanAssumption, SemanticPlan,
 };
-use crate::ontology::{Aggregate, AttributeRole, MetricKind, Ontology};
+use crate::ontology::{Aggregate, AttributeRole, Metric, MetricKind, Object, Ontology};
 use std::ops::ControlFlow;
 
 /// A span that names values: every attribute it may be a value of, with the
@@ -959,6 +959,16 @@ fn things_counted<'o>(ontology: &'o Ontology, measure: &'o Measure) -> Option<&'
             .map(|m| m.object.as_str()),
         _ => None,
     }
+}
+
+/// The things a metric counts one of each of: those its distinct key
+/// names (`sprints` counts the races of sprint results).
+fn distinct_things<'o>(ontology: &'o Ontology, metric: &Metric) -> Option<&'o Object> {
+    if metric.aggregate != Aggregate::CountDistinct || !metric.variants.is_empty() {
+        return None;
+    }
+    let named = graph::named_by(ontology, &metric.object, metric.expr.as_deref()?)?;
+    ontology.objects.iter().find(|o| o.name == named)
 }
 
 /// A measure that adds up over rows (a count or a sum), so that an average

@@ -2,7 +2,7 @@
 //! plays: a measure, a grouping, a value, a time, an order.
 
 use super::named_filters::named_filter_as_value;
-use super::{Reading, follow_up, only_values, time_bound};
+use super::{Reading, distinct_things, follow_up, only_values, time_bound};
 use crate::engine::compile::display_attribute;
 use crate::engine::grammar::{self, Op};
 use crate::engine::graph;
@@ -1393,12 +1393,7 @@ impl Reading {
         let metric = &ontology.metrics[*metric];
         // "List the sprint races held in 2023": a count of the distinct
         // things a key points to lists those things.
-        let counted_key = (metric.aggregate == Aggregate::CountDistinct
-            && metric.variants.is_empty())
-        .then_some(metric.expr.as_deref())
-        .flatten()
-        .and_then(|column| graph::named_by(ontology, &metric.object, column))
-        .and_then(|name| ontology.objects.iter().find(|o| o.name == name));
+        let counted_key = distinct_things(ontology, metric);
         if !((metric.counts_rows_under_condition() || counted_key.is_some())
             && self.lists
             && pieces.first() == Some(&Piece::Op(Op::Which))
