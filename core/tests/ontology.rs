@@ -446,3 +446,46 @@ fn an_added_element_gets_its_own_problems_by_field() {
         "{problems:?}"
     );
 }
+
+#[test]
+fn an_expression_may_name_another_objects_attribute_and_nothing_else_qualified() {
+    let with = |expr: &str| {
+        let mut ontology = ontology::from_yaml(SMALL).unwrap();
+        let result = ontology
+            .objects
+            .iter_mut()
+            .find(|o| o.name == "race_result")
+            .unwrap();
+        let points = result
+            .attributes
+            .iter_mut()
+            .find(|a| a.name == "points")
+            .unwrap();
+        points.column = None;
+        points.expr = Some(expr.to_owned());
+        ontology::validate(&ontology, Dialect::Postgres)
+            .iter()
+            .map(ToString::to_string)
+            .collect::<Vec<_>>()
+    };
+    // A race's year and a driver's name, read from the result.
+    assert_eq!(with("race.year - 1950"), Vec::<String>::new());
+    assert_eq!(
+        with("driver.full_name || ' ' || race.year"),
+        Vec::<String>::new()
+    );
+    for (expr, says) in [
+        ("season.year", "there is no object `season`"),
+        ("race.round", "`race` has no attribute `round`"),
+        (
+            "pg_catalog.pg_user.passwd",
+            "names `pg_catalog.pg_user.passwd`",
+        ),
+    ] {
+        let problems = with(expr);
+        assert!(
+            problems.len() == 1 && problems[0].contains(says),
+            "{expr}: {problems:?}"
+        );
+    }
+}

@@ -80,6 +80,8 @@ pub enum CompileError {
         "{from} holds no direct link to {to}, so Cassis cannot count the distinct {to}s among them"
     )]
     NotLinked { from: String, to: String },
+    #[error("{what} reads {object}, which this question's rows do not reach")]
+    NotJoined { what: String, object: String },
     #[error(
         "{first} and {second} are measured on different objects; ask for one of them at a time"
     )]
@@ -382,6 +384,11 @@ impl Aliases {
     fn of(&self, object: &str) -> &Ident {
         &self.0[object]
     }
+
+    /// The alias of `object`, where the query joins it.
+    fn get(&self, object: &str) -> Option<&Ident> {
+        self.0.get(object)
+    }
 }
 
 impl<'a> Compiler<'a> {
@@ -446,11 +453,65 @@ impl<'a> Compiler<'a> {
         })
     }
 
-    /// An expression over one object's columns, qualified with its alias.
-    fn expression(&self, what: &str, text: &str, alias: &Ident) -> Result<Expr, CompileError> {
+    /// An expression over `object`'s columns, qualified with its alias;
+    /// the other objects' attributes it names are read where the query
+    /// joins them.
+    fn expression(
+        &self,
+        what: &str,
+        text: &str,
+        object: &str,
+        aliases: &Aliases,
+    ) -> Result<Expr, CompileError> {
         let mut expr = self.parse(what, text)?;
-        qualify(&mut expr, alias);
+        self.read_across(what, &mut expr, aliases)?;
+        qualify(&mut expr, aliases.of(object));
         self.write_out(what, text, expr)
+    }
+
+    /// Puts each `object.attribute` of `expr` as that attribute's own SQL
+    /// over the object's alias. Written out later with the rest: a
+    /// dialect's keyword arguments (`day`) would read as columns when
+    /// the whole is qualified.
+    fn read_across(
+        &self,
+        what: &str,
+        expr: &mut Expr,
+        aliases: &Aliases,
+    ) -> Result<(), CompileError> {
+        for reference in sql::reference::references(expr) {
+            let (object, attribute) =
+                self.attribute_of(&AttributeRef::new(&reference.object, &reference.attribute))?;
+            let alias = aliases
+                .get(&object.name)
+                .ok_or_else(|| CompileError::NotJoined {
+                    what: what.to_owned(),
+                    object: object.name.clone(),
+                })?;
+            let read = match (attribute.column_name(), &attribute.expr) {
+                (Some(column), _) => {
+                    Expr::CompoundIdentifier(vec![alias.clone(), self.ident(column)])
+                }
+                (None, Some(text)) => {
+                    let mut read =
+                        self.parse(&format!("{}.{}", object.name, attribute.name), text)?;
+                    qualify(&mut read, alias);
+                    Expr::Nested(Box::new(read))
+                }
+                (None, None) => unreachable!("an attribute without a column reads its own name"),
+            };
+            let _ = sqlparser::ast::visit_expressions_mut(expr, |e| {
+                if let Expr::CompoundIdentifier(parts) = e
+                    && let [o, a] = parts.as_slice()
+                    && o.value.eq_ignore_ascii_case(&reference.object)
+                    && a.value.eq_ignore_ascii_case(&reference.attribute)
+                {
+                    *e = read.clone();
+                }
+                std::ops::ControlFlow::<()>::Continue(())
+            });
+        }
+        Ok(())
     }
 
     /// `expr` with the ontology's portable functions (`days_between`)
@@ -567,6 +628,77 @@ mod tests {
             ["public.results", "public.drivers", "public.races"]
         );
         assert_eq!(compiled.columns, ["full_name", "wins"]);
+    }
+
+    #[test]
+    fn an_attribute_naming_other_objects_joins_them() {
+        // The youngest winner: a result's age reads the driver's birth and
+        // the race's day, so both are joined though the plan names neither.
+        let plan = SemanticPlan {
+            dimensions: vec![AttributeRef::new("race_result", "driver_age")],
+            filters: vec![Filter {
+                attribute: AttributeRef::new("race_result", "position"),
+                condition: Condition::OneOf(vec![Literal::Integer(1)]),
+            }],
+            order: Some(Order::Dimension {
+                index: 0,
+                descending: false,
+            }),
+            limit: Some(1),
+            ..SemanticPlan::default()
+        };
+        let compiled = compile(&f1(), &plan, Dialect::Postgres).unwrap();
+        assert_eq!(
+            compiled.sql,
+            "SELECT DISTINCT (CAST(r.date AS DATE) - CAST(d.dob AS DATE)) / 365.25 AS driver_age \
+             FROM public.results rr JOIN public.drivers d ON rr.driver_id = d.driver_id \
+             JOIN public.races r ON rr.race_id = r.race_id \
+             WHERE rr.position = 1 ORDER BY driver_age ASC LIMIT 1"
+        );
+        // An average of it, too, joins what it reads.
+        let average = SemanticPlan {
+            measures: vec![Measure::Aggregate {
+                attribute: AttributeRef::new("race_result", "driver_age"),
+                aggregate: crate::ontology::Aggregate::Avg,
+            }],
+            filters: plan.filters.clone(),
+            ..SemanticPlan::default()
+        };
+        let compiled = compile(&f1(), &average, Dialect::Sqlite).unwrap();
+        assert!(
+            compiled
+                .sql
+                .contains("julianday(date(r.date)) - julianday(date(d.dob))"),
+            "{}",
+            compiled.sql
+        );
+        assert_eq!(
+            compiled.objects,
+            ["public.results", "public.drivers", "public.races"]
+        );
+    }
+
+    #[test]
+    fn an_attribute_naming_an_unknown_object_is_an_error_not_sql() {
+        let mut ontology = f1();
+        let driver = ontology
+            .objects
+            .iter_mut()
+            .find(|o| o.name == "driver")
+            .unwrap();
+        let nationality = driver
+            .attributes
+            .iter_mut()
+            .find(|a| a.name == "nationality")
+            .unwrap();
+        nationality.expr = Some("passport.country".into());
+        nationality.column = None;
+        let plan = SemanticPlan {
+            dimensions: vec![AttributeRef::new("driver", "nationality")],
+            ..SemanticPlan::default()
+        };
+        let error = compile(&ontology, &plan, Dialect::Postgres).unwrap_err();
+        assert!(error.to_string().contains("passport"), "{error}");
     }
 
     #[test]

@@ -1256,6 +1256,8 @@ pub fn ordinal(plain: &str) -> Option<i64> {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Extreme {
     pub latest: bool,
+    /// "youngest", "older": of a person's age, which is also a date.
+    pub of_age: bool,
     /// "first", "last" mean this only before a thing ("the first race");
     /// otherwise they are a position or a relative date.
     pub needs_object: bool,
@@ -1317,9 +1319,10 @@ pub fn extreme(plain: &str) -> Option<Extreme> {
     EXTREMES
         .iter()
         .find(|(word, ..)| *word == plain)
-        .map(|&(_, latest, needs_object)| Extreme {
+        .map(|&(word, latest, needs_object)| Extreme {
             latest,
             needs_object,
+            of_age: matches!(word, "oldest" | "eldest" | "youngest" | "older" | "younger"),
         })
 }
 

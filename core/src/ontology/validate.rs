@@ -28,6 +28,7 @@ impl fmt::Display for Problem {
 pub fn validate(ontology: &Ontology, dialect: Dialect) -> Vec<Problem> {
     let mut check = Checker {
         dialect,
+        ontology,
         problems: Vec::new(),
     };
     check.objects(ontology);
@@ -80,8 +81,10 @@ pub fn problems_of_added(
         .collect()
 }
 
-struct Checker {
+struct Checker<'a> {
     dialect: Dialect,
+    /// For the other objects' attributes an expression names.
+    ontology: &'a Ontology,
     problems: Vec<Problem>,
 }
 
@@ -94,7 +97,7 @@ fn element(section: &str, index: usize, name: &str) -> String {
     }
 }
 
-impl Checker {
+impl Checker<'_> {
     fn problem(&mut self, path: impl Into<String>, message: impl Into<String>) {
         self.problems.push(Problem {
             path: path.into(),
@@ -151,11 +154,45 @@ impl Checker {
     }
 
     fn expression(&mut self, path: String, text: &str) {
-        let written = sql::parse_expression(self.dialect, text)
-            .and_then(|mut expr| sql::portable::write_out(self.dialect, &mut expr));
+        let parsed = sql::parse_expression(self.dialect, text);
+        if let Ok(expr) = &parsed
+            && let Some(message) = self.unreadable_reference(expr)
+        {
+            return self.problem(path, format!("the SQL expression `{text}` {message}"));
+        }
+        let written = parsed.and_then(|mut expr| sql::portable::write_out(self.dialect, &mut expr));
         if let Err(error) = written {
             self.problem(path, format!("the SQL expression `{text}` {error}"));
         }
+    }
+
+    /// What is wrong with the qualified names `expr` uses, if anything:
+    /// each must be `object.attribute` of this ontology, an attribute that
+    /// does not itself read another object's (one step, never a cycle).
+    fn unreadable_reference(&self, expr: &sqlparser::ast::Expr) -> Option<String> {
+        if let Some(name) = sql::reference::longer_name(expr) {
+            return Some(format!(
+                "names `{name}`; another object's attribute is named `object.attribute`"
+            ));
+        }
+        sql::reference::references(expr).iter().find_map(|r| {
+            let Some(object) = self.ontology.objects.iter().find(|o| o.name == r.object) else {
+                return Some(format!("names `{}.{}`, but there is no object `{}`", r.object, r.attribute, r.object));
+            };
+            let Some(attribute) = object.attributes.iter().find(|a| a.name == r.attribute) else {
+                return Some(format!("names `{}.{}`, but `{}` has no attribute `{}`", r.object, r.attribute, r.object, r.attribute));
+            };
+            let reads_further = attribute.expr.as_deref().is_some_and(|text| {
+                sql::parse_expression(self.dialect, text)
+                    .is_ok_and(|e| !sql::reference::references(&e).is_empty())
+            });
+            reads_further.then(|| {
+                format!(
+                    "names `{}.{}`, which itself reads another object; name the attributes it reads instead",
+                    r.object, r.attribute
+                )
+            })
+        })
     }
 
     fn objects(&mut self, ontology: &Ontology) {

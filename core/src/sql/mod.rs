@@ -3,6 +3,7 @@
 
 pub mod dialect;
 pub mod portable;
+pub mod reference;
 
 pub use dialect::SqlDialect;
 

@@ -40,7 +40,7 @@ impl<'a> Compiler<'a> {
             from: resolved.base.clone(),
             to: object.to_owned(),
         };
-        let mut needed: Vec<&str> = within.iter().map(|f| f.attribute.object.as_str()).collect();
+        let mut needed = needed_objects(self.index, &[], within, &[&resolved]);
         // The column holding the keys excluded: the metric's own foreign key
         // where it links to the object; else ("parts never ordered": orders
         // reach parts through their line items) the object's key, joined
@@ -69,7 +69,7 @@ impl<'a> Compiler<'a> {
             }
         };
         let mut extra = vec![Expr::IsNotNull(Box::new(fk.clone()))];
-        let (input, condition) = self.measure_parts(&resolved, &base)?;
+        let (input, condition) = self.measure_parts(&resolved, &aliases)?;
         extra.extend(condition);
         // "never scored a point": a sum is nothing where every row adds
         // nothing, so only the rows that add something exclude.
@@ -233,7 +233,8 @@ impl<'a> Compiler<'a> {
         let expr = match (attribute.column_name(), &attribute.expr) {
             (Some(column), _) => Expr::CompoundIdentifier(vec![alias.clone(), self.ident(column)]),
             (None, Some(expr)) => {
-                self.expression(&format!("{}.{}", object.name, attribute.name), expr, alias)?
+                let what = format!("{}.{}", object.name, attribute.name);
+                self.expression(&what, expr, &object.name, aliases)?
             }
             (None, None) => unreachable!("an attribute without a column reads its own name"),
         };
@@ -312,34 +313,35 @@ impl<'a> Compiler<'a> {
     pub(super) fn measure_parts(
         &self,
         measure: &ResolvedMeasure,
-        alias: &Ident,
+        aliases: &Aliases,
     ) -> Result<(Option<Expr>, Option<Expr>), CompileError> {
         let input = measure
             .input
             .as_ref()
-            .map(|input| self.input(&measure.name, input, alias))
+            .map(|input| self.input(&measure.name, input, &measure.base, aliases))
             .transpose()?;
         let condition = measure
             .filters
             .iter()
-            .map(|text| self.condition(&measure.name, text, &measure.base, alias))
+            .map(|text| self.condition(&measure.name, text, &measure.base, aliases))
             .collect::<Result<Vec<_>, _>>()?
             .into_iter()
             .reduce(and);
         Ok((input, condition))
     }
 
-    /// What a measure aggregates, over the measured object's alias.
+    /// What a measure of `object`'s rows aggregates.
     pub(super) fn input(
         &self,
         what: &str,
         input: &Input,
-        alias: &Ident,
+        object: &str,
+        aliases: &Aliases,
     ) -> Result<Expr, CompileError> {
         match input {
-            Input::Sql(text) => self.expression(what, text, alias),
+            Input::Sql(text) => self.expression(what, text, object, aliases),
             Input::Column(column) => Ok(Expr::CompoundIdentifier(vec![
-                alias.clone(),
+                aliases.of(object).clone(),
                 self.ident(column),
             ])),
         }
@@ -353,7 +355,7 @@ impl<'a> Compiler<'a> {
         what: &str,
         text: &str,
         object: &str,
-        alias: &Ident,
+        aliases: &Aliases,
     ) -> Result<Expr, CompileError> {
         let mut expr = self.parse(what, text)?;
         if let Some(object) = self.index.object(object) {
@@ -370,7 +372,8 @@ impl<'a> Compiler<'a> {
                 }
             }
         }
-        qualify(&mut expr, alias);
+        self.read_across(what, &mut expr, aliases)?;
+        qualify(&mut expr, aliases.of(object));
         self.write_out(what, text, expr)
     }
 
@@ -391,7 +394,7 @@ impl<'a> Compiler<'a> {
                 filter: reference.attribute.clone(),
             })?;
         let what = format!("the filter {}.{}", object.name, named.name);
-        let condition = self.expression(&what, &named.expr, aliases.of(&object.name))?;
+        let condition = self.expression(&what, &named.expr, &object.name, aliases)?;
         Ok(Expr::Nested(Box::new(condition)))
     }
 
@@ -624,7 +627,6 @@ impl<'a> Compiler<'a> {
         tree: &JoinTree,
         aliases: &Aliases,
     ) -> Result<Query, CompileError> {
-        let base_alias = aliases.of(&tree.base);
         let single = measures.len() == 1;
         let mut projection = Vec::new();
         let mut group_by = Vec::new();
@@ -654,7 +656,7 @@ impl<'a> Compiler<'a> {
         let mut extra_filters = Vec::new();
         let mut aggregates = Vec::new();
         for measure in measures {
-            let (input, condition) = self.measure_parts(measure, base_alias)?;
+            let (input, condition) = self.measure_parts(measure, aliases)?;
             let aggregate = if single {
                 extra_filters.extend(condition);
                 aggregate_call(measure.aggregate, input)
@@ -706,7 +708,7 @@ impl<'a> Compiler<'a> {
             });
         }
         for (i, measure) in measures.iter().enumerate() {
-            let (input, condition) = self.measure_parts(measure, base_alias)?;
+            let (input, condition) = self.measure_parts(measure, aliases)?;
             let value = Ident::new(format!("value_{i}"));
             inner.push(SelectItem::ExprWithAlias {
                 expr: conditional(condition, input),
@@ -755,17 +757,16 @@ impl<'a> Compiler<'a> {
         {
             return Err(unsupported());
         }
-        let needed = needed_objects(plan);
         let value = Ident::new("value");
         let mut objects = Vec::new();
         let mut selects = Vec::new();
         for branch in &branches {
+            let needed = needed_objects(self.index, &plan.dimensions, &plan.filters, &[branch]);
             let tree = graph::join_tree_via(self.ontology, &branch.base, &plan.via, &needed)?;
             if tree.fans_out() {
                 return Err(unsupported());
             }
             let aliases = Aliases::for_objects(self.sql, tree.objects());
-            let base_alias = aliases.of(&tree.base);
             let mut projection = Vec::new();
             for dimension in &plan.dimensions {
                 let expr = self.attribute(dimension, &aliases)?;
@@ -776,14 +777,14 @@ impl<'a> Compiler<'a> {
             }
             let input = match (&branch.aggregate, &branch.input) {
                 (Aggregate::Count, _) | (_, None) => Expr::value(number(1)),
-                (_, Some(input)) => self.input(&branch.name, input, base_alias)?,
+                (_, Some(input)) => self.input(&branch.name, input, &branch.base, &aliases)?,
             };
             projection.push(SelectItem::ExprWithAlias {
                 expr: input,
                 alias: value.clone(),
             });
             let metric_filters = self
-                .measure_parts(branch, base_alias)?
+                .measure_parts(branch, &aliases)?
                 .1
                 .into_iter()
                 .collect();

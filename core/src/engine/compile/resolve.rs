@@ -13,6 +13,7 @@ use super::{CompileError, display_attribute};
 use crate::engine::graph::{self, JoinTree, Step};
 use crate::engine::plan::{AttributeRef, Condition, Filter, Measure, SemanticPlan};
 use crate::ontology::{Aggregate, Grain, Metric, OntologyIndex};
+use crate::sql;
 
 /// A problem that keeps a plan from compiling, with what the user may have
 /// meant where a name is close to one the ontology has.
@@ -140,6 +141,20 @@ pub struct ResolvedMeasure {
     /// Metrics added to this one (a variant's `plus`).
     pub plus: Vec<ResolvedMeasure>,
     pub variant: Option<String>,
+}
+
+impl ResolvedMeasure {
+    /// The ontology's SQL this measure compiles: what it aggregates and
+    /// its conditions.
+    fn texts(&self) -> impl Iterator<Item = &str> {
+        let input = match &self.input {
+            Some(Input::Sql(text)) => Some(text.as_str()),
+            _ => None,
+        };
+        input
+            .into_iter()
+            .chain(self.filters.iter().map(String::as_str))
+    }
 }
 
 /// What a measure aggregates.
@@ -326,7 +341,7 @@ fn shape(
 /// A lookup is rooted where every other object it needs is a lookup away.
 fn lookup(index: OntologyIndex<'_>, plan: &SemanticPlan) -> Result<Shape, CompileError> {
     let ontology = index.ontology();
-    let needed = needed_objects(plan);
+    let needed = needed_objects(index, &plan.dimensions, &plan.filters, &[]);
     let first = plan
         .dimensions
         .first()
@@ -410,7 +425,12 @@ fn aggregate(
         return Ok(Shape::Combined { measure });
     }
     let base = measures[0].base.clone();
-    let needed = needed_objects(plan);
+    let needed = needed_objects(
+        index,
+        &plan.dimensions,
+        &plan.filters,
+        &measures.iter().collect::<Vec<_>>(),
+    );
     let tree = graph::join_tree_via(index.ontology(), &base, &plan.via, &needed)?;
     // Two one-to-many branches would pair every row of one with every row
     // of the other (a chasm trap): slow, and not what anyone asked.
@@ -671,18 +691,43 @@ pub(super) fn refuse_grouping_through_a_parent(
     Ok(())
 }
 
-/// The objects a plan's groupings and conditions read.
-pub(super) fn needed_objects(plan: &SemanticPlan) -> Vec<&str> {
-    plan.dimensions
+/// The objects a query's groupings and conditions read, with the other
+/// objects their attributes' expressions and `measures`' name
+/// (`driver.date_of_birth` in a result's age).
+pub(super) fn needed_objects<'a>(
+    index: OntologyIndex<'a>,
+    dimensions: &'a [AttributeRef],
+    filters: &'a [Filter],
+    measures: &[&ResolvedMeasure],
+) -> Vec<&'a str> {
+    let attributes: Vec<&AttributeRef> = dimensions
         .iter()
-        .chain(plan.filters.iter().map(|f| &f.attribute))
-        .chain(
-            plan.filters
-                .iter()
-                .filter_map(|f| f.condition.other_attribute()),
-        )
-        .map(|a| a.object.as_str())
-        .collect()
+        .chain(filters.iter().map(|f| &f.attribute))
+        .chain(filters.iter().filter_map(|f| f.condition.other_attribute()))
+        .collect();
+    let named = filters.iter().filter(|f| f.is_named()).filter_map(|f| {
+        let object = index.object(&f.attribute.object)?;
+        let named = object
+            .filters
+            .iter()
+            .find(|n| n.name == f.attribute.attribute)?;
+        Some(named.expr.as_str())
+    });
+    let texts = attributes
+        .iter()
+        .filter_map(|a| index.attribute(&a.object, &a.attribute))
+        .filter_map(|a| a.expr.as_deref())
+        .chain(named)
+        .chain(measures.iter().flat_map(|m| m.texts()));
+    let mut needed: Vec<&'a str> = attributes.iter().map(|a| a.object.as_str()).collect();
+    for text in texts {
+        for reference in sql::reference::references_in(text) {
+            if let Some(object) = index.object(&reference.object) {
+                needed.push(object.name.as_str());
+            }
+        }
+    }
+    needed
 }
 
 /// The check that every name a plan uses exists.

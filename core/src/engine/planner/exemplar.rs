@@ -165,7 +165,7 @@ fn same_piece(a: &Piece, b: &Piece) -> bool {
     match (a, b) {
         (Piece::Op(x), Piece::Op(y)) => x == y,
         (Piece::Ordinal(x), Piece::Ordinal(y)) => x == y,
-        (Piece::Extreme(x), Piece::Extreme(y)) => x == y,
+        (Piece::Extreme { latest: x, .. }, Piece::Extreme { latest: y, .. }) => x == y,
         (Piece::Key { object: o, key: k }, Piece::Key { object: p, key: l }) => o == p && k == l,
         (Piece::Agent { metric: m, .. }, Piece::Agent { metric: n, .. }) => m == n,
         // Words the ontology does not know match only themselves.

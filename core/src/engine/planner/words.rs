@@ -23,8 +23,12 @@ pub(super) enum Piece {
     },
     /// "second", "P2", "3rd": a finishing position.
     Ordinal(i64),
-    /// "oldest", "the first race": the extreme of a date; true for the latest.
-    Extreme(bool),
+    /// "oldest", "the first race": the extreme of a date; `latest` for the
+    /// latest, `of_age` where the word is a person's age ("youngest").
+    Extreme {
+        latest: bool,
+        of_age: bool,
+    },
     /// "29 November 2015", "2015/11/29", "Nov 2015": whole days, inclusive.
     Dates(DateRange),
     /// "in April", "April to June" with no year: those months of every
@@ -57,7 +61,7 @@ impl Piece {
     pub(super) fn ranks(&self) -> bool {
         match self {
             Piece::Op(op) => op.superlative().is_some(),
-            Piece::Extreme(_) => true,
+            Piece::Extreme { .. } => true,
             _ => false,
         }
     }
@@ -566,14 +570,20 @@ pub(super) fn read(lexicon: &Lexicon, question: &str, today: Option<Day>) -> Vec
             && i > 0
             && plain[i - 1] == "the"
         {
-            pieces.push(Piece::Extreme(plain[i] == "last"));
+            pieces.push(Piece::Extreme {
+                latest: plain[i] == "last",
+                of_age: false,
+            });
             i += 2;
             continue;
         }
         // "most recent", "the most recent": the latest.
         let the = usize::from(plain[i] == "the");
         if plain.get(i + the) == Some(&"most") && plain.get(i + the + 1) == Some(&"recent") {
-            pieces.push(Piece::Extreme(true));
+            pieces.push(Piece::Extreme {
+                latest: true,
+                of_age: false,
+            });
             i += the + 2;
             continue;
         }
@@ -1275,7 +1285,10 @@ pub(super) fn read(lexicon: &Lexicon, question: &str, today: Option<Day>) -> Vec
                     .is_some_and(|next| grammar::is_past_participle(next))
                 || next_names_metric(lexicon, &words, i))
         {
-            pieces.push(Piece::Extreme(extreme.latest));
+            pieces.push(Piece::Extreme {
+                latest: extreme.latest,
+                of_age: extreme.of_age,
+            });
         } else if let Some(n) = grammar::ordinal(&word.plain) {
             pieces.push(Piece::Ordinal(n));
         } else if grammar::asks_future(&word.plain) {

@@ -4,14 +4,15 @@
 use super::{Assembly, Reading, display_of, is_display, simple_filter, things_counted};
 use crate::engine::compile::display_attribute;
 use crate::engine::graph;
-use crate::engine::plan::{AttributeRef, Condition, Filter, Literal, Measure, Order};
+use crate::engine::plan::{AttributeRef, Condition, Filter, Literal, Measure, Order, SemanticPlan};
 use crate::engine::planner::Planned;
 use crate::engine::planner::attributes::{is_person, push_unique};
 use crate::engine::planner::time::{
     by_year_if_date, date_attribute, date_condition, day_attribute, group_by_grain, names_date,
     year_attribute, year_attribute_reaching, year_condition,
 };
-use crate::ontology::{Aggregate, Grain, Ontology};
+use crate::ontology::{Aggregate, AttributeRole, Grain, Ontology};
+use crate::sql;
 use std::ops::ControlFlow;
 
 impl Reading {
@@ -287,6 +288,42 @@ impl Reading {
             plan.filters.extend(conditions);
         }
 
+        // "The youngest driver ever to win a Grand Prix": not the winner
+        // born last but the one youngest on the day, by the age the winning
+        // rows hold (an attribute reading the person's birth date). Within
+        // a season the one born last is as good, and is what is asked.
+        if self.extreme_of_age
+            && let Some(latest) = self.extreme
+            && plan.measures.is_empty()
+            && !ranks_rows
+            && let Some(o) = extreme_object
+            && is_person(&ontology.objects[o])
+            && let Some(birth) = date_attribute(ontology, &ontology.objects[o].name)
+            && !plan.filters.iter().any(|f| is_time(ontology, &f.attribute))
+            && let Some(age) = age_at_event(ontology, plan, &birth)
+        {
+            if let Some(a) = display_attribute(&ontology.objects[o]) {
+                let name = AttributeRef::new(&ontology.objects[o].name, a);
+                if !plan.dimensions.contains(&name) {
+                    plan.dimensions.insert(0, name);
+                }
+            }
+            plan.dimensions.retain(|d| *d != birth);
+            push_unique(&mut plan.dimensions, age.clone());
+            let index = plan
+                .dimensions
+                .iter()
+                .position(|d| *d == age)
+                .unwrap_or_default();
+            plan.order = Some(Order::Dimension {
+                index,
+                descending: !latest,
+            });
+            plan.limit = Some(self.limit.unwrap_or(1));
+            plan.assumptions = std::mem::take(assumptions);
+            return ControlFlow::Break(Planned::Plan(std::mem::take(plan)));
+        }
+
         // "The oldest driver", "the first race of 2009": rows by a date,
         // earliest or latest first, one unless a number says how many.
         if let Some(latest) = self.extreme
@@ -402,4 +439,36 @@ impl Reading {
         });
         own.or_else(|| anchor.as_deref().and_then(|a| day_attribute(ontology, a)))
     }
+}
+
+/// Whether `attribute` is a time: a filter on it scopes the rows to a
+/// period.
+fn is_time(ontology: &Ontology, attribute: &AttributeRef) -> bool {
+    ontology
+        .attribute(&attribute.object, &attribute.attribute)
+        .is_some_and(|a| a.role == AttributeRole::Time)
+}
+
+/// The attribute of the rows `plan` keeps that is a person's age on the
+/// day: one whose expression reads the person's `birth` date.
+fn age_at_event(
+    ontology: &Ontology,
+    plan: &SemanticPlan,
+    birth: &AttributeRef,
+) -> Option<AttributeRef> {
+    plan.filters
+        .iter()
+        .map(|f| f.attribute.object.as_str())
+        .filter(|o| *o != birth.object)
+        .find_map(|o| {
+            let object = ontology.objects.iter().find(|x| x.name == o)?;
+            let age = object.attributes.iter().find(|a| {
+                a.expr.as_deref().is_some_and(|text| {
+                    sql::reference::references_in(text)
+                        .iter()
+                        .any(|r| r.object == birth.object && r.attribute == birth.attribute)
+                })
+            })?;
+            Some(AttributeRef::new(o, &age.name))
+        })
 }

@@ -179,6 +179,9 @@ pub(super) struct Reading {
     extreme: Option<bool>,
     /// The object the extreme word was about.
     extreme_object: Option<usize>,
+    /// The extreme is of a person's age ("the youngest driver"), not of a
+    /// date ("the latest race").
+    extreme_of_age: bool,
     /// Ranges of days, with the time word before each.
     dates: Vec<(Op, DateRange)>,
     /// "in April": months of every year, by number.

@@ -697,7 +697,7 @@ impl Reading {
                 }
                 // "his first pit stop": the stop numbered 1, as "his second
                 // pit stop" is the one numbered 2, not his earliest by time.
-                Piece::Extreme(false)
+                Piece::Extreme { latest: false, .. }
                     if let Some(Piece::Concept { entries, .. }) = pieces.get(index + 1)
                         && let Some(o) = object_of(entries)
                         && own_number(ontology, o).is_some()
@@ -708,8 +708,9 @@ impl Reading {
                     reading.ordinal_of = Some(o);
                     previous_op = None;
                 }
-                Piece::Extreme(latest) => {
+                Piece::Extreme { latest, of_age } => {
                     reading.extreme = Some(*latest);
+                    reading.extreme_of_age = *of_age;
                     reading.extreme_object = None;
                 }
                 Piece::Months(first, last) => {
@@ -795,7 +796,10 @@ impl Reading {
                     if reading.extreme.is_some()
                         && reading.extreme_object.is_none()
                         && (first_date
-                            || matches!(pieces.get(index.wrapping_sub(1)), Some(Piece::Extreme(_))))
+                            || matches!(
+                                pieces.get(index.wrapping_sub(1)),
+                                Some(Piece::Extreme { .. })
+                            ))
                         && object_of(entries).is_none()
                         && let Some(o) = entries.iter().find_map(|e| match e.concept {
                             Concept::Attribute { object, attribute }
