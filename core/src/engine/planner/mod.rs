@@ -4,6 +4,7 @@
 //! pieces describe, or says which word the ontology cannot ground.
 
 mod attributes;
+mod days_between;
 mod decide;
 mod exemplar;
 mod fiscal;
@@ -104,6 +105,7 @@ fn plan_one(
     };
     let mut pieces = read(lexicon, &question, today_read);
     words::explanation_dropped(ontology, &mut pieces);
+    days_between::days_between_named(ontology, &mut pieces);
     #[cfg(feature = "ssr")]
     tracing::trace!(?pieces, "the question as the planner read it");
     let notes: Vec<PlanAssumption> = pieces

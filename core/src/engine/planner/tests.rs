@@ -9296,3 +9296,70 @@ fn how_long_inside_a_question_asks_the_duration() {
     );
     assert!(!lap.contains("ps.stop AS stop"), "{lap}");
 }
+
+#[test]
+fn days_between_two_dates_are_the_metric_counting_them() {
+    let (ontology, lexicon) = wholesale();
+    for question in [
+        "What is the average number of days between order date and ship date for each ship mode?",
+        "average days from order date to ship date by ship mode",
+        "How many days between ship date and order date on average, per ship mode?",
+    ] {
+        let sql = compiled(&ontology, &lexicon, question, Dialect::Postgres);
+        assert!(
+            sql.contains("AVG((CAST(li.l_shipdate AS DATE) - CAST(o.o_orderdate AS DATE)))")
+                && sql.contains("GROUP BY li.l_shipmode"),
+            "{question}: {sql}"
+        );
+    }
+    // Two dates of the line item, in the other metric.
+    let sql = compiled(
+        &ontology,
+        &lexicon,
+        "On average, how many days does it take from ship date to receipt date?",
+        Dialect::Postgres,
+    );
+    assert!(
+        sql.contains("l_receiptdate AS DATE) - CAST(li.l_shipdate"),
+        "{sql}"
+    );
+    // Days late are counted over the late items only: not a plain
+    // difference of the two dates, so not read from them.
+    assert!(
+        !compiled(
+            &ontology,
+            &lexicon,
+            "average days between commit date and receipt date",
+            Dialect::Postgres
+        )
+        .contains("l_receiptdate > li.l_commitdate"),
+    );
+}
+
+#[test]
+fn the_youngest_ever_to_do_something_is_by_age_on_the_day() {
+    let (youngest, _) = sql("Who is the youngest driver ever to win a Grand Prix?", None);
+    assert!(
+        youngest.contains("(CAST(r.date AS DATE) - CAST(d.dob AS DATE)) / 365.25 AS driver_age")
+            && youngest.contains("WHERE rr.position = 1 ORDER BY driver_age ASC LIMIT 1"),
+        "{youngest}"
+    );
+    let (oldest, _) = sql("who is the oldest driver ever to win a grand prix?", None);
+    assert!(
+        oldest.contains("ORDER BY driver_age DESC LIMIT 1"),
+        "{oldest}"
+    );
+    // Within a season, the one born last, by the date of birth asked for.
+    let (in_season, _) = sql("Who was the youngest driver to start a race in 2022?", None);
+    assert!(
+        in_season.contains("ORDER BY date_of_birth DESC LIMIT 1")
+            && !in_season.contains("driver_age"),
+        "{in_season}"
+    );
+    // No rows with an age: the driver's own date of birth.
+    let (in_data, _) = sql("Who is the youngest driver in the data?", None);
+    assert!(
+        in_data.contains("ORDER BY date_of_birth DESC LIMIT 1"),
+        "{in_data}"
+    );
+}
