@@ -307,6 +307,7 @@ fn canonical_plans_resolve() {
                 Shape::AveragePer { .. } => "average per".to_owned(),
                 Shape::CountPassing { .. } => "count of the groups that pass".to_owned(),
                 Shape::Difference { .. } => "difference".to_owned(),
+                Shape::Across { groups } => format!("measures of different objects {groups:?}"),
             };
             writeln!(out, "{ontology}: {name}: {shape}").unwrap();
         }

@@ -26,6 +26,7 @@ use crate::sql::{self, SqlDialect, SqlError};
 use sqlparser::ast::{Expr, Ident, Query};
 use std::collections::BTreeMap;
 
+mod across;
 mod ast;
 mod composite;
 mod derived;
@@ -264,6 +265,7 @@ impl Compiler<'_> {
                 Shape::Ratio { .. } => Some("a ratio"),
                 Shape::Lookup { .. } => Some("a list of values"),
                 Shape::Combined { .. } => Some("metrics added together"),
+                Shape::Across { .. } => Some("measures of different objects"),
             };
             if let Some(name) = shape_name {
                 return Err(CompileError::ThresholdShape(name));
@@ -297,6 +299,7 @@ impl Compiler<'_> {
                 return self.difference(plan, &of, &from, &minus);
             }
             Shape::Ratio { metric } => return self.ratio(plan, &metric),
+            Shape::Across { groups } => return self.across(plan, &groups),
             Shape::Lookup { tree, dimensions } => self.lookup(plan, &tree, &dimensions)?,
             Shape::Combined { measure } => self.combined(plan, measure)?,
             Shape::Aggregate {

@@ -2,6 +2,7 @@
 //! returned_quantity`), each metric computed on its own at the question's
 //! grain, as a ratio's sides are, and only then combined row by row.
 
+use super::across::Sides;
 use super::{CompileError, CompiledQuery, Compiler, display_attribute, finish, substitute};
 use crate::engine::plan::{AttributeRef, Measure, SemanticPlan};
 use crate::sql;
@@ -58,23 +59,19 @@ impl Compiler<'_> {
         let used = metric.metrics_used().map_err(invalid)?;
         let keys = self.group_keys(plan)?;
         let ident = |text: &str| self.sql.ident(text).to_string();
-        let mut sides = Vec::new();
-        for metric in &used {
-            let side = SemanticPlan {
-                measures: vec![Measure::Metric {
+        let measures = used
+            .iter()
+            .map(|metric| {
+                vec![Measure::Metric {
                     metric: metric.clone(),
                     variant: None,
-                }],
-                dimensions: keys.clone(),
-                filters: plan.filters.clone(),
-                via: plan.via.clone(),
-                ..SemanticPlan::default()
-            };
-            let mut compiled = self.compile(&side)?;
-            compiled.query.order_by = None;
-            compiled.sql = compiled.query.to_string();
-            sides.push(compiled);
-        }
+                }]
+            })
+            .collect();
+        let Sides {
+            compiled: sides,
+            from,
+        } = self.sides(plan, &keys, measures)?;
         let mut expr = sql::parse_expression(self.sql.dialect(), &text).map_err(invalid)?;
         for (i, (metric, side)) in used.iter().zip(&sides).enumerate() {
             let column = side.columns.last().map_or("", String::as_str);
@@ -92,21 +89,6 @@ impl Compiler<'_> {
             .chain(std::iter::once(format!("{expr} AS {}", ident(name))))
             .collect::<Vec<_>>()
             .join(", ");
-        let mut from = String::new();
-        for (i, side) in sides.iter().enumerate() {
-            if i == 0 {
-                from = format!("({}) AS side_0", side.sql);
-            } else if plan.dimensions.is_empty() {
-                from = format!("{from} CROSS JOIN ({}) AS side_{i}", side.sql);
-            } else {
-                let on = keys
-                    .iter()
-                    .map(|k| format!("side_0.{0} = side_{i}.{0}", ident(&k.column())))
-                    .collect::<Vec<_>>()
-                    .join(" AND ");
-                from = format!("{from} LEFT JOIN ({}) AS side_{i} ON {on}", side.sql);
-            }
-        }
         // Every subquery is the compiler's own output; only the shell is new.
         let select = match *self
             .shell(

@@ -64,6 +64,11 @@ pub enum Shape {
         tree: JoinTree,
         fanning: Fanning,
     },
+    /// Measures of different objects: each object's (by the plan's
+    /// measure indices) measured alone, then joined on the groupings.
+    Across {
+        groups: Vec<Vec<usize>>,
+    },
     /// A metric's variant that adds other metrics: one branch each, summed.
     Combined {
         measure: ResolvedMeasure,
@@ -410,9 +415,23 @@ fn aggregate(
     if let Some(first) = measures.first()
         && let Some(other) = measures.iter().find(|m| m.base != first.base)
     {
-        return Err(CompileError::MixedBases {
-            first: first.name.clone(),
-            second: other.name.clone(),
+        // Plain measures each aggregate alone; a variant adding others
+        // is already a union of its own.
+        if measures.iter().any(|m| !m.plus.is_empty()) {
+            return Err(CompileError::MixedBases {
+                first: first.name.clone(),
+                second: other.name.clone(),
+            });
+        }
+        let mut groups: Vec<(&str, Vec<usize>)> = Vec::new();
+        for (i, measure) in measures.iter().enumerate() {
+            match groups.iter_mut().find(|(base, _)| *base == measure.base) {
+                Some((_, group)) => group.push(i),
+                None => groups.push((&measure.base, vec![i])),
+            }
+        }
+        return Ok(Shape::Across {
+            groups: groups.into_iter().map(|(_, group)| group).collect(),
         });
     }
     if measures.iter().any(|m| !m.plus.is_empty()) {

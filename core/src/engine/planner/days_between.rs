@@ -102,3 +102,69 @@ fn days_between(ontology: &Ontology, metric: &Metric) -> Option<[Date; 2]> {
     };
     Some([date(&start)?, date(&end)?])
 }
+
+/// "How old was Max Verstappen when he won his first race?": where the
+/// rows of what was done (a win is a race result) hold the person's age on
+/// the day, "old" asks that age. Without such an event ("how old is
+/// Alonso") it stays unknown: the ontology holds no age today.
+pub(super) fn how_old_at_event(ontology: &Ontology, pieces: &mut [Piece]) {
+    let Some(at) = pieces
+        .iter()
+        .position(|p| matches!(p, Piece::Unknown { word, .. } if word == "old"))
+    else {
+        return;
+    };
+    let events: Vec<&str> = pieces
+        .iter()
+        .filter_map(|p| match p {
+            Piece::Concept { entries, .. } => Some(entries),
+            _ => None,
+        })
+        .flatten()
+        .filter_map(|e| match e.concept {
+            Concept::Metric(m) => Some(ontology.metrics[m].object.as_str()),
+            _ => None,
+        })
+        .collect();
+    let age = ontology.objects.iter().enumerate().find_map(|(o, object)| {
+        if !events.contains(&object.name.as_str()) {
+            return None;
+        }
+        object
+            .attributes
+            .iter()
+            .position(|a| reads_birth_date(ontology, a))
+            .map(|a| (o, a))
+    });
+    if let Some((object, attribute)) = age {
+        pieces[at] = Piece::Concept {
+            entries: vec![Entry {
+                concept: Concept::Attribute { object, attribute },
+                strength: Strength::Synonym,
+                alias: false,
+            }],
+            text: "old".to_owned(),
+            scoped: false,
+        };
+    }
+}
+
+/// Whether `attribute` is a person's age at the row's event: its
+/// expression reads another object's date of birth (a person's date that
+/// is not a row time).
+pub(super) fn reads_birth_date(
+    ontology: &Ontology,
+    attribute: &crate::ontology::Attribute,
+) -> bool {
+    attribute.expr.as_deref().is_some_and(|text| {
+        crate::sql::reference::references_in(text).iter().any(|r| {
+            ontology
+                .objects
+                .iter()
+                .find(|o| o.name == r.object)
+                .filter(|o| super::attributes::is_person(o))
+                .and_then(|o| o.attributes.iter().find(|a| a.name == r.attribute))
+                .is_some_and(is_dated)
+        })
+    })
+}

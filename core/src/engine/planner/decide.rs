@@ -33,9 +33,30 @@ pub fn combination_waits(ontology: &Ontology, plan: &SemanticPlan) -> bool {
 /// object the question names settles the route; otherwise the plan forks,
 /// proposing the route the ontology's verified questions take.
 pub fn settle_routes(ontology: &Ontology, plan: &mut SemanticPlan, named: &[String]) {
-    let Some(base) = base_object(ontology, plan) else {
-        return;
-    };
+    // Measures of several objects ("revenue and orders by region") each
+    // take their own route, settled the same way.
+    let mut bases: Vec<String> = Vec::new();
+    for measure in &plan.measures {
+        let alone = SemanticPlan {
+            measures: vec![measure.clone()],
+            ..SemanticPlan::default()
+        };
+        if let Some(base) = base_object(ontology, &alone)
+            && !bases.contains(&base)
+        {
+            bases.push(base);
+        }
+    }
+    if bases.is_empty() {
+        bases.extend(base_object(ontology, plan));
+    }
+    for base in bases {
+        settle_routes_from(ontology, plan, named, &base);
+    }
+}
+
+fn settle_routes_from(ontology: &Ontology, plan: &mut SemanticPlan, named: &[String], base: &str) {
+    let base = base.to_owned();
     let mut targets: Vec<String> = Vec::new();
     for attribute in plan
         .dimensions

@@ -172,8 +172,34 @@ pub(super) fn read(question: &str) -> (String, bool) {
         }
         words.push(token.to_owned());
     }
-    let words: Vec<String> = words.into_iter().filter(|w| !w.is_empty()).collect();
+    let words: Vec<String> = words
+        .into_iter()
+        .filter(|w| !w.is_empty())
+        .map(|w| {
+            if fiscal {
+                spanned_year(&w).unwrap_or(w)
+            } else {
+                w
+            }
+        })
+        .collect();
     (words.join(" "), fiscal)
+}
+
+/// "1996/97", "1996-1997": a fiscal year written as the two calendar years
+/// it spans is the one it ends in, as fiscal years are named here.
+fn spanned_year(word: &str) -> Option<String> {
+    let bare = word.trim_end_matches(|c: char| !c.is_ascii_digit());
+    let rest = &word[bare.len()..];
+    let (first, second) = bare.split_once(['/', '-'])?;
+    let first: i64 = first.parse().ok().filter(|_| first.len() == 4)?;
+    let next = first + 1;
+    let matches = match second.len() {
+        2 => second.parse::<i64>().ok() == Some(next % 100),
+        4 => second.parse::<i64>().ok() == Some(next),
+        _ => false,
+    };
+    matches.then(|| format!("{next}{rest}"))
 }
 
 /// `day` with its year replaced by the fiscal year it falls in (named by

@@ -9362,4 +9362,112 @@ fn the_youngest_ever_to_do_something_is_by_age_on_the_day() {
         in_data.contains("ORDER BY date_of_birth DESC LIMIT 1"),
         "{in_data}"
     );
+    // "How old" at something done is the age on that day.
+    let (first_win, _) = sql("How old was Hamilton when he won his first race?", None);
+    assert!(
+        first_win.contains("/ 365.25 AS driver_age")
+            && first_win.contains("ORDER BY race_date ASC LIMIT 1"),
+        "{first_win}"
+    );
+    // Nothing done: no age today to give.
+    assert!(refused("How old is Hamilton?").contains("old"));
+}
+
+#[test]
+fn a_date_named_by_by_after_a_year_is_the_date_the_year_is_of() {
+    let (ontology, lexicon) = wholesale();
+    let sql = compiled(
+        &ontology,
+        &lexicon,
+        "How many line items went out by TRUCK in 1996, by ship date?",
+        Dialect::Postgres,
+    );
+    assert!(
+        sql.contains("li.l_shipdate >= '1996-01-01'") && !sql.contains("GROUP BY"),
+        "{sql}"
+    );
+    // A bound on the year stays with it.
+    let sql = compiled(
+        &ontology,
+        &lexicon,
+        "How many units have we shipped by truck since the start of 1997 (by ship date)?",
+        Dialect::Postgres,
+    );
+    assert!(
+        sql.contains("li.l_shipdate >= '1997-01-01'") && !sql.contains("< '1998-01-01'"),
+        "{sql}"
+    );
+    // Before the year, "by" still groups.
+    let sql = compiled(
+        &ontology,
+        &lexicon,
+        "number of line items by ship month in 1996",
+        Dialect::Postgres,
+    );
+    assert!(sql.contains("GROUP BY"), "{sql}");
+}
+
+#[test]
+fn a_fiscal_year_written_as_the_two_years_it_spans_is_the_one_it_ends_in() {
+    let (ontology, lexicon) = wholesale();
+    for question in [
+        "What was net revenue by region in fiscal year 1996/97?",
+        "net revenue by region in FY 1996-1997",
+    ] {
+        let sql = compiled(&ontology, &lexicon, question, Dialect::Postgres);
+        assert!(
+            sql.contains("o.o_orderdate >= '1996-07-01' AND o.o_orderdate < '1997-07-01'"),
+            "{question}: {sql}"
+        );
+    }
+}
+
+#[test]
+fn the_quantity_a_measure_adds_up_is_not_also_a_grouping() {
+    let (ontology, lexicon) = wholesale();
+    let sql = compiled(
+        &ontology,
+        &lexicon,
+        "Which 10 parts had the largest quantity shipped on orders placed in 1998? Give the part name and the units.",
+        Dialect::Postgres,
+    );
+    assert!(
+        sql.contains("GROUP BY p.p_name, p.p_partkey") && !sql.contains("AS quantity,"),
+        "{sql}"
+    );
+}
+
+#[test]
+fn measures_of_different_objects_answer_together() {
+    let (ontology, lexicon) = wholesale();
+    let sql = compiled(
+        &ontology,
+        &lexicon,
+        "net revenue and number of orders by region in 1998",
+        Dialect::Postgres,
+    );
+    // Each measured alone, both reaching the region through the customer.
+    assert!(
+        sql.matches("JOIN customer c ON o.o_custkey = c.c_custkey")
+            .count()
+            == 2
+            && !sql.contains("supplier")
+            && sql.contains("LEFT JOIN"),
+        "{sql}"
+    );
+    // "add …" opening a follow-up joins the last answer's measure.
+    let first = plan_in_chat(
+        &ontology,
+        &lexicon,
+        "What's net revenue by region for 1998?",
+        None,
+    );
+    let added = plan_in_chat(
+        &ontology,
+        &lexicon,
+        "add the number of orders for each",
+        Some(&first),
+    );
+    assert_eq!(added.measures.len(), 2, "{added:?}");
+    assert_eq!(added.dimensions, first.dimensions);
 }

@@ -2559,3 +2559,38 @@ pub(super) fn explanation_dropped(ontology: &Ontology, pieces: &mut [Piece]) {
         }
     }
 }
+
+/// "How many line items went out by TRUCK in 1996, by ship date?": a date
+/// named by "by" right after a year, closing the question, says which date
+/// the year is of ("with a ship date in 1996"); a grouping by it would be
+/// a count per day of a year already named.
+pub(super) fn year_dated_by(ontology: &Ontology, pieces: &mut Vec<Piece>) {
+    let Some(at) = pieces.windows(3).position(|w| {
+        matches!(w[0], Piece::Number(year) if (1900..=2100).contains(&year))
+            && w[1] == Piece::Op(Op::GroupBy)
+            && matches!(&w[2], Piece::Concept { entries, .. } if entries.len() == 1
+                && matches!(entries[0].concept, Concept::Attribute { object, attribute }
+                    if super::time::is_dated(&ontology.objects[object].attributes[attribute])))
+    }) else {
+        return;
+    };
+    if at + 3 != pieces.len() {
+        return;
+    }
+    let date = pieces.remove(at + 2);
+    pieces.remove(at + 1);
+    // "since the start of 1997, by ship date": before the word that
+    // bounds the year, which stays with it.
+    let mut before = at;
+    while before > 0
+        && matches!(
+            pieces[before - 1],
+            Piece::Op(
+                Op::Since | Op::After | Op::Before | Op::Until | Op::Between | Op::From | Op::To
+            )
+        )
+    {
+        before -= 1;
+    }
+    pieces.insert(before, date);
+}

@@ -674,7 +674,7 @@ impl Reading {
             .map(rows_of)
             .collect::<Option<Vec<_>>>()
             .is_some_and(|rows| rows.windows(2).all(|w| w[0] == w[1]));
-        if self.adds && same_rows {
+        if self.adds && (same_rows || self.adds_first) {
             let mut joined = last.to_vec();
             for measure in measures {
                 if !joined.contains(measure) {

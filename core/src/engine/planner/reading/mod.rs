@@ -326,6 +326,10 @@ pub(super) struct Reading {
     continues: bool,
     /// "add how many wins each had": the measure joins the last answer's.
     adds: bool,
+    /// The question opens with it ("add the number of orders for each"):
+    /// an instruction, so the measure joins whatever rows it counts, not
+    /// only the last answer's ("how many sprint points did he add").
+    adds_first: bool,
     /// "status breakdown for 2023": with nothing measured, the rows for
     /// each value shown are counted.
     tallies: bool,
@@ -391,7 +395,10 @@ impl Reading {
                 Some(reason) => Planned::NotAnswerable(reason),
                 None => Planned::Plan(placed_within(
                     ontology,
-                    named_thing_shown(ontology, listed_not_counted(ontology, plan)),
+                    named_thing_shown(
+                        ontology,
+                        listed_not_counted(ontology, aggregated_not_grouped(ontology, plan)),
+                    ),
                 )),
             },
             other => other,
@@ -782,6 +789,38 @@ fn placed_within(ontology: &Ontology, mut plan: SemanticPlan) -> SemanticPlan {
     if let Some(town) = town {
         plan.dimensions
             .push(AttributeRef::new(&object.name, &town.name));
+    }
+    plan
+}
+
+/// "Which 10 parts had the largest quantity shipped? Give the part name and
+/// the units": the units asked for are the quantity the measure adds up,
+/// not a grouping by each line's quantity beside it.
+fn aggregated_not_grouped(ontology: &Ontology, mut plan: SemanticPlan) -> SemanticPlan {
+    let aggregated: Vec<AttributeRef> = plan
+        .measures
+        .iter()
+        .filter_map(|m| match m {
+            Measure::Aggregate { attribute, .. } => Some(attribute.clone()),
+            Measure::Metric {
+                metric,
+                variant: None,
+            } => {
+                let metric = ontology.metrics.iter().find(|x| x.name == *metric)?;
+                let expr = metric.expr.as_deref()?.trim();
+                let object = ontology.objects.iter().find(|o| o.name == metric.object)?;
+                let attribute = object.attributes.iter().find(|a| {
+                    a.column_name() == Some(expr) || a.expr.as_deref().map(str::trim) == Some(expr)
+                })?;
+                (metric.aggregate != Aggregate::Count
+                    && metric.aggregate != Aggregate::CountDistinct)
+                    .then(|| AttributeRef::new(&object.name, &attribute.name))
+            }
+            _ => None,
+        })
+        .collect();
+    if plan.dimensions.len() > 1 {
+        plan.dimensions.retain(|d| !aggregated.contains(d));
     }
     plan
 }

@@ -324,7 +324,10 @@ impl Reading {
                         Op::When => reading.when = true,
                         Op::Versus => reading.comparison = true,
                         Op::Only => reading.only = true,
-                        Op::Adding => reading.adds = true,
+                        Op::Adding => {
+                            reading.adds = true;
+                            reading.adds_first |= index == 0;
+                        }
                         Op::Breakdown => reading.tallies = true,
                         Op::Contrast => reading.contrast = true,
                         Op::Where => reading.place = true,

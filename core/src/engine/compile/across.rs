@@ -1,0 +1,232 @@
+//! Measures of different objects in one answer ("net revenue and the number
+//! of orders by region"): each object's measures in a subquery of their own
+//! (`side_0`, `side_1`, …) under the plan's filters and groupings, joined on
+//! the groupings, as MetricFlow joins metrics across their measures' tables.
+//! Joining the rows first would count each order once per line item.
+
+use super::{CompileError, CompiledQuery, Compiler, finish};
+use crate::engine::plan::{AttributeRef, Measure, SemanticPlan};
+use sqlparser::ast::SetExpr;
+
+/// Subqueries side by side: each compiled on its own, and the `FROM` that
+/// joins them.
+pub(super) struct Sides {
+    pub compiled: Vec<CompiledQuery>,
+    /// `(<side 0>) AS side_0 LEFT JOIN (<side 1>) AS side_1 ON …`.
+    pub from: String,
+}
+
+impl Compiler<'_> {
+    /// Each list of `measures` in its own subquery under the plan's filters,
+    /// grouped by `keys`; alone, one-row subqueries side by side; per group,
+    /// the later sides LEFT JOINed to the first on every key.
+    pub(super) fn sides(
+        &self,
+        plan: &SemanticPlan,
+        keys: &[AttributeRef],
+        measures: Vec<Vec<Measure>>,
+    ) -> Result<Sides, CompileError> {
+        let ident = |text: &str| self.sql.ident(text).to_string();
+        let mut compiled = Vec::new();
+        let mut from = String::new();
+        for (i, measures) in measures.into_iter().enumerate() {
+            let side = SemanticPlan {
+                measures,
+                dimensions: keys.to_vec(),
+                filters: plan.filters.clone(),
+                via: plan.via.clone(),
+                ..SemanticPlan::default()
+            };
+            let mut query = self.compile(&side)?;
+            // The outer query orders; a subquery's order is wasted work.
+            query.query.order_by = None;
+            query.sql = query.query.to_string();
+            from = if i == 0 {
+                format!("({}) AS side_0", query.sql)
+            } else if plan.dimensions.is_empty() {
+                format!("{from} CROSS JOIN ({}) AS side_{i}", query.sql)
+            } else {
+                let on = keys
+                    .iter()
+                    .map(|k| format!("side_0.{0} = side_{i}.{0}", ident(&k.column())))
+                    .collect::<Vec<_>>()
+                    .join(" AND ");
+                format!("{from} LEFT JOIN ({}) AS side_{i} ON {on}", query.sql)
+            };
+            compiled.push(query);
+        }
+        Ok(Sides { compiled, from })
+    }
+
+    /// The plan's measures, grouped by the object each is measured on
+    /// (`groups` holds their indices), side by side in the plan's order.
+    pub(super) fn across(
+        &self,
+        plan: &SemanticPlan,
+        groups: &[Vec<usize>],
+    ) -> Result<CompiledQuery, CompileError> {
+        let keys = self.group_keys(plan)?;
+        let measures = groups
+            .iter()
+            .map(|group| group.iter().map(|&m| plan.measures[m].clone()).collect())
+            .collect();
+        let sides = self.sides(plan, &keys, measures)?;
+        let ident = |text: &str| self.sql.ident(text).to_string();
+        // Each measure's column, by its index in the plan.
+        let mut measured: Vec<(usize, String)> = Vec::new();
+        for (i, (group, side)) in groups.iter().zip(&sides.compiled).enumerate() {
+            let columns = &side.columns[keys.len()..];
+            for (&m, column) in group.iter().zip(columns) {
+                measured.push((m, format!("side_{i}.{}", ident(column))));
+            }
+        }
+        measured.sort_by_key(|(m, _)| *m);
+        let names: Vec<String> = measured
+            .iter()
+            .map(|(m, _)| {
+                let (i, position) = groups
+                    .iter()
+                    .enumerate()
+                    .find_map(|(i, g)| g.iter().position(|x| x == m).map(|p| (i, p)))
+                    .expect("every measure is in a group");
+                sides.compiled[i].columns[keys.len() + position].clone()
+            })
+            .collect();
+        let shown: Vec<String> = plan.dimensions.iter().map(|d| d.column()).collect();
+        let projection = shown
+            .iter()
+            .map(|c| format!("side_0.{0} AS {0}", ident(c)))
+            .chain(
+                measured
+                    .iter()
+                    .zip(&names)
+                    .map(|((_, value), name)| format!("{value} AS {}", ident(name))),
+            )
+            .collect::<Vec<_>>()
+            .join(", ");
+        // Every subquery is the compiler's own output; only the shell is new.
+        let text = format!("SELECT {projection} FROM {}", sides.from);
+        let select = match *self.shell("measures of different objects", text)?.body {
+            SetExpr::Select(select) => *select,
+            _ => unreachable!("the shell is a plain SELECT"),
+        };
+        let name_refs: Vec<&str> = names.iter().map(String::as_str).collect();
+        let order = self.order(plan, &name_refs)?;
+        let query = finish(self.sql, select, order, plan.limit, plan.offset);
+        let mut columns = shown;
+        columns.extend(names);
+        let objects = sides.compiled.into_iter().flat_map(|s| s.objects).collect();
+        Ok(CompiledQuery::new(query, columns, objects))
+    }
+}
+
+#[cfg(all(test, feature = "ssr"))]
+mod tests {
+    use crate::engine::compile::compile;
+    use crate::engine::execute::execute;
+    use crate::engine::plan::{AttributeRef, Measure, Order, SemanticPlan};
+    use crate::project::Dialect;
+    use crate::warehouse::Warehouse;
+    use serde_json::{Value as Json, json};
+    use std::time::Duration;
+
+    const SHOP: &str = r#"
+objects:
+  - name: order
+    table: orders
+    primary_key: [id]
+    attributes:
+      - {name: id, type: integer, role: identifier}
+      - {name: customer, type: text, role: dimension}
+  - name: line
+    table: lines
+    primary_key: [id]
+    attributes:
+      - {name: id, type: integer, role: identifier}
+      - {name: order_id, type: integer, role: identifier}
+      - {name: amount, type: decimal, role: measure}
+relationships:
+  - name: line_order
+    from: line
+    to: order
+    keys:
+      - {from: order_id, to: id}
+metrics:
+  - {name: revenue, object: line, aggregate: sum, expr: amount}
+  - {name: order_count, object: order, aggregate: count}
+"#;
+
+    fn metric(name: &str) -> Measure {
+        Measure::Metric {
+            metric: name.into(),
+            variant: None,
+        }
+    }
+
+    /// Two orders of A (lines of 10 and 20, and of 5) and one of B (7).
+    async fn shop() -> Warehouse {
+        let pool = sqlx::sqlite::SqlitePoolOptions::new()
+            .max_connections(1)
+            .idle_timeout(None)
+            .max_lifetime(None)
+            .connect("sqlite::memory:")
+            .await
+            .unwrap();
+        for statement in [
+            "CREATE TABLE orders (id INTEGER PRIMARY KEY, customer TEXT)",
+            "CREATE TABLE lines (id INTEGER PRIMARY KEY, order_id INTEGER, amount REAL)",
+            "INSERT INTO orders VALUES (1, 'A'), (2, 'A'), (3, 'B')",
+            "INSERT INTO lines VALUES (1, 1, 10), (2, 1, 20), (3, 2, 5), (4, 3, 7)",
+        ] {
+            sqlx::query(statement).execute(&pool).await.unwrap();
+        }
+        Warehouse::from_connector(crate::warehouse::sqlite::SqliteSource::from_pool(pool))
+    }
+
+    #[tokio::test]
+    async fn measures_of_different_objects_are_each_counted_once() {
+        let ontology = crate::ontology::from_yaml(SHOP).unwrap();
+        let plan = SemanticPlan {
+            measures: vec![metric("revenue"), metric("order_count")],
+            dimensions: vec![AttributeRef::new("order", "customer")],
+            order: Some(Order::Measure {
+                index: 1,
+                descending: true,
+            }),
+            ..SemanticPlan::default()
+        };
+        let compiled = compile(&ontology, &plan, Dialect::Sqlite).unwrap();
+        assert_eq!(compiled.columns, ["customer", "revenue", "order_count"]);
+        let result = execute(&shop().await, &compiled, Duration::from_secs(30))
+            .await
+            .unwrap();
+        // Joined first, A's two orders would count three times over its
+        // three lines.
+        let rows: Vec<Vec<Json>> = result.rows;
+        assert_eq!(
+            rows,
+            vec![
+                vec![json!("A"), json!(35), json!(2)],
+                vec![json!("B"), json!(7), json!(1)]
+            ]
+        );
+        // Alone: one row of each, side by side.
+        let totals = SemanticPlan {
+            dimensions: Vec::new(),
+            order: None,
+            ..plan
+        };
+        let compiled = compile(&ontology, &totals, Dialect::Sqlite).unwrap();
+        let result = execute(&shop().await, &compiled, Duration::from_secs(30))
+            .await
+            .unwrap();
+        assert_eq!(result.rows, vec![vec![json!(42), json!(3)]]);
+        for dialect in Dialect::ALL {
+            let sql = compile(&ontology, &totals, dialect).unwrap().sql;
+            assert_eq!(
+                crate::sql::parse_select(dialect, &sql).unwrap().to_string(),
+                sql
+            );
+        }
+    }
+}
