@@ -66,6 +66,41 @@ pub fn write_out(dialect: Dialect, expr: &mut Expr) -> Result<(), SqlError> {
     }
 }
 
+/// The two arguments of an expression that is one `days_between` call,
+/// each as the name parts it is written with (`order.order_date`,
+/// `l_shipdate`); `None` for anything else. Read in any dialect's quoting.
+pub fn days_between_arguments(text: &str) -> Option<[Vec<String>; 2]> {
+    use sqlparser::dialect::GenericDialect;
+    use sqlparser::parser::Parser;
+    let expr = Parser::new(&GenericDialect {})
+        .try_with_sql(text)
+        .and_then(|mut parser| parser.parse_expr())
+        .ok()?;
+    let Expr::Function(function) = expr else {
+        return None;
+    };
+    let named = matches!(
+        function.name.0.as_slice(),
+        [part] if part.as_ident().is_some_and(|i| i.value.eq_ignore_ascii_case(DAYS_BETWEEN))
+    );
+    let FunctionArguments::List(list) = &function.args else {
+        return None;
+    };
+    let parts = |arg: &FunctionArg| match arg {
+        FunctionArg::Unnamed(FunctionArgExpr::Expr(Expr::Identifier(i))) => {
+            Some(vec![i.value.to_lowercase()])
+        }
+        FunctionArg::Unnamed(FunctionArgExpr::Expr(Expr::CompoundIdentifier(parts))) => {
+            Some(parts.iter().map(|p| p.value.to_lowercase()).collect())
+        }
+        _ => None,
+    };
+    match list.args.as_slice() {
+        [start, end] if named => Some([parts(start)?, parts(end)?]),
+        _ => None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::write_out;
@@ -119,40 +154,5 @@ mod tests {
             written(Dialect::Postgres, "round(x, 2)").unwrap(),
             "round(x, 2)"
         );
-    }
-}
-
-/// The two arguments of an expression that is one `days_between` call,
-/// each as the name parts it is written with (`order.order_date`,
-/// `l_shipdate`); `None` for anything else. Read in any dialect's quoting.
-pub fn days_between_arguments(text: &str) -> Option<[Vec<String>; 2]> {
-    use sqlparser::dialect::GenericDialect;
-    use sqlparser::parser::Parser;
-    let expr = Parser::new(&GenericDialect {})
-        .try_with_sql(text)
-        .and_then(|mut parser| parser.parse_expr())
-        .ok()?;
-    let Expr::Function(function) = expr else {
-        return None;
-    };
-    let named = matches!(
-        function.name.0.as_slice(),
-        [part] if part.as_ident().is_some_and(|i| i.value.eq_ignore_ascii_case(DAYS_BETWEEN))
-    );
-    let FunctionArguments::List(list) = &function.args else {
-        return None;
-    };
-    let parts = |arg: &FunctionArg| match arg {
-        FunctionArg::Unnamed(FunctionArgExpr::Expr(Expr::Identifier(i))) => {
-            Some(vec![i.value.to_lowercase()])
-        }
-        FunctionArg::Unnamed(FunctionArgExpr::Expr(Expr::CompoundIdentifier(parts))) => {
-            Some(parts.iter().map(|p| p.value.to_lowercase()).collect())
-        }
-        _ => None,
-    };
-    match list.args.as_slice() {
-        [start, end] if named => Some([parts(start)?, parts(end)?]),
-        _ => None,
     }
 }

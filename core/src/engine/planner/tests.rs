@@ -9471,3 +9471,50 @@ fn measures_of_different_objects_answer_together() {
     assert_eq!(added.measures.len(), 2, "{added:?}");
     assert_eq!(added.dimensions, first.dimensions);
 }
+
+#[test]
+fn a_conditional_count_beside_an_exclusion_says_which_rows_they_took_part_through() {
+    let (pole, _) = sql(
+        "Which drivers have started a race from pole position but never won a race?",
+        None,
+    );
+    assert!(
+        pole.contains("NOT IN (SELECT rr.driver_id FROM public.results rr")
+            && pole.contains("AND rr.grid = 1"),
+        "{pole}"
+    );
+    // Taking part at all: that they have such rows.
+    let (entered, _) = sql(
+        "Which constructors have entered a Grand Prix but never won one?",
+        None,
+    );
+    assert!(entered.contains("rr.result_id IS NOT NULL"), "{entered}");
+}
+
+#[test]
+fn each_of_them_after_a_listing_of_several_is_each_of_those_listed() {
+    let (ontology, lexicon) = wholesale();
+    let top = plan_in_chat(
+        &ontology,
+        &lexicon,
+        "Who were our top 3 customers by net revenue in 1995?",
+        None,
+    );
+    let listed = plan_in_chat(
+        &ontology,
+        &lexicon,
+        "what market segment and country is each of them in?",
+        Some(&top),
+    );
+    let each = plan_in_chat(
+        &ontology,
+        &lexicon,
+        "and how many orders did each of them place that year?",
+        Some(&listed),
+    );
+    let sql = compile(&ontology, &each, Dialect::Postgres).unwrap().sql;
+    assert!(
+        sql.contains("GROUP BY c.c_name") && !sql.contains("o_orderdate AS"),
+        "{sql}"
+    );
+}

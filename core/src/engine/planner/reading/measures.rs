@@ -157,6 +157,22 @@ impl Reading {
                 // route to the time they took part in.
                 let object = &ontology.metrics[m].object;
                 self.took_part = ontology.objects.iter().position(|o| o.name == *object);
+                // "drivers who have started from pole but never won": a
+                // count under a condition on those rows says which rows
+                // they took part through (`grid = 1`), not only that some.
+                self.contrast_filters = took_part
+                    .iter()
+                    .map(|x| &ontology.metrics[*x])
+                    .filter(|x| {
+                        x.object == *object
+                            && x.aggregate == Aggregate::Count
+                            && !x.filters.is_empty()
+                    })
+                    .filter_map(|x| {
+                        super::metric_conditions(ontology, x, &x.object).collect::<Option<Vec<_>>>()
+                    })
+                    .flatten()
+                    .collect();
                 self.metrics.clear();
                 self.displaced = None;
                 self.contrast = true;

@@ -184,20 +184,16 @@ impl Reading {
                             reading.partitive = true;
                             reading.counts_among |=
                                 index > 0 && pieces[index - 1] == Piece::Op(Op::Count);
-                            // "how many orders did each of them place": each
-                            // of those the chat was about, not each time
-                            // "place" might name.
-                            // "each of their drivers" still groups by the drivers.
-                            let things_follow = matches!(
-                                pieces.get(index + 1),
-                                Some(Piece::Concept { entries, .. }) if object_of(entries).is_some()
-                            );
-                            if index > 0
-                                && pieces[index - 1] == Piece::Op(Op::GroupBy)
-                                && !things_follow
-                            {
+                            if each_of_those(pieces, index) {
                                 grouping = false;
                             }
+                            continue;
+                        }
+                        // "each of them" as "each of those".
+                        Op::Refer if each_of_those(pieces, index) => {
+                            reading.refers_back = true;
+                            reading.partitive = true;
+                            grouping = false;
                             continue;
                         }
                         Op::Refer => {
@@ -2099,4 +2095,15 @@ fn owns_attribute(ontology: &Ontology, owner: usize, entries: &[Entry]) -> bool 
                     && display_attribute(object) != Some(object.attributes[a].name.as_str())
                     && object.attributes[a].role == AttributeRole::Dimension)
         })
+}
+
+/// "how many orders did each of them place": each of those the chat was
+/// about (the "them" at `index`), not each time "place" might name. "each
+/// of their drivers" still groups by the drivers.
+fn each_of_those(pieces: &[Piece], index: usize) -> bool {
+    let things_follow = matches!(
+        pieces.get(index + 1),
+        Some(Piece::Concept { entries, .. }) if object_of(entries).is_some()
+    );
+    index > 0 && pieces[index - 1] == Piece::Op(Op::GroupBy) && !things_follow
 }
