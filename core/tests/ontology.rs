@@ -481,6 +481,8 @@ fn an_expression_may_name_another_objects_attribute_and_nothing_else_qualified()
             "pg_catalog.pg_user.passwd",
             "names `pg_catalog.pg_user.passwd`",
         ),
+        ("(SELECT count(*) FROM pg_user)", "holds a query of its own"),
+        ("points IN (SELECT 1)", "holds a query of its own"),
     ] {
         let problems = with(expr);
         assert!(
@@ -488,4 +490,30 @@ fn an_expression_may_name_another_objects_attribute_and_nothing_else_qualified()
             "{expr}: {problems:?}"
         );
     }
+}
+
+#[test]
+fn a_reference_reads_one_value_per_row() {
+    // A race has many results: no one result's points belong to it.
+    let mut ontology = ontology::from_yaml(SMALL).unwrap();
+    let race = ontology
+        .objects
+        .iter_mut()
+        .find(|o| o.name == "race")
+        .unwrap();
+    let year = race
+        .attributes
+        .iter_mut()
+        .find(|a| a.name == "year")
+        .unwrap();
+    year.column = None;
+    year.expr = Some("race_result.points".to_owned());
+    let problems: Vec<String> = ontology::validate(&ontology, Dialect::Postgres)
+        .iter()
+        .map(ToString::to_string)
+        .collect();
+    assert!(
+        problems.len() == 1 && problems[0].contains("each race does not lead to one race_result"),
+        "{problems:?}"
+    );
 }

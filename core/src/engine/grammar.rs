@@ -1171,7 +1171,7 @@ pub fn correct_operator_word(plain: &str) -> Option<&'static str> {
         .chain(
             EXTREMES
                 .iter()
-                .filter(|(_, _, needs_object)| !needs_object)
+                .filter(|(_, _, needs_object, _)| !needs_object)
                 .map(|(word, ..)| *word),
         )
         .find(|word| crate::engine::lexicon::one_edit_apart(word, plain))
@@ -1294,35 +1294,36 @@ pub fn asks_future(plain: &str) -> bool {
     )
 }
 
-/// The words of an extreme: latest (true) or earliest, and whether the word
-/// means one only before a thing ("the first race").
-const EXTREMES: &[(&str, bool, bool)] = &[
-    ("oldest", false, false),
-    ("earliest", false, false),
-    ("eldest", false, false),
-    ("youngest", true, false),
+/// The words of an extreme: latest (true) or earliest, whether the word
+/// means one only before a thing ("the first race"), and whether it is of
+/// a person's age.
+const EXTREMES: &[(&str, bool, bool, bool)] = &[
+    ("oldest", false, false, true),
+    ("earliest", false, false, false),
+    ("eldest", false, false, true),
+    ("youngest", true, false, true),
     // "which driver is older, Rosberg or Hamilton": the extreme of two.
-    ("older", false, false),
-    ("younger", true, false),
-    ("latest", true, false),
-    ("newest", true, false),
-    ("recent", true, false),
-    ("first", false, true),
-    ("last", true, true),
-    ("final", true, true),
+    ("older", false, false, true),
+    ("younger", true, false, true),
+    ("latest", true, false, false),
+    ("newest", true, false, false),
+    ("recent", true, false, false),
+    ("first", false, true, false),
+    ("last", true, true, false),
+    ("final", true, true, false),
     // "the opening race of the season", "the closing round".
-    ("opening", false, true),
-    ("closing", true, true),
+    ("opening", false, true, false),
+    ("closing", true, true, false),
 ];
 
 pub fn extreme(plain: &str) -> Option<Extreme> {
     EXTREMES
         .iter()
         .find(|(word, ..)| *word == plain)
-        .map(|&(word, latest, needs_object)| Extreme {
+        .map(|&(_, latest, needs_object, of_age)| Extreme {
             latest,
             needs_object,
-            of_age: matches!(word, "oldest" | "eldest" | "youngest" | "older" | "younger"),
+            of_age,
         })
 }
 

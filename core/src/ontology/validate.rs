@@ -1,6 +1,7 @@
 //! Validation collects every problem at once, each with the path of the
 //! element at fault, so an analyst fixes a file in one pass.
 
+use super::model::Cardinality;
 use super::model::{
     Aggregate, Attribute, AttributeRole, Metric, MetricKind, Object, Ontology, SemiAdditive,
 };
@@ -153,10 +154,11 @@ impl Checker<'_> {
         }
     }
 
-    fn expression(&mut self, path: String, text: &str) {
+    /// An expression over `owner`'s rows.
+    fn expression(&mut self, path: String, text: &str, owner: &str) {
         let parsed = sql::parse_expression(self.dialect, text);
         if let Ok(expr) = &parsed
-            && let Some(message) = self.unreadable_reference(expr)
+            && let Some(message) = self.unreadable_reference(expr, owner)
         {
             return self.problem(path, format!("the SQL expression `{text}` {message}"));
         }
@@ -169,7 +171,15 @@ impl Checker<'_> {
     /// What is wrong with the qualified names `expr` uses, if anything:
     /// each must be `object.attribute` of this ontology, an attribute that
     /// does not itself read another object's (one step, never a cycle).
-    fn unreadable_reference(&self, expr: &sqlparser::ast::Expr) -> Option<String> {
+    fn unreadable_reference(&self, expr: &sqlparser::ast::Expr, owner: &str) -> Option<String> {
+        // A query inside an expression could read any table, the
+        // ontology's or not.
+        if sql::reference::has_subquery(expr) {
+            return Some(
+                "holds a query of its own; an expression reads its object's columns, and other objects' attributes as `object.attribute`"
+                    .to_owned(),
+            );
+        }
         if let Some(name) = sql::reference::longer_name(expr) {
             return Some(format!(
                 "names `{name}`; another object's attribute is named `object.attribute`"
@@ -186,13 +196,52 @@ impl Checker<'_> {
                 sql::parse_expression(self.dialect, text)
                     .is_ok_and(|e| !sql::reference::references(&e).is_empty())
             });
-            reads_further.then(|| {
-                format!(
+            if reads_further {
+                return Some(format!(
                     "names `{}.{}`, which itself reads another object; name the attributes it reads instead",
                     r.object, r.attribute
+                ));
+            }
+            // One value per row: the object is a lookup away, never one
+            // of many (an order's line items).
+            (!self.leads_to_one(owner, &r.object)).then(|| {
+                format!(
+                    "names `{}.{}`, but each {owner} does not lead to one {}",
+                    r.object, r.attribute, r.object
                 )
             })
         })
+    }
+
+    /// Whether each row of `from` leads to at most one row of `to`, along
+    /// relationships read from their many side (or either side of a
+    /// one-to-one).
+    fn leads_to_one(&self, from: &str, to: &str) -> bool {
+        let mut reached = vec![from];
+        let mut next = 0;
+        while let Some(&object) = reached.get(next) {
+            if object == to {
+                return true;
+            }
+            next += 1;
+            for relationship in &self.ontology.relationships {
+                let step = if relationship.from == object {
+                    Some(relationship.to.as_str())
+                } else if relationship.to == object
+                    && relationship.cardinality == Cardinality::OneToOne
+                {
+                    Some(relationship.from.as_str())
+                } else {
+                    None
+                };
+                if let Some(step) = step
+                    && !reached.contains(&step)
+                {
+                    reached.push(step);
+                }
+            }
+        }
+        false
     }
 
     fn objects(&mut self, ontology: &Ontology) {
@@ -220,6 +269,7 @@ impl Checker<'_> {
                 self.attribute(
                     &element(&format!("{path}.attributes"), j, &attribute.name),
                     attribute,
+                    &object.name,
                 );
             }
             self.named_filters(&path, object);
@@ -266,12 +316,12 @@ impl Checker<'_> {
                     "needs `expr`: the condition over the object's columns",
                 );
             } else {
-                self.expression(format!("{fpath}.expr"), &filter.expr);
+                self.expression(format!("{fpath}.expr"), &filter.expr, &object.name);
             }
         }
     }
 
-    fn attribute(&mut self, path: &str, attribute: &Attribute) {
+    fn attribute(&mut self, path: &str, attribute: &Attribute, owner: &str) {
         self.name(path, &attribute.name);
         self.synonyms(path, &attribute.synonyms);
         match (&attribute.column, &attribute.expr) {
@@ -279,7 +329,7 @@ impl Checker<'_> {
             (Some(column), None) if column.trim().is_empty() => {
                 self.problem(format!("{path}.column"), "is empty")
             }
-            (None, Some(expr)) => self.expression(format!("{path}.expr"), expr),
+            (None, Some(expr)) => self.expression(format!("{path}.expr"), expr, owner),
             _ => {}
         }
         let mut seen = HashSet::new();
@@ -785,7 +835,7 @@ impl Checker<'_> {
         }
         self.only_growth(path, metric);
         match (&metric.expr, metric.aggregate) {
-            (Some(expr), _) => self.expression(format!("{path}.expr"), expr),
+            (Some(expr), _) => self.expression(format!("{path}.expr"), expr, &metric.object),
             (None, Aggregate::Count) => {}
             (None, aggregate) => self.problem(
                 format!("{path}.expr"),
@@ -796,7 +846,7 @@ impl Checker<'_> {
             ),
         }
         for (j, filter) in metric.filters.iter().enumerate() {
-            self.expression(format!("{path}.filters[{j}]"), filter);
+            self.expression(format!("{path}.filters[{j}]"), filter, &metric.object);
         }
         self.unique(
             &format!("{path}.variants"),
@@ -814,10 +864,10 @@ impl Checker<'_> {
             self.name(&vpath, &variant.name);
             self.synonyms(&vpath, &variant.synonyms);
             if let Some(expr) = &variant.expr {
-                self.expression(format!("{vpath}.expr"), expr);
+                self.expression(format!("{vpath}.expr"), expr, &metric.object);
             }
             for (k, filter) in variant.filters.iter().flatten().enumerate() {
-                self.expression(format!("{vpath}.filters[{k}]"), filter);
+                self.expression(format!("{vpath}.filters[{k}]"), filter, &metric.object);
             }
             for other in &variant.plus {
                 if other == &metric.name {

@@ -70,13 +70,7 @@ pub fn write_out(dialect: Dialect, expr: &mut Expr) -> Result<(), SqlError> {
 /// each as the name parts it is written with (`order.order_date`,
 /// `l_shipdate`); `None` for anything else. Read in any dialect's quoting.
 pub fn days_between_arguments(text: &str) -> Option<[Vec<String>; 2]> {
-    use sqlparser::dialect::GenericDialect;
-    use sqlparser::parser::Parser;
-    let expr = Parser::new(&GenericDialect {})
-        .try_with_sql(text)
-        .and_then(|mut parser| parser.parse_expr())
-        .ok()?;
-    let Expr::Function(function) = expr else {
+    let Expr::Function(function) = super::reference::parse_in_any_dialect(text)? else {
         return None;
     };
     let named = matches!(

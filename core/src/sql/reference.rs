@@ -2,9 +2,10 @@
 //! `object.attribute`: a race result's `days_between(driver.date_of_birth,
 //! race.race_date)` is the driver's age on the day of the race. The
 //! compiler joins the objects named and writes each reference out as that
-//! attribute's own SQL; nothing else in an expression may be qualified.
+//! attribute's own SQL. Validation refuses longer qualified names and
+//! queries inside an expression, which could read outside the ontology.
 
-use sqlparser::ast::{Expr, visit_expressions};
+use sqlparser::ast::{Expr, InTarget, visit_expressions};
 use sqlparser::dialect::GenericDialect;
 use sqlparser::parser::Parser;
 use std::ops::ControlFlow;
@@ -47,11 +48,39 @@ pub fn references_in(text: &str) -> Vec<Reference> {
     if !text.contains('.') {
         return Vec::new();
     }
+    parse_in_any_dialect(text)
+        .map(|expr| references(&expr))
+        .unwrap_or_default()
+}
+
+/// An ontology expression parsed where the data source's dialect is not
+/// known (the planner's reading of it): any dialect's quoting is read.
+pub fn parse_in_any_dialect(text: &str) -> Option<Expr> {
     Parser::new(&GenericDialect {})
         .try_with_sql(text)
         .and_then(|mut parser| parser.parse_expr())
-        .map(|expr| references(&expr))
-        .unwrap_or_default()
+        .ok()
+}
+
+/// Whether `expr` holds a query of its own (`(SELECT …)`, `EXISTS`, `IN
+/// (SELECT …)`), which could read tables outside the ontology.
+pub fn has_subquery(expr: &Expr) -> bool {
+    visit_expressions(expr, |e| {
+        if matches!(
+            e,
+            Expr::Subquery(_)
+                | Expr::Exists { .. }
+                | Expr::In {
+                    target: InTarget::Subquery(_),
+                    ..
+                }
+        ) {
+            ControlFlow::Break(())
+        } else {
+            ControlFlow::Continue(())
+        }
+    })
+    .is_break()
 }
 
 /// The first name in `expr` with more than two parts (`schema.table.col`),

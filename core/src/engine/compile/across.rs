@@ -6,6 +6,7 @@
 
 use super::{CompileError, CompiledQuery, Compiler, finish};
 use crate::engine::plan::{AttributeRef, Measure, SemanticPlan};
+use crate::ontology::Aggregate;
 use sqlparser::ast::SetExpr;
 
 /// Subqueries side by side: each compiled on its own, and the `FROM` that
@@ -60,6 +61,9 @@ impl Compiler<'_> {
 
     /// The plan's measures, grouped by the object each is measured on
     /// (`groups` holds their indices), side by side in the plan's order.
+    /// Per group, every side is joined to the groups any side has (a
+    /// customer with orders but no returns keeps its orders), and a sum
+    /// or count a side has no row for is 0.
     pub(super) fn across(
         &self,
         plan: &SemanticPlan,
@@ -72,51 +76,89 @@ impl Compiler<'_> {
             .collect();
         let sides = self.sides(plan, &keys, measures)?;
         let ident = |text: &str| self.sql.ident(text).to_string();
-        // Each measure's column, by its index in the plan.
-        let mut measured: Vec<(usize, String)> = Vec::new();
+        // Each measure's column and value, by its index in the plan.
+        let mut measured: Vec<(usize, String, String)> = Vec::new();
         for (i, (group, side)) in groups.iter().zip(&sides.compiled).enumerate() {
-            let columns = &side.columns[keys.len()..];
-            for (&m, column) in group.iter().zip(columns) {
-                measured.push((m, format!("side_{i}.{}", ident(column))));
+            for (&m, column) in group.iter().zip(&side.columns[keys.len()..]) {
+                let value = format!("side_{i}.{}", ident(column));
+                let value = if self.adds_up(&plan.measures[m]) {
+                    format!("COALESCE({value}, 0)")
+                } else {
+                    value
+                };
+                measured.push((m, column.clone(), value));
             }
         }
-        measured.sort_by_key(|(m, _)| *m);
-        let names: Vec<String> = measured
-            .iter()
-            .map(|(m, _)| {
-                let (i, position) = groups
+        measured.sort_by_key(|(m, ..)| *m);
+        let from = if plan.dimensions.is_empty() {
+            sides.from
+        } else {
+            let columns = keys
+                .iter()
+                .map(|k| ident(&k.column()))
+                .collect::<Vec<_>>()
+                .join(", ");
+            let spine = sides
+                .compiled
+                .iter()
+                .map(|side| format!("SELECT {columns} FROM ({}) AS side", side.sql))
+                .collect::<Vec<_>>()
+                .join(" UNION ");
+            let mut from = format!("({spine}) AS spine");
+            for (i, side) in sides.compiled.iter().enumerate() {
+                let on = keys
                     .iter()
-                    .enumerate()
-                    .find_map(|(i, g)| g.iter().position(|x| x == m).map(|p| (i, p)))
-                    .expect("every measure is in a group");
-                sides.compiled[i].columns[keys.len() + position].clone()
-            })
-            .collect();
+                    .map(|k| format!("spine.{0} = side_{i}.{0}", ident(&k.column())))
+                    .collect::<Vec<_>>()
+                    .join(" AND ");
+                from = format!("{from} LEFT JOIN ({}) AS side_{i} ON {on}", side.sql);
+            }
+            from
+        };
         let shown: Vec<String> = plan.dimensions.iter().map(|d| d.column()).collect();
         let projection = shown
             .iter()
-            .map(|c| format!("side_0.{0} AS {0}", ident(c)))
+            .map(|c| format!("spine.{0} AS {0}", ident(c)))
             .chain(
                 measured
                     .iter()
-                    .zip(&names)
-                    .map(|((_, value), name)| format!("{value} AS {}", ident(name))),
+                    .map(|(_, name, value)| format!("{value} AS {}", ident(name))),
             )
             .collect::<Vec<_>>()
             .join(", ");
         // Every subquery is the compiler's own output; only the shell is new.
-        let text = format!("SELECT {projection} FROM {}", sides.from);
+        let text = format!("SELECT {projection} FROM {from}");
         let select = match *self.shell("measures of different objects", text)?.body {
             SetExpr::Select(select) => *select,
             _ => unreachable!("the shell is a plain SELECT"),
         };
-        let name_refs: Vec<&str> = names.iter().map(String::as_str).collect();
-        let order = self.order(plan, &name_refs)?;
+        let names: Vec<&str> = measured.iter().map(|(_, name, _)| name.as_str()).collect();
+        let order = self.order(plan, &names)?;
         let query = finish(self.sql, select, order, plan.limit, plan.offset);
         let mut columns = shown;
-        columns.extend(names);
+        columns.extend(measured.into_iter().map(|(_, name, _)| name));
         let objects = sides.compiled.into_iter().flat_map(|s| s.objects).collect();
         Ok(CompiledQuery::new(query, columns, objects))
+    }
+
+    /// Whether `measure` adds rows up (a sum or a count), so no rows is 0.
+    fn adds_up(&self, measure: &Measure) -> bool {
+        match measure {
+            Measure::CountOf { .. } | Measure::DistinctOf { .. } => true,
+            Measure::Metric { metric, .. } => self.index.metric(metric).is_some_and(|m| {
+                matches!(
+                    m.aggregate,
+                    Aggregate::Sum | Aggregate::Count | Aggregate::CountDistinct
+                )
+            }),
+            Measure::Aggregate { aggregate, .. } => {
+                matches!(
+                    aggregate,
+                    Aggregate::Sum | Aggregate::Count | Aggregate::CountDistinct
+                )
+            }
+            _ => false,
+        }
     }
 }
 
@@ -163,7 +205,8 @@ metrics:
         }
     }
 
-    /// Two orders of A (lines of 10 and 20, and of 5) and one of B (7).
+    /// Two orders of A (lines of 10 and 20, and of 5), one of B (7), and one
+    /// of C with no lines yet.
     async fn shop() -> Warehouse {
         let pool = sqlx::sqlite::SqlitePoolOptions::new()
             .max_connections(1)
@@ -175,7 +218,7 @@ metrics:
         for statement in [
             "CREATE TABLE orders (id INTEGER PRIMARY KEY, customer TEXT)",
             "CREATE TABLE lines (id INTEGER PRIMARY KEY, order_id INTEGER, amount REAL)",
-            "INSERT INTO orders VALUES (1, 'A'), (2, 'A'), (3, 'B')",
+            "INSERT INTO orders VALUES (1, 'A'), (2, 'A'), (3, 'B'), (4, 'C')",
             "INSERT INTO lines VALUES (1, 1, 10), (2, 1, 20), (3, 2, 5), (4, 3, 7)",
         ] {
             sqlx::query(statement).execute(&pool).await.unwrap();
@@ -190,7 +233,7 @@ metrics:
             measures: vec![metric("revenue"), metric("order_count")],
             dimensions: vec![AttributeRef::new("order", "customer")],
             order: Some(Order::Measure {
-                index: 1,
+                index: 0,
                 descending: true,
             }),
             ..SemanticPlan::default()
@@ -201,13 +244,14 @@ metrics:
             .await
             .unwrap();
         // Joined first, A's two orders would count three times over its
-        // three lines.
+        // three lines; C has an order and no revenue, which is 0.
         let rows: Vec<Vec<Json>> = result.rows;
         assert_eq!(
             rows,
             vec![
                 vec![json!("A"), json!(35), json!(2)],
-                vec![json!("B"), json!(7), json!(1)]
+                vec![json!("B"), json!(7), json!(1)],
+                vec![json!("C"), json!(0), json!(1)],
             ]
         );
         // Alone: one row of each, side by side.
@@ -220,7 +264,7 @@ metrics:
         let result = execute(&shop().await, &compiled, Duration::from_secs(30))
             .await
             .unwrap();
-        assert_eq!(result.rows, vec![vec![json!(42), json!(3)]]);
+        assert_eq!(result.rows, vec![vec![json!(42), json!(4)]]);
         for dialect in Dialect::ALL {
             let sql = compile(&ontology, &totals, dialect).unwrap().sql;
             assert_eq!(

@@ -710,9 +710,9 @@ pub(super) fn refuse_grouping_through_a_parent(
     Ok(())
 }
 
-/// The objects a query's groupings and conditions read, with the other
-/// objects their attributes' expressions and `measures`' name
-/// (`driver.date_of_birth` in a result's age).
+/// The objects a query's groupings and conditions read, and the other
+/// objects that their attributes' expressions and `measures` name
+/// (`driver` for `driver.date_of_birth` in a result's age).
 pub(super) fn needed_objects<'a>(
     index: OntologyIndex<'a>,
     dimensions: &'a [AttributeRef],

@@ -257,3 +257,22 @@ pub(super) fn qualify_by_year(ontology: &Ontology, plan: &mut SemanticPlan) {
     // After the others: what the plan orders by or reads as "latest" stays first.
     plan.dimensions.extend(years);
 }
+
+/// The person's date of birth an attribute of some rows reads, where the
+/// attribute is that person's age at the row's event (a race result's
+/// `days_between(driver.date_of_birth, race.race_date) / 365.25`).
+pub(super) fn age_of(ontology: &Ontology, attribute: &Attribute) -> Option<AttributeRef> {
+    let text = attribute.expr.as_deref()?;
+    crate::sql::reference::references_in(text)
+        .into_iter()
+        .find(|r| {
+            ontology
+                .objects
+                .iter()
+                .find(|o| o.name == r.object)
+                .filter(|o| is_person(o))
+                .and_then(|o| o.attributes.iter().find(|a| a.name == r.attribute))
+                .is_some_and(super::time::is_birth_date)
+        })
+        .map(|r| AttributeRef::new(&r.object, &r.attribute))
+}

@@ -2,6 +2,7 @@
 //! from one date to another are the metric the ontology defines as
 //! `days_between` of those two dates, however the question words them.
 
+use super::attributes::age_of;
 use super::time::is_dated;
 use super::words::Piece;
 use crate::engine::grammar::Op;
@@ -107,7 +108,10 @@ fn days_between(ontology: &Ontology, metric: &Metric) -> Option<[Date; 2]> {
 /// rows of what was done (a win is a race result) hold the person's age on
 /// the day, "old" asks that age. Without such an event ("how old is
 /// Alonso") it stays unknown: the ontology holds no age today.
-pub(super) fn how_old_at_event(ontology: &Ontology, pieces: &mut [Piece]) {
+pub(super) fn how_old_at_event(ontology: &Ontology, question: &str, pieces: &mut [Piece]) {
+    if !question.to_lowercase().contains("how old") {
+        return;
+    }
     let Some(at) = pieces
         .iter()
         .position(|p| matches!(p, Piece::Unknown { word, .. } if word == "old"))
@@ -133,7 +137,7 @@ pub(super) fn how_old_at_event(ontology: &Ontology, pieces: &mut [Piece]) {
         object
             .attributes
             .iter()
-            .position(|a| reads_birth_date(ontology, a))
+            .position(|a| age_of(ontology, a).is_some())
             .map(|a| (o, a))
     });
     if let Some((object, attribute)) = age {
@@ -147,24 +151,4 @@ pub(super) fn how_old_at_event(ontology: &Ontology, pieces: &mut [Piece]) {
             scoped: false,
         };
     }
-}
-
-/// Whether `attribute` is a person's age at the row's event: its
-/// expression reads another object's date of birth (a person's date that
-/// is not a row time).
-pub(super) fn reads_birth_date(
-    ontology: &Ontology,
-    attribute: &crate::ontology::Attribute,
-) -> bool {
-    attribute.expr.as_deref().is_some_and(|text| {
-        crate::sql::reference::references_in(text).iter().any(|r| {
-            ontology
-                .objects
-                .iter()
-                .find(|o| o.name == r.object)
-                .filter(|o| super::attributes::is_person(o))
-                .and_then(|o| o.attributes.iter().find(|a| a.name == r.attribute))
-                .is_some_and(is_dated)
-        })
-    })
 }

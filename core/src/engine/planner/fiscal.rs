@@ -186,8 +186,9 @@ pub(super) fn read(question: &str) -> (String, bool) {
     (words.join(" "), fiscal)
 }
 
-/// "1996/97", "1996-1997": a fiscal year written as the two calendar years
-/// it spans is the one it ends in, as fiscal years are named here.
+/// "1996/97", "1996-97", "1996/1997": a fiscal year written as the two
+/// calendar years it spans is the one it ends in, as fiscal years are named
+/// here. "1996-1997" is a range of two fiscal years, and stays one.
 fn spanned_year(word: &str) -> Option<String> {
     let bare = word.trim_end_matches(|c: char| !c.is_ascii_digit());
     let rest = &word[bare.len()..];
@@ -196,7 +197,7 @@ fn spanned_year(word: &str) -> Option<String> {
     let next = first + 1;
     let matches = match second.len() {
         2 => second.parse::<i64>().ok() == Some(next % 100),
-        4 => second.parse::<i64>().ok() == Some(next),
+        4 => bare.contains('/') && second.parse::<i64>().ok() == Some(next),
         _ => false,
     };
     matches.then(|| format!("{next}{rest}"))

@@ -106,7 +106,7 @@ fn plan_one(
     let mut pieces = read(lexicon, &question, today_read);
     words::explanation_dropped(ontology, &mut pieces);
     days_between::days_between_named(ontology, &mut pieces);
-    days_between::how_old_at_event(ontology, &mut pieces);
+    days_between::how_old_at_event(ontology, &question, &mut pieces);
     words::year_dated_by(ontology, &mut pieces);
     #[cfg(feature = "ssr")]
     tracing::trace!(?pieces, "the question as the planner read it");

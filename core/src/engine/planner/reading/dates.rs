@@ -6,13 +6,12 @@ use crate::engine::compile::display_attribute;
 use crate::engine::graph;
 use crate::engine::plan::{AttributeRef, Condition, Filter, Literal, Measure, Order, SemanticPlan};
 use crate::engine::planner::Planned;
-use crate::engine::planner::attributes::{is_person, push_unique};
+use crate::engine::planner::attributes::{age_of, is_person, push_unique};
 use crate::engine::planner::time::{
     by_year_if_date, date_attribute, date_condition, day_attribute, group_by_grain, names_date,
-    year_attribute, year_attribute_reaching, year_condition,
+    names_row_time, year_attribute, year_attribute_reaching, year_condition,
 };
-use crate::ontology::{Aggregate, AttributeRole, Grain, Ontology};
-use crate::sql;
+use crate::ontology::{Aggregate, Grain, Ontology};
 use std::ops::ControlFlow;
 
 impl Reading {
@@ -294,12 +293,14 @@ impl Reading {
         // a season the one born last is as good, and is what is asked.
         if self.extreme_of_age
             && let Some(latest) = self.extreme
+            // "the 3 youngest winners" would name one driver per win.
+            && self.limit.is_none_or(|n| n == 1)
             && plan.measures.is_empty()
             && !ranks_rows
             && let Some(o) = extreme_object
             && is_person(&ontology.objects[o])
             && let Some(birth) = date_attribute(ontology, &ontology.objects[o].name)
-            && !plan.filters.iter().any(|f| is_time(ontology, &f.attribute))
+            && !plan.filters.iter().any(|f| names_row_time(ontology, &f.attribute))
             && let Some(age) = age_at_event(ontology, plan, &birth)
         {
             if let Some(a) = display_attribute(&ontology.objects[o]) {
@@ -441,14 +442,6 @@ impl Reading {
     }
 }
 
-/// Whether `attribute` is a time: a filter on it scopes the rows to a
-/// period.
-fn is_time(ontology: &Ontology, attribute: &AttributeRef) -> bool {
-    ontology
-        .attribute(&attribute.object, &attribute.attribute)
-        .is_some_and(|a| a.role == AttributeRole::Time)
-}
-
 /// The attribute of the rows `plan` keeps that is a person's age on the
 /// day: one whose expression reads the person's `birth` date.
 fn age_at_event(
@@ -462,13 +455,10 @@ fn age_at_event(
         .filter(|o| *o != birth.object)
         .find_map(|o| {
             let object = ontology.objects.iter().find(|x| x.name == o)?;
-            let age = object.attributes.iter().find(|a| {
-                a.expr.as_deref().is_some_and(|text| {
-                    sql::reference::references_in(text)
-                        .iter()
-                        .any(|r| r.object == birth.object && r.attribute == birth.attribute)
-                })
-            })?;
+            let age = object
+                .attributes
+                .iter()
+                .find(|a| age_of(ontology, a).as_ref() == Some(birth))?;
             Some(AttributeRef::new(o, &age.name))
         })
 }

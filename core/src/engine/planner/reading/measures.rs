@@ -160,7 +160,9 @@ impl Reading {
                 // "drivers who have started from pole but never won": a
                 // count under a condition on those rows says which rows
                 // they took part through (`grid = 1`), not only that some.
-                self.contrast_filters = took_part
+                // Two such counts (poles and fastest laps) need not meet on
+                // one row: only one is read so.
+                let conditional: Vec<_> = took_part
                     .iter()
                     .map(|x| &ontology.metrics[*x])
                     .filter(|x| {
@@ -168,11 +170,13 @@ impl Reading {
                             && x.aggregate == Aggregate::Count
                             && !x.filters.is_empty()
                     })
-                    .filter_map(|x| {
-                        super::metric_conditions(ontology, x, &x.object).collect::<Option<Vec<_>>>()
-                    })
-                    .flatten()
                     .collect();
+                if let [metric] = conditional.as_slice() {
+                    self.contrast_filters =
+                        super::metric_conditions(ontology, metric, &metric.object)
+                            .collect::<Option<Vec<_>>>()
+                            .unwrap_or_default();
+                }
                 self.metrics.clear();
                 self.displaced = None;
                 self.contrast = true;

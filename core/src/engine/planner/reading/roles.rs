@@ -322,7 +322,9 @@ impl Reading {
                         Op::Only => reading.only = true,
                         Op::Adding => {
                             reading.adds = true;
-                            reading.adds_first |= index == 0;
+                            // "add …", "and add …".
+                            reading.adds_first |=
+                                pieces[..index].iter().all(|p| *p == Piece::Op(Op::And));
                         }
                         Op::Breakdown => reading.tallies = true,
                         Op::Contrast => reading.contrast = true,
@@ -2097,9 +2099,10 @@ fn owns_attribute(ontology: &Ontology, owner: usize, entries: &[Entry]) -> bool 
         })
 }
 
-/// "how many orders did each of them place": each of those the chat was
-/// about (the "them" at `index`), not each time "place" might name. "each
-/// of their drivers" still groups by the drivers.
+/// "how many orders did each of them place": "each" before the "them" or
+/// "of those" at `index` is each of those the chat was about, not each
+/// time "place" might name. "each of their drivers" still groups by the
+/// drivers.
 fn each_of_those(pieces: &[Piece], index: usize) -> bool {
     let things_follow = matches!(
         pieces.get(index + 1),
