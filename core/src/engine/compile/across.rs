@@ -9,54 +9,61 @@ use crate::engine::plan::{AttributeRef, Measure, SemanticPlan};
 use crate::ontology::Aggregate;
 use sqlparser::ast::SetExpr;
 
-/// Subqueries side by side: each compiled on its own, and the `FROM` that
-/// joins them.
-pub(super) struct Sides {
-    pub compiled: Vec<CompiledQuery>,
-    /// `(<side 0>) AS side_0 LEFT JOIN (<side 1>) AS side_1 ON …`.
-    pub from: String,
-}
-
 impl Compiler<'_> {
-    /// Each list of `measures` in its own subquery under the plan's filters,
-    /// grouped by `keys`; alone, one-row subqueries side by side; per group,
-    /// the later sides LEFT JOINed to the first on every key.
+    /// Each list of `measures` in its own subquery (`side_0`, `side_1`, …)
+    /// under the plan's filters, grouped by `keys`.
     pub(super) fn sides(
         &self,
         plan: &SemanticPlan,
         keys: &[AttributeRef],
         measures: Vec<Vec<Measure>>,
-    ) -> Result<Sides, CompileError> {
+    ) -> Result<Vec<CompiledQuery>, CompileError> {
+        measures
+            .into_iter()
+            .map(|measures| {
+                let side = SemanticPlan {
+                    measures,
+                    dimensions: keys.to_vec(),
+                    filters: plan.filters.clone(),
+                    via: plan.via.clone(),
+                    ..SemanticPlan::default()
+                };
+                let mut query = self.compile(&side)?;
+                // The outer query orders; a subquery's order is wasted work.
+                query.query.order_by = None;
+                query.sql = query.query.to_string();
+                Ok(query)
+            })
+            .collect()
+    }
+
+    /// The sides joined to `anchor` (`side_0`, or a spine of every group)
+    /// on every key, each after `from`; with no groups, one-row sides
+    /// side by side.
+    pub(super) fn join_sides(
+        &self,
+        from: String,
+        anchor: &str,
+        keys: &[AttributeRef],
+        sides: &[CompiledQuery],
+    ) -> String {
         let ident = |text: &str| self.sql.ident(text).to_string();
-        let mut compiled = Vec::new();
-        let mut from = String::new();
-        for (i, measures) in measures.into_iter().enumerate() {
-            let side = SemanticPlan {
-                measures,
-                dimensions: keys.to_vec(),
-                filters: plan.filters.clone(),
-                via: plan.via.clone(),
-                ..SemanticPlan::default()
-            };
-            let mut query = self.compile(&side)?;
-            // The outer query orders; a subquery's order is wasted work.
-            query.query.order_by = None;
-            query.sql = query.query.to_string();
-            from = if i == 0 {
-                format!("({}) AS side_0", query.sql)
-            } else if plan.dimensions.is_empty() {
-                format!("{from} CROSS JOIN ({}) AS side_{i}", query.sql)
+        let mut from = from;
+        for (i, side) in sides.iter().enumerate() {
+            from = if from.is_empty() {
+                format!("({}) AS side_{i}", side.sql)
+            } else if keys.is_empty() {
+                format!("{from} CROSS JOIN ({}) AS side_{i}", side.sql)
             } else {
                 let on = keys
                     .iter()
-                    .map(|k| format!("side_0.{0} = side_{i}.{0}", ident(&k.column())))
+                    .map(|k| format!("{anchor}.{0} = side_{i}.{0}", ident(&k.column())))
                     .collect::<Vec<_>>()
                     .join(" AND ");
-                format!("{from} LEFT JOIN ({}) AS side_{i} ON {on}", query.sql)
+                format!("{from} LEFT JOIN ({}) AS side_{i} ON {on}", side.sql)
             };
-            compiled.push(query);
         }
-        Ok(Sides { compiled, from })
+        from
     }
 
     /// The plan's measures, grouped by the object each is measured on
@@ -78,7 +85,7 @@ impl Compiler<'_> {
         let ident = |text: &str| self.sql.ident(text).to_string();
         // Each measure's column and value, by its index in the plan.
         let mut measured: Vec<(usize, String, String)> = Vec::new();
-        for (i, (group, side)) in groups.iter().zip(&sides.compiled).enumerate() {
+        for (i, (group, side)) in groups.iter().zip(&sides).enumerate() {
             for (&m, column) in group.iter().zip(&side.columns[keys.len()..]) {
                 let value = format!("side_{i}.{}", ident(column));
                 let value = if self.adds_up(&plan.measures[m]) {
@@ -91,7 +98,7 @@ impl Compiler<'_> {
         }
         measured.sort_by_key(|(m, ..)| *m);
         let from = if plan.dimensions.is_empty() {
-            sides.from
+            self.join_sides(String::new(), "side_0", &[], &sides)
         } else {
             let columns = keys
                 .iter()
@@ -99,21 +106,11 @@ impl Compiler<'_> {
                 .collect::<Vec<_>>()
                 .join(", ");
             let spine = sides
-                .compiled
                 .iter()
                 .map(|side| format!("SELECT {columns} FROM ({}) AS side", side.sql))
                 .collect::<Vec<_>>()
                 .join(" UNION ");
-            let mut from = format!("({spine}) AS spine");
-            for (i, side) in sides.compiled.iter().enumerate() {
-                let on = keys
-                    .iter()
-                    .map(|k| format!("spine.{0} = side_{i}.{0}", ident(&k.column())))
-                    .collect::<Vec<_>>()
-                    .join(" AND ");
-                from = format!("{from} LEFT JOIN ({}) AS side_{i} ON {on}", side.sql);
-            }
-            from
+            self.join_sides(format!("({spine}) AS spine"), "spine", &keys, &sides)
         };
         let shown: Vec<String> = plan.dimensions.iter().map(|d| d.column()).collect();
         let projection = shown
@@ -137,7 +134,7 @@ impl Compiler<'_> {
         let query = finish(self.sql, select, order, plan.limit, plan.offset);
         let mut columns = shown;
         columns.extend(measured.into_iter().map(|(_, name, _)| name));
-        let objects = sides.compiled.into_iter().flat_map(|s| s.objects).collect();
+        let objects = sides.into_iter().flat_map(|s| s.objects).collect();
         Ok(CompiledQuery::new(query, columns, objects))
     }
 

@@ -2,7 +2,6 @@
 //! returned_quantity`), each metric computed on its own at the question's
 //! grain, as a ratio's sides are, and only then combined row by row.
 
-use super::across::Sides;
 use super::{CompileError, CompiledQuery, Compiler, display_attribute, finish, substitute};
 use crate::engine::plan::{AttributeRef, Measure, SemanticPlan};
 use crate::sql;
@@ -68,10 +67,8 @@ impl Compiler<'_> {
                 }]
             })
             .collect();
-        let Sides {
-            compiled: sides,
-            from,
-        } = self.sides(plan, &keys, measures)?;
+        let sides = self.sides(plan, &keys, measures)?;
+        let from = self.join_sides(String::new(), "side_0", &keys, &sides);
         let mut expr = sql::parse_expression(self.sql.dialect(), &text).map_err(invalid)?;
         for (i, (metric, side)) in used.iter().zip(&sides).enumerate() {
             let column = side.columns.last().map_or("", String::as_str);

@@ -38,7 +38,12 @@ pub(super) fn push_unique(list: &mut Vec<AttributeRef>, item: AttributeRef) {
 
 /// The object a plan's first measure aggregates.
 pub fn base_object(ontology: &Ontology, plan: &SemanticPlan) -> Option<String> {
-    match plan.measures.first()? {
+    measured_object(ontology, plan.measures.first()?)
+}
+
+/// The object `measure` aggregates.
+pub fn measured_object(ontology: &Ontology, measure: &Measure) -> Option<String> {
+    match measure {
         Measure::Metric { metric, .. } | Measure::DistinctOf { metric, .. } => ontology
             .metrics
             .iter()
@@ -51,13 +56,7 @@ pub fn base_object(ontology: &Ontology, plan: &SemanticPlan) -> Option<String> {
         | Measure::Share { part, .. }
         | Measure::Difference { of: part, .. }
         | Measure::Growth { of: part, .. }
-        | Measure::Cumulative { of: part, .. } => base_object(
-            ontology,
-            &SemanticPlan {
-                measures: vec![(**part).clone()],
-                ..SemanticPlan::default()
-            },
-        ),
+        | Measure::Cumulative { of: part, .. } => measured_object(ontology, part),
     }
 }
 

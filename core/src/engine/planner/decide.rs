@@ -2,7 +2,7 @@
 //! plan takes when there are several, and which reading of a metric is the
 //! default.
 
-use super::attributes::base_object;
+use super::attributes::measured_object;
 use super::labels::{describe_variant, label_of};
 use crate::engine::compile::display_attribute;
 use crate::engine::graph;
@@ -36,19 +36,14 @@ pub fn settle_routes(ontology: &Ontology, plan: &mut SemanticPlan, named: &[Stri
     // Measures of several objects ("revenue and orders by region") each
     // take their own route, settled the same way.
     let mut bases: Vec<String> = Vec::new();
-    for measure in &plan.measures {
-        let alone = SemanticPlan {
-            measures: vec![measure.clone()],
-            ..SemanticPlan::default()
-        };
-        if let Some(base) = base_object(ontology, &alone)
-            && !bases.contains(&base)
-        {
+    for base in plan
+        .measures
+        .iter()
+        .filter_map(|m| measured_object(ontology, m))
+    {
+        if !bases.contains(&base) {
             bases.push(base);
         }
-    }
-    if bases.is_empty() {
-        bases.extend(base_object(ontology, plan));
     }
     for base in bases {
         settle_routes_from(ontology, plan, named, &base);

@@ -4,7 +4,7 @@
 //! pieces describe, or says which word the ontology cannot ground.
 
 mod attributes;
-mod days_between;
+mod date_spans;
 mod decide;
 mod exemplar;
 mod fiscal;
@@ -105,8 +105,8 @@ fn plan_one(
     };
     let mut pieces = read(lexicon, &question, today_read);
     words::explanation_dropped(ontology, &mut pieces);
-    days_between::days_between_named(ontology, &mut pieces);
-    days_between::how_old_at_event(ontology, &question, &mut pieces);
+    date_spans::days_between_named(ontology, &mut pieces);
+    date_spans::how_old_at_event(ontology, &question, &mut pieces);
     words::year_dated_by(ontology, &mut pieces);
     #[cfg(feature = "ssr")]
     tracing::trace!(?pieces, "the question as the planner read it");

@@ -1,6 +1,7 @@
-//! "The average number of days between order date and ship date": the days
-//! from one date to another are the metric the ontology defines as
-//! `days_between` of those two dates, however the question words them.
+//! Spans of time between two dates, however the question words them: "the
+//! average number of days between order date and ship date" is the metric
+//! the ontology defines as `days_between` of those two dates, and "how old
+//! was he when he won" the age the winning rows hold.
 
 use super::attributes::age_of;
 use super::time::is_dated;
