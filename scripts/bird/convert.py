@@ -222,6 +222,7 @@ def main():
         )
         if name == "bird-heldout.yaml":
             header += "# HELD OUT: run for totals only; never read it question by question.\n"
+        os.makedirs(args.out, exist_ok=True)
         write_set(os.path.join(args.out, name), header, [dict(i) for i in part])
 
     print(f"{args.db_id}: {len(items)} questions, {len(runnable)} runnable "
