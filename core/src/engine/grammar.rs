@@ -31,8 +31,11 @@ pub enum Op {
     /// "which of those", "each of them": some of the very rows the chat's
     /// last answer showed.
     Among,
-    /// "he", "his", "there": the one thing the chat's last answer led with.
-    Refer,
+    /// "he", "his", "there": the one thing the chat's last answer led with;
+    /// `person` for "he", "she" and their forms, which never mean a set.
+    Refer {
+        person: bool,
+    },
     /// "that year", "the same season": the chat's time, kept even where
     /// the question is otherwise a new one.
     SameTime,
@@ -242,6 +245,11 @@ const PHRASES: &[(&str, Op)] = &[
     ("any type of", Op::KindOf),
     ("all kinds of", Op::KindOf),
     ("a kind of", Op::KindOf),
+    // "type ending in BRASS": every value that ends with the word.
+    ("ending in", Op::KindOf),
+    ("ending with", Op::KindOf),
+    ("ends in", Op::KindOf),
+    ("ends with", Op::KindOf),
     ("how many", Op::Count),
     // "how much money did we give away in discounts": "money" only says
     // the amount is one, which the measure named after it settles.
@@ -518,6 +526,9 @@ const PHRASES: &[(&str, Op)] = &[
     ("most first", Op::Descending),
     ("slowest first", Op::Descending),
     ("longest first", Op::Descending),
+    // "late deliveries per ship mode, worst first": asked of what goes
+    // wrong (delays, returns, retirements), where the worst is the most.
+    ("worst first", Op::Descending),
     ("oldest first", Op::InTimeOrder(false)),
     ("earliest first", Op::InTimeOrder(false)),
     ("newest first", Op::InTimeOrder(true)),

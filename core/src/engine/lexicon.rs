@@ -700,7 +700,22 @@ impl Lexicon {
             })
             .copied()
             .collect();
-        for code in codes.iter().chain(&shadowed) {
+        // "Spa": a name of three letters or fewer, stored capitalised rather
+        // than in capitals, is matched like a code, and only where the
+        // question names nothing else with it.
+        let short_names: Vec<&String> = values
+            .iter()
+            .filter(|v| {
+                let v = v.trim();
+                let mut chars = v.chars();
+                (2..=3).contains(&v.chars().count())
+                    && chars.next().is_some_and(char::is_uppercase)
+                    && chars.all(char::is_lowercase)
+                    && !crate::engine::grammar::is_stop_word(&text::fold(v))
+            })
+            .copied()
+            .collect();
+        for code in codes.iter().chain(&shadowed).chain(&short_names) {
             let entries = self.codes.entry(text::fold(code.trim())).or_default();
             let concept = Concept::Value {
                 object,

@@ -46,7 +46,7 @@ pub(super) fn days_between_named(ontology: &Ontology, pieces: &mut Vec<Piece>) {
                 }
             }
             // "and", and the "it" of "how many days does it take".
-            Piece::Op(Op::And | Op::Refer) => {}
+            Piece::Op(Op::And | Op::Refer { .. }) => {}
             _ => return,
         }
     }

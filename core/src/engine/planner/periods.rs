@@ -249,6 +249,11 @@ pub(super) fn running_total(
     };
     let metric_to_date = metric_running.as_ref().and_then(|(_, to_date)| *to_date);
     let to_date = asked.flatten().or(metric_to_date);
+    if let Some(period) = to_date
+        && let Some(plan) = to_date_at(ontology, &mut plan, &of, period)
+    {
+        return Planned::Plan(plan);
+    }
     let is_time = |object: &str, attribute: &str| {
         ontology
             .attribute(object, attribute)
@@ -306,6 +311,67 @@ pub(super) fn running_total(
     }
     plan.assumptions.push(PlanAssumption::stated(said));
     Planned::Plan(plan)
+}
+
+/// "Year-to-date revenue at the end of March 1996": with no grouping by
+/// period, a to-date total as of a day named is one figure, from the start
+/// of that day's period up to it.
+fn to_date_at(
+    ontology: &Ontology,
+    plan: &mut SemanticPlan,
+    of: &Measure,
+    period: Grain,
+) -> Option<SemanticPlan> {
+    let is_time = |object: &str, attribute: &str| {
+        ontology
+            .attribute(object, attribute)
+            .is_some_and(|a| a.role == AttributeRole::Time)
+    };
+    if plan
+        .dimensions
+        .iter()
+        .any(|d| is_time(&d.object, &d.attribute))
+    {
+        return None;
+    }
+    let filter = plan.filters.iter_mut().find(|f| {
+        f.attribute.bucket.is_none()
+            && super::time::names_date(ontology, &f.attribute)
+            && matches!(
+                &f.condition,
+                Condition::Between(_, Literal::Text(_)) | Condition::AtMost(Literal::Text(_))
+            )
+    })?;
+    let last = match &filter.condition {
+        Condition::Between(_, Literal::Text(last)) | Condition::AtMost(Literal::Text(last)) => {
+            last.clone()
+        }
+        _ => return None,
+    };
+    let start = period_start(&last, period)?;
+    filter.condition =
+        Condition::Between(Literal::Text(start.clone()), Literal::Text(last.clone()));
+    let mut plan = std::mem::take(plan);
+    plan.measures = vec![of.clone()];
+    plan.assumptions.push(PlanAssumption::stated(format!(
+        "{} to date: from {start} to {last}",
+        crate::engine::text::capitalised(period.name())
+    )));
+    Some(plan)
+}
+
+/// The first day of the period (year, quarter or month) the day `day`
+/// ("1996-03-31") falls in.
+fn period_start(day: &str, period: Grain) -> Option<String> {
+    let (year, rest) = day.split_once('-')?;
+    let month: u32 = rest.get(..2)?.parse().ok()?;
+    let first_month = match period {
+        Grain::Year => 1,
+        Grain::Quarter => (month - 1) / 3 * 3 + 1,
+        Grain::Month => month,
+        _ => return None,
+    };
+    Some(format!("{year}-{first_month:02}-01"))
 }
 
 /// A measure whose figures for two periods add up to the figure for both:

@@ -9518,3 +9518,185 @@ fn each_of_them_after_a_listing_of_several_is_each_of_those_listed() {
         "{sql}"
     );
 }
+
+#[test]
+fn values_said_before_a_share_bound_its_whole() {
+    let (ontology, lexicon) = wholesale_with("line_item", "ship_mode", &["AIR", "RAIL", "TRUCK"]);
+    let sql = compiled(
+        &ontology,
+        &lexicon,
+        "Of the line items shipped by AIR in 1997, what percentage arrived after the committed date?",
+        Dialect::Sqlite,
+    );
+    let (part, whole) = sql.split_once("CROSS JOIN").unwrap();
+    assert!(part.contains("l_shipmode = 'AIR'"), "{sql}");
+    assert!(whole.contains("l_shipmode = 'AIR'"), "{sql}");
+    assert!(!whole.contains("l_receiptdate"), "{sql}");
+    // Named as the whole later, the value bounds the part alone.
+    let sql = compiled(
+        &ontology,
+        &lexicon,
+        "AIR line items that arrived after the committed date, as a percentage of all line items",
+        Dialect::Sqlite,
+    );
+    let (_, whole) = sql.split_once("CROSS JOIN").unwrap();
+    assert!(!whole.contains("AIR"), "{sql}");
+}
+
+#[test]
+fn a_bare_singular_after_a_verbs_by_groups() {
+    let (ontology, lexicon) = wholesale();
+    for question in [
+        "units returned on orders placed in 1995, by region",
+        "net revenue and quantity shipped by region",
+    ] {
+        let sql = compiled(&ontology, &lexicon, question, Dialect::Sqlite);
+        assert!(sql.contains("GROUP BY r.r_name"), "{question}: {sql}");
+    }
+}
+
+#[test]
+fn worst_first_sorts_the_most_first() {
+    let (ontology, lexicon) = wholesale();
+    let sql = compiled(
+        &ontology,
+        &lexicon,
+        "Show the number of late deliveries per ship mode for line items shipped in 1998, worst first.",
+        Dialect::Sqlite,
+    );
+    assert!(
+        sql.contains("GROUP BY li.l_shipmode") && sql.ends_with("DESC"),
+        "{sql}"
+    );
+}
+
+#[test]
+fn a_type_ending_in_a_word_is_every_type_that_does() {
+    let types = [
+        "ECONOMY ANODIZED BRASS",
+        "LARGE PLATED BRASS",
+        "SMALL BRUSHED BRASS",
+        "SMALL BRUSHED TIN",
+    ];
+    let (ontology, lexicon) = wholesale_with("part", "part_type", &types);
+    for question in [
+        "What was the total quantity of brass parts (type ending in BRASS) on orders placed in 1995?",
+        "total quantity of parts with a type ending in brass in 1995",
+    ] {
+        let sql = compiled(&ontology, &lexicon, question, Dialect::Sqlite);
+        assert!(
+            sql.contains(
+                "p.p_type IN ('ECONOMY ANODIZED BRASS', 'LARGE PLATED BRASS', 'SMALL BRUSHED BRASS')"
+            ),
+            "{question}: {sql}"
+        );
+        assert_eq!(sql.matches("p.p_type IN").count(), 1, "{sql}");
+    }
+}
+
+#[test]
+fn a_day_range_dates_the_things_a_verb_names() {
+    let (ontology, lexicon) =
+        wholesale_with("customer", "market_segment", &["FURNITURE", "BUILDING"]);
+    let sql = compiled(
+        &ontology,
+        &lexicon,
+        "How many distinct customers from the FURNITURE segment ordered something between 1 Jan 1997 and 30 June 1997?",
+        Dialect::Sqlite,
+    );
+    assert!(
+        sql.contains("o.o_orderdate BETWEEN '1997-01-01' AND '1997-06-30'")
+            && sql.contains("c.c_mktsegment = 'FURNITURE'")
+            && sql.contains("DISTINCT c.c_custkey"),
+        "{sql}"
+    );
+}
+
+#[test]
+fn a_short_capitalised_name_is_found_as_typed() {
+    let (ontology, lexicon) = f1_with("circuit", "location", &["Spa", "Monza", "Sakhir"]);
+    let sql = compiled(
+        &ontology,
+        &lexicon,
+        "What is the reference name of the circuit located in Spa?",
+        Dialect::Sqlite,
+    );
+    assert!(sql.contains("c.location = 'Spa'"), "{sql}");
+    // Typed in lower case, it is no name.
+    let reason = refused_by(&ontology, &lexicon, "which circuits have a spa");
+    assert!(reason.contains("spa"), "{reason}");
+}
+
+#[test]
+fn he_among_those_is_the_person_the_ranking_led_with() {
+    let (ontology, lexicon) = f1();
+    let first = plan_in_chat(
+        &ontology,
+        &lexicon,
+        "Who had the most pole positions in 2019?",
+        None,
+    );
+    let mut previous = first.clone();
+    previous.answered = Some(Box::new(Filter {
+        attribute: AttributeRef::new("driver", "full_name"),
+        condition: Condition::OneOf(vec![Literal::Text("Charles Leclerc".into())]),
+    }));
+    let next = plan_in_chat(
+        &ontology,
+        &lexicon,
+        "How many of those did he turn into wins?",
+        Some(&previous),
+    );
+    let sql = compile(&ontology, &next, Dialect::Sqlite).unwrap().sql;
+    assert!(
+        sql.contains("= 'Charles Leclerc'")
+            && sql.contains("rr.grid = 1")
+            && sql.contains("rr.position = 1")
+            && !sql.contains("GROUP BY"),
+        "{sql}"
+    );
+}
+
+#[test]
+fn winners_for_both_teams_won_for_each() {
+    let (ontology, lexicon) = f1_with(
+        "constructor",
+        "constructor_name",
+        &["McLaren", "Ferrari", "Williams"],
+    );
+    let sql = compiled(
+        &ontology,
+        &lexicon,
+        "Which drivers have won races for both McLaren and Ferrari?",
+        Dialect::Sqlite,
+    );
+    assert!(
+        sql.contains("rr.position = 1")
+            && sql.contains("HAVING COUNT(DISTINCT")
+            && sql.contains("= 2"),
+        "{sql}"
+    );
+}
+
+#[test]
+fn a_to_date_total_at_a_day_runs_from_its_periods_start() {
+    let (ontology, lexicon) = wholesale();
+    let sql = compiled(
+        &ontology,
+        &lexicon,
+        "What was year-to-date revenue at the end of March 1996?",
+        Dialect::Sqlite,
+    );
+    assert!(
+        sql.contains("BETWEEN '1996-01-01' AND '1996-03-31'") && !sql.contains("OVER"),
+        "{sql}"
+    );
+    // Grouped by month, it is still the running total.
+    let sql = compiled(
+        &ontology,
+        &lexicon,
+        "year to date revenue by month in 1996",
+        Dialect::Sqlite,
+    );
+    assert!(sql.contains("OVER"), "{sql}");
+}

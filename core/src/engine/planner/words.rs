@@ -479,11 +479,12 @@ pub(super) fn read(lexicon: &Lexicon, question: &str, today: Option<Day>) -> Vec
             i += 1;
             continue;
         }
-        if matches!(plain[i], "he" | "she" | "him" | "his" | "her" | "hers")
+        let person = matches!(plain[i], "he" | "she" | "him" | "his" | "her" | "hers");
+        if person
             || (plain[i] == "there" && !existential)
             || (matches!(plain[i], "it" | "its") && !command)
         {
-            pieces.push(Piece::Op(Op::Refer));
+            pieces.push(Piece::Op(Op::Refer { person }));
             i += 1;
             continue;
         }
@@ -905,11 +906,20 @@ pub(super) fn read(lexicon: &Lexicon, question: &str, today: Option<Day>) -> Vec
                     && participle(plain[at - 3]))
         };
         // "used by the championship": the article is skipped.
-        let agent_at = i + 1 + usize::from(matches!(plain.get(i + 1), Some(&("the" | "a" | "an"))));
+        let article = matches!(plain.get(i + 1), Some(&("the" | "a" | "an")));
+        let agent_at = i + 1 + usize::from(article);
+        // "shipped by region", "placed in 1995, by region": a bare singular
+        // after "by" is what to group by, as in any report's title; who did
+        // it comes in the plural or with an article ("placed by customers").
+        let bare_singular = !article
+            && words
+                .get(agent_at)
+                .is_some_and(|w| w.plain == w.stem && !w.capital);
         if operator == Some((1, Op::GroupBy))
             && plain[i] == "by"
             && i > 0
             && verb_before(i)
+            && !bare_singular
             && words.get(agent_at).is_some_and(|_| {
                 let (len, next) = longest_concept(lexicon, &words[agent_at..]);
                 // "placed by customer segment": the thing's attribute after
@@ -1353,6 +1363,15 @@ pub(super) fn read(lexicon: &Lexicon, question: &str, today: Option<Day>) -> Vec
             if focus == Focus::Opening {
                 focus = Focus::Inside;
             }
+        } else if let Some(entries) = short_name(lexicon, word) {
+            // "the circuit located in Spa": a short name stored as typed,
+            // which nothing else names.
+            pieces.push(Piece::Concept {
+                entries,
+                text: word.plain.clone(),
+                scoped: false,
+            });
+            focus = Focus::Outside;
         } else {
             let names_something = word.capital && i > 0 && !lexicon.names_domain(&word.stem);
             // "how many blorps", "the track temperature": the unknown word
@@ -1828,6 +1847,21 @@ fn among_as_counted(question: &str) -> String {
         .find_map(|article| after(things, article).filter(|t| !t.is_empty()))
         .unwrap_or(things);
     format!("How many {things} {asked}")
+}
+
+/// The values a word typed capitalised ("Spa", not "SPA") names where they
+/// are stored so: names too short to be matched as words.
+fn short_name(lexicon: &Lexicon, word: &Word) -> Option<Vec<Entry>> {
+    if !word.capital || word.capitals {
+        return None;
+    }
+    let entries: Vec<Entry> = lexicon
+        .code(&word.plain)
+        .iter()
+        .filter(|e| matches!(&e.concept, Concept::Value { value, .. } if value.chars().any(char::is_lowercase)))
+        .cloned()
+        .collect();
+    (!entries.is_empty()).then_some(entries)
 }
 
 /// "first and last name": both names, each spelled out, so that "first"

@@ -526,6 +526,7 @@ impl Reading {
                 // right after "percentage of" says whose the whole is.
                 of_whole: self.whole_open
                     || (self.share && self.metrics.is_empty() && previous_op == Some(Op::Share)),
+                before_share: !self.share,
                 before_its_things: previous_op == Some(Op::KindOf),
             });
             return;

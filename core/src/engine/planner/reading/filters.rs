@@ -43,14 +43,32 @@ impl Reading {
                     .map(|o| ontology.objects[*o].name.clone()),
             )
             .collect();
-        for ValueMention {
-            options,
-            text,
-            negated,
-            before_its_things,
-            ..
-        } in &self.values
+        // "brass parts (type ending in BRASS)": a word said twice is one
+        // value, a kind of things if either mention says so.
+        let folded = |text: &str| crate::engine::text::fold(text);
+        let kinds: Vec<String> = self
+            .values
+            .iter()
+            .filter(|v| v.before_its_things)
+            .map(|v| folded(&v.text))
+            .collect();
+        for (
+            at,
+            ValueMention {
+                options,
+                text,
+                negated,
+                ..
+            },
+        ) in self.values.iter().enumerate()
         {
+            let said_before = self.values[..at].iter().any(|earlier| {
+                folded(&earlier.text) == folded(text) && earlier.negated == *negated
+            });
+            if said_before {
+                continue;
+            }
+            let before_its_things = &kinds.contains(&folded(text));
             // The value of an object the question is about, else the one
             // that joins to it most directly.
             let counted = self.count_of.map(|o| ontology.objects[o].name.as_str());

@@ -10,7 +10,7 @@ use super::{
 use crate::engine::compile::display_attribute;
 use crate::engine::graph;
 use crate::engine::plan::{AttributeRef, Condition, Filter, Measure, Order, SemanticPlan};
-use crate::engine::planner::attributes::push_unique;
+use crate::engine::planner::attributes::{is_person, push_unique};
 use crate::engine::planner::time::names_row_time;
 use crate::ontology::{Aggregate, AttributeRole, Ontology};
 
@@ -200,7 +200,17 @@ impl Reading {
                 p.answered
                     .as_deref()
                     .cloned()
-                    .filter(|_| !self.partitive)
+                    // "how many of those did he turn into wins": "he" is the
+                    // person a ranking of people led with.
+                    .filter(|f| {
+                        !self.partitive
+                            || (self.refers_to_person
+                                && ontology
+                                    .objects
+                                    .iter()
+                                    .find(|o| o.name == f.attribute.object)
+                                    .is_some_and(is_person))
+                    })
                     .filter(|f| names_its_rows(f) || led_ranking(f))
                     .or_else(|| {
                         p.filters

@@ -38,6 +38,10 @@ pub(super) struct ValueMention {
     /// After a share's "of all": the value says what the whole is ("what
     /// percent of all AIR line items is that").
     of_whole: bool,
+    /// Said before the share was asked: "of the line items shipped by AIR,
+    /// what percentage arrived late" takes the percentage of AIR line items,
+    /// unless the whole is named later ("as a share of all line items").
+    before_share: bool,
     /// "brass parts", "some kind of brass": the value is said right before
     /// its own things in the plural, or as a kind, so it may name a kind of
     /// them rather than one of them.
@@ -255,6 +259,9 @@ pub(super) struct Reading {
     qualifier: Option<usize>,
     /// "he", "his", "there": about the thing the chat's last answer led with.
     refers_to_answer: bool,
+    /// The reference is "he" or "she": one person, even among a set ("how
+    /// many of those did he turn into wins").
+    refers_to_person: bool,
     /// "their drivers": the thing "their" possesses, which is the chat's
     /// last answer's lead's when that is one thing of another kind.
     possessed: Option<usize>,
@@ -720,6 +727,7 @@ impl Reading {
             text: metric.label.to_lowercase(),
             negated: true,
             of_whole: false,
+            before_share: false,
             before_its_things: false,
         });
         self.dangling_negation = false;

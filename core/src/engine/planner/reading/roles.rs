@@ -190,14 +190,15 @@ impl Reading {
                             continue;
                         }
                         // "each of them" as "each of those".
-                        Op::Refer if each_of_those(pieces, index) => {
+                        Op::Refer { .. } if each_of_those(pieces, index) => {
                             reading.refers_back = true;
                             reading.partitive = true;
                             grouping = false;
                             continue;
                         }
-                        Op::Refer => {
+                        Op::Refer { person } => {
                             reading.refers_to_answer = true;
+                            reading.refers_to_person |= person;
                             continue;
                         }
                         Op::SameTime => {
@@ -303,7 +304,7 @@ impl Reading {
                         // "fastest lap of the 2020 Italian GP: who set it?"
                         // asks who; "who ordered" qualifies.
                         Op::Who
-                            if pieces.get(index + 1) != Some(&Piece::Op(Op::Refer))
+                            if !matches!(pieces.get(index + 1), Some(Piece::Op(Op::Refer { .. })))
                                 && (reading.counts
                                 || reading.metrics.iter().any(|(m, _)| {
                                     matches!(

@@ -21,7 +21,7 @@ use crate::engine::planner::attributes::{
 use crate::engine::planner::decide::{settle_routes, variant_assumptions};
 use crate::engine::planner::labels::{attribute_label, label_of, measure_label, plural};
 use crate::engine::planner::time::{is_birth_date, names_row_time};
-use crate::ontology::{Aggregate, AttributeRole, Ontology};
+use crate::ontology::{Aggregate, AttributeRole, MetricKind, Ontology};
 use std::ops::ControlFlow;
 
 impl Reading {
@@ -706,7 +706,9 @@ impl Reading {
         // "of all" bound the whole as well as the part.
         let named_for_whole = |filter: &Filter| {
             self.values.iter().any(|v| {
-                v.of_whole && !v.negated && v.options.iter().any(|(a, _)| *a == filter.attribute)
+                (v.of_whole || (v.before_share && !self.whole_named))
+                    && !v.negated
+                    && v.options.iter().any(|(a, _)| *a == filter.attribute)
             })
         };
         // "what share of his wins is that": the person "his" refers to
@@ -781,6 +783,28 @@ impl Reading {
     /// "Drivers who drove for both Ferrari and McLaren": the things listed
     /// keep those with as many different values as were named.
     fn having_every_value(&self, ontology: &Ontology, plan: &mut SemanticPlan) {
+        // "drivers who have won races for both McLaren and Ferrari": the
+        // rows a count like wins counts, listed by who has every value
+        // among them.
+        if let [
+            Measure::Metric {
+                metric,
+                variant: None,
+            },
+        ] = plan.measures.as_slice()
+            && self.order.is_none()
+            && self.limit.is_none()
+            && let Some(metric) = ontology.metrics.iter().find(|m| m.name == *metric)
+            && metric.aggregate == Aggregate::Count
+            && metric.kind == MetricKind::Simple
+            && let Some(conditions) =
+                metric_conditions(ontology, metric, &metric.object).collect::<Option<Vec<Filter>>>()
+            && !conditions.is_empty()
+        {
+            plan.measures.clear();
+            plan.order = None;
+            plan.filters.extend(conditions);
+        }
         if !plan.measures.is_empty() || plan.dimensions.is_empty() {
             return;
         }
