@@ -9700,3 +9700,51 @@ fn a_to_date_total_at_a_day_runs_from_its_periods_start() {
     );
     assert!(sql.contains("OVER"), "{sql}");
 }
+
+#[test]
+fn where_did_he_finish_in_the_race_is_his_position() {
+    let (ontology, lexicon) = with_values_of(
+        f1().0,
+        &[
+            ("race", "race_name", &["Spanish Grand Prix"]),
+            ("driver", "full_name", &["Fernando Alonso"]),
+        ],
+    );
+    let sql = compiled(
+        &ontology,
+        &lexicon,
+        "Where did Fernando Alonso finish in the race itself at the 2011 Spanish Grand Prix?",
+        Dialect::Sqlite,
+    );
+    assert!(
+        sql.contains("rr.position") && !sql.contains("COUNT"),
+        "{sql}"
+    );
+}
+
+#[test]
+fn where_the_most_happened_is_ranked_by_place() {
+    let (ontology, lexicon) = f1();
+    let sql = compiled(
+        &ontology,
+        &lexicon,
+        "where were the most races held",
+        Dialect::Sqlite,
+    );
+    assert!(
+        sql.contains("c.name AS circuit_name") && sql.contains("ORDER BY races DESC"),
+        "{sql}"
+    );
+}
+
+#[test]
+fn a_one_letter_code_right_after_its_attributes_name_is_the_value() {
+    let (ontology, lexicon) = wholesale_with("order", "order_status", &["F", "O", "P"]);
+    let sql = compiled(
+        &ontology,
+        &lexicon,
+        "what share of all orders are fulfilled (status F), as a percent?",
+        Dialect::Sqlite,
+    );
+    assert!(sql.contains("o.o_orderstatus = 'F'"), "{sql}");
+}

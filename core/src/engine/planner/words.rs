@@ -1363,7 +1363,7 @@ pub(super) fn read(lexicon: &Lexicon, question: &str, today: Option<Day>) -> Vec
             if focus == Focus::Opening {
                 focus = Focus::Inside;
             }
-        } else if let Some(entries) = short_name(lexicon, word) {
+        } else if let Some(entries) = short_name(lexicon, &words, i) {
             // "the circuit located in Spa": a short name stored as typed,
             // which nothing else names.
             pieces.push(Piece::Concept {
@@ -1849,16 +1849,37 @@ fn among_as_counted(question: &str) -> String {
     format!("How many {things} {asked}")
 }
 
-/// The values a word typed capitalised ("Spa", not "SPA") names where they
-/// are stored so: names too short to be matched as words.
-fn short_name(lexicon: &Lexicon, word: &Word) -> Option<Vec<Entry>> {
-    if !word.capital || word.capitals {
+/// The values the word at `at`, typed with a capital, names though it was
+/// not read as a code: a short name stored as typed ("Spa", not "SPA"), or
+/// a one-letter code right after its attribute's name where the name was
+/// read with the value before it ("fulfilled (status F)").
+fn short_name(lexicon: &Lexicon, words: &[Word], at: usize) -> Option<Vec<Entry>> {
+    let word = &words[at];
+    if !word.capital {
         return None;
     }
+    let after_its_name = |object: usize, attribute: usize| {
+        at > 0
+            && word.plain.chars().count() == 1
+            && lexicon
+                .lookup(&words[at - 1].stem)
+                .iter()
+                .any(|e| e.concept == Concept::Attribute { object, attribute })
+    };
     let entries: Vec<Entry> = lexicon
         .code(&word.plain)
         .iter()
-        .filter(|e| matches!(&e.concept, Concept::Value { value, .. } if value.chars().any(char::is_lowercase)))
+        .filter(|e| match &e.concept {
+            Concept::Value {
+                object,
+                attribute,
+                value,
+            } => {
+                (value.chars().any(char::is_lowercase) && !word.capitals)
+                    || after_its_name(*object, *attribute)
+            }
+            _ => false,
+        })
         .cloned()
         .collect();
     (!entries.is_empty()).then_some(entries)

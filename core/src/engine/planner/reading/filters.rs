@@ -8,7 +8,7 @@ use crate::engine::plan::{
     AttributeRef, Condition, Filter, Literal, Measure, PlanAssumption, SemanticPlan,
 };
 use crate::engine::planner::Planned;
-use crate::engine::planner::attributes::{position_attribute, push_unique};
+use crate::engine::planner::attributes::{measured_object, position_attribute, push_unique};
 use crate::engine::planner::labels::attribute_label;
 use crate::engine::planner::time::year_condition;
 use crate::ontology::{Aggregate, AttributeRole, MetricKind, Ontology};
@@ -302,6 +302,20 @@ impl Reading {
                 })
             {
                 plan.dimensions.push(position);
+            }
+        }
+
+        // "Where were the most races held": ranked by the place the
+        // measured things are at (a race's circuit).
+        if self.place
+            && self.order.is_some()
+            && plan.dimensions.is_empty()
+            && self.groupings.is_empty()
+            && let [measure] = plan.measures.as_slice()
+            && let Some(measured) = measured_object(ontology, measure)
+        {
+            if let Some(site) = nearest_site(ontology, &measured) {
+                plan.dimensions.extend(display_of(ontology, &site));
             }
         }
 
@@ -699,6 +713,38 @@ pub(super) fn single_key(object: &crate::ontology::Object) -> Option<&crate::ont
 
 /// An object's attributes that say where it is: a location, city, address,
 /// place or country.
+/// The nearest object with a location of its own that `object` leads to,
+/// one row for each of its rows: a race's circuit.
+fn nearest_site(ontology: &Ontology, object: &str) -> Option<String> {
+    let mut reached = vec![object.to_owned()];
+    let mut at = 0;
+    while at < reached.len() && at < ontology.objects.len() {
+        let current = reached[at].clone();
+        let located = ontology
+            .objects
+            .iter()
+            .find(|o| o.name == current)
+            .is_some_and(|o| {
+                o.attributes.iter().any(|a| {
+                    let words = a.naming_words();
+                    ["location", "city", "address", "country"]
+                        .iter()
+                        .any(|w| words.contains(w))
+                })
+            });
+        if located {
+            return Some(current);
+        }
+        for relationship in ontology.relationships.iter().filter(|r| r.from == current) {
+            if !reached.contains(&relationship.to) {
+                reached.push(relationship.to.clone());
+            }
+        }
+        at += 1;
+    }
+    None
+}
+
 fn place_attributes(ontology: &Ontology, object: &str) -> Vec<AttributeRef> {
     let Some(object) = ontology.objects.iter().find(|o| o.name == object) else {
         return Vec::new();

@@ -368,6 +368,18 @@ impl Reading {
         {
             measures.clear();
         }
+        // "Where did he finish in the race itself": the race says which
+        // result, it is not counted.
+        if self.weak_metric
+            && self.place
+            && self.metrics.len() == 1
+            && self.variants.is_empty()
+            && !self.counts
+            && self.order.is_none()
+            && self.limit.is_none()
+        {
+            measures.clear();
+        }
         for (attribute, aggregate) in &self.aggregates {
             if measures.is_empty() {
                 measures.push(Measure::Aggregate {
