@@ -9748,3 +9748,34 @@ fn a_one_letter_code_right_after_its_attributes_name_is_the_value() {
     );
     assert!(sql.contains("o.o_orderstatus = 'F'"), "{sql}");
 }
+
+#[test]
+fn the_best_or_highest_place_in_an_order_is_the_lowest_number() {
+    let (ontology, lexicon) = with_values_of(
+        f1().0,
+        &[
+            ("driver", "full_name", &["Lewis Hamilton"]),
+            ("circuit", "location", &["Monza"]),
+        ],
+    );
+    for (question, expected) in [
+        (
+            "what was Lewis Hamilton's highest grid position at Monza?",
+            "MIN(rr.grid)",
+        ),
+        (
+            "what was Lewis Hamilton's best finishing position at Monza?",
+            "MIN(rr.position)",
+        ),
+    ] {
+        let sql = compiled(&ontology, &lexicon, question, Dialect::Sqlite);
+        assert!(sql.contains(expected), "{question}: {sql}");
+    }
+    let sql = compiled(
+        &ontology,
+        &lexicon,
+        "which driver had the worst average finishing position in 2023",
+        Dialect::Sqlite,
+    );
+    assert!(sql.ends_with("ORDER BY average_position DESC"), "{sql}");
+}

@@ -115,6 +115,32 @@ impl Reading {
                         Op::Most | Op::Least | Op::Peak(_) => {
                             reading.order = op.superlative();
                             reading.superlative_last = true;
+                            // "his highest grid position", "the best
+                            // finishing position": of a place in an order,
+                            // where 1 is first, the best is the lowest.
+                            // "the best average finishing position": the
+                            // lowest average.
+                            let averaged = pieces.get(index + 1) == Some(&Piece::Op(Op::Average));
+                            if averaged
+                                && plain_attribute(ontology, pieces.get(index + 2), &reading)
+                                    .is_some_and(|a| is_rank(ontology, &a))
+                            {
+                                reading.order = op.superlative().map(|most| !most);
+                                continue;
+                            }
+                            if let Some(rank) = plain_attribute(ontology, pieces.get(index + 1), &reading)
+                                .filter(|a| is_rank(ontology, a))
+                            {
+                                reading.order = op.superlative().map(|most| !most);
+                                // "the best finishing position" names the
+                                // number ranked, as "the highest" does.
+                                if !matches!(op, Op::Peak(_)) {
+                                    reading.asked.retain(|a| *a != rank);
+                                    read_with_previous = Some(index + 1);
+                                    reading.peak = Some(rank);
+                                    continue;
+                                }
+                            }
                             if let Op::Peak(_) = op {
                                 let mut next = pieces.get(index + 1);
                                 // "the fastest time in the first qualifying
@@ -1975,6 +2001,20 @@ fn is_comparison(piece: &Piece) -> bool {
 /// Whether an attribute's values are ranked by size: a number, or a time
 /// written as text ("1:18.429", "13:10:00"), whose digits in one format
 /// sort as the times do.
+/// A place in an order, where 1 is first: a finishing or grid position, a
+/// rank.
+fn is_rank(ontology: &Ontology, attribute: &AttributeRef) -> bool {
+    ontology
+        .attribute(&attribute.object, &attribute.attribute)
+        .is_some_and(|a| {
+            a.data_type == DataType::Integer
+                && a.role != AttributeRole::Identifier
+                && a.naming_words()
+                    .split(' ')
+                    .any(|w| matches!(w, "position" | "grid" | "rank"))
+        })
+}
+
 fn orders_by_magnitude(attribute: &crate::ontology::Attribute) -> bool {
     attribute.data_type.is_numeric()
         || (attribute.data_type == DataType::Text
