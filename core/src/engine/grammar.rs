@@ -131,6 +131,9 @@ pub enum Op {
     /// "some kind of brass": the value after it names a kind of things,
     /// every value that ends with it, not one of them.
     KindOf,
+    /// "Of the line items shipped by AIR, what percentage …": an opening
+    /// "of the" says what all that follows is about.
+    Scope,
     /// "finished in the top 3": the places up to the number after it, not
     /// the first rows of a ranking.
     TopPlaces,

@@ -342,10 +342,15 @@ fn to_date_at(
                 Condition::Between(_, Literal::Text(_)) | Condition::AtMost(Literal::Text(_))
             )
     })?;
+    // A day, or a month named whole ("at the end of March 1996"); a span
+    // with a start of its own keeps it.
     let last = match &filter.condition {
-        Condition::Between(_, Literal::Text(last)) | Condition::AtMost(Literal::Text(last)) => {
+        Condition::Between(Literal::Text(first), Literal::Text(last))
+            if first == last || period_start(last, Grain::Month).as_ref() == Some(first) =>
+        {
             last.clone()
         }
+        Condition::AtMost(Literal::Text(last)) => last.clone(),
         _ => return None,
     };
     let start = period_start(&last, period)?;
@@ -364,7 +369,11 @@ fn to_date_at(
 /// ("1996-03-31") falls in.
 fn period_start(day: &str, period: Grain) -> Option<String> {
     let (year, rest) = day.split_once('-')?;
-    let month: u32 = rest.get(..2)?.parse().ok()?;
+    let month: u32 = rest
+        .get(..2)?
+        .parse()
+        .ok()
+        .filter(|m| (1..=12).contains(m))?;
     let first_month = match period {
         Grain::Year => 1,
         Grain::Quarter => (month - 1) / 3 * 3 + 1,

@@ -9779,3 +9779,40 @@ fn the_best_or_highest_place_in_an_order_is_the_lowest_number() {
     );
     assert!(sql.ends_with("ORDER BY average_position DESC"), "{sql}");
 }
+
+#[test]
+fn a_value_before_a_share_bounds_the_part_unless_the_question_opens_on_it() {
+    let (ontology, lexicon) = wholesale_with("region", "region_name", &["ASIA", "EUROPE"]);
+    let sql = compiled(
+        &ontology,
+        &lexicon,
+        "revenue from ASIA in 1996 as a percentage of total revenue in 1996",
+        Dialect::Sqlite,
+    );
+    let (part, whole) = sql.split_once("CROSS JOIN").unwrap();
+    assert!(
+        part.contains("'ASIA'") && !whole.contains("'ASIA'"),
+        "{sql}"
+    );
+}
+
+#[test]
+fn both_values_without_a_list_keep_the_measure() {
+    let (ontology, lexicon) = with_values_of(
+        f1().0,
+        &[
+            ("driver", "full_name", &["Lewis Hamilton"]),
+            ("circuit", "location", &["Monza", "Silverstone"]),
+        ],
+    );
+    let sql = compiled(
+        &ontology,
+        &lexicon,
+        "How many wins did Lewis Hamilton have at both Monza and Silverstone?",
+        Dialect::Sqlite,
+    );
+    assert!(
+        sql.contains("COUNT(*)") && sql.contains("rr.position = 1"),
+        "{sql}"
+    );
+}

@@ -911,10 +911,14 @@ pub(super) fn read(lexicon: &Lexicon, question: &str, today: Option<Day>) -> Vec
         // "shipped by region", "placed in 1995, by region": a bare singular
         // after "by" is what to group by, as in any report's title; who did
         // it comes in the plural or with an article ("placed by customers").
+        // "won by driver 1" still names who.
         let bare_singular = !article
             && words
                 .get(agent_at)
-                .is_some_and(|w| w.plain == w.stem && !w.capital);
+                .is_some_and(|w| !grammar::looks_plural(&w.plain) && !w.capital)
+            && !words
+                .get(agent_at + 1)
+                .is_some_and(|next| next.capital || next.plain.chars().all(|c| c.is_ascii_digit()));
         if operator == Some((1, Op::GroupBy))
             && plain[i] == "by"
             && i > 0
@@ -1529,6 +1533,11 @@ pub(super) fn read(lexicon: &Lexicon, question: &str, today: Option<Day>) -> Vec
     }
     if plain.starts_with(&["how", "long"]) {
         how_long(lexicon, &mut pieces);
+    }
+    // "Of the line items shipped by AIR, what percentage …": said last, so
+    // that no piece moves.
+    if plain.starts_with(&["of", "the"]) {
+        pieces.push(Piece::Op(Op::Scope));
     }
     join_dates(pieces)
 }

@@ -63,7 +63,9 @@ impl Reading {
         ) in self.values.iter().enumerate()
         {
             let said_before = self.values[..at].iter().any(|earlier| {
-                folded(&earlier.text) == folded(text) && earlier.negated == *negated
+                folded(&earlier.text) == folded(text)
+                    && earlier.negated == *negated
+                    && earlier.options == *options
             });
             if said_before {
                 continue;
@@ -307,16 +309,15 @@ impl Reading {
 
         // "Where were the most races held": ranked by the place the
         // measured things are at (a race's circuit).
-        if self.place
+        if self.place_first
             && self.order.is_some()
             && plan.dimensions.is_empty()
             && self.groupings.is_empty()
             && let [measure] = plan.measures.as_slice()
             && let Some(measured) = measured_object(ontology, measure)
+            && let Some(site) = nearest_site(ontology, &measured)
         {
-            if let Some(site) = nearest_site(ontology, &measured) {
-                plan.dimensions.extend(display_of(ontology, &site));
-            }
+            plan.dimensions.extend(display_of(ontology, &site));
         }
 
         if let Some((m, o)) = excluded {
@@ -711,8 +712,6 @@ pub(super) fn single_key(object: &crate::ontology::Object) -> Option<&crate::ont
         .find(|a| a.column_name() == Some(key.as_str()))
 }
 
-/// An object's attributes that say where it is: a location, city, address,
-/// place or country.
 /// The nearest object with a location of its own that `object` leads to,
 /// one row for each of its rows: a race's circuit.
 fn nearest_site(ontology: &Ontology, object: &str) -> Option<String> {
@@ -726,10 +725,9 @@ fn nearest_site(ontology: &Ontology, object: &str) -> Option<String> {
             .find(|o| o.name == current)
             .is_some_and(|o| {
                 o.attributes.iter().any(|a| {
-                    let words = a.naming_words();
-                    ["location", "city", "address", "country"]
-                        .iter()
-                        .any(|w| words.contains(w))
+                    a.naming_words()
+                        .split(' ')
+                        .any(|w| matches!(w, "location" | "city" | "address" | "country"))
                 })
             });
         if located {
@@ -745,6 +743,8 @@ fn nearest_site(ontology: &Ontology, object: &str) -> Option<String> {
     None
 }
 
+/// An object's attributes that say where it is: a location, city, address,
+/// place or country.
 fn place_attributes(ontology: &Ontology, object: &str) -> Vec<AttributeRef> {
     let Some(object) = ontology.objects.iter().find(|o| o.name == object) else {
         return Vec::new();

@@ -371,8 +371,11 @@ impl Reading {
         // "Where did he finish in the race itself": the race says which
         // result, it is not counted.
         if self.weak_metric
-            && self.place
+            && self.place_first
             && self.metrics.len() == 1
+            && !self.share
+            && !self.averaged
+            && self.aggregates.is_empty()
             && self.variants.is_empty()
             && !self.counts
             && self.order.is_none()

@@ -160,6 +160,12 @@ pub(super) struct Reading {
     only: bool,
     /// "where is X": the location of what X names.
     place: bool,
+    /// The question opens with "where", as a question of place, not as
+    /// "line items where the ship mode is AIR".
+    place_first: bool,
+    /// The question opens with "of the" or "among the": what follows scopes
+    /// everything after, a share's whole as well as its part.
+    pub(super) opens_scoped: bool,
     /// "by year", "each year", "per year".
     per_year: bool,
     /// "by month", "each month", "monthly".

@@ -355,7 +355,11 @@ impl Reading {
                         }
                         Op::Breakdown => reading.tallies = true,
                         Op::Contrast => reading.contrast = true,
-                        Op::Where => reading.place = true,
+                        Op::Scope => reading.opens_scoped = true,
+                        Op::Where => {
+                            reading.place = true;
+                            reading.place_first |= index == 0;
+                        }
                         // "per year for returned items": the year ends the
                         // grouping, unless "and" adds to it.
                         Op::Year if grouping => {
@@ -1998,9 +2002,6 @@ fn is_comparison(piece: &Piece) -> bool {
     )
 }
 
-/// Whether an attribute's values are ranked by size: a number, or a time
-/// written as text ("1:18.429", "13:10:00"), whose digits in one format
-/// sort as the times do.
 /// A place in an order, where 1 is first: a finishing or grid position, a
 /// rank.
 fn is_rank(ontology: &Ontology, attribute: &AttributeRef) -> bool {
@@ -2015,6 +2016,9 @@ fn is_rank(ontology: &Ontology, attribute: &AttributeRef) -> bool {
         })
 }
 
+/// Whether an attribute's values are ranked by size: a number, or a time
+/// written as text ("1:18.429", "13:10:00"), whose digits in one format
+/// sort as the times do.
 fn orders_by_magnitude(attribute: &crate::ontology::Attribute) -> bool {
     attribute.data_type.is_numeric()
         || (attribute.data_type == DataType::Text

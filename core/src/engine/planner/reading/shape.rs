@@ -706,7 +706,7 @@ impl Reading {
         // "of all" bound the whole as well as the part.
         let named_for_whole = |filter: &Filter| {
             self.values.iter().any(|v| {
-                (v.of_whole || (v.before_share && !self.whole_named))
+                (v.of_whole || (v.before_share && self.opens_scoped && !self.whole_named))
                     && !v.negated
                     && v.options.iter().any(|(a, _)| *a == filter.attribute)
             })
@@ -792,6 +792,12 @@ impl Reading {
                 variant: None,
             },
         ] = plan.measures.as_slice()
+            && !plan.dimensions.is_empty()
+            && !self.counts
+            && plan
+                .filters
+                .iter()
+                .any(|f| matches!(&f.condition, Condition::OneOf(values) if values.len() > 1))
             && self.order.is_none()
             && self.limit.is_none()
             && let Some(metric) = ontology.metrics.iter().find(|m| m.name == *metric)
