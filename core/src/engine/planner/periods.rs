@@ -8,7 +8,9 @@
 use super::Planned;
 use super::attributes::base_object;
 use super::time::{by_year_if_date, day_attribute, year_attribute};
-use crate::engine::plan::{Condition, Literal, Measure, PlanAssumption, SemanticPlan};
+use crate::engine::plan::{
+    AttributeRef, Condition, Literal, Measure, PlanAssumption, SemanticPlan,
+};
 use crate::ontology::{Aggregate, AttributeRole, DataType, Grain, Metric, Ontology};
 
 /// The one metric `measures` names, when it is of the kind `is`.
@@ -87,16 +89,7 @@ pub(super) fn compare_periods(
             );
         }
     };
-    let is_time = |object: &str, attribute: &str| {
-        ontology
-            .attribute(object, attribute)
-            .is_some_and(|a| a.role == AttributeRole::Time)
-    };
-    let grouped_grain = plan
-        .dimensions
-        .iter()
-        .find(|d| is_time(&d.object, &d.attribute))
-        .map(|d| d.bucket.unwrap_or(Grain::Year));
+    let grouped_grain = time_grouping(ontology, &plan).map(|d| d.bucket.unwrap_or(Grain::Year));
     let metric_period = metric_growth.as_ref().and_then(|(_, period)| *period);
     let mut period = asked
         .flatten()
@@ -105,7 +98,7 @@ pub(super) fn compare_periods(
         .unwrap_or(Grain::Year);
     let mut periods = 1;
     let years = plan.filters.iter().position(|f| {
-        is_time(&f.attribute.object, &f.attribute.attribute)
+        is_time(ontology, &f.attribute)
             && match &f.condition {
                 Condition::OneOf(list) => {
                     !list.is_empty() && list.iter().all(|v| matches!(v, Literal::Integer(_)))
@@ -254,16 +247,7 @@ pub(super) fn running_total(
     {
         return Planned::Plan(plan);
     }
-    let is_time = |object: &str, attribute: &str| {
-        ontology
-            .attribute(object, attribute)
-            .is_some_and(|a| a.role == AttributeRole::Time)
-    };
-    let grain = match plan
-        .dimensions
-        .iter()
-        .find(|d| is_time(&d.object, &d.attribute))
-    {
+    let grain = match time_grouping(ontology, &plan) {
         Some(time) => time.bucket.unwrap_or(Grain::Year),
         None => {
             // "running total of orders in 1995": month by month, on the
@@ -322,16 +306,7 @@ fn to_date_at(
     of: &Measure,
     period: Grain,
 ) -> Option<SemanticPlan> {
-    let is_time = |object: &str, attribute: &str| {
-        ontology
-            .attribute(object, attribute)
-            .is_some_and(|a| a.role == AttributeRole::Time)
-    };
-    if plan
-        .dimensions
-        .iter()
-        .any(|d| is_time(&d.object, &d.attribute))
-    {
+    if time_grouping(ontology, plan).is_some() {
         return None;
     }
     let filter = plan.filters.iter_mut().find(|f| {
@@ -363,6 +338,18 @@ fn to_date_at(
         crate::engine::text::capitalised(period.name())
     )));
     Some(plan)
+}
+
+/// Whether the attribute is a time (a date or a year).
+fn is_time(ontology: &Ontology, attribute: &AttributeRef) -> bool {
+    ontology
+        .attribute(&attribute.object, &attribute.attribute)
+        .is_some_and(|a| a.role == AttributeRole::Time)
+}
+
+/// The plan's grouping by a time attribute, if it has one.
+fn time_grouping<'p>(ontology: &Ontology, plan: &'p SemanticPlan) -> Option<&'p AttributeRef> {
+    plan.dimensions.iter().find(|d| is_time(ontology, d))
 }
 
 /// The first day of the period (year, quarter or month) the day `day`

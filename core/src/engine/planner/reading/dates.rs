@@ -434,21 +434,18 @@ impl Reading {
         if named.is_some() {
             return named;
         }
-        let own = self.date_of.and_then(|o| {
+        // A thing's own day, not one it reaches.
+        let own_day = |o: usize| {
             let name = &ontology.objects[o].name;
             day_attribute(ontology, name).filter(|day| day.object == *name)
-        });
+        };
         // "customers from the FURNITURE segment who ordered something
         // between 1 Jan and 30 June": the date of the things the verb names,
         // when what is counted has none in reach.
-        let mentioned = || {
-            self.mentioned.iter().find_map(|o| {
-                let name = &ontology.objects[*o].name;
-                day_attribute(ontology, name).filter(|day| day.object == *name)
-            })
-        };
-        own.or_else(|| anchor.as_deref().and_then(|a| day_attribute(ontology, a)))
-            .or_else(mentioned)
+        self.date_of
+            .and_then(own_day)
+            .or_else(|| anchor.as_deref().and_then(|a| day_attribute(ontology, a)))
+            .or_else(|| self.mentioned.iter().copied().find_map(own_day))
     }
 }
 
