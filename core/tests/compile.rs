@@ -369,3 +369,71 @@ fn any_plan_over_f1_compiles_to_sql_both_databases_read() {
         refused.get()
     );
 }
+
+#[test]
+fn teammates_are_the_other_drivers_of_the_same_car_in_each_race_on_the_f1_data() {
+    let runtime = runtime();
+    let dir = tempfile::tempdir().unwrap();
+    let warehouse = f1_warehouse(&runtime, dir.path());
+    let ontology = f1();
+    let of = |name: &str| Filter {
+        attribute: AttributeRef::new("race_result", "teammate"),
+        condition: Condition::PeerOf {
+            of: vec![Filter {
+                attribute: AttributeRef::new("driver", "full_name"),
+                condition: Condition::OneOf(vec![Literal::Text(name.into())]),
+            }],
+        },
+    };
+    let in_year = |year: i64| Filter {
+        attribute: AttributeRef::new("race", "year"),
+        condition: Condition::OneOf(vec![Literal::Integer(year)]),
+    };
+    let run = |sql: &str| {
+        runtime
+            .block_on(all_rows(
+                &warehouse,
+                sql,
+                std::time::Duration::from_secs(60),
+            ))
+            .unwrap_or_else(|e| panic!("{e}: {sql}"))
+    };
+    // Bottas's teammate in 2019 and his points.
+    let points = SemanticPlan {
+        measures: vec![Measure::Metric {
+            metric: "points".into(),
+            variant: None,
+        }],
+        dimensions: vec![AttributeRef::new("driver", "full_name")],
+        filters: vec![in_year(2019), of("Valtteri Bottas")],
+        ..SemanticPlan::default()
+    };
+    let compiled = compile(&ontology, &points, Dialect::Sqlite).unwrap();
+    assert_eq!(
+        rows_as_text(&run(&compiled.sql)),
+        ["\"Lewis Hamilton\" | 413.000000000"],
+        "{}",
+        compiled.sql
+    );
+    // Alonso's teammates over his whole career, against a self-join
+    // written by hand: every driver who shared a car with him in a race.
+    let teammates = SemanticPlan {
+        dimensions: vec![AttributeRef::new("driver", "full_name")],
+        filters: vec![of("Fernando Alonso")],
+        ..SemanticPlan::default()
+    };
+    let compiled = compile(&ontology, &teammates, Dialect::Sqlite).unwrap();
+    let gold = "SELECT DISTINCT d.forename || ' ' || d.surname FROM results r \
+                JOIN results a ON a.race_id = r.race_id AND a.constructor_id = r.constructor_id \
+                JOIN drivers ad ON ad.driver_id = a.driver_id \
+                JOIN drivers d ON d.driver_id = r.driver_id \
+                WHERE ad.forename = 'Fernando' AND ad.surname = 'Alonso' AND r.driver_id <> a.driver_id";
+    let want = run(gold);
+    assert!(want.len() > 10, "{want:?}");
+    assert_eq!(
+        rows_as_text(&run(&compiled.sql)),
+        rows_as_text(&want),
+        "{}",
+        compiled.sql
+    );
+}

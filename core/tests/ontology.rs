@@ -54,6 +54,10 @@ fn every_seeded_mistake_is_reported_with_its_path() {
         "objects.race.table: the table `public races x` has text left over",
         "relationships.result_race.from: there is no object named `race_result`",
         "relationships.result_race.keys[0].to: `race_key` is not a column",
+        "peers.teammate.of: there is no object named `driver`",
+        "peers.teammate.sharing: needs at least one object",
+        "peers.rival.sharing[0]: there is no object named `season`",
+        "peers.rival.through: `race` has no one-column relationship to `Driver`",
         "metrics.points.expr: a sum metric needs `expr`",
         "metrics.wins.filters[0]: the SQL expression `position = 1; DROP TABLE races` has text left over",
         "metrics.wins.variants: more than one variant is marked `default`",
@@ -360,6 +364,16 @@ mod round_trip {
                     ..Default::default()
                 }
             });
+        let peer = (text(), text(), text(), texts(), text(), texts()).prop_map(
+            |(name, of, through, sharing, description, synonyms)| Peer {
+                name,
+                of,
+                through,
+                sharing,
+                description,
+                synonyms,
+            },
+        );
         let rule = (text(), text(), texts()).prop_map(|(name, text, synonyms)| BusinessRule {
             name,
             text,
@@ -374,6 +388,7 @@ mod round_trip {
             text(),
             prop::collection::vec(object(), 0..3),
             prop::collection::vec(relationship, 0..2),
+            prop::collection::vec(peer, 0..2),
             prop::collection::vec(prop_oneof![metric(), ratio(), over_periods()], 0..3),
             prop::collection::vec(rule, 0..2),
             prop::collection::vec(verified, 0..2),
@@ -384,6 +399,7 @@ mod round_trip {
                     description,
                     objects,
                     relationships,
+                    peers,
                     metrics,
                     rules,
                     verified_questions,
@@ -394,6 +410,7 @@ mod round_trip {
                         fiscal_year_start,
                         objects,
                         relationships,
+                        peers,
                         metrics,
                         rules,
                         verified_questions,

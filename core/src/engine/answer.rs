@@ -175,6 +175,15 @@ fn filters_phrase(ontology: &Ontology, filters: &[&Filter]) -> String {
                 format!("with {said}")
             }
             Condition::Leader { said, .. } => format!("for {said}"),
+            // "for teammates of Lewis Hamilton".
+            Condition::PeerOf { of } => {
+                let whose = filters_phrase(ontology, &of.iter().collect::<Vec<_>>());
+                let whose = whose.strip_prefix("for ").unwrap_or(&whose);
+                format!(
+                    "for {} of {whose}",
+                    plural(&filter.attribute.attribute.replace('_', " "))
+                )
+            }
             Condition::NoneOf(values) => format!(
                 "excluding {} {}",
                 attribute_label(ontology, &filter.attribute).to_lowercase(),

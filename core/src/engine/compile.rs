@@ -67,6 +67,18 @@ pub enum CompileError {
     UnknownAttribute { object: String, attribute: String },
     #[error("the object `{object}` has no named filter `{filter}`")]
     UnknownFilter { object: String, filter: String },
+    #[error("the ontology has no peer `{peer}` paired through `{object}`")]
+    UnknownPeer { object: String, peer: String },
+    #[error(
+        "the {peer}s of a thing are found from conditions on the thing itself (`{of}`), not on `{object}`"
+    )]
+    PeerOfElsewhere {
+        peer: String,
+        of: String,
+        object: String,
+    },
+    #[error("the plan asks for {peer}s without saying whose")]
+    PeerOfNobody { peer: String },
     #[error(transparent)]
     Unreachable(#[from] Unreachable),
     #[error(

@@ -300,6 +300,14 @@ pub enum Condition {
         plan: Box<SemanticPlan>,
         said: String,
     },
+    /// The rows of the ontology's peer the filter's attribute names
+    /// (`race_result.teammate`, as a named filter's is): rows of its
+    /// pairing object sharing every shared object with a row of a thing
+    /// `of` keeps, for another thing. "Hamilton's teammates in 2013" are
+    /// the 2013 results of the other driver in each of his cars.
+    PeerOf {
+        of: Vec<Filter>,
+    },
 }
 
 impl Condition {

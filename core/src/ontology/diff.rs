@@ -13,6 +13,7 @@ pub enum Concept {
     Object,
     Attribute,
     Relationship,
+    Peer,
     Metric,
     Rule,
     VerifiedQuestion,
@@ -26,6 +27,7 @@ impl Concept {
             Concept::Object => "object",
             Concept::Attribute => "attribute",
             Concept::Relationship => "relationship",
+            Concept::Peer => "peer",
             Concept::Metric => "metric",
             Concept::Rule => "rule",
             Concept::VerifiedQuestion => "verified question",
@@ -101,6 +103,9 @@ pub fn diff(old: &Ontology, new: &Ontology) -> Vec<Change> {
         &new.relationships,
         |r| r.name.clone(),
     );
+    compare(&mut changes, Concept::Peer, &old.peers, &new.peers, |p| {
+        p.name.clone()
+    });
     compare(
         &mut changes,
         Concept::Metric,
@@ -197,6 +202,7 @@ macro_rules! compared_whole {
 compared_whole!(
     Attribute,
     super::model::Relationship,
+    super::model::Peer,
     super::model::Metric,
     super::model::BusinessRule,
     super::model::VerifiedQuestion

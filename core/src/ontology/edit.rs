@@ -11,6 +11,7 @@ pub enum Element {
     Object(String),
     Attribute(String, String),
     Relationship(String),
+    Peer(String),
     Metric(String),
     Rule(String),
     /// By position: a verified question has no name.
@@ -27,6 +28,7 @@ impl Element {
                 (*attribute).to_owned(),
             )),
             ["relationships", name] => Some(Element::Relationship((*name).to_owned())),
+            ["peers", name] => Some(Element::Peer((*name).to_owned())),
             ["metrics", name] => Some(Element::Metric((*name).to_owned())),
             ["rules", name] => Some(Element::Rule((*name).to_owned())),
             [question] => question
@@ -46,6 +48,7 @@ impl Element {
                 format!("objects.{object}.attributes.{attribute}")
             }
             Element::Relationship(name) => format!("relationships.{name}"),
+            Element::Peer(name) => format!("peers.{name}"),
             Element::Metric(name) => format!("metrics.{name}"),
             Element::Rule(name) => format!("rules.{name}"),
             Element::VerifiedQuestion(index) => format!("verified_questions[{index}]"),
@@ -76,6 +79,11 @@ impl Ontology {
                 .iter_mut()
                 .find(|r| &r.name == name)
                 .map(|r| &mut r.synonyms),
+            Element::Peer(name) => self
+                .peers
+                .iter_mut()
+                .find(|p| &p.name == name)
+                .map(|p| &mut p.synonyms),
             Element::Metric(name) => self
                 .metrics
                 .iter_mut()
@@ -92,7 +100,7 @@ impl Ontology {
 
     /// The label and description of `element`, to change in place; `None`
     /// when there is no such element. Rules have no label: their text is
-    /// the description. Relationships and verified questions have no label.
+    /// the description. Relationships, peers and verified questions have no label.
     pub fn texts_mut(&mut self, element: &Element) -> Option<(Option<&mut String>, &mut String)> {
         match element {
             Element::Object(name) => self
@@ -113,6 +121,11 @@ impl Ontology {
                 .iter_mut()
                 .find(|r| &r.name == name)
                 .map(|r| (None, &mut r.description)),
+            Element::Peer(name) => self
+                .peers
+                .iter_mut()
+                .find(|p| &p.name == name)
+                .map(|p| (None, &mut p.description)),
             Element::Metric(name) => self
                 .metrics
                 .iter_mut()
@@ -149,6 +162,7 @@ impl Ontology {
             Element::Relationship(name) => {
                 remove_where(&mut self.relationships, |r| &r.name != name)
             }
+            Element::Peer(name) => remove_where(&mut self.peers, |p| &p.name != name),
             Element::Metric(name) => remove_where(&mut self.metrics, |m| &m.name != name),
             Element::Rule(name) => remove_where(&mut self.rules, |r| &r.name != name),
             Element::VerifiedQuestion(index) => {
@@ -220,6 +234,7 @@ mod tests {
             "objects.driver",
             "objects.driver.attributes.nationality",
             "relationships.result_driver",
+            "peers.teammate",
             "metrics.wins",
             "rules.season",
             "verified_questions[2]",
@@ -247,6 +262,23 @@ mod tests {
         assert!(!ontology.remove(&Element::VerifiedQuestion(0)));
         assert!(ontology.remove(&Element::Object("driver".to_owned())));
         assert!(ontology.objects.is_empty());
+        // A peer: no label, a description, synonyms, and removed by name.
+        ontology.peers.push(crate::ontology::Peer {
+            name: "teammate".to_owned(),
+            ..Default::default()
+        });
+        let peer = Element::parse("peers.teammate").unwrap();
+        let (label, description) = ontology.texts_mut(&peer).unwrap();
+        assert!(label.is_none());
+        *description = "The other driver of the car".to_owned();
+        ontology
+            .synonyms_mut(&peer)
+            .unwrap()
+            .push("team mate".to_owned());
+        assert_eq!(ontology.peers[0].synonyms, ["team mate"]);
+        assert_eq!(ontology.peers[0].description, "The other driver of the car");
+        assert!(ontology.remove(&peer));
+        assert!(ontology.peers.is_empty());
     }
 
     #[test]

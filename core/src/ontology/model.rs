@@ -25,6 +25,8 @@ pub struct Ontology {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub relationships: Vec<Relationship>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub peers: Vec<Peer>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub metrics: Vec<Metric>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub rules: Vec<BusinessRule>,
@@ -290,6 +292,30 @@ impl Cardinality {
     fn is_default(&self) -> bool {
         *self == Cardinality::default()
     }
+}
+
+/// Two things of one kind paired by the rows they share: a driver's
+/// teammate is another driver with a result in the same race for the same
+/// constructor. "Hamilton's teammate", "his teammates in 2013" read the
+/// other rows of `through` that share every `sharing` object with a row of
+/// the named thing, and the things of `of` those rows name.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Peer {
+    /// What the question calls one: `teammate`.
+    pub name: String,
+    /// The kind of thing a peer is: `driver`.
+    pub of: String,
+    /// The rows that pair them, each linked to `of` and to every `sharing`
+    /// object: `race_result`.
+    pub through: String,
+    /// The objects two rows of `through` both point to when their things
+    /// are peers: `[race, constructor]`.
+    pub sharing: Vec<String>,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub description: String,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub synonyms: Vec<String>,
 }
 
 /// A named aggregate the business counts on: revenue, wins, points; or the

@@ -39,6 +39,7 @@ pub fn validate(ontology: &Ontology, dialect: Dialect) -> Vec<Problem> {
         .map(|o| (o.name.as_str(), o))
         .collect();
     check.relationships(ontology, &objects);
+    check.peers(ontology, &objects);
     check.metrics(ontology, &objects);
     check.rules(ontology);
     check.verified_questions(ontology);
@@ -375,6 +376,59 @@ impl Checker<'_> {
                         );
                     }
                 }
+            }
+        }
+    }
+
+    /// A peer names objects that exist, and its pairing rows link directly
+    /// to the peer's kind and to every object two peers' rows share.
+    fn peers(&mut self, ontology: &Ontology, objects: &HashMap<&str, &Object>) {
+        self.unique(
+            "peers",
+            "peers",
+            ontology.peers.iter().map(|p| p.name.as_str()),
+        );
+        let links = |from: &str, to: &str| {
+            ontology
+                .relationships
+                .iter()
+                .any(|r| r.from == from && r.to == to && r.keys.len() == 1)
+        };
+        for (i, peer) in ontology.peers.iter().enumerate() {
+            let path = element("peers", i, &peer.name);
+            self.name(&path, &peer.name);
+            self.synonyms(&path, &peer.synonyms);
+            let of = self.object_ref(&format!("{path}.of"), &peer.of, objects);
+            let through = self.object_ref(&format!("{path}.through"), &peer.through, objects);
+            if peer.sharing.is_empty() {
+                self.problem(
+                    format!("{path}.sharing"),
+                    "needs at least one object two peers' rows both point to",
+                );
+            }
+            for (j, shared) in peer.sharing.iter().enumerate() {
+                let field = format!("{path}.sharing[{j}]");
+                if self.object_ref(&field, shared, objects).is_some()
+                    && through.is_some()
+                    && !links(&peer.through, shared)
+                {
+                    self.problem(
+                        field,
+                        format!(
+                            "`{}` has no one-column relationship to `{shared}`",
+                            peer.through
+                        ),
+                    );
+                }
+            }
+            if of.is_some() && through.is_some() && !links(&peer.through, &peer.of) {
+                self.problem(
+                    format!("{path}.through"),
+                    format!(
+                        "`{}` has no one-column relationship to `{}`",
+                        peer.through, peer.of
+                    ),
+                );
             }
         }
     }

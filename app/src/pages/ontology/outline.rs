@@ -94,7 +94,7 @@ pub fn entries(ontology: &Ontology) -> Vec<Entry> {
             });
         }
     }
-    let sections: [(&str, Vec<Entry>); 4] = [
+    let sections: [(&str, Vec<Entry>); 5] = [
         (
             "Relationships",
             ontology
@@ -106,6 +106,20 @@ pub fn entries(ontology: &Ontology) -> Vec<Entry> {
                     hint: format!("{} → {}", r.from, r.to),
                     depth: 0,
                     search: searchable(&[&r.name, &r.from, &r.to], &r.synonyms),
+                })
+                .collect(),
+        ),
+        (
+            "Peers",
+            ontology
+                .peers
+                .iter()
+                .map(|p| Entry {
+                    path: format!("peers.{}", p.name),
+                    label: p.name.clone(),
+                    hint: format!("{} through {}", p.of, p.through),
+                    depth: 0,
+                    search: searchable(&[&p.name, &p.of, &p.through], &p.synonyms),
                 })
                 .collect(),
         ),
@@ -260,6 +274,20 @@ pub fn describe(ontology: &Ontology, path: &str) -> Option<ElementView> {
                 facts,
                 Some(&r.synonyms),
                 (None, &r.description),
+            ))
+        }
+        ["peers", name] => {
+            let p = ontology.peers.iter().find(|p| p.name == *name)?;
+            facts.push(("Of", p.of.clone()));
+            facts.push(("Paired by", p.through.clone()));
+            facts.push(("Sharing", p.sharing.join(" and ")));
+            nonempty(&mut facts, "Description", &p.description);
+            Some(view(
+                "Peer",
+                &p.name,
+                facts,
+                Some(&p.synonyms),
+                (None, &p.description),
             ))
         }
         ["metrics", name] => {

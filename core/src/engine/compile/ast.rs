@@ -66,6 +66,7 @@ pub(super) fn comparison(column: Expr, condition: &Condition) -> Expr {
         | Condition::NotNamed
         | Condition::Extreme { .. }
         | Condition::Leader { .. }
+        | Condition::PeerOf { .. }
         | Condition::AboveAttribute(_)
         | Condition::BelowAttribute(_)
         | Condition::AboveAverage

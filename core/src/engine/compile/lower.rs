@@ -118,6 +118,79 @@ impl<'a> Compiler<'a> {
         })
     }
 
+    /// `row.fk NOT IN (<whose>) AND EXISTS (SELECT 1 FROM <pairing table>
+    /// peer_row WHERE peer_row.shared = row.shared ... AND peer_row.fk IN
+    /// (<whose>))`: rows of the peer's pairing object whose thing is not one
+    /// `of` keeps, beside a row of one that is, sharing every shared
+    /// object. `<whose>` is `SELECT key FROM <the thing's table> WHERE
+    /// <of>`, in a scope of its own.
+    fn peer_of(
+        &self,
+        reference: &AttributeRef,
+        of: &[Filter],
+        aliases: &Aliases,
+    ) -> Result<Expr, CompileError> {
+        let peer = self
+            .ontology
+            .peers
+            .iter()
+            .find(|p| p.through == reference.object && p.name == reference.attribute)
+            .ok_or_else(|| CompileError::UnknownPeer {
+                object: reference.object.clone(),
+                peer: reference.attribute.clone(),
+            })?;
+        if of.is_empty() {
+            return Err(CompileError::PeerOfNobody {
+                peer: peer.name.clone(),
+            });
+        }
+        if let Some(elsewhere) = of.iter().find(|f| f.attribute.object != peer.of) {
+            return Err(CompileError::PeerOfElsewhere {
+                peer: peer.name.clone(),
+                of: peer.of.clone(),
+                object: elsewhere.attribute.object.clone(),
+            });
+        }
+        let through = self.object(&peer.through)?;
+        let thing = self.object(&peer.of)?;
+        let link = |to: &str| {
+            graph::direct_link(self.ontology, &peer.through, to).ok_or_else(|| {
+                CompileError::NotLinked {
+                    from: peer.through.clone(),
+                    to: to.to_owned(),
+                }
+            })
+        };
+        let own = link(&peer.of)?;
+        let inner = Ident::new("peer_of");
+        let mut scope = Aliases(BTreeMap::new());
+        scope.0.insert(thing.name.clone(), inner.clone());
+        let mut conditions = Vec::new();
+        for filter in of {
+            conditions.push(self.filter(filter, &scope)?.to_string());
+        }
+        let whose = format!(
+            "SELECT {inner}.{} FROM {} WHERE {}",
+            self.ident(&own.to),
+            self.table(thing, &inner)?,
+            conditions.join(" AND ")
+        );
+        let row = aliases.of(&through.name);
+        let pair = Ident::new("peer_row");
+        let mut shared = Vec::new();
+        for object in &peer.sharing {
+            let column = self.ident(&link(object)?.from);
+            shared.push(format!("{pair}.{column} = {row}.{column}"));
+        }
+        let fk = self.ident(&own.from);
+        let text = format!(
+            "{row}.{fk} NOT IN ({whose}) AND EXISTS (SELECT 1 FROM {} WHERE {} AND {pair}.{fk} IN ({whose}))",
+            self.table(through, &pair)?,
+            shared.join(" AND ")
+        );
+        self.shell_expression(&format!("the {}s", peer.name), text)
+    }
+
     /// `column > (SELECT AVG(column) FROM ... WHERE <the other filters>)`:
     /// the average over the rows the rest of the question keeps ("orders
     /// in 1998 above the average for 1998").
@@ -431,6 +504,9 @@ impl<'a> Compiler<'a> {
                 &filter.condition,
                 self.ontology.fiscal_start(),
             ));
+        }
+        if let Condition::PeerOf { of } = &filter.condition {
+            return self.peer_of(&filter.attribute, of, aliases);
         }
         let column = self.attribute(&filter.attribute, aliases)?;
         if let Condition::NotAmong { metric, within } = &filter.condition {

@@ -800,6 +800,11 @@ impl NameCheck<'_> {
                 self.check_named_filter(&filter.attribute, problems);
                 continue;
             }
+            if let Condition::PeerOf { of } = &filter.condition {
+                self.check_peer(&filter.attribute, problems);
+                self.check_filters(of, problems);
+                continue;
+            }
             self.check_attribute(&filter.attribute, problems);
             if let Some(other) = filter.condition.other_attribute() {
                 self.check_attribute(other, problems);
@@ -808,6 +813,25 @@ impl NameCheck<'_> {
                 self.check_metric(metric, &None, problems);
                 self.check_filters(within, problems);
             }
+        }
+    }
+
+    /// A peer's reference names its pairing object and the peer.
+    fn check_peer(&self, reference: &AttributeRef, problems: &mut Vec<Problem>) {
+        let ontology = self.index.ontology();
+        let known = ontology
+            .peers
+            .iter()
+            .any(|p| p.through == reference.object && p.name == reference.attribute);
+        if !known {
+            let names = ontology.peers.iter().map(|p| p.name.as_str());
+            problems.push(Problem {
+                error: CompileError::UnknownPeer {
+                    object: reference.object.clone(),
+                    peer: reference.attribute.clone(),
+                },
+                suggestion: closest(&reference.attribute, names),
+            });
         }
     }
 

@@ -10,6 +10,7 @@ mod exemplar;
 mod fiscal;
 mod labels;
 mod nested;
+mod peers;
 mod periods;
 mod reading;
 mod rolling;
@@ -88,6 +89,11 @@ fn plan_one(
     today: Option<Day>,
 ) -> Planned {
     let question = singular_they(ontology, question, previous);
+    let peer = peers::read(ontology, &question, previous);
+    let question = match &peer {
+        Some(asked) => asked.question.as_str().into(),
+        None => question,
+    };
     let question = time::year_beside(ontology, &question, previous);
     let question = match fiscal::stated_start(ontology, &question)
         .and_then(|question| fiscal::stated_end(ontology, &question))
@@ -118,7 +124,7 @@ fn plan_one(
         })
         .collect();
     let asks_future = pieces.contains(&Piece::Op(Op::Future));
-    match plan_pieces(ontology, &pieces, previous) {
+    match plan_pieces(ontology, &pieces, previous, peer.map(|p| p.peer)) {
         Planned::Plan(plan)
             if let Some(start) = today.and_then(|today| future_start(ontology, &plan, today)) =>
         {
@@ -180,7 +186,14 @@ fn future_start(ontology: &Ontology, plan: &SemanticPlan, today: Day) -> Option<
         })
 }
 
-fn plan_pieces(ontology: &Ontology, pieces: &[Piece], previous: Option<&SemanticPlan>) -> Planned {
+/// `peer` is the ontology's peer the question asked for, by the one whose
+/// it is, which the pieces are about.
+fn plan_pieces(
+    ontology: &Ontology,
+    pieces: &[Piece],
+    previous: Option<&SemanticPlan>,
+    peer: Option<usize>,
+) -> Planned {
     let blocking: Vec<&str> = pieces
         .iter()
         .filter_map(|p| match p {
@@ -213,6 +226,10 @@ fn plan_pieces(ontology: &Ontology, pieces: &[Piece], previous: Option<&Semantic
     let (growth, running, compares) = (reading.growth, reading.running, reading.comparison);
     let ranks = reading.ranks() || reading.grounds_anything();
     let planned = reading.into_plan(ontology, previous);
+    let planned = match peer {
+        Some(peer) => peers::of_peers(ontology, peer, planned),
+        None => planned,
+    };
     // "Where are they based?": a follow-up that names nothing Cassis knows
     // and leaves the last plan as it was would repeat the last answer as
     // if it answered this one.

@@ -9816,3 +9816,72 @@ fn both_values_without_a_list_keep_the_measure() {
         "{sql}"
     );
 }
+
+#[test]
+fn a_peer_is_the_other_one_of_the_rows_shared_with_whom_the_question_names() {
+    let (ontology, lexicon) = f1_with("driver", "full_name", &["Lewis Hamilton", "Lando Norris"]);
+    let hamilton = Filter {
+        attribute: AttributeRef::new("driver", "full_name"),
+        condition: Condition::OneOf(vec![Literal::Text("Lewis Hamilton".into())]),
+    };
+    let teammates_of = |of: Filter| Filter {
+        attribute: AttributeRef::new("race_result", "teammate"),
+        condition: Condition::PeerOf { of: vec![of] },
+    };
+    let p = plan_in_chat(
+        &ontology,
+        &lexicon,
+        "Who were Lewis Hamilton's teammates in 2007?",
+        None,
+    );
+    assert!(p.filters.contains(&teammates_of(hamilton.clone())), "{p:?}");
+    assert!(!p.filters.contains(&hamilton), "{p:?}");
+    assert_eq!(
+        p.dimensions,
+        [AttributeRef::new("driver", "full_name")],
+        "{p:?}"
+    );
+    let sql = compile(&ontology, &p, Dialect::Postgres).unwrap().sql;
+    assert!(
+        sql.contains("rr.driver_id NOT IN (SELECT peer_of.driver_id FROM public.drivers peer_of"),
+        "{sql}"
+    );
+    assert!(
+        sql.contains(
+            "peer_row.race_id = rr.race_id AND peer_row.constructor_id = rr.constructor_id"
+        ),
+        "{sql}"
+    );
+    // A measure of the peer is shown by who the peer is.
+    let first = plan_in_chat(
+        &ontology,
+        &lexicon,
+        "how many podiums did Lando Norris get in 2024",
+        None,
+    );
+    let p = plan_in_chat(&ontology, &lexicon, "and his teammate?", Some(&first));
+    assert_eq!(p.measures, first.measures, "{p:?}");
+    assert_eq!(
+        p.dimensions,
+        [AttributeRef::new("driver", "full_name")],
+        "{p:?}"
+    );
+    let norris = Filter {
+        attribute: AttributeRef::new("driver", "full_name"),
+        condition: Condition::OneOf(vec![Literal::Text("Lando Norris".into())]),
+    };
+    assert!(p.filters.contains(&teammates_of(norris)), "{p:?}");
+    assert!(
+        p.filters
+            .iter()
+            .any(|f| f.attribute == AttributeRef::new("race", "year")),
+        "{p:?}"
+    );
+    // Whose is not said: refused, never every driver's.
+    let refused = refused_by(
+        &ontology,
+        &lexicon,
+        "who were the teammates of the champion",
+    );
+    assert!(refused.contains("teammate"), "{refused}");
+}

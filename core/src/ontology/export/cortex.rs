@@ -227,6 +227,13 @@ pub fn to_cortex(ontology: &Ontology, options: &CortexOptions) -> CortexExport {
     }
     extras.metric_order = ontology.metrics.iter().map(|m| m.name.clone()).collect();
     extras.fiscal_year_start = ontology.fiscal_year_start;
+    extras.peers = ontology.peers.clone();
+    for peer in &ontology.peers {
+        notes.push(format!(
+            "peers.{}: Cortex has no concept of peers; it is kept in the `# cassis:` comment",
+            peer.name
+        ));
+    }
     if let Some(start) = ontology.fiscal_year_start {
         notes.push(format!(
             "fiscal_year_start: Cortex has no fiscal calendar; the year starting in {} is kept in the `# cassis:` comment",

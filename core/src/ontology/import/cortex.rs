@@ -188,6 +188,9 @@ pub(crate) struct Extras {
     pub unexported: Vec<crate::ontology::Metric>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fiscal_year_start: Option<Month>,
+    /// Peers ("teammate"), which Cortex has no concept for, whole.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub peers: Vec<Peer>,
 }
 
 #[derive(Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -345,6 +348,7 @@ fn read_model(
     let mut ontology = Ontology {
         description: model.description.clone(),
         fiscal_year_start: extras.fiscal_year_start,
+        peers: extras.peers.clone(),
         ..Ontology::default()
     };
     if model

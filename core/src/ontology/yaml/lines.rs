@@ -4,11 +4,12 @@ use crate::ontology::{Ontology, Problem, validate};
 use crate::project::Dialect;
 
 /// Lists whose elements a validation path names by their `name`.
-const NAMED_LISTS: [&str; 7] = [
+const NAMED_LISTS: [&str; 8] = [
     "objects",
     "attributes",
     "filters",
     "relationships",
+    "peers",
     "metrics",
     "rules",
     "variants",
