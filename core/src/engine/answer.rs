@@ -278,13 +278,27 @@ fn filters_phrase(ontology: &Ontology, filters: &[&Filter]) -> String {
                     attribute_label(ontology, other).to_lowercase()
                 )
             }
-            Condition::AboveAverage | Condition::BelowAverage => format!(
-                "with {} {} the average",
+            Condition::AboveAverage
+            | Condition::BelowAverage
+            | Condition::AboveAverageOfAll
+            | Condition::BelowAverageOfAll => format!(
+                "with {} {} the average{}",
                 attribute_label(ontology, &filter.attribute).to_lowercase(),
-                if filter.condition == Condition::AboveAverage {
+                if matches!(
+                    filter.condition,
+                    Condition::AboveAverage | Condition::AboveAverageOfAll
+                ) {
                     "above"
                 } else {
                     "below"
+                },
+                if matches!(
+                    filter.condition,
+                    Condition::AboveAverageOfAll | Condition::BelowAverageOfAll
+                ) {
+                    " of all"
+                } else {
+                    ""
                 }
             ),
         };

@@ -106,6 +106,18 @@ pub struct Lexicon {
 /// misspell is that long, and comparing long strings costs the most.
 const MAX_FUZZY_CHARS: usize = 24;
 
+/// Whether `typed` is `written` with its last letter turned into an "s":
+/// "carries" is the verb, not a typo for "carrier".
+fn inflected(written: &str, typed: &str) -> bool {
+    let (Some(w), Some(t)) = (
+        written.strip_suffix(|_: char| true),
+        typed.strip_suffix('s'),
+    ) else {
+        return false;
+    };
+    w == t && written.len() == typed.len()
+}
+
 /// Whether `a` becomes `b` by exactly one edit: a letter changed, added,
 /// dropped, or two neighbours swapped (Damerau–Levenshtein distance 1).
 /// Linear and without allocating: it runs against thousands of names per
@@ -878,7 +890,9 @@ impl Lexicon {
         // The written form first: "custmers" is one letter from "customers".
         if plain_length >= 5
             && let Some((_, key)) = near(&self.written, plain_length)
-                .filter(|(written, _)| one_edit_apart(written, &word.plain))
+                .filter(|(written, _)| {
+                    one_edit_apart(written, &word.plain) && !inflected(written, &word.plain)
+                })
                 .min()
         {
             return Some(key.as_str());
@@ -1026,6 +1040,14 @@ mod tests {
             .is_empty()
         );
         assert!(super::code_meanings("X is unknown, Y is yes", &known).is_empty());
+    }
+
+    #[test]
+    fn a_verb_ending_is_no_typo_for_a_noun() {
+        assert!(super::inflected("carrier", "carries"));
+        assert!(super::inflected("supplier", "supplies"));
+        assert!(!super::inflected("customers", "custmers"));
+        assert!(!super::inflected("urgent", "urgnet"));
     }
 
     #[test]

@@ -282,6 +282,12 @@ pub enum Condition {
     AboveAverage,
     /// Less than that average: "pit stops shorter than average".
     BelowAverage,
+    /// Greater than the attribute's average over every row, whatever the
+    /// plan's other filters keep: "customers in Japan with a balance above
+    /// the average balance of all customers".
+    AboveAverageOfAll,
+    /// Less than the average over every row.
+    BelowAverageOfAll,
     /// The object's named filter holds: the filter's name stands where an
     /// attribute's would (`order.urgent_orders`): "urgent orders".
     Named,
@@ -320,6 +326,17 @@ impl Condition {
             Condition::AtMost(v) => Some(("at most", v)),
             _ => None,
         }
+    }
+
+    /// A comparison with the attribute's own average.
+    pub fn is_against_average(&self) -> bool {
+        matches!(
+            self,
+            Condition::AboveAverage
+                | Condition::BelowAverage
+                | Condition::AboveAverageOfAll
+                | Condition::BelowAverageOfAll
+        )
     }
 
     /// The other attribute a condition compares with, if it compares with

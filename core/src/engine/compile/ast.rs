@@ -70,6 +70,8 @@ pub(super) fn comparison(column: Expr, condition: &Condition) -> Expr {
         | Condition::AboveAttribute(_)
         | Condition::BelowAttribute(_)
         | Condition::AboveAverage
+        | Condition::AboveAverageOfAll
+        | Condition::BelowAverageOfAll
         | Condition::BelowAverage => Expr::value(Value::Boolean(false)),
         Condition::OneOf(values) if values.len() == 1 => {
             binary(column, BinaryOperator::Eq, literal(&values[0]))

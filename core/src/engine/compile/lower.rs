@@ -205,13 +205,15 @@ impl<'a> Compiler<'a> {
                 attribute: filter.attribute.clone(),
                 aggregate: Aggregate::Avg,
             }],
+            // "above the average balance of all customers": over every row.
             filters: filters
                 .iter()
                 .filter(|other| {
-                    !matches!(
-                        other.condition,
-                        Condition::AboveAverage | Condition::BelowAverage
-                    )
+                    !other.condition.is_against_average()
+                        && !matches!(
+                            filter.condition,
+                            Condition::AboveAverageOfAll | Condition::BelowAverageOfAll
+                        )
                 })
                 .cloned()
                 .collect(),
@@ -219,7 +221,7 @@ impl<'a> Compiler<'a> {
         };
         let compiled = self.compile(&average)?;
         let op = match filter.condition {
-            Condition::AboveAverage => BinaryOperator::Gt,
+            Condition::AboveAverage | Condition::AboveAverageOfAll => BinaryOperator::Gt,
             _ => BinaryOperator::Lt,
         };
         Ok(binary(column, op, Expr::Subquery(Box::new(compiled.query))))
@@ -552,10 +554,7 @@ impl<'a> Compiler<'a> {
     ) -> Result<Option<Expr>, CompileError> {
         let mut conditions = Vec::new();
         for filter in filters {
-            if matches!(
-                filter.condition,
-                Condition::AboveAverage | Condition::BelowAverage
-            ) {
+            if filter.condition.is_against_average() {
                 let column = self.attribute(&filter.attribute, aliases)?;
                 conditions.push(self.against_average(column, filter, filters)?);
                 continue;

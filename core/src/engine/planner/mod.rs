@@ -111,6 +111,7 @@ fn plan_one(
     };
     let mut pieces = read(lexicon, &question, today_read);
     words::explanation_dropped(ontology, &mut pieces);
+    words::amount_before_counted_things(ontology, &mut pieces);
     date_spans::days_between_named(ontology, &mut pieces);
     date_spans::how_old_at_event(ontology, &question, &mut pieces);
     words::year_dated_by(ontology, &mut pieces);
@@ -225,6 +226,7 @@ fn plan_pieces(
     }
     let (growth, running, compares) = (reading.growth, reading.running, reading.comparison);
     let ranks = reading.ranks() || reading.grounds_anything();
+    let who = reading.who;
     let planned = reading.into_plan(ontology, previous);
     let planned = match peer {
         Some(peer) => peers::of_peers(ontology, peer, planned),
@@ -288,6 +290,7 @@ fn plan_pieces(
             if !ignored.is_empty()
                 && (only_echoes(&plan)
                     || lists_everything(&plan)
+                    || (who && names_no_one(ontology, &plan))
                     || drops_a_superlative(pieces, &plan)) =>
         {
             Planned::NotAnswerable(no_concept_for(&ignored))
@@ -325,6 +328,20 @@ fn only_echoes(plan: &SemanticPlan) -> bool {
     plan.measures.is_empty()
         && !plan.dimensions.is_empty()
         && plan.dimensions.iter().all(|shown| plan.fixes(shown))
+}
+
+/// Whether a plan shows no one's name and measures nothing, so it cannot
+/// answer a "who": "who was the chief mechanic on Red Bull's pit crew"
+/// listed pit stop times.
+fn names_no_one(ontology: &Ontology, plan: &SemanticPlan) -> bool {
+    let names = |d: &crate::engine::plan::AttributeRef| {
+        let label = ontology
+            .attribute(&d.object, &d.attribute)
+            .map(|a| a.label.to_lowercase())
+            .unwrap_or_default();
+        d.attribute.contains("name") || label.contains("name")
+    };
+    plan.measures.is_empty() && !plan.dimensions.iter().any(names)
 }
 
 /// Whether the question ranks ("most", "highest", "fastest") and the plan

@@ -9885,3 +9885,235 @@ fn a_peer_is_the_other_one_of_the_rows_shared_with_whom_the_question_names() {
     );
     assert!(refused.contains("teammate"), "{refused}");
 }
+
+#[test]
+fn a_who_answered_by_no_ones_name_beside_unread_words_is_refused() {
+    let (ontology, lexicon) = f1_with("constructor", "constructor_name", &["Red Bull"]);
+    let reason = refused_by(
+        &ontology,
+        &lexicon,
+        "Who was the chief mechanic on Red Bull's pit crew in 2013?",
+    );
+    assert!(reason.contains("chief mechanic"), "{reason}");
+    // A who answered by a name stays answered, unread words and all.
+    let p = plan_in_chat(
+        &ontology,
+        &lexicon,
+        "who won the most races for Red Bull please",
+        None,
+    );
+    assert!(
+        p.dimensions.iter().any(|d| d.attribute == "full_name"),
+        "{p:?}"
+    );
+}
+
+#[test]
+fn how_many_of_those_after_an_average_counts_the_rows_averaged() {
+    let (ontology, lexicon) = wholesale_with("order", "order_status", &["O"]);
+    let first = plan_in_chat(
+        &ontology,
+        &lexicon,
+        "How many orders have order status 'O'?",
+        None,
+    );
+    let second = plan_in_chat(
+        &ontology,
+        &lexicon,
+        "What is their average order value?",
+        Some(&first),
+    );
+    let p = plan_in_chat(
+        &ontology,
+        &lexicon,
+        "How many of those were placed in 1998?",
+        Some(&second),
+    );
+    assert_eq!(
+        p.measures,
+        [Measure::CountOf {
+            object: "order".into()
+        }],
+        "{p:?}"
+    );
+    assert_eq!(p.filters.len(), 2, "{p:?}");
+    // After a count, "how many of those" still counts what it counted.
+    let p = plan_in_chat(
+        &ontology,
+        &lexicon,
+        "How many of those were placed in 1998?",
+        Some(&first),
+    );
+    assert_eq!(p.measures, first.measures, "{p:?}");
+}
+
+#[test]
+fn the_oldest_among_people_and_what_they_did_is_the_one_born_first() {
+    let (ontology, lexicon) = f1();
+    for question in [
+        "Of all the drivers who took part in a race in 2023, who is the oldest?",
+        "Of all the drivers in 2023, who is the oldest?",
+    ] {
+        let p = plan_in_chat(&ontology, &lexicon, question, None);
+        assert_eq!(p.limit, Some(1), "{question}: {p:?}");
+        let Some(crate::engine::plan::Order::Dimension { index, descending }) = p.order else {
+            panic!("{question}: {p:?}")
+        };
+        assert!(!descending, "{question}");
+        assert_eq!(
+            p.dimensions[index],
+            AttributeRef::new("driver", "date_of_birth"),
+            "{question}: {p:?}"
+        );
+    }
+}
+
+#[test]
+fn how_many_times_something_did_not_happen_counts_the_rows_it_did_not() {
+    let (ontology, lexicon) = f1_with("driver", "full_name", &["Kimi Räikkönen"]);
+    let p = plan_in_chat(
+        &ontology,
+        &lexicon,
+        "How many times did Kimi Räikkönen fail to be classified in 2009?",
+        None,
+    );
+    assert_eq!(
+        p.measures,
+        [Measure::CountOf {
+            object: "race_result".into()
+        }],
+        "{p:?}"
+    );
+    assert!(
+        p.filters
+            .contains(&Filter::not_named("race_result", "classified")),
+        "{p:?}"
+    );
+}
+
+#[test]
+fn that_thing_after_the_one_that_found_it_drops_the_one() {
+    let (ontology, lexicon) = f1_with("driver", "full_name", &["Sebastian Vettel"]);
+    let mut first = plan_in_chat(
+        &ontology,
+        &lexicon,
+        "Which team did Sebastian Vettel drive for in 2015?",
+        None,
+    );
+    let ferrari = Filter {
+        attribute: AttributeRef::new("constructor", "constructor_name"),
+        condition: Condition::OneOf(vec![Literal::Text("Ferrari".into())]),
+    };
+    first.answered = Some(Box::new(ferrari.clone()));
+    let p = plan_in_chat(
+        &ontology,
+        &lexicon,
+        "How many podium finishes did that team collect that season?",
+        Some(&first),
+    );
+    assert!(p.filters.contains(&ferrari), "{p:?}");
+    assert!(
+        !p.filters.iter().any(|f| f.attribute.object == "driver"),
+        "{p:?}"
+    );
+    assert!(
+        p.filters
+            .iter()
+            .any(|f| f.attribute == AttributeRef::new("race", "year")),
+        "{p:?}"
+    );
+}
+
+#[test]
+fn above_the_average_of_all_compares_with_every_row() {
+    let (ontology, lexicon) = wholesale_with("nation", "nation_name", &["JAPAN"]);
+    let question = "How many customers in JAPAN have an account balance above the average account balance of all customers?";
+    let p = plan_in_chat(&ontology, &lexicon, question, None);
+    let balance = AttributeRef::new("customer", "account_balance");
+    assert!(
+        p.filters.contains(&Filter {
+            attribute: balance.clone(),
+            condition: Condition::AboveAverageOfAll
+        }),
+        "{p:?}"
+    );
+    let sql = compile(&ontology, &p, Dialect::Postgres).unwrap().sql;
+    assert!(
+        sql.ends_with("(SELECT AVG(c.c_acctbal) AS average_account_balance FROM customer c)"),
+        "{sql}"
+    );
+    // Without "of all", the average is of the customers in Japan.
+    let p = plan_in_chat(
+        &ontology,
+        &lexicon,
+        "How many customers in JAPAN have an account balance above the average account balance?",
+        None,
+    );
+    assert!(
+        p.filters.contains(&Filter {
+            attribute: balance,
+            condition: Condition::AboveAverage
+        }),
+        "{p:?}"
+    );
+}
+
+#[test]
+fn those_things_after_a_grouping_led_by_one_value_are_that_values() {
+    let (ontology, lexicon) = wholesale();
+    let mut first = plan_in_chat(
+        &ontology,
+        &lexicon,
+        "Which ship mode had the most late deliveries on orders placed in 1995?",
+        None,
+    );
+    let rail = Filter {
+        attribute: AttributeRef::new("line_item", "ship_mode"),
+        condition: Condition::OneOf(vec![Literal::Text("RAIL".into())]),
+    };
+    first.answered = Some(Box::new(rail.clone()));
+    let p = plan_in_chat(
+        &ontology,
+        &lexicon,
+        "How many days late were those deliveries on average?",
+        Some(&first),
+    );
+    assert!(p.filters.contains(&rail), "{p:?}");
+    assert!(p.dimensions.is_empty(), "{p:?}");
+}
+
+#[test]
+fn how_many_of_an_amounts_things_counts_the_things() {
+    let (ontology, lexicon) = f1();
+    let p = plan_in_chat(
+        &ontology,
+        &lexicon,
+        "How many world championship races were held during the 1980s?",
+        None,
+    );
+    assert!(
+        matches!(&p.measures[..], [Measure::Metric { metric, .. }] if metric == "races")
+            || p.measures
+                == [Measure::CountOf {
+                    object: "race".into()
+                }],
+        "{p:?}"
+    );
+    assert!(
+        p.assumptions
+            .iter()
+            .any(|a| a.text.contains("\"world championship\"")),
+        "{p:?}"
+    );
+    // An amount asked for is still the amount.
+    let p = plan_in_chat(
+        &ontology,
+        &lexicon,
+        "how many championship points did Hamilton score in 2019",
+        None,
+    );
+    assert!(
+        matches!(p.measures.first(), Some(Measure::Metric { metric, .. }) if metric == "championship_points"),
+        "{p:?}"
+    );
+}

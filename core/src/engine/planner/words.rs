@@ -6,7 +6,7 @@ use super::time::DateRange;
 use crate::engine::grammar::{self, Op};
 use crate::engine::lexicon::{Concept, Entry, Lexicon, MAX_PHRASE_WORDS, Strength};
 use crate::engine::text::{self, Word};
-use crate::ontology::{MetricKind, Ontology};
+use crate::ontology::{Aggregate, MetricKind, Ontology};
 use crate::time::Day;
 
 /// One recognised piece of a question.
@@ -2580,6 +2580,39 @@ fn key_after(words: &[&str]) -> Option<(usize, i64)> {
     let at = lead + usize::from(marked);
     let key: i64 = words.get(at)?.parse().ok()?;
     (marked || !(1900..=2100).contains(&key)).then_some((at + 1, key))
+}
+
+/// "How many world championship races were held in the 1980s": after
+/// "how many", an amount's words right before the plural of a thing only
+/// say which of the things (championship points cannot be counted), so
+/// they are read as nothing (and reported as not used) and the things are
+/// counted.
+pub(super) fn amount_before_counted_things(ontology: &Ontology, pieces: &mut [Piece]) {
+    let amount_only = |entries: &[Entry]| {
+        !entries.is_empty()
+            && entries.iter().all(|e| {
+                matches!(e.concept, Concept::Metric(m)
+                    if ontology.metrics[m].kind == MetricKind::Simple
+                        && matches!(ontology.metrics[m].aggregate, Aggregate::Sum | Aggregate::Avg))
+            })
+    };
+    let things = |piece: &Piece| {
+        matches!(piece, Piece::Concept { entries, text, .. }
+            if grammar::looks_plural(text)
+                && entries.iter().any(|e| matches!(e.concept, Concept::Object(_))))
+    };
+    for at in 0..pieces.len().saturating_sub(2) {
+        if pieces[at] == Piece::Op(Op::Count)
+            && let Piece::Concept { entries, text, .. } = &pieces[at + 1]
+            && amount_only(entries)
+            && things(&pieces[at + 2])
+        {
+            pieces[at + 1] = Piece::Unknown {
+                word: text.clone(),
+                blocks: false,
+            };
+        }
+    }
 }
 
 /// "net units (shipped minus returned) for Brand#23 parts": beside a

@@ -126,15 +126,24 @@ impl Reading {
             let time = year_attribute(ontology, &ontology.metrics[*m].object)?;
             ontology.objects.iter().position(|o| o.name == time.object)
         });
-        let extreme_object =
-            self.extreme
-                .and(self.extreme_object.or(self.mentioned.first().copied()).or(
-                    if self.metrics.is_empty() {
-                        first_named
-                    } else {
-                        dated_by_metric
-                    },
-                ));
+        // "Of all the drivers who took part in a race in 2023, who is the
+        // oldest?": an age is a person's, whatever else is named.
+        let aged = self
+            .asked
+            .iter()
+            .filter_map(|a| ontology.objects.iter().position(|o| o.name == a.object))
+            .chain(self.rolled_up.iter().copied())
+            .find(|o| self.extreme_of_age && is_person(&ontology.objects[*o]));
+        let extreme_object = self.extreme.and(
+            self.extreme_object
+                .or(aged)
+                .or(self.mentioned.first().copied())
+                .or(if self.metrics.is_empty() {
+                    first_named
+                } else {
+                    dated_by_metric
+                }),
+        );
         // What "who" and a year are read against when nothing is measured.
         let anchor = base
             .clone()

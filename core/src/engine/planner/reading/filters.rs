@@ -416,14 +416,10 @@ impl Reading {
         }
 
         // "orders with a total above the average for 1998".
-        if let Some((attribute, above)) = &self.against_average {
+        if let Some((condition, attribute)) = &self.against_average {
             plan.filters.push(Filter {
                 attribute: attribute.clone(),
-                condition: if *above {
-                    Condition::AboveAverage
-                } else {
-                    Condition::BelowAverage
-                },
+                condition: condition.clone(),
             });
         }
 

@@ -176,13 +176,17 @@ impl Reading {
         // "how were those wins split between their drivers?", after which
         // team won the most: the drivers of the one team the answer led
         // with. Not after a top few, whose "their" is all of them.
+        // "How many days late were those deliveries on average?", after
+        // which ship mode had the most: the deliveries of the mode the
+        // answer led with, a value of theirs rather than one of them.
         if let Some(object) = self.possessed
             && let Some(previous) = previous
             && previous.limit.is_none_or(|n| n <= 1)
-            && previous
-                .answered
-                .as_deref()
-                .is_some_and(|a| a.attribute.object != ontology.objects[object].name)
+            && previous.answered.as_deref().is_some_and(|a| {
+                a.attribute.object != ontology.objects[object].name
+                    || (!is_display(ontology, &a.attribute)
+                        && matches!(previous.order, Some(Order::Measure { .. })))
+            })
         {
             self.refers_to_answer = true;
         }
@@ -309,6 +313,24 @@ impl Reading {
         }
     }
 
+    /// The object whose rows the last plan's one amount (an average, a
+    /// sum, not a count) was taken over, which "how many of those" counts.
+    fn counts_among_amounts(&self, ontology: &Ontology, previous: &SemanticPlan) -> Option<String> {
+        match previous.measures.as_slice() {
+            [Measure::Metric { metric, .. }] => {
+                let metric = ontology.metrics.iter().find(|m| m.name == *metric)?;
+                let amount = metric.kind == crate::ontology::MetricKind::Simple
+                    && !matches!(
+                        metric.aggregate,
+                        Aggregate::Count | Aggregate::CountDistinct
+                    );
+                amount.then(|| metric.object.clone())
+            }
+            [Measure::Aggregate { attribute, .. }] => Some(attribute.object.clone()),
+            _ => None,
+        }
+    }
+
     /// The plan this question starts from: the last one refined (a
     /// follow-up) or a new one with the measures read.
     pub(super) fn carry_over(
@@ -353,6 +375,19 @@ impl Reading {
             (true, Some(previous)) => {
                 let mut plan = previous.clone();
                 plan.assumptions.clear();
+                // "Which team did Vettel drive for in 2015?" → "How many
+                // podiums did that team collect that season?": the team is
+                // what is asked about now; the driver only found it.
+                if let (Some(o), Some(filter)) = (self.demonstrated, referred.as_ref())
+                    && filter.attribute.object == ontology.objects[o].name
+                    && previous.answered.as_deref() == Some(filter)
+                {
+                    plan.filters.retain(|f| {
+                        f.attribute.object == filter.attribute.object
+                            || !is_display(ontology, &f.attribute)
+                            || !is_one_text_value(f)
+                    });
+                }
                 if scopes_only && !previous.measures.is_empty() {
                     // The measure stays; the thing named is only a scope.
                 } else if !measures.is_empty() {
@@ -456,6 +491,15 @@ impl Reading {
                             plan.order = None;
                         }
                     }
+                } else if let Some(object) = self
+                    .counts_among_amounts(ontology, previous)
+                    .filter(|_| self.counts && self.partitive)
+                {
+                    // "What is their average order value?" → "How many of
+                    // those were placed in 1998?": the orders the average
+                    // was over, counted.
+                    plan.measures = vec![Measure::CountOf { object }];
+                    plan.order = None;
                 } else if !self.variants.is_empty() {
                     plan.measures = plan
                         .measures

@@ -503,12 +503,13 @@ impl Reading {
         // them are in Canada" still counts what the chat counted.
         let counts_last = self.partitive && previous.is_some_and(|p| !p.measures.is_empty());
         // "how many times did Pérez get knocked out in Q1": what a named
-        // condition says happened is counted, not whom it happened to.
+        // condition says happened is counted, not whom it happened to; so
+        // is what it says did not ("fail to be classified").
         if measures.is_empty()
             && self.counts
             && !counts_last
             && self.asked.is_empty()
-            && let [(o, _, false)] = self.named_filters.as_slice()
+            && let [(o, _, _)] = self.named_filters.as_slice()
             && !self.values.is_empty()
             && self.values.iter().all(|v| {
                 v.options

@@ -145,7 +145,7 @@ pub(super) struct Reading {
     /// have a value.
     present: Vec<AttributeRef>,
     pub(super) comparison: bool,
-    who: bool,
+    pub(super) who: bool,
     /// "each of them", "which of those": the question is about what the
     /// chat's last answer counted or listed.
     refers_back: bool,
@@ -238,7 +238,7 @@ pub(super) struct Reading {
     against: Vec<(AttributeRef, bool, AttributeRef)>,
     /// An attribute compared with its own average: "orders with a total
     /// above the average order value" (true: above it).
-    against_average: Option<(AttributeRef, bool)>,
+    against_average: Option<(Condition, AttributeRef)>,
     /// Which grouping "per" introduced ("average points per race for each
     /// driver": the race), by its place among the groupings.
     per_grouping: Option<usize>,

@@ -7,7 +7,7 @@ use crate::engine::compile::display_attribute;
 use crate::engine::grammar::{self, Op};
 use crate::engine::graph;
 use crate::engine::lexicon::{Concept, Entry, Strength};
-use crate::engine::plan::{AttributeRef, Measure, SemanticPlan};
+use crate::engine::plan::{AttributeRef, Condition, Measure, SemanticPlan};
 use crate::engine::planner::attributes::{own_number, own_year};
 use crate::engine::planner::time::{is_dated, year_attribute};
 use crate::engine::planner::words::{Piece, attributes_of, object_of};
@@ -1289,7 +1289,7 @@ impl Reading {
                 list.retain(|a| *a != average.attribute);
             }
             reading.last_quantity = None;
-            reading.against_average = Some((average.attribute, average.above));
+            reading.against_average = Some((average.condition(), average.attribute));
         }
         reading.enumerated(ontology, pieces);
         reading.counted_rows_listed(ontology, pieces);
@@ -1913,6 +1913,20 @@ struct AverageComparison {
     pieces: Vec<usize>,
     attribute: AttributeRef,
     above: bool,
+    /// "the average balance of all customers": over every row, not only
+    /// those the question keeps.
+    of_all: bool,
+}
+
+impl AverageComparison {
+    fn condition(&self) -> Condition {
+        match (self.above, self.of_all) {
+            (true, false) => Condition::AboveAverage,
+            (false, false) => Condition::BelowAverage,
+            (true, true) => Condition::AboveAverageOfAll,
+            (false, true) => Condition::BelowAverageOfAll,
+        }
+    }
 }
 
 /// "an order total above the average order value", "a fastest lap speed
@@ -1988,10 +2002,19 @@ fn compared_with_average(ontology: &Ontology, pieces: &[Piece]) -> Option<Averag
         }
         _ => return None,
     }
+    // "… of all customers": the owner's every row.
+    let next = taken.last().map_or(at, |last| last + 1);
+    let of_all = pieces.get(next) == Some(&Piece::Op(Op::All))
+        && matches!(pieces.get(next + 1), Some(Piece::Concept { entries, .. })
+            if object_of(entries) == Some(object));
+    if of_all {
+        taken.extend([next, next + 1]);
+    }
     Some(AverageComparison {
         pieces: taken,
         attribute: AttributeRef::new(&owner.name, &compared.name),
         above,
+        of_all,
     })
 }
 
