@@ -10117,3 +10117,71 @@ fn how_many_of_an_amounts_things_counts_the_things() {
         "{p:?}"
     );
 }
+
+#[test]
+fn a_number_of_the_winners_is_of_the_winning_rows() {
+    let (ontology, lexicon) = f1();
+    for (question, measure) in [
+        ("how many laps did the winner do in canada 2011", "laps"),
+        (
+            "how many points did the winner score in canada 2011",
+            "points",
+        ),
+    ] {
+        let p = plan_in_chat(&ontology, &lexicon, question, None);
+        assert!(
+            p.filters.iter().any(
+                |f| f.attribute == AttributeRef::new("race_result", "position")
+                    && f.condition == Condition::OneOf(vec![Literal::Integer(1)])
+            ),
+            "{question}: {p:?}"
+        );
+        assert!(
+            !p.measures
+                .iter()
+                .any(|m| matches!(m, Measure::Metric { metric, .. } if metric == "wins")),
+            "{question}: {p:?}"
+        );
+        assert!(
+            format!("{:?}", p.measures).contains(measure),
+            "{question}: {p:?}"
+        );
+    }
+    // The winners counted are still counted.
+    let p = plan_in_chat(
+        &ontology,
+        &lexicon,
+        "how many different winners were there in 2012",
+        None,
+    );
+    assert!(
+        matches!(&p.measures[..], [Measure::DistinctOf { .. }]),
+        "{p:?}"
+    );
+}
+
+#[test]
+fn a_word_before_an_object_pronoun_is_its_verb() {
+    let (ontology, lexicon) = wholesale();
+    let first = plan_in_chat(
+        &ontology,
+        &lexicon,
+        "How much stock do our suppliers have on hand for part 42 in total?",
+        None,
+    );
+    let p = plan_in_chat(
+        &ontology,
+        &lexicon,
+        "Which supplier offers it at the lowest supply cost?",
+        Some(&first),
+    );
+    assert_eq!(
+        p.dimensions.first(),
+        Some(&AttributeRef::new("supplier", "supplier_name")),
+        "{p:?}"
+    );
+    assert!(
+        p.assumptions.iter().any(|a| a.text.contains("\"offers\"")),
+        "{p:?}"
+    );
+}

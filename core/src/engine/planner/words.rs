@@ -1381,12 +1381,23 @@ pub(super) fn read(lexicon: &Lexicon, question: &str, today: Option<Day>) -> Vec
             // "how many blorps", "the track temperature": the unknown word
             // is what is asked for. A past participle after what is named
             // ("points handed out") is its verb.
-            // So is a word an article follows ("which supplier offers the
-            // part"): a noun asked for is not followed by "the".
+            // So is a word an article or an object pronoun follows ("which
+            // supplier offers the part", "which supplier offers it"): a
+            // noun asked for is not followed by "the" or "it".
             let before_article = plain.get(i + 1).is_some_and(|next| {
                 matches!(
                     *next,
-                    "the" | "a" | "an" | "their" | "its" | "his" | "her" | "our"
+                    "the"
+                        | "a"
+                        | "an"
+                        | "their"
+                        | "its"
+                        | "his"
+                        | "her"
+                        | "our"
+                        | "it"
+                        | "them"
+                        | "him"
                 )
             });
             let verb = focus == Focus::Inside

@@ -1219,8 +1219,20 @@ impl Reading {
                     // "from which grid slot did the winner start": one
                     // winner, of whom something else is asked, says which
                     // rows, as "the winning driver" does; the wins are not
-                    // measured.
-                    let asked_of_him = !reading.asked.is_empty() && reading.metrics.is_empty();
+                    // measured. So with a number of his asked for ("how
+                    // many laps did the winner do").
+                    // Or a measure of his rows ("how many points did the
+                    // winner score").
+                    let own_rows = |m: &usize| {
+                        *m != *metric
+                            && ontology.metrics[*m].object == ontology.metrics[*metric].object
+                    };
+                    let asked_of_him = ((!reading.asked.is_empty()
+                        || !reading.quantities.is_empty()
+                        || !reading.aggregates.is_empty())
+                        && reading.metrics.is_empty())
+                        || (!reading.metrics.is_empty()
+                            && reading.metrics.iter().all(|(m, _)| own_rows(m)));
                     if !counted
                         && asked_of_him
                         && !grammar::looks_plural(text)
