@@ -10185,3 +10185,35 @@ fn a_word_before_an_object_pronoun_is_its_verb() {
         "{p:?}"
     );
 }
+
+#[test]
+fn adding_up_a_rate_is_the_amount_metric_named_for_it() {
+    let (ontology, lexicon) = wholesale();
+    let p = plan_in_chat(
+        &ontology,
+        &lexicon,
+        "how much did we discount in total in 1993?",
+        None,
+    );
+    assert_eq!(
+        p.measures,
+        [Measure::Metric {
+            metric: "discount_amount".into(),
+            variant: None
+        }],
+        "{p:?}"
+    );
+    // The average of the rate is still the rate's average.
+    let p = plan_in_chat(
+        &ontology,
+        &lexicon,
+        "what was the average discount in 1993?",
+        None,
+    );
+    assert!(
+        !p.measures
+            .iter()
+            .any(|m| matches!(m, Measure::Metric { metric, .. } if metric == "discount_amount")),
+        "{p:?}"
+    );
+}

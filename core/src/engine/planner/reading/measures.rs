@@ -470,19 +470,25 @@ impl Reading {
         }
         // "average pit stop duration": a metric that aggregates the very
         // attribute the same way is the data team's reading of it (its unit).
+        // "How much did we discount in total": a sum named for the
+        // attribute (`discount_amount`) is what adding it up means, where
+        // the attribute itself is a rate.
         for measure in &mut measures {
             if let Measure::Aggregate {
                 attribute,
                 aggregate,
             } = measure
-                // "in milliseconds": the attribute named by its own name is
-                // asked in its own unit.
-                && !self.named_by_name.contains(attribute)
                 && let Some(column) = ontology
                     .attribute(&attribute.object, &attribute.attribute)
                     .and_then(|a| a.column_name())
                 && let Some(metric) = ontology.metrics.iter().find(|m| {
-                    m.aggregate == *aggregate
+                    // "in milliseconds": the attribute named by its own
+                    // name is asked in its own unit.
+                    let reads_it = !self.named_by_name.contains(attribute)
+                        || (*aggregate == Aggregate::Sum
+                            && m.name.starts_with(&format!("{}_", attribute.attribute)));
+                    reads_it
+                        && m.aggregate == *aggregate
                         && m.object == attribute.object
                         && m.filters.is_empty()
                         && m.variants.is_empty()
