@@ -106,16 +106,13 @@ pub struct Lexicon {
 /// misspell is that long, and comparing long strings costs the most.
 const MAX_FUZZY_CHARS: usize = 24;
 
-/// Whether `typed` is `written` with its last letter turned into an "s":
-/// "carries" is the verb, not a typo for "carrier".
+/// Whether `typed` is `written`'s "-ier" turned into "-ies": "carries" is
+/// the verb, not a typo for "carrier".
 fn inflected(written: &str, typed: &str) -> bool {
-    let (Some(w), Some(t)) = (
-        written.strip_suffix(|_: char| true),
-        typed.strip_suffix('s'),
-    ) else {
-        return false;
-    };
-    w == t && written.len() == typed.len()
+    matches!(
+        (written.strip_suffix("ier"), typed.strip_suffix("ies")),
+        (Some(w), Some(t)) if w == t
+    )
 }
 
 /// Whether `a` becomes `b` by exactly one edit: a letter changed, added,
@@ -1047,6 +1044,7 @@ mod tests {
         assert!(super::inflected("carrier", "carries"));
         assert!(super::inflected("supplier", "supplies"));
         assert!(!super::inflected("customers", "custmers"));
+        assert!(!super::inflected("customer", "customes"));
         assert!(!super::inflected("urgent", "urgnet"));
     }
 

@@ -421,6 +421,15 @@ impl Checker<'_> {
                     );
                 }
             }
+            if peer.sharing.contains(&peer.of) || peer.of == peer.through {
+                self.problem(
+                    format!("{path}.sharing"),
+                    format!(
+                        "a peer is another `{}`: it cannot be shared, nor be the rows that pair them",
+                        peer.of
+                    ),
+                );
+            }
             if of.is_some() && through.is_some() && !links(&peer.through, &peer.of) {
                 self.problem(
                     format!("{path}.through"),

@@ -165,17 +165,22 @@ impl<'a> Compiler<'a> {
         let inner = Ident::new("peer_of");
         let mut scope = Aliases(BTreeMap::new());
         scope.0.insert(thing.name.clone(), inner.clone());
-        let mut conditions = Vec::new();
-        for filter in of {
-            conditions.push(self.filter(filter, &scope)?.to_string());
-        }
+        let conditions = self.where_clause(of, Vec::new(), &scope)?.ok_or_else(|| {
+            CompileError::PeerOfNobody {
+                peer: peer.name.clone(),
+            }
+        })?;
         let whose = format!(
-            "SELECT {inner}.{} FROM {} WHERE {}",
+            "SELECT {inner}.{} FROM {} WHERE {conditions}",
             self.ident(&own.to),
             self.table(thing, &inner)?,
-            conditions.join(" AND ")
         );
-        let row = aliases.of(&through.name);
+        let row = aliases
+            .get(&through.name)
+            .ok_or_else(|| CompileError::NotJoined {
+                what: format!("the {}s", peer.name),
+                object: through.name.clone(),
+            })?;
         let pair = Ident::new("peer_row");
         let mut shared = Vec::new();
         for object in &peer.sharing {

@@ -10,10 +10,12 @@ use crate::engine::compile::display_attribute;
 use crate::engine::plan::{AttributeRef, Condition, Filter, PlanAssumption, SemanticPlan};
 use crate::ontology::{Ontology, Peer};
 
-/// Words after which "his teammate" is him, not he: "compared with his
-/// teammate".
-const PREPOSITIONS: [&str; 9] = [
-    "with", "to", "than", "against", "for", "of", "beside", "vs", "versus",
+/// Words after which "his teammate" stands beside him, as a second
+/// subject or one he is compared with ("Hamilton and his teammate",
+/// "compared with his teammate"): read as the teammate alone, the answer
+/// would lose him, so the question is left as it is.
+const BESIDE: [&str; 11] = [
+    "and", "with", "to", "than", "against", "versus", "vs", "by", "over", "behind", "beat",
 ];
 
 /// The words of a follow-up that only says who next: "and", "what about".
@@ -91,8 +93,13 @@ fn term_at(tokens: &[&str], at: usize, terms: &[Vec<String>]) -> Option<(usize, 
         let words = tokens.get(at..at + term.len())?;
         let (last, rest) = words.split_last()?;
         let same = rest.iter().zip(term).all(|(t, w)| bare(t) == *w);
+        // "teammates'": the plural's possessive, which `bare` trims.
+        let plural_possessive = last
+            .trim_end_matches(|c: char| !c.is_alphanumeric() && c != '\'' && c != '’')
+            .ends_with(['\'', '’']);
         let last = bare(last);
         let (last, possessive) = without_possessive(&last);
+        let possessive = possessive || plural_possessive;
         let wanted = term.last()?;
         (same && (last == wanted || last == plural(wanted))).then_some((term.len(), possessive))
     })
@@ -127,16 +134,19 @@ pub(super) fn read(
             match before.as_deref() {
                 // "his teammate" → "he"; "his teammate's points" → "his points".
                 Some(pronoun @ ("his" | "her" | "their")) => {
-                    let after_preposition = at
-                        .checked_sub(2)
-                        .is_some_and(|i| PREPOSITIONS.contains(&bare(tokens[i]).as_str()));
-                    let word = match (pronoun, possessive, after_preposition) {
-                        (_, true, _) => pronoun,
-                        ("his", _, true) => "him",
-                        ("his", _, false) => "he",
-                        ("her", _, true) => "her",
-                        ("her", _, false) => "she",
-                        (_, _, true) => "them",
+                    // "And his teammate?" opens a follow-up; "Hamilton and
+                    // his teammate" names two.
+                    let beside = at.checked_sub(2).is_some_and(|i| {
+                        let word = bare(tokens[i]);
+                        BESIDE.contains(&word.as_str()) && (i > 0 || word != "and")
+                    });
+                    if beside {
+                        return None;
+                    }
+                    let word = match (pronoun, possessive) {
+                        (_, true) => pronoun,
+                        ("his", false) => "he",
+                        ("her", false) => "she",
                         _ => "they",
                     };
                     out.extend(tokens[..at - 1].iter().map(|t| (*t).to_owned()));
@@ -154,12 +164,13 @@ pub(super) fn read(
                 }
                 // "Lando Norris's teammate" → "Lando Norris".
                 Some(_)
-                    if without_possessive(tokens[at - 1]).1 || tokens[at - 1].ends_with("s'") =>
+                    if without_possessive(tokens[at - 1]).1
+                        || tokens[at - 1].ends_with("s'")
+                        || tokens[at - 1].ends_with("s’") =>
                 {
                     out.extend(tokens[..at - 1].iter().map(|t| (*t).to_owned()));
-                    let owner = tokens[at - 1];
-                    let owner = without_possessive(owner).0;
-                    let owner = owner.strip_suffix('\'').unwrap_or(owner);
+                    let owner = without_possessive(tokens[at - 1]).0;
+                    let owner = owner.trim_end_matches(['\'', '’']);
                     let ending = if possessive { "'s" } else { "" };
                     out.push(format!("{owner}{ending}{tail}"));
                 }
@@ -202,9 +213,19 @@ pub(super) fn of_peers(ontology: &Ontology, peer: usize, planned: Planned) -> Pl
         return planned;
     };
     let peer = &ontology.peers[peer];
-    let (whose, rest): (Vec<Filter>, Vec<Filter>) = plan.filters.into_iter().partition(|f| {
-        f.attribute.object == peer.of && !matches!(f.condition, Condition::PeerOf { .. })
-    });
+    // The one named ("Alonso") is whose peers; other conditions on the
+    // kind ("which of Alonso's teammates were British") are the peers'.
+    let display = ontology
+        .objects
+        .iter()
+        .find(|o| o.name == peer.of)
+        .and_then(display_attribute);
+    let names_one = |f: &Filter| {
+        f.attribute.object == peer.of
+            && (matches!(f.condition, Condition::Leader { .. })
+                || (Some(f.attribute.attribute.as_str()) == display && f.is_one_value()))
+    };
+    let (whose, rest): (Vec<Filter>, Vec<Filter>) = plan.filters.into_iter().partition(names_one);
     if whose.is_empty() {
         return Planned::NotAnswerable(format!(
             "the question asks for {} without saying whose, and Cassis could not tell",
@@ -273,10 +294,6 @@ mod tests {
             ),
             ("Where did his team mate finish?", "Where did he finish?"),
             (
-                "how did Hamilton compare with his teammate",
-                "how did Hamilton compare with him",
-            ),
-            (
                 "Who were Lewis Hamilton's teammates in 2007?",
                 "Who were Lewis Hamilton in 2007?",
             ),
@@ -292,6 +309,20 @@ mod tests {
         ] {
             assert_eq!(asked(question).as_deref(), Some(about), "{question}");
         }
+        // Beside the one named, read alone, he would be lost: left be.
+        assert_eq!(asked("how did Hamilton compare with his teammate"), None);
+        assert_eq!(
+            asked("How many points did Hamilton and his teammate score in 2016?"),
+            None
+        );
+        assert_eq!(
+            asked("his teammates' points in 2019").as_deref(),
+            Some("his points in 2019")
+        );
+        assert_eq!(
+            asked("Norris’ teammate in 2024").as_deref(),
+            Some("Norris in 2024")
+        );
         // A peer nobody owns, and no peer at all, leave the question be.
         assert_eq!(asked("who were teammates in 2010"), None);
         assert_eq!(asked("who won the 2010 Monaco Grand Prix"), None);

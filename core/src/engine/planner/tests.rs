@@ -10217,3 +10217,43 @@ fn adding_up_a_rate_is_the_amount_metric_named_for_it() {
         "{p:?}"
     );
 }
+
+#[test]
+fn conditions_on_the_peers_stay_theirs_and_an_amount_of_the_same_rows_still_counts() {
+    let (ontology, lexicon) = with_values_of(
+        crate::ontology::from_yaml(include_str!("../../../../examples/f1/ontology.yaml")).unwrap(),
+        &[
+            ("driver", "full_name", &["Fernando Alonso"]),
+            ("driver", "nationality", &["British"]),
+        ],
+    );
+    let p = plan_in_chat(
+        &ontology,
+        &lexicon,
+        "Which drivers that were Fernando Alonso's teammates were British?",
+        None,
+    );
+    let british = Filter {
+        attribute: AttributeRef::new("driver", "nationality"),
+        condition: Condition::OneOf(vec![Literal::Text("British".into())]),
+    };
+    assert!(p.filters.contains(&british), "{p:?}");
+    assert!(
+        p.filters
+            .iter()
+            .any(|f| matches!(&f.condition, Condition::PeerOf { of } if !of.contains(&british))),
+        "{p:?}"
+    );
+    // "points" says which finishes: not dropped as an amount's word.
+    let planned = plan_with(
+        &ontology,
+        &lexicon,
+        "How many points finishes did Fernando Alonso have in 2012?",
+    );
+    if let Planned::Plan(p) = planned {
+        assert!(
+            !p.assumptions.iter().any(|a| a.text.contains("\"points\"")),
+            "{p:?}"
+        );
+    }
+}

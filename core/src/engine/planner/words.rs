@@ -2607,16 +2607,24 @@ pub(super) fn amount_before_counted_things(ontology: &Ontology, pieces: &mut [Pi
                         && matches!(ontology.metrics[m].aggregate, Aggregate::Sum | Aggregate::Avg))
             })
     };
-    let things = |piece: &Piece| {
+    // Of other rows than the amount's: "how many points finishes" are the
+    // finishes that scored, which the amount's own rows say.
+    let things = |piece: &Piece, amount: &[Entry]| {
+        let amount_of = |o: usize| {
+            amount.iter().any(|e| {
+                matches!(e.concept, Concept::Metric(m)
+                    if ontology.metrics[m].object == ontology.objects[o].name)
+            })
+        };
         matches!(piece, Piece::Concept { entries, text, .. }
             if grammar::looks_plural(text)
-                && entries.iter().any(|e| matches!(e.concept, Concept::Object(_))))
+                && entries.iter().any(|e| matches!(e.concept, Concept::Object(o) if !amount_of(o))))
     };
     for at in 0..pieces.len().saturating_sub(2) {
         if pieces[at] == Piece::Op(Op::Count)
             && let Piece::Concept { entries, text, .. } = &pieces[at + 1]
             && amount_only(entries)
-            && things(&pieces[at + 2])
+            && things(&pieces[at + 2], entries)
         {
             pieces[at + 1] = Piece::Unknown {
                 word: text.clone(),

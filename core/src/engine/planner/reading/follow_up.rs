@@ -46,6 +46,24 @@ pub(in crate::engine::planner) fn about_one_named_thing(
     previous.limit.is_none_or(|n| n <= 1) && (named || led_with)
 }
 
+/// The object whose rows the last plan's one amount (an average, a sum,
+/// not a count) was taken over, overall rather than per group, which "how
+/// many of those" counts. (An amount of one attribute, with no metric, is
+/// counted by the measures' own reading.)
+fn counts_among_amounts(ontology: &Ontology, previous: &SemanticPlan) -> Option<String> {
+    let [Measure::Metric { metric, .. }] = previous.measures.as_slice() else {
+        return None;
+    };
+    let metric = ontology.metrics.iter().find(|m| m.name == *metric)?;
+    let amount = metric.kind == crate::ontology::MetricKind::Simple
+        && metric.filters.is_empty()
+        && !matches!(
+            metric.aggregate,
+            Aggregate::Count | Aggregate::CountDistinct
+        );
+    (amount && previous.dimensions.is_empty()).then(|| metric.object.clone())
+}
+
 /// The things a plan is about, what it counts first, then what it groups
 /// by: the objects a follow-up's ambiguous attribute most likely belongs to.
 pub(in crate::engine::planner) fn things_of(
@@ -313,24 +331,6 @@ impl Reading {
         }
     }
 
-    /// The object whose rows the last plan's one amount (an average, a
-    /// sum, not a count) was taken over, which "how many of those" counts.
-    fn counts_among_amounts(&self, ontology: &Ontology, previous: &SemanticPlan) -> Option<String> {
-        match previous.measures.as_slice() {
-            [Measure::Metric { metric, .. }] => {
-                let metric = ontology.metrics.iter().find(|m| m.name == *metric)?;
-                let amount = metric.kind == crate::ontology::MetricKind::Simple
-                    && !matches!(
-                        metric.aggregate,
-                        Aggregate::Count | Aggregate::CountDistinct
-                    );
-                amount.then(|| metric.object.clone())
-            }
-            [Measure::Aggregate { attribute, .. }] => Some(attribute.object.clone()),
-            _ => None,
-        }
-    }
-
     /// The plan this question starts from: the last one refined (a
     /// follow-up) or a new one with the measures read.
     pub(super) fn carry_over(
@@ -382,11 +382,19 @@ impl Reading {
                     && filter.attribute.object == ontology.objects[o].name
                     && previous.answered.as_deref() == Some(filter)
                 {
-                    plan.filters.retain(|f| {
-                        f.attribute.object == filter.attribute.object
-                            || !is_display(ontology, &f.attribute)
-                            || !is_one_text_value(f)
-                    });
+                    // Only a person who found it: a place ("at Monaco")
+                    // still says where.
+                    let found_it = |f: &Filter| {
+                        f.attribute.object != filter.attribute.object
+                            && is_display(ontology, &f.attribute)
+                            && is_one_text_value(f)
+                            && ontology
+                                .objects
+                                .iter()
+                                .find(|o| o.name == f.attribute.object)
+                                .is_some_and(is_person)
+                    };
+                    plan.filters.retain(|f| !found_it(f));
                 }
                 if scopes_only && !previous.measures.is_empty() {
                     // The measure stays; the thing named is only a scope.
@@ -491,9 +499,9 @@ impl Reading {
                             plan.order = None;
                         }
                     }
-                } else if let Some(object) = self
-                    .counts_among_amounts(ontology, previous)
-                    .filter(|_| self.counts && self.partitive)
+                } else if self.counts
+                    && self.partitive
+                    && let Some(object) = counts_among_amounts(ontology, previous)
                 {
                     // "What is their average order value?" → "How many of
                     // those were placed in 1998?": the orders the average

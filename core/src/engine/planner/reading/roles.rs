@@ -2014,11 +2014,15 @@ fn compared_with_average(ontology: &Ontology, pieces: &[Piece]) -> Option<Averag
         }
         _ => return None,
     }
-    // "… of all customers": the owner's every row.
+    // "… of all customers": the owner's every row; not "of all customers
+    // in Japan", whose value narrows them again.
     let next = taken.last().map_or(at, |last| last + 1);
+    let narrowed = matches!(pieces.get(next + 2), Some(Piece::Concept { entries, .. })
+        if entries.iter().any(|e| matches!(e.concept, Concept::Value { .. })));
     let of_all = pieces.get(next) == Some(&Piece::Op(Op::All))
         && matches!(pieces.get(next + 1), Some(Piece::Concept { entries, .. })
-            if object_of(entries) == Some(object));
+            if object_of(entries) == Some(object))
+        && !narrowed;
     if of_all {
         taken.extend([next, next + 1]);
     }
