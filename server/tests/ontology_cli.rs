@@ -164,14 +164,18 @@ fn story(cli: &Cli) {
     ]);
     assert_eq!(failed.status.code(), Some(2));
     let err = stderr(&failed);
-    assert!(err.contains("broken.yaml has 22 problem(s)"), "{err}");
+    assert!(err.contains("broken.yaml has 26 problem(s)"), "{err}");
     assert!(err.contains("broken.yaml:15: objects.race.table"), "{err}");
     assert!(
-        err.contains("broken.yaml:63: verified_questions[0].sql"),
+        err.contains("broken.yaml:28: peers.teammate.of: there is no object named `driver`"),
         "{err}"
     );
     assert!(
-        err.contains("broken.yaml:27: metrics.points.expr: a sum metric needs"),
+        err.contains("broken.yaml:72: verified_questions[0].sql"),
+        "{err}"
+    );
+    assert!(
+        err.contains("broken.yaml:36: metrics.points.expr: a sum metric needs"),
         "{err}"
     );
     assert!(err.contains("nothing was imported"), "{err}");
