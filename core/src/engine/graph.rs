@@ -159,11 +159,7 @@ impl<'a> Paths<'a> {
 /// (`results.driver_id` for a driver): what "how many different drivers
 /// won" counts, and what "drivers who never won" excludes.
 pub fn direct_link<'o>(ontology: &'o Ontology, from: &str, to: &str) -> Option<&'o KeyPair> {
-    ontology
-        .relationships
-        .iter()
-        .find(|r| r.from == from && r.to == to && r.keys.len() == 1)
-        .map(|r| &r.keys[0])
+    ontology.direct_link(from, to)
 }
 
 /// The object whose rows `column` of `from` names through a one-column

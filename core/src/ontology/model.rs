@@ -318,6 +318,17 @@ pub struct Peer {
     pub synonyms: Vec<String>,
 }
 
+impl Ontology {
+    /// The one-column link by which rows of `from` name a row of `to`
+    /// (`results.driver_id` for a driver).
+    pub fn direct_link(&self, from: &str, to: &str) -> Option<&KeyPair> {
+        self.relationships
+            .iter()
+            .find(|r| r.from == from && r.to == to && r.keys.len() == 1)
+            .map(|r| &r.keys[0])
+    }
+}
+
 /// A named aggregate the business counts on: revenue, wins, points; or the
 /// ratio of two such metrics (win rate: wins per start).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]

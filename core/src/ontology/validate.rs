@@ -388,12 +388,7 @@ impl Checker<'_> {
             "peers",
             ontology.peers.iter().map(|p| p.name.as_str()),
         );
-        let links = |from: &str, to: &str| {
-            ontology
-                .relationships
-                .iter()
-                .any(|r| r.from == from && r.to == to && r.keys.len() == 1)
-        };
+        let links = |from: &str, to: &str| ontology.direct_link(from, to).is_some();
         for (i, peer) in ontology.peers.iter().enumerate() {
             let path = element("peers", i, &peer.name);
             self.name(&path, &peer.name);

@@ -205,6 +205,12 @@ impl<'a> Compiler<'a> {
         filter: &Filter,
         filters: &[Filter],
     ) -> Result<Expr, CompileError> {
+        // "of all customers": the question's other conditions say which
+        // rows are compared, not which the average is over.
+        let of_all = matches!(
+            filter.condition,
+            Condition::AboveAverageOfAll | Condition::BelowAverageOfAll
+        );
         let average = SemanticPlan {
             measures: vec![Measure::Aggregate {
                 attribute: filter.attribute.clone(),
@@ -213,13 +219,7 @@ impl<'a> Compiler<'a> {
             // "above the average balance of all customers": over every row.
             filters: filters
                 .iter()
-                .filter(|other| {
-                    !other.condition.is_against_average()
-                        && !matches!(
-                            filter.condition,
-                            Condition::AboveAverageOfAll | Condition::BelowAverageOfAll
-                        )
-                })
+                .filter(|other| !of_all && !other.condition.is_against_average())
                 .cloned()
                 .collect(),
             ..SemanticPlan::default()

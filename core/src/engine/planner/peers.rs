@@ -7,7 +7,7 @@
 use super::Planned;
 use super::labels::plural;
 use crate::engine::compile::display_attribute;
-use crate::engine::plan::{AttributeRef, Condition, Filter, PlanAssumption, SemanticPlan};
+use crate::engine::plan::{AttributeRef, Condition, Filter, Order, PlanAssumption, SemanticPlan};
 use crate::ontology::{Ontology, Peer};
 
 /// Words after which "his teammate" stands beside him, as a second
@@ -268,7 +268,7 @@ fn show_peer(ontology: &Ontology, peer: &Peer, plan: &mut SemanticPlan) {
     };
     plan.dimensions.insert(0, AttributeRef::new(&peer.of, name));
     // Orders by a dimension point at it by position.
-    if let Some(crate::engine::plan::Order::Dimension { index, .. }) = &mut plan.order {
+    if let Some(Order::Dimension { index, .. }) = &mut plan.order {
         *index += 1;
     }
 }

@@ -1384,7 +1384,7 @@ pub(super) fn read(lexicon: &Lexicon, question: &str, today: Option<Day>) -> Vec
             // So is a word an article or an object pronoun follows ("which
             // supplier offers the part", "which supplier offers it"): a
             // noun asked for is not followed by "the" or "it".
-            let before_article = plain.get(i + 1).is_some_and(|next| {
+            let before_object = plain.get(i + 1).is_some_and(|next| {
                 matches!(
                     *next,
                     "the"
@@ -1401,7 +1401,7 @@ pub(super) fn read(lexicon: &Lexicon, question: &str, today: Option<Day>) -> Vec
                 )
             });
             let verb = focus == Focus::Inside
-                && ((word.plain.len() > 4 && word.plain.ends_with("ed")) || before_article);
+                && ((word.plain.len() > 4 && word.plain.ends_with("ed")) || before_object);
             // "the most F1 drivers": a word of the domain itself is never
             // what is asked for.
             let domain = lexicon.names_domain(&word.stem);

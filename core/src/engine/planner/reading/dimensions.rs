@@ -133,7 +133,8 @@ impl Reading {
             .iter()
             .filter_map(|a| ontology.objects.iter().position(|o| o.name == a.object))
             .chain(self.rolled_up.iter().copied())
-            .find(|o| self.extreme_of_age && is_person(&ontology.objects[*o]));
+            .find(|o| is_person(&ontology.objects[*o]))
+            .filter(|_| self.extreme_of_age);
         let extreme_object = self.extreme.and(
             self.extreme_object
                 .or(aged)
