@@ -89,7 +89,7 @@ pub fn filter_phrase(ontology: &Ontology, plan: &SemanticPlan) -> String {
 }
 
 /// The words for some filters, in order.
-fn filters_phrase(ontology: &Ontology, filters: &[&Filter]) -> String {
+pub(crate) fn filters_phrase(ontology: &Ontology, filters: &[&Filter]) -> String {
     let mut parts = Vec::new();
     for filter in filters {
         let is_year = |v: &Literal| matches!(v, Literal::Integer(n) if (1900..=2100).contains(n));
@@ -177,7 +177,16 @@ fn filters_phrase(ontology: &Ontology, filters: &[&Filter]) -> String {
             Condition::Leader { said, .. } => format!("for {said}"),
             // "for teammates of Lewis Hamilton".
             Condition::PeerOf { of } => {
-                let whose = filters_phrase(ontology, &of.iter().collect::<Vec<_>>());
+                // "teammates of Verstappen": a surname names him as well.
+                let whose = match of.as_slice() {
+                    [
+                        Filter {
+                            condition: Condition::OneOf(values),
+                            ..
+                        },
+                    ] => list(values),
+                    _ => filters_phrase(ontology, &of.iter().collect::<Vec<_>>()),
+                };
                 let whose = whose.strip_prefix("for ").unwrap_or(&whose);
                 format!(
                     "for {} of {whose}",

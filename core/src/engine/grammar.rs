@@ -657,6 +657,17 @@ const STOP_WORDS: &[&str] = &[
     "any",
     "anything",
     "something",
+    // "the highest speed anyone recorded": whoever it was, which the rows
+    // already are.
+    "anyone",
+    "anybody",
+    "everyone",
+    "everybody",
+    // "which supplier offers part 100": the supplier's part supply.
+    "offer",
+    "offers",
+    "offered",
+    "offering",
     "are",
     // Typed for "are" and "you": "how many suppliers r based in germany".
     "r",

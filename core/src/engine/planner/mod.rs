@@ -88,7 +88,8 @@ fn plan_one(
     previous: Option<&SemanticPlan>,
     today: Option<Day>,
 ) -> Planned {
-    let question = singular_they(ontology, question, previous);
+    let question = words::conditional_when(question);
+    let question = singular_they(ontology, &question, previous);
     let peer = peers::read(ontology, &question, previous);
     let question = match &peer {
         Some(asked) => asked.question.as_str().into(),
@@ -110,6 +111,7 @@ fn plan_one(
         other => other,
     };
     let mut pieces = read(lexicon, &question, today_read);
+    words::negated_phrase(lexicon, &mut pieces);
     words::explanation_dropped(ontology, &mut pieces);
     words::amount_before_counted_things(ontology, &mut pieces);
     date_spans::days_between_named(ontology, &mut pieces);

@@ -220,10 +220,17 @@ pub(super) fn of_peers(ontology: &Ontology, peer: usize, planned: Planned) -> Pl
         .iter()
         .find(|o| o.name == peer.of)
         .and_then(display_attribute);
+    // "Verstappen's teammates": one surname names him as well as his full
+    // name does.
+    let a_name = |f: &Filter| {
+        Some(f.attribute.attribute.as_str()) == display
+            || ontology
+                .attribute(&f.attribute.object, &f.attribute.attribute)
+                .is_some_and(|a| a.naming_words().contains("name"))
+    };
     let names_one = |f: &Filter| {
         f.attribute.object == peer.of
-            && (matches!(f.condition, Condition::Leader { .. })
-                || (Some(f.attribute.attribute.as_str()) == display && f.is_one_value()))
+            && (matches!(f.condition, Condition::Leader { .. }) || (a_name(f) && f.is_one_value()))
     };
     let (whose, rest): (Vec<Filter>, Vec<Filter>) = plan.filters.into_iter().partition(names_one);
     if whose.is_empty() {

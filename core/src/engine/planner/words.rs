@@ -1358,6 +1358,11 @@ pub(super) fn read(lexicon: &Lexicon, question: &str, today: Option<Day>) -> Vec
             if focus == Focus::Opening {
                 focus = Focus::Inside;
             }
+        } else if let Some((metric, text)) = agent_after_metric(lexicon, &pieces, word) {
+            // "the youngest pole sitter": whoever took what the metric
+            // before the doer's noun counts.
+            pieces.pop();
+            pieces.push(Piece::Agent { metric, text });
         } else if let Some(key) = fuzzy(word) {
             pieces.push(Piece::Concept {
                 entries: lexicon.lookup(key).to_vec(),
@@ -1621,6 +1626,25 @@ fn agent_of(lexicon: &Lexicon, stem: &str) -> Option<usize> {
                 _ => None,
             })
         })
+}
+
+/// "pole sitter", "pole sitters": a doer's noun nothing else names, right
+/// after the metric it did (as "winner" is of "win"), and the two words.
+fn agent_after_metric(lexicon: &Lexicon, pieces: &[Piece], word: &Word) -> Option<(usize, String)> {
+    let doer =
+        word.stem.len() > 4 && word.stem.ends_with("er") && lexicon.lookup(&word.stem).is_empty();
+    let Some(Piece::Concept { entries, text, .. }) = pieces.last().filter(|_| doer) else {
+        return None;
+    };
+    let [entry] = entries.as_slice() else {
+        return None;
+    };
+    match entry.concept {
+        Concept::Metric(m) if entry.strength == Strength::Name => {
+            Some((m, format!("{text} {}", word.plain)))
+        }
+        _ => None,
+    }
 }
 
 /// Whether the word at `i` follows a preposition that scopes what comes
@@ -2616,12 +2640,21 @@ pub(super) fn amount_before_counted_things(ontology: &Ontology, pieces: &mut [Pi
                     if ontology.metrics[m].object == ontology.objects[o].name)
             })
         };
-        matches!(piece, Piece::Concept { entries, text, .. }
-            if grammar::looks_plural(text)
-                && entries.iter().any(|e| matches!(e.concept, Concept::Object(o) if !amount_of(o))))
+        matches!(piece, Piece::Concept { entries, .. }
+            if entries.iter().any(|e| matches!(e.concept, Concept::Object(o) if !amount_of(o))))
+    };
+    let plural =
+        |piece: &Piece| matches!(piece, Piece::Concept { text, .. } if grammar::looks_plural(text));
+    // "to win a world championship Grand Prix": a counted verb before them
+    // says the same of one thing.
+    let counted_verb = |piece: &Piece| {
+        matches!(piece, Piece::Concept { entries, .. }
+            if entries.iter().any(|e| (e.strength == Strength::Name || entries.len() == 1)
+                && matches!(e.concept, Concept::Metric(m) if ontology.metrics[m].aggregate == Aggregate::Count)))
     };
     for at in 0..pieces.len().saturating_sub(2) {
-        if pieces[at] == Piece::Op(Op::Count)
+        if ((pieces[at] == Piece::Op(Op::Count) && plural(&pieces[at + 2]))
+            || counted_verb(&pieces[at]))
             && let Piece::Concept { entries, text, .. } = &pieces[at + 1]
             && amount_only(entries)
             && things(&pieces[at + 2], entries)
@@ -2631,6 +2664,75 @@ pub(super) fn amount_before_counted_things(ontology: &Ontology, pieces: &mut [Pi
                 blocks: false,
             };
         }
+    }
+}
+
+/// "When TRUCK shipments arrive late, how many days late are they on
+/// average?": a clause opened by "when" and closed by a comma before the
+/// question proper says which rows, not that a time is asked for. The
+/// "when" goes; the clause stays.
+pub(super) fn conditional_when(question: &str) -> std::borrow::Cow<'_, str> {
+    let lower = question.trim_start().to_lowercase();
+    let Some(rest) = lower.strip_prefix("when ") else {
+        return question.into();
+    };
+    let asks_after_comma = rest.split_once(',').is_some_and(|(_, after)| {
+        let first = after.split_whitespace().next().unwrap_or_default();
+        matches!(first, "how" | "what" | "which" | "who" | "where")
+    });
+    if !asks_after_comma {
+        return question.into();
+    }
+    let start = question.len() - question.trim_start().len() + "when ".len();
+    question[start..].to_owned().into()
+}
+
+/// "how many times did Räikkönen not finish": a negation before a word
+/// that, negated, is what the ontology calls something ("did not finish",
+/// the DNFs) is that thing, not an exclusion of the word's rows.
+pub(super) fn negated_phrase(lexicon: &Lexicon, pieces: &mut Vec<Piece>) {
+    for at in 0..pieces.len().saturating_sub(1) {
+        let (
+            Piece::Op(Op::Negation),
+            Piece::Concept {
+                entries,
+                text,
+                scoped,
+            },
+        ) = (&pieces[at], &pieces[at + 1])
+        else {
+            continue;
+        };
+        // "whose status is not 'Finished'": a value, excluded. "did not
+        // finish on the podium": the podium is what did not happen.
+        let measured_after = matches!(pieces.get(at + 2), Some(Piece::Concept { entries, .. })
+            if entries.iter().any(|e| matches!(e.concept, Concept::Metric(_) | Concept::Filter { .. })));
+        if measured_after
+            || entries
+                .iter()
+                .any(|e| matches!(e.concept, Concept::Value { .. }))
+        {
+            continue;
+        }
+        let Some((entries, said)) = ["not", "did not"].into_iter().find_map(|before| {
+            let said = format!("{before} {text}");
+            let entries = lexicon.lookup(&text::key(&said));
+            let whole = !entries.is_empty()
+                && entries
+                    .iter()
+                    .all(|e| matches!(e.concept, Concept::Metric(_) | Concept::Filter { .. }));
+            whole.then(|| (entries.to_vec(), said))
+        }) else {
+            continue;
+        };
+        let scoped = *scoped;
+        pieces[at] = Piece::Concept {
+            entries,
+            text: said,
+            scoped,
+        };
+        pieces.remove(at + 1);
+        return;
     }
 }
 

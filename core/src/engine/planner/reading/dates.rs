@@ -341,10 +341,22 @@ impl Reading {
                 let a_name = ontology
                     .attribute(&name.object, &name.attribute)
                     .is_some_and(|a| a.naming_words().contains("name"));
+                // "which track hosted the opening race of 2005": the track
+                // asked for leads, and is the answer.
+                let other_thing_asked = self.asked.first().is_some_and(|a| {
+                    a.object != name.object
+                        && ontology
+                            .objects
+                            .iter()
+                            .find(|x| x.name == a.object)
+                            .and_then(display_attribute)
+                            == Some(a.attribute.as_str())
+                });
                 if !plan.dimensions.contains(&name)
                     && (plan.dimensions.is_empty() || (self.mentioned.contains(&o) && a_name))
                 {
-                    plan.dimensions.insert(0, name);
+                    let at = usize::from(other_thing_asked).min(plan.dimensions.len());
+                    plan.dimensions.insert(at, name);
                 }
             }
             // "give the race name and year": the year beside it.

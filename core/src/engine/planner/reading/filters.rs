@@ -277,8 +277,21 @@ impl Reading {
                         .first()
                         .map(|o| ontology.objects[*o].name.clone())
                 });
+            // "Where did Alonso finish": a finish is a position, not where
+            // he is from.
+            let finish_named = self.mentioned.iter().any(|o| {
+                let name = &ontology.objects[*o].name;
+                position_attribute(ontology, Some(name), &[]).is_some_and(|p| p.object == *name)
+            });
             if let Some(object) = object.as_deref() {
-                let own = place_attributes(ontology, object);
+                let mut own = place_attributes(ontology, object);
+                if finish_named {
+                    own.retain(|a| {
+                        ontology
+                            .attribute(&a.object, &a.attribute)
+                            .is_none_or(|a| !a.naming_words().contains("nationality"))
+                    });
+                }
                 if !own.is_empty() {
                     plan.dimensions.extend(own);
                 } else if let Some((site, places)) = ontology
@@ -740,7 +753,7 @@ fn nearest_site(ontology: &Ontology, object: &str) -> Option<String> {
 }
 
 /// An object's attributes that say where it is: a location, city, address,
-/// place or country.
+/// place or country; of a person, where they are from (a nationality).
 fn place_attributes(ontology: &Ontology, object: &str) -> Vec<AttributeRef> {
     let Some(object) = ontology.objects.iter().find(|o| o.name == object) else {
         return Vec::new();
@@ -750,9 +763,16 @@ fn place_attributes(ontology: &Ontology, object: &str) -> Vec<AttributeRef> {
         .iter()
         .filter(|attribute| {
             let words = attribute.naming_words();
-            ["location", "city", "address", "place", "country"]
-                .iter()
-                .any(|w| words.contains(w))
+            [
+                "location",
+                "city",
+                "address",
+                "place",
+                "country",
+                "nationality",
+            ]
+            .iter()
+            .any(|w| words.contains(w))
         })
         .map(|attribute| AttributeRef::new(&object.name, &attribute.name))
         .collect()

@@ -396,6 +396,32 @@ impl Reading {
                     };
                     plan.filters.retain(|f| !found_it(f));
                 }
+                // "which track hosted the opening race of 2005?" → "how
+                // many Grands Prix has it held in total?": the season only
+                // picked out the race that found the track; the track is
+                // asked about now, at any time.
+                // Only when the question says so ("in total", "ever"):
+                // "who started on pole there?" is of that race.
+                let by_row_time = matches!(previous.order, Some(Order::Dimension { index, .. })
+                    if previous.dimensions.get(index).is_some_and(|d| names_row_time(ontology, d)));
+                if let Some(filter) = referred.as_ref()
+                    && (self.together || self.ever)
+                    && previous.answered.as_deref() == Some(filter)
+                    && previous.measures.is_empty()
+                    && previous.limit == Some(1)
+                    && by_row_time
+                    && !self.same_time
+                    && self.years.is_empty()
+                    && self.dates.is_empty()
+                {
+                    let dated = |d: &AttributeRef| {
+                        d.object != filter.attribute.object && names_row_time(ontology, d)
+                    };
+                    plan.filters.retain(|f| !dated(&f.attribute));
+                    plan.dimensions.retain(|d| !dated(d));
+                    plan.order = None;
+                    plan.limit = None;
+                }
                 if scopes_only && !previous.measures.is_empty() {
                     // The measure stays; the thing named is only a scope.
                 } else if !measures.is_empty() {
@@ -507,6 +533,22 @@ impl Reading {
                     // those were placed in 1998?": the orders the average
                     // was over, counted.
                     plan.measures = vec![Measure::CountOf { object }];
+                    plan.order = None;
+                } else if self.counts
+                    && self.partitive
+                    && self.groupings.is_empty()
+                    && previous.limit.is_none()
+                    && !previous.dimensions.is_empty()
+                    && let [Measure::Metric { metric, .. }] = previous.measures.as_slice()
+                    && ontology
+                        .metrics
+                        .iter()
+                        .any(|m| m.name == *metric && m.aggregate == Aggregate::Count)
+                {
+                    // "Which drivers retired from the 2011 Canadian Grand
+                    // Prix?" → "How many of those were down to an
+                    // accident?": the retirements counted, all together.
+                    plan.dimensions.clear();
                     plan.order = None;
                 } else if !self.variants.is_empty() {
                     plan.measures = plan
@@ -791,10 +833,13 @@ impl Reading {
     ) -> Vec<Filter> {
         let object = referred.attribute.object.as_str();
         // "who drove for that team that year": the year, whatever is asked.
+        // "Where's he from?", after the youngest driver of 2024: the season
+        // he was found in stays the chat's, for "that year" after it.
+        let keeps_time = self.same_time || (self.place && self.refers_to_person);
         let same_time = before
             .filters
             .iter()
-            .filter(|f| self.same_time && names_row_time(ontology, &f.attribute))
+            .filter(|f| keeps_time && names_row_time(ontology, &f.attribute))
             .cloned();
         let asked = self.things_named(ontology).filter(|o| *o != object);
         let mut many = asked.map(|other| {

@@ -406,16 +406,78 @@ impl Reading {
                 .flatten()
             {
                 Some(reason) => Planned::NotAnswerable(reason),
-                None => Planned::Plan(placed_within(
+                None => Planned::Plan(self.how_often(
                     ontology,
-                    named_thing_shown(
+                    placed_within(
                         ontology,
-                        listed_not_counted(ontology, aggregated_not_grouped(ontology, plan)),
+                        named_thing_shown(
+                            ontology,
+                            listed_not_counted(ontology, aggregated_not_grouped(ontology, plan)),
+                        ),
                     ),
                 )),
             },
             other => other,
         }
+    }
+
+    /// "How much revenue did it bring in?" → "which country in it
+    /// contributed the most of that?": a ranking about the thing the last
+    /// answer named, by nothing it names, is by what was just measured.
+    fn ranked_by_the_last_measure(
+        &mut self,
+        ontology: &Ontology,
+        referred: bool,
+        previous: Option<&SemanticPlan>,
+    ) {
+        if !referred
+            || self.order.is_none()
+            || !self.metrics.is_empty()
+            || !self.aggregates.is_empty()
+            || self.count_of.is_some()
+            || self.peak.is_some()
+            || !self.quantities.is_empty()
+        {
+            return;
+        }
+        let Some([Measure::Metric { metric, variant }]) = previous.map(|p| p.measures.as_slice())
+        else {
+            return;
+        };
+        let Some(m) = ontology.metrics.iter().position(|x| x.name == *metric) else {
+            return;
+        };
+        let v = variant.as_ref().and_then(|v| {
+            ontology.metrics[m]
+                .variants
+                .iter()
+                .position(|x| x.name == *v)
+        });
+        self.metrics.push((m, v));
+    }
+
+    /// "How often was Latifi eliminated in Q1": with nothing measured and
+    /// nothing to tally by but the rows' own keys, how many rows the
+    /// conditions keep.
+    fn how_often(&self, ontology: &Ontology, mut plan: SemanticPlan) -> SemanticPlan {
+        if self.tallies
+            && self.extreme.is_none()
+            && plan.measures.is_empty()
+            && !plan.filters.is_empty()
+            && plan.dimensions.iter().all(|d| {
+                !self.asked.contains(d)
+                    && ontology
+                        .attribute(&d.object, &d.attribute)
+                        .is_some_and(|a| a.role == AttributeRole::Identifier)
+            })
+            && let Some(rows) = shape::tallied_rows(ontology, &plan)
+        {
+            plan.dimensions.clear();
+            plan.order = None;
+            plan.limit = None;
+            plan.measures = vec![Measure::CountOf { object: rows }];
+        }
+        plan
     }
 
     /// "Hamilton's lap time on lap 20": a number compared with an
@@ -490,6 +552,7 @@ impl Reading {
         self.peak_as_value(ontology, previous);
         self.place_in_standings(ontology);
         let referred = self.referred(ontology, previous);
+        self.ranked_by_the_last_measure(ontology, referred.is_some(), previous);
         self.read_on_those(ontology, previous);
         self.counted_among_those(ontology);
         let counted_rows = self.values_among_counted_rows(ontology);

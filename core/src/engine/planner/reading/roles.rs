@@ -8,7 +8,7 @@ use crate::engine::grammar::{self, Op};
 use crate::engine::graph;
 use crate::engine::lexicon::{Concept, Entry, Strength};
 use crate::engine::plan::{AttributeRef, Condition, Measure, SemanticPlan};
-use crate::engine::planner::attributes::{own_number, own_year};
+use crate::engine::planner::attributes::{is_person, own_number, own_year};
 use crate::engine::planner::time::{is_dated, year_attribute};
 use crate::engine::planner::words::{Piece, attributes_of, object_of};
 use crate::engine::text;
@@ -1239,6 +1239,32 @@ impl Reading {
                         && adjective_conditions_exist(ontology, *metric)
                     {
                         reading.adjectives.push(*metric);
+                        previous_op = None;
+                        continue;
+                    }
+                    // "the youngest race winner", "the oldest pole sitter":
+                    // the person, youngest on the day of a row the metric
+                    // counts, as "the youngest driver to win" is.
+                    if !counted
+                        && reading.extreme_of_age
+                        // "the youngest race winner": the race only says
+                        // which rows.
+                        && (reading.extreme_object.is_none()
+                            || index.checked_sub(1).is_some_and(|i| {
+                                matches!(&pieces[i], Piece::Concept { entries, .. }
+                                    if object_of(entries) == reading.extreme_object)
+                            }))
+                        && adjective_conditions_exist(ontology, *metric)
+                        && let Some(person) = ontology.objects.iter().position(|o| {
+                            is_person(o)
+                                && ontology
+                                    .direct_link(&ontology.metrics[*metric].object, &o.name)
+                                    .is_some()
+                        })
+                    {
+                        reading.adjectives.push(*metric);
+                        reading.extreme_object = Some(person);
+                        reading.mentioned.push(person);
                         previous_op = None;
                         continue;
                     }

@@ -1287,7 +1287,7 @@ fn shown_at(dimensions: &mut Vec<AttributeRef>, attribute: AttributeRef) -> usiz
 /// The rows a breakdown counts: those from which everything the plan shows
 /// and filters by is one lookup away ("status breakdown for 2023": the
 /// results, which name a status and a race), the nearest such.
-fn tallied_rows(ontology: &Ontology, plan: &SemanticPlan) -> Option<String> {
+pub(super) fn tallied_rows(ontology: &Ontology, plan: &SemanticPlan) -> Option<String> {
     let mut needed: Vec<&str> = plan
         .dimensions
         .iter()
@@ -1296,7 +1296,31 @@ fn tallied_rows(ontology: &Ontology, plan: &SemanticPlan) -> Option<String> {
         .collect();
     needed.sort_unstable();
     needed.dedup();
-    graph::lookup_root(ontology, &needed).map(str::to_owned)
+    let root = graph::lookup_root(ontology, &needed)?;
+    // "the most common finishing status": each status is one row of its
+    // own, so what is tallied is the one kind of row that has a status.
+    let named_by_itself = !plan.dimensions.is_empty()
+        && plan.dimensions.iter().all(|d| {
+            d.object == root
+                && ontology
+                    .objects
+                    .iter()
+                    .find(|o| o.name == root)
+                    .and_then(display_attribute)
+                    == Some(d.attribute.as_str())
+        });
+    if named_by_itself
+        && let [holder] = ontology
+            .relationships
+            .iter()
+            .filter(|r| r.to == root && r.from != root)
+            .map(|r| r.from.as_str())
+            .collect::<Vec<_>>()
+            .as_slice()
+    {
+        return Some((*holder).to_owned());
+    }
+    Some(root.to_owned())
 }
 
 /// The metric that adds up what `measure` adds up, over every row: "units
