@@ -10530,3 +10530,44 @@ fn whoever_and_offers_are_no_thing_asked_for() {
         "{p:?}"
     );
 }
+
+#[test]
+fn after_who_did_the_extreme_his_own_rows_are_asked_about() {
+    let (ontology, lexicon) = f1_with("driver", "full_name", &["Lando Norris"]);
+    let first = plan_in_chat(
+        &ontology,
+        &lexicon,
+        "Who made the quickest pit stop of the 2021 season?",
+        None,
+    );
+    // The person leads, so "he" is him.
+    assert_eq!(
+        first.dimensions.first(),
+        Some(&AttributeRef::new("driver", "full_name")),
+        "{first:?}"
+    );
+    let mut answered = first.clone();
+    answered.answered = Some(Box::new(Filter {
+        attribute: AttributeRef::new("driver", "full_name"),
+        condition: Condition::OneOf(vec![Literal::Text("Lando Norris".into())]),
+    }));
+    let p = plan_in_chat(
+        &ontology,
+        &lexicon,
+        "How many stops did he make that season?",
+        Some(&answered),
+    );
+    assert!(
+        !p.filters
+            .iter()
+            .any(|f| matches!(f.condition, Condition::Extreme { .. })),
+        "{p:?}"
+    );
+    assert!(p.dimensions.is_empty(), "{p:?}");
+    let p = plan_in_chat(&ontology, &lexicon, "Where did he finish?", Some(&answered));
+    assert!(
+        p.dimensions
+            .contains(&AttributeRef::new("race_result", "position")),
+        "{p:?}"
+    );
+}

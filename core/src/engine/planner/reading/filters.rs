@@ -278,20 +278,13 @@ impl Reading {
                         .map(|o| ontology.objects[*o].name.clone())
                 });
             // "Where did Alonso finish": a finish is a position, not where
-            // he is from.
+            // he is from or where the race was.
             let finish_named = self.mentioned.iter().any(|o| {
                 let name = &ontology.objects[*o].name;
                 position_attribute(ontology, Some(name), &[]).is_some_and(|p| p.object == *name)
             });
-            if let Some(object) = object.as_deref() {
-                let mut own = place_attributes(ontology, object);
-                if finish_named {
-                    own.retain(|a| {
-                        ontology
-                            .attribute(&a.object, &a.attribute)
-                            .is_none_or(|a| !a.naming_words().contains("nationality"))
-                    });
-                }
+            if let Some(object) = object.as_deref().filter(|_| !finish_named) {
+                let own = place_attributes(ontology, object);
                 if !own.is_empty() {
                     plan.dimensions.extend(own);
                 } else if let Some((site, places)) = ontology

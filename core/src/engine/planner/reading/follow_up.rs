@@ -400,6 +400,39 @@ impl Reading {
                 // many Grands Prix has it held in total?": the season only
                 // picked out the race that found the track; the track is
                 // asked about now, at any time.
+                // "Who made the quickest pit stop?" → "How many stops did
+                // he make in that race?": the extreme only found him; his
+                // stops are asked about now.
+                if self.refers_to_person
+                    && let Some(filter) = referred.as_ref()
+                    && previous.answered.as_deref() == Some(filter)
+                    && ontology
+                        .objects
+                        .iter()
+                        .find(|o| o.name == filter.attribute.object)
+                        .is_some_and(is_person)
+                {
+                    let extremes: Vec<AttributeRef> = plan
+                        .filters
+                        .iter()
+                        .filter(|f| matches!(f.condition, Condition::Extreme { .. }))
+                        .map(|f| f.attribute.clone())
+                        .collect();
+                    if !extremes.is_empty() {
+                        plan.filters.retain(|f| {
+                            !extremes.contains(&f.attribute)
+                                || !matches!(
+                                    f.condition,
+                                    Condition::Extreme { .. } | Condition::Present
+                                )
+                        });
+                        // What was shown of the stop that found him goes too.
+                        plan.dimensions
+                            .retain(|d| !extremes.iter().any(|e| e.object == d.object));
+                        plan.order = None;
+                        plan.limit = None;
+                    }
+                }
                 // Only when the question says so ("in total", "ever"):
                 // "who started on pole there?" is of that race.
                 let by_row_time = matches!(previous.order, Some(Order::Dimension { index, .. })

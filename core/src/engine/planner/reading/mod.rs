@@ -15,7 +15,7 @@ mod shape;
 pub(super) use follow_up::about_one_named_thing;
 
 use super::Planned;
-use super::attributes::base_object;
+use super::attributes::{base_object, is_person};
 use super::time::DateRange;
 use crate::engine::compile::display_attribute;
 use crate::engine::grammar::Op;
@@ -265,6 +265,8 @@ pub(super) struct Reading {
     qualifier: Option<usize>,
     /// "he", "his", "there": about the thing the chat's last answer led with.
     refers_to_answer: bool,
+    /// The question opens with "who": the person is what it is about.
+    who_opens: bool,
     /// The reference is "he" or "she": one person, even among a set ("how
     /// many of those did he turn into wins").
     refers_to_person: bool,
@@ -406,13 +408,19 @@ impl Reading {
                 .flatten()
             {
                 Some(reason) => Planned::NotAnswerable(reason),
-                None => Planned::Plan(self.how_often(
+                None => Planned::Plan(self.who_first(
                     ontology,
-                    placed_within(
+                    self.how_often(
                         ontology,
-                        named_thing_shown(
+                        placed_within(
                             ontology,
-                            listed_not_counted(ontology, aggregated_not_grouped(ontology, plan)),
+                            named_thing_shown(
+                                ontology,
+                                listed_not_counted(
+                                    ontology,
+                                    aggregated_not_grouped(ontology, plan),
+                                ),
+                            ),
                         ),
                     ),
                 )),
@@ -454,6 +462,36 @@ impl Reading {
                 .position(|x| x.name == *v)
         });
         self.metrics.push((m, v));
+    }
+
+    /// "Who made the quickest pit stop": the person leads the row, and is
+    /// who the answer is about ("he" after it), whatever else is shown.
+    fn who_first(&self, ontology: &Ontology, mut plan: SemanticPlan) -> SemanticPlan {
+        if !self.who_opens || !plan.measures.is_empty() {
+            return plan;
+        }
+        let Some(at) = plan.dimensions.iter().position(|d| {
+            ontology
+                .objects
+                .iter()
+                .find(|o| o.name == d.object)
+                .is_some_and(|o| is_person(o) && display_attribute(o) == Some(d.attribute.as_str()))
+        }) else {
+            return plan;
+        };
+        if at == 0 {
+            return plan;
+        }
+        let person = plan.dimensions.remove(at);
+        plan.dimensions.insert(0, person);
+        if let Some(Order::Dimension { index, .. }) = &mut plan.order {
+            *index = match *index {
+                i if i == at => 0,
+                i if i < at => i + 1,
+                i => i,
+            };
+        }
+        plan
     }
 
     /// "How often was Latifi eliminated in Q1": with nothing measured and

@@ -343,7 +343,10 @@ impl Reading {
                                         if object_of(entries).is_some()
                                             || entries.iter().any(|e| matches!(e.concept, Concept::Metric(_))))
                                 }) => {}
-                        Op::Who => reading.who = true,
+                        Op::Who => {
+                            reading.who = true;
+                            reading.who_opens |= index == 0;
+                        }
                         Op::When => reading.when = true,
                         Op::Versus => reading.comparison = true,
                         Op::Only => reading.only = true,
