@@ -153,7 +153,21 @@ pub(super) fn split(question: &str) -> Option<Nested> {
             });
         }
         // "the 2008 world drivers' champion": who won that championship.
-        if let Some(champion) = (at + 1..(at + 6).min(end)).find(|&i| words[i] == "champion") {
+        // "the 2016 world champion's teammate": his.
+        // A champion of no season named is no one in particular.
+        if let Some(champion) = (at + 1..(at + 6).min(end))
+            .find(|&i| matches!(words[i].as_str(), "champion" | "champion's" | "champion’s"))
+            .filter(|&i| {
+                words[at + 1..i]
+                    .iter()
+                    .any(|w| w.chars().any(|c| c.is_ascii_digit()))
+            })
+        {
+            let whose = if words[champion] == "champion" {
+                "him"
+            } else {
+                "his"
+            };
             // "the 2014 champion" is the drivers' one, unless it names another.
             let names_which = words[at + 1..champion].iter().any(|w| {
                 w.starts_with("constructor")
@@ -167,10 +181,13 @@ pub(super) fn split(question: &str) -> Option<Nested> {
                 "drivers championship"
             };
             return Some(Nested {
-                said: joined(at..champion + 1),
+                said: joined(at..champion + 1)
+                    .trim_end_matches("'s")
+                    .trim_end_matches("’s")
+                    .to_owned(),
                 inner: format!("Who won {} {title}", joined(at..champion)),
                 outer: format!(
-                    "{} him {}",
+                    "{} {whose} {}",
                     joined(0..at),
                     joined(champion + 1..tokens.len())
                 )
@@ -454,7 +471,16 @@ pub(super) fn plan(
     {
         outer.dimensions.insert(0, placeholder.attribute.clone());
     }
-    let filter = outer.filters.iter_mut().find(|f| **f == placeholder)?;
+    // "the 2016 world champion's teammate": the thing says whose peers.
+    let filter = outer.filters.iter_mut().find_map(|f| {
+        if *f == placeholder {
+            return Some(f);
+        }
+        match &mut f.condition {
+            Condition::PeerOf { of } => of.iter_mut().find(|w| **w == placeholder),
+            _ => None,
+        }
+    })?;
     filter.condition = Condition::Leader {
         plan: Box::new(inner),
         said: nested.said.clone(),

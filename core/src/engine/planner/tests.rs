@@ -9969,7 +9969,7 @@ fn the_oldest_among_people_and_what_they_did_is_the_one_born_first() {
 }
 
 #[test]
-fn how_many_times_something_did_not_happen_counts_the_rows_it_did_not() {
+fn failing_to_be_classified_is_what_the_ontology_counts_as_dnfs() {
     let (ontology, lexicon) = f1_with("driver", "full_name", &["Kimi Räikkönen"]);
     let p = plan_in_chat(
         &ontology,
@@ -10169,7 +10169,7 @@ fn a_word_before_an_object_pronoun_is_its_verb() {
     let p = plan_in_chat(
         &ontology,
         &lexicon,
-        "Which supplier offers it at the lowest supply cost?",
+        "Which supplier quotes it at the lowest supply cost?",
         Some(&first),
     );
     assert_eq!(
@@ -10177,9 +10177,9 @@ fn a_word_before_an_object_pronoun_is_its_verb() {
         Some(&AttributeRef::new("supplier", "supplier_name")),
         "{p:?}"
     );
-    // "offers" is a verb wherever it stands, and nothing was left unread.
+    // Read as a verb, not refused as a thing asked for.
     assert!(
-        !p.assumptions.iter().any(|a| a.text.contains("Not used")),
+        p.assumptions.iter().any(|a| a.text.contains("\"quotes\"")),
         "{p:?}"
     );
 }
@@ -10493,6 +10493,17 @@ fn a_clause_opened_by_when_says_which_rows() {
         None,
     );
     assert!(p.dimensions.is_empty(), "{p:?}");
+    assert!(
+        p.filters
+            .iter()
+            .any(|f| f.attribute.attribute == "ship_mode"),
+        "{p:?}"
+    );
+    // A question that asks when keeps its "when".
+    assert_eq!(
+        super::words::conditional_when("When did Schumacher, who won seven titles, retire?"),
+        "When did Schumacher, who won seven titles, retire?"
+    );
 }
 
 #[test]
@@ -10504,7 +10515,11 @@ fn whoever_and_offers_are_no_thing_asked_for() {
         "In race_id 1000, what was the highest fastest-lap speed anyone recorded?",
         None,
     );
-    assert!(!p.filters.is_empty(), "{p:?}");
+    assert!(p.dimensions.is_empty(), "{p:?}");
+    assert!(
+        !p.assumptions.iter().any(|a| a.text.contains("anyone")),
+        "{p:?}"
+    );
     let (ontology, lexicon) = wholesale();
     let p = plan_in_chat(
         &ontology,
@@ -10568,6 +10583,27 @@ fn after_who_did_the_extreme_his_own_rows_are_asked_about() {
     assert!(
         p.dimensions
             .contains(&AttributeRef::new("race_result", "position")),
+        "{p:?}"
+    );
+}
+
+#[test]
+fn a_champions_teammate_is_a_peer_of_the_one_the_inner_question_finds() {
+    let (ontology, lexicon) = f1();
+    let p = plan_in_chat(
+        &ontology,
+        &lexicon,
+        "how many races did the 2016 world champion's teammate win that season",
+        None,
+    );
+    let whose = p.filters.iter().find_map(|f| match &f.condition {
+        Condition::PeerOf { of } => Some(of),
+        _ => None,
+    });
+    assert!(
+        whose.is_some_and(|of| of
+            .iter()
+            .any(|w| matches!(&w.condition, Condition::Leader { said, .. } if said == "the 2016 world champion"))),
         "{p:?}"
     );
 }

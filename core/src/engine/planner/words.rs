@@ -1358,7 +1358,8 @@ pub(super) fn read(lexicon: &Lexicon, question: &str, today: Option<Day>) -> Vec
             if focus == Focus::Opening {
                 focus = Focus::Inside;
             }
-        } else if let Some((metric, text)) = agent_after_metric(lexicon, &pieces, word) {
+        } else if let Some((metric, text)) = agent_after_metric(lexicon, &pieces, &plain[..i], word)
+        {
             // "the youngest pole sitter": whoever took what the metric
             // before the doer's noun counts.
             pieces.pop();
@@ -1630,12 +1631,22 @@ fn agent_of(lexicon: &Lexicon, stem: &str) -> Option<usize> {
 
 /// "pole sitter", "pole sitters": a doer's noun nothing else names, right
 /// after the metric it did (as "winner" is of "win"), and the two words.
-fn agent_after_metric(lexicon: &Lexicon, pieces: &[Piece], word: &Word) -> Option<(usize, String)> {
+fn agent_after_metric(
+    lexicon: &Lexicon,
+    pieces: &[Piece],
+    before: &[&str],
+    word: &Word,
+) -> Option<(usize, String)> {
     let doer =
         word.stem.len() > 4 && word.stem.ends_with("er") && lexicon.lookup(&word.stem).is_empty();
     let Some(Piece::Concept { entries, text, .. }) = pieces.last().filter(|_| doer) else {
         return None;
     };
+    // Right after the metric's own words: "the wins the other driver got"
+    // has words between, read as nothing.
+    if before.last() != text.split_whitespace().last().as_ref() {
+        return None;
+    }
     let [entry] = entries.as_slice() else {
         return None;
     };
@@ -2676,9 +2687,18 @@ pub(super) fn conditional_when(question: &str) -> std::borrow::Cow<'_, str> {
     let Some(rest) = lower.strip_prefix("when ") else {
         return question.into();
     };
-    let asks_after_comma = rest.split_once(',').is_some_and(|(_, after)| {
+    // "When did Schumacher, who won seven titles, retire?" asks when: a
+    // clause is a statement, not a question ("when did"), and the question
+    // proper is not a relative clause ("who won").
+    let asks_after_comma = rest.split_once(',').is_some_and(|(clause, after)| {
         let first = after.split_whitespace().next().unwrap_or_default();
-        matches!(first, "how" | "what" | "which" | "who" | "where")
+        let asks = clause.split_whitespace().next().is_some_and(|w| {
+            matches!(
+                w,
+                "did" | "does" | "do" | "was" | "is" | "were" | "are" | "will" | "has" | "had"
+            )
+        });
+        !asks && matches!(first, "how" | "what" | "which")
     });
     if !asks_after_comma {
         return question.into();
@@ -2704,10 +2724,15 @@ pub(super) fn negated_phrase(lexicon: &Lexicon, pieces: &mut Vec<Piece>) {
             continue;
         };
         // "whose status is not 'Finished'": a value, excluded. "did not
-        // finish on the podium": the podium is what did not happen.
+        // finish on the podium", "never finished a race": the podium, the
+        // race is what did not happen.
         let measured_after = matches!(pieces.get(at + 2), Some(Piece::Concept { entries, .. })
-            if entries.iter().any(|e| matches!(e.concept, Concept::Metric(_) | Concept::Filter { .. })));
+            if entries.iter().any(|e| matches!(e.concept, Concept::Metric(_) | Concept::Filter { .. } | Concept::Object(_))));
+        let never = at
+            .checked_sub(1)
+            .is_some_and(|b| matches!(pieces[b], Piece::Op(Op::Never | Op::Ever)));
         if measured_after
+            || never
             || entries
                 .iter()
                 .any(|e| matches!(e.concept, Concept::Value { .. }))

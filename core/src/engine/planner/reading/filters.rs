@@ -8,7 +8,9 @@ use crate::engine::plan::{
     AttributeRef, Condition, Filter, Literal, Measure, PlanAssumption, SemanticPlan,
 };
 use crate::engine::planner::Planned;
-use crate::engine::planner::attributes::{measured_object, position_attribute, push_unique};
+use crate::engine::planner::attributes::{
+    is_person, measured_object, position_attribute, push_unique,
+};
 use crate::engine::planner::labels::attribute_label;
 use crate::engine::planner::time::year_condition;
 use crate::ontology::{Aggregate, AttributeRole, MetricKind, Ontology};
@@ -277,21 +279,32 @@ impl Reading {
                         .first()
                         .map(|o| ontology.objects[*o].name.clone())
                 });
-            // "Where did Alonso finish": a finish is a position, not where
-            // he is from or where the race was.
+            // "Where did Alonso finish": the thing the ontology calls a
+            // finish has a position, which is the answer, not where the race
+            // was ("where was qualifying held" is a place).
             let finish_named = self.mentioned.iter().any(|o| {
-                let name = &ontology.objects[*o].name;
-                position_attribute(ontology, Some(name), &[]).is_some_and(|p| p.object == *name)
+                let object = &ontology.objects[*o];
+                let finish = std::iter::once(object.label.to_lowercase())
+                    .chain(object.synonyms.iter().map(|s| s.to_lowercase()))
+                    .any(|w| w.split_whitespace().any(|w| w == "finish"));
+                finish
+                    && position_attribute(ontology, Some(&object.name), &[])
+                        .is_some_and(|p| p.object == object.name)
             });
+            // "Where is he from": of a person named alone, a nationality.
+            let person_alone = self
+                .mentioned
+                .iter()
+                .all(|o| is_person(&ontology.objects[*o]));
             if let Some(object) = object.as_deref().filter(|_| !finish_named) {
-                let own = place_attributes(ontology, object);
+                let own = place_attributes(ontology, object, person_alone);
                 if !own.is_empty() {
                     plan.dimensions.extend(own);
                 } else if let Some((site, places)) = ontology
                     .relationships
                     .iter()
                     .filter(|r| r.from == object)
-                    .map(|r| (r.to.as_str(), place_attributes(ontology, &r.to)))
+                    .map(|r| (r.to.as_str(), place_attributes(ontology, &r.to, false)))
                     .find(|(_, places)| !places.is_empty())
                 {
                     // "Where was the 2010 Abu Dhabi Grand Prix held": a thing
@@ -746,8 +759,9 @@ fn nearest_site(ontology: &Ontology, object: &str) -> Option<String> {
 }
 
 /// An object's attributes that say where it is: a location, city, address,
-/// place or country; of a person, where they are from (a nationality).
-fn place_attributes(ontology: &Ontology, object: &str) -> Vec<AttributeRef> {
+/// place or country; with `from`, also where a person is from (a
+/// nationality).
+fn place_attributes(ontology: &Ontology, object: &str, from: bool) -> Vec<AttributeRef> {
     let Some(object) = ontology.objects.iter().find(|o| o.name == object) else {
         return Vec::new();
     };
@@ -756,16 +770,10 @@ fn place_attributes(ontology: &Ontology, object: &str) -> Vec<AttributeRef> {
         .iter()
         .filter(|attribute| {
             let words = attribute.naming_words();
-            [
-                "location",
-                "city",
-                "address",
-                "place",
-                "country",
-                "nationality",
-            ]
-            .iter()
-            .any(|w| words.contains(w))
+            ["location", "city", "address", "place", "country"]
+                .iter()
+                .any(|w| words.contains(w))
+                || (from && is_person(object) && words.contains("nationality"))
         })
         .map(|attribute| AttributeRef::new(&object.name, &attribute.name))
         .collect()

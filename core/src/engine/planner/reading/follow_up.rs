@@ -403,7 +403,9 @@ impl Reading {
                 // "Who made the quickest pit stop?" → "How many stops did
                 // he make in that race?": the extreme only found him; his
                 // stops are asked about now.
+                // "On which lap did he make it?" still asks of that stop.
                 if self.refers_to_person
+                    && (self.counts || !measures.is_empty())
                     && let Some(filter) = referred.as_ref()
                     && previous.answered.as_deref() == Some(filter)
                     && ontology
