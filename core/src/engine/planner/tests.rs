@@ -362,6 +362,14 @@ fn f1_with(object: &str, attribute: &str, values: &[&str]) -> (crate::ontology::
     )
 }
 
+/// The F1 ontology with known values of several attributes.
+fn f1_with_all(known: &[(&str, &str, &[&str])]) -> (crate::ontology::Ontology, Lexicon) {
+    with_values_of(
+        crate::ontology::from_yaml(include_str!("../../../../examples/f1/ontology.yaml")).unwrap(),
+        known,
+    )
+}
+
 /// The Wholesale ontology with known values of one attribute.
 fn wholesale_with(
     object: &str,
@@ -10357,15 +10365,10 @@ fn how_often_with_nothing_to_tally_by_counts_the_rows() {
 
 #[test]
 fn a_surname_says_whose_peers_and_the_answer_says_it_plainly() {
-    let ontology =
-        crate::ontology::from_yaml(include_str!("../../../../examples/f1/ontology.yaml")).unwrap();
-    let (ontology, lexicon) = with_values_of(
-        ontology,
-        &[
-            ("driver", "surname", &["Verstappen"]),
-            ("constructor", "constructor_name", &["Red Bull"]),
-        ],
-    );
+    let (ontology, lexicon) = f1_with_all(&[
+        ("driver", "surname", &["Verstappen"]),
+        ("constructor", "constructor_name", &["Red Bull"]),
+    ]);
     let p = plan_in_chat(
         &ontology,
         &lexicon,
