@@ -178,18 +178,13 @@ pub(crate) fn filters_phrase(ontology: &Ontology, filters: &[&Filter]) -> String
             // "for teammates of Lewis Hamilton".
             Condition::PeerOf { of } => {
                 // "teammates of Verstappen": a surname names him as well.
-                let names = |f: &Filter| {
-                    ontology
-                        .attribute(&f.attribute.object, &f.attribute.attribute)
-                        .is_some_and(|a| a.naming_words().contains("name"))
-                };
                 let whose = match of.as_slice() {
                     [
                         f @ Filter {
                             condition: Condition::OneOf(values),
                             ..
                         },
-                    ] if names(f) => list(values),
+                    ] if crate::engine::planner::is_a_name(ontology, &f.attribute) => list(values),
                     _ => filters_phrase(ontology, &of.iter().collect::<Vec<_>>()),
                 };
                 let whose = whose.strip_prefix("for ").unwrap_or(&whose);

@@ -97,6 +97,35 @@ pub(super) fn person_attribute(
     }
 }
 
+/// The attribute an object's rows are shown by (its display attribute).
+pub(super) fn display_of(ontology: &Ontology, object: &str) -> Option<AttributeRef> {
+    let object = ontology.objects.iter().find(|o| o.name == object)?;
+    display_attribute(object).map(|a| AttributeRef::new(&object.name, a))
+}
+
+/// Whether `reference` is the attribute its object's rows are shown by.
+pub(super) fn is_display(ontology: &Ontology, reference: &AttributeRef) -> bool {
+    display_of(ontology, &reference.object).as_ref() == Some(reference)
+}
+
+/// An attribute that names its rows: the display attribute, or one whose
+/// name or label says "name" (a first or last name).
+pub(crate) fn is_a_name(ontology: &Ontology, reference: &AttributeRef) -> bool {
+    let Some(object) = ontology.objects.iter().find(|o| o.name == reference.object) else {
+        return false;
+    };
+    is_display(ontology, reference)
+        || object
+            .attributes
+            .iter()
+            .find(|a| a.name == reference.attribute)
+            .is_some_and(|a| {
+                format!("{} {}", a.name, a.label)
+                    .to_lowercase()
+                    .contains("name")
+            })
+}
+
 /// Whether an object's rows are people ("driver", "customer"), by its names
 /// only: a result's description ("one driver's result") mentions a person
 /// without being one.

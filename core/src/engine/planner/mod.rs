@@ -20,6 +20,7 @@ mod time;
 mod words;
 
 pub use attributes::base_object;
+pub(crate) use attributes::is_a_name;
 pub use decide::{combination_waits, settle_routes, variant_assumptions};
 pub use exemplar::{Exemplars, Followed};
 pub use labels::{attribute_label, measure_label, plural};

@@ -5,6 +5,7 @@
 //! condition on their peers, who the rows are shown by.
 
 use super::Planned;
+use super::attributes::is_a_name;
 use super::labels::plural;
 use crate::engine::compile::display_attribute;
 use crate::engine::plan::{AttributeRef, Condition, Filter, Order, PlanAssumption, SemanticPlan};
@@ -213,24 +214,13 @@ pub(super) fn of_peers(ontology: &Ontology, peer: usize, planned: Planned) -> Pl
         return planned;
     };
     let peer = &ontology.peers[peer];
-    // The one named ("Alonso") is whose peers; other conditions on the
-    // kind ("which of Alonso's teammates were British") are the peers'.
-    let display = ontology
-        .objects
-        .iter()
-        .find(|o| o.name == peer.of)
-        .and_then(display_attribute);
-    // "Verstappen's teammates": one surname names him as well as his full
-    // name does.
-    let a_name = |f: &Filter| {
-        Some(f.attribute.attribute.as_str()) == display
-            || ontology
-                .attribute(&f.attribute.object, &f.attribute.attribute)
-                .is_some_and(|a| a.naming_words().contains("name"))
-    };
+    // The one named ("Alonso", or "Verstappen" by his surname) is whose
+    // peers; other conditions on the kind ("which of Alonso's teammates
+    // were British") are the peers'.
     let names_one = |f: &Filter| {
         f.attribute.object == peer.of
-            && (matches!(f.condition, Condition::Leader { .. }) || (a_name(f) && f.is_one_value()))
+            && (matches!(f.condition, Condition::Leader { .. })
+                || (is_a_name(ontology, &f.attribute) && f.is_one_value()))
     };
     let (whose, rest): (Vec<Filter>, Vec<Filter>) = plan.filters.into_iter().partition(names_one);
     if whose.is_empty() {

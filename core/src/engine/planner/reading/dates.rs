@@ -343,15 +343,10 @@ impl Reading {
                     .is_some_and(|a| a.naming_words().contains("name"));
                 // "which track hosted the opening race of 2005": the track
                 // asked for leads, and is the answer.
-                let other_thing_asked = self.asked.first().is_some_and(|a| {
-                    a.object != name.object
-                        && ontology
-                            .objects
-                            .iter()
-                            .find(|x| x.name == a.object)
-                            .and_then(display_attribute)
-                            == Some(a.attribute.as_str())
-                });
+                let other_thing_asked = self
+                    .asked
+                    .first()
+                    .is_some_and(|a| a.object != name.object && is_display(ontology, a));
                 if !plan.dimensions.contains(&name)
                     && (plan.dimensions.is_empty() || (self.mentioned.contains(&o) && a_name))
                 {

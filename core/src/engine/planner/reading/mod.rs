@@ -15,7 +15,7 @@ mod shape;
 pub(super) use follow_up::about_one_named_thing;
 
 use super::Planned;
-use super::attributes::{base_object, is_person};
+use super::attributes::{base_object, display_of, is_a_name, is_display, is_person};
 use super::time::DateRange;
 use crate::engine::compile::display_attribute;
 use crate::engine::grammar::Op;
@@ -408,22 +408,16 @@ impl Reading {
                 .flatten()
             {
                 Some(reason) => Planned::NotAnswerable(reason),
-                None => Planned::Plan(self.who_first(
-                    ontology,
-                    self.how_often(
-                        ontology,
-                        placed_within(
-                            ontology,
-                            named_thing_shown(
-                                ontology,
-                                listed_not_counted(
-                                    ontology,
-                                    aggregated_not_grouped(ontology, plan),
-                                ),
-                            ),
-                        ),
-                    ),
-                )),
+                None => {
+                    // The finishing passes, in order, each on the plan the
+                    // last one left.
+                    let plan = aggregated_not_grouped(ontology, plan);
+                    let plan = listed_not_counted(ontology, plan);
+                    let plan = named_thing_shown(ontology, plan);
+                    let plan = placed_within(ontology, plan);
+                    let plan = self.how_often(ontology, plan);
+                    Planned::Plan(self.who_first(ontology, plan))
+                }
             },
             other => other,
         }
@@ -471,11 +465,12 @@ impl Reading {
             return plan;
         }
         let Some(at) = plan.dimensions.iter().position(|d| {
-            ontology
-                .objects
-                .iter()
-                .find(|o| o.name == d.object)
-                .is_some_and(|o| is_person(o) && display_attribute(o) == Some(d.attribute.as_str()))
+            is_display(ontology, d)
+                && ontology
+                    .objects
+                    .iter()
+                    .find(|o| o.name == d.object)
+                    .is_some_and(is_person)
         }) else {
             return plan;
         };
@@ -1070,38 +1065,9 @@ fn only_values(entries: &[Entry]) -> bool {
         .all(|e| matches!(e.concept, Concept::Value { .. } | Concept::Filter { .. }))
 }
 
-/// The attribute an object's rows are shown by (its display attribute).
-fn display_of(ontology: &Ontology, object: &str) -> Option<AttributeRef> {
-    let object = ontology.objects.iter().find(|o| o.name == object)?;
-    display_attribute(object).map(|a| AttributeRef::new(&object.name, a))
-}
-
 /// A filter to exactly one text value ("Silverstone", "Lewis Hamilton").
 fn is_one_text_value(filter: &Filter) -> bool {
     matches!(&filter.condition, Condition::OneOf(list) if matches!(list.as_slice(), [Literal::Text(_)]))
-}
-
-/// Whether `reference` is the attribute its object's rows are shown by.
-fn is_display(ontology: &Ontology, reference: &AttributeRef) -> bool {
-    display_of(ontology, &reference.object).as_ref() == Some(reference)
-}
-
-/// An attribute that names its rows: the display attribute, or one whose
-/// name or label says "name" (a first or last name).
-fn is_a_name(ontology: &Ontology, reference: &AttributeRef) -> bool {
-    let Some(object) = ontology.objects.iter().find(|o| o.name == reference.object) else {
-        return false;
-    };
-    is_display(ontology, reference)
-        || object
-            .attributes
-            .iter()
-            .find(|a| a.name == reference.attribute)
-            .is_some_and(|a| {
-                format!("{} {}", a.name, a.label)
-                    .to_lowercase()
-                    .contains("name")
-            })
 }
 
 /// The things a measure counts, one each ("how many drivers", or a metric

@@ -1300,15 +1300,10 @@ pub(super) fn tallied_rows(ontology: &Ontology, plan: &SemanticPlan) -> Option<S
     // "the most common finishing status": each status is one row of its
     // own, so what is tallied is the one kind of row that has a status.
     let named_by_itself = !plan.dimensions.is_empty()
-        && plan.dimensions.iter().all(|d| {
-            d.object == root
-                && ontology
-                    .objects
-                    .iter()
-                    .find(|o| o.name == root)
-                    .and_then(display_attribute)
-                    == Some(d.attribute.as_str())
-        });
+        && plan
+            .dimensions
+            .iter()
+            .all(|d| d.object == root && is_display(ontology, d));
     if named_by_itself
         && let [holder] = ontology
             .relationships
