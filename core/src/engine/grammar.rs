@@ -638,6 +638,8 @@ const STOP_WORDS: &[&str] = &[
     "raced",
     "drove",
     "drive",
+    "drives",
+    "driving",
     "driven",
     "compete",
     "competed",

@@ -112,6 +112,7 @@ fn plan_one(
         other => other,
     };
     let mut pieces = read(lexicon, &question, today_read);
+    words::shortened_first_word(&mut pieces);
     words::negated_phrase(lexicon, &mut pieces);
     words::explanation_dropped(ontology, &mut pieces);
     words::amount_before_counted_things(ontology, &mut pieces);

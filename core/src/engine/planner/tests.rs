@@ -4761,6 +4761,15 @@ fn plural_ids_and_keys_ask_for_the_keys() {
         keys.contains("o.o_orderdate BETWEEN '1996-01-01' AND '1996-06-30'"),
         "{keys}"
     );
+    // "The order key of" asks for the key: "key of" is never a count.
+    let key = compiled(
+        &ontology,
+        &lexicon,
+        "What is the order key of the single most expensive order ever placed?",
+        Dialect::Postgres,
+    );
+    assert!(key.starts_with("SELECT DISTINCT o.o_orderkey AS order_key"), "{key}");
+    assert!(key.contains("MAX(extreme.o_totalprice)"), "{key}");
 }
 
 #[test]
@@ -6258,6 +6267,9 @@ fn or_more_and_or_further_back_after_a_number_bound_it() {
     assert!(got.contains("rr.grid >= 10"), "{got}");
     let got = sql("drivers with 3 or fewer wins in 2012", None).0;
     assert!(got.contains("HAVING COUNT(*) <= 3"), "{got}");
+    // A number in words bounds as a digit does.
+    let got = sql("drivers who won two or more gps in 2012", None).0;
+    assert!(got.contains("HAVING COUNT(*) >= 2"), "{got}");
 }
 
 #[test]
@@ -10609,4 +10621,27 @@ fn a_champions_teammate_is_a_peer_of_the_one_the_inner_question_finds() {
             .any(|w| matches!(&w.condition, Condition::Leader { said, .. } if said == "the 2016 world champion"))),
         "{p:?}"
     );
+}
+
+#[test]
+fn a_first_name_cut_short_names_the_whole_person() {
+    let (ontology, lexicon) = f1_with_all(&[
+        ("driver", "full_name", &["Sebastian Vettel", "Sergio Pérez"]),
+        ("driver", "surname", &["Vettel", "Pérez"]),
+    ]);
+    let got = compiled(
+        &ontology,
+        &lexicon,
+        "whats seb vettel's career win percentage",
+        Dialect::Postgres,
+    );
+    assert!(got.contains("= 'Sebastian Vettel'"), "{got}");
+    // A word that opens no first name is not read as one.
+    let got = compiled(
+        &ontology,
+        &lexicon,
+        "checo perez's wins in 2021",
+        Dialect::Postgres,
+    );
+    assert!(got.contains("d.surname = 'Pérez'"), "{got}");
 }

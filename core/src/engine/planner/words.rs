@@ -1080,7 +1080,10 @@ pub(super) fn read(lexicon: &Lexicon, question: &str, today: Option<Day>) -> Vec
                 && let Some(attribute) = lexicon.key_of(object)
                 && let Some(&marker) = plain.get(i + concept_len)
                 && (is_key_marker(marker) || matches!(marker, "numbers" | "ids" | "keys"))
-                && plain.get(i + concept_len + 1) != Some(&"of")
+                // "the order number of": maybe a count; "the order key of"
+                // never is.
+                && (plain.get(i + concept_len + 1) != Some(&"of")
+                    || matches!(marker, "id" | "key"))
             {
                 pieces.push(Piece::Concept {
                     entries: vec![Entry {
@@ -1347,6 +1350,12 @@ pub(super) fn read(lexicon: &Lexicon, question: &str, today: Option<Day>) -> Vec
             });
             if joined_to_unknown {
                 joined_to_number = Some(i + 1);
+            } else if let Some((len, op)) = grammar::open_bound(&plain[i + 1..]) {
+                // "two or more gps": a bound, as "10 or more" is.
+                pieces.push(Piece::Op(op));
+                pieces.push(Piece::Number(n));
+                i += 1 + len;
+                continue;
             } else {
                 pieces.push(Piece::Number(n));
             }
@@ -2836,4 +2845,56 @@ pub(super) fn year_dated_by(ontology: &Ontology, pieces: &mut Vec<Piece>) {
         before -= 1;
     }
     pieces.insert(before, date);
+}
+
+/// "seb vettel", "fred alonso": an unknown word right before a word of a
+/// longer value, that opens the value's first word, is that word cut
+/// short, so the two name the whole value ("Sebastian Vettel").
+pub(super) fn shortened_first_word(pieces: &mut Vec<Piece>) {
+    let mut at = 0;
+    while at + 1 < pieces.len() {
+        let (
+            Piece::Unknown { word, .. },
+            Piece::Concept {
+                entries,
+                text,
+                scoped,
+            },
+        ) = (&pieces[at], &pieces[at + 1])
+        else {
+            at += 1;
+            continue;
+        };
+        let short = text::fold(word);
+        let opened: Vec<Entry> = entries
+            .iter()
+            .filter(|e| {
+                e.strength == Strength::ValuePart
+                    && matches!(&e.concept, Concept::Value { value, .. }
+                        if value.split_whitespace().next().is_some_and(|first| {
+                            let first = text::fold(first);
+                            short.len() >= 3 && first.len() > short.len() && first.starts_with(&short)
+                        }))
+            })
+            .cloned()
+            .collect();
+        if opened.is_empty() {
+            at += 1;
+            continue;
+        }
+        let text = format!("{word} {text}");
+        let scoped = *scoped;
+        pieces[at + 1] = Piece::Concept {
+            entries: opened
+                .into_iter()
+                .map(|e| Entry {
+                    strength: Strength::Value,
+                    ..e
+                })
+                .collect(),
+            text,
+            scoped,
+        };
+        pieces.remove(at);
+    }
 }
