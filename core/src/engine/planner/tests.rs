@@ -10645,3 +10645,28 @@ fn a_first_name_cut_short_names_the_whole_person() {
     );
     assert!(got.contains("d.surname = 'Pérez'"), "{got}");
 }
+
+#[test]
+fn how_many_of_those_after_a_leader_counts_the_leaders() {
+    use crate::engine::plan::{AttributeRef, Condition, Filter, Literal};
+    let (ontology, lexicon) = wholesale_with("nation", "nation_name", &["UNITED STATES"]);
+    let mut first = plan_in_chat(
+        &ontology,
+        &lexicon,
+        "Which market segment has the most customers?",
+        None,
+    );
+    let segment = Filter {
+        attribute: AttributeRef::new("customer", "market_segment"),
+        condition: Condition::OneOf(vec![Literal::Text("BUILDING".to_owned())]),
+    };
+    first.answered = Some(Box::new(segment.clone()));
+    let p = plan_in_chat(
+        &ontology,
+        &lexicon,
+        "How many of those are in the UNITED STATES?",
+        Some(&first),
+    );
+    assert!(p.dimensions.is_empty(), "{p:?}");
+    assert!(p.filters.contains(&segment), "{p:?}");
+}

@@ -583,6 +583,18 @@ impl Reading {
                     // "Which drivers retired from the 2011 Canadian Grand
                     // Prix?" → "How many of those were down to an
                     // accident?": the retirements counted, all together.
+                    // "Which market segment has the most customers?" → "How
+                    // many of those are in the UNITED STATES?": the leader's.
+                    let led = matches!(
+                        previous.order,
+                        Some(Order::Measure {
+                            descending: true,
+                            ..
+                        })
+                    );
+                    if led && let Some(leader) = previous.answered.as_deref() {
+                        plan.filters.push(leader.clone());
+                    }
                     plan.dimensions.clear();
                     plan.order = None;
                 } else if !self.variants.is_empty() {
