@@ -75,7 +75,12 @@ fn singular_they<'q>(
     let says_they = question
         .split(|c: char| !c.is_alphanumeric())
         .any(|w| w.eq_ignore_ascii_case("they") || w.eq_ignore_ascii_case("them"));
-    if !says_they || !previous.is_some_and(|p| reading::about_one_named_thing(ontology, p)) {
+    // "did any of them", "which of them": several, whatever led.
+    let several = question.to_lowercase().contains(" of them");
+    if !says_they
+        || several
+        || !previous.is_some_and(|p| reading::about_one_named_thing(ontology, p))
+    {
         return question.into();
     }
     grammar::as_one_person(question, false).into()

@@ -10670,3 +10670,45 @@ fn how_many_of_those_after_a_leader_counts_the_leaders() {
     assert!(p.dimensions.is_empty(), "{p:?}");
     assert!(p.filters.contains(&segment), "{p:?}");
 }
+
+#[test]
+fn most_negative_first_lists_the_lowest_first() {
+    let (ontology, lexicon) = wholesale_with("nation", "nation_name", &["FRANCE"]);
+    let got = compiled(
+        &ontology,
+        &lexicon,
+        "List the customers in FRANCE with a negative balance and their balances, most negative first.",
+        Dialect::Postgres,
+    );
+    assert!(got.ends_with("ASC"), "{got}");
+}
+
+#[test]
+fn any_of_them_after_a_ranked_list_is_all_of_them() {
+    use crate::engine::plan::{AttributeRef, Condition, Filter, Literal};
+    let (ontology, lexicon) = wholesale_with("nation", "nation_name", &["FRANCE"]);
+    let mut first = plan_in_chat(
+        &ontology,
+        &lexicon,
+        "List the customers in FRANCE with a negative balance and their balances, most negative first.",
+        None,
+    );
+    let leader = Filter {
+        attribute: AttributeRef::new("customer", "customer_name"),
+        condition: Condition::OneOf(vec![Literal::Text("Customer#000000873".to_owned())]),
+    };
+    first.answered = Some(Box::new(leader.clone()));
+    let p = plan_in_chat(
+        &ontology,
+        &lexicon,
+        "Did any of them place orders in 1996? Give me the names.",
+        Some(&first),
+    );
+    assert!(!p.filters.contains(&leader), "{p:?}");
+    assert!(
+        p.dimensions
+            .iter()
+            .any(|d| d.attribute == "customer_name"),
+        "{p:?}"
+    );
+}

@@ -525,8 +525,10 @@ pub(super) fn read(lexicon: &Lexicon, question: &str, today: Option<Day>) -> Vec
             continue;
         }
         // "oldest season first", "highest total first": the order a list
-        // is sorted in, with what is sorted named between.
+        // is sorted in, with what is sorted named between ("most negative
+        // first" is a phrase of its own).
         if plain.get(i + 2) == Some(&"first")
+            && !matches!(grammar::operator_at(&plain[i..]), Some((3, _)))
             && plain.get(i + 3).is_none_or(|next| {
                 matches!(*next, "then" | "and" | "please")
                     || !next.chars().any(char::is_alphanumeric)
