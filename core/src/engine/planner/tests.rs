@@ -10712,3 +10712,20 @@ fn any_of_them_after_a_ranked_list_is_all_of_them() {
         "{p:?}"
     );
 }
+
+#[test]
+fn where_someone_started_is_the_grid_slot() {
+    let (ontology, lexicon) = f1_with_all(&[
+        ("driver", "surname", &["Verstappen"]),
+        ("race", "race_name", &["Hungarian Grand Prix"]),
+    ]);
+    let got = compiled(
+        &ontology,
+        &lexicon,
+        "where did verstappen start the 2023 hungarian gp",
+        Dialect::Postgres,
+    );
+    assert!(got.contains("rr.grid AS grid"), "{got}");
+    assert!(!got.contains("COUNT("), "{got}");
+    assert!(!got.contains("nationality"), "{got}");
+}

@@ -2900,3 +2900,57 @@ pub(super) fn shortened_first_word(pieces: &mut Vec<Piece>) {
         pieces.remove(at);
     }
 }
+
+/// "Where did Verstappen start the 2023 Hungarian GP?": after "where", a
+/// verb the ontology counts (starts) asks for the attribute its "-ing"
+/// form names ("starting position", the grid), not a count or a place.
+pub(super) fn where_by_verb(ontology: &Ontology, pieces: &mut Vec<Piece>) {
+    let Some(at_where) = pieces
+        .iter()
+        .take(2)
+        .position(|p| *p == Piece::Op(Op::Where))
+    else {
+        return;
+    };
+    for piece in pieces.iter_mut() {
+        let Piece::Concept { entries, text, .. } = piece else {
+            continue;
+        };
+        let [
+            Entry {
+                concept: Concept::Metric(m),
+                ..
+            },
+        ] = entries.as_slice()
+        else {
+            continue;
+        };
+        let metric = &ontology.metrics[*m];
+        if metric.aggregate != Aggregate::Count || text.contains(' ') {
+            continue;
+        }
+        let doing = format!("{}ing ", text.strip_suffix('e').unwrap_or(text));
+        let named = ontology.objects.iter().enumerate().find_map(|(o, object)| {
+            (object.name == metric.object)
+                .then(|| {
+                    object.attributes.iter().position(|a| {
+                        a.synonyms
+                            .iter()
+                            .any(|s| s.to_lowercase().starts_with(&doing))
+                    })
+                })
+                .flatten()
+                .map(|a| (o, a))
+        });
+        if let Some((object, attribute)) = named {
+            *entries = vec![Entry {
+                concept: Concept::Attribute { object, attribute },
+                strength: Strength::Synonym,
+                alias: false,
+            }];
+            // The attribute is the answer; "where" asks no place.
+            pieces.remove(at_where);
+            return;
+        }
+    }
+}
