@@ -10729,3 +10729,29 @@ fn where_someone_started_is_the_grid_slot() {
     assert!(!got.contains("COUNT("), "{got}");
     assert!(!got.contains("nationality"), "{got}");
 }
+
+#[test]
+fn a_word_after_the_last_questions_thing_names_its_attribute() {
+    use crate::engine::plan::{AttributeRef, Condition, Filter, Literal};
+    let (ontology, lexicon) = f1_with_all(&[("race", "race_name", &["British Grand Prix"])]);
+    let mut first = plan_in_chat(
+        &ontology,
+        &lexicon,
+        "Who set the fastest lap at the 2020 British Grand Prix?",
+        None,
+    );
+    first.answered = Some(Box::new(Filter {
+        attribute: AttributeRef::new("driver", "full_name"),
+        condition: Condition::OneOf(vec![Literal::Text("Max Verstappen".to_owned())]),
+    }));
+    let p = plan_in_chat(
+        &ontology,
+        &lexicon,
+        "what was the time, and on which lap did he do it?",
+        Some(&first),
+    );
+    let sql = compile(&ontology, &p, Dialect::Postgres).unwrap().sql;
+    assert!(sql.contains("rr.fastest_lap_time AS"), "{sql}");
+    assert!(sql.contains("rr.fastest_lap AS"), "{sql}");
+    assert!(!sql.contains("r.time"), "{sql}");
+}

@@ -2954,3 +2954,84 @@ pub(super) fn where_by_verb(ontology: &Ontology, pieces: &mut Vec<Piece>) {
         }
     }
 }
+
+/// "Who set the fastest lap?" → "what was the time, and on which lap did
+/// he do it?": in a follow-up, a word that after a phrase of the last
+/// question's things names one of their attributes ("fastest lap" and
+/// "time", the fastest lap time) is that attribute.
+pub(super) fn composed_with_last(
+    ontology: &Ontology,
+    previous: Option<&crate::engine::plan::SemanticPlan>,
+    pieces: &mut [Piece],
+) {
+    use crate::engine::plan::Measure;
+    let Some(previous) = previous else {
+        return;
+    };
+    let spoken = |name: &str, label: &str, synonyms: &[String]| -> Vec<String> {
+        std::iter::once(name.replace('_', " "))
+            .chain(std::iter::once(label.to_owned()))
+            .chain(synonyms.iter().cloned())
+            .map(|p| p.to_lowercase())
+            .collect()
+    };
+    let mut phrases = Vec::new();
+    let mut objects = Vec::new();
+    for measure in &previous.measures {
+        if let Measure::Metric { metric, .. } = measure
+            && let Some(m) = ontology.metrics.iter().find(|m| m.name == *metric)
+        {
+            phrases.extend(spoken(&m.name, &m.label, &m.synonyms));
+            objects.push(m.object.as_str());
+        }
+    }
+    // Not what it was filtered by: after a race, "start" is still the start.
+    for attribute in &previous.dimensions {
+        if let Some(a) = ontology.attribute(&attribute.object, &attribute.attribute) {
+            phrases.extend(spoken(&a.name, &a.label, &a.synonyms));
+            objects.push(attribute.object.as_str());
+        }
+    }
+    // "fastest laps" is also said of one: "fastest lap".
+    let phrases: Vec<String> = phrases
+        .into_iter()
+        .flat_map(|p| {
+            let one = p.strip_suffix('s').map(str::to_owned);
+            std::iter::once(p).chain(one)
+        })
+        .collect();
+    for piece in pieces.iter_mut() {
+        let Piece::Concept { entries, text, .. } = piece else {
+            continue;
+        };
+        if text.contains(' ') {
+            continue;
+        }
+        // What the last question measured comes before what it showed.
+        let named = phrases.iter().find_map(|phrase| {
+            ontology.objects.iter().enumerate().find_map(|(o, object)| {
+                if !objects.contains(&object.name.as_str()) {
+                    return None;
+                }
+                object
+                    .attributes
+                    .iter()
+                    .position(|a| {
+                        spoken(&a.name, &a.label, &a.synonyms).iter().any(|name| {
+                            name.strip_suffix(text.as_str())
+                                .and_then(|p| p.strip_suffix(' '))
+                                .is_some_and(|p| p == phrase)
+                        })
+                    })
+                    .map(|a| (o, a))
+            })
+        });
+        if let Some((object, attribute)) = named {
+            *entries = vec![Entry {
+                concept: Concept::Attribute { object, attribute },
+                strength: Strength::Synonym,
+                alias: false,
+            }];
+        }
+    }
+}
