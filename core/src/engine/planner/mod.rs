@@ -4,6 +4,7 @@
 //! pieces describe, or says which word the ontology cannot ground.
 
 mod attributes;
+mod counterpart;
 mod date_spans;
 mod decide;
 mod exemplar;
@@ -223,6 +224,9 @@ fn plan_pieces(
             _ => None,
         })
         .collect();
+    if let Some(plan) = counterpart::switched(ontology, pieces, previous) {
+        return Planned::Plan(plan);
+    }
     let mut reading = Reading::of(ontology, pieces, previous);
     reading.exclude_a_variant(ontology, previous);
     #[cfg(feature = "ssr")]

@@ -10755,3 +10755,33 @@ fn a_word_after_the_last_questions_thing_names_its_attribute() {
     assert!(sql.contains("rr.fastest_lap AS"), "{sql}");
     assert!(!sql.contains("r.time"), "{sql}");
 }
+
+#[test]
+fn another_kind_named_alone_asks_the_same_of_it() {
+    let (ontology, lexicon) = f1();
+    let first = plan_in_chat(
+        &ontology,
+        &lexicon,
+        "top 3 in the final 2016 drivers championship, with points",
+        None,
+    );
+    for follow_up in [
+        "and the constructors standings?",
+        "same thing for the constructors",
+    ] {
+        let p = plan_in_chat(&ontology, &lexicon, follow_up, Some(&first));
+        let sql = compile(&ontology, &p, Dialect::Postgres).unwrap().sql;
+        assert!(sql.contains("constructors_championship_points"), "{sql}");
+        assert!(sql.contains("constructor_name"), "{sql}");
+        assert!(!sql.contains("full_name"), "{sql}");
+        assert_eq!(p.limit, Some(3), "{p:?}");
+    }
+    // A metric the named kind already has is told apart by it instead.
+    let wins = plan_in_chat(&ontology, &lexicon, "wins by driver in 2019", None);
+    let p = plan_in_chat(&ontology, &lexicon, "and the constructors?", Some(&wins));
+    let sql = compile(&ontology, &p, Dialect::Postgres).unwrap().sql;
+    assert!(sql.contains("COUNT(*) AS wins"), "{sql}");
+    assert!(sql.contains("GROUP BY c.name"), "{sql}");
+    assert!(sql.contains("r.year = 2019"), "{sql}");
+    assert!(!sql.contains("full_name"), "{sql}");
+}
