@@ -47,8 +47,9 @@ pub(super) fn switched(
     let mut plan = previous.clone();
     plan.answered = None;
     plan.listed = None;
+    let metric_named = |name: &str| ontology.metrics.iter().find(|m| m.name == name);
     let metric_of = |measure: &Measure| match measure {
-        Measure::Metric { metric, .. } => ontology.metrics.iter().find(|m| m.name == *metric),
+        Measure::Metric { metric, .. } => metric_named(metric),
         _ => None,
     };
     // "Wins by driver in 2019" → "and the constructors?": the same metric,
@@ -76,7 +77,7 @@ pub(super) fn switched(
         let Measure::Metric { metric, variant } = measure else {
             return None;
         };
-        let last = ontology.metrics.iter().find(|m| m.name == *metric)?;
+        let last = metric_named(metric)?;
         if touches(&last.object, named) {
             return None;
         }
