@@ -121,6 +121,7 @@ fn plan_one(
     words::shortened_first_word(&mut pieces);
     words::negated_phrase(lexicon, &mut pieces);
     words::where_by_verb(ontology, &mut pieces);
+    words::best_of_a_finish(ontology, &mut pieces);
     words::composed_with_last(ontology, previous, &mut pieces);
     words::explanation_dropped(ontology, &mut pieces);
     words::amount_before_counted_things(ontology, &mut pieces);

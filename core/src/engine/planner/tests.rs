@@ -10785,3 +10785,22 @@ fn another_kind_named_alone_asks_the_same_of_it() {
     assert!(sql.contains("r.year = 2019"), "{sql}");
     assert!(!sql.contains("full_name"), "{sql}");
 }
+
+#[test]
+fn a_best_finish_is_the_best_finishing_position() {
+    let (ontology, lexicon) = f1_with("driver", "surname", &["Hamilton", "Alonso"]);
+    let best = compiled(
+        &ontology,
+        &lexicon,
+        "whats hamiltons best finish in 2019",
+        Dialect::Postgres,
+    );
+    assert!(best.starts_with("SELECT MIN(rr.position)"), "{best}");
+    let worst = compiled(
+        &ontology,
+        &lexicon,
+        "what was alonso's worst finish in 2005",
+        Dialect::Postgres,
+    );
+    assert!(worst.starts_with("SELECT MAX(rr.position)"), "{worst}");
+}

@@ -3035,3 +3035,42 @@ pub(super) fn composed_with_last(
         }
     }
 }
+
+/// "Hamilton's best finish at Monza": a superlative before one of a thing
+/// with a finishing position of its own, named alone and singular, is the
+/// best of that position, not a ranking of the things.
+pub(super) fn best_of_a_finish(ontology: &Ontology, pieces: &mut [Piece]) {
+    for at in 1..pieces.len() {
+        if !matches!(pieces[at - 1], Piece::Op(Op::Most | Op::Least)) {
+            continue;
+        }
+        let Piece::Concept { entries, text, .. } = &mut pieces[at] else {
+            continue;
+        };
+        let [
+            Entry {
+                concept: Concept::Object(o),
+                ..
+            },
+        ] = entries.as_slice()
+        else {
+            continue;
+        };
+        let object = &ontology.objects[*o];
+        let position = super::attributes::position_attribute(ontology, Some(&object.name), &[])
+            .filter(|p| p.object == object.name)
+            .and_then(|p| object.attributes.iter().position(|a| a.name == p.attribute));
+        if let Some(attribute) = position
+            && !grammar::looks_plural(text)
+        {
+            *entries = vec![Entry {
+                concept: Concept::Attribute {
+                    object: *o,
+                    attribute,
+                },
+                strength: Strength::Synonym,
+                alias: false,
+            }];
+        }
+    }
+}
