@@ -7,6 +7,7 @@
 use super::attributes::{display_of, is_display};
 use super::words::{Piece, object_of};
 use crate::engine::grammar::Op;
+use crate::engine::graph;
 use crate::engine::plan::{Measure, PlanAssumption, SemanticPlan};
 use crate::ontology::{Metric, Ontology};
 
@@ -23,24 +24,17 @@ pub(super) fn switched(
     for piece in pieces {
         match piece {
             Piece::Op(Op::And) | Piece::Unknown { blocks: false, .. } => {}
-            Piece::Concept { entries, .. } if named.is_none() => named = object_of(entries),
+            Piece::Concept { entries, .. } if named.is_none() => named = Some(object_of(entries)?),
             _ => return None,
         }
     }
     let named = ontology.objects[named?].name.as_str();
     // Rows of `object` are, or belong to, a thing of kind `kind`.
-    let touches = |object: &str, kind: &str| {
-        object == kind
-            || ontology
-                .relationships
-                .iter()
-                .any(|r| r.from == object && r.to == kind)
-    };
+    let touches = |object: &str, kind: &str| graph::narrows(ontology, object, kind);
     let alike = |a: &Metric, b: &Metric| {
         a.name != b.name
+            && a.adds_up_like(b)
             && a.kind == b.kind
-            && a.aggregate == b.aggregate
-            && a.expr == b.expr
             && a.filters == b.filters
             && a.semi_additive == b.semi_additive
     };
@@ -55,6 +49,7 @@ pub(super) fn switched(
     // "Wins by driver in 2019" → "and the constructors?": the same metric,
     // told apart by the kind named instead of the one shown.
     if !plan.measures.is_empty()
+        && !plan.dimensions.iter().any(|d| d.object == named)
         && plan
             .measures
             .iter()
@@ -68,7 +63,8 @@ pub(super) fn switched(
             return None;
         };
         let replaced = std::mem::replace(dimension, display_of(ontology, named)?);
-        plan.filters.retain(|f| f.attribute.object != replaced.object);
+        plan.filters
+            .retain(|f| f.attribute.object != replaced.object);
         return Some(plan);
     }
     plan.assumptions.clear();
@@ -116,16 +112,13 @@ pub(super) fn switched(
         named
     };
     let shown = display_of(ontology, kind).filter(|d| touches(to, &d.object))?;
-    let mut replaced = false;
-    for dimension in &mut plan.dimensions {
-        if gone(&dimension.object) {
-            if replaced {
-                return None;
-            }
-            *dimension = shown.clone();
-            replaced = true;
-        }
-    }
+    // Told apart by the other kind, or the answer would be everyone's
+    // total ("Hamilton's points" → "and the team?").
+    let mut replaced = plan.dimensions.iter_mut().filter(|d| gone(&d.object));
+    let (Some(dimension), None) = (replaced.next(), replaced.next()) else {
+        return None;
+    };
+    *dimension = shown;
     plan.filters.retain(|f| !gone(&f.attribute.object));
     Some(plan)
 }

@@ -73,11 +73,20 @@ fn singular_they<'q>(
     question: &'q str,
     previous: Option<&SemanticPlan>,
 ) -> std::borrow::Cow<'q, str> {
-    let says_they = question
+    let words: Vec<String> = question
         .split(|c: char| !c.is_alphanumeric())
-        .any(|w| w.eq_ignore_ascii_case("they") || w.eq_ignore_ascii_case("them"));
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
+        .collect();
+    let says_they = words.iter().any(|w| w == "they" || w == "them");
     // "did any of them", "which of them": several, whatever led.
-    let several = question.to_lowercase().contains(" of them");
+    let several = words.windows(3).any(|w| {
+        matches!(
+            w[0].as_str(),
+            "any" | "which" | "none" | "all" | "each" | "some" | "both"
+        ) && w[1] == "of"
+            && w[2] == "them"
+    });
     if !says_they
         || several
         || !previous.is_some_and(|p| reading::about_one_named_thing(ontology, p))
@@ -118,7 +127,7 @@ fn plan_one(
         other => other,
     };
     let mut pieces = read(lexicon, &question, today_read);
-    words::shortened_first_word(&mut pieces);
+    words::shortened_first_word(&question, &mut pieces);
     words::negated_phrase(lexicon, &mut pieces);
     words::where_by_verb(ontology, &mut pieces);
     words::best_of_a_finish(ontology, &mut pieces);
@@ -225,7 +234,10 @@ fn plan_pieces(
             _ => None,
         })
         .collect();
-    if let Some(plan) = counterpart::switched(ontology, pieces, previous) {
+    if let Some(mut plan) = counterpart::switched(ontology, pieces, previous) {
+        if !ignored.is_empty() {
+            plan.assumptions.push(not_used(&ignored));
+        }
         return Planned::Plan(plan);
     }
     let mut reading = Reading::of(ontology, pieces, previous);
@@ -312,14 +324,7 @@ fn plan_pieces(
             Planned::NotAnswerable(no_concept_for(&ignored))
         }
         Planned::Plan(mut plan) if !ignored.is_empty() => {
-            plan.assumptions.push(PlanAssumption::stated(format!(
-                "Not used from the question: {}",
-                ignored
-                    .iter()
-                    .map(|w| format!("\"{w}\""))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            )));
+            plan.assumptions.push(not_used(&ignored));
             Planned::Plan(plan)
         }
         Planned::NotAnswerable(reason) if !ignored.is_empty() => Planned::NotAnswerable(format!(
@@ -397,6 +402,18 @@ fn same_query(plan: &SemanticPlan, other: &SemanticPlan) -> bool {
         && plan.limit == other.limit
         && plan.limit_within == other.limit_within
         && plan.via == other.via
+}
+
+/// The note that lists the words a plan did not use.
+fn not_used(ignored: &[&str]) -> PlanAssumption {
+    PlanAssumption::stated(format!(
+        "Not used from the question: {}",
+        ignored
+            .iter()
+            .map(|w| format!("\"{w}\""))
+            .collect::<Vec<_>>()
+            .join(", ")
+    ))
 }
 
 #[cfg(all(test, feature = "ssr"))]

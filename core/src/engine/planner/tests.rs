@@ -4768,7 +4768,10 @@ fn plural_ids_and_keys_ask_for_the_keys() {
         "What is the order key of the single most expensive order ever placed?",
         Dialect::Postgres,
     );
-    assert!(key.starts_with("SELECT DISTINCT o.o_orderkey AS order_key"), "{key}");
+    assert!(
+        key.starts_with("SELECT DISTINCT o.o_orderkey AS order_key"),
+        "{key}"
+    );
     assert!(key.contains("MAX(extreme.o_totalprice)"), "{key}");
 }
 
@@ -10706,9 +10709,7 @@ fn any_of_them_after_a_ranked_list_is_all_of_them() {
     );
     assert!(!p.filters.contains(&leader), "{p:?}");
     assert!(
-        p.dimensions
-            .iter()
-            .any(|d| d.attribute == "customer_name"),
+        p.dimensions.iter().any(|d| d.attribute == "customer_name"),
         "{p:?}"
     );
 }

@@ -2,9 +2,11 @@
 //! the grammar), a concept (from the lexicon), a number, a date or an
 //! unknown word, and an unknown word is marked when it must carry meaning.
 
+use super::attributes::{is_display, is_person, position_attribute};
 use super::time::DateRange;
 use crate::engine::grammar::{self, Op};
 use crate::engine::lexicon::{Concept, Entry, Lexicon, MAX_PHRASE_WORDS, Strength};
+use crate::engine::plan::{Measure, SemanticPlan};
 use crate::engine::text::{self, Word};
 use crate::ontology::{Aggregate, MetricKind, Ontology};
 use crate::time::Day;
@@ -1085,7 +1087,7 @@ pub(super) fn read(lexicon: &Lexicon, question: &str, today: Option<Day>) -> Vec
                 // "the order number of": maybe a count; "the order key of"
                 // never is.
                 && (plain.get(i + concept_len + 1) != Some(&"of")
-                    || matches!(marker, "id" | "key"))
+                    || matches!(marker, "id" | "key" | "ids" | "keys"))
             {
                 pieces.push(Piece::Concept {
                     entries: vec![Entry {
@@ -2339,6 +2341,15 @@ pub(super) fn attributes_of(entries: &[Entry]) -> impl Iterator<Item = (usize, u
     })
 }
 
+/// A phrase the context says is one attribute, whatever else it names.
+fn read_as_attribute(object: usize, attribute: usize) -> Entry {
+    Entry {
+        concept: Concept::Attribute { object, attribute },
+        strength: Strength::Synonym,
+        alias: false,
+    }
+}
+
 pub(super) fn object_of(entries: &[Entry]) -> Option<usize> {
     entries.iter().find_map(|e| match e.concept {
         Concept::Object(o) => Some(o),
@@ -2852,7 +2863,8 @@ pub(super) fn year_dated_by(ontology: &Ontology, pieces: &mut Vec<Piece>) {
 /// "seb vettel", "fred alonso": an unknown word right before a word of a
 /// longer value, that opens the value's first word, is that word cut
 /// short, so the two name the whole value ("Sebastian Vettel").
-pub(super) fn shortened_first_word(pieces: &mut Vec<Piece>) {
+pub(super) fn shortened_first_word(question: &str, pieces: &mut Vec<Piece>) {
+    let question = text::fold(&question.to_lowercase());
     let mut at = 0;
     while at + 1 < pieces.len() {
         let (
@@ -2873,18 +2885,19 @@ pub(super) fn shortened_first_word(pieces: &mut Vec<Piece>) {
             .filter(|e| {
                 e.strength == Strength::ValuePart
                     && matches!(&e.concept, Concept::Value { value, .. }
-                        if value.split_whitespace().next().is_some_and(|first| {
-                            let first = text::fold(first);
-                            short.len() >= 3 && first.len() > short.len() && first.starts_with(&short)
-                        }))
+                    if value.split_whitespace().next().is_some_and(|first| {
+                        let first = text::fold(first);
+                        short.len() >= 3 && first.len() > short.len() && first.starts_with(&short)
+                    }))
             })
             .cloned()
             .collect();
-        if opened.is_empty() {
+        let text = format!("{word} {text}");
+        // Written together: "car" in "what car did Sainz drive" is no name.
+        if opened.is_empty() || !question.contains(&text::fold(&text)) {
             at += 1;
             continue;
         }
-        let text = format!("{word} {text}");
         let scoped = *scoped;
         pieces[at + 1] = Piece::Concept {
             entries: opened
@@ -2912,6 +2925,17 @@ pub(super) fn where_by_verb(ontology: &Ontology, pieces: &mut Vec<Piece>) {
     else {
         return;
     };
+    // Where someone started, not where a season did.
+    let of_someone = pieces.iter().any(|p| match p {
+        Piece::Op(Op::Refer { person }) => *person,
+        Piece::Concept { entries, .. } => entries.iter().any(|e| {
+            matches!(e.concept, Concept::Value { object, .. } if is_person(&ontology.objects[object]))
+        }),
+        _ => false,
+    });
+    if !of_someone {
+        return;
+    }
     for piece in pieces.iter_mut() {
         let Piece::Concept { entries, text, .. } = piece else {
             continue;
@@ -2943,11 +2967,7 @@ pub(super) fn where_by_verb(ontology: &Ontology, pieces: &mut Vec<Piece>) {
                 .map(|a| (o, a))
         });
         if let Some((object, attribute)) = named {
-            *entries = vec![Entry {
-                concept: Concept::Attribute { object, attribute },
-                strength: Strength::Synonym,
-                alias: false,
-            }];
+            *entries = vec![read_as_attribute(object, attribute)];
             // The attribute is the answer; "where" asks no place.
             pieces.remove(at_where);
             return;
@@ -2961,10 +2981,9 @@ pub(super) fn where_by_verb(ontology: &Ontology, pieces: &mut Vec<Piece>) {
 /// "time", the fastest lap time) is that attribute.
 pub(super) fn composed_with_last(
     ontology: &Ontology,
-    previous: Option<&crate::engine::plan::SemanticPlan>,
+    previous: Option<&SemanticPlan>,
     pieces: &mut [Piece],
 ) {
-    use crate::engine::plan::Measure;
     let Some(previous) = previous else {
         return;
     };
@@ -2985,8 +3004,13 @@ pub(super) fn composed_with_last(
             objects.push(m.object.as_str());
         }
     }
-    // Not what it was filtered by: after a race, "start" is still the start.
-    for attribute in &previous.dimensions {
+    // Not what it was filtered by, nor the names it showed: after a race,
+    // "start" and "time" are still the race's.
+    for attribute in previous
+        .dimensions
+        .iter()
+        .filter(|d| !is_display(ontology, d))
+    {
         if let Some(a) = ontology.attribute(&attribute.object, &attribute.attribute) {
             phrases.extend(spoken(&a.name, &a.label, &a.synonyms));
             objects.push(attribute.object.as_str());
@@ -3027,11 +3051,7 @@ pub(super) fn composed_with_last(
             })
         });
         if let Some((object, attribute)) = named {
-            *entries = vec![Entry {
-                concept: Concept::Attribute { object, attribute },
-                strength: Strength::Synonym,
-                alias: false,
-            }];
+            *entries = vec![read_as_attribute(object, attribute)];
         }
     }
 }
@@ -3041,7 +3061,10 @@ pub(super) fn composed_with_last(
 /// best of that position, not a ranking of the things.
 pub(super) fn best_of_a_finish(ontology: &Ontology, pieces: &mut [Piece]) {
     for at in 1..pieces.len() {
-        if !matches!(pieces[at - 1], Piece::Op(Op::Most | Op::Least)) {
+        // The thing ends the phrase: "the most qualifying appearances" ranks.
+        if !matches!(pieces[at - 1], Piece::Op(Op::Most | Op::Least))
+            || matches!(pieces.get(at + 1), Some(Piece::Concept { .. }))
+        {
             continue;
         }
         let Piece::Concept { entries, text, .. } = &mut pieces[at] else {
@@ -3057,20 +3080,13 @@ pub(super) fn best_of_a_finish(ontology: &Ontology, pieces: &mut [Piece]) {
             continue;
         };
         let object = &ontology.objects[*o];
-        let position = super::attributes::position_attribute(ontology, Some(&object.name), &[])
+        let position = position_attribute(ontology, Some(&object.name), &[])
             .filter(|p| p.object == object.name)
             .and_then(|p| object.attributes.iter().position(|a| a.name == p.attribute));
         if let Some(attribute) = position
             && !grammar::looks_plural(text)
         {
-            *entries = vec![Entry {
-                concept: Concept::Attribute {
-                    object: *o,
-                    attribute,
-                },
-                strength: Strength::Synonym,
-                alias: false,
-            }];
+            *entries = vec![read_as_attribute(*o, attribute)];
         }
     }
 }
