@@ -2341,6 +2341,14 @@ pub(super) fn attributes_of(entries: &[Entry]) -> impl Iterator<Item = (usize, u
     })
 }
 
+/// What a phrase names when it names one thing only.
+fn only_concept(entries: &[Entry]) -> Option<&Concept> {
+    match entries {
+        [only] => Some(&only.concept),
+        _ => None,
+    }
+}
+
 /// A phrase the context says is one attribute, whatever else it names.
 fn read_as_attribute(object: usize, attribute: usize) -> Entry {
     Entry {
@@ -2940,13 +2948,7 @@ pub(super) fn where_by_verb(ontology: &Ontology, pieces: &mut Vec<Piece>) {
         let Piece::Concept { entries, text, .. } = piece else {
             continue;
         };
-        let [
-            Entry {
-                concept: Concept::Metric(m),
-                ..
-            },
-        ] = entries.as_slice()
-        else {
+        let Some(Concept::Metric(m)) = only_concept(entries) else {
             continue;
         };
         let metric = &ontology.metrics[*m];
@@ -3070,23 +3072,17 @@ pub(super) fn best_of_a_finish(ontology: &Ontology, pieces: &mut [Piece]) {
         let Piece::Concept { entries, text, .. } = &mut pieces[at] else {
             continue;
         };
-        let [
-            Entry {
-                concept: Concept::Object(o),
-                ..
-            },
-        ] = entries.as_slice()
-        else {
+        let Some(&Concept::Object(o)) = only_concept(entries) else {
             continue;
         };
-        let object = &ontology.objects[*o];
+        let object = &ontology.objects[o];
         let position = position_attribute(ontology, Some(&object.name), &[])
             .filter(|p| p.object == object.name)
             .and_then(|p| object.attributes.iter().position(|a| a.name == p.attribute));
         if let Some(attribute) = position
             && !grammar::looks_plural(text)
         {
-            *entries = vec![read_as_attribute(*o, attribute)];
+            *entries = vec![read_as_attribute(o, attribute)];
         }
     }
 }
