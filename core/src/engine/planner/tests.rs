@@ -10789,11 +10789,14 @@ fn another_kind_named_alone_asks_the_same_of_it() {
 
 #[test]
 fn a_best_finish_is_the_best_finishing_position() {
-    let (ontology, lexicon) = f1_with("driver", "surname", &["Hamilton", "Alonso"]);
+    let (ontology, lexicon) = f1_with_all(&[
+        ("driver", "surname", &["Hamilton", "Alonso"]),
+        ("circuit", "location", &["Monza"]),
+    ]);
     let best = compiled(
         &ontology,
         &lexicon,
-        "whats hamiltons best finish in 2019",
+        "whats hamiltons best finish at monza in 2019",
         Dialect::Postgres,
     );
     assert!(best.starts_with("SELECT MIN(rr.position)"), "{best}");

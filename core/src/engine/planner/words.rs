@@ -3063,10 +3063,11 @@ pub(super) fn composed_with_last(
 /// best of that position, not a ranking of the things.
 pub(super) fn best_of_a_finish(ontology: &Ontology, pieces: &mut [Piece]) {
     for at in 1..pieces.len() {
-        // The thing ends the phrase: "the most qualifying appearances" ranks.
-        if !matches!(pieces[at - 1], Piece::Op(Op::Most | Op::Least))
-            || matches!(pieces.get(at + 1), Some(Piece::Concept { .. }))
-        {
+        // The thing ends the phrase: "the most qualifying appearances" ranks
+        // ("best finish at Monza" names a value after it).
+        let named_after = matches!(pieces.get(at + 1), Some(Piece::Concept { entries, .. })
+            if entries.iter().any(|e| !matches!(e.concept, Concept::Value { .. })));
+        if !matches!(pieces[at - 1], Piece::Op(Op::Most | Op::Least)) || named_after {
             continue;
         }
         let Piece::Concept { entries, text, .. } = &mut pieces[at] else {
