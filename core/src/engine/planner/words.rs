@@ -2956,19 +2956,19 @@ pub(super) fn where_by_verb(ontology: &Ontology, pieces: &mut Vec<Piece>) {
             continue;
         }
         let doing = format!("{}ing ", text.strip_suffix('e').unwrap_or(text));
-        let named = ontology.objects.iter().enumerate().find_map(|(o, object)| {
-            (object.name == metric.object)
-                .then(|| {
-                    object.attributes.iter().position(|a| {
-                        a.synonyms
-                            .iter()
-                            .any(|s| s.to_lowercase().starts_with(&doing))
-                    })
-                })
-                .flatten()
-                .map(|a| (o, a))
+        let Some(object) = ontology
+            .objects
+            .iter()
+            .position(|o| o.name == metric.object)
+        else {
+            continue;
+        };
+        let named = ontology.objects[object].attributes.iter().position(|a| {
+            a.synonyms
+                .iter()
+                .any(|s| s.to_lowercase().starts_with(&doing))
         });
-        if let Some((object, attribute)) = named {
+        if let Some(attribute) = named {
             *entries = vec![read_as_attribute(object, attribute)];
             // The attribute is the answer; "where" asks no place.
             pieces.remove(at_where);
