@@ -407,6 +407,12 @@ const PHRASES: &[(&str, Op)] = &[
     ("or", Op::Versus),
     ("who", Op::Who),
     ("whom", Op::Who),
+    // "which guy won the 2012 singapore gp": a person, whoever the
+    // ontology's people are.
+    ("which guy", Op::Who),
+    ("what guy", Op::Who),
+    ("which person", Op::Who),
+    ("what person", Op::Who),
     ("whose", Op::Who),
     ("which", Op::Which),
     ("what", Op::Which),
@@ -543,6 +549,8 @@ const PHRASES: &[(&str, Op)] = &[
     ("in reverse chronological order", Op::InTimeOrder(true)),
     ("reverse chronological", Op::InTimeOrder(true)),
     ("in date order", Op::InTimeOrder(false)),
+    ("in calendar order", Op::InTimeOrder(false)),
+    ("in time order", Op::InTimeOrder(false)),
     ("by date order", Op::InTimeOrder(false)),
     ("quickest first", Op::Ascending),
     ("most negative", Op::Ascending),
@@ -1151,6 +1159,8 @@ const ABBREVIATIONS: &[(&str, &str)] = &[
     ("nb", "number"),
     ("w", "with"),
     ("ms", "milliseconds"),
+    ("bday", "birthday"),
+    ("bdays", "birthdays"),
     // Function words as people mistype them: too short for the one-typo
     // match, which would take "wer" for any three-letter word.
     ("wer", "were"),

@@ -268,9 +268,20 @@ pub(super) fn split(question: &str) -> Option<Nested> {
 fn split_introduced(tokens: &[&str], words: &[String]) -> Option<Nested> {
     let at = match words {
         [first, the, ..] if matches!(first.as_str(), "for" | "regarding") && the == "the" => 1,
+        // "the guy who won the 2012 singapore gp - when was he born?"
+        [the, ..] if the == "the" => 0,
         _ => return None,
     };
-    let comma = tokens.iter().position(|t| t.ends_with(','))?;
+    // The clause ends at a comma or colon, or before a dash on its own.
+    let (comma, after) = tokens.iter().enumerate().find_map(|(i, t)| {
+        if t.ends_with([',', ':']) {
+            Some((i, i + 1))
+        } else if matches!(*t, "-" | "–" | "—") && i > 0 {
+            Some((i - 1, i + 1))
+        } else {
+            None
+        }
+    })?;
     let relative = (at + 2..(at + 4).min(comma + 1)).find(|&i| {
         matches!(
             words[i].as_str(),
@@ -284,11 +295,11 @@ fn split_introduced(tokens: &[&str], words: &[String]) -> Option<Nested> {
     let joined = |range: std::ops::Range<usize>| {
         tokens[range]
             .join(" ")
-            .trim_end_matches(['?', '.', '!', ','])
+            .trim_end_matches(['?', '.', '!', ',', ':'])
             .to_owned()
     };
     // "which market segment are they in": one thing, so "they" is it.
-    let outer = grammar::as_one_person(&joined(comma + 1..tokens.len()), true);
+    let outer = grammar::as_one_person(&joined(after..tokens.len()), true);
     if relative >= comma || outer.is_empty() {
         return None;
     }

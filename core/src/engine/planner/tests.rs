@@ -10808,3 +10808,74 @@ fn a_best_finish_is_the_best_finishing_position() {
     );
     assert!(worst.starts_with("SELECT MAX(rr.position)"), "{worst}");
 }
+
+#[test]
+fn an_unknown_thing_after_annual_is_what_is_asked_and_refuses() {
+    let (ontology, lexicon) = f1_with("constructor", "constructor_name", &["Red Bull"]);
+    let reason = refused_by(
+        &ontology,
+        &lexicon,
+        "What is Red Bull Racing's annual budget?",
+    );
+    assert!(reason.contains("\"budget\""), "{reason}");
+    // A known measure after it is still grouped by year.
+    let wins = compiled(
+        &ontology,
+        &lexicon,
+        "what is red bull's annual win count",
+        Dialect::Postgres,
+    );
+    assert!(wins.contains("COUNT(*) AS wins"), "{wins}");
+}
+
+#[test]
+fn a_birthday_typed_short_is_the_date_of_birth() {
+    let (ontology, lexicon) = f1_with("driver", "full_name", &["Charles Leclerc"]);
+    let sql = compiled(
+        &ontology,
+        &lexicon,
+        "charles leclerc bday?",
+        Dialect::Postgres,
+    );
+    assert!(sql.contains("d.dob AS date_of_birth"), "{sql}");
+}
+
+#[test]
+fn what_a_win_was_at_is_a_place_not_a_demonym_and_a_place_asked_after_replaces_the_win() {
+    let (ontology, lexicon) = f1_with_all(&[
+        ("circuit", "country", &["Monaco"]),
+        ("driver", "nationality", &["Monegasque"]),
+        ("race", "race_name", &["Monaco Grand Prix"]),
+    ]);
+    let won = plan_in_chat(&ontology, &lexicon, "who won monaco in 2019", None);
+    let sql = compile(&ontology, &won, Dialect::Postgres).unwrap().sql;
+    assert!(!sql.contains("Monegasque"), "{sql}");
+    assert!(sql.contains("'Monaco'"), "{sql}");
+    let third = plan_in_chat(&ontology, &lexicon, "and who came home third?", Some(&won));
+    let sql = compile(&ontology, &third, Dialect::Postgres).unwrap().sql;
+    assert!(sql.contains("rr.position = 3"), "{sql}");
+    assert!(!sql.contains("rr.position = 1"), "{sql}");
+    assert!(sql.contains("AS starts"), "{sql}");
+    // "Drivers from Monaco" are still the Monegasque ones.
+    let from = compiled(
+        &ontology,
+        &lexicon,
+        "drivers from monaco",
+        Dialect::Postgres,
+    );
+    assert!(from.contains("Monegasque"), "{from}");
+}
+
+#[test]
+fn a_thing_named_then_asked_of_after_a_dash_is_one_question() {
+    let (ontology, lexicon) = f1_with("race", "race_name", &["Singapore Grand Prix"]);
+    let sql = compiled(
+        &ontology,
+        &lexicon,
+        "the guy who won the 2012 singapore gp - when was he born?",
+        Dialect::Postgres,
+    );
+    assert!(sql.contains("d.dob AS date_of_birth"), "{sql}");
+    assert!(sql.contains("r.year = 2012"), "{sql}");
+    assert!(!sql.contains("d.dob >="), "{sql}");
+}

@@ -1014,7 +1014,13 @@ pub(super) fn read(lexicon: &Lexicon, question: &str, today: Option<Day>) -> Vec
                 }
                 // "what is the yearly salary": "yearly" qualifies what is
                 // asked for, which is still to come.
-                let qualifies = focus == Focus::Opening && op_len == 1 && plain[i].ends_with("ly");
+                // So does "annual" after a name ("Red Bull's annual
+                // budget"): the word after it is what is asked.
+                let qualifies = op_len == 1
+                    && ((focus == Focus::Opening && plain[i].ends_with("ly"))
+                        || ((focus == Focus::Inside || (i > 0 && plain[i - 1] == "s"))
+                            && matches!(op, Op::Every(_))
+                            && plain[i] != "annually"));
                 focus = if opens_focus(op) || qualifies {
                     Focus::Opening
                 } else {
@@ -1216,6 +1222,19 @@ pub(super) fn read(lexicon: &Lexicon, question: &str, today: Option<Day>) -> Vec
                 entries.retain(
                     |e| matches!(e.concept, Concept::Attribute { object, .. } if object == owner),
                 );
+            }
+            // "who won monaco in 2019": what a verb of the measure did is
+            // a place or an event spelled as stored, not a demonym read
+            // from it (Monegasque drivers), as after "at".
+            if matches!(pieces.last(), Some(Piece::Concept { entries: verb, .. })
+                    if !verb.is_empty()
+                        && verb.iter().all(|v| matches!(v.concept, Concept::Metric(_))
+                            && v.strength == Strength::Synonym))
+                && entries
+                    .iter()
+                    .any(|e| !e.alias && e.strength == Strength::Value)
+            {
+                entries.retain(|e| !e.alias);
             }
             // "in Grand Prix races": the phrase after "in" is all scope.
             let scoped = scoped(&plain, i) || scope_ends == Some(i);

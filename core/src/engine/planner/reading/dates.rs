@@ -8,8 +8,8 @@ use crate::engine::plan::{AttributeRef, Condition, Filter, Literal, Measure, Ord
 use crate::engine::planner::Planned;
 use crate::engine::planner::attributes::{age_of, is_person, push_unique};
 use crate::engine::planner::time::{
-    by_year_if_date, date_attribute, date_condition, day_attribute, group_by_grain, names_date,
-    names_row_time, year_attribute, year_attribute_reaching, year_condition,
+    by_year_if_date, date_attribute, date_condition, day_attribute, group_by_grain, is_birth_date,
+    names_date, names_row_time, year_attribute, year_attribute_reaching, year_condition,
 };
 use crate::ontology::{Aggregate, Grain, Ontology};
 use std::ops::ControlFlow;
@@ -69,10 +69,20 @@ impl Reading {
             });
             // "shipped by truck in 1996": the date the question names is
             // the one the year is of.
-            let named_date = self
-                .year_after_date
-                .as_ref()
-                .or_else(|| self.asked.iter().find(|a| names_date(ontology, a)));
+            // "the guy who won the 2012 singapore gp - when was he born?":
+            // a birth date asked with "when" is what the answer gives, never
+            // what a year in the question picks.
+            let asked_birth = |a: &AttributeRef| {
+                self.when
+                    && ontology
+                        .attribute(&a.object, &a.attribute)
+                        .is_some_and(is_birth_date)
+            };
+            let named_date = self.year_after_date.as_ref().or_else(|| {
+                self.asked
+                    .iter()
+                    .find(|a| names_date(ontology, a) && !asked_birth(a))
+            });
             // Only the thing's own date: a season's year is the year itself.
             let qualified = self
                 .year_of

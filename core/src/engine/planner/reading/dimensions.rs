@@ -10,6 +10,7 @@ use crate::engine::planner::Planned;
 use crate::engine::planner::attributes::{
     base_object, is_person, nearest, own_number, person_attribute, position_attribute, push_unique,
 };
+use crate::engine::planner::counterpart::without_condition_on;
 use crate::engine::planner::labels::plural;
 use crate::engine::planner::time::year_attribute;
 use crate::ontology::{Aggregate, Ontology};
@@ -80,6 +81,15 @@ impl Reading {
                     self.ordinals.iter().map(|n| Literal::Integer(*n)).collect(),
                 ),
             });
+            // "and who came home third?", after "who won": the place asked
+            // replaces the one a win is; the same rows are counted without it.
+            for measure in &mut plan.measures {
+                if let Measure::Metric { metric, .. } = measure
+                    && let Some(free) = without_condition_on(ontology, metric, position)
+                {
+                    *metric = free;
+                }
+            }
         }
         // "finished in the top 3": a position up to 3, where the rows have
         // one; elsewhere ("customers in the top 10") the first rows.
