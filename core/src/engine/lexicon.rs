@@ -88,6 +88,9 @@ pub struct Lexicon {
     /// Each object's attribute holding its one-column primary key, by
     /// object: what "order number" or "driver id" asks to see.
     keys: HashMap<usize, usize>,
+    /// Each object's attribute that names its rows (its display), by
+    /// object: a value of it names one thing.
+    names: HashMap<usize, usize>,
     /// Whole-number dimensions (not keys, times or measures), by object and
     /// attribute: "round 5" names the round, not the race whose key is 5,
     /// though "round" also names the race.
@@ -255,7 +258,11 @@ impl Lexicon {
             for synonym in &object.synonyms {
                 lexicon.add(synonym, concept.clone(), Strength::Synonym);
             }
+            let display = crate::engine::compile::display_attribute(object);
             for (a, attribute) in object.attributes.iter().enumerate() {
+                if display == Some(attribute.name.as_str()) {
+                    lexicon.names.insert(o, a);
+                }
                 if let [key] = object.primary_key.as_slice()
                     && attribute.column_name() == Some(key.as_str())
                 {
@@ -796,6 +803,12 @@ impl Lexicon {
     /// The attribute holding the rows' key of object `o`: "order number".
     pub fn key_of(&self, o: usize) -> Option<usize> {
         self.keys.get(&o).copied()
+    }
+
+    /// The attribute whose values name object `o`'s rows one by one:
+    /// "Customer#000000005", "Lewis Hamilton".
+    pub fn name_of(&self, o: usize) -> Option<usize> {
+        self.names.get(&o).copied()
     }
 
     /// Whether attribute `a` of object `o` holds whole numbers a question

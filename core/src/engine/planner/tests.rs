@@ -10879,3 +10879,60 @@ fn a_thing_named_then_asked_of_after_a_dash_is_one_question() {
     assert!(sql.contains("r.year = 2012"), "{sql}");
     assert!(!sql.contains("d.dob >="), "{sql}");
 }
+
+#[test]
+fn a_who_put_last_asks_who() {
+    let sql = sql("most sprint wins in 2024 - who?", None).0;
+    assert!(sql.contains("AS full_name"), "{sql}");
+    assert!(sql.contains("GROUP BY"), "{sql}");
+}
+
+#[test]
+fn races_in_calendar_order_are_in_date_order() {
+    let (ontology, lexicon) = f1_with("circuit", "country", &["Italy"]);
+    let sql = compiled(
+        &ontology,
+        &lexicon,
+        "list the 2020 races that were held on italian circuits, in calendar order",
+        Dialect::Postgres,
+    );
+    assert!(sql.ends_with("ORDER BY race_date ASC"), "{sql}");
+}
+
+#[test]
+fn attributes_asked_first_of_one_thing_named_are_looked_up_not_added() {
+    let (ontology, lexicon) =
+        wholesale_with("part", "part_name", &["blush thistle blue yellow saddle"]);
+    let sql = compiled(
+        &ontology,
+        &lexicon,
+        "retail price and brand of the part called 'blush thistle blue yellow saddle'?",
+        Dialect::Sqlite,
+    );
+    assert!(sql.contains("p.p_retailprice AS retail_price"), "{sql}");
+    assert!(!sql.contains("SUM("), "{sql}");
+    // Of a kind of customer ("BUILDING"), the balance still adds up.
+    let (ontology, lexicon) = wholesale_with("customer", "market_segment", &["BUILDING"]);
+    let sql = compiled(
+        &ontology,
+        &lexicon,
+        "account balance of customers in BUILDING",
+        Dialect::Sqlite,
+    );
+    assert!(sql.contains("SUM(c.c_acctbal)"), "{sql}");
+}
+
+#[test]
+fn an_average_across_the_things_a_named_one_has_is_its_own() {
+    let (ontology, lexicon) = wholesale_with("supplier", "supplier_name", &["Supplier#000000005"]);
+    let first = plan_in_chat(
+        &ontology,
+        &lexicon,
+        "what's the average supply cost across the parts Supplier#000000005 stocks?",
+        None,
+    );
+    let sql = compile(&ontology, &first, Dialect::Sqlite).unwrap().sql;
+    assert!(sql.starts_with("SELECT AVG(ps.ps_supplycost)"), "{sql}");
+    assert!(sql.contains("s.s_name = 'Supplier#000000005'"), "{sql}");
+    assert!(!sql.contains("GROUP BY"), "{sql}");
+}

@@ -125,6 +125,7 @@ pub(super) fn read(lexicon: &Lexicon, question: &str, today: Option<Day>) -> Vec
     let question = both_names_spelled(&question);
     let question = champion_as_winner(&question);
     let question = why_as_reason(&question);
+    let question = who_asked_last(&question);
     let question = formulas_dropped(&question);
     let question = order_named_first(&question);
     let question = among_as_counted(&question);
@@ -467,6 +468,21 @@ pub(super) fn read(lexicon: &Lexicon, question: &str, today: Option<Day>) -> Vec
             i = (at + 3).min(plain.len());
             continue;
         }
+        // "the average supply cost across the parts Supplier#000000005
+        // stocks": so is a clause whose subject is named, which filters.
+        if plain[i] == "across"
+            && pieces.contains(&Piece::Op(Op::Average))
+            && let at = i + 1 + usize::from(plain.get(i + 1) == Some(&"the"))
+            && at + 1 < words.len()
+            && let (len @ 1.., subject) = longest_concept(lexicon, &words[at + 1..])
+            && subject.iter().all(|e| {
+                matches!(e.concept, Concept::Value { .. }) && e.strength == Strength::Value
+            })
+            && at + 1 + len + 1 == words.len()
+        {
+            i = at + 1;
+            continue;
+        }
         // "when was he born", "the first race held there": the thing the
         // chat's last answer led with. "Were there" is not a place.
         let existential =
@@ -659,6 +675,19 @@ pub(super) fn read(lexicon: &Lexicon, question: &str, today: Option<Day>) -> Vec
             && object_of(&thing).is_some()
         {
             (concept_len, entries) = (len, thing);
+        }
+        // "the parts Supplier#000000005 stocks": a phrase ("parts
+        // supplier") whose last word opens a longer value spelled whole is
+        // the shorter phrase, then the value.
+        if concept_len >= 2
+            && let (2.., value) = longest_concept(lexicon, &words[i + concept_len - 1..])
+            && value.iter().all(|e| {
+                matches!(e.concept, Concept::Value { .. }) && e.strength == Strength::Value
+            })
+            && let (len, shorter) = longest_concept(lexicon, &words[i..i + concept_len - 1])
+            && len == concept_len - 1
+        {
+            (concept_len, entries) = (len, shorter);
         }
         // "average discount rate": two names of one thing overlapping
         // ("average discount", "discount rate") are that thing once, not
@@ -1583,12 +1612,62 @@ pub(super) fn read(lexicon: &Lexicon, question: &str, today: Option<Day>) -> Vec
     if plain.starts_with(&["how", "long"]) {
         how_long(lexicon, &mut pieces);
     }
+    attributes_of_one_named(lexicon, &mut pieces);
     // "Of the line items shipped by AIR, what percentage …": said last, so
     // that no piece moves.
     if plain.starts_with(&["of", "the"]) {
         pieces.push(Piece::Op(Op::Scope));
     }
     join_dates(pieces)
+}
+
+/// "retail price and brand of the part called 'blush thistle …'": a
+/// question that opens on attributes of a thing, asks nothing else of them
+/// and names one such thing by value asks for its attributes, as "what is"
+/// does; it does not add them up.
+fn attributes_of_one_named(lexicon: &Lexicon, pieces: &mut Vec<Piece>) {
+    // A value of what names the things ("Customer#000000005"), not of a
+    // kind of them ("BUILDING").
+    let value_of = |entries: &[Entry]| match entries.first()?.concept {
+        Concept::Value {
+            object, attribute, ..
+        } if lexicon.name_of(object) == Some(attribute)
+            && entries.iter().all(|e| {
+                matches!(e.concept, Concept::Value { object: o, attribute: a, .. }
+                    if o == object && a == attribute)
+            }) =>
+        {
+            Some(object)
+        }
+        _ => None,
+    };
+    let Some(object) = pieces.iter().find_map(|p| match p {
+        Piece::Concept { entries, .. } => value_of(entries),
+        _ => None,
+    }) else {
+        return;
+    };
+    // "account balance": a customer's or a supplier's; the one named says.
+    let its_attributes = |entries: &[Entry]| {
+        entries
+            .iter()
+            .all(|e| matches!(e.concept, Concept::Attribute { .. }))
+            && attributes_of(entries).any(|(o, _)| o == object)
+    };
+    let opens_on_attributes =
+        matches!(pieces.first(), Some(Piece::Concept { entries, .. }) if its_attributes(entries));
+    let asks_nothing_else = pieces.iter().all(|p| match p {
+        Piece::Op(op) => *op == Op::And,
+        Piece::Concept { entries, .. } => {
+            its_attributes(entries)
+                || value_of(entries) == Some(object)
+                || object_of(entries) == Some(object)
+        }
+        _ => false,
+    });
+    if opens_on_attributes && asks_nothing_else {
+        pieces.insert(0, Piece::Op(Op::Which));
+    }
 }
 
 /// "How long was his first pit stop": the duration of the thing named, as
@@ -1774,6 +1853,8 @@ pub(super) fn order_named_first(question: &str) -> String {
                 | "alphabetical"
                 | "alphabetic"
                 | "chronological"
+                | "calendar"
+                | "time"
                 | "numerical"
                 | "numeric"
                 | "increasing"
@@ -2010,6 +2091,31 @@ fn why_as_reason(question: &str) -> String {
     }
     let rest: Vec<&str> = tokens.collect();
     format!("what was the reason {second} {}", rest.join(" "))
+}
+
+/// "most sprint wins in 2024 - who?": a "who" put after what the question
+/// ranks, behind a dash, comma or colon, asks as "who had the most sprint
+/// wins in 2024" does.
+fn who_asked_last(question: &str) -> String {
+    let trimmed = question
+        .trim_end()
+        .trim_end_matches(['?', '!', '.'])
+        .trim_end();
+    let Some(before) = trimmed
+        .strip_suffix("who")
+        .or_else(|| trimmed.strip_suffix("Who"))
+        .map(str::trim_end)
+    else {
+        return question.to_owned();
+    };
+    let Some(asked) = before
+        .strip_suffix(['-', '–', '—', ',', ':'])
+        .map(str::trim_end)
+        .filter(|asked| !asked.is_empty())
+    else {
+        return question.to_owned();
+    };
+    format!("who {asked}?")
 }
 
 /// "Who was the 2016 world champion": who won the 2016 world
