@@ -411,8 +411,6 @@ const PHRASES: &[(&str, Op)] = &[
     // ontology's people are.
     ("which guy", Op::Who),
     ("what guy", Op::Who),
-    ("which person", Op::Who),
-    ("what person", Op::Who),
     ("whose", Op::Who),
     ("which", Op::Which),
     ("what", Op::Which),

@@ -8,8 +8,8 @@ use super::attributes::{display_of, is_display};
 use super::words::{Piece, object_of};
 use crate::engine::grammar::Op;
 use crate::engine::graph;
-use crate::engine::plan::{AttributeRef, Measure, PlanAssumption, SemanticPlan};
-use crate::ontology::{Metric, MetricKind, Ontology};
+use crate::engine::plan::{Measure, PlanAssumption, SemanticPlan};
+use crate::ontology::{Metric, Ontology};
 
 /// The last plan asked of the kind the follow-up names instead, when the
 /// follow-up names nothing but that kind and every metric of the last plan
@@ -121,50 +121,4 @@ pub(super) fn switched(
     *dimension = shown;
     plan.filters.retain(|f| !gone(&f.attribute.object));
     Some(plan)
-}
-/// The metric that counts what `name` counts without its own condition on
-/// `attribute`: "starts" for "wins" (a start finished first), where the
-/// question pins that attribute itself ("and who came home third?").
-pub(in crate::engine::planner) fn without_condition_on(
-    ontology: &Ontology,
-    name: &str,
-    attribute: &AttributeRef,
-) -> Option<String> {
-    let metric = ontology.metrics.iter().find(|m| m.name == name)?;
-    if metric.object != attribute.object || metric.kind != MetricKind::Simple {
-        return None;
-    }
-    let column = ontology
-        .objects
-        .iter()
-        .find(|o| o.name == attribute.object)?
-        .attributes
-        .iter()
-        .find(|a| a.name == attribute.attribute)?
-        .column
-        .clone()
-        .unwrap_or_else(|| attribute.attribute.clone());
-    // A metric's conditions are SQL over its rows' columns: the first
-    // name in one is what it constrains.
-    let on_it = |condition: &String| {
-        condition
-            .split(|c: char| !(c.is_alphanumeric() || c == '_'))
-            .find(|word| !word.is_empty())
-            .is_some_and(|word| word.eq_ignore_ascii_case(&column))
-    };
-    if !metric.filters.iter().any(on_it) {
-        return None;
-    }
-    let rest: Vec<&String> = metric.filters.iter().filter(|f| !on_it(f)).collect();
-    ontology
-        .metrics
-        .iter()
-        .find(|m| {
-            m.object == metric.object
-                && m.kind == MetricKind::Simple
-                && m.aggregate == metric.aggregate
-                && m.expr == metric.expr
-                && m.filters.iter().collect::<Vec<_>>() == rest
-        })
-        .map(|m| m.name.clone())
 }

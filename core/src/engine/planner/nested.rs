@@ -273,14 +273,41 @@ fn split_introduced(tokens: &[&str], words: &[String]) -> Option<Nested> {
         _ => return None,
     };
     // The clause ends at a comma or colon, or before a dash on its own.
+    // Without "for" to open it, only where a question opens after it ("the
+    // driver who won most races 2010 - 2012, where is he from?").
+    let asks = |next: usize| {
+        words.get(next).is_some_and(|w| {
+            matches!(
+                w.as_str(),
+                "what"
+                    | "whats"
+                    | "what's"
+                    | "which"
+                    | "who"
+                    | "when"
+                    | "where"
+                    | "how"
+                    | "is"
+                    | "was"
+                    | "are"
+                    | "were"
+                    | "did"
+                    | "does"
+                    | "do"
+                    | "has"
+                    | "have"
+            )
+        })
+    };
     let (comma, after) = tokens.iter().enumerate().find_map(|(i, t)| {
-        if t.ends_with([',', ':']) {
-            Some((i, i + 1))
+        let (end, after) = if t.ends_with([',', ':']) {
+            (i, i + 1)
         } else if matches!(*t, "-" | "–" | "—") && i > 0 {
-            Some((i - 1, i + 1))
+            (i - 1, i + 1)
         } else {
-            None
-        }
+            return None;
+        };
+        (at == 1 || asks(after)).then_some((end, after))
     })?;
     let relative = (at + 2..(at + 4).min(comma + 1)).find(|&i| {
         matches!(

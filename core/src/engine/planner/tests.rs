@@ -10936,3 +10936,76 @@ fn an_average_across_the_things_a_named_one_has_is_its_own() {
     assert!(sql.contains("s.s_name = 'Supplier#000000005'"), "{sql}");
     assert!(!sql.contains("GROUP BY"), "{sql}");
 }
+
+#[test]
+fn a_place_asked_replaces_only_a_plain_place_a_metric_counts() {
+    // A retirement has no place ("position IS NULL"); the place named is
+    // another filter, and the retirements stay what is counted.
+    let (ontology, lexicon) = f1_with("driver", "surname", &["Alonso"]);
+    let p = plan_in_chat(
+        &ontology,
+        &lexicon,
+        "how many dnfs did alonso have in 2010",
+        None,
+    );
+    let third = plan_in_chat(&ontology, &lexicon, "and finishing third?", Some(&p));
+    assert!(
+        third
+            .measures
+            .iter()
+            .all(|m| !matches!(m, Measure::Metric { metric, .. } if metric == "starts")),
+        "{third:?}"
+    );
+}
+
+#[test]
+fn a_margin_is_how_many_more_the_winner_had() {
+    let (ontology, lexicon) = f1_with("driver", "surname", &["Vettel", "Alonso"]);
+    let p = plan_in_chat(
+        &ontology,
+        &lexicon,
+        "By how many points did Vettel beat Alonso in 2010?",
+        None,
+    );
+    let Some(Measure::Difference { from, minus, .. }) = p.measures.first() else {
+        panic!("{p:?}");
+    };
+    assert!(format!("{from:?}").contains("Vettel"), "{from:?}");
+    assert!(format!("{minus:?}").contains("Alonso"), "{minus:?}");
+}
+
+#[test]
+fn things_among_which_a_question_asks_only_scope_it() {
+    let sql = sql(
+        "Among drivers who were not classified in 2010 races, what was the most common retirement reason?",
+        None,
+    )
+    .0;
+    assert!(sql.contains("GROUP BY s.status"), "{sql}");
+    assert!(sql.contains("rr.position IS NULL"), "{sql}");
+    assert!(!sql.contains("full_name"), "{sql}");
+}
+
+#[test]
+fn no_opening_an_aside_leaves_out_what_it_names() {
+    let (q, p) = sql(
+        "avg pts per race for verstappen in 2023 (gp points only, no sprints)",
+        None,
+    );
+    assert!(!q.contains("sprint"), "{q}");
+    assert!(format!("{:?}", p.measures).contains("points"), "{p:?}");
+}
+
+#[test]
+fn a_dash_splits_a_question_only_where_a_question_opens_after_it() {
+    assert_eq!(
+        super::words::who_asked_last("and in 2023 - who?"),
+        "and who in 2023?"
+    );
+    assert_eq!(
+        super::words::who_asked_last("most sprint wins in 2024 - WHO?"),
+        "who most sprint wins in 2024?"
+    );
+    assert_eq!(super::words::who_asked_last("- who?"), "- who?");
+    assert_eq!(super::words::who_asked_last("who?"), "who?");
+}

@@ -129,6 +129,9 @@ pub(super) fn read(lexicon: &Lexicon, question: &str, today: Option<Day>) -> Vec
     let question = formulas_dropped(&question);
     let question = order_named_first(&question);
     let question = among_as_counted(&question);
+    let question = among_said_last(&question);
+    let question = margin_as_difference(&question);
+    let question = aside_no_as_excluding(&question);
     let question = how_long_later(lexicon, &question);
     let mut words: Vec<Word> = text::words(&question)
         .into_iter()
@@ -458,30 +461,32 @@ pub(super) fn read(lexicon: &Lexicon, question: &str, today: Option<Day>) -> Vec
         // "the lowest average supply cost across the parts it stocks": the
         // things an average is taken over, each supplier's own, not a
         // grouping; the clause after says nothing more.
-        if plain[i] == "across"
-            && pieces.contains(&Piece::Op(Op::Average))
-            && let at = i + 1 + usize::from(plain.get(i + 1) == Some(&"the"))
-            && plain
-                .get(at + 1)
-                .is_some_and(|w| matches!(*w, "it" | "they" | "he" | "she"))
-        {
-            i = (at + 3).min(plain.len());
-            continue;
-        }
-        // "the average supply cost across the parts Supplier#000000005
-        // stocks": so is a clause whose subject is named, which filters.
+        // "… across the parts Supplier#000000005 stocks": so is a clause
+        // whose subject is named, which filters; its verb must be one the
+        // ontology reads as no measure ("won" would count wins).
         if plain[i] == "across"
             && pieces.contains(&Piece::Op(Op::Average))
             && let at = i + 1 + usize::from(plain.get(i + 1) == Some(&"the"))
             && at + 1 < words.len()
-            && let (len @ 1.., subject) = longest_concept(lexicon, &words[at + 1..])
-            && subject.iter().all(|e| {
-                matches!(e.concept, Concept::Value { .. }) && e.strength == Strength::Value
-            })
-            && at + 1 + len + 1 == words.len()
         {
-            i = at + 1;
-            continue;
+            if matches!(plain[at + 1], "it" | "they" | "he" | "she") {
+                i = (at + 3).min(plain.len());
+                continue;
+            }
+            if let (len @ 1.., subject) = longest_concept(lexicon, &words[at + 1..])
+                && subject.iter().all(|e| {
+                    matches!(e.concept, Concept::Value { .. }) && e.strength == Strength::Value
+                })
+                && at + 1 + len + 1 == words.len()
+                && let (1, verb) = longest_concept(lexicon, &words[at + 1 + len..])
+                && verb.iter().any(|e| matches!(e.concept, Concept::Object(_)))
+                && !verb
+                    .iter()
+                    .any(|e| matches!(e.concept, Concept::Metric(_) | Concept::Value { .. }))
+            {
+                i = at + 1;
+                continue;
+            }
         }
         // "when was he born", "the first race held there": the thing the
         // chat's last answer led with. "Were there" is not a place.
@@ -1043,11 +1048,14 @@ pub(super) fn read(lexicon: &Lexicon, question: &str, today: Option<Day>) -> Vec
                 }
                 // "what is the yearly salary": "yearly" qualifies what is
                 // asked for, which is still to come.
-                // So does "annual" after a name ("Red Bull's annual
-                // budget"): the word after it is what is asked.
+                // So do "annual" after a thing and any such word after a
+                // possessive ("Red Bull Racing's annual budget"): the word
+                // after it is what is asked.
                 let qualifies = op_len == 1
                     && ((focus == Focus::Opening && plain[i].ends_with("ly"))
-                        || ((focus == Focus::Inside || (i > 0 && plain[i - 1] == "s"))
+                        || (focus == Focus::Inside && plain[i] == "annual")
+                        || (i > 0
+                            && plain[i - 1] == "s"
                             && matches!(op, Op::Every(_))
                             && plain[i] != "annually"));
                 focus = if opens_focus(op) || qualifies {
@@ -1255,8 +1263,10 @@ pub(super) fn read(lexicon: &Lexicon, question: &str, today: Option<Day>) -> Vec
             // "who won monaco in 2019": what a verb of the measure did is
             // a place or an event spelled as stored, not a demonym read
             // from it (Monegasque drivers), as after "at".
-            if matches!(pieces.last(), Some(Piece::Concept { entries: verb, .. })
+            if matches!(pieces.last(), Some(Piece::Concept { entries: verb, text: said, .. })
                     if !verb.is_empty()
+                        && (matches!(said.as_str(), "won" | "win" | "wins")
+                            || (said.ends_with("ed") && !said.contains(' ')))
                         && verb.iter().all(|v| matches!(v.concept, Concept::Metric(_))
                             && v.strength == Strength::Synonym))
                 && entries
@@ -1633,8 +1643,9 @@ fn attributes_of_one_named(lexicon: &Lexicon, pieces: &mut Vec<Piece>) {
             object, attribute, ..
         } if lexicon.name_of(object) == Some(attribute)
             && entries.iter().all(|e| {
-                matches!(e.concept, Concept::Value { object: o, attribute: a, .. }
-                    if o == object && a == attribute)
+                e.strength == Strength::Value
+                    && matches!(e.concept, Concept::Value { object: o, attribute: a, .. }
+                        if o == object && a == attribute)
             }) =>
         {
             Some(object)
@@ -1854,7 +1865,6 @@ pub(super) fn order_named_first(question: &str) -> String {
                 | "alphabetic"
                 | "chronological"
                 | "calendar"
-                | "time"
                 | "numerical"
                 | "numeric"
                 | "increasing"
@@ -1881,7 +1891,9 @@ pub(super) fn order_named_first(question: &str) -> String {
         let by_what = tokens[at + 1..order]
             .iter()
             .all(|w| w.chars().all(|c| c.is_alphanumeric() || c == '-') && !says_how(w));
-        (closes && by_what).then_some((at, order))
+        // "in time order" says how; "in lap time order" says by what.
+        let lone_time = order == at + 2 && bare(tokens[at + 1]) == "time";
+        (closes && by_what && !lone_time).then_some((at, order))
     }) else {
         return question.to_owned();
     };
@@ -1941,6 +1953,77 @@ fn how_long_later(lexicon: &Lexicon, question: &str) -> String {
     out.extend(["what", tokens[at + 2], "the", "duration", "of"]);
     out.extend(&tokens[at + 3..]);
     out.join(" ")
+}
+
+/// "avg pts per race in 2023 (gp points only, no sprints)": "no" opening an
+/// aside leaves out what it names, as "excluding" does; it does not ask
+/// for it.
+fn aside_no_as_excluding(question: &str) -> String {
+    question
+        .replace(", no ", ", excluding ")
+        .replace("(no ", "(excluding ")
+}
+
+/// "By how many points did Vettel beat Alonso in 2010?": a margin is how
+/// many more points the winner had than the one beaten, which "how many
+/// more … than" reads as a difference.
+fn margin_as_difference(question: &str) -> String {
+    let tokens: Vec<&str> = question.split_whitespace().collect();
+    let lower: Vec<String> = tokens.iter().map(|t| t.to_lowercase()).collect();
+    let [by, how, many, _, did, ..] = lower.as_slice() else {
+        return question.to_owned();
+    };
+    if [by, how, many, did].map(String::as_str) != ["by", "how", "many", "did"] {
+        return question.to_owned();
+    }
+    let Some(verb) = (5..tokens.len()).find(|&i| {
+        matches!(
+            lower[i].as_str(),
+            "beat" | "outscore" | "outscored" | "lead" | "led" | "edge" | "edged"
+        )
+    }) else {
+        return question.to_owned();
+    };
+    if verb == 5 || verb + 1 == tokens.len() {
+        return question.to_owned();
+    }
+    format!(
+        "how many more {} did {} have than {}",
+        tokens[3],
+        tokens[5..verb].join(" "),
+        tokens[verb + 1..].join(" ")
+    )
+}
+
+/// "Among drivers who were not classified in 2010 races, what was the most
+/// common retirement reason?": what the question asks comes first, and the
+/// things "among" names, said as they are ("drivers not classified in 2010
+/// races"), only scope it; "who were" would otherwise ask who.
+fn among_said_last(question: &str) -> String {
+    let trimmed = question.trim();
+    let Some(rest) = trimmed
+        .get(..6)
+        .filter(|head| head.eq_ignore_ascii_case("among "))
+        .map(|_| &trimmed[6..])
+    else {
+        return question.to_owned();
+    };
+    let Some((things, asked)) = rest.split_once(',') else {
+        return question.to_owned();
+    };
+    let words: Vec<&str> = things.split_whitespace().collect();
+    let Some(at) = words.windows(2).position(|w| {
+        matches!(w[0].to_lowercase().as_str(), "who" | "that" | "which")
+            && matches!(w[1].to_lowercase().as_str(), "were" | "was" | "are" | "is")
+    }) else {
+        return question.to_owned();
+    };
+    let asked = asked.trim().trim_end_matches(['?', '.', '!']).trim_end();
+    if at == 0 || asked.is_empty() {
+        return question.to_owned();
+    }
+    let scope = [&words[..at], &words[at + 2..]].concat().join(" ");
+    format!("{asked} among {scope}?")
 }
 
 /// "Among the drivers born in 1980, how many are German?": the things
@@ -2094,17 +2177,19 @@ fn why_as_reason(question: &str) -> String {
 }
 
 /// "most sprint wins in 2024 - who?": a "who" put after what the question
-/// ranks, behind a dash, comma or colon, asks as "who had the most sprint
-/// wins in 2024" does.
-fn who_asked_last(question: &str) -> String {
+/// asks of, behind a dash, comma or colon, asks as "who had the most
+/// sprint wins in 2024" does; "and in 2023 - who?" still follows on.
+pub(super) fn who_asked_last(question: &str) -> String {
     let trimmed = question
         .trim_end()
         .trim_end_matches(['?', '!', '.'])
         .trim_end();
     let Some(before) = trimmed
-        .strip_suffix("who")
-        .or_else(|| trimmed.strip_suffix("Who"))
-        .map(str::trim_end)
+        .len()
+        .checked_sub(3)
+        .and_then(|at| trimmed.get(at..).map(|who| (at, who)))
+        .filter(|(_, who)| who.eq_ignore_ascii_case("who"))
+        .map(|(at, _)| trimmed[..at].trim_end())
     else {
         return question.to_owned();
     };
@@ -2115,7 +2200,13 @@ fn who_asked_last(question: &str) -> String {
     else {
         return question.to_owned();
     };
-    format!("who {asked}?")
+    match asked
+        .get(..4)
+        .filter(|and| and.eq_ignore_ascii_case("and "))
+    {
+        Some(and) => format!("{and}who {}?", &asked[4..]),
+        None => format!("who {asked}?"),
+    }
 }
 
 /// "Who was the 2016 world champion": who won the 2016 world

@@ -1,7 +1,7 @@
 //! What the answer is split by or shows: groupings, "who", the attributes
 //! asked about, and the names of what a list lists.
 
-use super::{Assembly, Reading, is_display};
+use super::{Assembly, Reading, counted_without, is_display};
 use crate::engine::compile::display_attribute;
 use crate::engine::grammar;
 use crate::engine::graph;
@@ -10,7 +10,6 @@ use crate::engine::planner::Planned;
 use crate::engine::planner::attributes::{
     base_object, is_person, nearest, own_number, person_attribute, position_attribute, push_unique,
 };
-use crate::engine::planner::counterpart::without_condition_on;
 use crate::engine::planner::labels::plural;
 use crate::engine::planner::time::year_attribute;
 use crate::ontology::{Aggregate, Ontology};
@@ -85,7 +84,7 @@ impl Reading {
             // replaces the one a win is; the same rows are counted without it.
             for measure in &mut plan.measures {
                 if let Measure::Metric { metric, .. } = measure
-                    && let Some(free) = without_condition_on(ontology, metric, position)
+                    && let Some(free) = counted_without(ontology, metric, position)
                 {
                     *metric = free;
                 }

@@ -1183,6 +1183,38 @@ fn metric_conditions<'a>(
         .map(move |text| simple_filter(ontology, object, text))
 }
 
+/// The metric that counts what `name` counts without its own "equals"
+/// condition on `attribute`: "starts" for "wins" (`position = 1`), where
+/// the question pins that attribute itself ("and who came home third?").
+/// Only where every condition of both is one simple comparison.
+fn counted_without(ontology: &Ontology, name: &str, attribute: &AttributeRef) -> Option<String> {
+    let simple = |m: &Metric| {
+        m.kind == MetricKind::Simple && m.variants.is_empty() && m.object == attribute.object
+    };
+    let conditions =
+        |m: &Metric| metric_conditions(ontology, m, &m.object).collect::<Option<Vec<_>>>();
+    let metric = ontology.metrics.iter().find(|m| m.name == name)?;
+    if !simple(metric) {
+        return None;
+    }
+    let mut rest = conditions(metric)?;
+    let pinned = rest.len();
+    rest.retain(|f| !(f.attribute == *attribute && matches!(f.condition, Condition::OneOf(_))));
+    if rest.len() == pinned {
+        return None;
+    }
+    ontology
+        .metrics
+        .iter()
+        .find(|m| {
+            simple(m)
+                && m.aggregate == metric.aggregate
+                && m.expr == metric.expr
+                && conditions(m).is_some_and(|own| own == rest)
+        })
+        .map(|m| m.name.clone())
+}
+
 fn simple_filter(ontology: &Ontology, object: &str, filter: &str) -> Option<Filter> {
     let [column, op, literal] = filter.split_whitespace().collect::<Vec<_>>()[..] else {
         return None;
