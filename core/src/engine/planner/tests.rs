@@ -11009,3 +11009,37 @@ fn a_dash_splits_a_question_only_where_a_question_opens_after_it() {
     assert_eq!(super::words::who_asked_last("- who?"), "- who?");
     assert_eq!(super::words::who_asked_last("who?"), "who?");
 }
+
+#[test]
+fn a_typo_opening_a_longer_value_is_corrected_to_complete_it() {
+    let (ontology, lexicon) = f1_with_all(&[
+        ("race", "race_name", &["Japanese Grand Prix"]),
+        ("driver", "nationality", &["Japanese"]),
+    ]);
+    let sql = compiled(
+        &ontology,
+        &lexicon,
+        "who won the 2019 japanesse grand prix",
+        Dialect::Postgres,
+    );
+    assert!(sql.contains("r.name = 'Japanese Grand Prix'"), "{sql}");
+    assert!(!sql.contains("nationality"), "{sql}");
+    // Alone, the typo is still the nationality.
+    let alone = compiled(
+        &ontology,
+        &lexicon,
+        "how many japanesse drivers are there",
+        Dialect::Postgres,
+    );
+    assert!(alone.contains("d.nationality = 'Japanese'"), "{alone}");
+}
+
+#[test]
+fn finishing_ahead_by_a_margin_is_a_difference() {
+    let p = planned("By how many points did Red Bull finish ahead of Mercedes in 2023?");
+    let Some(Measure::Difference { from, minus, .. }) = p.measures.first() else {
+        panic!("{p:?}");
+    };
+    assert!(format!("{from:?}").contains("Red Bull"), "{from:?}");
+    assert!(format!("{minus:?}").contains("Mercedes"), "{minus:?}");
+}

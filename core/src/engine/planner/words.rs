@@ -5,7 +5,7 @@
 use super::attributes::{is_display, is_person, position_attribute};
 use super::time::DateRange;
 use crate::engine::grammar::{self, Op};
-use crate::engine::lexicon::{Concept, Entry, Lexicon, MAX_PHRASE_WORDS, Strength};
+use crate::engine::lexicon::{Concept, Entry, Lexicon, MAX_PHRASE_WORDS, Strength, one_edit_apart};
 use crate::engine::plan::{Measure, SemanticPlan};
 use crate::engine::text::{self, Word};
 use crate::ontology::{Aggregate, MetricKind, Ontology};
@@ -140,6 +140,10 @@ pub(super) fn read(lexicon: &Lexicon, question: &str, today: Option<Day>) -> Vec
     // "avg starting grid postion": a typo inside a phrase, before phrases
     // are read. A word that names something as typed is left alone, and
     // names (capitals) are values' business.
+    // So is a typo of a word that opens a value of several words, where
+    // the corrected word completes it ("the 2019 japanesse gp"), rather
+    // than a shorter value of its own ("Japanese", a nationality).
+    let mut opening_typos = 0;
     for at in 0..words.len() {
         if words[at].capital || grammar::is_stop_word(&words[at].plain) {
             continue;
@@ -147,6 +151,37 @@ pub(super) fn read(lexicon: &Lexicon, question: &str, today: Option<Day>) -> Vec
         if let Some((plain, stem)) = lexicon.phrase_typo(&words, at) {
             words[at].plain = plain;
             words[at].stem = stem;
+        } else if at + 1 < words.len()
+            && opening_typos < MAX_FUZZY_LOOKUPS
+            && lexicon.lookup(&words[at].stem).is_empty()
+            && let Some(key) = {
+                opening_typos += 1;
+                lexicon.fuzzy(&words[at])
+            }
+        {
+            let mut fixed = words[at..(at + MAX_PHRASE_WORDS).min(words.len())].to_vec();
+            fixed[0].stem = key.to_owned();
+            // A value is spelled by its own words: the corrected word is
+            // the value's word the typo is one edit from.
+            let spelled = (2..=fixed.len()).rev().find_map(|len| {
+                let stems: Vec<&str> = fixed[..len].iter().map(|w| w.stem.as_str()).collect();
+                lexicon
+                    .lookup(&stems.join(" "))
+                    .iter()
+                    .find_map(|e| match &e.concept {
+                        Concept::Value { value, .. } => text::words(value)
+                            .into_iter()
+                            .find(|own| one_edit_apart(&own.plain, &words[at].plain))
+                            .map(|own| own.plain),
+                        _ => None,
+                    })
+            });
+            if let Some(plain) = spelled {
+                fixed[0].plain = plain;
+            }
+            if longest_concept(lexicon, &fixed).0 >= 2 {
+                words[at] = fixed.swap_remove(0);
+            }
         }
     }
     // "the total value of orders": a word that names nothing alone (or
@@ -1976,22 +2011,29 @@ fn margin_as_difference(question: &str) -> String {
     if [by, how, many, did].map(String::as_str) != ["by", "how", "many", "did"] {
         return question.to_owned();
     }
-    let Some(verb) = (5..tokens.len()).find(|&i| {
-        matches!(
-            lower[i].as_str(),
-            "beat" | "outscore" | "outscored" | "lead" | "led" | "edge" | "edged"
-        )
+    // "beat Alonso", or "finish ahead of Mercedes": where the winner ends
+    // and the one beaten starts.
+    let Some((winner_ends, beaten)) = (5..tokens.len()).find_map(|i| match lower[i].as_str() {
+        "beat" | "outscore" | "outscored" | "lead" | "led" | "edge" | "edged" => Some((i, i + 1)),
+        "ahead" if lower.get(i + 1).is_some_and(|of| of == "of") => {
+            let verb = matches!(
+                lower[i - 1].as_str(),
+                "finish" | "finished" | "end" | "ended" | "come" | "came" | "be" | "stay"
+            );
+            Some((i - usize::from(verb), i + 2))
+        }
+        _ => None,
     }) else {
         return question.to_owned();
     };
-    if verb == 5 || verb + 1 == tokens.len() {
+    if winner_ends <= 5 || beaten >= tokens.len() {
         return question.to_owned();
     }
     format!(
         "how many more {} did {} have than {}",
         tokens[3],
-        tokens[5..verb].join(" "),
-        tokens[verb + 1..].join(" ")
+        tokens[5..winner_ends].join(" "),
+        tokens[beaten..].join(" ")
     )
 }
 
