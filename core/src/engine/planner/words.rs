@@ -1300,8 +1300,8 @@ pub(super) fn read(lexicon: &Lexicon, question: &str, today: Option<Day>) -> Vec
             // from it (Monegasque drivers), as after "at".
             if matches!(pieces.last(), Some(Piece::Concept { entries: verb, text: said, .. })
                     if !verb.is_empty()
-                        && (matches!(said.as_str(), "won" | "win" | "wins")
-                            || (said.ends_with("ed") && !said.contains(' ')))
+                        && (matches!(said.as_str(), "win" | "wins")
+                            || (!said.contains(' ') && grammar::is_past_participle(said)))
                         && verb.iter().all(|v| matches!(v.concept, Concept::Metric(_))
                             && v.strength == Strength::Synonym))
                 && entries
