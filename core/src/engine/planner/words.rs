@@ -154,33 +154,10 @@ pub(super) fn read(lexicon: &Lexicon, question: &str, today: Option<Day>) -> Vec
         } else if at + 1 < words.len()
             && opening_typos < MAX_FUZZY_LOOKUPS
             && lexicon.lookup(&words[at].stem).is_empty()
-            && let Some(key) = {
-                opening_typos += 1;
-                lexicon.fuzzy(&words[at])
-            }
         {
-            let mut fixed = words[at..(at + MAX_PHRASE_WORDS).min(words.len())].to_vec();
-            fixed[0].stem = key.to_owned();
-            // A value is spelled by its own words: the corrected word is
-            // the value's word the typo is one edit from.
-            let spelled = (2..=fixed.len()).rev().find_map(|len| {
-                let stems: Vec<&str> = fixed[..len].iter().map(|w| w.stem.as_str()).collect();
-                lexicon
-                    .lookup(&stems.join(" "))
-                    .iter()
-                    .find_map(|e| match &e.concept {
-                        Concept::Value { value, .. } => text::words(value)
-                            .into_iter()
-                            .find(|own| one_edit_apart(&own.plain, &words[at].plain))
-                            .map(|own| own.plain),
-                        _ => None,
-                    })
-            });
-            if let Some(plain) = spelled {
-                fixed[0].plain = plain;
-            }
-            if longest_concept(lexicon, &fixed).0 >= 2 {
-                words[at] = fixed.swap_remove(0);
+            opening_typos += 1;
+            if let Some(fixed) = value_opened_by_typo(lexicon, &words, at) {
+                words[at] = fixed;
             }
         }
     }
@@ -1664,6 +1641,34 @@ pub(super) fn read(lexicon: &Lexicon, question: &str, today: Option<Day>) -> Vec
         pieces.push(Piece::Op(Op::Scope));
     }
     join_dates(pieces)
+}
+
+/// The word at `at`, a typo of one opening a value of several words, as
+/// that value spells it, where the corrected word completes the value with
+/// the words after it ("the 2019 japanesse gp").
+fn value_opened_by_typo(lexicon: &Lexicon, words: &[Word], at: usize) -> Option<Word> {
+    let key = lexicon.fuzzy(&words[at])?;
+    let mut fixed = words[at..(at + MAX_PHRASE_WORDS).min(words.len())].to_vec();
+    fixed[0].stem = key.to_owned();
+    // A value is spelled by its own words: the corrected word is the
+    // value's word the typo is one edit from.
+    let spelled = (2..=fixed.len()).rev().find_map(|len| {
+        let stems: Vec<&str> = fixed[..len].iter().map(|w| w.stem.as_str()).collect();
+        lexicon
+            .lookup(&stems.join(" "))
+            .iter()
+            .find_map(|e| match &e.concept {
+                Concept::Value { value, .. } => text::words(value)
+                    .into_iter()
+                    .find(|own| one_edit_apart(&own.plain, &words[at].plain))
+                    .map(|own| own.plain),
+                _ => None,
+            })
+    });
+    if let Some(plain) = spelled {
+        fixed[0].plain = plain;
+    }
+    (longest_concept(lexicon, &fixed).0 >= 2).then(|| fixed.swap_remove(0))
 }
 
 /// "retail price and brand of the part called 'blush thistle …'": a
