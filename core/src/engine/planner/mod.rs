@@ -10,6 +10,7 @@ mod decide;
 mod exemplar;
 mod fiscal;
 mod labels;
+mod margins;
 mod nested;
 mod peers;
 mod periods;
@@ -57,6 +58,7 @@ pub fn plan(
 ) -> Planned {
     // "the winner of the 2012 Monaco Grand Prix": a question inside the
     // question, where both halves plan.
+    let question = &margins::gap_between_places(question);
     if previous.is_none()
         && let Some(nested) = nested::split(question)
         && let Some(planned) = nested::plan(ontology, lexicon, &nested, today)

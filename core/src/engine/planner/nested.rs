@@ -168,18 +168,7 @@ pub(super) fn split(question: &str) -> Option<Nested> {
             } else {
                 "his"
             };
-            // "the 2014 champion" is the drivers' one, unless it names another.
-            let names_which = words[at + 1..champion].iter().any(|w| {
-                w.starts_with("constructor")
-                    || w.starts_with("team")
-                    || w.starts_with("driver")
-                    || w == "world"
-            });
-            let title = if names_which {
-                "championship"
-            } else {
-                "drivers championship"
-            };
+            let title = super::words::champion_title(&words[at + 1..champion]);
             return Some(Nested {
                 said: joined(at..champion + 1)
                     .trim_end_matches("'s")

@@ -7032,6 +7032,9 @@ fn the_champion_is_who_won_the_championship_as_the_standings_stood_at_the_end() 
         "Who won the 2008 drivers' championship?",
         "Who was the 2008 world champion?",
         "who was world champion in 2008",
+        // A champion named with no title is the drivers' champion, not the
+        // season's most race wins.
+        "who was the 2008 champion",
     ] {
         let (got, _) = sql(question, None);
         assert!(
@@ -11042,4 +11045,120 @@ fn finishing_ahead_by_a_margin_is_a_difference() {
     };
     assert!(format!("{from:?}").contains("Red Bull"), "{from:?}");
     assert!(format!("{minus:?}").contains("Mercedes"), "{minus:?}");
+}
+
+#[test]
+fn a_gap_between_places_is_the_difference_of_their_standings() {
+    // The champion and the runner-up are the first two places of the final
+    // standings; the season and the title move after the sides.
+    for (question, table) in [
+        (
+            "By how many points did the 2021 world champion beat the runner-up in the final drivers' standings?",
+            "ds",
+        ),
+        (
+            "how many points separated first and second in the 2021 drivers' championship",
+            "ds",
+        ),
+        (
+            "How many points separated P1 and P2 in the 2021 constructors championship?",
+            "cs",
+        ),
+    ] {
+        let (got, _) = sql(question, None);
+        assert!(
+            got.contains("_difference")
+                && got.contains(&format!("{table}.position = 1"))
+                && got.contains(&format!("{table}.position = 2"))
+                && got.contains("r.year = 2021"),
+            "{question}: {got}"
+        );
+    }
+    // A race's winner and runner-up are places in that race, its points.
+    let (ontology, lexicon) = f1_with_all(&[
+        ("race", "race_name", &["Abu Dhabi Grand Prix"]),
+        ("driver", "surname", &["Vettel", "Alonso"]),
+    ]);
+    let race = compiled(
+        &ontology,
+        &lexicon,
+        "by how many points did the winner beat the runner-up at the 2021 Abu Dhabi grand prix",
+        Dialect::Postgres,
+    );
+    assert!(
+        race.contains("SUM(rr.points)")
+            && race.contains("rr.position = 1")
+            && race.contains("rr.position = 2")
+            && race.contains("r.name = 'Abu Dhabi Grand Prix'"),
+        "{race}"
+    );
+    // Two people named are compared as before.
+    let named = compiled(
+        &ontology,
+        &lexicon,
+        "By how many points did Vettel beat Alonso in 2010?",
+        Dialect::Postgres,
+    );
+    assert!(
+        named.contains("d.surname = 'Vettel'") && named.contains("d.surname = 'Alonso'"),
+        "{named}"
+    );
+}
+
+#[test]
+fn a_gap_to_a_place_from_the_one_answered_is_a_difference_with_him() {
+    let hamilton = Filter {
+        attribute: AttributeRef::new("driver", "full_name"),
+        condition: Condition::OneOf(vec![Literal::Text("Lewis Hamilton".to_owned())]),
+    };
+    let (_, mut champion) = sql("Who won the 2008 drivers' championship?", None);
+    champion.answered = Some(Box::new(hamilton.clone()));
+    let (beat, plan) = sql(
+        "by how many points did he beat the runner-up?",
+        Some(&champion),
+    );
+    let [Measure::Difference { from, minus, .. }] = plan.measures.as_slice() else {
+        panic!("{beat}");
+    };
+    assert_eq!(from, &vec![hamilton.clone()], "{beat}");
+    assert_eq!(
+        minus[0].attribute,
+        AttributeRef::new("driver_standing", "position"),
+        "{beat}"
+    );
+    assert!(
+        beat.contains("r.year = 2008") && beat.contains("SUM(ds.points)"),
+        "{beat}"
+    );
+
+    // Second, he trails the first place: the champion is the side ahead.
+    let (_, mut second) = sql(
+        "Who finished second in the 2008 drivers' championship?",
+        None,
+    );
+    let massa = Filter {
+        attribute: AttributeRef::new("driver", "full_name"),
+        condition: Condition::OneOf(vec![Literal::Text("Felipe Massa".to_owned())]),
+    };
+    second.answered = Some(Box::new(massa.clone()));
+    for question in [
+        "How many points behind the champion was he?",
+        "and how far behind the champion was he?",
+        "By how many points did he miss out on the title?",
+    ] {
+        let (got, plan) = sql(question, Some(&second));
+        let [Measure::Difference { from, minus, .. }] = plan.measures.as_slice() else {
+            panic!("{question}: {got}");
+        };
+        assert_eq!(minus, &vec![massa.clone()], "{question}: {got}");
+        assert_eq!(
+            from[0].condition,
+            Condition::OneOf(vec![Literal::Integer(1)]),
+            "{question}: {got}"
+        );
+        assert!(
+            got.contains("r.year = 2008") && got.contains("SUM(ds.points)"),
+            "{question}: {got}"
+        );
+    }
 }

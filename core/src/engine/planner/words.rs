@@ -130,7 +130,7 @@ pub(super) fn read(lexicon: &Lexicon, question: &str, today: Option<Day>) -> Vec
     let question = order_named_first(&question);
     let question = among_as_counted(&question);
     let question = among_said_last(&question);
-    let question = margin_as_difference(&question);
+    let question = super::margins::margin_as_difference(&question);
     let question = aside_no_as_excluding(&question);
     let question = how_long_later(lexicon, &question);
     let mut words: Vec<Word> = text::words(&question)
@@ -2004,44 +2004,6 @@ fn aside_no_as_excluding(question: &str) -> String {
         .replace("(no ", "(excluding ")
 }
 
-/// "By how many points did Vettel beat Alonso in 2010?": a margin is how
-/// many more points the winner had than the one beaten, which "how many
-/// more … than" reads as a difference.
-fn margin_as_difference(question: &str) -> String {
-    let tokens: Vec<&str> = question.split_whitespace().collect();
-    let lower: Vec<String> = tokens.iter().map(|t| t.to_lowercase()).collect();
-    let [by, how, many, _, did, ..] = lower.as_slice() else {
-        return question.to_owned();
-    };
-    if [by, how, many, did].map(String::as_str) != ["by", "how", "many", "did"] {
-        return question.to_owned();
-    }
-    // "beat Alonso", or "finish ahead of Mercedes": where the winner ends
-    // and the one beaten starts.
-    let Some((winner_ends, beaten)) = (5..tokens.len()).find_map(|i| match lower[i].as_str() {
-        "beat" | "outscore" | "outscored" | "lead" | "led" | "edge" | "edged" => Some((i, i + 1)),
-        "ahead" if lower.get(i + 1).is_some_and(|of| of == "of") => {
-            let verb = matches!(
-                lower[i - 1].as_str(),
-                "finish" | "finished" | "end" | "ended" | "come" | "came" | "be" | "stay"
-            );
-            Some((i - usize::from(verb), i + 2))
-        }
-        _ => None,
-    }) else {
-        return question.to_owned();
-    };
-    if winner_ends <= 5 || beaten >= tokens.len() {
-        return question.to_owned();
-    }
-    format!(
-        "how many more {} did {} have than {}",
-        tokens[3],
-        tokens[5..winner_ends].join(" "),
-        tokens[beaten..].join(" ")
-    )
-}
-
 /// "Among drivers who were not classified in 2010 races, what was the most
 /// common retirement reason?": what the question asks comes first, and the
 /// things "among" names, said as they are ("drivers not classified in 2010
@@ -2287,8 +2249,26 @@ pub(super) fn champion_as_winner(question: &str) -> String {
         return question.to_owned();
     };
     tokens[verb] = "won".to_owned();
-    tokens[at] = tokens[at].replacen("champion", "championship", 1);
+    let named: Vec<String> = tokens[verb + 1..at].iter().map(|t| bare(t)).collect();
+    tokens[at] = tokens[at].replacen("champion", champion_title(&named), 1);
     tokens.join(" ")
+}
+
+/// The title a champion won, from the words that qualify "champion": "the
+/// 2014 champion" won the drivers' championship unless the words name
+/// another ("constructors'", "world").
+pub(super) fn champion_title(qualifiers: &[String]) -> &'static str {
+    let names_which = qualifiers.iter().any(|w| {
+        w.starts_with("constructor")
+            || w.starts_with("team")
+            || w.starts_with("driver")
+            || w == "world"
+    });
+    if names_which {
+        "championship"
+    } else {
+        "drivers championship"
+    }
 }
 
 /// "1 July" or "July" at `at`, read in the one year the question names

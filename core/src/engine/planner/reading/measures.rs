@@ -191,7 +191,10 @@ impl Reading {
     /// a balance as it stood at the end (the standings' points) is a place
     /// in the ranking by it, not the place recorded after each race.
     pub(super) fn place_in_standings(&mut self, ontology: &Ontology) {
+        // "how many more points did first have than him": a place compared
+        // with another side is that place's row, not a ranking.
         if let ([place], [(m, _)]) = (self.ordinals.as_slice(), self.metrics.as_slice())
+            && self.difference.is_none()
             && self.rank.is_none()
             && self.ordinal_of.is_none()
             && ontology.metrics[*m].semi_additive.is_some()

@@ -34,6 +34,7 @@ impl Reading {
         let Assembly {
             mut plan,
             mut assumptions,
+            previous,
             position,
             rank_by,
             groupings,
@@ -129,6 +130,7 @@ impl Reading {
         self.scope_exclusion(ontology, &mut plan);
         if let Some(more) = self.difference {
             self.as_difference(&mut plan, more);
+            place_against_answered(&mut plan, position.as_ref(), previous);
         }
         if self.both {
             self.having_every_value(ontology, &mut plan);
@@ -1466,4 +1468,60 @@ impl Reading {
         plan.limit = Some(plan.limit.unwrap_or(1));
         plan.limit_within = within;
     }
+}
+
+/// "how many more points did first have than him", "how far behind the
+/// champion was he": a place against the thing the chat's last answer was
+/// about, each a side of the difference. The side ahead is the first place,
+/// or else the thing answered (the champion asked "than second").
+fn place_against_answered(
+    plan: &mut SemanticPlan,
+    position: Option<&AttributeRef>,
+    previous: Option<&SemanticPlan>,
+) {
+    let ([measure], Some(position), Some(previous)) =
+        (plan.measures.as_slice(), position, previous)
+    else {
+        return;
+    };
+    let previous = Some(previous);
+    let answered = previous.and_then(|p| p.answered.as_deref());
+    if measure.is_composite() || !plan.dimensions.is_empty() {
+        return;
+    }
+    let Some(place_at) = plan
+        .filters
+        .iter()
+        .position(|f| f.attribute == *position && f.is_one_number())
+    else {
+        return;
+    };
+    // The one the chat answered with, or the one thing its last question
+    // was about ("how many points did he end up with?").
+    let known = |f: &Filter| {
+        Some(f) == answered
+            || (is_one_text_value(f) && previous.is_some_and(|p| p.filters.contains(f)))
+    };
+    let known: Vec<usize> = (0..plan.filters.len())
+        .filter(|&i| i != place_at && known(&plan.filters[i]))
+        .collect();
+    let [thing_at] = known.as_slice() else {
+        return;
+    };
+    let thing_at = *thing_at;
+    let place = plan.filters[place_at].clone();
+    let thing = plan.filters[thing_at].clone();
+    let first =
+        matches!(&place.condition, Condition::OneOf(list) if list == &[Literal::Integer(1)]);
+    let (from, minus) = if first {
+        (place, thing)
+    } else {
+        (thing, place)
+    };
+    plan.filters.retain(|f| *f != from && *f != minus);
+    plan.measures = vec![Measure::Difference {
+        of: Box::new(measure.clone()),
+        from: vec![from],
+        minus: vec![minus],
+    }];
 }
