@@ -286,6 +286,34 @@ pub(super) fn qualify_by_year(ontology: &Ontology, plan: &mut SemanticPlan) {
     plan.dimensions.extend(years);
 }
 
+/// The event an age attribute is taken at, as the answer names it beside
+/// the age: its name, its date and its year ("Spanish Grand Prix",
+/// 2016-05-15, 2016 for a race result's `driver_age`).
+pub(super) fn event_of_age(ontology: &Ontology, age: &AttributeRef) -> Vec<AttributeRef> {
+    let Some(text) = ontology
+        .attribute(&age.object, &age.attribute)
+        .and_then(|a| a.expr.as_deref())
+    else {
+        return Vec::new();
+    };
+    let Some((event, date)) = crate::sql::reference::references_in(text)
+        .into_iter()
+        .find_map(|r| {
+            let object = ontology.objects.iter().find(|o| o.name == r.object)?;
+            let date = own_date(object).filter(|d| d.name == r.attribute)?;
+            Some((object, date))
+        })
+    else {
+        return Vec::new();
+    };
+    display_attribute(event)
+        .into_iter()
+        .chain(Some(date.name.as_str()))
+        .chain(own_year(event).map(|y| y.name.as_str()))
+        .map(|a| AttributeRef::new(&event.name, a))
+        .collect()
+}
+
 /// The person's date of birth an attribute of some rows reads, where the
 /// attribute is that person's age at the row's event (a race result's
 /// `days_between(driver.date_of_birth, race.race_date) / 365.25`).

@@ -2,6 +2,7 @@
 //! more … did A have than B", the difference the reading already plans.
 
 use super::words::champion_title;
+use crate::engine::grammar;
 
 /// "By how many points did Vettel beat Alonso in 2010?": a margin is how
 /// many more points the winner had than the one beaten, which "how many
@@ -45,12 +46,14 @@ pub(super) fn margin_as_difference(question: &str) -> String {
 /// champion was he", "by how many points did the 2021 world champion beat
 /// the runner-up", "by how many points did he miss out on the title": a gap
 /// between places of a championship, or between a place and the one the
-/// chat answered with, said as "how many more … did 1st have than him"
-/// ("first" alone may be the earliest).
-/// A champion's season and title move after the sides ("… in the 2021
-/// world championship"), where they filter and name the measure. Left as
-/// it is unless a side is a place.
-pub(super) fn gap_between_places(question: &str) -> String {
+/// chat answered with, said as "how many more … did 1st have than him",
+/// the side ahead first ("fewer" where the person is ahead, so the place
+/// still comes first). A place is said "1st", since "first" alone may be
+/// the earliest. A champion's season and title move after the sides ("… in
+/// the 2021 world championship"), where they filter and name the measure;
+/// `standings` says the chat is already about a championship's standings.
+/// None unless a side is a place.
+pub(super) fn gap_between_places(question: &str, standings: bool) -> Option<String> {
     let question = margin_as_difference(question);
     // "and how far behind the champion was he?": the same question.
     let tokens: Vec<&str> = question.split_whitespace().collect();
@@ -58,89 +61,198 @@ pub(super) fn gap_between_places(question: &str) -> String {
         Some("and" | "so") => &tokens[1..],
         _ => &tokens[..],
     };
-    let lower: Vec<String> = tokens.iter().map(|t| bare(t)).collect();
-    let word = |i: usize| lower.get(i).map_or("", String::as_str);
-    // Where the measure's words are, and where the first side starts.
-    let (measure, ahead_at) = if word(0) == "how" && word(1) == "far" && word(2) == "behind" {
-        (2..2, 3)
-    } else if word(0) == "how" && word(1) == "many" && word(2) == "more" {
-        match (3..lower.len()).find(|&i| word(i) == "did") {
-            Some(did) => (3..did, did + 1),
-            None => return question,
-        }
-    } else if word(0) == "how" && word(1) == "many" {
-        match (2..lower.len()).find(|&i| matches!(word(i), "separated" | "behind" | "between")) {
-            Some(i) => (2..i, i + 1),
-            None => return question,
-        }
-    } else if word(0) == "by" && word(1) == "how" && word(2) == "many" {
-        // "by how many points did he miss out on the title".
-        let Some(did) = (3..lower.len()).find(|&i| word(i) == "did") else {
-            return question;
-        };
-        let Some(behind) = Side::read(&lower, did + 1) else {
-            return question;
-        };
-        let missed = word(behind.end) == "miss"
-            && word(behind.end + 1) == "out"
-            && word(behind.end + 2) == "on"
-            && matches!(word(behind.end + 4), "title" | "championship" | "crown");
-        if !missed {
-            return question;
-        }
-        let ahead = Side::first();
-        return said(tokens, 3..did, &ahead, &behind, behind.end + 5);
-    } else {
-        return question;
-    };
-    let Some(ahead) = Side::read(&lower, ahead_at) else {
-        return question;
-    };
-    // "separated first and second", "behind the champion was he", "did the
-    // champion have than the runner-up".
-    let joiner = word(ahead.end);
-    let behind_at = match joiner {
-        "and" if matches!(word(ahead_at - 1), "separated" | "between") => ahead.end + 1,
-        "was" | "were" | "is" if word(ahead_at - 1) == "behind" => ahead.end + 1,
-        "have" | "had" if word(ahead.end + 1) == "than" && word(ahead_at - 1) == "did" => {
-            ahead.end + 2
-        }
-        _ => return question,
-    };
-    let Some(behind) = Side::read(&lower, behind_at) else {
-        return question;
-    };
-    if !ahead.place && !behind.place {
-        return question;
+    let words: Vec<String> = tokens.iter().map(|t| bare(t)).collect();
+    let gap = missed_title(&words).or_else(|| gap_said(&words))?;
+    if !gap.ahead.place && !gap.behind.place {
+        return None;
     }
-    said(tokens, measure, &ahead, &behind, behind.end)
+    // "how many more wins did the 2021 champion have": a champion of
+    // another measure is the nested question's.
+    let champion = gap.ahead.champion || gap.behind.champion;
+    let measure = &tokens[gap.measure.clone()];
+    if champion
+        && !measure.is_empty()
+        && !words[gap.measure.clone()]
+            .iter()
+            .any(|w| matches!(w.as_str(), "point" | "points" | "pts"))
+    {
+        return None;
+    }
+    Some(gap.said(tokens, standings))
+}
+
+/// "how far behind X was Y", "how many points behind X was Y", "how many
+/// points separated X and Y", "how many more points did X have than Y".
+fn gap_said(words: &[String]) -> Option<Gap> {
+    let word = |i: usize| words.get(i).map_or("", String::as_str);
+    if word(0) != "how" {
+        return None;
+    }
+    let (measure, ahead_at, fewer) = match (word(1), word(2)) {
+        ("far", "behind") => (2..2, 3, false),
+        ("many", more @ ("more" | "fewer" | "less")) => {
+            let did = (3..words.len()).find(|&i| word(i) == "did")?;
+            (3..did, did + 1, more != "more")
+        }
+        ("many", _) => {
+            let at = (2..words.len())
+                .find(|&i| matches!(word(i), "separated" | "behind" | "between"))?;
+            (2..at, at + 1, false)
+        }
+        _ => return None,
+    };
+    // "how many orders were placed between the first and second of March":
+    // the measure is a thing, not a clause.
+    let clause = words[measure.clone()].iter().any(|w| {
+        matches!(
+            w.as_str(),
+            "was" | "were" | "is" | "are" | "did" | "do" | "does" | "have" | "had" | "been"
+        ) || w.ends_with("ed")
+    });
+    if clause {
+        return None;
+    }
+    let ahead = Side::read(words, ahead_at)?;
+    let before = word(ahead_at - 1);
+    let behind_at = match word(ahead.end) {
+        "and" if matches!(before, "separated" | "between") => ahead.end + 1,
+        "was" | "were" | "is" if before == "behind" => ahead.end + 1,
+        "have" | "had" if before == "did" && word(ahead.end + 1) == "than" => ahead.end + 2,
+        _ => return None,
+    };
+    let behind = Side::read(words, behind_at)?;
+    // "between the first and second of March": a place ends the question
+    // or a phrase of where or when.
+    let rest = behind.end;
+    if !matches!(
+        word(rest),
+        "" | "in" | "at" | "on" | "after" | "during" | "for"
+    ) {
+        return None;
+    }
+    let (ahead, behind) = if fewer {
+        (behind, ahead)
+    } else {
+        (ahead, behind)
+    };
+    Some(Gap {
+        measure,
+        ahead,
+        behind,
+        rest,
+    })
+}
+
+/// "by how many points did he miss out on the (2008) title": the first
+/// place was ahead of him.
+fn missed_title(words: &[String]) -> Option<Gap> {
+    let word = |i: usize| words.get(i).map_or("", String::as_str);
+    if (word(0), word(1), word(2)) != ("by", "how", "many") {
+        return None;
+    }
+    let did = (3..words.len()).find(|&i| word(i) == "did")?;
+    let behind = Side::read(words, did + 1)?;
+    let on = behind.end + 2;
+    if (word(behind.end), word(behind.end + 1), word(on)) != ("miss", "out", "on") {
+        return None;
+    }
+    let title = (on + 1..(on + 5).min(words.len()))
+        .find(|&i| matches!(word(i), "title" | "championship" | "crown"))?;
+    let mut ahead = Side::champion();
+    ahead.qualifiers = words[on + 1..title]
+        .iter()
+        .filter(|w| *w != "the")
+        .cloned()
+        .collect();
+    Some(Gap {
+        measure: 3..did,
+        ahead,
+        behind,
+        rest: title + 1,
+    })
+}
+
+/// A margin read: the measure's words, the side ahead and the side behind,
+/// and where the rest of the question starts.
+struct Gap {
+    measure: std::ops::Range<usize>,
+    ahead: Side,
+    behind: Side,
+    rest: usize,
+}
+
+impl Gap {
+    /// "how many more <measure> did <place> have than <other> <rest>", or
+    /// "fewer" where the person is ahead of the place, with a champion's
+    /// season and title after.
+    fn said(&self, tokens: &[&str], standings: bool) -> String {
+        let (more, first, second) = if self.ahead.place {
+            ("more", &self.ahead, &self.behind)
+        } else {
+            ("fewer", &self.behind, &self.ahead)
+        };
+        let rest = tokens.get(self.rest..).unwrap_or_default().join(" ");
+        let rest = rest.trim_end_matches(['?', '.', '!']).trim().to_owned();
+        let mut said = format!(
+            "how many {more} {} did {} have than {} {rest}",
+            tokens[self.measure.clone()].join(" "),
+            first.said,
+            second.said
+        );
+        let qualifiers: Vec<String> = first
+            .qualifiers
+            .iter()
+            .chain(&second.qualifiers)
+            .cloned()
+            .collect();
+        let years: Vec<&String> = qualifiers
+            .iter()
+            .filter(|w| w.chars().all(|c| c.is_ascii_digit()))
+            .collect();
+        let rest = rest.to_lowercase();
+        let titled = ["championship", "standings", "title", "wdc", "wcc"]
+            .iter()
+            .any(|w| rest.contains(w));
+        // The runner-up, the leader or third, of a championship where a
+        // champion is the other side or the chat is about the standings;
+        // else of a race.
+        let names_title = self.ahead.champion || self.behind.champion || standings;
+        if titled {
+            for year in years {
+                said = format!("{said} in {year}");
+            }
+        } else if names_title {
+            said = format!(
+                "{said} in the {} {}",
+                qualifiers.join(" "),
+                champion_title(&qualifiers)
+            );
+        }
+        format!("{}?", said.split_whitespace().collect::<Vec<_>>().join(" "))
+    }
 }
 
 /// One side of a margin: a place ("the champion", "second", "P2") with the
 /// words that qualified it, or a person the chat knows ("he").
 struct Side {
     /// How the side is said in the rewritten question: "1st", "him".
-    said: &'static str,
+    said: String,
     /// A place, not a person the chat knows.
     place: bool,
     /// The season and title words a champion was named with: "2021 world".
     qualifiers: Vec<String>,
-    /// Whether the side was a champion, whose title names the measure.
+    /// A champion, whose title names the measure.
     champion: bool,
-    /// "the runner-up": second in a championship where the other side
-    /// is a champion or the one the chat answered with, else in a race.
-    runner_up: bool,
     end: usize,
 }
 
 impl Side {
-    fn first() -> Self {
+    fn champion() -> Self {
         Side {
-            said: "1st",
+            said: "1st".to_owned(),
             place: true,
             qualifiers: Vec::new(),
             champion: true,
-            runner_up: false,
             end: 0,
         }
     }
@@ -153,11 +265,10 @@ impl Side {
         };
         if let Some(said) = pronoun {
             return Some(Side {
-                said,
+                said: said.to_owned(),
                 place: false,
                 qualifiers: Vec::new(),
                 champion: false,
-                runner_up: false,
                 end: at + 1,
             });
         }
@@ -174,28 +285,32 @@ impl Side {
                         | "constructors"
                         | "constructor's"
                         | "constructors'"
+                        | "team"
+                        | "championship"
                         | "f1"
                 ))
         {
             qualifiers.push(w.clone());
             i += 1;
         }
-        let (said, champion, len) = match words.get(i)?.as_str() {
-            "champion" | "champions" | "leader" => ("1st", true, 1),
-            // "the winner" of a race: a place in it, said by what follows.
-            "winner" if qualifiers.is_empty() => ("1st", false, 1),
-            "title" if words.get(i + 1).is_some_and(|w| w == "winner") => ("1st", true, 2),
-            "runner-up" => ("2nd", false, 1),
-            "runner" if words.get(i + 1).is_some_and(|w| w == "up") => ("2nd", false, 2),
-            "first" | "1st" | "p1" => ("1st", false, 1),
-            "second" | "2nd" | "p2" => ("2nd", false, 1),
-            "third" | "3rd" | "p3" => ("3rd", false, 1),
-            _ => return None,
+        let head = words.get(i)?.as_str();
+        let two = words.get(i + 1).map(String::as_str);
+        let (place, len) = match (head, two) {
+            ("champion" | "winner" | "leader", _) => (1, 1),
+            ("title", Some("winner")) => (1, 2),
+            ("runner-up", _) => (2, 1),
+            ("runner", Some("up")) => (2, 2),
+            _ => (grammar::ordinal(head)?, 1),
         };
+        let champion =
+            head == "champion" || head == "title" || (head == "leader" && !qualifiers.is_empty());
+        // "the 2021 winner", "second in 2021" name no title: left alone.
+        if !champion && !qualifiers.is_empty() {
+            return None;
+        }
         Some(Side {
-            said,
+            said: ordinal_said(place),
             place: true,
-            runner_up: words[i].starts_with("runner"),
             qualifiers,
             champion,
             end: i + len,
@@ -203,56 +318,17 @@ impl Side {
     }
 }
 
-/// The margin said as "how many more <measure> did <ahead> have than
-/// <behind> <rest>", with a champion's season and title after.
-fn said(
-    tokens: &[&str],
-    measure: std::ops::Range<usize>,
-    ahead: &Side,
-    behind: &Side,
-    rest_at: usize,
-) -> String {
-    let rest = tokens.get(rest_at..).unwrap_or_default().join(" ");
-    let rest = rest.trim_end_matches(['?', '.', '!']).trim();
-    let mut question = format!(
-        "how many more {} did {} have than {}",
-        tokens[measure].join(" "),
-        ahead.said,
-        behind.said
-    );
-    question = question.split_whitespace().collect::<Vec<_>>().join(" ");
-    if !rest.is_empty() {
-        question = format!("{question} {rest}");
-    }
-    let qualifiers: Vec<String> = ahead
-        .qualifiers
-        .iter()
-        .chain(&behind.qualifiers)
-        .cloned()
-        .collect();
-    let titled = [
-        "championship",
-        "standings",
-        "title",
-        "constructors",
-        "drivers",
-    ]
-    .iter()
-    .any(|w| rest.to_lowercase().contains(w));
-    let titles = |side: &Side, other: &Side| {
-        side.champion || (side.runner_up && (!other.place || other.champion))
+/// "1st", "2nd", "3rd", "4th": a place said so that it is never "the
+/// earliest".
+fn ordinal_said(place: i64) -> String {
+    let suffix = match (place % 10, place % 100) {
+        (_, 11..=13) => "th",
+        (1, _) => "st",
+        (2, _) => "nd",
+        (3, _) => "rd",
+        _ => "th",
     };
-    if (titles(ahead, behind) || titles(behind, ahead)) && !(titled && qualifiers.is_empty()) {
-        question = format!(
-            "{question} in the {} {}",
-            qualifiers.join(" "),
-            champion_title(&qualifiers)
-        );
-    }
-    format!(
-        "{}?",
-        question.split_whitespace().collect::<Vec<_>>().join(" ")
-    )
+    format!("{place}{suffix}")
 }
 
 /// A word without the punctuation around it, in lower case; an apostrophe
@@ -263,4 +339,60 @@ fn bare(token: &str) -> String {
         .trim_end_matches(|c: char| !c.is_alphanumeric() && c != '\'' && c != '’')
         .replace('’', "'")
         .to_lowercase()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::gap_between_places;
+
+    #[test]
+    fn a_gap_between_places_is_said_with_the_side_ahead_first() {
+        for (question, standings, said) in [
+            (
+                "By how many points did the 2021 world champion beat the runner-up?",
+                false,
+                "how many more points did 1st have than 2nd in the 2021 world championship?",
+            ),
+            (
+                "and how far behind the champion was he?",
+                false,
+                "how many more did 1st have than him in the drivers championship?",
+            ),
+            (
+                "by how many points did he beat the runner-up?",
+                true,
+                "how many fewer points did 2nd have than him in the drivers championship?",
+            ),
+            (
+                "By how many points did he miss out on the 2008 constructors' title?",
+                false,
+                "how many more points did 1st have than him in the 2008 constructors' championship?",
+            ),
+            (
+                "how many points separated P3 and P4 in the 2010 drivers' standings",
+                false,
+                "how many more points did 3rd have than 4th in the 2010 drivers' standings?",
+            ),
+        ] {
+            assert_eq!(
+                gap_between_places(question, standings).as_deref(),
+                Some(said),
+                "{question}"
+            );
+        }
+    }
+
+    #[test]
+    fn questions_that_compare_no_places_are_left_alone() {
+        for question in [
+            "How many orders were placed between the first and second of March 1995?",
+            "By how many points did Vettel beat Alonso in 2010?",
+            "how many more wins did the 2021 champion have than the runner-up",
+            "how many",
+            "by how many points did",
+            "how far behind",
+        ] {
+            assert_eq!(gap_between_places(question, false), None, "{question}");
+        }
+    }
 }

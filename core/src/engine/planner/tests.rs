@@ -9370,6 +9370,12 @@ fn the_youngest_ever_to_do_something_is_by_age_on_the_day() {
             && youngest.contains("WHERE rr.position = 1 ORDER BY driver_age ASC LIMIT 1"),
         "{youngest}"
     );
+    // The race the age was on is named beside it: which, when, what season.
+    assert!(
+        youngest
+            .contains("driver_age, r.name AS race_name, r.date AS race_date, r.year AS year FROM"),
+        "{youngest}"
+    );
     let (oldest, _) = sql("who is the oldest driver ever to win a grand prix?", None);
     assert!(
         oldest.contains("ORDER BY driver_age DESC LIMIT 1"),
@@ -11092,6 +11098,29 @@ fn a_gap_between_places_is_the_difference_of_their_standings() {
             && race.contains("r.name = 'Abu Dhabi Grand Prix'"),
         "{race}"
     );
+    // After a race, its runner-up is second in that race.
+    let winner = Filter {
+        attribute: AttributeRef::new("driver", "full_name"),
+        condition: Condition::OneOf(vec![Literal::Text("Max Verstappen".to_owned())]),
+    };
+    let mut race_won = plan_in_chat(
+        &ontology,
+        &lexicon,
+        "Who won the 2021 Abu Dhabi grand prix?",
+        None,
+    );
+    race_won.answered = Some(Box::new(winner));
+    let beat = plan_in_chat(
+        &ontology,
+        &lexicon,
+        "By how many points did he beat the runner-up?",
+        Some(&race_won),
+    );
+    let beat = compile(&ontology, &beat, Dialect::Postgres).unwrap().sql;
+    assert!(
+        beat.contains("SUM(rr.points)") && beat.contains("rr.position = 2"),
+        "{beat}"
+    );
     // Two people named are compared as before.
     let named = compiled(
         &ontology,
@@ -11161,4 +11190,24 @@ fn a_gap_to_a_place_from_the_one_answered_is_a_difference_with_him() {
             "{question}: {got}"
         );
     }
+    // Fourth trails third: third is the side ahead.
+    let (_, mut fourth) = sql(
+        "Who finished fourth in the 2008 drivers' championship?",
+        None,
+    );
+    let kubica = Filter {
+        attribute: AttributeRef::new("driver", "full_name"),
+        condition: Condition::OneOf(vec![Literal::Text("Robert Kubica".to_owned())]),
+    };
+    fourth.answered = Some(Box::new(kubica.clone()));
+    let (got, plan) = sql("How far behind third was he?", Some(&fourth));
+    let [Measure::Difference { from, minus, .. }] = plan.measures.as_slice() else {
+        panic!("{got}");
+    };
+    assert_eq!(
+        from[0].condition,
+        Condition::OneOf(vec![Literal::Integer(3)]),
+        "{got}"
+    );
+    assert_eq!(minus, &vec![kubica], "{got}");
 }

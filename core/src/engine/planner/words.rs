@@ -2250,7 +2250,10 @@ pub(super) fn champion_as_winner(question: &str) -> String {
     };
     tokens[verb] = "won".to_owned();
     let named: Vec<String> = tokens[verb + 1..at].iter().map(|t| bare(t)).collect();
-    tokens[at] = tokens[at].replacen("champion", champion_title(&named), 1);
+    // "World Champion?": the word in any case, its punctuation kept.
+    if let Some(i) = tokens[at].to_ascii_lowercase().find("champion") {
+        tokens[at].replace_range(i..i + "champion".len(), champion_title(&named));
+    }
     tokens.join(" ")
 }
 

@@ -6,7 +6,7 @@ use crate::engine::compile::display_attribute;
 use crate::engine::graph;
 use crate::engine::plan::{AttributeRef, Condition, Filter, Literal, Measure, Order, SemanticPlan};
 use crate::engine::planner::Planned;
-use crate::engine::planner::attributes::{age_of, is_person, push_unique};
+use crate::engine::planner::attributes::{age_of, event_of_age, is_person, push_unique};
 use crate::engine::planner::time::{
     by_year_if_date, date_attribute, date_condition, day_attribute, group_by_grain, is_birth_date,
     names_date, names_row_time, year_attribute, year_attribute_reaching, year_condition,
@@ -321,6 +321,10 @@ impl Reading {
             }
             plan.dimensions.retain(|d| *d != birth);
             push_unique(&mut plan.dimensions, age.clone());
+            // "and how old was he": on the day of which race.
+            for event in event_of_age(ontology, &age) {
+                push_unique(&mut plan.dimensions, event);
+            }
             let index = plan
                 .dimensions
                 .iter()

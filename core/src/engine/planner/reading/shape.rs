@@ -130,7 +130,7 @@ impl Reading {
         self.scope_exclusion(ontology, &mut plan);
         if let Some(more) = self.difference {
             self.as_difference(&mut plan, more);
-            place_against_answered(&mut plan, position.as_ref(), previous);
+            place_against_answered(ontology, &mut plan, position.as_ref(), previous, more);
         }
         if self.both {
             self.having_every_value(ontology, &mut plan);
@@ -1470,22 +1470,21 @@ impl Reading {
     }
 }
 
-/// "how many more points did first have than him", "how far behind the
-/// champion was he": a place against the thing the chat's last answer was
-/// about, each a side of the difference. The side ahead is the first place,
-/// or else the thing answered (the champion asked "than second").
+/// "how many more points did 1st have than him", "how many fewer points
+/// did 2nd have than him" (he was the champion): a place against the one
+/// thing the chat's last answer was about, or a holder of places the
+/// question names, each a side of the difference. The place is the side
+/// said first, so it is ahead with "more" and behind with "fewer".
 fn place_against_answered(
+    ontology: &Ontology,
     plan: &mut SemanticPlan,
     position: Option<&AttributeRef>,
     previous: Option<&SemanticPlan>,
+    more: bool,
 ) {
-    let ([measure], Some(position), Some(previous)) =
-        (plan.measures.as_slice(), position, previous)
-    else {
+    let ([measure], Some(position)) = (plan.measures.as_slice(), position) else {
         return;
     };
-    let previous = Some(previous);
-    let answered = previous.and_then(|p| p.answered.as_deref());
     if measure.is_composite() || !plan.dimensions.is_empty() {
         return;
     }
@@ -1496,28 +1495,30 @@ fn place_against_answered(
     else {
         return;
     };
-    // The one the chat answered with, or the one thing its last question
-    // was about ("how many points did he end up with?").
-    let known = |f: &Filter| {
-        Some(f) == answered
-            || (is_one_text_value(f) && previous.is_some_and(|p| p.filters.contains(f)))
+    // The one the chat answered with; else the one holder of places named
+    // ("than Massa").
+    let answered = previous.and_then(|p| p.answered.as_deref());
+    let holder = ranked_holder(ontology, &position.object).map(|h| h.object);
+    let thing_at = match plan.filters.iter().position(|f| Some(f) == answered) {
+        Some(at) => at,
+        None => {
+            let named: Vec<usize> = (0..plan.filters.len())
+                .filter(|&i| {
+                    let f = &plan.filters[i];
+                    i != place_at
+                        && is_one_text_value(f)
+                        && holder.as_deref() == Some(f.attribute.object.as_str())
+                })
+                .collect();
+            let [at] = named.as_slice() else {
+                return;
+            };
+            *at
+        }
     };
-    let known: Vec<usize> = (0..plan.filters.len())
-        .filter(|&i| i != place_at && known(&plan.filters[i]))
-        .collect();
-    let [thing_at] = known.as_slice() else {
-        return;
-    };
-    let thing_at = *thing_at;
     let place = plan.filters[place_at].clone();
     let thing = plan.filters[thing_at].clone();
-    let first =
-        matches!(&place.condition, Condition::OneOf(list) if list == &[Literal::Integer(1)]);
-    let (from, minus) = if first {
-        (place, thing)
-    } else {
-        (thing, place)
-    };
+    let (from, minus) = if more { (place, thing) } else { (thing, place) };
     plan.filters.retain(|f| *f != from && *f != minus);
     plan.measures = vec![Measure::Difference {
         of: Box::new(measure.clone()),
