@@ -905,16 +905,7 @@ fn most_word(ontology: &Ontology, measure: &Measure, descending: bool) -> &'stat
 fn ordinal_word(n: u32) -> String {
     match crate::engine::grammar::ORDINAL_WORDS.get((n as usize).wrapping_sub(1)) {
         Some(word) => (*word).to_owned(),
-        None => {
-            let suffix = match (n % 10, n % 100) {
-                (_, 11..=13) => "th",
-                (1, _) => "st",
-                (2, _) => "nd",
-                (3, _) => "rd",
-                _ => "th",
-            };
-            format!("{n}{suffix}")
-        }
+        None => crate::engine::grammar::numbered_ordinal(i64::from(n)),
     }
 }
 

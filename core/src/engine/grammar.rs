@@ -1263,6 +1263,19 @@ pub const ORDINAL_WORDS: [&str; 10] = [
     "first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth",
 ];
 
+/// A place said in digits: "1st", "2nd", "12th", the form [`ordinal`]
+/// reads back.
+pub fn numbered_ordinal(n: i64) -> String {
+    let suffix = match (n % 10, n % 100) {
+        (_, 11..=13) => "th",
+        (1, _) => "st",
+        (2, _) => "nd",
+        (3, _) => "rd",
+        _ => "th",
+    };
+    format!("{n}{suffix}")
+}
+
 /// "second", "2nd", "P2": a finishing position.
 pub fn ordinal(plain: &str) -> Option<i64> {
     if let Some(n) = ORDINAL_WORDS.iter().position(|w| *w == plain) {

@@ -1,6 +1,7 @@
 //! Margins: how far one side finished ahead of another, read as "how many
 //! more … did A have than B", the difference the reading already plans.
 
+use super::nested::bare;
 use super::words::champion_title;
 use crate::engine::grammar;
 
@@ -61,7 +62,7 @@ pub(super) fn gap_between_places(question: &str, standings: bool) -> Option<Stri
         Some("and" | "so") => &tokens[1..],
         _ => &tokens[..],
     };
-    let words: Vec<String> = tokens.iter().map(|t| bare(t)).collect();
+    let words: Vec<String> = tokens.iter().map(|t| bare(t).replace('’', "'")).collect();
     let gap = missed_title(&words).or_else(|| gap_said(&words))?;
     if !gap.ahead.place && !gap.behind.place {
         return None;
@@ -309,36 +310,13 @@ impl Side {
             return None;
         }
         Some(Side {
-            said: ordinal_said(place),
+            said: grammar::numbered_ordinal(place),
             place: true,
             qualifiers,
             champion,
             end: i + len,
         })
     }
-}
-
-/// "1st", "2nd", "3rd", "4th": a place said so that it is never "the
-/// earliest".
-fn ordinal_said(place: i64) -> String {
-    let suffix = match (place % 10, place % 100) {
-        (_, 11..=13) => "th",
-        (1, _) => "st",
-        (2, _) => "nd",
-        (3, _) => "rd",
-        _ => "th",
-    };
-    format!("{place}{suffix}")
-}
-
-/// A word without the punctuation around it, in lower case; an apostrophe
-/// inside or closing it stays ("drivers'").
-fn bare(token: &str) -> String {
-    token
-        .trim_start_matches(|c: char| !c.is_alphanumeric())
-        .trim_end_matches(|c: char| !c.is_alphanumeric() && c != '\'' && c != '’')
-        .replace('’', "'")
-        .to_lowercase()
 }
 
 #[cfg(test)]

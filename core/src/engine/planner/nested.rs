@@ -98,7 +98,9 @@ const PICKING: &[&str] = &[
     "cheapest", "top", "first", "last", "priciest",
 ];
 
-fn bare(token: &str) -> String {
+/// A token as compared: lowercase, without the punctuation around it
+/// (apostrophes kept: "drivers'").
+pub(super) fn bare(token: &str) -> String {
     token
         .trim_matches(|c: char| !c.is_alphanumeric() && c != '\'')
         .to_lowercase()
