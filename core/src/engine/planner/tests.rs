@@ -7064,6 +7064,18 @@ fn the_champion_is_who_won_the_championship_as_the_standings_stood_at_the_end() 
         outer.contains("JOIN public.races r") && that_year.matches("r.year = 2014").count() == 2,
         "{that_year}"
     );
+    // The champion of a race won that race.
+    let (ontology, lexicon) = f1_with_all(&[("race", "race_name", &["Canadian Grand Prix"])]);
+    let race = compiled(
+        &ontology,
+        &lexicon,
+        "Who is the champion of the Canadian Grand Prix in 2008?",
+        Dialect::Postgres,
+    );
+    assert!(
+        race.contains("rr.position = 1") && !race.contains("championship_points"),
+        "{race}"
+    );
     // Counting champions is counting titles won, which is not planned.
     assert!(refused("how many world champions are there").contains("champions"));
 }

@@ -2250,9 +2250,19 @@ pub(super) fn champion_as_winner(question: &str) -> String {
     };
     tokens[verb] = "won".to_owned();
     let named: Vec<String> = tokens[verb + 1..at].iter().map(|t| bare(t)).collect();
+    // "the champion of the Canadian Grand Prix" won that race, whatever
+    // title the words before name.
+    let of_an_event = tokens
+        .get(at + 1)
+        .is_some_and(|w| matches!(bare(w).as_str(), "of" | "at"));
+    let title = if of_an_event {
+        "championship"
+    } else {
+        champion_title(&named)
+    };
     // "World Champion?": the word in any case, its punctuation kept.
     if let Some(i) = tokens[at].to_ascii_lowercase().find("champion") {
-        tokens[at].replace_range(i..i + "champion".len(), champion_title(&named));
+        tokens[at].replace_range(i..i + "champion".len(), title);
     }
     tokens.join(" ")
 }
