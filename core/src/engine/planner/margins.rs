@@ -4,6 +4,8 @@
 use super::nested::bare;
 use super::words::champion_title;
 use crate::engine::grammar;
+use crate::engine::plan::{Measure, SemanticPlan};
+use crate::ontology::Ontology;
 
 /// "By how many points did Vettel beat Alonso in 2010?": a margin is how
 /// many more points the winner had than the one beaten, which "how many
@@ -80,6 +82,17 @@ pub(super) fn gap_between_places(question: &str, standings: bool) -> Option<Stri
         return None;
     }
     Some(gap.said(tokens, standings))
+}
+
+/// Whether the chat's last question measured a balance as it stood (a
+/// championship's standings points), whose places a gap is between.
+pub(super) fn on_standings(ontology: &Ontology, previous: Option<&SemanticPlan>) -> bool {
+    previous.is_some_and(|p| {
+        p.measures.iter().any(|m| {
+            matches!(m, Measure::Metric { metric, .. }
+                if ontology.metrics.iter().any(|x| x.name == *metric && x.semi_additive.is_some()))
+        })
+    })
 }
 
 /// "how far behind X was Y", "how many points behind X was Y", "how many

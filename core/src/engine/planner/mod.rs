@@ -57,13 +57,7 @@ pub fn plan(
     today: Option<Day>,
 ) -> Planned {
     // "how far behind the champion was he": a difference between places.
-    let standings = previous.is_some_and(|p| {
-        p.measures.iter().any(|m| {
-            matches!(m, Measure::Metric { metric, .. }
-                if ontology.metrics.iter().any(|x| x.name == *metric && x.semi_additive.is_some()))
-        })
-    });
-    let gap = margins::gap_between_places(question, standings);
+    let gap = margins::gap_between_places(question, margins::on_standings(ontology, previous));
     let question = gap.as_deref().unwrap_or(question);
     // "the winner of the 2012 Monaco Grand Prix": a question inside the
     // question, where both halves plan.

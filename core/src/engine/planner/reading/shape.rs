@@ -1109,11 +1109,7 @@ impl Reading {
         };
         plan.filters.remove(at);
         plan.dimensions.clear();
-        plan.measures = vec![Measure::Difference {
-            of: Box::new(measure.clone()),
-            from,
-            minus,
-        }];
+        plan.measures = vec![difference(measure, from, minus)];
     }
 
     /// The rows in the first `n` positions, by position: who holds each
@@ -1520,9 +1516,14 @@ fn place_against_answered(
     let thing = plan.filters[thing_at].clone();
     let (from, minus) = if more { (place, thing) } else { (thing, place) };
     plan.filters.retain(|f| *f != from && *f != minus);
-    plan.measures = vec![Measure::Difference {
-        of: Box::new(measure.clone()),
-        from: vec![from],
-        minus: vec![minus],
-    }];
+    plan.measures = vec![difference(measure, vec![from], vec![minus])];
+}
+
+/// `of` under the `from` filters minus `of` under the `minus` filters.
+fn difference(of: &Measure, from: Vec<Filter>, minus: Vec<Filter>) -> Measure {
+    Measure::Difference {
+        of: Box::new(of.clone()),
+        from,
+        minus,
+    }
 }
